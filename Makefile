@@ -1,0 +1,46 @@
+# Canopy developer targets. `make run` and `make test` are the README's two
+# set-up commands; .ci/run runs `make test`.
+GO      ?= go
+PKGS    ?= ./...
+RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
+
+.PHONY: all build run test test-full race bench lint fuzz gpu-check clean
+
+all: lint test
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/canopy ./cmd/canopy
+
+# The main job on the embedded default (CPU, shipped settings).
+run: build
+	./bin/canopy selfplay --out runs/selfplay-demo --resume
+
+# The test suite CI runs (short mode keeps it well under 15 minutes on 2 cores).
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -short -count=1 $(PKGS)
+
+# The full suite: deeper perft, every solver line, longer random games.
+test-full:
+	$(GO) test -count=1 -timeout 60m $(PKGS)
+
+race:
+	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./games/... ./agent/...
+
+bench:
+	mkdir -p $(RUNDIR)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(RUNDIR)/bench.txt
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
+	$(GO) vet $(PKGS)
+
+fuzz:
+	@for p in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$p | grep ^Fuzz); do \
+	    echo "fuzz $$p $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 10s $$p || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin

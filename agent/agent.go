@@ -1,0 +1,120 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/spec"
+)
+
+// Agent chooses actions.
+type Agent interface {
+	// Act returns the action player chooses in s. s is not modified. At a
+	// simultaneous node, player says whose choice is asked for; otherwise
+	// player == s.CurrentPlayer(). Act honours ctx cancellation and the
+	// budget given at construction (simulations, time).
+	Act(ctx context.Context, s games.State, player int) (games.Action, error)
+}
+
+// Analysis is one row of an agent's view of a position (for --analyze).
+type Analysis struct {
+	Action games.Action
+	Visits int     // search visits (0 when not a search agent)
+	Q      float64 // mean value from the mover's view, in [-1, 1] where meaningful
+	Prior  float64 // prior probability, 0 when none
+	Score  float64 // agent-specific score (solver score, heuristic value)
+}
+
+// Analyzer is implemented by agents that can explain their choice.
+type Analyzer interface {
+	Agent
+	Analyze(ctx context.Context, s games.State, player int) ([]Analysis, error)
+}
+
+// Option documents one option of a registered agent.
+type Option struct {
+	Key, Default, Help string
+}
+
+// Registration describes an agent constructor.
+type Registration struct {
+	Name    string
+	Summary string
+	Options []Option
+	// Games restricts the agent to these game names; empty means any game.
+	Games []string
+	// New builds the agent for game g. It must read every option it
+	// supports from s; the registry rejects leftovers.
+	New func(g games.Game, s *spec.Spec, seed uint64) (Agent, error)
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Registration{}
+)
+
+// Register adds an agent constructor; duplicate names panic at init.
+func Register(r Registration) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[r.Name]; dup {
+		panic("agent: duplicate registration of " + r.Name)
+	}
+	registry[r.Name] = r
+}
+
+// Registered returns all registrations sorted by name.
+func Registered() []Registration {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Registration, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// New builds an agent from a spec string for game g with the given seed.
+func New(g games.Game, specString string, seed uint64) (Agent, error) {
+	s, err := spec.Parse(specString)
+	if err != nil {
+		return nil, err
+	}
+	mu.RLock()
+	r, ok := registry[s.Name]
+	mu.RUnlock()
+	if !ok {
+		var names []string
+		for _, r := range Registered() {
+			names = append(names, r.Name)
+		}
+		return nil, fmt.Errorf("unknown agent %q (available: %s; see `canopy agents`)", s.Name, strings.Join(names, ", "))
+	}
+	if len(r.Games) > 0 {
+		name := g.Type().Name
+		okGame := false
+		for _, n := range r.Games {
+			okGame = okGame || n == name
+		}
+		if !okGame {
+			return nil, fmt.Errorf("agent %q only plays %s, not %s", r.Name, strings.Join(r.Games, ", "), name)
+		}
+	}
+	a, err := r.New(g, s, seed)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(r.Options))
+	for i, o := range r.Options {
+		keys[i] = o.Key
+	}
+	if err := s.Err(keys...); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

@@ -1,0 +1,12 @@
+// Package agent defines the Agent interface, a registry that builds agents
+// from spec strings ("random", "onestep", "mcts:sel=uct,sims=2000"), and the
+// game-independent baseline agents random and onestep.
+//
+// An agent is built for one game and one seed; given the same seed and the
+// same sequence of states it makes the same choices. Agents are not safe for
+// concurrent use: an arena builds one agent per seat and game.
+//
+// Game-specific agents (the Connect Four solver, Tetris Link heuristics,
+// Sequence greedy, ...) register themselves from the game's own packages;
+// search agents register from package search.
+package agent

@@ -1,0 +1,172 @@
+// Command canopy is the command-line front end of the Canopy engine: games,
+// solvers, agents, arenas, networks, self-play and benchmarks.
+//
+// Each subcommand lives in its own file and registers itself in init with
+// register. Conventions (shared by every subcommand):
+//   - flags use the standard flag package; both -flag and --flag work;
+//   - a usage error prints one line and exits with status 2;
+//   - a runtime failure prints one line "canopy CMD: what went wrong" and
+//     exits with status 1; no panic trace reaches the user for bad input;
+//   - commands that use randomness take --seed; commands that print
+//     results take --json.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand.
+type command struct {
+	Name    string
+	Summary string // one line for `canopy help`
+	Usage   string // argument synopsis after the command name, e.g. "[--game G] [--json]"
+	// Help is the longer description shown by `canopy CMD --help`.
+	Help string
+	// Flags declares the command's flags on fs and returns the function that
+	// runs it after parsing. args holds the positional arguments.
+	Setup func(fs *flag.FlagSet) func(env *env, args []string) error
+}
+
+// env carries the process streams so commands are testable in-process.
+type env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("duplicate command " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// usageError marks errors caused by how the command was invoked (exit 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// usagef returns a usage error (exit status 2).
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], &env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+}
+
+// run executes one invocation and returns the exit status.
+func run(args []string, e *env) (status int) {
+	defer func() {
+		// A panic is a bug in Canopy, never the user's fault: say so in one
+		// paragraph and keep the trace for the bug report.
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.Stderr, "canopy: internal error: %v\nThis is a bug; please report it with the command line and this trace:\n%s", r, debug.Stack())
+			status = 1
+		}
+	}()
+	if len(args) == 0 {
+		topUsage(e.Stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && name == "help" {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(c, e)
+				c.Setup(fs)
+				fs.SetOutput(e.Stdout)
+				fs.Usage()
+				return 0
+			}
+			fmt.Fprintf(e.Stderr, "canopy help: unknown command %q (run `canopy help` for the list)\n", args[1])
+			return 2
+		}
+		topUsage(e.Stdout)
+		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintln(e.Stdout, versionString())
+		return 0
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(e.Stderr, "canopy: unknown command %q (run `canopy help` for the list)\n", name)
+		return 2
+	}
+	fs := newFlagSet(c, e)
+	runFn := c.Setup(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2 // the flag package already printed the problem and usage
+	}
+	err := runFn(e, fs.Args())
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(e.Stderr, "canopy %s: %v\n(run `canopy %s --help` for usage)\n", name, err, name)
+		return 2
+	}
+	fmt.Fprintf(e.Stderr, "canopy %s: %v\n", name, err)
+	return 1
+}
+
+func newFlagSet(c *command, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet("canopy "+c.Name, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: canopy %s %s\n\n", c.Name, c.Usage)
+		if c.Help != "" {
+			fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(c.Help))
+		} else {
+			fmt.Fprintf(w, "%s\n\n", c.Summary)
+		}
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(w, "Flags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func topUsage(w io.Writer) {
+	fmt.Fprintln(w, "Canopy: a Go engine for game-playing AI research.")
+	fmt.Fprintln(w, "\nUsage: canopy <command> [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].Summary)
+	}
+	fmt.Fprintln(w, "\nRun `canopy <command> --help` for a command's flags.")
+}
+
+func versionString() string {
+	v := "canopy (devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " " + s.Value[:12]
+			}
+		}
+		v += " " + bi.GoVersion
+	}
+	return v
+}

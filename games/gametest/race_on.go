@@ -1,0 +1,6 @@
+//go:build race
+
+package gametest
+
+// raceEnabled is true when built with -race (allocation counts are then unreliable).
+const raceEnabled = true

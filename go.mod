@@ -1,0 +1,3 @@
+module github.com/canopy-go/canopy
+
+go 1.26
