@@ -1,0 +1,137 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+)
+
+// Record is the full record of one played game.
+type Record struct {
+	Spec    string         // game spec
+	Agents  []string       // agent spec per seat (player index)
+	Actions []games.Action // every action applied, chance outcomes included
+	// Text of every action, formatted in the state where it was played.
+	// At simultaneous nodes the joint action is recorded as one entry per
+	// player, in player order.
+	Text []string
+	// Branching is the number of legal actions of the player to move at
+	// each decision (chance nodes excluded; simultaneous nodes count each
+	// player's choice).
+	Branching []int
+	Returns   []float64
+	Scores    []float64 // final scores for games implementing games.Scorer, else nil
+	Final     games.State
+}
+
+// Decisions is the number of player decisions in the game.
+func (r *Record) Decisions() int { return len(r.Branching) }
+
+// PlayGame plays one game from the initial state of g. agents[p] plays seat
+// p. Chance nodes are sampled with chanceSeed. It returns an error when an
+// agent fails or returns an illegal action (naming the agent and the move).
+func PlayGame(ctx context.Context, g games.Game, agents []agent.Agent, names []string, chanceSeed uint64) (*Record, error) {
+	return PlayFrom(ctx, g.NewInitialState(), agents, names, chanceSeed, nil)
+}
+
+// PlayFrom plays from state s (modified in place) to the end. onMove, when
+// non-nil, is called after every applied action (for live display).
+func PlayFrom(ctx context.Context, s games.State, agents []agent.Agent, names []string, chanceSeed uint64, onMove func(s games.State, player int, text string)) (*Record, error) {
+	g := s.Game()
+	if len(agents) != g.NumPlayers() {
+		return nil, fmt.Errorf("%s needs %d agents, got %d", g.Spec(), g.NumPlayers(), len(agents))
+	}
+	rng := games.NewRand(chanceSeed)
+	rec := &Record{Spec: g.Spec(), Agents: names}
+	mask := games.NewMask(g.NumActions())
+	joint := make([]games.Action, g.NumPlayers())
+	for !s.IsTerminal() {
+		if err := ctx.Err(); err != nil {
+			return rec, err
+		}
+		if len(rec.Actions) > g.MaxGameLength()+1 {
+			return rec, fmt.Errorf("game exceeded its maximum length %d (a bug in the game)", g.MaxGameLength())
+		}
+		switch p := s.CurrentPlayer(); p {
+		case games.ChancePlayer:
+			a := s.(games.ChanceState).SampleChance(rng)
+			rec.Actions = append(rec.Actions, a)
+			rec.Text = append(rec.Text, s.ActionString(a))
+			s.Apply(a)
+			if onMove != nil {
+				onMove(s, p, rec.Text[len(rec.Text)-1])
+			}
+		case games.SimultaneousPlayer:
+			ss := s.(games.SimultaneousState)
+			for i := range joint {
+				ss.LegalFor(i, mask)
+				a, err := agents[i].Act(ctx, s, i)
+				if err != nil {
+					return rec, fmt.Errorf("agent %s (player %d): %w", names[i], i, err)
+				}
+				if !mask.Has(a) {
+					return rec, fmt.Errorf("agent %s (player %d) chose illegal action %s", names[i], i, s.ActionString(a))
+				}
+				joint[i] = a
+				rec.Branching = append(rec.Branching, mask.Count())
+			}
+			for i, a := range joint {
+				rec.Actions = append(rec.Actions, a)
+				rec.Text = append(rec.Text, fmt.Sprintf("p%d:%s", i, s.ActionString(a)))
+			}
+			ss.ApplyJoint(joint)
+			if onMove != nil {
+				onMove(s, p, "")
+			}
+		default:
+			s.Legal(mask)
+			a, err := agents[p].Act(ctx, s, p)
+			if err != nil {
+				return rec, fmt.Errorf("agent %s (player %d): %w", names[p], p, err)
+			}
+			if !mask.Has(a) {
+				return rec, fmt.Errorf("agent %s (player %d) chose illegal action %s", names[p], p, s.ActionString(a))
+			}
+			rec.Branching = append(rec.Branching, mask.Count())
+			rec.Actions = append(rec.Actions, a)
+			rec.Text = append(rec.Text, s.ActionString(a))
+			s.Apply(a)
+			if onMove != nil {
+				onMove(s, p, rec.Text[len(rec.Text)-1])
+			}
+		}
+	}
+	rec.Returns = make([]float64, g.NumPlayers())
+	s.Returns(rec.Returns)
+	if sc, ok := s.(games.Scorer); ok {
+		rec.Scores = make([]float64, g.NumPlayers())
+		sc.Scores(rec.Scores)
+	}
+	rec.Final = s
+	return rec, nil
+}
+
+// NewAgents builds one agent per seat from specs, seeding seat p with a
+// seed derived from (seed, p).
+func NewAgents(g games.Game, specs []string, seed uint64) ([]agent.Agent, error) {
+	out := make([]agent.Agent, len(specs))
+	for p, sp := range specs {
+		a, err := agent.New(g, sp, DeriveSeed(seed, uint64(p)))
+		if err != nil {
+			return nil, fmt.Errorf("seat %d: %w", p, err)
+		}
+		out[p] = a
+	}
+	return out, nil
+}
+
+// DeriveSeed mixes a base seed with an index (SplitMix64 finaliser), so
+// streams for different games, seats and purposes are independent.
+func DeriveSeed(seed, i uint64) uint64 {
+	z := seed + 0x9e3779b97f4a7c15*(i+1)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}

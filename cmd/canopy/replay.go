@@ -1,0 +1,119 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/games"
+)
+
+func init() {
+	register(&command{
+		Name:    "replay",
+		Summary: "replay moves or a game log and show the resulting position",
+		Usage:   "(--game G --moves M | --log FILE) [--write-log FILE] [--json]",
+		Help: `Replays a position and prints the board, whose turn it is, the legal
+actions and the returns. The position comes from --moves (the game's state
+notation, e.g. "4453" for connect4, or action texts separated by spaces) or
+from a JSON game log written by "canopy play --log" (every move and recorded
+score is checked while replaying).`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			game := fs.String("game", "", "game spec (with --moves)")
+			moves := fs.String("moves", "", "state notation or space-separated moves")
+			logPath := fs.String("log", "", "JSON game log to read")
+			writeLog := fs.String("write-log", "", "write the replayed game as a JSON game log")
+			asJSON := fs.Bool("json", false, "print as JSON")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				var (
+					s   games.State
+					log *arena.Log
+				)
+				switch {
+				case *logPath != "" && (*moves != "" || *game != ""):
+					return usagef("give either --log or --game with --moves, not both")
+				case *logPath != "":
+					f, err := os.Open(*logPath)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					log, s, err = arena.ReadLog(f)
+					if err != nil {
+						return fmt.Errorf("%s: %v", *logPath, err)
+					}
+				default:
+					g, err := newGame(*game)
+					if err != nil {
+						return err
+					}
+					var played []games.Action
+					s, played, err = parsePosition(g, *moves)
+					if err != nil {
+						return err
+					}
+					if played != nil {
+						if log, err = arena.LogFromRecord(g, &arena.Record{Actions: played}, 0); err != nil {
+							return err
+						}
+					}
+				}
+				if *writeLog != "" {
+					if log == nil {
+						return usagef("--write-log needs the moves as a list of actions separated by spaces (e.g. \"4 4 5 3\"), not a position notation")
+					}
+					if s.IsTerminal() {
+						log.Returns = make([]float64, s.Game().NumPlayers())
+						s.Returns(log.Returns)
+					}
+					var sb strings.Builder
+					if err := arena.WriteLog(&sb, log); err != nil {
+						return err
+					}
+					if err := writeFileAtomic(*writeLog, []byte(sb.String())); err != nil {
+						return err
+					}
+				}
+				var players []string
+				if log != nil {
+					players = log.Players
+				}
+				res := resultOf(s, players)
+				m := games.NewMask(s.Game().NumActions())
+				s.Legal(m)
+				legal := strings.Fields(games.FormatActions(s, m))
+				if *asJSON {
+					return writeJSON(e.Stdout, struct {
+						gameResult
+						State string   `json:"state"`
+						Legal []string `json:"legal"`
+						Move  int      `json:"move_number"`
+					}{res, s.String(), legal, s.MoveNumber()})
+				}
+				fmt.Fprintln(e.Stdout, drawState(s, -1))
+				switch p := s.CurrentPlayer(); {
+				case s.IsTerminal():
+					fmt.Fprintln(e.Stdout, "game over:", res.Summary)
+				case p == games.ChancePlayer:
+					fmt.Fprintln(e.Stdout, "to move: chance")
+				case p == games.SimultaneousPlayer:
+					fmt.Fprintln(e.Stdout, "to move: all players at once")
+				default:
+					fmt.Fprintf(e.Stdout, "to move: player %d\n", p)
+				}
+				if len(legal) > 0 {
+					fmt.Fprintf(e.Stdout, "legal (%d): %s\n", len(legal), strings.Join(legal, " "))
+				}
+				if !s.IsTerminal() {
+					fmt.Fprintf(e.Stdout, "returns so far: %v\n", res.Returns)
+				}
+				return nil
+			}
+		},
+	})
+}

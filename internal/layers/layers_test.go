@@ -1,0 +1,84 @@
+package layers
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/canopy-go/canopy/"
+
+// rank orders the top-level packages bottom-up, as in ARCHITECTURE.md.
+// Sub-packages take their parent's rank unless listed.
+var rank = map[string]int{
+	"spec":            0,
+	"kernels":         1,
+	"cuda":            1,
+	"games":           2,
+	"games/gametest":  3,
+	"games/perft":     3,
+	"agent":           3,
+	"nets":            4,
+	"batcher":         5,
+	"search":          6,
+	"arena":           7,
+	"selfplay":        7,
+	"train":           7,
+	"bench":           8,
+	"cmd":             9,
+	"internal/layers": 9,
+}
+
+// rankOf returns the rank of a package path relative to the module. Game
+// packages (games/NAME) sit above agent so they can register their own
+// agents.
+func rankOf(rel string) (int, bool) {
+	if strings.HasPrefix(rel, "games/") && rel != "games/gametest" && rel != "games/perft" {
+		return 3, true
+	}
+	for p := rel; p != "."; {
+		if r, ok := rank[p]; ok {
+			return r, true
+		}
+		i := strings.LastIndex(p, "/")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return 0, false
+}
+
+func TestLayersPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(p.ImportPath, module)
+		r, ok := rankOf(rel)
+		if !ok {
+			t.Errorf("package %s has no layer: add it to ARCHITECTURE.md and this test", rel)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			irel := strings.TrimPrefix(imp, module)
+			ir, ok := rankOf(irel)
+			if ok && ir > r {
+				t.Errorf("%s (layer %d) imports %s (layer %d): layers must point down", rel, r, irel, ir)
+			}
+		}
+	}
+}
