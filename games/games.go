@@ -219,7 +219,10 @@ type MultiActionState interface {
 	// the current player's turn.
 	StepInTurn() int
 	// EndsTurn reports whether the next atomic action completes the
-	// current player's turn (it may also end the game).
+	// current player's turn (it may also end the game). Where that depends
+	// on which action is played (in Strands the first placement of a turn
+	// fixes how many follow), EndsTurn is false unless every legal action
+	// ends the turn; compare TurnNumber after Apply to tell.
 	EndsTurn() bool
 	// TurnNumber counts completed turns since the start of the game.
 	TurnNumber() int

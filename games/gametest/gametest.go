@@ -380,8 +380,27 @@ func (c *checker) checkMultiAction(s games.State, a games.Action) {
 			c.fatalf(s, "after a turn-ending action: step %d turn %d, want 0 and %d", next.StepInTurn(), next.TurnNumber(), turn+1)
 		}
 	} else if next.StepInTurn() != step+1 || next.TurnNumber() != turn || c.scratch.CurrentPlayer() != player {
-		c.fatalf(s, "mid-turn action: step %d->%d turn %d->%d player %d->%d", step, next.StepInTurn(), turn, next.TurnNumber(), player, c.scratch.CurrentPlayer())
+		// EndsTurn may be false when the turn's length depends on the
+		// action (see its doc); then this action may end the turn as long
+		// as some other legal action continues it.
+		if next.StepInTurn() != 0 || next.TurnNumber() != turn+1 || !c.someActionContinuesTurn(s, step, turn) {
+			c.fatalf(s, "mid-turn action: step %d->%d turn %d->%d player %d->%d", step, next.StepInTurn(), turn, next.TurnNumber(), player, c.scratch.CurrentPlayer())
+		}
 	}
+}
+
+// someActionContinuesTurn reports whether a legal action of s leaves the
+// turn running (justifying EndsTurn() == false).
+func (c *checker) someActionContinuesTurn(s games.State, step, turn int) bool {
+	s.Legal(c.mask2)
+	for b := range c.mask2.All() {
+		x := s.Clone()
+		x.Apply(b)
+		if ms := x.(games.MultiActionState); !x.IsTerminal() && ms.StepInTurn() == step+1 && ms.TurnNumber() == turn {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checker) checkUndo(s games.State, a games.Action) {
