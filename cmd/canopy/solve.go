@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/games/connect4/solver"
+)
+
+func init() {
+	register(&command{
+		Name:    "solve",
+		Summary: "solve Connect Four positions exactly (score or per-column analysis)",
+		Usage:   "[--game connect4] [--moves M] [--analyze] [--json]",
+		Help: `Solves Connect Four positions with the perfect solver. A position is a
+move sequence in Pascal Pons' notation: one digit 1..7 (columns from the
+left) per move, first player first ("4453"; "" is the empty board, which
+takes long to solve without an opening book).
+
+With --moves, solves that position. Otherwise reads one position per line
+from stdin; anything after the first blank on a line is ignored (so Pons'
+"<moves> <score>" benchmark files can be piped in) and empty lines are
+skipped.
+
+Prints "<moves> <score>": the score is from the view of the player to move:
+0 draw, a win scores 22 minus the number of stones the winner has played
+when the game ends, a loss the negative of the opponent's win. With
+--analyze, prints the moves then the score of each of the 7 columns ("-"
+for a full column). --json prints one JSON object per position.`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			game := fs.String("game", "connect4", "game to solve (only connect4)")
+			moves := fs.String("moves", "", "position as a move sequence (default: read positions from stdin)")
+			analyze := fs.Bool("analyze", false, "score every column instead of the position")
+			asJSON := fs.Bool("json", false, "print one JSON object per position")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q (positions come from --moves or stdin)", args[0])
+				}
+				g, err := newGame(*game)
+				if err != nil {
+					return err
+				}
+				if g.Type().Name != "connect4" {
+					return usagef("solve supports only --game connect4, not %q", *game)
+				}
+				hasMoves := false
+				fs.Visit(func(f *flag.Flag) { hasMoves = hasMoves || f.Name == "moves" })
+				sv := &solveRun{out: bufio.NewWriter(e.Stdout), analyze: *analyze, json: *asJSON}
+				defer sv.out.Flush()
+				if hasMoves {
+					p, err := connect4.ParsePosition(strings.TrimSpace(*moves))
+					if err != nil {
+						return fmt.Errorf("--moves: %v", err)
+					}
+					return sv.solve(strings.TrimSpace(*moves), p)
+				}
+				return sv.lines(e.Stdin)
+			}
+		},
+	})
+}
+
+// solveRun solves positions with one solver (its table is reused).
+type solveRun struct {
+	s       *solver.Solver
+	out     *bufio.Writer
+	analyze bool
+	json    bool
+}
+
+// lines solves every position read from r.
+func (sv *solveRun) lines(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		p, err := connect4.ParsePosition(fields[0])
+		if err != nil {
+			return fmt.Errorf("stdin line %d: %v", n, err)
+		}
+		if err := sv.solve(fields[0], p); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading stdin: %v", err)
+	}
+	return nil
+}
+
+// solve prints one position's result.
+func (sv *solveRun) solve(moves string, p connect4.Position) error {
+	if sv.s == nil {
+		sv.s = solver.New()
+	}
+	if !sv.analyze {
+		score := sv.s.Solve(p)
+		if sv.json {
+			return sv.printJSON(struct {
+				Moves string `json:"moves"`
+				Score int    `json:"score"`
+			}{moves, score})
+		}
+		_, err := fmt.Fprintf(sv.out, "%s %d\n", moves, score)
+		return err
+	}
+	scores := sv.s.Analyze(p)
+	if sv.json {
+		js := make([]*int, len(scores)) // null for a full column
+		for i := range scores {
+			if scores[i] != solver.Illegal {
+				js[i] = &scores[i]
+			}
+		}
+		return sv.printJSON(struct {
+			Moves  string `json:"moves"`
+			Scores []*int `json:"scores"`
+		}{moves, js})
+	}
+	sv.out.WriteString(moves)
+	for _, v := range scores {
+		if v == solver.Illegal {
+			sv.out.WriteString(" -")
+		} else {
+			sv.out.WriteString(" " + strconv.Itoa(v))
+		}
+	}
+	return sv.out.WriteByte('\n')
+}
+
+func (sv *solveRun) printJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	sv.out.Write(b)
+	return sv.out.WriteByte('\n')
+}

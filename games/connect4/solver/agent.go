@@ -1,0 +1,109 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/spec"
+)
+
+func init() {
+	agent.Register(agent.Registration{
+		Name:    "solver",
+		Summary: "perfect Connect Four play (exact solver); ties among best moves broken at random; slow in the first few plies",
+		Games:   []string{"connect4"},
+		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
+			return NewAgent(seed), nil
+		},
+	})
+}
+
+// Agent plays an optimal Connect Four move: the best solver score, ties
+// broken uniformly with the agent's seeded generator. Its 64 MiB table is
+// allocated on first use and kept between moves. Not safe for concurrent
+// use. Cancelling ctx is honoured between the seven column searches.
+type Agent struct {
+	solver *Solver
+	rng    *rand.Rand
+}
+
+// NewAgent returns a solver agent seeded with seed.
+func NewAgent(seed uint64) *Agent { return &Agent{rng: games.NewRand(seed)} }
+
+var _ agent.Analyzer = (*Agent)(nil)
+
+// scores solves every column of s for player.
+func (a *Agent) scores(ctx context.Context, s games.State, player int) ([connect4.Width]int, error) {
+	var out [connect4.Width]int
+	st, ok := s.(*connect4.State)
+	if !ok {
+		return out, fmt.Errorf("solver agent: state of %s, want connect4", s.Game().Spec())
+	}
+	if st.IsTerminal() {
+		return out, fmt.Errorf("solver agent: the game is over")
+	}
+	if player != st.CurrentPlayer() {
+		return out, fmt.Errorf("solver agent: asked to move for player %d, but player %d is to move", player, st.CurrentPlayer())
+	}
+	if a.solver == nil {
+		a.solver = New()
+	}
+	p := st.Position()
+	for col := range connect4.Width {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		out[col] = a.solver.ScoreMove(p, col)
+	}
+	return out, nil
+}
+
+// Act implements agent.Agent.
+func (a *Agent) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
+	sc, err := a.scores(ctx, s, player)
+	if err != nil {
+		return games.NoAction, err
+	}
+	best, n := Illegal, 0
+	var ties [connect4.Width]games.Action
+	for col, v := range sc {
+		switch {
+		case v == Illegal:
+		case v > best:
+			best, n = v, 0
+			ties[n] = games.Action(col)
+			n++
+		case v == best:
+			ties[n] = games.Action(col)
+			n++
+		}
+	}
+	return ties[a.rng.IntN(n)], nil
+}
+
+// Analyze implements agent.Analyzer: one row per legal column with Score
+// the solver score and Q its sign (+1 win, 0 draw, -1 loss).
+func (a *Agent) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
+	sc, err := a.scores(ctx, s, player)
+	if err != nil {
+		return nil, err
+	}
+	var out []agent.Analysis
+	for col, v := range sc {
+		if v == Illegal {
+			continue
+		}
+		q := 0.0
+		if v > 0 {
+			q = 1
+		} else if v < 0 {
+			q = -1
+		}
+		out = append(out, agent.Analysis{Action: games.Action(col), Score: float64(v), Q: q})
+	}
+	return out, nil
+}
