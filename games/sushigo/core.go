@@ -1,0 +1,414 @@
+package sushigo
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// MaxPlayers is the largest supported player count.
+const MaxPlayers = 5
+
+const numRounds = 3
+
+// core is the complete rules state shared by the simultaneous and the
+// sequential view. It is a plain value (no pointers), so copying it with =
+// is a full, allocation-free clone.
+//
+// Invariants:
+//   - dealing phase: round < 3, turn == 0, dealt < np*h; card number d of
+//     the round went to player d % np, so hand sizes follow that pattern,
+//     tables are empty;
+//   - choosing phase: round < 3, dealt == np*h, every hand holds h-turn > 0
+//     cards and every table holds turn cards (puddings of this round
+//     included: chopsticks returned to the hand are no longer on the table);
+//   - over: round == 3, hands and tables empty;
+//   - onWasabi[p][i] <= table[p][Egg+i] and sum(onWasabi[p]) <= table[p][Wasabi];
+//   - pending[q] != NoAction exactly for q < next (sequential view only).
+type core struct {
+	np    int8
+	round int8 // 0..2, 3 = game over
+	turn  int8 // tricks completed in this round
+	dealt int8 // cards dealt in this round
+
+	next    int8 // sequential view: next player to choose
+	pending [MaxPlayers]games.Action
+
+	hands    [MaxPlayers]Counts // hands[p] is the hand p holds now
+	table    [MaxPlayers]Counts // cards in front of p this round
+	onWasabi [MaxPlayers][3]uint8
+	pudding  [MaxPlayers]uint8 // puddings kept from completed rounds
+	score    [MaxPlayers]int16 // points of completed rounds (+ puddings at the end)
+	deck     Counts            // cards not dealt yet
+}
+
+func (c *core) handSize() int { return 12 - int(c.np) }
+
+func (c *core) dealing() bool { return c.round < numRounds && int(c.dealt) < int(c.np)*c.handSize() }
+
+func (c *core) over() bool { return c.round >= numRounds }
+
+func (c *core) reset(np int) {
+	*c = core{np: int8(np), deck: FullDeck}
+	for i := range c.pending {
+		c.pending[i] = games.NoAction
+	}
+}
+
+// openWasabi is the number of p's wasabi without a nigiri on them.
+func (c *core) openWasabi(p int) int {
+	w := &c.onWasabi[p]
+	return int(c.table[p][Wasabi]) - int(w[0]) - int(w[1]) - int(w[2])
+}
+
+// deal gives one card of type k to the next player in dealing order.
+func (c *core) deal(k Card) {
+	p := int(c.dealt) % int(c.np)
+	c.deck[k]--
+	c.hands[p][k]++
+	c.dealt++
+}
+
+// sampleDeal draws a card type from the deck with probability proportional
+// to its count.
+func (c *core) sampleDeal(rng *rand.Rand) Card {
+	r := rng.IntN(c.deck.Total())
+	for k, n := range c.deck {
+		if r < int(n) {
+			return Card(k)
+		}
+		r -= int(n)
+	}
+	return Tempura // unreachable for a non-empty deck
+}
+
+// legalFor writes p's legal actions into m (cleared first). It works on
+// bitmasks: single picks are the present card types themselves, chopsticks
+// pairs of distinct types come from pairTable, doubles from the types held
+// twice or more.
+func (c *core) legalFor(p int, m games.Mask) {
+	if c.over() || c.dealing() {
+		m.Clear()
+		return
+	}
+	m[0], m[1] = c.legalBits(p)
+}
+
+// legalBits returns p's legal actions as the two words of a mask
+// (choosing phase only).
+func (c *core) legalBits(p int) (w0, w1 uint64) {
+	present, dup, n := handBits(&c.hands[p])
+	w0 = uint64(present)
+	if c.table[p][Chopsticks] > 0 && n >= 2 {
+		pt := &pairTable[present]
+		w0 |= pt[0]
+		w1 |= pt[1]
+		for d := dup; d != 0; d &= d - 1 {
+			id := uint(pairAct[bits.TrailingZeros32(d)][bits.TrailingZeros32(d)])
+			if id < 64 {
+				w0 |= 1 << id
+			} else {
+				w1 |= 1 << (id - 64)
+			}
+		}
+		if present&(1<<Wasabi) != 0 && c.openWasabi(p) == 0 {
+			w1 |= uint64(present>>Egg&7) << (firstRev - 64)
+		}
+	}
+	return w0, w1
+}
+
+// pairTable[present] holds the chopsticks actions for two cards of distinct
+// types, both present (bit k of present: the hand holds type k).
+var pairTable [1 << NumCards][2]uint64
+
+func init() {
+	for present := range 1 << NumCards {
+		for a := range NumCards {
+			for b := a + 1; b < NumCards; b++ {
+				if present&(1<<a) != 0 && present&(1<<b) != 0 {
+					id := pairAct[a][b]
+					pairTable[present][id>>6] |= 1 << (uint(id) & 63)
+				}
+			}
+		}
+	}
+}
+
+const (
+	bytes7f = 0x7f7f7f7f7f7f7f7f
+	bytes7e = 0x7e7e7e7e7e7e7e7e
+	bytes80 = 0x8080808080808080
+	gather  = 0x0102040810204080 // moves bit 8i to bit 56+i
+)
+
+// handBits returns the types present in k (bit k set when k[k] > 0), the
+// types present at least twice, and the number of cards. Counts are at most
+// 127, so the byte-wise additions never carry between bytes.
+func handBits(k *Counts) (present, dup uint32, n int) {
+	x := binary.LittleEndian.Uint64(k[0:8])
+	y := uint64(binary.LittleEndian.Uint32(k[8:12]))
+	px := ((x + bytes7f) & bytes80) >> 7
+	py := ((y + bytes7f&0xffffffff) & bytes80 & 0xffffffff) >> 7
+	dx := ((x + bytes7e) & bytes80) >> 7
+	dy := ((y + bytes7e&0xffffffff) & bytes80 & 0xffffffff) >> 7
+	present = uint32((px*gather)>>56) | uint32((py*gather)>>56)<<8
+	dup = uint32((dx*gather)>>56) | uint32((dy*gather)>>56)<<8
+	n = int((x*0x0101010101010101)>>56) + int((y*0x01010101)>>24&0xff)
+	return present, dup, n
+}
+
+// isLegal reports whether a is legal for p (choosing phase).
+func (c *core) isLegal(p int, a games.Action) bool {
+	if a < 0 || a >= NumActions || c.over() || c.dealing() {
+		return false
+	}
+	h := &c.hands[p]
+	f, s := actFirst[a], actSecond[a]
+	if !actChop[a] {
+		return h[f] > 0
+	}
+	if c.table[p][Chopsticks] == 0 || h[f] == 0 || h[s] == 0 || (f == s && h[f] < 2) {
+		return false
+	}
+	if a >= firstRev {
+		return c.openWasabi(p) == 0
+	}
+	return true
+}
+
+// place puts card k in front of p, on an open wasabi if k is a nigiri.
+func (c *core) place(p int, k Card) {
+	c.table[p][k]++
+	if nigiriValue(k) > 0 && c.openWasabi(p) > 0 {
+		// table[p][k] already counts k, so openWasabi is unchanged by it.
+		c.onWasabi[p][k-Egg]++
+	}
+}
+
+// pick applies p's choice a to p's hand and table (no passing yet).
+func (c *core) pick(p int, a games.Action) {
+	f := actFirst[a]
+	c.hands[p][f]--
+	if actChop[a] {
+		s := actSecond[a]
+		c.hands[p][s]--
+		c.table[p][Chopsticks]--
+		c.hands[p][Chopsticks]++
+		c.place(p, f)
+		c.place(p, s)
+		return
+	}
+	c.place(p, f)
+}
+
+// resolve applies one choice per player, passes the hands (player i's hand
+// goes to player i-1) and scores the round when the hands are empty.
+func (c *core) resolve(joint []games.Action) {
+	np := int(c.np)
+	for p := range np {
+		c.pick(p, joint[p])
+	}
+	first := c.hands[0]
+	copy(c.hands[:np-1], c.hands[1:np])
+	c.hands[np-1] = first
+	c.turn++
+	if int(c.turn) == c.handSize() {
+		c.endRound()
+	}
+}
+
+// endRound scores the round, clears the tables and moves on.
+func (c *core) endRound() {
+	np := int(c.np)
+	var pts [MaxPlayers]int
+	roundScores(c, &pts)
+	for p := range np {
+		c.score[p] += int16(pts[p])
+		c.pudding[p] += c.table[p][Pudding]
+		c.table[p] = Counts{}
+		c.onWasabi[p] = [3]uint8{}
+		c.hands[p] = Counts{}
+	}
+	c.turn, c.dealt = 0, 0
+	c.round++
+	if c.over() {
+		var pp [MaxPlayers]int
+		puddingScores(c.pudding[:np], &pp)
+		for p := range np {
+			c.score[p] += int16(pp[p])
+		}
+	}
+}
+
+// dumplingPoints[n] is the score of n dumplings (5 or more score 15).
+var dumplingPoints = [6]int{0, 1, 3, 6, 10, 15}
+
+// tableScore is the score of p's table without maki (tempura, sashimi,
+// dumplings, nigiri with wasabi).
+func tableScore(t *Counts, w *[3]uint8) int {
+	s := int(t[Tempura]/2)*5 + int(t[Sashimi]/3)*10
+	s += dumplingPoints[min(int(t[Dumpling]), 5)]
+	s += int(t[Egg]) + 2*int(t[Salmon]) + 3*int(t[Squid])
+	s += 2 * (int(w[0]) + 2*int(w[1]) + 3*int(w[2]))
+	return s
+}
+
+// makiCount is the number of maki icons on a table.
+func makiCount(t *Counts) int { return int(t[Maki1]) + 2*int(t[Maki2]) + 3*int(t[Maki3]) }
+
+// makiScores adds the maki points for icon counts icons[:n] to pts: most
+// icons 6 split among ties (remainder ignored); if one player alone has the
+// most, second most 3 split among ties; players with no icon score nothing.
+func makiScores(icons []int, pts *[MaxPlayers]int) {
+	best, second := 0, 0
+	for _, m := range icons {
+		if m > best {
+			best, second = m, best
+		} else if m < best && m > second {
+			second = m
+		}
+	}
+	if best == 0 {
+		return
+	}
+	nb, ns := 0, 0
+	for _, m := range icons {
+		switch m {
+		case best:
+			nb++
+		case second:
+			ns++
+		}
+	}
+	for p, m := range icons {
+		if m == best {
+			pts[p] += 6 / nb
+		} else if nb == 1 && second > 0 && m == second {
+			pts[p] += 3 / ns
+		}
+	}
+}
+
+// puddingScores writes the end-of-game pudding points into pts: most 6,
+// fewest -6, each split among ties with the remainder ignored; no negative
+// points with 2 players; nothing when everyone has the same number.
+func puddingScores(pud []uint8, pts *[MaxPlayers]int) {
+	hi, lo := pud[0], pud[0]
+	for _, x := range pud {
+		hi, lo = max(hi, x), min(lo, x)
+	}
+	if hi == lo {
+		return
+	}
+	nh, nl := 0, 0
+	for _, x := range pud {
+		if x == hi {
+			nh++
+		}
+		if x == lo {
+			nl++
+		}
+	}
+	for p, x := range pud {
+		if x == hi {
+			pts[p] += 6 / nh
+		}
+		if x == lo && len(pud) > 2 {
+			pts[p] -= 6 / nl
+		}
+	}
+}
+
+// roundScores writes the points each player scores for the current tables.
+func roundScores(c *core, pts *[MaxPlayers]int) {
+	np := int(c.np)
+	var icons [MaxPlayers]int
+	for p := range np {
+		pts[p] = tableScore(&c.table[p], &c.onWasabi[p])
+		icons[p] = makiCount(&c.table[p])
+	}
+	makiScores(icons[:np], pts)
+}
+
+// returns writes the rank-based utility: each player scores +1 for every
+// opponent it beats and -1 for every opponent that beats it, divided by
+// np-1. A player beats another with more points, or equal points and more
+// puddings; otherwise they tie. Returns are zero-sum and in [-1, 1]; the
+// single winner of an untied game gets +1.
+func (c *core) returns(dst []float64) {
+	np := int(c.np)
+	for p := range np {
+		dst[p] = 0
+	}
+	if !c.over() {
+		return
+	}
+	for p := range np {
+		for q := p + 1; q < np; q++ {
+			d := int(c.score[p]) - int(c.score[q])
+			if d == 0 {
+				d = int(c.pudding[p]) - int(c.pudding[q])
+			}
+			switch {
+			case d > 0:
+				dst[p]++
+				dst[q]--
+			case d < 0:
+				dst[p]--
+				dst[q]++
+			}
+		}
+	}
+	for p := range np {
+		dst[p] /= float64(np - 1)
+	}
+}
+
+// hash mixes every field of the state (not a Zobrist table: the state is
+// small, so an on-demand multiply-xor hash over its packed bytes is as fast
+// and needs no incremental bookkeeping).
+func (c *core) hash(seq bool) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	mix := func(x uint64) {
+		h ^= x
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	hc := func(k *Counts) {
+		mix(binary.LittleEndian.Uint64(k[0:8]))
+		mix(uint64(binary.LittleEndian.Uint32(k[8:12])) | 1<<40)
+	}
+	np := int(c.np)
+	mix(uint64(uint8(c.np)) | uint64(uint8(c.round))<<8 | uint64(uint8(c.turn))<<16 | uint64(uint8(c.dealt))<<24 | uint64(uint8(c.next))<<32)
+	for p := range np {
+		hc(&c.hands[p])
+		hc(&c.table[p])
+		w := c.onWasabi[p]
+		mix(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(c.pudding[p])<<24 | uint64(uint16(c.score[p]))<<32)
+		if seq {
+			mix(uint64(uint32(c.pending[p])) | 7<<40)
+		}
+	}
+	hc(&c.deck)
+	h ^= h >> 29
+	h *= 0x94d049bb133111eb
+	return h ^ h>>32
+}
+
+// knows reports whether player p knows the hand q holds now: p has held
+// that hand earlier in this round (hands move from i to i-1, so after turn
+// t p has held the hands now at p, p-1, ..., p-t). During dealing only the
+// own hand is known.
+func (c *core) knows(p, q int) bool {
+	if p == q {
+		return true
+	}
+	if c.dealing() {
+		return false
+	}
+	np := int(c.np)
+	return ((p-q)%np+np)%np <= int(c.turn)
+}
