@@ -47,11 +47,11 @@ func PlayFrom(ctx context.Context, s games.State, agents []agent.Agent, names []
 	rec := &Record{Spec: g.Spec(), Agents: names}
 	mask := games.NewMask(g.NumActions())
 	joint := make([]games.Action, g.NumPlayers())
-	for !s.IsTerminal() {
+	for steps := 0; !s.IsTerminal(); steps++ {
 		if err := ctx.Err(); err != nil {
 			return rec, err
 		}
-		if len(rec.Actions) > g.MaxGameLength()+1 {
+		if steps > g.MaxGameLength() {
 			return rec, fmt.Errorf("game exceeded its maximum length %d (a bug in the game)", g.MaxGameLength())
 		}
 		switch p := s.CurrentPlayer(); p {

@@ -1,0 +1,4 @@
+package main
+
+// The canopy command knows every game.
+import _ "github.com/canopy-go/canopy/games/all"
