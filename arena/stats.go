@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -173,10 +174,15 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	// Report the game that failed, not one that was cancelled because of it.
+	var firstErr error
 	for _, err := range errs {
-		if err != nil {
-			return nil, err
+		if err != nil && (firstErr == nil || errors.Is(firstErr, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			firstErr = err
 		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

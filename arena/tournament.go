@@ -1,0 +1,244 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// TournamentConfig configures Tournament.
+type TournamentConfig struct {
+	// Agents are the entrants' agent specs (at least 2, and at least the
+	// game's number of players). The same spec may be listed twice; the
+	// entries are then rated as separate agents.
+	Agents []string
+	// Games is the number of games per table (see Schedule): per pairing
+	// for two-player games.
+	Games    int
+	Seed     uint64
+	Parallel int // concurrent games (default GOMAXPROCS)
+	// Bootstrap is the number of bootstrap resamples for the Elo
+	// intervals (0: DefaultBootstrap; negative: none).
+	Bootstrap int
+	// Progress, when non-nil, is called after each finished game with the
+	// number of games done (from one goroutine at a time).
+	Progress func(done int)
+}
+
+// GameResult is the outcome of one tournament game.
+type GameResult struct {
+	Seats   []int     `json:"seats"` // agent index per seat
+	Returns []float64 `json:"returns"`
+	Length  int       `json:"length"` // player decisions
+}
+
+// TournamentResult is what Tournament reports.
+type TournamentResult struct {
+	Game          string   `json:"game"`
+	Agents        []string `json:"agents"`
+	GamesPerTable int      `json:"games_per_table"`
+	TotalGames    int      `json:"total_games"`
+	Seed          uint64   `json:"seed"`
+	Bootstrap     int      `json:"bootstrap"`
+	// Pairwise[a][b] is agent a's record against agent b.
+	Pairwise [][]PairStats `json:"pairwise"`
+	// Length[a] summarises the length (player decisions) of a's games.
+	Length []Summary `json:"game_length_decisions"`
+	// Elo: maximum-likelihood Elo, mean 0, bootstrap 95% intervals.
+	Elo []Rating `json:"elo"`
+	// BradleyTerry: Bayesian Plackett-Luce MAP log-strengths (natural
+	// log, prior sd BTPriorSD), Laplace 95% intervals.
+	BradleyTerry []Rating `json:"bradley_terry"`
+	// ILSR: Plackett-Luce log-strengths by ILSR (alpha ILSRAlpha), mean 0.
+	ILSR []float64 `json:"ilsr"`
+	// Games holds every game's outcome, in schedule order.
+	Games []GameResult `json:"-"`
+}
+
+// Schedule returns the seating of every game of a tournament between k
+// agents in a game for n players with games per table: out[i][s] is the
+// agent in seat s of game i.
+//
+// Tables are the n-element subsets of the agents in lexicographic order
+// (for two players: every pairing i<j). Game r of a table with members
+// m_0<...<m_{n-1} seats member m_{(s+r) mod n} in seat s, a cyclic
+// rotation: with games a multiple of n every agent sits in every seat
+// equally often, and every pair of agents meets equally often; otherwise
+// the first games%n rotations are played once more. For two players this
+// alternates seats, starting with the lower index moving first.
+func Schedule(n, k, games int) ([][]int, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("tournaments need a game for 2 or more players, got %d", n)
+	}
+	if k < n {
+		return nil, fmt.Errorf("a %d-player game needs at least %d agents, got %d", n, n, k)
+	}
+	if games <= 0 {
+		return nil, fmt.Errorf("games per table must be positive, got %d", games)
+	}
+	var out [][]int
+	members := make([]int, n)
+	var rec func(pos, from int)
+	rec = func(pos, from int) {
+		if pos == n {
+			for r := range games {
+				seats := make([]int, n)
+				for s := range seats {
+					seats[s] = members[(s+r)%n]
+				}
+				out = append(out, seats)
+			}
+			return
+		}
+		for a := from; a <= k-(n-pos); a++ {
+			members[pos] = a
+			rec(pos+1, a+1)
+		}
+	}
+	rec(0, 0)
+	return out, nil
+}
+
+// Tournament plays every game of Schedule(g.NumPlayers(), len(Agents),
+// Games) in parallel and rates the agents. Game i (in schedule order) uses
+// only seeds derived from DeriveSeed(cfg.Seed, i) (agents seeded per seat
+// as in NewAgents, chance from a further derived seed), and the bootstrap
+// uses its own derived seed, so the result does not depend on
+// cfg.Parallel. The first failing game (or ctx cancellation) stops the
+// tournament and is returned as the error.
+func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*TournamentResult, error) {
+	k := len(cfg.Agents)
+	if k < 2 {
+		return nil, fmt.Errorf("a tournament needs at least 2 agents, got %d", k)
+	}
+	sched, err := Schedule(g.NumPlayers(), k, cfg.Games)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", g.Spec(), err)
+	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case cfg.Bootstrap == 0:
+		cfg.Bootstrap = DefaultBootstrap
+	case cfg.Bootstrap < 0:
+		cfg.Bootstrap = 0
+	}
+	// Validate each spec once, up front, for a clean error naming it.
+	for i, sp := range cfg.Agents {
+		specs := make([]string, g.NumPlayers())
+		for s := range specs {
+			specs[s] = sp
+		}
+		if _, err := NewAgents(g, specs, cfg.Seed); err != nil {
+			return nil, fmt.Errorf("agent %d (%q): %w", i+1, sp, err)
+		}
+	}
+	results := make([]GameResult, len(sched))
+	var (
+		mu       sync.Mutex
+		done     int
+		firstErr error // the first game to fail, in time order
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range min(cfg.Parallel, len(sched)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				seats := sched[i]
+				specs := make([]string, len(seats))
+				for s, a := range seats {
+					specs[s] = cfg.Agents[a]
+				}
+				seed := DeriveSeed(cfg.Seed, uint64(i))
+				ags, err := NewAgents(g, specs, seed)
+				var rec *Record
+				if err == nil {
+					rec, err = PlayGame(ctx, g, ags, specs, DeriveSeed(seed, 1<<32))
+				}
+				if err == nil {
+					results[i] = GameResult{Seats: seats, Returns: rec.Returns, Length: rec.Decisions()}
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("game %d (%v): %w", i+1, specs, err)
+					cancel()
+				}
+				done++
+				if cfg.Progress != nil {
+					cfg.Progress(done)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range sched {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return Rate(g.Spec(), cfg.Agents, results, RateOptions{Bootstrap: cfg.Bootstrap, Seed: cfg.Seed, GamesPerTable: cfg.Games})
+}
+
+// RateOptions configures Rate.
+type RateOptions struct {
+	Bootstrap     int    // Elo bootstrap resamples (0 for none)
+	Seed          uint64 // the bootstrap uses DeriveSeed(Seed, 1<<40)
+	GamesPerTable int    // recorded in the result only
+}
+
+// Rate builds the tables and ratings of a TournamentResult from played
+// games (Tournament calls it; it is exported for results gathered
+// elsewhere, e.g. from game logs).
+func Rate(game string, agents []string, results []GameResult, opt RateOptions) (*TournamentResult, error) {
+	k := len(agents)
+	outs := make([]Outcome, len(results))
+	lens := make([]summarize, k)
+	for i, r := range results {
+		outs[i] = Outcome{Agents: r.Seats, Returns: r.Returns}
+		for _, a := range r.Seats {
+			if a >= 0 && a < k {
+				lens[a].add(float64(r.Length))
+			}
+		}
+	}
+	res := &TournamentResult{
+		Game: game, Agents: agents, GamesPerTable: opt.GamesPerTable, TotalGames: len(results),
+		Seed: opt.Seed, Bootstrap: opt.Bootstrap, Games: results, Length: make([]Summary, k),
+	}
+	var err error
+	if res.Pairwise, err = PairwiseTable(k, outs); err != nil {
+		return nil, err
+	}
+	for a := range lens {
+		res.Length[a] = lens[a].summary()
+	}
+	if res.Elo, err = BootstrapElo(agents, outs, EloPriorSD, opt.Bootstrap, DeriveSeed(opt.Seed, 1<<40)); err != nil {
+		return nil, fmt.Errorf("Elo: %w", err)
+	}
+	if res.BradleyTerry, err = FitBradleyTerry(agents, outs, BTPriorSD); err != nil {
+		return nil, fmt.Errorf("Bradley-Terry: %w", err)
+	}
+	if res.ILSR, err = FitILSR(k, outs, ILSRAlpha); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

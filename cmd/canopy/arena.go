@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/canopy-go/canopy/arena"
+)
+
+func init() {
+	register(&command{
+		Name:    "arena",
+		Summary: "all-play-all tournament with pairwise table and Elo, Bradley-Terry and ILSR ratings",
+		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--json|--csv]",
+		Help: `Plays an all-play-all tournament between the listed agents (separate them
+with ',' or ';'; options of an agent spec stay with it, e.g.
+"onestep;mcts:sims=100,c=1.4"). Two-player games: N games per pairing with
+seats alternating. Games for 3 or more players: N games per table, one
+table for every set of NumPlayers agents, seats rotated cyclically so every
+agent sits in every seat equally often when N is a multiple of the player
+count.
+
+Reports the pairwise table (row agent against column agent: wins-draws-
+losses and score with a 95% Wilson interval, draws count half), game length
+per agent, and three ratings:
+  Elo   maximum-likelihood Elo from the pairwise results, mean 0, with 95%
+        bootstrap intervals (B resamples of the games; 0 for none);
+  BT    Bayesian Bradley-Terry / Plackett-Luce log-strengths (natural log,
+        Gaussian prior sd 2), MAP with 95% Laplace intervals of the centred
+        log-strengths;
+  ILSR  Plackett-Luce log-strengths by Iterative Luce Spectral Ranking.
+Results depend only on --seed, not on --parallel. --csv prints one long
+table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			game := fs.String("game", "", "game spec")
+			agents := fs.String("agents", "", "agent specs, 2 or more, separated by ',' or ';'")
+			n := fs.Int("games", 100, "games per pairing (per table for 3+ player games)")
+			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
+			seed := fs.Uint64("seed", 1, "random seed")
+			boot := fs.Int("bootstrap", arena.DefaultBootstrap, "bootstrap resamples for the Elo intervals (0: none)")
+			asJSON := fs.Bool("json", false, "print as JSON")
+			asCSV := fs.Bool("csv", false, "print as CSV")
+			quiet := fs.Bool("quiet", false, "no progress line")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if *asJSON && *asCSV {
+					return usagef("--json and --csv exclude each other")
+				}
+				g, err := newGame(*game)
+				if err != nil {
+					return err
+				}
+				specs := splitAgents(*agents)
+				if len(specs) < 2 {
+					return usagef("--agents: list at least 2 agents separated by ',' or ';' (got %d)", len(specs))
+				}
+				if len(specs) < g.NumPlayers() {
+					return usagef("--agents: %s is a %d-player game; list at least %d agents (got %d)", g.Spec(), g.NumPlayers(), g.NumPlayers(), len(specs))
+				}
+				if *n <= 0 {
+					return usagef("--games must be positive")
+				}
+				if *boot < 0 {
+					return usagef("--bootstrap must be 0 or more")
+				}
+				sched, err := arena.Schedule(g.NumPlayers(), len(specs), *n)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				b := *boot
+				if b == 0 {
+					b = -1 // TournamentConfig: negative means none
+				}
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
+				res, err := arena.Tournament(ctx, g, arena.TournamentConfig{
+					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
+					Progress: func(done int) { pr.update(done, "") },
+				})
+				if err != nil {
+					return err
+				}
+				switch {
+				case *asJSON:
+					return writeJSON(e.Stdout, res)
+				case *asCSV:
+					return writeArenaCSV(e.Stdout, res)
+				}
+				return writeArenaText(e.Stdout, res)
+			}
+		},
+	})
+}
+
+func writeArenaText(w io.Writer, res *arena.TournamentResult) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "game\t%s\n", res.Game)
+	fmt.Fprintf(tw, "games\t%d (%d per table, seed %d)\n", res.TotalGames, res.GamesPerTable, res.Seed)
+	for i, a := range res.Agents {
+		fmt.Fprintf(tw, "#%d\t%s\n", i+1, a)
+	}
+	fmt.Fprintln(tw, "\nPairwise: row against column, wins-draws-losses and score [95% Wilson], draws count half")
+	fmt.Fprint(tw, "\t")
+	for j := range res.Agents {
+		fmt.Fprintf(tw, "#%d\t", j+1)
+	}
+	fmt.Fprintln(tw)
+	for i, row := range res.Pairwise {
+		fmt.Fprintf(tw, "#%d\t", i+1)
+		for j, p := range row {
+			switch {
+			case i == j:
+				fmt.Fprint(tw, "-\t")
+			case p.Score == nil:
+				fmt.Fprint(tw, "never met\t")
+			default:
+				fmt.Fprintf(tw, "%d-%d-%d %s\t", p.Wins, p.Draws, p.Losses, p.Score)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintln(tw, "\nGame length (player decisions)")
+	for i, l := range res.Length {
+		fmt.Fprintf(tw, "#%d\t%d games\t%s\n", i+1, l.N, l)
+	}
+	elo := "Elo (mean 0)"
+	if res.Bootstrap > 0 {
+		elo = fmt.Sprintf("Elo [95%% bootstrap, B=%d]", res.Bootstrap)
+	}
+	fmt.Fprintf(tw, "\nRatings\t%s\tBT log-strength [95%% Laplace]\tILSR log-strength\n", elo)
+	for i := range res.Agents {
+		e, bt := res.Elo[i], res.BradleyTerry[i]
+		if res.Bootstrap > 0 {
+			fmt.Fprintf(tw, "#%d\t%+.0f [%+.0f, %+.0f]", i+1, e.Value, e.Lo, e.Hi)
+		} else {
+			fmt.Fprintf(tw, "#%d\t%+.0f", i+1, e.Value)
+		}
+		fmt.Fprintf(tw, "\t%+.3f [%+.3f, %+.3f]\t%+.3f\n", bt.Value, bt.Lo, bt.Hi, res.ILSR[i])
+	}
+	return tw.Flush()
+}
+
+// writeArenaCSV prints the results as one long table: rows "pair"
+// (agent against opponent), "length" (value = mean, lo = min, hi = max),
+// "elo", "bt" and "ilsr" (value with interval; ILSR has none).
+func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
+	cw := csv.NewWriter(w)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+	cw.Write([]string{"table", "agent", "opponent", "games", "wins", "draws", "losses", "value", "lo", "hi"})
+	for i, row := range res.Pairwise {
+		for j, p := range row {
+			if i == j || p.Score == nil {
+				continue
+			}
+			cw.Write([]string{"pair", res.Agents[i], res.Agents[j], strconv.Itoa(p.Games), strconv.Itoa(p.Wins),
+				strconv.Itoa(p.Draws), strconv.Itoa(p.Losses), f(p.Score.Value), f(p.Score.Lo), f(p.Score.Hi)})
+		}
+	}
+	for i, l := range res.Length {
+		cw.Write([]string{"length", res.Agents[i], "", strconv.Itoa(l.N), "", "", "", f(l.Mean), f(l.Min), f(l.Max)})
+	}
+	for i, a := range res.Agents {
+		e, bt := res.Elo[i], res.BradleyTerry[i]
+		cw.Write([]string{"elo", a, "", "", "", "", "", f(e.Value), f(e.Lo), f(e.Hi)})
+		cw.Write([]string{"bt", a, "", "", "", "", "", f(bt.Value), f(bt.Lo), f(bt.Hi)})
+		cw.Write([]string{"ilsr", a, "", "", "", "", "", f(res.ILSR[i]), "", ""})
+	}
+	cw.Flush()
+	return cw.Error()
+}
