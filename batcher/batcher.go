@@ -1,0 +1,497 @@
+package batcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/canopy-go/canopy/nets"
+)
+
+// Errors returned by the batcher.
+var (
+	// ErrClosed: the batcher is closed; no new request is accepted.
+	ErrClosed = errors.New("batcher: closed")
+	// ErrFull: every slot of the ring is in use (Reserve and Submit only;
+	// Evaluate waits instead). Collect and Release results, then retry.
+	ErrFull = errors.New("batcher: all slots in use")
+	// ErrIdle: Client.Wait was called with nothing in flight.
+	ErrIdle = errors.New("batcher: client has no request in flight")
+)
+
+// Options configure a Batcher. Zero fields take the defaults.
+type Options struct {
+	// MaxBatch is the most rows per backend call. Default: the backend's
+	// PreferredBatch; at most its MaxBatch.
+	MaxBatch int
+	// Wait is how long a consumer, holding at least one ready row, waits
+	// for more rows before running a partial batch. Default 200µs; a
+	// negative value runs whatever is ready at once (KataGo style).
+	Wait time.Duration
+	// Slots is the ring capacity: the most requests reserved, queued,
+	// computing or unreleased at once. Rounded up to a power of two; at
+	// least 2*MaxBatch. Default 4*MaxBatch.
+	Slots int
+	// Workers is the number of consumer goroutines. With 2 or more, one
+	// fills batch k+1 while another computes batch k; the backend must then
+	// be safe for concurrent use. Default 1 (the ring still lets producers
+	// fill the next batch while the backend computes).
+	Workers int
+}
+
+// Ticket names one request: its position in the ring's sequence. It is
+// valid from Reserve until Release.
+type Ticket uint64
+
+// Slot life cycle, for slot index i on lap L (pos = L*slots + i):
+//
+//	seq == pos          free: a producer may claim pos (CAS tail pos -> pos+1)
+//	seq == pos+1        committed: input written, waiting for a consumer
+//	seq == pos+slots    released: free for the next lap
+//
+// Between claim and commit only the producer touches the slot; between
+// commit and completion only a consumer; after completion only the
+// producer until Release. state settles the race between completion and a
+// blocking caller giving up (context cancelled): whoever moves it away
+// from statePending decides who releases the slot.
+type slot struct {
+	seq    atomic.Uint64
+	state  atomic.Uint32
+	client *Client       // nil for blocking Evaluate
+	tag    uint64        // caller's tag, returned in the Completion
+	err    error         // backend error, set before completion
+	t0     int64         // commit time, ns since the batcher started
+	done   chan struct{} // capacity 1: completion signal for Evaluate
+	_      [24]byte      // keep neighbouring slots' hot words apart
+}
+
+const (
+	statePending uint32 = iota
+	stateDone
+	stateAbandoned
+)
+
+// Batcher queues requests for one backend. All methods are safe for
+// concurrent use, except that a Client must be used by one goroutine at a
+// time.
+type Batcher struct {
+	be              nets.Backend
+	inSize, polSize int
+	maxBatch        int
+	wait            time.Duration
+	mask            uint64
+	slots           []slot
+	input           []float32 // slots x inSize; slot i's row at i*inSize
+	policy          []float32 // slots x polSize
+	value           []float32 // slots
+	start           time.Time
+
+	tail     atomic.Uint64 // next position to claim
+	active   atomic.Int64  // producers between Reserve's check of closed and Commit
+	closed   atomic.Bool
+	sleeping atomic.Bool   // a consumer is (about to be) blocked on wake
+	wake     chan struct{} // capacity 1
+
+	formMu sync.Mutex // held by the consumer forming a batch; guards head, timer
+	head   uint64     // next position to dispatch
+	timer  *time.Timer
+
+	wg sync.WaitGroup
+
+	rows, batches, errs atomic.Uint64
+	queueWait, compute  histogram
+}
+
+// New starts a batcher in front of be. Close it to stop its goroutines.
+func New(be nets.Backend, opts Options) (*Batcher, error) {
+	if be == nil {
+		return nil, errors.New("batcher: nil backend")
+	}
+	mb := opts.MaxBatch
+	if mb <= 0 {
+		mb = be.PreferredBatch()
+	}
+	if mb > be.MaxBatch() {
+		return nil, fmt.Errorf("batcher: MaxBatch %d exceeds backend %s's maximum %d", mb, be.Name(), be.MaxBatch())
+	}
+	mb = max(mb, 1)
+	wait := opts.Wait
+	if wait == 0 {
+		wait = 200 * time.Microsecond
+	}
+	want := opts.Slots
+	if want <= 0 {
+		want = 4 * mb
+	}
+	want = max(want, 2*mb, 4)
+	n := 1
+	for n < want {
+		n <<= 1
+	}
+	workers := max(opts.Workers, 1)
+	in, ps := be.Shape()
+	b := &Batcher{
+		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, mask: uint64(n - 1),
+		slots: make([]slot, n), input: make([]float32, n*in), policy: make([]float32, n*ps), value: make([]float32, n),
+		start: time.Now(), wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
+	}
+	b.timer.Stop()
+	for i := range b.slots {
+		b.slots[i].seq.Store(uint64(i))
+		b.slots[i].done = make(chan struct{}, 1)
+	}
+	b.wg.Add(workers)
+	for range workers {
+		go b.consume()
+	}
+	return b, nil
+}
+
+// MaxBatch is the most rows per backend call.
+func (b *Batcher) MaxBatch() int { return b.maxBatch }
+
+// Slots is the ring capacity.
+func (b *Batcher) Slots() int { return len(b.slots) }
+
+// Shape is the backend's input and policy row lengths.
+func (b *Batcher) Shape() (inputSize, policySize int) { return b.inSize, b.polSize }
+
+func (b *Batcher) now() int64 { return int64(time.Since(b.start)) }
+
+// Reserve claims a slot for a request whose completion is reported to c
+// with tag (c may be nil only for the internal blocking path; pass a
+// Client). It returns the ticket and the slot's input row, which the
+// caller must overwrite entirely (it holds a previous request's data) and
+// then Commit promptly: consumers take slots in ticket order, so an
+// uncommitted slot holds back every later request. It fails with
+// ErrClosed or ErrFull. The ring is reused in ticket order: ErrFull means
+// the slot of the ticket Slots() before this one is still unreleased, so
+// it can happen with fewer than Slots() requests outstanding when an old
+// result is held; release results promptly, and on ErrFull collect your
+// own completions (or yield) and retry. Lock-free.
+func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
+	b.active.Add(1)
+	if b.closed.Load() {
+		b.active.Add(-1)
+		return 0, nil, ErrClosed
+	}
+	for {
+		pos := b.tail.Load()
+		s := &b.slots[pos&b.mask]
+		d := int64(s.seq.Load() - pos)
+		if d == 0 {
+			if b.tail.CompareAndSwap(pos, pos+1) {
+				s.client, s.tag, s.err = c, tag, nil
+				s.state.Store(statePending)
+				if c != nil {
+					c.inflight++
+				}
+				i := int(pos & b.mask)
+				return Ticket(pos), b.input[i*b.inSize : (i+1)*b.inSize : (i+1)*b.inSize], nil
+			}
+		} else if d < 0 {
+			b.active.Add(-1)
+			return 0, nil, ErrFull
+		}
+		// d > 0: another producer claimed pos; reload the tail.
+	}
+}
+
+// Commit queues a reserved request for evaluation. Call it exactly once
+// per Reserve.
+func (b *Batcher) Commit(t Ticket) {
+	s := &b.slots[uint64(t)&b.mask]
+	s.t0 = b.now()
+	s.seq.Store(uint64(t) + 1)
+	b.active.Add(-1)
+	if b.sleeping.Load() {
+		select {
+		case b.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Submit is Reserve, fill(row), Commit. fill must write the whole row
+// and must not keep it.
+func (b *Batcher) Submit(c *Client, tag uint64, fill func(row []float32)) (Ticket, error) {
+	t, row, err := b.Reserve(c, tag)
+	if err != nil {
+		return 0, err
+	}
+	fill(row)
+	b.Commit(t)
+	return t, nil
+}
+
+// Result returns a completed request's outputs. policy aliases the
+// batcher's memory and stays valid until Release(t). err is the backend's
+// error for the batch, if any (then policy and value are meaningless).
+// Call it only after t was reported by Client.Wait or Client.Poll.
+func (b *Batcher) Result(t Ticket) (policy []float32, value float32, err error) {
+	i := int(uint64(t) & b.mask)
+	return b.policy[i*b.polSize : (i+1)*b.polSize : (i+1)*b.polSize], b.value[i], b.slots[i].err
+}
+
+// Release frees a completed request's slot. Call it exactly once per
+// completed ticket; the ticket and its Result slices are invalid after.
+func (b *Batcher) Release(t Ticket) {
+	s := &b.slots[uint64(t)&b.mask]
+	s.client, s.err = nil, nil
+	s.seq.Store(uint64(t) + uint64(len(b.slots)))
+}
+
+// Evaluate runs one request and blocks until its result: fill writes the
+// input row (all of it; it must not keep the slice), the policy row is
+// copied into policy (len >= policy size) and the value returned. When
+// every slot is busy it waits for one. If ctx ends first it returns
+// ctx.Err() at once and the request's slot is freed when its batch
+// completes. It allocates nothing.
+func (b *Batcher) Evaluate(ctx context.Context, fill func(row []float32), policy []float32) (float32, error) {
+	if len(policy) < b.polSize {
+		return 0, fmt.Errorf("batcher: policy buffer %d, need %d", len(policy), b.polSize)
+	}
+	var t Ticket
+	var row []float32
+	for spins := 0; ; spins++ {
+		var err error
+		t, row, err = b.Reserve(nil, 0)
+		if err == nil {
+			break
+		}
+		if err != ErrFull {
+			return 0, err
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if spins < 16 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	fill(row)
+	b.Commit(t)
+	s := &b.slots[uint64(t)&b.mask]
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		if s.state.CompareAndSwap(statePending, stateAbandoned) {
+			return 0, ctx.Err() // the consumer releases the slot
+		}
+		<-s.done // completed meanwhile: finish normally
+	}
+	p, v, err := b.Result(t)
+	copy(policy, p)
+	b.Release(t)
+	return v, err
+}
+
+// Close stops accepting requests, lets the consumers finish every
+// committed one (their results are delivered as usual) and waits for the
+// consumer goroutines to exit. Requests never collected stay readable with
+// Result. Close is idempotent.
+func (b *Batcher) Close() error {
+	if !b.closed.Swap(true) {
+		select {
+		case b.wake <- struct{}{}:
+		default:
+		}
+	}
+	b.wg.Wait()
+	return nil
+}
+
+// consume is one consumer goroutine: form a batch (under formMu), run it,
+// deliver its results; repeat until closed and drained.
+func (b *Batcher) consume() {
+	defer b.wg.Done()
+	for {
+		b.formMu.Lock()
+		start, n, ok := b.form()
+		b.formMu.Unlock()
+		if !ok {
+			// Let the next consumer see the drained state too.
+			select {
+			case b.wake <- struct{}{}:
+			default:
+			}
+			return
+		}
+		b.run(start, n)
+	}
+}
+
+func (b *Batcher) ready(pos uint64) bool { return b.slots[pos&b.mask].seq.Load() == pos+1 }
+
+// form waits for the next batch: it blocks until one row is ready, then
+// gathers ready rows up to MaxBatch (never past the ring's end, so the
+// batch is contiguous), waiting up to Wait for more. ok is false once the
+// batcher is closed and every committed request has been taken.
+func (b *Batcher) form() (start uint64, n int, ok bool) {
+	head := b.head
+	for !b.ready(head) {
+		if b.closed.Load() && b.active.Load() == 0 && b.tail.Load() == head {
+			return 0, 0, false
+		}
+		b.sleep(head, 0)
+	}
+	limit := min(b.maxBatch, len(b.slots)-int(head&b.mask))
+	n = 1
+	var deadline int64
+	for n < limit {
+		if b.ready(head + uint64(n)) {
+			n++
+			continue
+		}
+		if b.wait < 0 || b.closed.Load() {
+			break
+		}
+		now := b.now()
+		if deadline == 0 {
+			deadline = now + int64(b.wait)
+		}
+		if now >= deadline {
+			break
+		}
+		b.sleep(head+uint64(n), time.Duration(deadline-now))
+	}
+	b.head = head + uint64(n)
+	return head, n, true
+}
+
+// sleep blocks until a producer commits (or Close), or d passes when d > 0.
+// It returns at once if pos is already ready. The sleeping flag and the
+// slot's sequence are both sequentially consistent atomics, so either the
+// producer sees sleeping and sends a wake, or we see its commit.
+func (b *Batcher) sleep(pos uint64, d time.Duration) {
+	b.sleeping.Store(true)
+	if b.ready(pos) || b.closed.Load() && d > 0 {
+		b.sleeping.Store(false)
+		return
+	}
+	if d <= 0 {
+		if b.closed.Load() {
+			// Draining: producers between Reserve and Commit finish soon.
+			b.sleeping.Store(false)
+			runtime.Gosched()
+			return
+		}
+		<-b.wake
+	} else {
+		b.timer.Reset(d)
+		select {
+		case <-b.wake:
+		case <-b.timer.C:
+		}
+		b.timer.Stop()
+	}
+	b.sleeping.Store(false)
+}
+
+// run evaluates positions [start, start+n) in place and completes them.
+func (b *Batcher) run(start uint64, n int) {
+	i := int(start & b.mask)
+	t0 := b.now()
+	for k := range n {
+		b.queueWait.add(t0 - b.slots[i+k].t0)
+	}
+	in, ps := b.inSize, b.polSize
+	err := b.be.Evaluate(context.Background(), n,
+		b.input[i*in:(i+n)*in], b.policy[i*ps:(i+n)*ps], b.value[i:i+n])
+	b.compute.add(b.now() - t0)
+	b.rows.Add(uint64(n))
+	b.batches.Add(1)
+	if err != nil {
+		b.errs.Add(1)
+		err = fmt.Errorf("batcher: backend %s: %w", b.be.Name(), err)
+	}
+	for k := range n {
+		s := &b.slots[i+k]
+		s.err = err
+		pos := start + uint64(k)
+		if !s.state.CompareAndSwap(statePending, stateDone) {
+			b.Release(Ticket(pos)) // the blocking caller gave up
+			continue
+		}
+		if c := s.client; c != nil {
+			c.push(Completion{Ticket: Ticket(pos), Tag: s.tag})
+		} else {
+			s.done <- struct{}{}
+		}
+	}
+}
+
+// Completion reports a finished request to its Client.
+type Completion struct {
+	Ticket Ticket
+	Tag    uint64 // as given to Reserve/Submit
+}
+
+// Client receives the completions of the requests submitted with it. One
+// goroutine owns a Client (Reserve/Submit with it, Wait, Poll); consumers
+// push completions from their goroutines. A worker typically keeps many
+// requests in flight: submit leaves (tag = leaf id), then loop on Wait,
+// read each completion's Result, Release it, back up, submit more.
+type Client struct {
+	inflight int // owner-only: submitted and not yet returned by Wait/Poll
+
+	mu     sync.Mutex
+	queue  []Completion // completed, not yet collected
+	signal chan struct{}
+}
+
+// NewClient returns a client with room for about capacity pending
+// completions before its queue grows.
+func NewClient(capacity int) *Client {
+	return &Client{queue: make([]Completion, 0, max(capacity, 16)), signal: make(chan struct{}, 1)}
+}
+
+// InFlight is the number of requests submitted with c and not yet
+// returned by Wait or Poll.
+func (c *Client) InFlight() int { return c.inflight }
+
+func (c *Client) push(x Completion) {
+	c.mu.Lock()
+	c.queue = append(c.queue, x)
+	c.mu.Unlock()
+	select {
+	case c.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Poll moves up to len(dst) completions into dst without blocking and
+// returns how many.
+func (c *Client) Poll(dst []Completion) int {
+	c.mu.Lock()
+	n := copy(dst, c.queue)
+	c.queue = c.queue[:copy(c.queue, c.queue[n:])]
+	c.mu.Unlock()
+	c.inflight -= n
+	return n
+}
+
+// Wait is Poll that blocks until at least one completion arrives (or ctx
+// ends: ctx.Err()). With nothing in flight it returns ErrIdle rather than
+// block forever. Requests stay in flight when ctx ends; Wait again later.
+func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
+	for {
+		if n := c.Poll(dst); n > 0 || len(dst) == 0 {
+			return n, nil
+		}
+		if c.inflight == 0 {
+			return 0, ErrIdle
+		}
+		select {
+		case <-c.signal:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,347 @@
+// Command _generate writes ../gemm_amd64.s, the AVX2+FMA and AVX-512 GEMM
+// micro-kernels of package kernels, with avo. Run it with `go generate` in
+// kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
+//
+//	cd kernels/_generate && go run . -out ../gemm_amd64.s
+//
+// Every kernel implements the tileKernel contract documented in
+// kernels/gemm_blocked.go: it computes an mr x nr tile of C from k columns of
+// A (read in place, row-major or transposed) and k rows of B (nr contiguous
+// floats per row, leading dimension ldb), then applies an epilogue selected
+// by flags (alpha scale, add C, add bias, add residual, ReLU) and stores it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mmcloughlin/avo/attr"
+	av "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Epilogue flags; they must match the k* constants of kernels/gemm_blocked.go.
+const (
+	kAlpha    = 1
+	kLoadC    = 2
+	kBias     = 4
+	kResidual = 8
+	kReLU     = 16
+)
+
+// unroll is how many k steps one loop iteration does.
+const unroll = 4
+
+// kernel describes one micro-kernel.
+type kernel struct {
+	zmm    bool // AVX-512 (16 lanes, 32 registers) or AVX2+FMA (8 lanes, 16 registers)
+	mr     int  // tile rows
+	nv     int  // tile columns in vectors
+	transA bool // a(i,p) at a[p*lda+i] instead of a[i*lda+p]
+}
+
+func (k kernel) name() string {
+	isa := "AVX2"
+	if k.zmm {
+		isa = "AVX512"
+	}
+	t := ""
+	if k.transA {
+		t = "T"
+	}
+	return fmt.Sprintf("gemm%dx%d%s%s", k.mr, k.nv*k.lanes(), t, isa)
+}
+
+func (k kernel) lanes() int {
+	if k.zmm {
+		return 16
+	}
+	return 8
+}
+
+func (k kernel) vec(i int) reg.VecPhysical {
+	if k.zmm {
+		return []reg.VecPhysical{reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7, reg.Z8, reg.Z9,
+			reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15, reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20,
+			reg.Z21, reg.Z22, reg.Z23, reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31}[i]
+	}
+	// Only Y0-Y15: Y16-Y31 need AVX-512VL.
+	return []reg.VecPhysical{reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9,
+		reg.Y10, reg.Y11, reg.Y12, reg.Y13, reg.Y14, reg.Y15}[i]
+}
+
+func (k kernel) generate() {
+	lanes := k.lanes()
+	vbytes := 4 * lanes
+	av.TEXT(k.name(), attr.NOSPLIT, "func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)")
+	av.Pragma("noescape")
+	av.Doc(fmt.Sprintf("%s computes a %dx%d tile of C (see tileKernel in gemm_blocked.go), A read %s.",
+		k.name(), k.mr, k.nv*lanes, map[bool]string{false: "row-major", true: "transposed"}[k.transA]))
+
+	nacc := k.mr * k.nv
+	nregs := 16
+	if k.zmm {
+		nregs = 32
+	}
+	if nacc+k.nv+1 > nregs {
+		panic(k.name() + ": too many registers")
+	}
+	acc := func(i, v int) reg.VecPhysical { return k.vec(i*k.nv + v) }
+	breg := func(v int) reg.VecPhysical { return k.vec(nacc + v) }
+	bc := k.vec(nacc + k.nv)
+
+	av.Comment("Zero the accumulators.")
+	for i := range nacc {
+		av.VXORPS(k.vec(i), k.vec(i), k.vec(i))
+	}
+
+	kk := av.Load(av.Param("k"), av.GP64())
+	ap := av.Load(av.Param("a"), av.GP64())
+	lda := av.Load(av.Param("lda"), av.GP64())
+	av.SHLQ(operand.U8(2), lda)
+	lda3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	bp := av.Load(av.Param("b"), av.GP64())
+	ldb := av.Load(av.Param("ldb"), av.GP64())
+	av.SHLQ(operand.U8(2), ldb)
+	ldb3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
+
+	// strided(base, ld, ld3, u) addresses base + u*ld for u < 4.
+	strided := func(base, ld, ld3 reg.Register, u, disp int) operand.Mem {
+		switch u {
+		case 0:
+			return operand.Mem{Base: base, Disp: disp}
+		case 1:
+			return operand.Mem{Base: base, Index: ld, Scale: 1, Disp: disp}
+		case 2:
+			return operand.Mem{Base: base, Index: ld, Scale: 2, Disp: disp}
+		default:
+			return operand.Mem{Base: base, Index: ld3, Scale: 1, Disp: disp}
+		}
+	}
+
+	// Row pointers for row-major A: rows 4g..4g+3 are rowp[g] + {0,1,2,3}*lda.
+	var rowp []reg.Register
+	if !k.transA {
+		rowp = append(rowp, ap)
+		for g := 1; g < (k.mr+3)/4; g++ {
+			p := av.GP64()
+			av.LEAQ(operand.Mem{Base: rowp[g-1], Index: lda, Scale: 4}, p)
+			rowp = append(rowp, p)
+		}
+	}
+	aAddr := func(i, u int) operand.Mem {
+		if k.transA {
+			return strided(ap, lda, lda3, u, 4*i)
+		}
+		return strided(rowp[i/4], lda, lda3, i%4, 4*u)
+	}
+	step := func(u int) {
+		for v := range k.nv {
+			av.VMOVUPS(strided(bp, ldb, ldb3, u, v*vbytes), breg(v))
+		}
+		for i := range k.mr {
+			av.VBROADCASTSS(aAddr(i, u), bc)
+			for v := range k.nv {
+				av.VFMADD231PS(bc, breg(v), acc(i, v))
+			}
+		}
+	}
+	advance := func(steps int) {
+		if k.transA {
+			if steps == 1 {
+				av.ADDQ(lda, ap)
+			} else {
+				av.LEAQ(operand.Mem{Base: ap, Index: lda, Scale: uint8(steps)}, ap)
+			}
+		} else {
+			for _, p := range rowp {
+				av.ADDQ(operand.U32(4*steps), p)
+			}
+		}
+		if steps == 1 {
+			av.ADDQ(ldb, bp)
+		} else {
+			av.LEAQ(operand.Mem{Base: bp, Index: ldb, Scale: uint8(steps)}, bp)
+		}
+	}
+
+	// pf walks the memory to prefetch (the next row tile of A), two cache
+	// lines per loop iteration.
+	pf := av.Load(av.Param("pf"), av.GP64())
+	n4 := av.GP64()
+	av.MOVQ(kk, n4)
+	av.SHRQ(operand.U8(2), n4)
+	av.ANDQ(operand.U32(unroll-1), kk)
+	av.TESTQ(n4, n4)
+	av.JZ(operand.LabelRef("tail"))
+	av.Label("loop")
+	av.PREFETCHT0(operand.Mem{Base: pf})
+	av.PREFETCHT0(operand.Mem{Base: pf, Disp: 64})
+	av.ADDQ(operand.U32(128), pf)
+	for u := range unroll {
+		step(u)
+	}
+	advance(unroll)
+	av.DECQ(n4)
+	av.JNZ(operand.LabelRef("loop"))
+	av.Label("tail")
+	av.TESTQ(kk, kk)
+	av.JZ(operand.LabelRef("epilogue"))
+	av.Label("tailloop")
+	step(0)
+	advance(1)
+	av.DECQ(kk)
+	av.JNZ(operand.LabelRef("tailloop"))
+
+	av.Label("epilogue")
+	flags := av.Load(av.Param("flags"), av.GP64())
+	cp := av.Load(av.Param("c"), av.GP64())
+	ldc := av.Load(av.Param("ldc"), av.GP64())
+	av.SHLQ(operand.U8(2), ldc)
+	all := func(f func(r reg.VecPhysical)) {
+		for i := range nacc {
+			f(k.vec(i))
+		}
+	}
+	// rows adds the tile at p (leading dimension ldc) to the accumulators.
+	addRows := func(src reg.Register) {
+		p := av.GP64()
+		av.MOVQ(src, p)
+		for i := range k.mr {
+			for v := range k.nv {
+				av.VADDPS(operand.Mem{Base: p, Disp: v * vbytes}, acc(i, v), acc(i, v))
+			}
+			if i+1 < k.mr {
+				av.ADDQ(ldc, p)
+			}
+		}
+	}
+
+	av.TESTQ(operand.U32(kAlpha), flags)
+	av.JZ(operand.LabelRef("noalpha"))
+	alpha, err := av.Param("alpha").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	av.VBROADCASTSS(alpha.Addr, bc)
+	all(func(r reg.VecPhysical) { av.VMULPS(bc, r, r) })
+	av.Label("noalpha")
+
+	av.TESTQ(operand.U32(kLoadC), flags)
+	av.JZ(operand.LabelRef("noload"))
+	addRows(cp)
+	av.Label("noload")
+
+	av.TESTQ(operand.U32(kBias), flags)
+	av.JZ(operand.LabelRef("nobias"))
+	bias := av.Load(av.Param("bias"), av.GP64())
+	for v := range k.nv {
+		av.VMOVUPS(operand.Mem{Base: bias, Disp: v * vbytes}, breg(v))
+	}
+	for i := range k.mr {
+		for v := range k.nv {
+			av.VADDPS(breg(v), acc(i, v), acc(i, v))
+		}
+	}
+	av.Label("nobias")
+
+	av.TESTQ(operand.U32(kResidual), flags)
+	av.JZ(operand.LabelRef("nores"))
+	res := av.Load(av.Param("res"), av.GP64())
+	addRows(res)
+	av.Label("nores")
+
+	av.TESTQ(operand.U32(kReLU), flags)
+	av.JZ(operand.LabelRef("store"))
+	av.VXORPS(bc, bc, bc)
+	// VMAXPS returns its first (Go order) operand when either is NaN, so
+	// NaN propagates like the Go code's "if v < 0".
+	all(func(r reg.VecPhysical) { av.VMAXPS(r, bc, r) })
+	av.Label("store")
+	for i := range k.mr {
+		for v := range k.nv {
+			av.VMOVUPS(acc(i, v), operand.Mem{Base: cp, Disp: v * vbytes})
+		}
+		if i+1 < k.mr {
+			av.ADDQ(ldc, cp)
+		}
+	}
+	av.VZEROUPPER()
+	av.RET()
+}
+
+// peak generates a loop of independent FMAs without memory operands: its
+// rate is the machine's practical FMA peak, the yardstick benchmarks quote.
+func peak(zmm bool) {
+	k := kernel{zmm: zmm}
+	isa := map[bool]string{false: "AVX2", true: "AVX512"}[zmm]
+	av.TEXT("fmaPeak"+isa, attr.NOSPLIT, "func(n int)")
+	av.Pragma("noescape")
+	av.Doc(fmt.Sprintf("fmaPeak%s runs n iterations of 12 independent %d-lane FMAs (for benchmarks only).", isa, k.lanes()))
+	n := av.Load(av.Param("n"), av.GP64())
+	for i := range 14 {
+		av.VXORPS(k.vec(i), k.vec(i), k.vec(i))
+	}
+	av.TESTQ(n, n)
+	av.JZ(operand.LabelRef("done"))
+	av.Label("loop")
+	for i := range 12 {
+		av.VFMADD231PS(k.vec(12), k.vec(13), k.vec(i))
+	}
+	av.DECQ(n)
+	av.JNZ(operand.LabelRef("loop"))
+	av.Label("done")
+	av.VZEROUPPER()
+	av.RET()
+}
+
+// tileSet is one register-tile shape and its tail kernels (fewer rows).
+type tileSet struct {
+	zmm    bool
+	mr, nv int
+}
+
+var tileSets = []tileSet{
+	{zmm: false, mr: 6, nv: 2}, // AVX2: 12 ymm accumulators
+	{zmm: true, mr: 8, nv: 2},  // AVX-512: 16 zmm accumulators
+	{zmm: true, mr: 6, nv: 4},  // AVX-512, wide: 24 zmm accumulators
+}
+
+func main() {
+	tables := flag.String("tables", "", "write the Go table of tile sets to `file`")
+	flag.Parse()
+	av.ConstraintExpr("amd64")
+	var tab strings.Builder
+	tab.WriteString("// Code generated by command: go run main.go " + strings.Join(os.Args[1:], " ") + ". DO NOT EDIT.\n\n")
+	tab.WriteString("//go:build amd64\n\npackage kernels\n\n// The tile sets of gemm_amd64.s: full tiles and, for m tails, the same\n// kernel with fewer rows (tail[r] computes r rows).\nvar (\n")
+	for _, ts := range tileSets {
+		var names [2][]string
+		for ti, t := range []bool{false, true} {
+			for r := 1; r <= ts.mr; r++ {
+				k := kernel{zmm: ts.zmm, mr: r, nv: ts.nv, transA: t}
+				k.generate()
+				names[ti] = append(names[ti], k.name())
+			}
+		}
+		full := kernel{zmm: ts.zmm, mr: ts.mr, nv: ts.nv}
+		fmt.Fprintf(&tab, "\ttiles%dx%d%s = &tileSet{mr: %d, nr: %d, kern: %s, kernT: %s,\n\t\ttail:  []tileKernel{nil, %s},\n\t\ttailT: []tileKernel{nil, %s}}\n",
+			ts.mr, ts.nv*full.lanes(), strings.TrimPrefix(full.name(), fmt.Sprintf("gemm%dx%d", ts.mr, ts.nv*full.lanes())),
+			ts.mr, ts.nv*full.lanes(), names[0][ts.mr-1], names[1][ts.mr-1],
+			strings.Join(names[0][:ts.mr-1], ", "), strings.Join(names[1][:ts.mr-1], ", "))
+	}
+	tab.WriteString(")\n")
+	peak(false)
+	peak(true)
+	av.Generate()
+	if *tables != "" {
+		if err := os.WriteFile(*tables, []byte(tab.String()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}

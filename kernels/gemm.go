@@ -1,0 +1,145 @@
+package kernels
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// gemmArgs is one GEMM problem, shared read-only by the goroutines working on
+// it. C = alpha*op(A)*op(B) + beta*C, then + bias[j] + residual (when non-nil;
+// residual has leading dimension ldc and may be c itself), then max(., 0)
+// when relu. GemmBiasAct passes alpha=1, beta=0.
+type gemmArgs struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float32
+	a              []float32
+	lda            int
+	b              []float32
+	ldb            int
+	c              []float32
+	ldc            int
+	bias, residual []float32
+	relu           bool
+
+	im *impl
+	// ts is the tile set of the blocked path (nil on the generic path).
+	ts *tileSet
+	// bp is op(B) packed for the micro-kernels (nil when the blocked path
+	// reads B in place); see packB.
+	bp []float32
+	// kc is the K block size of the blocked path.
+	kc int
+}
+
+// job is a gemmArgs split into row chunks that the caller and pool workers
+// take in turn. Jobs are pooled so that a call allocates nothing.
+type job struct {
+	gemmArgs
+	chunk   int          // rows per chunk (a multiple of the tile height)
+	nchunks int64        // number of chunks
+	next    atomic.Int64 // next chunk to take
+	wg      sync.WaitGroup
+}
+
+var jobPool = sync.Pool{New: func() any { return new(job) }}
+
+// minWorkPerThread is the number of multiply-adds below which adding a
+// goroutine to a call does not pay for waking it.
+const minWorkPerThread = 1 << 20
+
+// gemm runs one checked GEMM (see gemmArgs), splitting rows over the pool
+// when the problem is large enough. It allocates nothing in steady state.
+func gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias, residual []float32, relu bool) {
+	j := jobPool.Get().(*job)
+	j.gemmArgs = gemmArgs{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, bias: bias, residual: residual, relu: relu,
+		im: cur.Load()}
+	j.ts = j.im.tilesFor(n)
+	var bufp *[]float32
+	tile := 4
+	if j.ts != nil {
+		tile = j.ts.mr
+		bufp = j.gemmArgs.prepareBlocked()
+	} else if transB {
+		bufp = j.gemmArgs.prepareGeneric()
+	}
+	// Split M into chunks of whole tiles, at least minWorkPerThread each.
+	work := m * n * max(k, 1)
+	nt := min(Threads(), max(1, work/minWorkPerThread), (m+tile-1)/tile)
+	if nt <= 1 {
+		j.runRows(0, m)
+	} else {
+		// About 4 chunks per thread balances uneven progress.
+		rows := (m + 4*nt - 1) / (4 * nt)
+		rows = (rows + tile - 1) / tile * tile
+		j.chunk = rows
+		j.nchunks = int64((m + rows - 1) / rows)
+		j.next.Store(0)
+		startWorkers(nt - 1)
+		helpers := min(nt-1, int(j.nchunks)-1)
+		j.wg.Add(helpers)
+		for range helpers {
+			select {
+			case workQueue <- j:
+			default:
+				j.wg.Done() // queue full: the caller's drain takes the chunks
+			}
+		}
+		j.drain()
+		j.wg.Wait()
+	}
+	if bufp != nil {
+		bpPool.Put(bufp)
+	}
+	j.gemmArgs = gemmArgs{} // drop references to the caller's slices
+	jobPool.Put(j)
+}
+
+// drain runs chunks until none is left.
+func (j *job) drain() {
+	for {
+		i := j.next.Add(1) - 1
+		if i >= j.nchunks {
+			return
+		}
+		lo := int(i) * j.chunk
+		j.runRows(lo, min(lo+j.chunk, j.m))
+	}
+}
+
+// runRows computes rows [lo, hi) of C.
+func (g *gemmArgs) runRows(lo, hi int) {
+	if g.ts == nil {
+		g.genericRows(lo, hi)
+	} else {
+		g.blockedRows(lo, hi)
+	}
+}
+
+var (
+	workQueue   = make(chan *job, maxThreads)
+	workersMu   sync.Mutex
+	workersLive atomic.Int32
+)
+
+// startWorkers makes sure at least n pool workers exist. Workers live for the
+// life of the process and sleep on workQueue when idle.
+func startWorkers(n int) {
+	if int(workersLive.Load()) >= n {
+		return
+	}
+	workersMu.Lock()
+	defer workersMu.Unlock()
+	for int(workersLive.Load()) < n {
+		workersLive.Add(1)
+		go worker()
+	}
+}
+
+func worker() {
+	for j := range workQueue {
+		j.drain()
+		j.wg.Done()
+	}
+}

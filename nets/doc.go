@@ -1,0 +1,39 @@
+// Package nets holds Canopy's policy-value neural networks on the CPU:
+// residual AlphaZero networks and the small PPO CNN, their inference and
+// training (backward passes, SGD with momentum and Adam, L2, Polyak
+// averaging), an LSTM cell for recurrent policies, weight files in the
+// safetensors format, and the batch-first Backend interface with its
+// registry and the always-available "cpu" backend.
+//
+// It is for: building a net from a Config (presets "connect4", "sequence",
+// "megazero", "connect4-ppo"), evaluating batches of planar game
+// observations, training on (observation, target policy, target value)
+// batches, and loading/saving weights that PyTorch can read and write
+// (tensor names and layouts follow a PyTorch state_dict). It is not for:
+// the GEMM arithmetic itself (package kernels), GPU execution (package cuda
+// registers its own Backend), batching requests from many searchers
+// (package batcher), or the self-play training loop.
+//
+// # Layout
+//
+// Inputs arrive planar, [planes][height][width] per sample, exactly as
+// games.State.Observation writes them; the first layer transposes them to
+// NHWC, the layout of every activation inside (see package kernels). A
+// network is a list of units over numbered activation buffers, each unit
+// out = tanh?(relu?(bn?(W*in + b) + residual)). For inference, batch norm
+// with its running statistics is folded into the preceding convolution's
+// weights and bias, so every unit is one fused kernels.GemmBiasAct call
+// (after kernels.Im2Col3x3 for 3x3 convolutions).
+//
+// Weight files store each tensor in PyTorch's layout ([Cout][Cin][kh][kw]
+// convolutions, [out][in] dense layers with the input flattened channel
+// major) and the Config as JSON in the "canopy.config" metadata entry;
+// Param converts to the kernels' layout on load.
+//
+// # Concurrency
+//
+// A Net is not safe for concurrent use (inference and training share its
+// scratch memory); Clone it per goroutine. Backends may be called by one
+// goroutine at a time unless their documentation says otherwise; the cpu
+// backend serialises calls with a mutex.
+package nets

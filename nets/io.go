@@ -1,0 +1,154 @@
+package nets
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/canopy-go/canopy/nets/safetensors"
+)
+
+// ConfigKey is the safetensors metadata key holding the Config as JSON.
+const ConfigKey = "canopy.config"
+
+// FormatKey and FormatVersion tag files written by this package.
+const (
+	FormatKey     = "canopy.format"
+	FormatVersion = "canopy-net/1"
+)
+
+// Encode serialises the net as safetensors: every parameter and running
+// statistic in PyTorch's layout and naming, and the config in metadata.
+func (n *Net) Encode() ([]byte, error) {
+	return safetensors.Encode(n.tensors(), n.metadata())
+}
+
+// Save writes the net to path atomically (see safetensors.WriteFile).
+func (n *Net) Save(path string) error {
+	return safetensors.WriteFile(path, n.tensors(), n.metadata())
+}
+
+func (n *Net) metadata() map[string]string {
+	return map[string]string{ConfigKey: n.cfg.JSON(), FormatKey: FormatVersion}
+}
+
+func (n *Net) tensors() []safetensors.Tensor {
+	ts := make([]safetensors.Tensor, len(n.params))
+	for i, p := range n.params {
+		buf := make([]float32, len(p.Data))
+		p.ToFile(buf)
+		ts[i] = safetensors.FromFloat32(p.Name, p.Shape, buf)
+	}
+	return ts
+}
+
+// Load reads a net saved by Save (or any safetensors file with a
+// "canopy.config" metadata entry and matching tensors).
+func Load(path string) (*Net, error) {
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	n, err := Decode(buf)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
+}
+
+// Decode parses a net from safetensors bytes.
+func Decode(buf []byte) (*Net, error) {
+	f, err := safetensors.Parse(buf)
+	if err != nil {
+		return nil, err
+	}
+	return FromFile(f, nil)
+}
+
+// FromFile builds a net from a parsed file. With cfg nil the config comes
+// from the file's metadata. Errors name the offending tensor: a missing or
+// unexpected tensor, a dtype other than F32/F16/BF16, a shape that differs
+// from what the config needs (both shapes given), or a NaN/Inf value.
+// Tensors named "*.num_batches_tracked" (PyTorch bookkeeping) are ignored.
+func FromFile(f *safetensors.File, cfg *Config) (*Net, error) {
+	var c Config
+	if cfg != nil {
+		c = *cfg
+		c.ConvChannels = append([]int(nil), c.ConvChannels...)
+		if err := c.Normalize(); err != nil {
+			return nil, err
+		}
+	} else {
+		js, ok := f.Metadata[ConfigKey]
+		if !ok {
+			return nil, fmt.Errorf("no %q metadata: not a Canopy network file (create one with `canopy net init`)", ConfigKey)
+		}
+		var err error
+		if c, err = ParseConfig(js); err != nil {
+			return nil, err
+		}
+	}
+	return fromFile(f, c)
+}
+
+func fromFile(f *safetensors.File, c Config) (*Net, error) {
+	n := &Net{cfg: c, version: 1}
+	n.build()
+	want := map[string]bool{}
+	for _, p := range n.params {
+		want[p.Name] = true
+		t, ok := f.Get(p.Name)
+		if !ok {
+			return nil, fmt.Errorf("tensor %q missing (config %s %s needs it)", p.Name, c.Head, shapeString(p.Shape))
+		}
+		if !sameInts(t.Shape, p.Shape) {
+			return nil, fmt.Errorf("tensor %q has shape %s but the config needs %s", p.Name, shapeString(t.Shape), shapeString(p.Shape))
+		}
+		vals, err := t.Float32()
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range vals {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("tensor %q holds %v at index %d", p.Name, v, i)
+			}
+		}
+		if err := p.FromFile(vals); err != nil {
+			return nil, err
+		}
+		if strings.HasSuffix(p.Name, ".running_var") {
+			for i, v := range vals {
+				if v < 0 {
+					return nil, fmt.Errorf("tensor %q holds a negative variance %v at index %d", p.Name, v, i)
+				}
+			}
+		}
+	}
+	for _, t := range f.Tensors {
+		if !want[t.Name] && !strings.HasSuffix(t.Name, ".num_batches_tracked") {
+			return nil, fmt.Errorf("unexpected tensor %q (not part of a %s net with this config)", t.Name, c.Head)
+		}
+	}
+	return n, nil
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func shapeString(s []int) string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}

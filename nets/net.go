@@ -1,0 +1,477 @@
+package nets
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/kernels"
+)
+
+// bufShape is the per-sample shape of an activation: cells (board squares,
+// 1 after a fully connected layer) x ch channels, stored NHWC (cell major).
+type bufShape struct{ cells, ch int }
+
+func (b bufShape) size() int { return b.cells * b.ch }
+
+type unitKind uint8
+
+const (
+	kindConv3 unitKind = iota // 3x3 same convolution over the board
+	kindConv1                 // 1x1 convolution (a GEMM over cells)
+	kindDense                 // fully connected over the flattened input
+)
+
+// bnParams is a batch-norm layer's parameters and running statistics.
+type bnParams struct {
+	gamma, beta, mean, variance *Param
+}
+
+// bnEps and bnMomentum follow PyTorch's BatchNorm2d defaults.
+const (
+	bnEps      = 1e-5
+	bnMomentum = 0.1
+)
+
+// unit is one layer step: out = tanh?(relu?(bn?(W*in + b) + residual)).
+// Every network in the package is a list of units over numbered activation
+// buffers; buffer 0 is the NHWC input.
+type unit struct {
+	kind     unitKind
+	in, out  int // buffer ids
+	res      int // residual buffer id added before the ReLU, or -1
+	cin      int // input channels (per cell) of the weights
+	cout     int
+	cells    int // GEMM rows per sample: board cells for convolutions, 1 for dense
+	k        int // GEMM inner dimension
+	w, b     *Param
+	bn       *bnParams
+	relu     bool
+	tanh     bool
+	foldW    []float32 // inference weights with batch norm folded in
+	foldB    []float32 // inference bias with batch norm folded in
+	flopsPer int64     // multiply-adds per sample times 2
+}
+
+// Net is a policy-value network: its parameters, its layer list, and the
+// scratch memory of inference and training.
+//
+// A Net is not safe for concurrent use: Forward, ForwardTrain and Backward
+// share scratch buffers. Give each goroutine its own Clone, or use a
+// Backend, which serialises calls.
+type Net struct {
+	cfg    Config
+	params []*Param
+	units  []*unit
+	bufs   []bufShape
+	policy int // buffer id of the policy logits
+	value  int // buffer id of the value
+
+	version, folded uint64 // inference weights are refolded when they differ
+	inf             inferScratch
+	tr              trainScratch
+}
+
+// New builds a network for cfg with weights drawn from seed: He-normal
+// convolution and dense weights, zero biases, batch norm at identity
+// (gamma 1, beta 0, running mean 0, running variance 1).
+func New(cfg Config, seed uint64) (*Net, error) {
+	if err := cfg.Normalize(); err != nil {
+		return nil, err
+	}
+	n := &Net{cfg: cfg, version: 1}
+	n.build()
+	rng := games.NewRand(seed)
+	for _, u := range n.units {
+		fanIn := float64(u.k)
+		std := math.Sqrt(2 / fanIn)
+		if u.tanh || u.out == n.policy {
+			std = math.Sqrt(1 / fanIn) // output layers: unit-variance logits
+		}
+		for i := range u.w.Data {
+			u.w.Data[i] = float32(rng.NormFloat64() * std)
+		}
+		if u.bn != nil {
+			for i := range u.bn.gamma.Data {
+				u.bn.gamma.Data[i] = 1
+				u.bn.variance.Data[i] = 1
+			}
+		}
+	}
+	return n, nil
+}
+
+// Config returns the network's (normalised) configuration.
+func (n *Net) Config() Config {
+	c := n.cfg
+	c.ConvChannels = append([]int(nil), c.ConvChannels...)
+	return c
+}
+
+// Params returns every parameter and buffer in a fixed order (the order
+// of files). The slice is shared; do not modify it.
+func (n *Net) Params() []*Param { return n.params }
+
+// Param returns the parameter called name.
+func (n *Net) Param(name string) (*Param, bool) {
+	for _, p := range n.params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// NumParams counts trainable parameters (running statistics excluded).
+func (n *Net) NumParams() int {
+	t := 0
+	for _, p := range n.params {
+		if p.Grad != nil {
+			t += len(p.Data)
+		}
+	}
+	return t
+}
+
+// FLOPs is the number of floating-point operations (2 per multiply-add)
+// of one evaluation, counting the convolutions and dense layers.
+func (n *Net) FLOPs() int64 {
+	var f int64
+	for _, u := range n.units {
+		f += u.flopsPer
+	}
+	return f
+}
+
+// InputSize and PolicySize are the per-sample lengths Forward expects.
+func (n *Net) InputSize() int  { return n.cfg.InputSize() }
+func (n *Net) PolicySize() int { return n.cfg.PolicySize }
+
+// Invalidate tells the net that parameter Data changed outside the
+// package's own training and loading code, so inference refolds it.
+func (n *Net) Invalidate() { n.version++ }
+
+// Clone returns an independent copy with the same weights and no scratch.
+func (n *Net) Clone() *Net {
+	c := &Net{cfg: n.Config(), version: 1}
+	c.build()
+	for i, p := range n.params {
+		copy(c.params[i].Data, p.Data)
+	}
+	return c
+}
+
+// CopyFrom sets n's parameters and buffers to src's. Both must have the
+// same architecture.
+func (n *Net) CopyFrom(src *Net) error {
+	if err := n.sameShape(src); err != nil {
+		return err
+	}
+	for i, p := range src.params {
+		copy(n.params[i].Data, p.Data)
+	}
+	n.version++
+	return nil
+}
+
+// Polyak moves n towards src: p = decay*p + (1-decay)*src.p for every
+// parameter and batch-norm running statistic. It keeps n as an
+// exponential moving average of src's weights (decay near 1, e.g. 0.999).
+func (n *Net) Polyak(src *Net, decay float64) error {
+	if err := n.sameShape(src); err != nil {
+		return err
+	}
+	d, s := float32(decay), float32(1-decay)
+	for i, p := range src.params {
+		dst := n.params[i].Data
+		for j, v := range p.Data {
+			dst[j] = d*dst[j] + s*v
+		}
+	}
+	n.version++
+	return nil
+}
+
+func (n *Net) sameShape(src *Net) error {
+	if len(n.params) != len(src.params) {
+		return fmt.Errorf("nets: architectures differ (%d vs %d tensors)", len(n.params), len(src.params))
+	}
+	for i, p := range src.params {
+		if n.params[i].Name != p.Name || len(n.params[i].Data) != len(p.Data) {
+			return fmt.Errorf("nets: architectures differ at tensor %q", p.Name)
+		}
+	}
+	return nil
+}
+
+// build creates the layer list and parameters for n.cfg.
+func (n *Net) build() {
+	c := &n.cfg
+	hw := c.Height * c.Width
+	n.bufs = []bufShape{{hw, c.InputPlanes}}
+	newBuf := func(s bufShape) int { n.bufs = append(n.bufs, s); return len(n.bufs) - 1 }
+	add := func(kind unitKind, name, bnName string, in int, cout int, relu bool, res int) *unit {
+		src := n.bufs[in]
+		u := &unit{kind: kind, in: in, res: res, cin: src.ch, cout: cout, relu: relu}
+		bias := bnName == ""
+		switch kind {
+		case kindConv3:
+			u.cells, u.k = src.cells, 9*src.ch
+			u.w = newParam(name+".weight", []int{cout, src.ch, 3, 3}, true, true, layoutConv)
+			u.w.d0, u.w.d1, u.w.d2 = cout, src.ch, 3
+			u.out = newBuf(bufShape{src.cells, cout})
+		case kindConv1:
+			u.cells, u.k = src.cells, src.ch
+			u.w = newParam(name+".weight", []int{cout, src.ch, 1, 1}, true, true, layoutConv)
+			u.w.d0, u.w.d1, u.w.d2 = cout, src.ch, 1
+			u.out = newBuf(bufShape{src.cells, cout})
+		case kindDense:
+			u.cells, u.k = 1, src.size()
+			u.w = newParam(name+".weight", []int{cout, src.size()}, true, true, layoutDense)
+			u.w.d0, u.w.d1, u.w.d2 = cout, src.ch, src.cells
+			u.out = newBuf(bufShape{1, cout})
+		}
+		n.params = append(n.params, u.w)
+		if bias {
+			u.b = newParam(name+".bias", []int{cout}, true, false, layoutPlain)
+			n.params = append(n.params, u.b)
+		} else {
+			u.bn = &bnParams{
+				gamma:    newParam(bnName+".weight", []int{cout}, true, false, layoutPlain),
+				beta:     newParam(bnName+".bias", []int{cout}, true, false, layoutPlain),
+				mean:     newParam(bnName+".running_mean", []int{cout}, false, false, layoutPlain),
+				variance: newParam(bnName+".running_var", []int{cout}, false, false, layoutPlain),
+			}
+			n.params = append(n.params, u.bn.gamma, u.bn.beta, u.bn.mean, u.bn.variance)
+		}
+		u.flopsPer = 2 * int64(u.cells) * int64(u.k) * int64(cout)
+		u.foldW = make([]float32, len(u.w.Data))
+		u.foldB = make([]float32, cout)
+		n.units = append(n.units, u)
+		return u
+	}
+	switch c.Head {
+	case HeadAlphaZero:
+		x := add(kindConv3, "stem.conv", "stem.bn", 0, c.Channels, true, -1).out
+		for i := 0; i < c.Blocks; i++ {
+			p := fmt.Sprintf("blocks.%d.", i)
+			t := add(kindConv3, p+"conv1", p+"bn1", x, c.Channels, true, -1).out
+			x = add(kindConv3, p+"conv2", p+"bn2", t, c.Channels, true, x).out
+		}
+		pp := add(kindConv1, "policy.conv", "policy.bn", x, c.PolicyFilters, true, -1).out
+		n.policy = add(kindDense, "policy.fc", "", pp, c.PolicySize, false, -1).out
+		v := add(kindConv1, "value.conv", "value.bn", x, c.ValueFilters, true, -1).out
+		v = add(kindDense, "value.fc1", "", v, c.ValueHidden, true, -1).out
+		vu := add(kindDense, "value.fc2", "", v, 1, false, -1)
+		vu.tanh = true
+		n.value = vu.out
+	case HeadPPO:
+		x := 0
+		for i, ch := range c.ConvChannels {
+			x = add(kindConv3, fmt.Sprintf("convs.%d", i), "", x, ch, true, -1).out
+		}
+		x = add(kindDense, "fc", "", x, c.Dense, true, -1).out
+		n.policy = add(kindDense, "actor", "", x, c.PolicySize, false, -1).out
+		vu := add(kindDense, "critic", "", x, 1, false, -1)
+		vu.tanh = true
+		n.value = vu.out
+	}
+}
+
+// fold computes the inference weights: batch norm with running statistics
+// folded into the preceding convolution, scale = gamma/sqrt(var+eps),
+// W' = W*scale per output channel, b' = (b-mean)*scale + beta.
+func (n *Net) fold() {
+	for _, u := range n.units {
+		if u.bn == nil {
+			copy(u.foldW, u.w.Data)
+			copy(u.foldB, u.b.Data)
+			continue
+		}
+		for co := 0; co < u.cout; co++ {
+			scale := float64(u.bn.gamma.Data[co]) / math.Sqrt(float64(u.bn.variance.Data[co])+bnEps)
+			b := 0.0
+			if u.b != nil {
+				b = float64(u.b.Data[co])
+			}
+			u.foldB[co] = float32((b-float64(u.bn.mean.Data[co]))*scale + float64(u.bn.beta.Data[co]))
+			for r := 0; r < u.k; r++ {
+				u.foldW[r*u.cout+co] = float32(float64(u.w.Data[r*u.cout+co]) * scale)
+			}
+		}
+	}
+	n.folded = n.version
+}
+
+// inferScratch holds inference activations. Buffers share slots when
+// their lifetimes do not overlap.
+type inferScratch struct {
+	batch int         // capacity in samples
+	slot  []int       // buffer id -> slot index (-1: caller memory)
+	slots [][]float32 // per-slot storage for batch samples
+	per   []int       // per-sample size of each slot
+	cols  []float32   // im2col matrix
+	perC  int         // per-sample im2col size
+}
+
+// planSlots assigns inference buffers to storage slots by liveness.
+func (n *Net) planSlots() {
+	s := &n.inf
+	last := make([]int, len(n.bufs))
+	for i := range last {
+		last[i] = -1
+	}
+	for i, u := range n.units {
+		last[u.in] = i
+		if u.res >= 0 {
+			last[u.res] = i
+		}
+		if u.kind == kindConv3 {
+			s.perC = max(s.perC, u.cells*u.k)
+		}
+	}
+	s.slot = make([]int, len(n.bufs))
+	var free []int
+	take := func(b int) {
+		if b == n.policy || b == n.value {
+			s.slot[b] = -1
+			return
+		}
+		if len(free) > 0 {
+			s.slot[b] = free[len(free)-1]
+			free = free[:len(free)-1]
+		} else {
+			s.slot[b] = len(s.per)
+			s.per = append(s.per, 0)
+		}
+		s.per[s.slot[b]] = max(s.per[s.slot[b]], n.bufs[b].size())
+	}
+	take(0)
+	for i, u := range n.units {
+		take(u.out)
+		for _, b := range []int{u.in, u.res} {
+			if b >= 0 && last[b] == i && s.slot[b] >= 0 {
+				free = append(free, s.slot[b])
+				last[b] = -2 // freed once even when in == res
+			}
+		}
+	}
+}
+
+// Reserve sizes the inference scratch for batches up to maxBatch so that
+// Forward does not allocate afterwards.
+func (n *Net) Reserve(maxBatch int) {
+	s := &n.inf
+	if s.slot == nil {
+		n.planSlots()
+	}
+	if maxBatch <= s.batch {
+		return
+	}
+	s.slots = make([][]float32, len(s.per))
+	for i, p := range s.per {
+		s.slots[i] = make([]float32, maxBatch*p)
+	}
+	s.cols = make([]float32, maxBatch*s.perC)
+	s.batch = maxBatch
+}
+
+// nchwToNHWC converts batch planar samples (planes x cells) to NHWC.
+func nchwToNHWC(batch, planes, cells int, src, dst []float32) {
+	for b := 0; b < batch; b++ {
+		in := src[b*planes*cells : (b+1)*planes*cells]
+		out := dst[b*planes*cells : (b+1)*planes*cells]
+		for c := 0; c < planes; c++ {
+			row := in[c*cells : (c+1)*cells]
+			for s, v := range row {
+				out[s*planes+c] = v
+			}
+		}
+	}
+}
+
+// Forward evaluates batch samples for inference. input holds batch planar
+// observations (InputPlanes x Height x Width each, as games.State.Observation
+// writes them); policy receives batch x PolicySize raw logits and value
+// batch values in [-1, 1]. Batch norm uses the running statistics (folded
+// into the convolutions). After Reserve(maxBatch), or one call at the
+// largest batch, Forward allocates nothing. Slices that are too short are a
+// programming error and panic; Backend.Evaluate checks and returns errors.
+func (n *Net) Forward(batch int, input, policy, value []float32) {
+	if batch <= 0 {
+		return
+	}
+	if len(input) < batch*n.InputSize() || len(policy) < batch*n.PolicySize() || len(value) < batch {
+		panic(fmt.Sprintf("nets: Forward(batch=%d): input %d (want %d), policy %d (want %d), value %d", batch,
+			len(input), batch*n.InputSize(), len(policy), batch*n.PolicySize(), len(value)))
+	}
+	if n.folded != n.version {
+		n.fold()
+	}
+	n.Reserve(batch)
+	s := &n.inf
+	buf := func(b int) []float32 {
+		switch {
+		case b == n.policy:
+			return policy[:batch*n.PolicySize()]
+		case b == n.value:
+			return value[:batch]
+		}
+		return s.slots[s.slot[b]][:batch*n.bufs[b].size()]
+	}
+	nchwToNHWC(batch, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input, buf(0))
+	for _, u := range n.units {
+		a, out := buf(u.in), buf(u.out)
+		m := batch * u.cells
+		if u.kind == kindConv3 {
+			cols := s.cols[:m*u.k]
+			kernels.Im2Col3x3(a, batch, u.cin, n.cfg.Height, n.cfg.Width, cols)
+			a = cols
+		}
+		var res []float32
+		if u.res >= 0 {
+			res = buf(u.res)
+		}
+		kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
+		if u.tanh {
+			tanhInPlace(out)
+		}
+	}
+}
+
+func tanhInPlace(x []float32) {
+	for i, v := range x {
+		x[i] = float32(math.Tanh(float64(v)))
+	}
+}
+
+// MaskedSoftmax writes into probs the softmax of logits restricted to the
+// actions in legal (illegal actions get probability 0). It returns false,
+// leaving probs zero, when legal is empty. len(probs) >= len(logits).
+func MaskedSoftmax(logits []float32, legal games.Mask, probs []float32) bool {
+	mx := math.Inf(-1)
+	for a := range legal.All() {
+		if int(a) < len(logits) {
+			mx = math.Max(mx, float64(logits[a]))
+		}
+	}
+	clear(probs[:len(logits)])
+	if math.IsInf(mx, -1) {
+		return false
+	}
+	var sum float64
+	for a := range legal.All() {
+		if int(a) < len(logits) {
+			e := math.Exp(float64(logits[a]) - mx)
+			probs[a] = float32(e)
+			sum += e
+		}
+	}
+	inv := 1 / sum
+	for a := range legal.All() {
+		if int(a) < len(logits) {
+			probs[a] = float32(float64(probs[a]) * inv)
+		}
+	}
+	return true
+}

@@ -1,0 +1,296 @@
+package nets
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets/safetensors"
+)
+
+// Parameter and FLOP counts of the connect4 preset by hand:
+// stem 3x3 2->64 (1152) + BN (128); 5 blocks x 2 x (3x3 64->64 (36864) + BN
+// (128)); policy 1x1 64->2 (128) + BN (4) + FC 84->7 (588+7); value 1x1
+// 64->1 (64) + BN (2) + FC 42->64 (2688+64) + FC 64->1 (64+1).
+func TestConnect4PresetCounts(t *testing.T) {
+	cfg, err := Preset("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1152 + 128 + 10*(36864+128) + 128 + 4 + 595 + 64 + 2 + 2752 + 65
+	if got := net.NumParams(); got != want {
+		t.Errorf("params %d, want %d", got, want)
+	}
+	// 2 FLOPs per multiply-add: 42 cells x (18x64 stem + 10 x 576x64
+	// blocks + 64x2 + 64x1) + 84x7 + 42x64 + 64x1.
+	wantF := int64(2 * (42*(18*64+10*576*64+64*2+64) + 84*7 + 42*64 + 64))
+	if got := net.FLOPs(); got != wantF {
+		t.Errorf("FLOPs %d, want %d", got, wantF)
+	}
+	for _, name := range Presets() {
+		c, _ := Preset(name)
+		if name == "megazero" {
+			if err := c.Normalize(); err == nil {
+				t.Error("megazero without a game normalised")
+			}
+			continue
+		}
+		if _, err := New(c, 1); err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+}
+
+// fakeGame is a tiny board game shape for ForGame.
+type fakeGame struct{ games.Game }
+
+func (fakeGame) ObservationShape() []int { return []int{3, 2, 4, 5} }
+func (fakeGame) NumActions() int         { return 20 }
+func (fakeGame) Spec() string            { return "fake" }
+
+func TestForGame(t *testing.T) {
+	c, _ := Preset("megazero")
+	c, err := c.ForGame(fakeGame{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.InputPlanes != 6 || c.Height != 4 || c.Width != 5 || c.PolicySize != 20 || c.Channels != 128 || c.Blocks != 6 || c.Game != "fake" {
+		t.Errorf("ForGame: %+v", c)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, js := range []string{
+		`{`, `{"head":"alphazero","input_planes":2}`, `{"head":"magic"}`, `{"head":"ppo","input_planes":2,"height":3,"width":3,"policy_size":4}`,
+		`{"head":"alphazero","input_planes":2,"height":3,"width":3,"policy_size":4,"channels":4096,"blocks":256,"value_hidden":1}`,
+		`{"head":"alphazero","input_planes":2,"height":3,"width":3,"policy_size":4,"channels":4,"blocks":1,"value_hidden":1,"typo":1}`,
+	} {
+		if _, err := ParseConfig(js); err == nil {
+			t.Errorf("ParseConfig(%s): no error", js)
+		}
+	}
+	if _, err := Preset("nope"); err == nil || !strings.Contains(err.Error(), "connect4") {
+		t.Errorf("unknown preset: %v", err)
+	}
+}
+
+func TestMaskedSoftmax(t *testing.T) {
+	logits := []float32{0, float32(math.Log(2)), 5, -1}
+	legal := games.NewMask(4)
+	legal.Set(0)
+	legal.Set(1)
+	p := make([]float32, 4)
+	if !MaskedSoftmax(logits, legal, p) {
+		t.Fatal("false")
+	}
+	want := []float32{1.0 / 3, 2.0 / 3, 0, 0}
+	for i := range want {
+		if math.Abs(float64(p[i]-want[i])) > 1e-6 {
+			t.Errorf("p = %v, want %v", p, want)
+		}
+	}
+	if MaskedSoftmax(logits, games.NewMask(4), p) {
+		t.Error("empty mask: true")
+	}
+}
+
+func randInput(n int, seed uint64) []float32 {
+	rng := games.NewRand(seed)
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+// A batch evaluates like its samples one at a time, and the output stays in
+// range; after warm-up Forward allocates nothing.
+func TestForwardBatchConsistencyAndAllocs(t *testing.T) {
+	for name, cfg := range tinyConfigs {
+		net, _ := New(cfg, 3)
+		const batch = 5
+		in := randInput(batch*net.InputSize(), 1)
+		p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+		net.Forward(batch, in, p, v)
+		p1, v1 := make([]float32, net.PolicySize()), make([]float32, 1)
+		for i := 0; i < batch; i++ {
+			net.Forward(1, in[i*net.InputSize():], p1, v1)
+			closeTo(t, name+" single policy", p1, p[i*net.PolicySize():(i+1)*net.PolicySize()], 1e-5)
+			closeTo(t, name+" single value", v1, v[i:i+1], 1e-5)
+			if v1[0] < -1 || v1[0] > 1 {
+				t.Errorf("value %v out of range", v1[0])
+			}
+		}
+		if raceEnabled {
+			continue // the race detector makes sync.Pool drop items
+		}
+		if a := testing.AllocsPerRun(10, func() { net.Forward(batch, in, p, v) }); a != 0 {
+			t.Errorf("%s: Forward allocates %v times per call", name, a)
+		}
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	for name, cfg := range tinyConfigs {
+		net, _ := New(cfg, 5)
+		// Train one step so batch-norm statistics are not at identity.
+		tr := &Trainer{Net: net, Optimizer: &SGD{LR: 0.1}}
+		if _, err := tr.Step(randomBatch(cfg, 4, 1)); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), name+".safetensors")
+		if err := net.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Config().JSON() != net.Config().JSON() {
+			t.Errorf("config %s, want %s", back.Config().JSON(), net.Config().JSON())
+		}
+		for i, p := range net.Params() {
+			for j, v := range p.Data {
+				if back.Params()[i].Data[j] != v {
+					t.Fatalf("%s[%d] = %v, want %v", p.Name, j, back.Params()[i].Data[j], v)
+				}
+			}
+		}
+	}
+}
+
+// mutate rewrites a saved tiny net's file through the safetensors API.
+func mutate(t *testing.T, edit func(f *safetensors.File)) []byte {
+	net, _ := New(tinyConfigs["alphazero"], 1)
+	buf, err := net.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := safetensors.Parse(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(f)
+	out, err := safetensors.Encode(f.Tensors, f.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestLoadErrors(t *testing.T) {
+	setF32 := func(f *safetensors.File, name string, i int, v float32) {
+		tt, _ := f.Get(name)
+		tt.Data = append([]byte(nil), tt.Data...)
+		binary.LittleEndian.PutUint32(tt.Data[4*i:], math.Float32bits(v))
+	}
+	cases := []struct {
+		name string
+		buf  []byte
+		want []string
+	}{
+		{"nan", mutate(t, func(f *safetensors.File) { setF32(f, "blocks.0.conv2.weight", 3, float32(math.NaN())) }), []string{"blocks.0.conv2.weight", "NaN"}},
+		{"inf", mutate(t, func(f *safetensors.File) { setF32(f, "value.fc2.bias", 0, float32(math.Inf(-1))) }), []string{"value.fc2.bias", "Inf"}},
+		{"shape", mutate(t, func(f *safetensors.File) {
+			tt, _ := f.Get("policy.fc.weight")
+			tt.Shape = []int{tt.Shape[1], tt.Shape[0]}
+		}), []string{"policy.fc.weight", "[18,4]", "[4,18]"}},
+		{"missing", mutate(t, func(f *safetensors.File) { f.Tensors = f.Tensors[1:] }), []string{"missing"}},
+		{"extra", mutate(t, func(f *safetensors.File) {
+			f.Tensors = append(f.Tensors, safetensors.FromFloat32("zzz", []int{1}, []float32{1}))
+		}), []string{`"zzz"`}},
+		{"dtype", mutate(t, func(f *safetensors.File) {
+			tt, _ := f.Get("stem.bn.bias")
+			tt.DType = safetensors.I32
+		}), []string{"stem.bn.bias", "I32"}},
+		{"no config", mutate(t, func(f *safetensors.File) { delete(f.Metadata, ConfigKey) }), []string{"canopy.config"}},
+		{"bad config", mutate(t, func(f *safetensors.File) { f.Metadata[ConfigKey] = `{"head":"x"}` }), []string{"head"}},
+		{"truncated", func() []byte { b := mutate(t, func(*safetensors.File) {}); return b[:len(b)-10] }(), []string{"out of range"}},
+	}
+	for _, c := range cases {
+		_, err := Decode(c.buf)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not mention %q", c.name, err, w)
+			}
+		}
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("missing file: no error")
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	os.WriteFile(bad, []byte("hello"), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+func TestBackend(t *testing.T) {
+	net, _ := New(tinyConfigs["alphazero"], 1)
+	b, err := OpenBackend("auto", net, BackendOptions{MaxBatch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Name() != "cpu" || b.MaxBatch() != 8 || b.PreferredBatch() < 1 {
+		t.Errorf("backend %s max %d preferred %d", b.Name(), b.MaxBatch(), b.PreferredBatch())
+	}
+	in, ps := b.Shape()
+	if in != 18 || ps != 4 {
+		t.Errorf("shape %d %d", in, ps)
+	}
+	ctx := context.Background()
+	input := randInput(8*in, 2)
+	if err := b.Evaluate(ctx, 9, make([]float32, 9*in), make([]float32, 9*ps), make([]float32, 9)); err == nil {
+		t.Error("batch above MaxBatch: no error")
+	}
+	if err := b.Evaluate(ctx, 2, input, make([]float32, ps), make([]float32, 2)); err == nil {
+		t.Error("short policy: no error")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := b.Evaluate(cctx, 1, input, make([]float32, ps), make([]float32, 1)); err == nil {
+		t.Error("cancelled context: no error")
+	}
+	if _, err := OpenBackend("nope", net, BackendOptions{}); err == nil || !strings.Contains(err.Error(), "cpu") {
+		t.Errorf("unknown backend: %v", err)
+	}
+	// Concurrent callers are serialised (run with -race).
+	ref := net.Clone()
+	wantP, wantV := make([]float32, 8*ps), make([]float32, 8)
+	ref.Forward(8, input, wantP, wantV)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, v := make([]float32, 8*ps), make([]float32, 8)
+			for i := 0; i < 5; i++ {
+				if err := b.Evaluate(ctx, 8, input, p, v); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			for i := range wantV {
+				if v[i] != wantV[i] {
+					t.Errorf("concurrent value %v, want %v", v[i], wantV[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

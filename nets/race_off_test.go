@@ -1,0 +1,5 @@
+//go:build !race
+
+package nets
+
+const raceEnabled = false

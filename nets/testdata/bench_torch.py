@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""Times PyTorch (CPU) on the same networks as nets.BenchmarkForward and
+nets.BenchmarkTrain, for a side-by-side table:
+
+    /usr/bin/python3 nets/testdata/bench_torch.py [--threads 2] [--seconds 1]
+
+Inference runs in torch.inference_mode() with the model in eval mode and
+batch norm unfused (PyTorch's default eager execution); training is one
+forward + backward of the AlphaZero loss + Adam step at batch 256.
+Prints one line per case: preset, batch, threads, evals/s.
+"""
+import argparse
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_reference import AlphaZero  # noqa: E402  (same architecture as the Go nets)
+
+PRESETS = {
+    "connect4": {"head": "alphazero", "input_planes": 2, "height": 6, "width": 7, "policy_size": 7,
+                 "channels": 64, "blocks": 5, "value_hidden": 64},
+    "sequence": {"head": "alphazero", "input_planes": 99, "height": 10, "width": 10, "policy_size": 700,
+                 "channels": 64, "blocks": 5, "value_hidden": 256},
+}
+
+
+def timeit(fn, seconds):
+    fn()
+    n, t0 = 0, time.perf_counter()
+    while True:
+        fn()
+        n += 1
+        el = time.perf_counter() - t0
+        if el >= seconds and n >= 3:
+            return el / n
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--seconds", type=float, default=1.0)
+    args = ap.parse_args()
+    print("torch", torch.__version__)
+    for name, cfg in PRESETS.items():
+        model = AlphaZero(cfg).eval()
+        for batch in (1, 16, 256):
+            x = torch.randn(batch, cfg["input_planes"], cfg["height"], cfg["width"])
+            for th in args.threads:
+                torch.set_num_threads(th)
+                with torch.inference_mode():
+                    dt = timeit(lambda: model(x), args.seconds)
+                print("forward %-9s batch=%-4d threads=%d %10.1f evals/s" % (name, batch, th, batch / dt), flush=True)
+    cfg = PRESETS["connect4"]
+    model = AlphaZero(cfg).train()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    B = 256
+    x = torch.randn(B, 2, 6, 7)
+    target = torch.softmax(torch.randn(B, 7), 1)
+    z = torch.rand(B) * 2 - 1
+
+    def step():
+        opt.zero_grad()
+        logits, v = model(x)
+        loss = -(target * torch.log_softmax(logits, 1)).sum(1).mean() + ((v - z) ** 2).mean()
+        loss.backward()
+        opt.step()
+
+    for th in args.threads:
+        torch.set_num_threads(th)
+        dt = timeit(step, args.seconds)
+        print("train   connect4  batch=%-4d threads=%d %10.1f samples/s" % (B, th, B / dt), flush=True)
+
+
+if __name__ == "__main__":
+    main()
