@@ -42,5 +42,12 @@ fuzz:
 	  done; \
 	done
 
+# Static test and benchmark binaries for a GPU machine (see README, "GPU").
+gpu-check:
+	mkdir -p .device
+	CGO_ENABLED=0 $(GO) build -o .device/gpucheck ./cmd/gpucheck
+	CGO_ENABLED=0 $(GO) test -c -o .device/cuda.test ./cuda
+	CGO_ENABLED=0 $(GO) test -c -o .device/cudabackend.test ./nets/cudabackend
+
 clean:
 	rm -rf bin

@@ -1,0 +1,329 @@
+// Command gpucheck checks a CUDA machine for Canopy and measures the GPU
+// backend: it prints the device, driver and library versions found, runs
+// package cuda's self-tests, compares the cuda backend with the cpu backend
+// on random inputs per precision, and times evaluations per second against
+// batch size. It writes one JSON document to --out (default stdout) and
+// exits 1 when a check fails or no GPU is usable (the JSON says why).
+//
+// Build it statically (no cgo) on any machine and copy it to the GPU host:
+//
+//	CGO_ENABLED=0 go build -o .device/gpucheck ./cmd/gpucheck
+//	.device/gpucheck --out gpucheck.json
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/canopy-go/canopy/cuda"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/nets/cudabackend"
+)
+
+type libsInfo struct {
+	DriverPath    string `json:"driver_path"`
+	DriverVersion int    `json:"driver_version"`
+	NVRTCPath     string `json:"nvrtc_path,omitempty"`
+	NVRTCVersion  string `json:"nvrtc_version,omitempty"`
+	NVRTCError    string `json:"nvrtc_error,omitempty"`
+	CublasPath    string `json:"cublas_path,omitempty"`
+	CublasVersion int    `json:"cublas_version,omitempty"`
+	CublasError   string `json:"cublas_error,omitempty"`
+}
+
+type compareResult struct {
+	Preset     string  `json:"preset"`
+	Precision  string  `json:"precision"`
+	Graphs     bool    `json:"graphs"`
+	Batch      int     `json:"batch"`
+	PolicyDiff float64 `json:"max_abs_diff_policy"`
+	ValueDiff  float64 `json:"max_abs_diff_value"`
+	Error      string  `json:"error,omitempty"`
+}
+
+type benchResult struct {
+	Backend   string  `json:"backend"`
+	Precision string  `json:"precision,omitempty"`
+	Graphs    bool    `json:"graphs"`
+	Batch     int     `json:"batch"`
+	Iters     int     `json:"iters"`
+	MsPerCall float64 `json:"ms_per_call"`
+	EvalsPerS float64 `json:"evals_per_s"`
+	Error     string  `json:"error,omitempty"`
+}
+
+type report struct {
+	Time      string              `json:"time"`
+	OK        bool                `json:"ok"`
+	Error     string              `json:"error,omitempty"`
+	Libs      *libsInfo           `json:"libs,omitempty"`
+	Device    *cuda.DeviceInfo    `json:"device,omitempty"`
+	SelfTests []cuda.CheckResult  `json:"self_tests,omitempty"`
+	Compare   []compareResult     `json:"compare,omitempty"`
+	Bench     []benchResult       `json:"bench,omitempty"`
+	Notes     map[string][]string `json:"notes,omitempty"`
+}
+
+// Tolerances on the backend comparison (policy logits and values).
+var tolerance = map[cudabackend.Precision]float64{cudabackend.FP32: 1e-3, cudabackend.TF32: 5e-2,
+	cudabackend.FP16: 5e-2, cudabackend.BF16: 2.5e-1}
+
+func main() {
+	out := flag.String("out", "", "write the JSON report here (default stdout)")
+	preset := flag.String("preset", "connect4", "network preset for the comparison and benchmark")
+	batches := flag.String("batches", "1,2,4,8,16,32,64,128,256,512,1024,2048,4096", "batch sizes to time")
+	minTime := flag.Duration("bench-time", 300*time.Millisecond, "minimum timing per batch size")
+	precs := flag.String("precisions", "fp32,tf32,fp16,bf16", "precisions to compare and time")
+	cpuBench := flag.Bool("cpu-bench", true, "also time the cpu backend (up to batch 256)")
+	flag.Parse()
+	rep := run(*preset, *batches, *precs, *minTime, *cpuBench)
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	b = append(b, '\n')
+	if *out == "" {
+		os.Stdout.Write(b)
+	} else if err := os.WriteFile(*out, b, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "gpucheck:", err)
+		os.Exit(1)
+	}
+	if !rep.OK {
+		fmt.Fprintln(os.Stderr, "gpucheck: FAILED:", rep.Error)
+		os.Exit(1)
+	}
+}
+
+func parseList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad batch size %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run(preset, batchList, precList string, minTime time.Duration, cpuBench bool) *report {
+	rep := &report{Time: time.Now().UTC().Format(time.RFC3339), Notes: map[string][]string{}}
+	fail := func(format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		if rep.Error == "" {
+			rep.Error = msg
+		} else {
+			rep.Error += "; " + msg
+		}
+	}
+	batches, err := parseList(batchList)
+	if err != nil {
+		fail("%v", err)
+		return rep
+	}
+	var precs []cudabackend.Precision
+	for _, s := range strings.Split(precList, ",") {
+		p, err := cudabackend.ParsePrecision(strings.TrimSpace(s))
+		if err != nil {
+			fail("%v", err)
+			return rep
+		}
+		precs = append(precs, p)
+	}
+	libs, err := cuda.Load()
+	if err != nil {
+		fail("%v", err)
+		return rep
+	}
+	li := &libsInfo{DriverPath: libs.DriverPath, DriverVersion: libs.DriverVersion, NVRTCPath: libs.NVRTCPath,
+		CublasPath: libs.CublasPath, CublasVersion: libs.CublasVersion}
+	if libs.NVRTCErr != nil {
+		li.NVRTCError = libs.NVRTCErr.Error()
+	} else {
+		li.NVRTCVersion = fmt.Sprintf("%d.%d", libs.NVRTCVersion[0], libs.NVRTCVersion[1])
+	}
+	if libs.CublasErr != nil {
+		li.CublasError = libs.CublasErr.Error()
+	}
+	rep.Libs = li
+	dev, err := cuda.Open(0)
+	if err != nil {
+		fail("%v", err)
+		return rep
+	}
+	info := dev.Info()
+	rep.Device = &info
+	if archs, err := libs.SupportedArchs(); err == nil {
+		t, terr := cuda.ChooseTarget(info.Arch(), archs)
+		rep.Notes["nvrtc"] = []string{fmt.Sprintf("supported archs %v, target %+v %v", archs, t, terr)}
+	}
+	rep.SelfTests = cuda.SelfTest(dev)
+	dev.Close()
+	for _, r := range rep.SelfTests {
+		if !r.OK {
+			fail("self-test %s: %s", r.Name, r.Detail)
+		}
+	}
+
+	cfg, err := nets.Preset(preset)
+	if err != nil {
+		fail("%v", err)
+		return rep
+	}
+	net, err := nets.New(cfg, 1)
+	if err != nil {
+		fail("%v", err)
+		return rep
+	}
+	perturbBN(net)
+	maxBatch := 1
+	for _, b := range batches {
+		maxBatch = max(maxBatch, b)
+	}
+	ctx := context.Background()
+
+	// (c) Compare with the cpu backend.
+	const cmpBatch = 61
+	in := randInput(cmpBatch*net.InputSize(), 3)
+	wantP := make([]float32, cmpBatch*net.PolicySize())
+	wantV := make([]float32, cmpBatch)
+	cpu, _ := nets.NewCPUBackend(net.Clone(), nets.BackendOptions{MaxBatch: 256})
+	if err := cpu.Evaluate(ctx, cmpBatch, in, wantP, wantV); err != nil {
+		fail("cpu backend: %v", err)
+		return rep
+	}
+	backends := map[string]*cudabackend.Backend{}
+	defer func() {
+		for _, b := range backends {
+			b.Close()
+		}
+	}()
+	for _, p := range precs {
+		for _, graphs := range []bool{false, true} {
+			cr := compareResult{Preset: preset, Precision: string(p), Graphs: graphs, Batch: cmpBatch}
+			b, err := cudabackend.Open(net, cudabackend.Options{MaxBatch: maxBatch, Precision: p, Graphs: graphs})
+			if err != nil {
+				cr.Error = err.Error()
+				fail("open cuda %s graphs=%v: %v", p, graphs, err)
+				rep.Compare = append(rep.Compare, cr)
+				continue
+			}
+			backends[fmt.Sprint(p, graphs)] = b
+			gotP := make([]float32, len(wantP))
+			gotV := make([]float32, cmpBatch)
+			for range 2 {
+				if err = b.Evaluate(ctx, cmpBatch, in, gotP, gotV); err != nil {
+					break
+				}
+			}
+			if err != nil {
+				cr.Error = err.Error()
+				fail("cuda %s graphs=%v: %v", p, graphs, err)
+			} else {
+				cr.PolicyDiff, cr.ValueDiff = maxDiff(gotP, wantP), maxDiff(gotV, wantV)
+				if cr.PolicyDiff > tolerance[p] || cr.ValueDiff > tolerance[p] {
+					fail("cuda %s graphs=%v differs from cpu by %g / %g (tolerance %g)", p, graphs, cr.PolicyDiff, cr.ValueDiff, tolerance[p])
+				}
+			}
+			rep.Compare = append(rep.Compare, cr)
+		}
+	}
+
+	// (d) Throughput against batch size.
+	for _, p := range precs {
+		for _, graphs := range []bool{false, true} {
+			b := backends[fmt.Sprint(p, graphs)]
+			if b == nil {
+				continue
+			}
+			for _, n := range batches {
+				r := timeBackend(ctx, b, n, minTime)
+				r.Precision, r.Graphs = string(p), graphs
+				rep.Bench = append(rep.Bench, r)
+			}
+		}
+	}
+	if cpuBench {
+		for _, n := range batches {
+			if n > 256 {
+				break
+			}
+			rep.Bench = append(rep.Bench, timeBackend(ctx, cpu, n, minTime))
+		}
+	}
+	rep.OK = rep.Error == ""
+	return rep
+}
+
+func timeBackend(ctx context.Context, b nets.Backend, n int, minTime time.Duration) benchResult {
+	in, pol := b.Shape()
+	r := benchResult{Backend: b.Name(), Batch: n}
+	input := randInput(n*in, uint64(n))
+	policy := make([]float32, n*pol)
+	value := make([]float32, n)
+	for range 3 { // warm up (graph capture, cuBLAS heuristics)
+		if err := b.Evaluate(ctx, n, input, policy, value); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	}
+	start := time.Now()
+	for time.Since(start) < minTime || r.Iters < 5 {
+		if err := b.Evaluate(ctx, n, input, policy, value); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		r.Iters++
+	}
+	el := time.Since(start).Seconds()
+	r.MsPerCall = 1000 * el / float64(r.Iters)
+	r.EvalsPerS = float64(n*r.Iters) / el
+	return r
+}
+
+// perturbBN gives batch norms non-trivial statistics so that folding
+// matters in the comparison.
+func perturbBN(net *nets.Net) {
+	r := games.NewRand(17)
+	for _, q := range net.Params() {
+		switch {
+		case strings.HasSuffix(q.Name, "running_mean"):
+			for i := range q.Data {
+				q.Data[i] = float32(r.NormFloat64() * 0.1)
+			}
+		case strings.HasSuffix(q.Name, "running_var"):
+			for i := range q.Data {
+				q.Data[i] = float32(0.5 + r.Float64())
+			}
+		}
+	}
+	net.Invalidate()
+}
+
+func randInput(n int, seed uint64) []float32 {
+	r := games.NewRand(seed)
+	x := make([]float32, n)
+	for i := range x {
+		if r.Float64() < 0.3 {
+			x[i] = 1
+		}
+	}
+	return x
+}
+
+func maxDiff(a, b []float32) float64 {
+	m := 0.0
+	for i := range a {
+		d := math.Abs(float64(a[i]) - float64(b[i]))
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		m = max(m, d)
+	}
+	return m
+}

@@ -1,0 +1,437 @@
+package cudabackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/canopy-go/canopy/cuda"
+	"github.com/canopy-go/canopy/kernels/cudasrc"
+	"github.com/canopy-go/canopy/nets"
+)
+
+// Precision selects the GEMM arithmetic.
+type Precision string
+
+const (
+	FP32 Precision = "fp32" // cublasSgemm, full float32
+	TF32 Precision = "tf32" // float32 operands on TF32 tensor cores, FP32 accumulation
+	FP16 Precision = "fp16" // half operands, FP32 accumulation
+	BF16 Precision = "bf16" // bfloat16 operands, FP32 accumulation
+)
+
+// Precisions lists the supported precisions.
+func Precisions() []Precision { return []Precision{FP32, TF32, FP16, BF16} }
+
+// ParsePrecision reads a precision name ("" is fp32).
+func ParsePrecision(s string) (Precision, error) {
+	if s == "" {
+		return FP32, nil
+	}
+	for _, p := range Precisions() {
+		if strings.EqualFold(s, string(p)) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("cudabackend: unknown precision %q (want fp32, tf32, fp16 or bf16)", s)
+}
+
+// half reports whether GEMM operands are 16-bit.
+func (p Precision) half() bool { return p == FP16 || p == BF16 }
+
+// Options configure Open. Zero fields take defaults.
+type Options struct {
+	MaxBatch  int       // default 1024
+	Device    int       // CUDA device ordinal
+	Precision Precision // default fp32
+	Graphs    bool      // replay one captured CUDA graph per batch size
+}
+
+// Backend defaults.
+const (
+	defaultMaxBatch = 1024
+	preferredBatch  = 256
+	blockSize       = 256
+	maxBlocks       = 1 << 16 // kernels use grid-stride loops
+	workspaceBytes  = 32 << 20
+)
+
+// Backend evaluates a net on a GPU. Safe for concurrent use.
+type Backend struct {
+	mu       sync.Mutex
+	dev      *cuda.Device
+	plan     *plan
+	opts     Options
+	in, pol  int // per-sample input and policy sizes
+	elemSize int // bytes per GEMM operand element (4 or 2)
+
+	// Device state, used only on the device thread.
+	stream  cuda.Stream
+	blas    *cuda.Blas
+	mod     cuda.Module
+	fns     map[string]cuda.Function
+	slot    []int
+	store   []cuda.DevicePtr // activation slots, float32
+	cols    cuda.DevicePtr   // im2col matrix (operand precision)
+	half    cuda.DevicePtr   // 16-bit copy of 1x1 / dense GEMM inputs
+	dIn     cuda.DevicePtr   // planar input
+	ws      cuda.DevicePtr   // cuBLAS workspace
+	w, b    []cuda.DevicePtr // per layer: weights (operand precision), bias (float32)
+	hostIn  *cuda.HostBuffer
+	hostOut *cuda.HostBuffer // policy for MaxBatch samples, then values
+	graphs  map[int]cuda.GraphExec
+	allocs  []cuda.DevicePtr
+}
+
+// Probe reports whether a CUDA device can be used, without opening a
+// backend: nil, or the reason (for a machine without a driver, the list of
+// library paths tried).
+func Probe() error {
+	n, err := cuda.DeviceCount()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errors.New("cudabackend: the CUDA driver reports no devices")
+	}
+	return nil
+}
+
+func init() {
+	nets.RegisterBackend("cuda", 10, func(net *nets.Net, o nets.BackendOptions) (nets.Backend, error) {
+		prec, err := ParsePrecision(os.Getenv("CANOPY_CUDA_PRECISION"))
+		if err != nil {
+			return nil, err
+		}
+		return Open(net, Options{MaxBatch: o.MaxBatch, Device: o.Device, Precision: prec,
+			Graphs: os.Getenv("CANOPY_CUDA_GRAPHS") == "1"})
+	})
+}
+
+// Open builds the GPU network for net: it opens the device, compiles the
+// kernels, and uploads the folded weights. Later changes to net's weights
+// are not seen; open a new backend after training.
+func Open(net *nets.Net, o Options) (*Backend, error) {
+	if net == nil {
+		return nil, errors.New("cudabackend: nil network")
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = defaultMaxBatch
+	}
+	prec, err := ParsePrecision(string(o.Precision))
+	if err != nil {
+		return nil, err
+	}
+	o.Precision = prec
+	p, err := buildPlan(net)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := cuda.Open(o.Device)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{dev: dev, plan: p, opts: o, in: net.InputSize(), pol: net.PolicySize(), elemSize: 4,
+		fns: map[string]cuda.Function{}, graphs: map[int]cuda.GraphExec{}}
+	if prec.half() {
+		b.elemSize = 2
+	}
+	if err := dev.Do(b.setup); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Backend) alloc(c *cuda.Ctx, bytes int) (cuda.DevicePtr, error) {
+	p, err := c.Alloc(max(bytes, 4))
+	if err == nil {
+		b.allocs = append(b.allocs, p)
+	}
+	return p, err
+}
+
+// setup runs on the device thread.
+func (b *Backend) setup(c *cuda.Ctx) error {
+	src, err := cudasrc.Source(cudasrc.Net)
+	if err != nil {
+		return err
+	}
+	if b.mod, _, err = c.CompileForDevice(cudasrc.Net, src); err != nil {
+		return err
+	}
+	for _, name := range []string{"nchw_to_nhwc", "im2col3x3_f32", "im2col3x3_f16", "im2col3x3_bf16", "bias_act",
+		"f32_to_f16_kernel", "f32_to_bf16_kernel"} {
+		f, err := c.Function(b.mod, name)
+		if err != nil {
+			return err
+		}
+		b.fns[name] = f
+	}
+	if b.stream, err = c.NewStream(); err != nil {
+		return err
+	}
+	if b.blas, err = c.NewBlas(b.stream); err != nil {
+		return err
+	}
+	if b.ws, err = b.alloc(c, workspaceBytes); err != nil {
+		return err
+	}
+	if err := b.blas.SetWorkspace(b.ws, workspaceBytes); err != nil {
+		return err
+	}
+	mb, p := b.opts.MaxBatch, b.plan
+	slot, per := p.slots()
+	b.slot = slot
+	for _, n := range per {
+		d, err := b.alloc(c, 4*mb*n)
+		if err != nil {
+			return err
+		}
+		b.store = append(b.store, d)
+	}
+	if b.cols, err = b.alloc(c, b.elemSize*mb*p.maxCols()); err != nil {
+		return err
+	}
+	if b.opts.Precision.half() {
+		if b.half, err = b.alloc(c, 2*mb*p.maxGemmInput()); err != nil {
+			return err
+		}
+	}
+	if b.dIn, err = b.alloc(c, 4*mb*b.in); err != nil {
+		return err
+	}
+	if b.hostIn, err = c.AllocHost(4 * mb * b.in); err != nil {
+		return err
+	}
+	if b.hostOut, err = c.AllocHost(4 * mb * (b.pol + 1)); err != nil {
+		return err
+	}
+	for _, l := range p.layers {
+		w, err := b.upload(c, l.w)
+		if err != nil {
+			return err
+		}
+		bias, err := b.alloc(c, 4*len(l.b))
+		if err != nil {
+			return err
+		}
+		if err := c.CopyHtoD(bias, l.b); err != nil {
+			return err
+		}
+		b.w, b.b = append(b.w, w), append(b.b, bias)
+	}
+	return c.SyncStream(b.stream)
+}
+
+// upload copies float32 weights to the device in operand precision.
+func (b *Backend) upload(c *cuda.Ctx, w []float32) (cuda.DevicePtr, error) {
+	f32, err := b.alloc(c, 4*len(w))
+	if err != nil {
+		return 0, err
+	}
+	if err := c.CopyHtoD(f32, w); err != nil {
+		return 0, err
+	}
+	if !b.opts.Precision.half() {
+		return f32, nil
+	}
+	h, err := b.alloc(c, 2*len(w))
+	if err != nil {
+		return 0, err
+	}
+	if err := b.convert(c, f32, h, len(w)); err != nil {
+		return 0, err
+	}
+	// f32 stays allocated until Close (it is small; freeing it here would
+	// need a sync first).
+	return h, nil
+}
+
+func (b *Backend) launch(c *cuda.Ctx, name string, n int, args *cuda.Args) error {
+	f, ok := b.fns[name]
+	if !ok {
+		return fmt.Errorf("cudabackend: kernel %s not loaded", name)
+	}
+	return c.Launch(f, cuda.Dim3{X: cuda.Grid1D(n, blockSize, maxBlocks)}, cuda.Dim3{X: blockSize}, 0, b.stream, args)
+}
+
+// convert writes n float32s from src as 16-bit values of the precision.
+func (b *Backend) convert(c *cuda.Ctx, src, dst cuda.DevicePtr, n int) error {
+	name := "f32_to_f16_kernel"
+	if b.opts.Precision == BF16 {
+		name = "f32_to_bf16_kernel"
+	}
+	return b.launch(c, name, n, c.Args().Ptr(src).Ptr(dst).Int64(int64(n)))
+}
+
+func (b *Backend) buf(id int) cuda.DevicePtr { return b.store[b.slot[id]] }
+
+// enqueue puts one evaluation of batch samples on the stream: input copy,
+// layers, output copies. It only enqueues, so it can be captured.
+func (b *Backend) enqueue(c *cuda.Ctx, batch int) error {
+	p, cfg := b.plan, b.plan.cfg
+	cells := cfg.Height * cfg.Width
+	if err := c.CopyHtoDAsync(b.dIn, b.hostIn, 0, 4*batch*b.in, b.stream); err != nil {
+		return err
+	}
+	if err := b.launch(c, "nchw_to_nhwc", batch*b.in,
+		c.Args().Ptr(b.dIn).Ptr(b.buf(0)).Int(batch).Int(cfg.InputPlanes).Int(cells)); err != nil {
+		return err
+	}
+	prec := b.opts.Precision
+	for i, l := range p.layers {
+		m := batch * l.cells
+		a := b.buf(l.in)
+		switch {
+		case l.kind == kindConv3:
+			name := map[Precision]string{FP32: "im2col3x3_f32", TF32: "im2col3x3_f32", FP16: "im2col3x3_f16", BF16: "im2col3x3_bf16"}[prec]
+			if err := b.launch(c, name, m*l.k, c.Args().Ptr(a).Ptr(b.cols).Int(batch).Int(l.cin).Int(cfg.Height).Int(cfg.Width)); err != nil {
+				return fmt.Errorf("layer %s: %w", l.name, err)
+			}
+			a = b.cols
+		case prec.half():
+			if err := b.convert(c, a, b.half, m*l.k); err != nil {
+				return fmt.Errorf("layer %s: %w", l.name, err)
+			}
+			a = b.half
+		}
+		out := b.buf(l.out)
+		// Row-major out[m][cout] = a[m][k] * w[k][cout] (cuda.MapGemm).
+		var err error
+		switch prec {
+		case FP32:
+			err = b.blas.Sgemm(false, false, m, l.cout, l.k, 1, a, l.k, b.w[i], l.cout, 0, out, l.cout)
+		case TF32:
+			err = b.blas.GemmEx(false, false, m, l.cout, l.k, 1, a, l.k, b.w[i], l.cout, cuda.DataF32, 0, out, l.cout, cuda.Compute32FFastTF32)
+		case FP16:
+			err = b.blas.GemmEx(false, false, m, l.cout, l.k, 1, a, l.k, b.w[i], l.cout, cuda.DataF16, 0, out, l.cout, cuda.Compute32F)
+		case BF16:
+			err = b.blas.GemmEx(false, false, m, l.cout, l.k, 1, a, l.k, b.w[i], l.cout, cuda.DataBF16, 0, out, l.cout, cuda.Compute32F)
+		}
+		if err != nil {
+			return fmt.Errorf("layer %s: %w", l.name, err)
+		}
+		var res cuda.DevicePtr
+		if l.res >= 0 {
+			res = b.buf(l.res)
+		}
+		if err := b.launch(c, "bias_act", m*l.cout, c.Args().Ptr(out).Ptr(b.b[i]).Ptr(res).Int(m).Int(l.cout).
+			Int(boolInt(l.relu)).Int(boolInt(l.tanh))); err != nil {
+			return fmt.Errorf("layer %s: %w", l.name, err)
+		}
+	}
+	if err := c.CopyDtoHAsync(b.hostOut, 0, b.buf(p.policy), 4*batch*b.pol, b.stream); err != nil {
+		return err
+	}
+	return c.CopyDtoHAsync(b.hostOut, 4*b.opts.MaxBatch*b.pol, b.buf(p.value), 4*batch, b.stream)
+}
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// Name implements nets.Backend.
+func (b *Backend) Name() string { return "cuda" }
+
+// Shape implements nets.Backend.
+func (b *Backend) Shape() (int, int) { return b.in, b.pol }
+
+// PreferredBatch implements nets.Backend.
+func (b *Backend) PreferredBatch() int { return min(preferredBatch, b.opts.MaxBatch) }
+
+// MaxBatch implements nets.Backend.
+func (b *Backend) MaxBatch() int { return b.opts.MaxBatch }
+
+// Options returns the options the backend was opened with.
+func (b *Backend) Options() Options { return b.opts }
+
+// Device returns the GPU.
+func (b *Backend) Device() *cuda.Device { return b.dev }
+
+// Evaluate implements nets.Backend.
+func (b *Backend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if batch < 1 || batch > b.opts.MaxBatch {
+		return fmt.Errorf("cudabackend: batch %d outside [1, %d]", batch, b.opts.MaxBatch)
+	}
+	if len(input) < batch*b.in || len(policy) < batch*b.pol || len(value) < batch {
+		return fmt.Errorf("cudabackend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
+			batch, batch*b.in, batch*b.pol, batch, len(input), len(policy), len(value))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.hostIn == nil {
+		return errors.New("cudabackend: backend is closed")
+	}
+	copy(b.hostIn.Float32s()[:batch*b.in], input)
+	err := b.dev.Do(func(c *cuda.Ctx) error {
+		if !b.opts.Graphs {
+			if err := b.enqueue(c, batch); err != nil {
+				return err
+			}
+			return c.SyncStream(b.stream)
+		}
+		g, ok := b.graphs[batch]
+		if !ok {
+			var err error
+			if g, err = c.Capture(b.stream, func() error { return b.enqueue(c, batch) }); err != nil {
+				return fmt.Errorf("cudabackend: capturing the graph for batch %d: %w", batch, err)
+			}
+			b.graphs[batch] = g
+		}
+		if err := c.GraphLaunch(g, b.stream); err != nil {
+			return err
+		}
+		return c.SyncStream(b.stream)
+	})
+	if err != nil {
+		return err
+	}
+	out := b.hostOut.Float32s()
+	copy(policy[:batch*b.pol], out[:batch*b.pol])
+	vo := b.opts.MaxBatch * b.pol
+	copy(value[:batch], out[vo:vo+batch])
+	return nil
+}
+
+// Close frees the GPU memory and stops the device thread.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dev == nil {
+		return nil
+	}
+	err := b.dev.Do(func(c *cuda.Ctx) error {
+		var errs []error
+		if b.stream != 0 {
+			errs = append(errs, c.SyncStream(b.stream))
+		}
+		for _, g := range b.graphs {
+			errs = append(errs, c.DestroyGraph(g))
+		}
+		if b.blas != nil {
+			errs = append(errs, b.blas.Destroy())
+		}
+		for _, p := range b.allocs {
+			errs = append(errs, c.Free(p))
+		}
+		errs = append(errs, c.FreeHost(b.hostIn), c.FreeHost(b.hostOut), c.DestroyStream(b.stream))
+		if b.mod != 0 {
+			errs = append(errs, c.UnloadModule(b.mod))
+		}
+		return errors.Join(errs...)
+	})
+	b.hostIn, b.hostOut = nil, nil
+	err = errors.Join(err, b.dev.Close())
+	b.dev = nil
+	return err
+}

@@ -1,0 +1,43 @@
+// Package cudabackend runs Canopy's policy-value networks on an NVIDIA GPU
+// through package cuda, and registers itself as the nets backend "cuda"
+// (priority 10, above "cpu"), so nets.OpenBackend("auto", ...) uses the GPU
+// when one opens and falls back to the CPU otherwise. Registration does not
+// touch the GPU; the driver is looked for when a backend is opened. Import
+// it for its side effect where a GPU should be used:
+//
+//	import _ "github.com/canopy-go/canopy/nets/cudabackend"
+//
+// It is for: inference of nets.Net (AlphaZero ResNets and the PPO CNN) in
+// FP32 (cuBLAS SGEMM), TF32, FP16 or BF16 (cublasGemmEx with FP32
+// accumulation), optionally replayed from CUDA graphs per batch size. It is
+// not for: training (package nets), request batching (package batcher), or
+// CUDA bindings themselves (package cuda).
+//
+// # Mirroring the CPU network
+//
+// The layer list (plan) is rebuilt from the net's Config and parameter
+// names exactly as nets builds it, and batch norm is folded into the
+// preceding convolution with the running statistics exactly as nets folds
+// it: scale = gamma/sqrt(var+1e-5), W' = W*scale, b' = (b-mean)*scale+beta.
+// Parameter Data is already in the GEMM layout of package kernels, so it is
+// uploaded unchanged (after folding). A test runs the plan on the CPU with
+// package kernels and compares it with nets' own Forward, which pins the
+// mirror without a GPU.
+//
+// Each unit is: (im2col for 3x3 convolutions) -> GEMM with cuBLAS -> one
+// epilogue kernel adding bias and residual and applying ReLU (and tanh for
+// the value). In reduced precision the GEMM operands (weights, im2col
+// matrix, 1x1 and dense inputs) are FP16/BF16 and everything else,
+// accumulation and activations included, stays FP32.
+//
+// # Options
+//
+// The registered factory reads CANOPY_CUDA_PRECISION (fp32, tf32, fp16,
+// bf16; default fp32) and CANOPY_CUDA_GRAPHS (1 to replay captured graphs).
+// Open takes them explicitly.
+//
+// # Concurrency
+//
+// A Backend is safe for concurrent use: Evaluate calls are serialised, and
+// all GPU work runs on the cuda.Device's thread.
+package cudabackend
