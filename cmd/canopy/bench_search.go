@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/trace"
+	"sort"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/canopy-go/canopy/bench"
+	"github.com/canopy-go/canopy/selfplay"
+)
+
+func init() { benchTargets["search"] = benchSearch }
+
+// topFunc is one line of the CPU profile summary.
+type topFunc struct {
+	Name    string  `json:"name"`
+	FlatPct float64 `json:"flat_pct"`
+	CumPct  float64 `json:"cum_pct"`
+}
+
+type benchSearchOut struct {
+	bench.SearchResult
+	RunDir string    `json:"run_dir"`
+	Top    []topFunc `json:"top,omitempty"`
+}
+
+func benchSearch(e *env, args []string) error {
+	fs := flag.NewFlagSet("canopy bench search", flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	game := fs.String("game", "connect4", "game spec")
+	netFile := fs.String("net", "random", "network: a weights file, init (built-in random-init net) or random (no network)")
+	backend := fs.String("backend", "auto", "network backend for --net")
+	trees := fs.Int("trees", 1024, "trees (games) searched at once")
+	batch := fs.Int("batch", 0, "largest network batch (default: the backend's preferred)")
+	sims := fs.Int("sims", 200, "simulations per move")
+	leaves := fs.Int("leaves", 1, "leaves in flight per tree")
+	workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
+	wait := fs.Duration("wait", 0, "batcher wait for a fuller batch (0 = default 200µs, negative = none)")
+	seconds := fs.Float64("seconds", 5, "measurement time")
+	seed := fs.Uint64("seed", 1, "random seed")
+	out := fs.String("out", "", "run directory for profiles and result.json (default runs/bench-<time>)")
+	traceFile := fs.String("trace", "", "write a runtime execution trace to this file")
+	asJSON := fs.Bool("json", false, "print as JSON")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	var prof profiler
+	prof.flags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *seconds <= 0 || *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
+		return usagef("--seconds, --trees, --sims and --leaves must be positive and --batch not negative")
+	}
+	g, err := newGame(*game)
+	if err != nil {
+		return err
+	}
+	nb, err := openNetwork(g, *netFile, *backend, *batch)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("runs", "bench-"+time.Now().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %v", err)
+	}
+	if prof.cpu == "" {
+		prof.cpu = filepath.Join(dir, "cpu.pprof")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			return fmt.Errorf("--trace: %v", err)
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("--trace: %v", err)
+		}
+		defer trace.Stop()
+	}
+	if err := prof.start(); err != nil {
+		return err
+	}
+	res, err := bench.Search(ctx, bench.SearchConfig{Game: g, Backend: nb.be, Trees: *trees, Batch: *batch, Sims: *sims,
+		Leaves: *leaves, Workers: *workers, Wait: *wait, Duration: time.Duration(*seconds * float64(time.Second)), Seed: *seed},
+		func(f float64, c selfplay.Counters) {
+			if !*quiet {
+				fmt.Fprintf(e.Stderr, "\rbench search: %3.0f%% %d nodes, %d evals   ", 100*f, c.Nodes, c.Evals)
+			}
+		})
+	if !*quiet {
+		fmt.Fprintln(e.Stderr)
+	}
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	o := benchSearchOut{SearchResult: res, RunDir: dir}
+	if top, err := topFunctions(prof.cpu, 8); err == nil {
+		o.Top = top
+	}
+	if err := writeJSONFile(filepath.Join(dir, "result.json"), o); err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.Stdout, o)
+	}
+	w := e.Stdout
+	fmt.Fprintf(w, "%s on %s: %d trees, batch %d, %d sims/move, %d leaves/tree, %d workers (GOMAXPROCS %d), %.1f s\n",
+		res.Game, res.Backend, res.Trees, res.Batch, res.Sims, res.Leaves, res.Workers, res.GOMAXPROCS, res.Seconds)
+	fmt.Fprintf(w, "nodes/s %.0f (per CPU-second %.0f; CPU %.1f s)   evals/s %.0f   games %d, positions %d\n",
+		res.NodesPerSec, res.NodesPerCPUSec, res.CPUSeconds, res.EvalsPerSec, res.Games, res.Positions)
+	fmt.Fprintf(w, "batch: mean %.1f rows, fill %.0f%%; backend busy %.0f%% of wall time\n", res.MeanBatch, 100*res.Fill, 100*res.BusyFraction)
+	fmt.Fprintf(w, "latency: queue p50 %.0f µs p99 %.0f µs; compute p50 %.0f µs p99 %.0f µs\n", res.QueueP50us, res.QueueP99us, res.ComputeP50us, res.ComputeP99us)
+	if len(o.Top) > 0 {
+		fmt.Fprintln(w, "top functions (CPU profile):   flat%   cum%")
+		for _, t := range o.Top {
+			fmt.Fprintf(w, "  %-60.60s %5.1f %6.1f\n", t.Name, t.FlatPct, t.CumPct)
+		}
+	}
+	fmt.Fprintf(w, "profiles and result.json in %s\n", dir)
+	return nil
+}
+
+func writeJSONFile(path string, v any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(f, v); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// topFunctions reads a CPU profile and returns the n functions with the
+// most flat samples, with their flat and cumulative shares.
+func topFunctions(path string, n int) ([]topFunc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, err
+	}
+	vi := len(p.SampleType) - 1 // "cpu/nanoseconds" is the last type
+	flat, cum := map[string]int64{}, map[string]int64{}
+	var total int64
+	for _, s := range p.Sample {
+		v := s.Value[vi]
+		total += v
+		seen := map[string]bool{}
+		for li, loc := range s.Location {
+			for k, ln := range loc.Line {
+				if ln.Function == nil {
+					continue
+				}
+				name := ln.Function.Name
+				if li == 0 && k == 0 {
+					flat[name] += v
+				}
+				if !seen[name] {
+					seen[name] = true
+					cum[name] += v
+				}
+			}
+		}
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	names := make([]string, 0, len(flat))
+	for k := range flat {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return flat[names[i]] > flat[names[j]] })
+	var out []topFunc
+	for _, k := range names[:min(n, len(names))] {
+		out = append(out, topFunc{k, 100 * float64(flat[k]) / float64(total), 100 * float64(cum[k]) / float64(total)})
+	}
+	return out, nil
+}

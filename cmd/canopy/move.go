@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/search"          // registers the mcts agent
+	_ "github.com/canopy-go/canopy/search/gameheur" // game heuristics for mcts:bias=, rollout=heuristic
+)
+
+func init() {
+	register(&command{
+		Name:    "move",
+		Summary: "ask an agent for its move in a position (with --analyze: its statistics per action)",
+		Usage:   "--game G --agent SPEC [--moves M] [--player P] [--seed S] [--analyze] [--json]",
+		Help: `Builds the position from --moves (a move list from the start, or the game's
+state notation; empty = initial position) and prints the action the agent
+chooses. With --analyze it prints the agent's statistics per action
+(visits, Q from the mover's view, prior), for agents that can explain
+themselves (mcts does). --player picks whose choice is asked for at
+simultaneous-move positions (default 0).
+Example:
+  canopy move --game connect4 --agent mcts:sims=20000 --moves 4453 --analyze`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			game := fs.String("game", "", "game spec, e.g. connect4 (see `canopy games`)")
+			agentSpec := fs.String("agent", "", "agent spec, e.g. mcts:sims=2000 (see `canopy agents`)")
+			moves := fs.String("moves", "", "position: move list or state notation (default: initial position)")
+			player := fs.Int("player", -1, "player to ask at simultaneous positions (default 0)")
+			seed := fs.Uint64("seed", 1, "random seed")
+			analyze := fs.Bool("analyze", false, "print visits, Q and prior per action")
+			asJSON := fs.Bool("json", false, "print as JSON")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				g, err := newGame(*game)
+				if err != nil {
+					return err
+				}
+				if *agentSpec == "" {
+					return usagef("--agent is required, e.g. --agent mcts:sims=2000 (see `canopy agents`)")
+				}
+				s := g.NewInitialState()
+				if *moves != "" {
+					if s, _, err = parsePosition(g, *moves); err != nil {
+						return usageError{err.Error()}
+					}
+				}
+				if s.IsTerminal() {
+					return fmt.Errorf("position %q: the game is over; give a position with a move to play", s.String())
+				}
+				p := s.CurrentPlayer()
+				switch {
+				case p == games.SimultaneousPlayer:
+					p = max(*player, 0)
+					if p >= g.NumPlayers() {
+						return usagef("--player %d: the game has players 0..%d", p, g.NumPlayers()-1)
+					}
+				case p == games.ChancePlayer:
+					return fmt.Errorf("position %q: a chance event is next, not a player's move", s.String())
+				case *player >= 0 && *player != p:
+					return usagef("--player %d: player %d is to move", *player, p)
+				}
+				ag, err := agent.New(g, *agentSpec, *seed)
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				ctx := context.Background()
+				var rows []agent.Analysis
+				if *analyze {
+					an, ok := ag.(agent.Analyzer)
+					if !ok {
+						return usagef("agent %q cannot --analyze (try mcts)", *agentSpec)
+					}
+					if rows, err = an.Analyze(ctx, s, p); err != nil {
+						return err
+					}
+				}
+				act, err := ag.Act(ctx, s, p)
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					type row struct {
+						Action string  `json:"action"`
+						ID     int     `json:"id"`
+						Visits int     `json:"visits"`
+						Q      float64 `json:"q"`
+						Prior  float64 `json:"prior"`
+					}
+					out := struct {
+						Game     string `json:"game"`
+						Position string `json:"position"`
+						Player   int    `json:"player"`
+						Move     string `json:"move"`
+						ID       int    `json:"id"`
+						Analysis []row  `json:"analysis,omitempty"`
+					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), nil}
+					for _, r := range rows {
+						out.Analysis = append(out.Analysis, row{s.ActionString(r.Action), int(r.Action), r.Visits, r.Q, r.Prior})
+					}
+					return writeJSON(e.Stdout, out)
+				}
+				if *analyze {
+					fmt.Fprintf(e.Stdout, "%-8s %8s %8s %8s\n", "action", "visits", "q", "prior")
+					for _, r := range rows {
+						fmt.Fprintf(e.Stdout, "%-8s %8d %8.3f %8.3f\n", s.ActionString(r.Action), r.Visits, r.Q, r.Prior)
+					}
+				}
+				fmt.Fprintln(e.Stdout, s.ActionString(act))
+				return nil
+			}
+		},
+	})
+}

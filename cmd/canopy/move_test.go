@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	_ "github.com/canopy-go/canopy/games/tictactoe"
+)
+
+func TestMove(t *testing.T) {
+	// X (1,2) against O (4,5): X wins at 3.
+	code, out, errs := runCLI(t, "", "move", "--game", "tictactoe", "--agent", "mcts:sims=2000", "--moves", "1425")
+	if code != 0 || strings.TrimSpace(out) != "3" {
+		t.Fatalf("move: status %d, out %q, err %q; want 3", code, out, errs)
+	}
+	code, out, errs = runCLI(t, "", "move", "--game", "tictactoe", "--agent", "mcts:sims=2000", "--moves", "1425", "--analyze", "--json", "--seed", "5")
+	if code != 0 {
+		t.Fatalf("analyze: %d %q", code, errs)
+	}
+	var res struct {
+		Move     string
+		Analysis []struct {
+			Action string
+			Visits int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("json: %v in %q", err, out)
+	}
+	total := 0
+	for _, r := range res.Analysis {
+		total += r.Visits
+	}
+	if res.Move != "3" || len(res.Analysis) != 5 || res.Analysis[0].Action != "3" || total != 2000 {
+		t.Errorf("analysis %+v", res)
+	}
+	code, out, _ = runCLI(t, "", "move", "--game", "tictactoe", "--agent", "mcts:sims=500", "--moves", "1425", "--analyze")
+	if code != 0 || !strings.Contains(out, "visits") {
+		t.Errorf("analyze table: %d %q", code, out)
+	}
+	for _, bad := range [][]string{
+		{"move", "--game", "tictactoe"},                                                   // no agent
+		{"move", "--game", "tictactoe", "--agent", "mcts:sel=nope"},                       // bad option value
+		{"move", "--game", "tictactoe", "--agent", "mcts:bogus=1"},                        // unknown option
+		{"move", "--game", "tictactoe", "--agent", "mcts", "--moves", "11"},               // illegal move
+		{"move", "--game", "tictactoe", "--agent", "random", "--moves", "1", "--analyze"}, // cannot analyze
+	} {
+		if code, _, errs := runCLI(t, "", bad...); code != 2 {
+			t.Errorf("%v: status %d, want 2 (%q)", bad, code, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "move", "--game", "tictactoe", "--agent", "mcts", "--moves", "14253"); code != 1 {
+		t.Errorf("finished game: status %d, want 1 (%q)", code, errs)
+	}
+}

@@ -1,0 +1,34 @@
+package search
+
+import (
+	"context"
+	"testing"
+
+	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/connect4"
+	_ "github.com/canopy-go/canopy/games/tetrislink"
+)
+
+// A simulation on a warmed tree allocates nothing, for every selection
+// rule and for evaluator-driven (expand at evaluation) search.
+func TestZeroAllocsPerSimulation(t *testing.T) {
+	for _, gs := range []string{"connect4", "tictactoe", "tetrislink:players=3"} {
+		g := games.MustNew(gs)
+		for _, rule := range []Rule{UCT, UCB1Tuned, PUCT, RAVE, PoolRAVE, AlphaAMAF} {
+			o := DefaultOptions()
+			o.Rule, o.Sims, o.MaxNodes = rule, 200, 100000
+			if rule == PUCT {
+				o.Eval = Uniform{}
+			}
+			tr, err := New(g, o, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.Search(context.Background(), g.NewInitialState())
+			w := tr.walkers[0]
+			if n := testing.AllocsPerRun(200, func() { tr.simulate(w) }); n != 0 {
+				t.Errorf("%s %v: %v allocations per simulation", gs, rule, n)
+			}
+		}
+	}
+}

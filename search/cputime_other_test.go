@@ -1,0 +1,5 @@
+//go:build !unix
+
+package search
+
+func cpuSeconds() float64 { return 0 }

@@ -1,0 +1,73 @@
+// Package search is Canopy's Monte Carlo tree search: one engine in which
+// every study's agent is a configuration of Options.
+//
+// It provides a preallocated tree arena (int32 indices, compact per-edge
+// statistics), selection rules as small strategy values (UCT, UCB1-Tuned,
+// PUCT, RAVE, PoolRAVE, alpha-AMAF, progressive bias), leaf evaluators
+// (random and heuristic rollouts, static value+prior evaluators, blends),
+// backups of per-player value vectors (so 2-player zero-sum, 3-4 player,
+// multi-action and simultaneous games share one code path), root
+// determinization and SO-ISMCTS for hidden information, tree and root
+// parallelism, tree reuse between moves and an optional transposition
+// table. The agent `mcts` (agent.go) exposes all of this through spec
+// strings such as "mcts:sel=ucb1tuned,c=0.7,sims=2000".
+//
+// It is not a game-specific engine (no opening books, no solvers), and not
+// a neural network: networks plug in through Evaluator, or drive
+// SelectLeaf/Backup themselves from a batcher.
+//
+// # Pipeline
+//
+// The hot loop is the numbered pipeline of Tree.simulate: (1) SelectLeaf
+// descends and applies virtual loss, (2) an Evaluator scores the leaf, (3)
+// Backup expands the leaf (when expanding at evaluation) and adds the
+// values along the path. Steps (1) and (3) are public so that a batching
+// driver can keep many leaves of many trees in flight, one Walker per leaf;
+// call Tree.SetShared(true) when several goroutines do so. Simulations
+// allocate nothing once the walkers are warm (pinned by
+// TestZeroAllocsPerSimulation).
+//
+// # Memory layout
+//
+// A node is 24 bytes (first edge, edge count, visits, expansion state,
+// open-loop child, mover); an edge is 48 bytes (value sum, squared-value
+// sum, AMAF sum, action, child, visits, virtual losses, AMAF count, prior).
+// Edges of a node are contiguous and created all at once when the node is
+// expanded; child nodes are created lazily when an edge is first taken.
+// Measured on connect4/tetrislink UCT searches: 49-60 bytes per edge
+// (expanded child) including the nodes, see BenchmarkUCT's B/child.
+// Arenas are sized by MaxNodes/MaxEdges; when one is full the search keeps
+// simulating without new nodes (full=keep: leaves are evaluated below the
+// deepest node and statistics keep accumulating) or stops (full=stop).
+//
+// # Values
+//
+// Evaluators return one value per player in [-1, 1] (game returns are
+// rescaled from [MinReturn, MaxReturn]). Each edge stores only the value of
+// the player who chooses it (the mover of its node; at simultaneous nodes
+// the owner of its segment), so each player maximises its own value, the
+// mover of every node is used (multi-action turns need no special case),
+// and two-player zero-sum games pay for one float per edge like any other.
+//
+// # Chance and simultaneous nodes
+//
+// Chance nodes have one edge per outcome (closed loop); simulations sample
+// the outcome with ChanceState.SampleChance, so outcomes are visited in
+// proportion to their probability. Simultaneous nodes use decoupled
+// selection: one edge segment and one bandit per player, and a single
+// open-loop child shared by all joint actions (the state is recomputed by
+// replaying the actions of each simulation).
+//
+// # Concurrency
+//
+// Statistics are int32/int64 counters (values in fixed point, 2^-24 units)
+// updated with atomic adds when the tree is shared, plain adds otherwise.
+// Node expansion is claimed by a CAS on the node's state (unexpanded ->
+// expanding); the winner writes the edges and publishes them with an atomic
+// store (expanded), which orders them before any reader's atomic load that
+// sees expanded. Children are published by CAS on the edge's child index.
+// Virtual loss: each in-flight visit counts as a visit with value -1 for
+// the chooser until Backup removes it. Go's sync/atomic operations are
+// sequentially consistent, which is stronger than this protocol needs.
+// Single-threaded searches are deterministic for a seed.
+package search

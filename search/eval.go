@@ -1,0 +1,250 @@
+package search
+
+import (
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// Heuristic scores action a for player in s, larger is better, roughly in
+// [0, 1]. It is used by progressive bias (stored per edge at expansion) and
+// by heuristic-guided rollouts. Implementations must be safe for
+// concurrent use and should not allocate. s must not be modified.
+type Heuristic interface {
+	Score(s games.State, player int, a games.Action) float64
+}
+
+// HeuristicFunc adapts a function (such as sushigo.Heuristic) to Heuristic.
+type HeuristicFunc func(s games.State, player int, a games.Action) float64
+
+// Score implements Heuristic.
+func (f HeuristicFunc) Score(s games.State, player int, a games.Action) float64 {
+	return f(s, player, a)
+}
+
+// Evaluator scores a leaf. It is shared by all goroutines of a search and
+// must be safe for concurrent use; per-goroutine scratch space lives in
+// the EvalContext.
+//
+// Evaluate writes each player's value, in [-1, 1], into value[:players]
+// and may modify s (a scratch copy). When priors is non-nil and the
+// evaluator has a policy it writes a non-negative weight for every legal
+// action a into priors[a] and returns true; the search normalises them over
+// the legal actions. A batched network evaluator does not need to
+// implement Evaluator: it drives Tree.SelectLeaf / Tree.Backup itself.
+type Evaluator interface {
+	Evaluate(c *EvalContext, s games.State, value []float64, priors []float32) bool
+}
+
+// EvalContext is the per-walker scratch space of an evaluation.
+type EvalContext struct {
+	Rng   *rand.Rand
+	Mask  games.Mask     // NewMask(NumActions)
+	Joint []games.Action // one per player (simultaneous games)
+	Ret   []float64      // one per player
+	// Record asks rollouts to append their moves to Trace (RAVE).
+	Record bool
+	Trace  []Traced
+	// Pool holds PoolRAVE's candidate moves, PoolP their probability.
+	Pool  []games.Action
+	PoolP float64
+
+	min, scale float64 // Returns -> [-1, 1]: v' = (v-min)*scale - 1
+
+	spare  games.State // Blend's copy of the leaf
+	spareV []float64
+}
+
+// Traced is one move of a simulation (for AMAF updates).
+type Traced struct {
+	Player int32
+	Action games.Action
+}
+
+func newEvalContext(g games.Game, rng *rand.Rand) *EvalContext {
+	t := g.Type()
+	c := &EvalContext{
+		Rng: rng, Mask: games.NewMask(g.NumActions()),
+		Joint: make([]games.Action, g.NumPlayers()), Ret: make([]float64, g.NumPlayers()),
+		Trace: make([]Traced, 0, g.MaxGameLength()+g.NumPlayers()),
+		min:   t.MinReturn, scale: 1,
+	}
+	if t.MaxReturn > t.MinReturn {
+		c.scale = 2 / (t.MaxReturn - t.MinReturn)
+	} else {
+		c.min = -1
+	}
+	return c
+}
+
+// Terminal writes the returns of terminal state s, rescaled from the
+// game's [MinReturn, MaxReturn] to [-1, 1], into value.
+func (c *EvalContext) Terminal(s games.State, value []float64) {
+	s.Returns(c.Ret)
+	for p, r := range c.Ret {
+		value[p] = (r-c.min)*c.scale - 1
+	}
+}
+
+// fastPlayout is the optional interface of states with a specialised
+// random playout (connect4.State.RandomPlayout); fastPlayout2 is the same
+// under Tetris Link's name. Both play uniformly random moves to the end.
+type fastPlayout interface {
+	RandomPlayout(rng *rand.Rand) int
+}
+type fastPlayout2 interface {
+	PlayRandom(rng *rand.Rand) int
+}
+
+// Rollout plays uniformly random moves (full playouts, or Depth plies
+// when Depth > 0, or Turns player turns when Turns > 0) and scores the
+// final state: terminal returns, or Cut's value (zero when Cut is nil) at
+// the limit. Plies count every action, chance included; turns count the
+// actions of real players, a multi-action turn counting once. With Epsilon-greedy
+// guidance (Guide != nil) each move is the guide's best with probability
+// 1-Epsilon. The zero value is a full uniformly random rollout.
+type Rollout struct {
+	Depth   int
+	Turns   int
+	Cut     Evaluator // value at the depth limit; nil = 0 for everyone
+	Guide   Heuristic
+	Epsilon float64
+}
+
+// Evaluate implements Evaluator; it never writes priors.
+func (r *Rollout) Evaluate(c *EvalContext, s games.State, value []float64, _ []float32) bool {
+	if !c.Record && r.Depth == 0 && r.Turns == 0 && r.Guide == nil && len(c.Pool) == 0 {
+		switch f := s.(type) {
+		case fastPlayout:
+			f.RandomPlayout(c.Rng)
+			c.Terminal(s, value)
+			return false
+		case fastPlayout2:
+			f.PlayRandom(c.Rng)
+			c.Terminal(s, value)
+			return false
+		}
+	}
+	turns := 0
+	for ply := 0; !s.IsTerminal(); ply++ {
+		if (r.Depth > 0 && ply >= r.Depth) || (r.Turns > 0 && turns >= r.Turns) {
+			if r.Cut != nil {
+				r.Cut.Evaluate(c, s, value, nil)
+			} else {
+				clear(value)
+			}
+			return false
+		}
+		switch p := s.CurrentPlayer(); p {
+		case games.ChancePlayer:
+			s.Apply(s.(games.ChanceState).SampleChance(c.Rng))
+		case games.SimultaneousPlayer:
+			ss := s.(games.SimultaneousState)
+			for i := range c.Joint {
+				ss.LegalFor(i, c.Mask)
+				c.Joint[i] = r.pick(c, s, i)
+				if c.Record {
+					c.Trace = append(c.Trace, Traced{int32(i), c.Joint[i]})
+				}
+			}
+			ss.ApplyJoint(c.Joint)
+			turns++
+		default:
+			s.Legal(c.Mask)
+			a := r.pick(c, s, p)
+			if c.Record {
+				c.Trace = append(c.Trace, Traced{int32(p), a})
+			}
+			if r.Turns == 0 {
+				s.Apply(a)
+				continue
+			}
+			ms, multi := s.(games.MultiActionState)
+			tn := 0
+			if multi {
+				tn = ms.TurnNumber()
+			}
+			s.Apply(a)
+			if !multi || ms.TurnNumber() != tn {
+				turns++
+			}
+		}
+	}
+	c.Terminal(s, value)
+	return false
+}
+
+// pick chooses among c.Mask for player p.
+func (r *Rollout) pick(c *EvalContext, s games.State, p int) games.Action {
+	if len(c.Pool) > 0 && c.Rng.Float64() < c.PoolP {
+		if a := c.Pool[c.Rng.IntN(len(c.Pool))]; c.Mask.Has(a) {
+			return a
+		}
+	}
+	if r.Guide != nil && c.Rng.Float64() >= r.Epsilon {
+		best, bestH := games.NoAction, 0.0
+		for a := range c.Mask.All() {
+			if h := r.Guide.Score(s, p, a); best == games.NoAction || h > bestH {
+				best, bestH = a, h
+			}
+		}
+		return best
+	}
+	return c.Mask.Random(c.Rng)
+}
+
+// Uniform is a static evaluator: value 0 for everyone and uniform priors.
+// It stands in for a network in tests.
+type Uniform struct{}
+
+// Evaluate implements Evaluator.
+func (Uniform) Evaluate(c *EvalContext, s games.State, value []float64, priors []float32) bool {
+	if s.IsTerminal() {
+		c.Terminal(s, value)
+		return false
+	}
+	clear(value)
+	if priors == nil {
+		return false
+	}
+	for i := range priors {
+		priors[i] = 1
+	}
+	return true
+}
+
+// Blend mixes two evaluators: value = W*A + (1-W)*B; priors come from A,
+// else from B. The Sequence study uses W = 0.5, A = a static evaluator and
+// B = Rollout{Turns: 8}. B sees a copy of the leaf
+// made before A runs, so A may modify its state.
+type Blend struct {
+	A, B    Evaluator
+	W       float64
+	scratch func() games.State
+}
+
+// NewBlend returns a blend of a and b with weight w on a for game g.
+func NewBlend(g games.Game, a, b Evaluator, w float64) *Blend {
+	return &Blend{A: a, B: b, W: w, scratch: g.NewInitialState}
+}
+
+// Evaluate implements Evaluator. It uses c's spare state; after warm-up it
+// does not allocate.
+func (bl *Blend) Evaluate(c *EvalContext, s games.State, value []float64, priors []float32) bool {
+	if c.spare == nil {
+		c.spare = bl.scratch()
+		c.spareV = make([]float64, len(value))
+	}
+	s.CloneInto(c.spare)
+	has := bl.A.Evaluate(c, s, value, priors)
+	vb := c.spareV
+	var pb []float32
+	if !has {
+		pb = priors
+	}
+	hasB := bl.B.Evaluate(c, c.spare, vb, pb)
+	for p := range value {
+		value[p] = bl.W*value[p] + (1-bl.W)*vb[p]
+	}
+	return has || hasB
+}

@@ -1,0 +1,135 @@
+package search
+
+import (
+	"fmt"
+	"time"
+)
+
+// Options configures a search. The zero value is not meaningful; start from
+// DefaultOptions and change fields. Every field maps to an `mcts` spec key
+// (see agent.go).
+type Options struct {
+	Rule Rule    // selection rule (sel)
+	C    float64 // exploration constant (c); <0 means the rule's default
+
+	Sims int           // simulations per move (sims); 0 = no limit (then Time must be set)
+	Time time.Duration // wall-clock budget per move (time); 0 = no limit
+	// MaxNodes is the node budget (nodes); 0 means Sims+16 for a pure
+	// simulation budget, else 2^20.
+	MaxNodes int
+	// MaxEdges is the edge budget; 0 means MaxNodes * min(NumActions +
+	// NumPlayers, 128), at most 2^24.
+	MaxEdges int
+	// StopWhenFull stops the search when the arena is full (full=stop);
+	// otherwise simulations go on without adding nodes (full=keep):
+	// statistics keep accumulating on the existing edges and leaves are
+	// evaluated one ply below the deepest node.
+	StopWhenFull bool
+	// ExpandVisits: a node's edges are created when it is reached with at
+	// least this many visits (classic UCT: 1 adds one node per simulation).
+	// 0 expands every leaf when its evaluation is backed up, with the
+	// evaluator's priors (AlphaZero style; the default for PUCT).
+	ExpandVisits int
+
+	// PUCT.
+	FPU          float64 // value of unvisited edges under PUCT (fpu)
+	DirichletA   float64 // root Dirichlet noise alpha (dir); 0 = none
+	DirichletEps float64 // fraction of noise in the root priors (dirfrac)
+
+	// RAVE family.
+	RaveSchedule string  // "sqrt" (beta = sqrt(k/(3n+k))) or "silver" (ravesched)
+	RaveK        float64 // k of the sqrt schedule and of alpha-AMAF (ravek)
+	RaveB        float64 // b of the silver schedule (raveb)
+	Alpha        float64 // constant alpha-AMAF weight when RaveK = 0 (alpha)
+	PoolK        int     // PoolRAVE pool size (poolk)
+	PoolP        float64 // PoolRAVE probability of a pool move (poolp)
+
+	// Progressive bias weight b (bias); needs Heuristic.
+	Bias      float64
+	Heuristic Heuristic
+
+	// Final move: "visits" (most visited, ties by value) or "value" (final).
+	Final string
+	// TempPlies: for positions with MoveNumber < TempPlies the move is
+	// sampled proportionally to visits^(1/Temp) (temp, tempplies).
+	TempPlies int
+	Temp      float64
+
+	// Evaluator scores leaves; nil means random rollouts.
+	Eval Evaluator
+
+	// Parallelism: Threads goroutines share one tree (threads); Root
+	// independent trees are merged at the root (root).
+	Threads int
+	Root    int
+
+	// Reuse keeps the subtree of the position reached between moves.
+	Reuse bool
+	// TT merges transpositions through a table keyed by Zobrist hash.
+	TT bool
+
+	// Hidden information: Determinize = K sampled deals with Sims/K
+	// simulations each (det, "K"), or ISMCTS (ismcts=true) re-determinizes
+	// at every simulation.
+	Determinize int
+	ISMCTS      bool
+}
+
+// DefaultOptions returns UCT with c = 1.4 (about sqrt 2), 1000 simulations
+// and random rollouts.
+func DefaultOptions() Options {
+	return Options{
+		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
+		DirichletEps: 0.25, RaveSchedule: "sqrt", RaveK: 1000, RaveB: 0.1,
+		PoolK: 10, PoolP: 0.5, Final: "visits", Temp: 1, Threads: 1, Root: 1,
+	}
+}
+
+// defaultC is each rule's exploration constant.
+func (r Rule) defaultC() float64 {
+	switch r {
+	case PUCT:
+		return 1.5
+	case UCB1Tuned:
+		return 1
+	case RAVE, PoolRAVE, AlphaAMAF:
+		return 0.3
+	}
+	return 1.4
+}
+
+// normalize fills derived defaults and checks the options.
+func (o *Options) normalize() error {
+	if o.C < 0 {
+		o.C = o.Rule.defaultC()
+	}
+	if o.ExpandVisits < 0 {
+		o.ExpandVisits = 1
+		if o.Rule == PUCT {
+			o.ExpandVisits = 0
+		}
+	}
+	if o.Sims <= 0 && o.Time <= 0 {
+		return fmt.Errorf("search: no budget (set sims=N or time=D)")
+	}
+	if o.Threads < 1 || o.Root < 1 {
+		return fmt.Errorf("search: threads and root must be >= 1")
+	}
+	if o.Bias != 0 && o.Heuristic == nil {
+		return fmt.Errorf("search: bias=%g needs a game heuristic (none is registered for this game)", o.Bias)
+	}
+	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" {
+		return fmt.Errorf("search: ravesched %q: want sqrt or silver", o.RaveSchedule)
+	}
+	if o.RaveK < 0 || o.RaveB < 0 || o.Alpha < 0 || o.Alpha > 1 || o.PoolP < 0 || o.PoolP > 1 ||
+		o.DirichletEps < 0 || o.DirichletEps > 1 || o.DirichletA < 0 || o.Temp < 0 || o.PoolK < 1 {
+		return fmt.Errorf("search: out of range: need ravek, raveb, dir, temp >= 0; alpha, poolp, dirfrac in [0, 1]; poolk >= 1")
+	}
+	if o.Final != "visits" && o.Final != "value" {
+		return fmt.Errorf("search: final %q: want visits or value", o.Final)
+	}
+	if o.Eval == nil {
+		o.Eval = &Rollout{}
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+package selfplay
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/canopy-go/canopy/nets"
+)
+
+// TimedBackend wraps a backend and adds up the wall time spent inside its
+// Evaluate calls (the backend's busy time). It is safe for concurrent use
+// when the inner backend is.
+type TimedBackend struct {
+	nets.Backend
+	busy atomic.Int64 // ns inside Evaluate
+}
+
+// NewTimedBackend wraps be.
+func NewTimedBackend(be nets.Backend) *TimedBackend { return &TimedBackend{Backend: be} }
+
+// Evaluate implements nets.Backend.
+func (t *TimedBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
+	t0 := time.Now()
+	err := t.Backend.Evaluate(ctx, batch, input, policy, value)
+	t.busy.Add(int64(time.Since(t0)))
+	return err
+}
+
+// Busy is the total time spent in Evaluate so far.
+func (t *TimedBackend) Busy() time.Duration { return time.Duration(t.busy.Load()) }
