@@ -1,7 +1,8 @@
 // Package kernels holds the float32 numeric kernels of Canopy's CPU neural
 // networks: a general matrix multiply (Gemm) with all four transpose
 // combinations, a fused inference GEMM with bias, residual and ReLU
-// (GemmBiasAct), the 3x3 im2col / col2im transforms that turn a convolution
+// (GemmBiasAct), a fused 3x3 convolution (Conv3x3BiasAct), the 3x3 im2col /
+// col2im transforms that turn a convolution
 // into a GEMM, and a few elementwise helpers (ReLU, AddBias, AddBiasReLU, Axpy,
 // Dot, Softmax).
 //
@@ -31,6 +32,12 @@
 //	kernels.Im2Col3x3(in, N, Cin, H, W, cols)            // [N*H*W, 9*Cin]
 //	kernels.GemmBiasAct(N*H*W, Cout, 9*Cin, cols, 9*Cin,  // M, N, K
 //		weights, Cout, bias, nil, true, out, Cout)        // out: NHWC [N*H*W, Cout]
+//
+// or, equivalently and faster (the im2col matrix is expanded a few rows at a
+// time into per-goroutine scratch that stays in cache, and its expansion is
+// split across threads with the GEMM),
+//
+//	kernels.Conv3x3BiasAct(in, N, Cin, H, W, weights, Cout, bias, nil, true, out)
 //
 // where the weights are a [9*Cin, Cout] row-major matrix whose row index is
 // (kh*3+kw)*Cin + cin, that is kh, kw, cin from major to minor, and kh, kw in

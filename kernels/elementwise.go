@@ -64,8 +64,8 @@ func addBias(x, bias []float32, relu bool) {
 		row := x[off : off+nb]
 		for j, b := range bias {
 			v := row[j] + b
-			if relu && v < 0 {
-				v = 0
+			if relu {
+				v = max(v, 0) // branch-free; keeps NaN
 			}
 			row[j] = v
 		}

@@ -30,6 +30,9 @@ type gemmArgs struct {
 	bp []float32
 	// kc is the K block size of the blocked path.
 	kc int
+	// conv, when set, makes A the im2col matrix of a 3x3 convolution,
+	// expanded block by block (see convRows); a is unused.
+	conv convArgs
 }
 
 // job is a gemmArgs split into row chunks that the caller and pool workers
@@ -55,6 +58,22 @@ func gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	j.gemmArgs = gemmArgs{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, bias: bias, residual: residual, relu: relu,
 		im: cur.Load()}
+	j.run()
+}
+
+// gemmConv runs a fused 3x3 convolution: GemmBiasAct with A the im2col
+// matrix of cv (see convRows).
+func gemmConv(m, n, k int, b []float32, ldb int, bias, residual []float32, relu bool, c []float32, ldc int, cv convArgs) {
+	j := jobPool.Get().(*job)
+	j.gemmArgs = gemmArgs{m: m, n: n, k: k, alpha: 1, lda: k, b: b, ldb: ldb, c: c, ldc: ldc,
+		bias: bias, residual: residual, relu: relu, im: cur.Load(), conv: cv}
+	j.run()
+}
+
+// run computes the job's GEMM, splitting rows over the pool when the
+// problem is large enough, and returns j to the pool.
+func (j *job) run() {
+	m, n, k, transB := j.m, j.n, j.k, j.transB
 	j.ts = j.im.tilesFor(n)
 	var bufp *[]float32
 	tile := 4
@@ -110,7 +129,9 @@ func (j *job) drain() {
 
 // runRows computes rows [lo, hi) of C.
 func (g *gemmArgs) runRows(lo, hi int) {
-	if g.ts == nil {
+	if g.conv.src != nil {
+		g.convRows(lo, hi)
+	} else if g.ts == nil {
 		g.genericRows(lo, hi)
 	} else {
 		g.blockedRows(lo, hi)

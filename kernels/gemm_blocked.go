@@ -70,6 +70,7 @@ const (
 // scratch is per-goroutine working memory of the blocked path.
 type scratch struct {
 	tile [maxMR * maxNR]float32 // tiles with a column tail land here
+	cols []float32              // im2col rows of a fused convolution (convRows)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

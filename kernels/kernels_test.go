@@ -553,6 +553,7 @@ func TestNoAllocs(t *testing.T) {
 				"GemmT":       func() { Gemm(true, true, 64, 64, 100, 0.5, a, 64, bt, 100, 1, c, n) },
 				"GemmBiasAct": func() { GemmBiasAct(m, n, k, a, k, b, n, bias, c, true, c, n) },
 				"Im2Col3x3":   func() { Im2Col3x3(img, 4, 16, 6, 7, cols) },
+				"Conv3x3":     func() { Conv3x3BiasAct(img, 4, 16, 6, 7, b, 16, bias, nil, true, c) },
 			}
 			for what, f := range checks {
 				f()

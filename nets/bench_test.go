@@ -25,10 +25,11 @@ func BenchmarkForward(b *testing.B) {
 					defer kernels.SetThreads(kernels.SetThreads(threads))
 					net.Forward(batch, in, p, v)
 					b.ReportAllocs()
+					cpu0 := cpuSeconds()
 					for b.Loop() {
 						net.Forward(batch, in, p, v)
 					}
-					b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "evals/s")
+					reportRate(b, float64(batch*b.N), cpu0, "evals")
 				})
 			}
 		}
@@ -49,10 +50,21 @@ func BenchmarkTrain(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			cpu0 := cpuSeconds()
 			for b.Loop() {
 				tr.Step(batch)
 			}
-			b.ReportMetric(float64(256*b.N)/b.Elapsed().Seconds(), "samples/s")
+			reportRate(b, float64(256*b.N), cpu0, "samples")
 		})
+	}
+}
+
+// reportRate reports count/s of wall clock ("evals/s") and per CPU-second of
+// the whole process ("evals/cpu-s"; see cpuSeconds), cpu0 being
+// cpuSeconds() before the loop. With 2 threads the CPU figure counts both.
+func reportRate(b *testing.B, count, cpu0 float64, unit string) {
+	b.ReportMetric(count/b.Elapsed().Seconds(), unit+"/s")
+	if cpu1 := cpuSeconds(); cpu0 >= 0 && cpu1 > cpu0 {
+		b.ReportMetric(count/(cpu1-cpu0), unit+"/cpu-s")
 	}
 }

@@ -23,7 +23,9 @@
 // out = tanh?(relu?(bn?(W*in + b) + residual)). For inference, batch norm
 // with its running statistics is folded into the preceding convolution's
 // weights and bias, so every unit is one fused kernels.GemmBiasAct call
-// (after kernels.Im2Col3x3 for 3x3 convolutions).
+// (kernels.Conv3x3BiasAct for 3x3 convolutions). Training runs the same
+// fused convolution forward and, backward, expands the im2col matrix one
+// block of samples at a time (see trainBlockRows) so it stays in cache.
 //
 // Weight files store each tensor in PyTorch's layout ([Cout][Cin][kh][kw]
 // convolutions, [out][in] dense layers with the input flattened channel

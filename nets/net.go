@@ -310,8 +310,6 @@ type inferScratch struct {
 	slot  []int       // buffer id -> slot index (-1: caller memory)
 	slots [][]float32 // per-slot storage for batch samples
 	per   []int       // per-sample size of each slot
-	cols  []float32   // im2col matrix
-	perC  int         // per-sample im2col size
 }
 
 // planSlots assigns inference buffers to storage slots by liveness.
@@ -325,9 +323,6 @@ func (n *Net) planSlots() {
 		last[u.in] = i
 		if u.res >= 0 {
 			last[u.res] = i
-		}
-		if u.kind == kindConv3 {
-			s.perC = max(s.perC, u.cells*u.k)
 		}
 	}
 	s.slot = make([]int, len(n.bufs))
@@ -372,7 +367,6 @@ func (n *Net) Reserve(maxBatch int) {
 	for i, p := range s.per {
 		s.slots[i] = make([]float32, maxBatch*p)
 	}
-	s.cols = make([]float32, maxBatch*s.perC)
 	s.batch = maxBatch
 }
 
@@ -423,16 +417,15 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 	for _, u := range n.units {
 		a, out := buf(u.in), buf(u.out)
 		m := batch * u.cells
-		if u.kind == kindConv3 {
-			cols := s.cols[:m*u.k]
-			kernels.Im2Col3x3(a, batch, u.cin, n.cfg.Height, n.cfg.Width, cols)
-			a = cols
-		}
 		var res []float32
 		if u.res >= 0 {
 			res = buf(u.res)
 		}
-		kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
+		if u.kind == kindConv3 {
+			kernels.Conv3x3BiasAct(a, batch, u.cin, n.cfg.Height, n.cfg.Width, u.foldW, u.cout, u.foldB, res, u.relu, out)
+		} else {
+			kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
+		}
 		if u.tanh {
 			tanhInPlace(out)
 		}

@@ -7,7 +7,8 @@ nets.BenchmarkTrain, for a side-by-side table:
 Inference runs in torch.inference_mode() with the model in eval mode and
 batch norm unfused (PyTorch's default eager execution); training is one
 forward + backward of the AlphaZero loss + Adam step at batch 256.
-Prints one line per case: preset, batch, threads, evals/s.
+Prints one line per case: preset, batch, threads, evals/s (wall clock) and
+evals/cpu-s (per second of process CPU time, all threads).
 """
 import argparse
 import os
@@ -28,14 +29,17 @@ PRESETS = {
 
 
 def timeit(fn, seconds):
+    """Returns (wall seconds, process CPU seconds) per call. The CPU time
+    counts every thread of the process, like the Go benchmarks' /cpu-s
+    metrics, and is the fairer number on a shared, loaded machine."""
     fn()
-    n, t0 = 0, time.perf_counter()
+    n, t0, c0 = 0, time.perf_counter(), time.process_time()
     while True:
         fn()
         n += 1
         el = time.perf_counter() - t0
         if el >= seconds and n >= 3:
-            return el / n
+            return el / n, (time.process_time() - c0) / n
 
 
 def main():
@@ -51,8 +55,8 @@ def main():
             for th in args.threads:
                 torch.set_num_threads(th)
                 with torch.inference_mode():
-                    dt = timeit(lambda: model(x), args.seconds)
-                print("forward %-9s batch=%-4d threads=%d %10.1f evals/s" % (name, batch, th, batch / dt), flush=True)
+                    dt, ct = timeit(lambda: model(x), args.seconds)
+                print("forward %-9s batch=%-4d threads=%d %10.1f evals/s %10.1f evals/cpu-s" % (name, batch, th, batch / dt, batch / ct), flush=True)
     cfg = PRESETS["connect4"]
     model = AlphaZero(cfg).train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
@@ -70,8 +74,8 @@ def main():
 
     for th in args.threads:
         torch.set_num_threads(th)
-        dt = timeit(step, args.seconds)
-        print("train   connect4  batch=%-4d threads=%d %10.1f samples/s" % (B, th, B / dt), flush=True)
+        dt, ct = timeit(step, args.seconds)
+        print("train   connect4  batch=%-4d threads=%d %10.1f samples/s %10.1f samples/cpu-s" % (B, th, B / dt, B / ct), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,88 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConv3x3BiasAct checks the fused convolution against the direct
+// six-loop convolution of directConv3x3 (float64) plus bias, residual and
+// ReLU computed by hand, on every implementation with 1 and 2 threads.
+// The shapes cover a single pixel, images narrower than the kernel,
+// channel counts that leave column tails, blocks of im2col rows that span
+// images, and batches large enough to split over threads.
+func TestConv3x3BiasAct(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	shapes := [][5]int{{1, 1, 1, 1, 1}, {2, 3, 6, 7, 5}, {1, 64, 6, 7, 64}, {3, 2, 10, 10, 33},
+		{1, 4, 1, 5, 3}, {5, 7, 2, 1, 70}, {24, 64, 6, 7, 64}, {6, 32, 10, 10, 128}}
+	for _, sh := range shapes {
+		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
+		m := batch * h * w
+		in := randSlice(r, m*cin)
+		wt := randSlice(r, 9*cin*cout)
+		bias := randSlice(r, cout)
+		res := randSlice(r, m*cout)
+		conv := directConv3x3(in, batch, cin, h, w, wt, cout)
+		for _, mode := range []string{"plain", "bias+relu", "residual", "in-place"} {
+			want := make([]float32, len(conv))
+			for i, v := range conv {
+				switch mode {
+				case "bias+relu":
+					v = max(v+bias[i%cout], 0)
+				case "residual", "in-place":
+					v = max(v+bias[i%cout]+res[i], 0)
+				}
+				want[i] = v
+			}
+			for _, name := range implNames() {
+				use(t, name)
+				for _, th := range []int{1, 2} {
+					prev := SetThreads(th)
+					out := make([]float32, m*cout)
+					for i := range out {
+						out[i] = 42 // must be overwritten
+					}
+					switch mode {
+					case "plain":
+						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, nil, nil, false, out)
+					case "bias+relu":
+						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, nil, true, out)
+					case "residual":
+						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, res, true, out)
+					case "in-place":
+						copy(out, res)
+						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, out, true, out)
+					}
+					SetThreads(prev)
+					closeEnough(t, fmt.Sprintf("%s t%d %s conv %v", name, th, mode, sh), out, want, 9*cin)
+				}
+			}
+		}
+	}
+}
+
+func TestConv3x3BiasActBadArgs(t *testing.T) {
+	x := make([]float32, 64)
+	cases := []struct {
+		name string
+		f    func()
+	}{
+		{"negative batch", func() { Conv3x3BiasAct(x, -1, 1, 2, 2, x, 1, nil, nil, false, x) }},
+		{"image too short", func() { Conv3x3BiasAct(x, 2, 1, 6, 6, x, 1, nil, nil, false, x) }},
+		{"weights too short", func() { Conv3x3BiasAct(x, 1, 2, 2, 2, x[:17], 1, nil, nil, false, x) }},
+		{"output too short", func() { Conv3x3BiasAct(x, 1, 1, 2, 2, x, 4, nil, nil, false, x[:15]) }},
+		{"bias too short", func() { Conv3x3BiasAct(x, 1, 1, 2, 2, x, 4, x[:3], nil, false, x) }},
+		{"residual too short", func() { Conv3x3BiasAct(x, 1, 1, 2, 2, x, 4, nil, x[:15], false, x) }},
+	}
+	for _, c := range cases {
+		func() {
+			defer func() {
+				if e := recover(); e == nil {
+					t.Errorf("%s: no panic", c.name)
+				}
+			}()
+			c.f()
+		}()
+	}
+}

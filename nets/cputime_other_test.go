@@ -1,0 +1,5 @@
+//go:build !unix
+
+package nets
+
+func cpuSeconds() float64 { return -1 }
