@@ -2,7 +2,6 @@ package sushigo
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/canopy-go/canopy/games"
@@ -65,23 +64,47 @@ func (c *core) openWasabi(p int) int {
 
 // deal gives one card of type k to the next player in dealing order.
 func (c *core) deal(k Card) {
-	p := int(c.dealt) % int(c.np)
+	p := int(dealTo[c.np&7][c.dealt&63]) // c.dealt % c.np without a division
 	c.deck[k]--
 	c.hands[p][k]++
 	c.dealt++
 }
 
-// sampleDeal draws a card type from the deck with probability proportional
-// to its count.
-func (c *core) sampleDeal(rng *rand.Rand) Card {
-	r := rng.IntN(c.deck.Total())
-	for k, n := range c.deck {
-		if r < int(n) {
-			return Card(k)
+// dealTo[np][d] = d % np: the player who gets card number d of a deal
+// (d < np*HandSize(np) <= 40).
+var dealTo [8][64]uint8
+
+func init() {
+	for np := 1; np < len(dealTo); np++ {
+		for d := range dealTo[np] {
+			dealTo[np][d] = uint8(d % np)
 		}
-		r -= int(n)
 	}
-	return Tempura // unreachable for a non-empty deck
+}
+
+// sampleDeal draws a card type from the deck with probability proportional
+// to its count: r uniform in [0, total), the type is the first whose
+// running count exceeds r. The running counts are computed for all types
+// at once as byte-wise prefix sums (at most 108, so no carries), and the
+// types whose running count is <= r are counted without branches.
+func (c *core) sampleDeal(rng *rand.Rand) Card {
+	return c.deck.pick(rng.IntN(c.deck.Total()))
+}
+
+// pick returns the first type whose running count exceeds r (0 <= r <
+// Total()).
+func (k *Counts) pick(r int) Card {
+	x := binary.LittleEndian.Uint64(k[0:8])
+	y := uint64(binary.LittleEndian.Uint32(k[8:12]))
+	px := x * 0x0101010101010101             // byte i: count of types 0..i
+	py := y*0x01010101 + (px>>56)*0x01010101 // byte i: count of types 0..8+i
+	// Bit 7 of byte i of px+bias is set iff its running count exceeds r
+	// (r <= 107 and counts <= 108, so bytes stay below 256).
+	bias := uint64(127-r) * 0x0101010101010101
+	gx := (px + bias) & 0x8080808080808080
+	gy := (py + bias&0xffffffff) & 0x80808080
+	above := (gx>>7)*0x0101010101010101>>56 + (gy>>7)*0x01010101>>24&0xff
+	return Card(NumCards - above)
 }
 
 // legalFor writes p's legal actions into m (cleared first). It works on
@@ -99,25 +122,12 @@ func (c *core) legalFor(p int, m games.Mask) {
 // legalBits returns p's legal actions as the two words of a mask
 // (choosing phase only).
 func (c *core) legalBits(p int) (w0, w1 uint64) {
-	present, dup, n := handBits(&c.hands[p])
-	w0 = uint64(present)
-	if c.table[p][Chopsticks] > 0 && n >= 2 {
-		pt := &pairTable[present]
-		w0 |= pt[0]
-		w1 |= pt[1]
-		for d := dup; d != 0; d &= d - 1 {
-			id := uint(pairAct[bits.TrailingZeros32(d)][bits.TrailingZeros32(d)])
-			if id < 64 {
-				w0 |= 1 << id
-			} else {
-				w1 |= 1 << (id - 64)
-			}
-		}
-		if present&(1<<Wasabi) != 0 && c.openWasabi(p) == 0 {
-			w1 |= uint64(present>>Egg&7) << (firstRev - 64)
+	if c.table[p][Chopsticks] > 0 {
+		if present, dup, n := handBits(&c.hands[p]); n >= 2 {
+			return chopBits(present, dup, c.openWasabi(p) == 0)
 		}
 	}
-	return w0, w1
+	return uint64(handPresent(&c.hands[p])), 0
 }
 
 // pairTable[present] holds the chopsticks actions for two cards of distinct
@@ -158,6 +168,15 @@ func handBits(k *Counts) (present, dup uint32, n int) {
 	dup = uint32((dx*gather)>>56) | uint32((dy*gather)>>56)<<8
 	n = int((x*0x0101010101010101)>>56) + int((y*0x01010101)>>24&0xff)
 	return present, dup, n
+}
+
+// handPresent is the first result of handBits alone.
+func handPresent(k *Counts) uint32 {
+	x := binary.LittleEndian.Uint64(k[0:8])
+	y := uint64(binary.LittleEndian.Uint32(k[8:12]))
+	px := ((x + bytes7f) & bytes80) >> 7
+	py := ((y + bytes7f&0xffffffff) & bytes80 & 0xffffffff) >> 7
+	return uint32((px*gather)>>56) | uint32((py*gather)>>56)<<8
 }
 
 // isLegal reports whether a is legal for p (choosing phase).
@@ -212,7 +231,9 @@ func (c *core) resolve(joint []games.Action) {
 		c.pick(p, joint[p])
 	}
 	first := c.hands[0]
-	copy(c.hands[:np-1], c.hands[1:np])
+	for p := 1; p < np; p++ {
+		c.hands[p-1] = c.hands[p]
+	}
 	c.hands[np-1] = first
 	c.turn++
 	if int(c.turn) == c.handSize() {
@@ -222,12 +243,23 @@ func (c *core) resolve(joint []games.Action) {
 
 // endRound scores the round, clears the tables and moves on.
 func (c *core) endRound() {
-	np := int(c.np)
 	var pts [MaxPlayers]int
+	var pud [MaxPlayers]uint8
 	roundScores(c, &pts)
+	for p := range int(c.np) {
+		pud[p] = c.table[p][Pudding]
+	}
+	c.closeRound(&pts, &pud)
+}
+
+// closeRound adds the round's points pts and puddings pud to the players'
+// totals, empties hands and tables, moves to the next round and adds the
+// pudding points when the game is over.
+func (c *core) closeRound(pts *[MaxPlayers]int, pud *[MaxPlayers]uint8) {
+	np := int(c.np)
 	for p := range np {
 		c.score[p] += int16(pts[p])
-		c.pudding[p] += c.table[p][Pudding]
+		c.pudding[p] += pud[p]
 		c.table[p] = Counts{}
 		c.onWasabi[p] = [3]uint8{}
 		c.hands[p] = Counts{}
@@ -259,36 +291,40 @@ func tableScore(t *Counts, w *[3]uint8) int {
 // makiCount is the number of maki icons on a table.
 func makiCount(t *Counts) int { return int(t[Maki1]) + 2*int(t[Maki2]) + 3*int(t[Maki3]) }
 
+// div6[n] and div3[n] are 6/n and 3/n for n players sharing a place (the
+// remainder is ignored); 0 for n = 0.
+var (
+	div6 = [MaxPlayers + 1]int{0, 6, 3, 2, 1, 1}
+	div3 = [MaxPlayers + 1]int{0, 3, 1, 1, 0, 0}
+)
+
 // makiScores adds the maki points for icon counts icons[:n] to pts: most
 // icons 6 split among ties (remainder ignored); if one player alone has the
 // most, second most 3 split among ties; players with no icon score nothing.
+// The loops avoid data-dependent branches (b2i compiles to a flag set;
+// random playouts call this at the end of every round).
 func makiScores(icons []int, pts *[MaxPlayers]int) {
 	best, second := 0, 0
 	for _, m := range icons {
-		if m > best {
-			best, second = m, best
-		} else if m < best && m > second {
-			second = m
-		}
+		best = max(best, m)
 	}
-	if best == 0 {
-		return
+	for _, m := range icons {
+		s := max(second, m)
+		if m < best {
+			second = s
+		}
 	}
 	nb, ns := 0, 0
 	for _, m := range icons {
-		switch m {
-		case best:
-			nb++
-		case second:
-			ns++
-		}
+		nb += b2i(m == best)
+		ns += b2i(m == second)
 	}
+	// Nobody scores without icons; second place counts only behind a
+	// single leader and with icons of its own (second < best when best > 0).
+	first := div6[nb] * b2i(best > 0)
+	next := div3[ns] * b2i(nb == 1 && second > 0)
 	for p, m := range icons {
-		if m == best {
-			pts[p] += 6 / nb
-		} else if nb == 1 && second > 0 && m == second {
-			pts[p] += 3 / ns
-		}
+		pts[p] += first*b2i(m == best) + next*b2i(m == second)
 	}
 }
 
@@ -305,20 +341,12 @@ func puddingScores(pud []uint8, pts *[MaxPlayers]int) {
 	}
 	nh, nl := 0, 0
 	for _, x := range pud {
-		if x == hi {
-			nh++
-		}
-		if x == lo {
-			nl++
-		}
+		nh += b2i(x == hi)
+		nl += b2i(x == lo)
 	}
+	most, fewest := div6[nh], div6[nl]*b2i(len(pud) > 2)
 	for p, x := range pud {
-		if x == hi {
-			pts[p] += 6 / nh
-		}
-		if x == lo && len(pud) > 2 {
-			pts[p] -= 6 / nl
-		}
+		pts[p] += most*b2i(x == hi) - fewest*b2i(x == lo)
 	}
 }
 
@@ -410,5 +438,9 @@ func (c *core) knows(p, q int) bool {
 		return false
 	}
 	np := int(c.np)
-	return ((p-q)%np+np)%np <= int(c.turn)
+	d := p - q // (p-q) mod np, p and q in [0, np)
+	if d < 0 {
+		d += np
+	}
+	return d <= int(c.turn)
 }

@@ -60,7 +60,11 @@
 // State.RandomPlayout is a specialised random playout for rollouts (same
 // distribution as games.RandomPlayout; it and Resample draw one value from
 // the caller's PCG to seed a faster wyrand stream, so both stay
-// reproducible from the rng).
+// reproducible from the rng). Both work on packed counts (nibble.go: a
+// multiset as twelve 4-bit fields of a uint64), keep the undealt cards
+// expanded for swap-remove draws, and read several exactly uniform bounded
+// integers from one random word (fastRand.batch: one word per trick for
+// all players' picks, one per 8 cards dealt).
 //
 // Not for: variants (Sushi Go Party!), rendering beyond text, or any
 // search; those live elsewhere. Games are immutable and safe for

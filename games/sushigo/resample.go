@@ -16,41 +16,39 @@ import (
 // replaced by uniformly random legal choices for their (possibly redealt)
 // hands. It takes one value from rng to seed its own fast generator
 // (fastRand), so it is reproducible from rng; it never allocates.
+//
+// Implementation: the pool is packed (nibble.go) and expanded into single
+// cards; each unknown hand is drawn card by card by swap-removing uniform
+// indices, several per random word (fastRand.batch).
 func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 	d := dst.(*State)
 	*d = *s
 	c := &d.c
 	np := int(c.np)
-	pool := c.deck
-	total := pool.Total()
+	pool := packNib(&c.deck)
+	var redeal [MaxPlayers]bool
+	some := false
 	for q := range np {
 		if !c.knows(player, q) {
-			for k, n := range c.hands[q] {
-				pool[k] += n
-				total += int(n)
-			}
+			redeal[q] = true
+			some = true
+			pool += packNib(&c.hands[q])
 		}
 	}
 	r := fastRand{s: rng.Uint64()}
-	for q := range np {
-		if c.knows(player, q) {
-			continue
-		}
-		n := c.hands[q].Total()
-		c.hands[q] = Counts{}
-		for range n {
-			x := r.intN(total)
-			k := 0
-			for x >= int(pool[k]) {
-				x -= int(pool[k])
-				k++
+	if some {
+		var dk deckCards
+		dk.fill(pool)
+		for q := range np {
+			if !redeal[q] {
+				continue
 			}
-			pool[k]--
-			total--
-			c.hands[q][k]++
+			hand := dk.draw(&r, c.hands[q].Total())
+			unpackNib(hand, &c.hands[q])
+			pool -= hand
 		}
+		unpackNib(pool, &c.deck)
 	}
-	c.deck = pool
 	for q := range int(c.next) {
 		if q != player {
 			c.pending[q] = c.randomLegal(q, &r)
