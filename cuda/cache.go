@@ -1,9 +1,10 @@
 package cuda
 
 import (
+	"github.com/canopy-go/canopy/internal/atomicfile"
+
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,23 +73,7 @@ func writeCache(dir, key string, t Target, image []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, key+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(image)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, key+cacheExt(t))); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(filepath.Join(dir, key+cacheExt(t)), image)
 }
 
 // CompileCached is Compile with the disk cache in CacheDir. A cache that

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/canopy-go/canopy/internal/atomicfile"
 )
 
 // ManifestFormat tags manifest.json files written by this package.
@@ -228,36 +230,8 @@ func (o *Output) writeManifest() error {
 	return WriteFileAtomic(filepath.Join(o.dir, ManifestName), append(data, '\n'))
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the
-// same directory: write, fsync, rename, then fsync the directory, so a
-// crash leaves either the old file or the new one.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
+// WriteFileAtomic writes data to path atomically (see internal/atomicfile).
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
 
 // Generate plays the output's pending games on e with cfg (its Games and
 // OnGame are set here; extra, when non-nil, also sees every game). When

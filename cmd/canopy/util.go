@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/atomicfile"
 )
 
 // writeJSON prints v as indented JSON.
@@ -96,28 +95,8 @@ func parsePosition(g games.Game, text string) (games.State, []games.Action, erro
 	return st, nil, nil
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, fsync and rename, so readers never see a partial file.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+// writeFileAtomic writes data to path atomically (see internal/atomicfile).
+func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
 
 // progress prints a single self-overwriting progress line to w (stderr),
 // at most every 200 ms, with an ETA.
