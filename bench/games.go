@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
@@ -63,7 +62,7 @@ func Games(ctx context.Context, g games.Game, seed uint64, d time.Duration, prog
 			if s.CurrentPlayer() >= 0 {
 				sample = append(sample, s.Clone())
 			}
-			step(s, rng, mask, joint)
+			games.RandomStep(s, rng, mask, joint)
 		}
 	}
 	acts := make([]games.Action, len(sample))
@@ -95,21 +94,4 @@ func timeOp(d time.Duration, n int, f func(i int)) float64 {
 		ops += n
 	}
 	return float64(time.Since(start).Nanoseconds()) / float64(ops)
-}
-
-func step(s games.State, rng *rand.Rand, mask games.Mask, joint []games.Action) {
-	switch s.CurrentPlayer() {
-	case games.ChancePlayer:
-		s.Apply(s.(games.ChanceState).SampleChance(rng))
-	case games.SimultaneousPlayer:
-		ss := s.(games.SimultaneousState)
-		for i := range joint {
-			ss.LegalFor(i, mask)
-			joint[i] = mask.Random(rng)
-		}
-		ss.ApplyJoint(joint)
-	default:
-		s.Legal(mask)
-		s.Apply(mask.Random(rng))
-	}
 }

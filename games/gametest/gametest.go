@@ -495,7 +495,7 @@ func FuzzNotation(f *testing.F, g games.Game) {
 	for i := range 8 {
 		s := g.NewInitialState()
 		for j := 0; j < 3*i && !s.IsTerminal(); j++ {
-			step(s, rng, mask, joint)
+			games.RandomStep(s, rng, mask, joint)
 		}
 		f.Add(s.String())
 	}
@@ -523,21 +523,4 @@ func FuzzNotation(f *testing.F, g games.Game) {
 			t.Fatalf("parsed non-terminal state %q has no legal action", str)
 		}
 	})
-}
-
-func step(s games.State, rng *rand.Rand, mask games.Mask, joint []games.Action) {
-	switch s.CurrentPlayer() {
-	case games.ChancePlayer:
-		s.Apply(s.(games.ChanceState).SampleChance(rng))
-	case games.SimultaneousPlayer:
-		ss := s.(games.SimultaneousState)
-		for i := range joint {
-			ss.LegalFor(i, mask)
-			joint[i] = mask.Random(rng)
-		}
-		ss.ApplyJoint(joint)
-	default:
-		s.Legal(mask)
-		s.Apply(mask.Random(rng))
-	}
 }

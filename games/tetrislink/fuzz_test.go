@@ -2,7 +2,6 @@ package tetrislink
 
 import (
 	"testing"
-
 )
 
 func FuzzParseWeights(f *testing.F) {
