@@ -81,6 +81,18 @@
 // hands) uniformly at random into the other hands, keeping their sizes; the
 // rest is the deck. It allocates nothing.
 //
+// # Playouts
+//
+// State.PlayRandom is the fast random playout (for MCTS rollouts and
+// benchmarks). It draws from the same distribution as games.RandomPlayout
+// (every legal action id equally likely, deck cards uniformly) but keeps
+// its own working form (hands as kind bit sets, empty face squares per
+// kind, the deck as a dense list, chips per line) and uses the random
+// stream differently, so one seed gives different games on the two
+// paths. The tests replay its actions through Legal and Apply, test its
+// move choice for uniformity and compare game statistics with the generic
+// path.
+//
 // # Agents
 //
 // "sequence-greedy" is the study's Greedy baseline (see Greedy).

@@ -620,28 +620,6 @@ func TestResampleUniformAndReproducible(t *testing.T) {
 	}
 }
 
-func TestPlayRandomMatchesGeneric(t *testing.T) {
-	for _, spec := range []string{"sequence", "sequence:jacks=false", "sequence:players=3"} {
-		g := games.MustNew(spec)
-		mask := games.NewMask(NumActions)
-		for seed := range uint64(20) {
-			a := g.NewInitialState().(*State)
-			b := g.NewInitialState()
-			na := a.PlayRandom(games.NewRand(seed))
-			nb := games.RandomPlayout(b, games.NewRand(seed), mask, nil)
-			if na != nb || a.String() != b.String() {
-				t.Fatalf("%s seed %d: fast playout %d moves %q, generic %d moves %q", spec, seed, na, a, nb, b)
-			}
-		}
-	}
-	s := games.MustNew("sequence").NewInitialState().(*State)
-	init := s.Clone()
-	rng := games.NewRand(1)
-	if n := testing.AllocsPerRun(20, func() { init.CloneInto(s); s.PlayRandom(rng) }); n != 0 {
-		t.Errorf("PlayRandom allocates %v times", n)
-	}
-}
-
 func TestActionText(t *testing.T) {
 	g := games.MustNew("sequence")
 	// Hands are sorted by kind (suit-major: S, H, D, C): 2S 2S JS 10H.

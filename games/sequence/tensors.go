@@ -192,20 +192,24 @@ func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 	if player < 0 || player >= s.g.players {
 		return
 	}
-	var pool [104]uint8
+	// The unseen cards, deck first (two writes per kind, kept when the
+	// deck has them: no branch), then the other hands, whose cards go
+	// back to the deck counts until they are dealt again.
+	var pool [104 + 2]uint8
 	n := 0
 	for k, c := range s.deck {
-		for range c {
-			pool[n] = uint8(k)
-			n++
-		}
+		pool[n], pool[n+1] = uint8(k), uint8(k)
+		n += int(c)
 	}
 	for q := range s.g.players {
 		if q == player {
 			continue
 		}
-		copy(pool[n:], s.hand[q][:s.hn[q]])
-		n += int(s.hn[q])
+		for _, k := range s.hand[q][:s.hn[q]] {
+			pool[n] = k
+			n++
+			d.deck[k]++
+		}
 	}
 	i := 0
 	for q := range s.g.players {
@@ -216,13 +220,11 @@ func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 		d.hand[q] = [maxHand]uint8{}
 		for range s.hn[q] {
 			j := i + rng.IntN(n-i)
-			pool[i], pool[j] = pool[j], pool[i]
-			d.insertCard(q, pool[i])
+			k := pool[j]
+			pool[j] = pool[i]
+			d.insertCard(q, k)
+			d.deck[k]--
 			i++
 		}
-	}
-	d.deck = [numKinds]uint8{}
-	for _, k := range pool[i:n] {
-		d.deck[k]++
 	}
 }
