@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"math/rand/v2"
 	"testing"
 )
@@ -56,7 +57,7 @@ func BenchmarkConvGemm(b *testing.B) {
 					prev := SetThreads(th)
 					defer SetThreads(prev)
 					b.ReportAllocs()
-					cpu0 := cpuSeconds()
+					cpu0 := cputime.Seconds()
 					for b.Loop() {
 						GemmBiasAct(s.m, s.n, s.k, a, s.k, w, s.n, bias, nil, true, c, s.n)
 					}
@@ -68,12 +69,12 @@ func BenchmarkConvGemm(b *testing.B) {
 }
 
 // reportFlops reports GFLOP/s (wall clock) and GFLOP/cpu-s (per CPU second,
-// see cpuSeconds) for b.N calls of flops each, cpu0 being cpuSeconds() before
+// see cpuSeconds) for b.N calls of flops each, cpu0 being cputime.Seconds() before
 // the loop.
 func reportFlops(b *testing.B, flops float64, cpu0 float64) {
 	total := flops * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	if cpu1 := cpuSeconds(); cpu0 >= 0 && cpu1 > cpu0 {
+	if cpu1 := cputime.Seconds(); cpu0 >= 0 && cpu1 > cpu0 {
 		b.ReportMetric(total/(cpu1-cpu0)/1e9, "GFLOP/cpu-s")
 	}
 }

@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"math/rand/v2"
 	"testing"
 )
@@ -21,7 +22,7 @@ func BenchmarkMicroKernel(b *testing.B) {
 			continue
 		}
 		b.Run(fmt.Sprintf("%dx%d", ts.mr, ts.nr), func(b *testing.B) {
-			cpu0 := cpuSeconds()
+			cpu0 := cputime.Seconds()
 			for b.Loop() {
 				for range 100 {
 					ts.kern(k, &a[0], k, &bb[0], ts.nr, &c[0], ts.nr, 1, nil, nil, 0, 0)
@@ -46,7 +47,7 @@ func BenchmarkFMAPeak(b *testing.B) {
 		}
 		b.Run(c.name, func(b *testing.B) {
 			const n = 100000
-			cpu0 := cpuSeconds()
+			cpu0 := cputime.Seconds()
 			for b.Loop() {
 				c.f(n)
 			}

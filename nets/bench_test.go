@@ -2,6 +2,7 @@ package nets
 
 import (
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 
 	"github.com/canopy-go/canopy/kernels"
@@ -25,7 +26,7 @@ func BenchmarkForward(b *testing.B) {
 					defer kernels.SetThreads(kernels.SetThreads(threads))
 					net.Forward(batch, in, p, v)
 					b.ReportAllocs()
-					cpu0 := cpuSeconds()
+					cpu0 := cputime.Seconds()
 					for b.Loop() {
 						net.Forward(batch, in, p, v)
 					}
@@ -50,7 +51,7 @@ func BenchmarkTrain(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			cpu0 := cpuSeconds()
+			cpu0 := cputime.Seconds()
 			for b.Loop() {
 				tr.Step(batch)
 			}
@@ -61,10 +62,10 @@ func BenchmarkTrain(b *testing.B) {
 
 // reportRate reports count/s of wall clock ("evals/s") and per CPU-second of
 // the whole process ("evals/cpu-s"; see cpuSeconds), cpu0 being
-// cpuSeconds() before the loop. With 2 threads the CPU figure counts both.
+// cputime.Seconds() before the loop. With 2 threads the CPU figure counts both.
 func reportRate(b *testing.B, count, cpu0 float64, unit string) {
 	b.ReportMetric(count/b.Elapsed().Seconds(), unit+"/s")
-	if cpu1 := cpuSeconds(); cpu0 >= 0 && cpu1 > cpu0 {
+	if cpu1 := cputime.Seconds(); cpu0 >= 0 && cpu1 > cpu0 {
 		b.ReportMetric(count/(cpu1-cpu0), unit+"/cpu-s")
 	}
 }

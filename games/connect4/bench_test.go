@@ -1,6 +1,7 @@
 package connect4
 
 import (
+	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -82,24 +83,24 @@ func BenchmarkPlayout(b *testing.B) {
 		var s games.State = New().NewState()
 		start := New().NewState()
 		b.ReportAllocs()
-		cpu0 := cpuSeconds()
+		cpu0 := cputime.Seconds()
 		for b.Loop() {
 			start.CloneInto(s)
 			games.RandomPlayout(s, rng, mask, nil)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
-		b.ReportMetric(float64(b.N)/(cpuSeconds()-cpu0), "games/cpu-s")
+		b.ReportMetric(float64(b.N)/(cputime.Seconds()-cpu0), "games/cpu-s")
 	})
 	b.Run("bitboard", func(b *testing.B) {
 		rng := games.NewRand(1)
 		var s State
 		b.ReportAllocs()
-		cpu0 := cpuSeconds()
+		cpu0 := cputime.Seconds()
 		for b.Loop() {
 			s = State{}
 			s.RandomPlayout(rng)
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
-		b.ReportMetric(float64(b.N)/(cpuSeconds()-cpu0), "games/cpu-s")
+		b.ReportMetric(float64(b.N)/(cputime.Seconds()-cpu0), "games/cpu-s")
 	})
 }

@@ -2,6 +2,7 @@ package hex
 
 import (
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ var benchSizes = []int{7, 11, 13}
 
 // reportCPU reports the process CPU time per iteration since cpu0.
 func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Now() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
@@ -22,7 +23,7 @@ func reportCPU(b *testing.B, cpu0 time.Duration) {
 // unloaded core would give; it matters on a machine shared with other jobs.
 func reportRate(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Now() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(b.N)/cpu.Seconds(), "cpu-games/s")
 	}
 }
@@ -38,7 +39,7 @@ func BenchmarkPlayout(b *testing.B) {
 			m := games.NewMask(g.NumActions())
 			rng := games.NewRand(1)
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				*s = *init
 				games.RandomPlayout(s, rng, m, nil)
@@ -58,7 +59,7 @@ func BenchmarkPlayoutFast(b *testing.B) {
 			rng := games.NewRand(1)
 			b.ReportAllocs()
 			wins := 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				wins += 1 - s.RandomPlayoutWinner(rng)
 			}
@@ -84,7 +85,7 @@ func BenchmarkLegal(b *testing.B) {
 	g, s := benchGame(11)
 	m := games.NewMask(g.NumActions())
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, cputime.Now())
 	for b.Loop() {
 		s.Legal(m)
 	}
@@ -94,7 +95,7 @@ func BenchmarkClone(b *testing.B) {
 	g, s := benchGame(11)
 	dst := g.NewState()
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, cputime.Now())
 	for b.Loop() {
 		s.CloneInto(dst)
 	}
@@ -109,7 +110,7 @@ func BenchmarkApply(b *testing.B) {
 	moves := m.AppendTo(nil)
 	dst := g.NewState()
 	b.ReportAllocs()
-	defer reportCPU(b, cpuTime())
+	defer reportCPU(b, cputime.Now())
 	i := 0
 	for b.Loop() {
 		*dst = *s
@@ -136,7 +137,7 @@ func BenchmarkWinTest(b *testing.B) {
 		}
 	}
 	b.Run("flood", func(b *testing.B) {
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Now())
 		i := 0
 		for b.Loop() {
 			g.winnerOf(&boards[i&63])
@@ -144,7 +145,7 @@ func BenchmarkWinTest(b *testing.B) {
 		}
 	})
 	b.Run("rows", func(b *testing.B) {
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Now())
 		i := 0
 		for b.Loop() {
 			r := g.toRows(&boards[i&63][0])
@@ -153,7 +154,7 @@ func BenchmarkWinTest(b *testing.B) {
 		}
 	})
 	b.Run("unionfind", func(b *testing.B) {
-		defer reportCPU(b, cpuTime())
+		defer reportCPU(b, cputime.Now())
 		s := g.NewState()
 		i := 0
 		for b.Loop() {
@@ -176,7 +177,7 @@ func BenchmarkHexDist(b *testing.B) {
 			g, s := benchGame(n)
 			h := NewHexDist(g, 1)
 			b.ReportAllocs()
-			defer reportCPU(b, cpuTime())
+			defer reportCPU(b, cputime.Now())
 			for b.Loop() {
 				if _, err := h.Act(b.Context(), s, s.CurrentPlayer()); err != nil {
 					b.Fatal(err)
@@ -207,7 +208,7 @@ func BenchmarkApplySequence(b *testing.B) {
 			init := g.NewState()
 			s := g.NewState()
 			moves := 0
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			i := 0
 			for b.Loop() {
 				*s = *init
@@ -228,7 +229,7 @@ func BenchmarkApplySequence(b *testing.B) {
 				}
 				i++
 			}
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(moves), "cpu-ns/move")
+			b.ReportMetric(float64((cputime.Now()-cpu0).Nanoseconds())/float64(moves), "cpu-ns/move")
 			b.ReportMetric(float64(moves)/float64(b.N), "moves/game")
 		})
 	}

@@ -1,6 +1,7 @@
 package sequence
 
 import (
+	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ var benchSpecs = []string{"sequence", "sequence:jacks=false", "sequence:players=
 // with other jobs. When actions > 0 it also reports CPU ns per action.
 func reportRate(b *testing.B, cpu0 time.Duration, unit string, actions int) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Now() - cpu0
 	if cpu <= 0 {
 		return
 	}
@@ -39,7 +40,7 @@ func BenchmarkRandomGame(b *testing.B) {
 			mask := games.NewMask(g.NumActions())
 			moves := 0
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				init.CloneInto(s)
 				moves += games.RandomPlayout(s, rng, mask, nil)
@@ -51,7 +52,7 @@ func BenchmarkRandomGame(b *testing.B) {
 			rng := games.NewRand(1)
 			moves := 0
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				init.CloneInto(s)
 				moves += s.PlayRandom(rng)
@@ -80,7 +81,7 @@ func BenchmarkResample(b *testing.B) {
 			}
 			dst := g.NewInitialState()
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				s.Resample(0, rng, dst)
 			}

@@ -2,6 +2,7 @@ package strands
 
 import (
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -31,13 +32,13 @@ func BenchmarkRandomPlayout(b *testing.B) {
 			m := games.NewMask(g.NumActions())
 			b.ReportAllocs()
 			moves := 0
-			cpu0 := cpuSeconds()
+			cpu0 := cputime.Seconds()
 			for b.Loop() {
 				init.CloneInto(s)
 				moves += games.RandomPlayout(s, rng, m, nil)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
-			if cpu := cpuSeconds() - cpu0; cpu > 0 {
+			if cpu := cputime.Seconds() - cpu0; cpu > 0 {
 				b.ReportMetric(float64(b.N)/cpu, "games/cpu-s")
 			}
 			b.ReportMetric(float64(moves)/float64(b.N), "actions/game")
@@ -52,7 +53,7 @@ func BenchmarkApply(b *testing.B) {
 	acts := recordGame(g, 3)
 	init, s := g.NewInitialState(), g.NewInitialState()
 	b.ReportAllocs()
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Seconds()
 	for b.Loop() {
 		init.CloneInto(s)
 		for _, a := range acts {
@@ -60,7 +61,7 @@ func BenchmarkApply(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(acts)), "ns/apply")
-	b.ReportMetric((cpuSeconds()-cpu0)*1e9/float64(b.N*len(acts)), "cpu-ns/apply")
+	b.ReportMetric((cputime.Seconds()-cpu0)*1e9/float64(b.N*len(acts)), "cpu-ns/apply")
 }
 
 // BenchmarkLegal measures Legal on the states of a recorded game.
@@ -75,12 +76,12 @@ func BenchmarkLegal(b *testing.B) {
 	}
 	m := games.NewMask(g.NumActions())
 	b.ReportAllocs()
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Seconds()
 	for b.Loop() {
 		for _, st := range states {
 			st.Legal(m)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(states)), "ns/legal")
-	b.ReportMetric((cpuSeconds()-cpu0)*1e9/float64(b.N*len(states)), "cpu-ns/legal")
+	b.ReportMetric((cputime.Seconds()-cpu0)*1e9/float64(b.N*len(states)), "cpu-ns/legal")
 }

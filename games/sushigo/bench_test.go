@@ -2,6 +2,7 @@ package sushigo
 
 import (
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // the one that matters on a machine shared with other jobs.
 func reportRate(b *testing.B, cpu0 time.Duration, unit string) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit+"/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Now() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(b.N)/cpu.Seconds(), unit+"/cpu-s")
 	}
 }
@@ -31,7 +32,7 @@ func BenchmarkRandomGame(b *testing.B) {
 			mask := games.NewMask(g.NumActions())
 			joint := make([]games.Action, g.NumPlayers())
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				init.CloneInto(s)
 				games.RandomPlayout(s, rng, mask, joint)
@@ -48,7 +49,7 @@ func BenchmarkPlayout(b *testing.B) {
 	init := g.NewInitialState().(*State)
 	s := g.NewInitialState().(*State)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	for b.Loop() {
 		init.CloneInto(s)
 		s.RandomPlayout(rng)
@@ -66,7 +67,7 @@ func BenchmarkResample(b *testing.B) {
 			dst := s.g.NewInitialState()
 			rng := games.NewRand(3)
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				s.Resample(0, rng, dst)
 			}

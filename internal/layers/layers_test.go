@@ -14,6 +14,7 @@ const module = "github.com/canopy-go/canopy/"
 var rank = map[string]int{
 	"spec":                0,
 	"internal/atomicfile": 0,
+	"internal/cputime":    0,
 	"kernels":             1,
 	"cuda":                1,
 	"games":               2,

@@ -1,6 +1,9 @@
 package solver
 
-import "testing"
+import (
+	"github.com/canopy-go/canopy/internal/cputime"
+	"testing"
+)
 
 // BenchmarkFile solves whole reference files, one fresh table per file (the
 // Reset is timed), like Pons' solver reading a file on stdin. Run with
@@ -19,7 +22,7 @@ func BenchmarkFile(b *testing.B) {
 			lines := readLines(b, f.name, f.limit)
 			s := New()
 			var nodes uint64
-			cpu0 := cpuSeconds()
+			cpu0 := cputime.Seconds()
 			for b.Loop() {
 				s.Reset()
 				for _, l := range lines {
@@ -29,7 +32,7 @@ func BenchmarkFile(b *testing.B) {
 				}
 				nodes += s.Nodes()
 			}
-			cpu := (cpuSeconds() - cpu0) / float64(b.N)
+			cpu := (cputime.Seconds() - cpu0) / float64(b.N)
 			sec := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(cpu, "cpu-s/file")
 			b.ReportMetric(sec, "s/file")

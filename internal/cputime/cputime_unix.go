@@ -1,14 +1,15 @@
 //go:build unix
 
-package sushigo
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system) used by this process.
-func cpuTime() time.Duration {
+const supported = true
+
+func now() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
