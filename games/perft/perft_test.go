@@ -2,8 +2,8 @@ package perft_test
 
 import (
 	"bufio"
+	"github.com/canopy-go/canopy/internal/refdata"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,27 +12,6 @@ import (
 	"github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/games/perft"
 )
-
-// dataFile finds <repo>/../shared/data/<rel> by walking up from the test's
-// working directory, or skips the test.
-func dataFile(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("reference data shared/data/%s not found above the working directory", rel)
-		}
-		dir = parent
-	}
-}
 
 // readTable reads whitespace-separated integer rows, skipping # comments.
 func readTable(t testing.TB, path string) [][]uint64 {
@@ -94,7 +73,7 @@ func (n *noUndo) ParseAction(s string) (games.Action, error) { return n.s.ParseA
 func (n *noUndo) String() string                             { return n.s.Draw(-1) }
 
 func TestCountConnect4(t *testing.T) {
-	rows := readTable(t, dataFile(t, "connect4/perft_paths.txt"))
+	rows := readTable(t, refdata.Path(t, "connect4/perft_paths.txt"))
 	depth := 9
 	if testing.Short() {
 		depth = 7
@@ -146,7 +125,7 @@ func TestCountFinishedGame(t *testing.T) {
 }
 
 func TestDistinctConnect4(t *testing.T) {
-	rows := readTable(t, dataFile(t, "connect4/positions_per_ply.txt"))
+	rows := readTable(t, refdata.Path(t, "connect4/positions_per_ply.txt"))
 	depth, strDepth := 10, 8
 	if testing.Short() {
 		depth, strDepth = 8, 5

@@ -1,6 +1,7 @@
 package sequence
 
 import (
+	"github.com/canopy-go/canopy/internal/refdata"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,29 +14,8 @@ import (
 	"github.com/canopy-go/canopy/games/gametest"
 )
 
-// sharedData finds <repo>/../shared/data by walking up from the test's
-// working directory; it skips the test when the directory is absent.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Skipf("no working directory: %v", err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/data not found next to the repository; skipping reference-data test")
-		}
-		dir = parent
-	}
-}
-
 func TestBoardFile(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(sharedData(t), "sequence", "board.txt"))
+	raw, err := os.ReadFile(filepath.Join(refdata.Dir(t), "sequence", "board.txt"))
 	if err != nil {
 		t.Skipf("board.txt: %v", err)
 	}

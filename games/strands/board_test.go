@@ -3,6 +3,7 @@ package strands
 import (
 	"bufio"
 	"fmt"
+	"github.com/canopy-go/canopy/internal/refdata"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,30 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// sharedData returns <repo>/../shared/data, found by walking up from the
-// test's directory to the module root; it skips the test when absent.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			data := filepath.Join(dir, "..", "shared", "data")
-			if _, err := os.Stat(data); err != nil {
-				t.Skipf("reference data %s not found; skipping", data)
-			}
-			return data
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found; skipping reference-data test")
-		}
-		dir = parent
-	}
-}
 
 // boardFile is the content of one MegaZero board file.
 type boardFile struct {
@@ -105,7 +82,7 @@ func readBoardFile(t *testing.T, path string) boardFile {
 // given by the files' formula (x-1,y) (x+1,y-1) (x+1,y) (x-1,y+1) (x,y-1)
 // (x,y+1) (the generator uses cube-coordinate distance instead).
 func TestBoardsMatchFiles(t *testing.T) {
-	data := sharedData(t)
+	data := refdata.Dir(t)
 	for _, side := range []int{4, 5, 6} {
 		t.Run(fmt.Sprint("side=", side), func(t *testing.T) {
 			bf := readBoardFile(t, filepath.Join(data, "strands", fmt.Sprintf("board_%d.txt", side)))

@@ -2,35 +2,14 @@ package solver
 
 import (
 	"bufio"
+	"github.com/canopy-go/canopy/internal/refdata"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/games/connect4"
 )
-
-// dataFile finds <repo>/../shared/data/<rel> by walking up from the test's
-// working directory, or skips.
-func dataFile(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("reference data shared/data/%s not found above the working directory", rel)
-		}
-		dir = parent
-	}
-}
 
 type line struct {
 	moves string
@@ -41,7 +20,7 @@ type line struct {
 // readLines reads "<moves> <score>" lines from a solver benchmark file.
 func readLines(t testing.TB, name string, limit int) []line {
 	t.Helper()
-	path := dataFile(t, "connect4/"+name)
+	path := refdata.Path(t, "connect4/"+name)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
