@@ -25,7 +25,7 @@ test-full:
 	$(GO) test -count=1 -timeout 60m $(PKGS)
 
 race:
-	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./games/... ./agent/...
+	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
 
 bench:
 	mkdir -p $(RUNDIR)

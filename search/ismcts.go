@@ -57,7 +57,7 @@ func (t *Tree) ismctsStep(w *Walker, cur int32, s games.State) int32 {
 			if n > 0 {
 				q = (float64(h.w)/valueScale - float64(h.vloss)) / float64(n)
 			}
-			score = q + t.opt.C*float64(e.prior)*math.Sqrt(float64(e.w2))/(1+float64(n))
+			score = q + t.opt.C*float64(h.prior)*math.Sqrt(float64(e.w2))/(1+float64(n))
 		case n == 0:
 			return nd.firstEdge + int32(i)
 		default:
@@ -107,7 +107,8 @@ func (t *Tree) ismctsExtend(w *Walker, nd *node) bool {
 	i := first + old
 	for a := range w.legal.All() {
 		if !have.Has(a) {
-			t.a.edges[i] = edge{action: a, child: NilNode, prior: 1 / float32(w.legal.Count())}
+			t.a.edges[i] = edge{action: a, child: NilNode}
+			t.a.hot[i].prior = 1 / float32(w.legal.Count())
 			i++
 		}
 	}

@@ -36,7 +36,7 @@ func (t *Tree) RootStats(player int, dst []ActionStat) []ActionStat {
 	start := len(dst)
 	for i := first; i < first+cnt; i++ {
 		e, h := &t.a.edges[i], &t.a.hot[i]
-		st := ActionStat{Action: e.action, Visits: int(h.n), Prior: e.prior, AmafVisits: int(e.amafN)}
+		st := ActionStat{Action: e.action, Visits: int(h.n), Prior: h.prior, AmafVisits: int(e.amafN)}
 		if h.n > 0 {
 			st.Q = float64(h.w) / valueScale / float64(h.n)
 		}
@@ -105,7 +105,7 @@ func (t *Tree) Choose(stats []ActionStat, moveNumber int) games.Action {
 // P = (1-eps)*P + eps*eta.
 func (t *Tree) addNoise(nd *node) {
 	o := &t.opt
-	edges := t.a.edges[nd.firstEdge : nd.firstEdge+nd.numEdges]
+	edges := t.a.hot[nd.firstEdge : nd.firstEdge+nd.numEdges]
 	var sum float64
 	noise := make([]float64, len(edges))
 	for i := range noise {

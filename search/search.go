@@ -32,7 +32,7 @@ type Tree struct {
 
 	full    atomic.Bool  // an allocation failed since the last Prepare
 	claimed atomic.Int64 // simulations started in the current Search
-	sims    atomic.Int64 // simulations backed up since the tree was made
+	sims    int64        // simulations backed up since the tree was made (atomic when shared)
 	rng     *rand.Rand   // root noise and final-move sampling
 
 	walkers []*Walker // walkers[i] is used by Search's goroutine i
@@ -270,10 +270,11 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 			t.a.edges[first+int32(q)] = edge{action: games.Action(c), child: NilNode}
 			seg := i
 			for a := range w.simLegal[q].All() {
-				t.a.edges[i] = edge{action: a, child: NilNode, prior: 1 / float32(c)}
+				t.a.edges[i] = edge{action: a, child: NilNode}
+				t.a.hot[i].prior = 1 / float32(c)
 				i++
 			}
-			shuffle(t.a.edges[seg:i], rng)
+			shuffle(t.a.edges[seg:i], t.a.hot[seg:i], rng)
 		}
 		nd.firstEdge, nd.numEdges = first, int32(k)
 		atomic.StoreUint32(&nd.state, expanded)
@@ -301,11 +302,12 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 		case t.opt.Bias != 0:
 			p = w.hprior[a]
 		}
-		t.a.edges[i] = edge{action: a, child: NilNode, prior: p}
+		t.a.edges[i] = edge{action: a, child: NilNode}
+		t.a.hot[i].prior = p
 		i++
 	}
 	if nd.player >= 0 {
-		shuffle(t.a.edges[first:i], rng)
+		shuffle(t.a.edges[first:i], t.a.hot[first:i], rng)
 	}
 	nd.firstEdge, nd.numEdges = first, int32(k)
 	atomic.StoreUint32(&nd.state, expanded)
@@ -314,10 +316,17 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 
 // shuffle puts edges in random order, so that "first unvisited edge"
 // and first-maximum tie-breaks are uniformly random.
-func shuffle(e []edge, rng *rand.Rand) {
+//
+// Each index is drawn from 32 random bits by multiply-and-shift (two per
+// Uint64), so its probability is within n/2^32 of uniform.
+// h holds the edges' statistics records (same length; only their priors
+// are set at this point), which move with them.
+func shuffle(e []edge, h []edgeStats, rng *rand.Rand) {
+	h = h[:len(e)]
 	for i := len(e) - 1; i > 0; i-- {
 		j := rng.IntN(i + 1)
 		e[i], e[j] = e[j], e[i]
+		h[i], h[j] = h[j], h[i]
 	}
 }
 
@@ -485,8 +494,13 @@ func (t *Tree) evalLeaf(w *Walker, ni int32) bool {
 func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 	o := &t.opt
 	parentN := max(int(atomic.LoadInt32(&nd.n)), 1)
-	if o.Rule == UCT && o.Bias == 0 {
-		return t.selectUCT(parentN, first, cnt)
+	if o.Bias == 0 {
+		switch o.Rule {
+		case UCT:
+			return t.selectUCT(parentN, first, cnt)
+		case PUCT:
+			return t.selectPUCT(parentN, first, cnt)
+		}
 	}
 	lnN := lnOf(parentN)
 	sqrtN := math.Sqrt(float64(parentN))
@@ -505,7 +519,7 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 			if n == 0 {
 				q = o.FPU
 			}
-			score = q + o.C*float64(e.prior)*sqrtN/(1+float64(n))
+			score = q + o.C*float64(h.prior)*sqrtN/(1+float64(n))
 		case UCT:
 			if n == 0 {
 				if o.Bias == 0 {
@@ -559,7 +573,7 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 			score = (1-beta)*q + beta*qa + o.C*math.Sqrt(lnN)*invSqrtOf(max(n, 1))
 		}
 		if o.Bias != 0 {
-			score += o.Bias * float64(e.prior) / (1 + float64(n))
+			score += o.Bias * float64(h.prior) / (1 + float64(n))
 		}
 		if score > bestScore {
 			best, bestScore = i, score
@@ -574,36 +588,91 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 const unvisitedScore = 1e9
 
 // selectUCT is selectEdge's UCT loop: c*sqrt(ln N) is computed once per
-// node and 1/n, 1/sqrt(n) come from tables.
+// node and 1/n, 1/sqrt(n) come from one table (one cache line per edge).
+//
+// Every score lies in [-1, 1+k] (q is a mean of values in [-1, 1] with
+// virtual losses counted as -1), so score+2 is a positive float and its IEEE
+// bits order like the scores: the running maximum is kept on those bits
+// with integer compares, which the compiler turns into conditional moves
+// (no mispredicted branch per edge). Ties keep the first edge, as before.
 func (t *Tree) selectUCT(parentN int, first, cnt int32) int32 {
 	k := t.opt.C * math.Sqrt(lnOf(parentN))
-	best, bestScore := first, math.Inf(-1)
+	best, bestKey := 0, uint64(0)
 	hot := t.a.hot[first : first+cnt]
 	for i := range hot {
 		e := &hot[i]
 		vl := atomic.LoadInt32(&e.vloss)
-		n := int(atomic.LoadInt32(&e.n) + vl)
+		n := uint32(atomic.LoadInt32(&e.n) + vl)
 		if n == 0 {
 			return first + int32(i)
 		}
-		score := (float64(atomic.LoadInt64(&e.w))*(1.0/valueScale)-float64(vl))*invOf(n) + k*invSqrtOf(n)
-		if score > bestScore {
-			best, bestScore = first+int32(i), score
+		var inv, isq float64
+		if n < tabN {
+			r := &recipTab[n]
+			inv, isq = r.inv, r.invSqrt
+		} else {
+			inv = 1 / float64(n)
+			isq = math.Sqrt(inv)
+		}
+		score := (float64(atomic.LoadInt64(&e.w))*(1.0/valueScale)-float64(vl))*inv + k*isq
+		if key := math.Float64bits(score + 2); key > bestKey {
+			best, bestKey = i, key
 		}
 	}
-	return best
+	return first + int32(best)
 }
 
-// Tables of ln n, 1/n and 1/sqrt(n) for small n (32 KiB each).
+// selectPUCT is selectEdge's PUCT loop (no progressive bias): c*sqrt(N)
+// is computed once per node, 1/n and 1/(1+n) come from a table, and the
+// running maximum is kept branch-free on orderKey. Ties keep the first edge.
+func (t *Tree) selectPUCT(parentN int, first, cnt int32) int32 {
+	cs := t.opt.C * math.Sqrt(float64(parentN))
+	fpu := t.opt.FPU
+	hot := t.a.hot[first : first+cnt]
+	best, bestKey := 0, int64(math.MinInt64)
+	for i := range hot {
+		h := &hot[i]
+		vl := atomic.LoadInt32(&h.vloss)
+		n := uint32(atomic.LoadInt32(&h.n) + vl)
+		q, inv1 := fpu, 0.0 // inv1 = 1/(1+n)
+		if n < tabN-1 {
+			if n > 0 {
+				q = (float64(atomic.LoadInt64(&h.w))*(1.0/valueScale) - float64(vl)) * recipTab[n].inv
+			}
+			inv1 = recipTab[n+1].inv
+		} else {
+			q = (float64(atomic.LoadInt64(&h.w))*(1.0/valueScale) - float64(vl)) / float64(n)
+			inv1 = 1 / (1 + float64(n))
+		}
+		key := orderKey(q + cs*float64(h.prior)*inv1)
+		if key > bestKey {
+			best, bestKey = i, key
+		}
+	}
+	return first + int32(best)
+}
+
+// orderKey maps a float64 (not NaN) to an int64 with the same order, so
+// that a running maximum can use integer conditional moves.
+func orderKey(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	return b ^ int64(uint64(b>>63)>>1)
+}
+
+// Tables of ln n, 1/n and 1/sqrt(n) for small n (32 KiB and 64 KiB).
 const tabN = 4096
 
-var lnTab, invTab, invSqrtTab [tabN]float64
+var lnTab [tabN]float64
+
+// recipTab[n] holds 1/n and 1/sqrt(n) side by side, so that the UCT loop
+// reads one cache line per edge.
+var recipTab [tabN]struct{ inv, invSqrt float64 }
 
 func init() {
 	for n := 1; n < tabN; n++ {
 		lnTab[n] = math.Log(float64(n))
-		invTab[n] = 1 / float64(n)
-		invSqrtTab[n] = 1 / math.Sqrt(float64(n))
+		recipTab[n].inv = 1 / float64(n)
+		recipTab[n].invSqrt = 1 / math.Sqrt(float64(n))
 	}
 }
 
@@ -618,15 +687,15 @@ func lnOf(n int) float64 {
 }
 
 func invOf(n int) float64 {
-	if n < tabN {
-		return invTab[n]
+	if uint(n) < tabN {
+		return recipTab[n].inv
 	}
 	return 1 / float64(n)
 }
 
 func invSqrtOf(n int) float64 {
-	if n < tabN {
-		return invSqrtTab[n]
+	if uint(n) < tabN {
+		return recipTab[n].invSqrt
 	}
 	return 1 / math.Sqrt(float64(n))
 }
@@ -643,6 +712,37 @@ func (t *Tree) Backup(w *Walker, value []float64, priors []float32) {
 	if w.leaf != NilNode {
 		t.add32(&t.a.nodes[w.leaf].n, 1)
 	}
+	if !t.shared && t.opt.Rule != UCB1Tuned {
+		t.backupPlain(w, value)
+	} else {
+		t.backupAtomic(w, value)
+	}
+	if t.opt.Rule.usesAMAF() {
+		t.backupAMAF(w, value)
+	}
+	t.add64(&t.sims, 1)
+}
+
+// backupPlain is Backup's path loop for an unshared tree without squared
+// sums (plain adds, no per-step branches on the options).
+func (t *Tree) backupPlain(w *Walker, value []float64) {
+	nodes, hot := t.a.nodes, t.a.hot
+	for i := len(w.path) - 1; i >= 0; i-- {
+		st := &w.path[i]
+		h := &hot[st.edge]
+		h.vloss--
+		h.n++
+		if st.player >= 0 {
+			h.w += int64(value[st.player] * valueScale) // truncation: error < 2^-24
+		}
+		if st.first {
+			nodes[st.node].n++
+		}
+	}
+}
+
+// backupAtomic is Backup's general path loop (shared trees, UCB1-Tuned).
+func (t *Tree) backupAtomic(w *Walker, value []float64) {
 	for i := len(w.path) - 1; i >= 0; i-- {
 		st := &w.path[i]
 		h := &t.a.hot[st.edge]
@@ -659,10 +759,6 @@ func (t *Tree) Backup(w *Walker, value []float64, priors []float32) {
 			t.add32(&t.a.nodes[st.node].n, 1)
 		}
 	}
-	if t.opt.Rule.usesAMAF() {
-		t.backupAMAF(w, value)
-	}
-	t.sims.Add(1)
 }
 
 // backupAMAF updates, for every node of the path and its mover p, the
@@ -779,7 +875,7 @@ func (t *Tree) Search(ctx context.Context, s games.State) int {
 	if t.opt.Time > 0 {
 		deadline = time.Now().Add(t.opt.Time)
 	}
-	start := t.sims.Load()
+	start := atomic.LoadInt64(&t.sims)
 	if t.opt.Threads == 1 {
 		t.shared = false
 		t.run(ctx, t.walkers[0], deadline)
@@ -799,14 +895,19 @@ func (t *Tree) Search(ctx context.Context, s games.State) int {
 		wg.Wait()
 		t.shared = false
 	}
-	return int(t.sims.Load() - start)
+	return int(atomic.LoadInt64(&t.sims) - start)
 }
 
 // run is one goroutine's simulation loop. Budgets are claimed with an
 // atomic counter, so exactly Sims simulations run in total.
 func (t *Tree) run(ctx context.Context, w *Walker, deadline time.Time) {
+	single := !t.shared // one goroutine: claim the budget with a plain counter
 	for i := 0; ; i++ {
-		if t.opt.Sims > 0 && t.claimed.Add(1) > int64(t.opt.Sims) {
+		if single {
+			if t.opt.Sims > 0 && i >= t.opt.Sims {
+				return
+			}
+		} else if t.opt.Sims > 0 && t.claimed.Add(1) > int64(t.opt.Sims) {
 			return
 		}
 		if i&15 == 0 && i > 0 { // time.Now costs ~25ns; every 16 simulations

@@ -48,9 +48,10 @@ type node struct {
 }
 
 // An edge (one action of a node) is split over two parallel arrays with
-// the same index: edgeStats holds what every selection step reads (16
-// bytes, so a node's children share few cache lines), edge the rest (32
-// bytes). 48 bytes per edge in all.
+// the same index: edgeStats holds what every selection step reads (24
+// bytes, the PUCT prior included, so a node's children share few cache
+// lines and selection reads one edge record only), edge the rest (32
+// bytes). 56 bytes per edge in all.
 //
 // w, w2 and amafW are fixed-point sums (valueScale) of the value of the
 // player who chooses this edge (the node's mover; at simultaneous nodes the
@@ -61,6 +62,11 @@ type edgeStats struct {
 	w     int64 // sum of values
 	n     int32 // completed visits
 	vloss int32 // virtual losses: visits selected but not yet backed up
+	// prior is the PUCT prior, or the heuristic value H(s,a) for
+	// progressive bias (written at expansion, before the node is
+	// published; root noise rewrites it between searches).
+	prior float32
+	_     int32
 }
 
 type edge struct {
@@ -69,7 +75,6 @@ type edge struct {
 	action games.Action // the action
 	child  int32        // child node or NilNode (CAS from NilNode when created)
 	amafN  int32        // AMAF visit count
-	prior  float32      // PUCT prior, or heuristic value H(s,a) for progressive bias
 }
 
 // Sizes of the arena records, for documentation and benchmarks.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/arena"
 )
 
@@ -71,6 +72,14 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 				}
 				if *boot < 0 {
 					return usagef("--bootstrap must be 0 or more")
+				}
+				if *parallel < 0 {
+					return usagef("--parallel must not be negative (0: number of CPUs)")
+				}
+				for i, sp := range specs {
+					if _, err := agent.New(g, sp, *seed); err != nil {
+						return usagef("--agents: agent %d (%q): %v", i+1, sp, err)
+					}
 				}
 				sched, err := arena.Schedule(g.NumPlayers(), len(specs), *n)
 				if err != nil {

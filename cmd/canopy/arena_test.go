@@ -81,7 +81,7 @@ func TestArenaErrors(t *testing.T) {
 		{[]string{"--game", "tictactoe", "--agents", "random,random", "--json", "--csv"}, 2, "exclude"},
 		{[]string{"--game", "tictactoe", "--agents", "random,random", "--bootstrap", "-1"}, 2, "--bootstrap"},
 		{[]string{"--game", "nosuchgame", "--agents", "random,random"}, 2, "nosuchgame"},
-		{[]string{"--game", "tictactoe", "--agents", "random,nosuchagent"}, 1, "nosuchagent"},
+		{[]string{"--game", "tictactoe", "--agents", "random,nosuchagent"}, 2, "nosuchagent"}, // bad flag value: usage
 		{[]string{"--game", "tictactoe", "--agents", "random,random", "extra"}, 2, "unexpected argument"},
 	} {
 		code, _, errs := runCLI(t, "", append([]string{"arena", "--quiet"}, tc.args...)...)

@@ -68,6 +68,25 @@ func (p *profiler) flags(fs *flag.FlagSet) {
 	fs.StringVar(&p.mem, "memprofile", "", "write a pprof heap (allocation) profile to this file")
 }
 
+// maxBenchSeconds bounds --seconds (one day).
+const maxBenchSeconds = 86400
+
+// check reports, before the measurement starts, a profile path that cannot
+// be written (so a long run is not lost to a typo).
+func (p *profiler) check() error {
+	if p.cpu != "" {
+		if err := checkOutputFile(p.cpu); err != nil {
+			return fmt.Errorf("--cpuprofile: %v", err)
+		}
+	}
+	if p.mem != "" {
+		if err := checkOutputFile(p.mem); err != nil {
+			return fmt.Errorf("--memprofile: %v", err)
+		}
+	}
+	return nil
+}
+
 func (p *profiler) start() error {
 	if p.cpu == "" {
 		return nil
@@ -101,7 +120,6 @@ func (p *profiler) stop() error {
 
 func benchGames(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy bench games", flag.ContinueOnError)
-	fs.SetOutput(e.Stderr)
 	game := fs.String("game", "", "game spec (default: every registered game with default options)")
 	seconds := fs.Float64("seconds", 2, "measurement time per game")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -109,17 +127,22 @@ func benchGames(e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var prof profiler
 	prof.flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseSubFlags(e, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err.Error()}
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *seconds <= 0 {
-		return usagef("--seconds must be positive")
+	// NaN fails both tests; more than a day per game overflows nothing
+	// but is surely a typo.
+	if !(*seconds > 0) || *seconds > maxBenchSeconds {
+		return usagef("--seconds %v: want a positive number of seconds up to %d", *seconds, maxBenchSeconds)
+	}
+	if err := prof.check(); err != nil {
+		return err
 	}
 	var specs []string
 	if *game != "" {

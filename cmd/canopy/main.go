@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // command is one subcommand.
@@ -104,11 +105,14 @@ func run(args []string, e *env) (status int) {
 	}
 	fs := newFlagSet(c, e)
 	runFn := c.Setup(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:], e.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2 // the flag package already printed the problem and usage
+		// One line saying what is wrong, one saying where the flags are
+		// listed: never the whole usage text (it buries the problem).
+		fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", name, oneLine(err), name)
+		return 2
 	}
 	err := runFn(e, fs.Args())
 	if err == nil {
@@ -116,11 +120,48 @@ func run(args []string, e *env) (status int) {
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(e.Stderr, "canopy %s: %v\n(run `canopy %s --help` for usage)\n", name, err, name)
+		fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", name, oneLine(err), name)
 		return 2
 	}
-	fmt.Fprintf(e.Stderr, "canopy %s: %v\n", name, err)
+	fmt.Fprintf(e.Stderr, "canopy %s: %s\n", name, oneLine(err))
 	return 1
+}
+
+// maxErrorLen bounds a printed error message: messages that quote the
+// user's input (a 100 KB --moves) keep their start, which says what is
+// wrong, and their end, which often says how to fix it.
+const maxErrorLen = 480
+
+// oneLine formats err as a single line of at most maxErrorLen bytes.
+func oneLine(err error) string {
+	msg := strings.Join(strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+	if len(msg) <= maxErrorLen {
+		return msg
+	}
+	head, tail := msg[:320], msg[len(msg)-120:]
+	// Cut at rune boundaries.
+	for len(head) > 0 && !utf8.RuneStart(msg[len(head)]) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + " [...] " + tail
+}
+
+// parseFlags parses args into fs without letting the flag package print:
+// -h/--help prints fs's usage to w and returns flag.ErrHelp; any other
+// problem is returned (the caller prints it as one line).
+func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(w)
+		fs.Usage()
+	}
+	return err
 }
 
 func newFlagSet(c *command, e *env) *flag.FlagSet {

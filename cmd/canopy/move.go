@@ -40,6 +40,9 @@ Example:
 				if err != nil {
 					return err
 				}
+				if *player < -1 || (*player == -1 && flagSet(fs, "player")) {
+					return usagef("--player %d: players are numbered from 0", *player)
+				}
 				if *agentSpec == "" {
 					return usagef("--agent is required, e.g. --agent mcts:sims=2000 (see `canopy agents`)")
 				}

@@ -51,10 +51,9 @@ func init() {
 // parseSub parses a subcommand's flags, allowing positional arguments
 // before and after them.
 func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(e.Stderr)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseSubFlags(e, fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
@@ -85,9 +84,17 @@ func netInit(e *env, args []string) error {
 	if *out == "" {
 		return usagef("net init: --out is required")
 	}
+	if err := checkOutputFile(*out); err != nil {
+		return fmt.Errorf("net init: --out: %v", err)
+	}
 	cfg, err := nets.Preset(*preset)
 	if err != nil {
-		return usageError{err.Error()}
+		return usagef("net init: --preset: %v", err)
+	}
+	if *game != "" {
+		if _, err := games.New(*game); err != nil {
+			return usagef("net init: --game: %v", err)
+		}
 	}
 	spec := *game
 	if spec == "" && cfg.Normalize() != nil {
@@ -145,7 +152,7 @@ func netInfo(e *env, args []string) error {
 	}
 	net, err := nets.Load(pos[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("net info: %v", err)
 	}
 	c := net.Config()
 	if *asJSON {
@@ -187,7 +194,7 @@ func netEval(e *env, args []string) error {
 	}
 	net, err := nets.Load(*file)
 	if err != nil {
-		return err
+		return fmt.Errorf("net eval: --net: %v", err)
 	}
 	spec := *game
 	if spec == "" {
@@ -198,7 +205,7 @@ func netEval(e *env, args []string) error {
 	}
 	g, err := games.New(spec)
 	if err != nil {
-		return usageError{err.Error()}
+		return usagef("net eval: --game: %v", err)
 	}
 	if games.ObservationSize(g) != net.InputSize() || g.NumActions() != net.PolicySize() {
 		return fmt.Errorf("net eval: %s expects %d inputs and %d actions, game %s has %d and %d (make a net for it with `canopy net init --game %s`)",

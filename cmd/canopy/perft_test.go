@@ -78,7 +78,7 @@ func TestPerftErrors(t *testing.T) {
 	}{
 		{[]string{"--depth", "3"}, 2, "--game"},
 		{[]string{"--game", "connect4"}, 2, "--depth"},
-		{[]string{"--game", "connect4", "--depth", "2", "--moves", "9"}, 1, "moves"},
+		{[]string{"--game", "connect4", "--depth", "2", "--moves", "9"}, 2, "moves"}, // bad flag value: usage
 	} {
 		code, _, errs := runCLI(t, "", append([]string{"perft"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {

@@ -46,6 +46,11 @@ Example:
 				if len(specs) != g.NumPlayers() {
 					return usagef("--agents: %s has %d players, got %d agent(s) %q", g.Spec(), g.NumPlayers(), len(specs), *agents)
 				}
+				if *logPath != "" {
+					if err := checkOutputFile(*logPath); err != nil {
+						return fmt.Errorf("--log: %v", err)
+					}
+				}
 				in := bufio.NewScanner(e.Stdin)
 				ags := make([]agent.Agent, len(specs))
 				humans := 0
@@ -109,7 +114,7 @@ Example:
 						return err
 					}
 					if err := writeFileAtomic(*logPath, []byte(sb.String())); err != nil {
-						return fmt.Errorf("writing the game log: %v", err)
+						return fmt.Errorf("--log: %v", err)
 					}
 				}
 				res := resultOf(rec.Final, specs)

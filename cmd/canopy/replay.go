@@ -40,7 +40,7 @@ score is checked while replaying).`,
 				case *logPath != "":
 					f, err := os.Open(*logPath)
 					if err != nil {
-						return err
+						return fmt.Errorf("--log: %v", err)
 					}
 					defer f.Close()
 					log, s, err = arena.ReadLog(f)
@@ -64,6 +64,9 @@ score is checked while replaying).`,
 					}
 				}
 				if *writeLog != "" {
+					if err := checkOutputFile(*writeLog); err != nil {
+						return fmt.Errorf("--write-log: %v", err)
+					}
 					if log == nil {
 						return usagef("--write-log needs the moves as a list of actions separated by spaces (e.g. \"4 4 5 3\"), not a position notation")
 					}
@@ -76,7 +79,7 @@ score is checked while replaying).`,
 						return err
 					}
 					if err := writeFileAtomic(*writeLog, []byte(sb.String())); err != nil {
-						return err
+						return fmt.Errorf("--write-log: %v", err)
 					}
 				}
 				var players []string

@@ -56,7 +56,7 @@ for a full column). --json prints one JSON object per position.`,
 				if hasMoves {
 					p, err := connect4.ParsePosition(strings.TrimSpace(*moves))
 					if err != nil {
-						return fmt.Errorf("--moves: %v", err)
+						return usagef("--moves: %v", err)
 					}
 					return sv.solve(strings.TrimSpace(*moves), p)
 				}

@@ -131,7 +131,7 @@ func TestSolveErrors(t *testing.T) {
 	}{
 		{late + "\n44x5 3\n", nil, 1, "line 2"},
 		{late + "\n\n4444444\n", nil, 1, "line 3"},
-		{"", []string{"--moves", "48"}, 1, "position 2"},
+		{"", []string{"--moves", "48"}, 2, "position 2"}, // a bad flag value is a usage error
 		{"", []string{"--game", "nosuchgame"}, 2, "unknown game"},
 		{"", []string{"extra"}, 2, "unexpected argument"},
 	} {

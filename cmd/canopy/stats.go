@@ -51,6 +51,12 @@ games by their first K moves. Results depend only on --seed, not on
 				if *n <= 0 {
 					return usagef("--games must be positive")
 				}
+				if *parallel < 0 || *prefix < 0 {
+					return usagef("--parallel and --prefix must not be negative (0 picks the default)")
+				}
+				if _, err := arena.NewAgents(g, specs, *seed); err != nil {
+					return usagef("--agents: %v", err)
+				}
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
 				pr := newProgress(e.Stderr, "games", *n, *quiet)

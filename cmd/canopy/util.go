@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,6 +33,13 @@ func newGame(spec string) (games.Game, error) {
 		return nil, usageError{err.Error()}
 	}
 	return g, nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // splitList splits a comma-separated flag value, trimming blanks. Commas
@@ -66,7 +78,8 @@ func splitAgents(s string) []string {
 // parsePosition builds a state from --moves: as action texts separated by
 // spaces or commas applied from the initial position (each checked for
 // legality; the applied actions are returned for game logs), else as the
-// game's state notation (moves is then nil).
+// game's state notation (moves is then nil). Errors are usage errors: the
+// --moves flag was given a bad value.
 func parsePosition(g games.Game, text string) (games.State, []games.Action, error) {
 	s := g.NewInitialState()
 	var moves []games.Action
@@ -77,7 +90,7 @@ func parsePosition(g games.Game, text string) (games.State, []games.Action, erro
 			err = games.ApplyChecked(s, a)
 		}
 		if err != nil {
-			tokErr = fmt.Errorf("--moves: move %d %q: %v", i+1, tok, err)
+			tokErr = usagef("--moves: move %d %q: %v", i+1, clip(tok), err)
 			break
 		}
 		moves = append(moves, a)
@@ -90,13 +103,79 @@ func parsePosition(g games.Game, text string) (games.State, []games.Action, erro
 		if strings.ContainsAny(strings.TrimSpace(text), " ,") {
 			return nil, nil, tokErr
 		}
-		return nil, nil, fmt.Errorf("--moves %q is neither a move list nor a %s position: %v", text, g.Type().Name, err)
+		return nil, nil, usagef("--moves %q is neither a move list nor a %s position: %v", clip(text), g.Type().Name, err)
 	}
 	return st, nil, nil
 }
 
 // writeFileAtomic writes data to path atomically (see internal/atomicfile).
-func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }
+// Errors name path (never the temporary file) and say how to fix them.
+func writeFileAtomic(path string, data []byte) error {
+	if err := checkOutputFile(path); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// checkOutputFile reports, before any work is done, why path cannot be
+// written as a file: its directory is missing or not a directory, or path
+// itself is a directory. Commands call it up front so that a long run does
+// not end by losing its result to a typo in an output path.
+func checkOutputFile(path string) error {
+	if path == "" {
+		return fmt.Errorf("empty output file name")
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory; give a file name", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: directory %s does not exist (create it first)", path, dir)
+	case err != nil:
+		return fmt.Errorf("cannot write %s: %v", path, unwrapPath(err))
+	case !fi.IsDir():
+		return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+	}
+	return nil
+}
+
+// unwrapPath drops the operation and path of an *fs.PathError (the caller
+// names the path itself), keeping the reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	const n = 60
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// parseSubFlags parses the flags of a sub-subcommand ("canopy net init",
+// "canopy bench games") like the top level does: the flag package prints
+// nothing but the usage for -h/--help (returning flag.ErrHelp); any other
+// problem comes back as a one-line usage error.
+func parseSubFlags(e *env, fs *flag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args, e.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}
 
 // progress prints a single self-overwriting progress line to w (stderr),
 // at most every 200 ms, with an ETA.
