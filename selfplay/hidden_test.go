@@ -369,16 +369,12 @@ func TestHiddenRootRowsAreMoverViews(t *testing.T) {
 }
 
 // With Determinize = 1 (the default) on a game with hidden information the
-// driver does not determinize at all: it searches a clone of the real
-// state, so leaves where an opponent is to move are encoded with the
-// opponent's real hand. The check is the exact count of
+// driver must still search a sampled deal, never the real state, or leaves
+// where an opponent is to move would be encoded with the opponent's real
+// hand. The check is the exact count of
 // TestHiddenRootRowsAreMoverViews, for K = 1, with the spy's real views
 // taken from the records (there is no Resample call to log them).
 func TestSingleDeterminizationHidesHands(t *testing.T) {
-	t.Skip("BUG: selfplay.Run sets r.det only when Determinize > 1; with Determinize = 1 startMove uses " +
-		"s.CloneInto(j.root) instead of Resample, so on sequence the opponent's real hand reaches the network " +
-		"(depth-1 leaves) and the recorded policy comes from a search that saw hidden cards. " +
-		"Fix: determinize whenever the game is ImperfectInformation with a Resampler (K >= 1).")
 	g, rs, e := spyEngine(t, "sequence:jacks=false", true, EngineOptions{Workers: 1, Batch: 16, Slots: SlotsFor(1, 1)})
 	recs := collect(t, e, Config{Settings: hiddenSettings(8, 1), Seed: 5, NumGames: 1, Trees: 1})
 	r := recs[0]

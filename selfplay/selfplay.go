@@ -147,7 +147,10 @@ func (e *Engine) Run(ctx context.Context, cfg Config) error {
 	r := &runner{e: e, cfg: &cfg, g: g, ids: ids, total: total}
 	r.cfg.Settings.Leaves = max(st.Leaves, 1)
 	_, isRes := g.NewInitialState().(games.Resampler)
-	r.det = isRes && g.Type().Information == games.ImperfectInformation && st.Determinize > 1
+	// Hidden-information games are always searched on sampled deals (one
+	// or more): searching the real state would show the network the
+	// opponents' hidden cards.
+	r.det = isRes && g.Type().Information == games.ImperfectInformation
 	if !r.det {
 		r.cfg.Settings.Determinize = 1
 	}
