@@ -3,6 +3,7 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -40,18 +41,28 @@ func DefaultSettings() Settings {
 		Resign: 0, ResignOff: 0.1, Determinize: 1, Leaves: 1}
 }
 
-func (s *Settings) check() error {
+// Check reports the first out-of-range setting, named as in the
+// settings' JSON (and the CLI flag of the same name).
+func (s *Settings) Check() error {
 	switch {
 	case s.Sims < 1:
-		return fmt.Errorf("selfplay: sims = %d, want >= 1", s.Sims)
+		return fmt.Errorf("sims = %d, want >= 1", s.Sims)
 	case s.Determinize < 1 || s.Determinize > s.Sims:
-		return fmt.Errorf("selfplay: determinize = %d, want 1..sims", s.Determinize)
+		return fmt.Errorf("determinize = %d, want 1..sims (%d)", s.Determinize, s.Sims)
 	case s.Leaves < 1 || s.Leaves > 256:
-		return fmt.Errorf("selfplay: leaves = %d, want 1..256", s.Leaves)
-	case s.Resign < 0 || s.Resign > 1 || s.ResignOff < 0 || s.ResignOff > 1:
-		return fmt.Errorf("selfplay: resign %g and resign_off %g must lie in [0, 1]", s.Resign, s.ResignOff)
-	case s.C <= 0 || s.DirichletA < 0 || s.DirichletEps < 0 || s.DirichletEps > 1:
-		return fmt.Errorf("selfplay: bad PUCT settings c=%g dirichlet=%g eps=%g", s.C, s.DirichletA, s.DirichletEps)
+		return fmt.Errorf("leaves = %d, want 1..256", s.Leaves)
+	case !(s.Resign >= 0 && s.Resign <= 1):
+		return fmt.Errorf("resign = %g, want a value in [0, 1]", s.Resign)
+	case !(s.ResignOff >= 0 && s.ResignOff <= 1):
+		return fmt.Errorf("resign-off = %g, want a fraction in [0, 1]", s.ResignOff)
+	case !(s.C > 0) || math.IsInf(s.C, 0):
+		return fmt.Errorf("c = %g, want a positive exploration constant", s.C)
+	case !(s.DirichletA >= 0) || math.IsInf(s.DirichletA, 0):
+		return fmt.Errorf("dirichlet = %g, want alpha >= 0 (0 = no noise)", s.DirichletA)
+	case !(s.DirichletEps >= 0 && s.DirichletEps <= 1):
+		return fmt.Errorf("dirichlet-frac = %g, want a fraction in [0, 1]", s.DirichletEps)
+	case s.TempPlies < 0:
+		return fmt.Errorf("temp-plies = %d, want >= 0", s.TempPlies)
 	}
 	return nil
 }
@@ -133,7 +144,7 @@ type runner struct {
 // ctx.Err() is returned after every request has drained.
 func (e *Engine) Run(ctx context.Context, cfg Config) error {
 	st := cfg.Settings
-	if err := st.check(); err != nil {
+	if err := st.Check(); err != nil {
 		return err
 	}
 	g := e.game

@@ -53,17 +53,20 @@ func benchSearch(e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var prof profiler
 	prof.flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseSubFlags(e, fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err.Error()}
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *seconds <= 0 || *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
-		return usagef("--seconds, --trees, --sims and --leaves must be positive and --batch not negative")
+	if !(*seconds > 0) || *seconds > maxBenchSeconds {
+		return usagef("--seconds %v: want a positive number of seconds up to %d", *seconds, maxBenchSeconds)
+	}
+	if *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
+		return usagef("--trees, --sims and --leaves must be positive and --batch not negative")
 	}
 	g, err := newGame(*game)
 	if err != nil {

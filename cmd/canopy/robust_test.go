@@ -357,9 +357,9 @@ func TestCLIBadInput(t *testing.T) {
 		{1, "", []string{"selfplay", "--game", "tictactoe", "--backend", "random", "--games", "1", "--trees", "1", "--sims", "2", "--quiet", "--out", fx.underFile}, ""},
 		{1, "", []string{"selfplay", "--game", "tictactoe", "--backend", "random", "--games", "1", "--trees", "1", "--sims", "2", "--quiet", "--out", fx.garbage}, ""},
 		{2, "", []string{"selfplay", "--game", "tictactoe", "--backend", "random", "--games", "1", "--trees", "1", "--sims", "2", "--quiet", "--out", filepath.Join(fx.dir, "sp-d"), "--dirichlet", "-1"},
-			"selfplay.go: a bad --dirichlet/--c is reported as a failure (status 1, \"selfplay: bad PUCT settings\") instead of a usage error naming the flag"},
+			""},
 		{2, "", []string{"selfplay", "--game", "tictactoe", "--backend", "random", "--games", "1", "--trees", "1", "--sims", "2", "--quiet", "--out", filepath.Join(fx.dir, "sp-t"), "--temp-plies", "-5"},
-			"selfplay.go: a negative --temp-plies is accepted silently"},
+			""},
 		// bench.
 		{2, "", []string{"bench"}, ""},
 		{2, "", []string{"bench", "frob"}, ""},
@@ -377,9 +377,9 @@ func TestCLIBadInput(t *testing.T) {
 		{1, "", []string{"bench", "search", "--game", "tictactoe", "--out", filepath.Join(fx.dir, "bs"), "--net", fx.truncNet, "--seconds", "0.1"}, ""},
 		{1, "", []string{"bench", "search", "--game", "tictactoe", "--trees", "2", "--sims", "2", "--seconds", "0.1", "--quiet", "--out", fx.underFile}, ""},
 		{2, "", []string{"bench", "search", "--bogus"},
-			"bench_search.go: a flag error prints the whole flag list (about 40 lines) instead of one line (use parseSubFlags from util.go)"},
+			""},
 		{2, "", []string{"bench", "search", "--seconds", "NaN", "--game", "tictactoe", "--quiet", "--out", filepath.Join(fx.dir, "bs")},
-			"bench_search.go: --seconds NaN passes the `<= 0` check (use !(x > 0)) and huge values overflow time.Duration"},
+			""},
 	}
 	// Every bad game spec, for every command that takes --game.
 	for _, sp := range badSpecs {

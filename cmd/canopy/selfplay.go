@@ -77,6 +77,9 @@ Example (about a minute on 2 cores):
 				if *batch < 0 || *workers < 0 {
 					return usagef("--batch and --workers must not be negative")
 				}
+				if err := st.Check(); err != nil {
+					return usagef("--%v", err)
+				}
 				g, err := newGame(*game)
 				if err != nil {
 					return err
