@@ -198,16 +198,30 @@ func (s *State) Observation(player int, dst []float32) {
 	if player < 0 || player > 1 {
 		panic(fmt.Sprintf("connect4: observation for player %d, want 0 or 1", player))
 	}
+	clear(dst[:2*Cells])
 	own, opp := s.pos.Stones(player), s.pos.Stones(1-player)
-	for row := range Height {
-		for col := range Width {
-			bit := uint64(1) << (col*colStride + row)
-			i := row*Width + col
-			dst[i] = float32(own & bit >> (col*colStride + row))
-			dst[Cells+i] = float32(opp & bit >> (col*colStride + row))
-		}
+	// Only occupied cells are written: set bits are far fewer than cells
+	// early in the game, and this runs once per network evaluation.
+	for own != 0 {
+		dst[bitCell[bits.TrailingZeros64(own)]] = 1
+		own &= own - 1
+	}
+	for opp != 0 {
+		dst[Cells+int(bitCell[bits.TrailingZeros64(opp)])] = 1
+		opp &= opp - 1
 	}
 }
+
+// bitCell maps a bitboard bit (col*colStride + row) to its observation
+// index row*Width + col. Guard bits never hold stones.
+var bitCell = func() (t [Width * colStride]int8) {
+	for col := range Width {
+		for row := range Height {
+			t[col*colStride+row] = int8(row*Width + col)
+		}
+	}
+	return t
+}()
 
 // MoveNumber implements games.State.
 func (s *State) MoveNumber() int { return s.pos.moves }
