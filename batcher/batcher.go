@@ -69,6 +69,9 @@ type slot struct {
 	_      [24]byte      // keep neighbouring slots' hot words apart
 }
 
+// closedBit is set in Batcher.tail by Close (positions never reach it).
+const closedBit = 1 << 63
+
 const (
 	statePending uint32 = iota
 	stateDone
@@ -90,10 +93,19 @@ type Batcher struct {
 	value           []float32 // slots
 	start           time.Time
 
-	tail     atomic.Uint64 // next position to claim
-	active   atomic.Int64  // producers between Reserve's check of closed and Commit
+	// tail is the next position to claim, with closedBit set by Close:
+	// Reserve's CAS from a position without the bit is then impossible,
+	// so after Close no claim succeeds, and a claim made before it keeps
+	// tail ahead of head until its slot is committed and taken. One atomic
+	// word settles claims against Close (no separate in-flight counter:
+	// Reserve is a load and a CAS, Commit a store and a load).
+	tail atomic.Uint64
+	_    [56]byte // producers' CAS line apart from the flags consumers poll
+	// closed is set by Close after closedBit (so a consumer that sees it
+	// reads the final tail); sleeping: a consumer is (about to be) blocked
+	// on wake.
 	closed   atomic.Bool
-	sleeping atomic.Bool   // a consumer is (about to be) blocked on wake
+	sleeping atomic.Bool
 	wake     chan struct{} // capacity 1
 
 	formMu sync.Mutex // held by the consumer forming a batch; guards head, timer
@@ -174,13 +186,11 @@ func (b *Batcher) now() int64 { return int64(time.Since(b.start)) }
 // result is held; release results promptly, and on ErrFull collect your
 // own completions (or yield) and retry. Lock-free.
 func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
-	b.active.Add(1)
-	if b.closed.Load() {
-		b.active.Add(-1)
-		return 0, nil, ErrClosed
-	}
 	for {
 		pos := b.tail.Load()
+		if pos&closedBit != 0 {
+			return 0, nil, ErrClosed
+		}
 		s := &b.slots[pos&b.mask]
 		d := int64(s.seq.Load() - pos)
 		if d == 0 {
@@ -194,7 +204,6 @@ func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
 				return Ticket(pos), b.input[i*b.inSize : (i+1)*b.inSize : (i+1)*b.inSize], nil
 			}
 		} else if d < 0 {
-			b.active.Add(-1)
 			return 0, nil, ErrFull
 		}
 		// d > 0: another producer claimed pos; reload the tail.
@@ -207,7 +216,6 @@ func (b *Batcher) Commit(t Ticket) {
 	s := &b.slots[uint64(t)&b.mask]
 	s.t0 = b.now()
 	s.seq.Store(uint64(t) + 1)
-	b.active.Add(-1)
 	if b.sleeping.Load() {
 		select {
 		case b.wake <- struct{}{}:
@@ -297,6 +305,7 @@ func (b *Batcher) Evaluate(ctx context.Context, fill func(row []float32), policy
 // consumer goroutines to exit. Requests never collected stay readable with
 // Result. Close is idempotent.
 func (b *Batcher) Close() error {
+	b.tail.Or(closedBit)
 	if !b.closed.Swap(true) {
 		select {
 		case b.wake <- struct{}{}:
@@ -336,7 +345,7 @@ func (b *Batcher) ready(pos uint64) bool { return b.slots[pos&b.mask].seq.Load()
 func (b *Batcher) form() (start uint64, n int, ok bool) {
 	head := b.head
 	for !b.ready(head) {
-		if b.closed.Load() && b.active.Load() == 0 && b.tail.Load() == head {
+		if b.closed.Load() && b.tail.Load()&^closedBit == head {
 			return 0, 0, false
 		}
 		b.sleep(head, 0)

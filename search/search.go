@@ -124,6 +124,7 @@ type Walker struct {
 	legal    games.Mask   // leaf's legal actions (current player)
 	simLegal []games.Mask // leaf's legal actions per player (simultaneous)
 	hprior   []float32    // heuristic priors of the leaf (progressive bias)
+	perm     []int32      // expansion scratch: edge order (drawSwaps)
 	amaf     []games.Mask // AMAF: actions each player played below a node
 	order    []int32      // scratch for PoolRAVE
 }
@@ -140,6 +141,7 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 		path:   make([]step, 0, g.MaxGameLength()*t.players+8),
 		legal:  games.NewMask(n),
 		hprior: make([]float32, n),
+		perm:   make([]int32, n+t.players),
 		order:  make([]int32, 0, 64),
 	}
 	w.Ctx.PoolP = t.opt.PoolP
@@ -268,13 +270,13 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 		for q := range t.players {
 			c := w.simLegal[q].Count()
 			t.a.edges[first+int32(q)] = edge{action: games.Action(c), child: NilNode}
+			perm := w.perm[:c]
+			drawSwaps(perm, rng)
 			seg := i
 			for a := range w.simLegal[q].All() {
-				t.a.edges[i] = edge{action: a, child: NilNode}
-				t.a.hot[i].prior = 1 / float32(c)
+				placeEdge(t.a, seg, i-seg, perm, a, 1/float32(c))
 				i++
 			}
-			shuffle(t.a.edges[seg:i], t.a.hot[seg:i], rng)
 		}
 		nd.firstEdge, nd.numEdges = first, int32(k)
 		atomic.StoreUint32(&nd.state, expanded)
@@ -293,40 +295,112 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 			sum += max(priors[a], 0)
 		}
 	}
-	i := first
+	// Edges of a decision node are written in uniformly random order
+	// (inside-out Fisher-Yates, perm from drawSwaps), so that "first
+	// unvisited edge" and first-maximum tie-breaks are uniform choices.
+	// Chance nodes keep action order.
+	perm := w.perm[:k]
+	if nd.player >= 0 {
+		drawSwaps(perm, rng)
+	} else {
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+	}
+	uniform := 1 / float32(k)
+	i := int32(0)
 	for a := range w.legal.All() {
-		p := 1 / float32(k)
+		p := uniform
 		switch {
 		case priors != nil && sum > 0:
 			p = max(priors[a], 0) / sum
 		case t.opt.Bias != 0:
 			p = w.hprior[a]
 		}
-		t.a.edges[i] = edge{action: a, child: NilNode}
-		t.a.hot[i].prior = p
+		placeEdge(t.a, first, i, perm, a, p)
 		i++
-	}
-	if nd.player >= 0 {
-		shuffle(t.a.edges[first:i], t.a.hot[first:i], rng)
 	}
 	nd.firstEdge, nd.numEdges = first, int32(k)
 	atomic.StoreUint32(&nd.state, expanded)
 	return true
 }
 
-// shuffle puts edges in random order, so that "first unvisited edge"
-// and first-maximum tie-breaks are uniformly random.
+// factTab[k] holds k! and 2^64 mod k! (Lemire's rejection threshold) for
+// the permutations drawn in one batch by drawSwaps (20! < 2^64).
+var factTab = func() (t [21]struct{ fact, thresh uint64 }) {
+	f := uint64(1)
+	for k := range t {
+		if k > 1 {
+			f *= uint64(k)
+		}
+		t[k].fact, t[k].thresh = f, -f%f
+	}
+	return t
+}()
+
+// placeEdge is one step of an inside-out Fisher-Yates shuffle of the k
+// edges from first: edge i (action a, prior p) goes to slot perm[i] <= i,
+// and the edge that held that slot moves to slot i. After the last step
+// the edges are in uniformly random order when perm comes from drawSwaps
+// (the identity perm keeps them in order).
+func placeEdge(ar *arena, first, i int32, perm []int32, a games.Action, p float32) {
+	j := perm[i]
+	if j != i {
+		ar.edges[first+i] = ar.edges[first+j]
+		ar.hot[first+i].prior = ar.hot[first+j].prior
+	}
+	ar.edges[first+j] = edge{action: a, child: NilNode}
+	ar.hot[first+j].prior = p
+}
+
+// drawSwaps sets perm[i] to an independent uniform integer in [0, i] for
+// every i (perm[0] = 0): the swap targets of a Fisher-Yates shuffle.
 //
-// Each index is drawn from 32 random bits by multiply-and-shift (two per
-// Uint64), so its probability is within n/2^32 of uniform.
-// h holds the edges' statistics records (same length; only their priors
-// are set at this point), which move with them.
-func shuffle(e []edge, h []edgeStats, rng *rand.Rand) {
-	h = h[:len(e)]
-	for i := len(e) - 1; i > 0; i-- {
-		j := rng.IntN(i + 1)
-		e[i], e[j] = e[j], e[i]
-		h[i], h[j] = h[j], h[i]
+// It draws one 64-bit number for as many consecutive indices as fit
+// (bounds whose product B is at most 2^64: 19 indices from the start, 7
+// in a 7-action game) and splits it by chained multiplications (the
+// high words of x*b are the mixed-radix digits of floor(x*B/2^64)); the
+// final low word is Lemire's rejection test for B, so the digits are
+// exactly uniform (Brackett-Rozinsky and Lemire 2024, batched ranged
+// random integers). One Uint64 per expansion instead of k-1 IntN calls.
+func drawSwaps(perm []int32, rng *rand.Rand) {
+	if len(perm) == 0 {
+		return
+	}
+	perm[0] = 0
+	if k := len(perm); k < len(factTab) {
+		// One batch: B = k!, rejection threshold 2^64 mod k! from tables.
+		for {
+			x := rng.Uint64()
+			for b := 1; b < k; b++ {
+				hi, lo := bits.Mul64(x, uint64(b+1))
+				perm[b], x = int32(hi), lo
+			}
+			if x >= factTab[k].thresh {
+				return
+			}
+		}
+	}
+	for i := 1; i < len(perm); {
+		prod, e := uint64(i+1), i+1
+		for e < len(perm) {
+			hi, lo := bits.Mul64(prod, uint64(e+1))
+			if hi != 0 {
+				break
+			}
+			prod, e = lo, e+1
+		}
+		for {
+			x := rng.Uint64()
+			for b := i; b < e; b++ {
+				hi, lo := bits.Mul64(x, uint64(b+1))
+				perm[b], x = int32(hi), lo
+			}
+			if x >= prod || x >= -prod%prod {
+				break
+			}
+		}
+		i = e
 	}
 }
 

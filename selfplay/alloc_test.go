@@ -2,9 +2,12 @@ package selfplay
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search"
 )
 
@@ -50,5 +53,47 @@ func TestStepAllocs(t *testing.T) {
 	}
 	if c := e.Counters(); c.Nodes < 400*8 || c.Evals == 0 {
 		t.Errorf("counters %+v: the rounds did not run", c)
+	}
+}
+
+// TestMaskedSoftmaxFastPath: the equal-logits fast path gives exactly
+// nets.MaskedSoftmax's output (bit for bit), and other inputs take the
+// general path: equal, unequal, infinite and NaN logits, actions beyond
+// the logits.
+func TestMaskedSoftmaxFastPath(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	cases := [][]float32{
+		{0, 0, 0, 0, 0, 0, 0},
+		{0.5, 0.5, 0.5, 0.5, 0.5},
+		{0, 1, 0, 0},
+		{inf, inf, inf},
+		{-inf, -inf, -inf},
+		{nan, nan},
+		{3, 3, -2, 3},
+	}
+	for _, logits := range cases {
+		for _, legal := range [][]int{{0, 1, 2}, {1}, {0, 2, 5, 8}, {}} {
+			m := games.NewMask(10)
+			for _, a := range legal {
+				m.Set(games.Action(a))
+			}
+			want := make([]float32, len(logits))
+			got := make([]float32, len(logits))
+			for i := range got {
+				got[i], want[i] = 9, 9
+			}
+			okW := nets.MaskedSoftmax(logits, m, want)
+			okG := maskedSoftmax(logits, m, got)
+			if okW != okG {
+				t.Errorf("logits %v legal %v: ok %v, want %v", logits, legal, okG, okW)
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Errorf("logits %v legal %v: probs %v, want %v", logits, legal, got, want)
+					break
+				}
+			}
+		}
 	}
 }

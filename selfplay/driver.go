@@ -359,7 +359,7 @@ func (w *worker) complete(c batcher.Completion) {
 	if l.w == nil {
 		re := j.rootEv
 		fillValue(re.value, l.mover, v)
-		re.ok = nets.MaskedSoftmax(pol, l.mask, re.priors)
+		re.ok = maskedSoftmax(pol, l.mask, re.priors)
 		b.Release(c.Ticket)
 		j.tree.Prepare(j.root)
 		j.prepared = true
@@ -368,7 +368,7 @@ func (w *worker) complete(c batcher.Completion) {
 	}
 	fillValue(l.w.Value, l.mover, v)
 	if l.priors {
-		nets.MaskedSoftmax(pol, l.mask, l.w.Priors)
+		maskedSoftmax(pol, l.mask, l.w.Priors)
 	}
 	b.Release(c.Ticket)
 	j.pending--
@@ -386,6 +386,38 @@ func (w *worker) complete(c batcher.Completion) {
 	w.e.nodes.Add(int64(j.nsel))
 	j.nsel, j.nsub = 0, 0
 	w.ready = append(w.ready, j)
+}
+
+// maskedSoftmax is nets.MaskedSoftmax with a fast path for the case
+// where every legal logit is the same finite number (the random backend,
+// or an untrained net's flat policy): the result is then exactly what
+// nets.MaskedSoftmax computes, exp(0)/k = float32(1/k) for each legal
+// action, without k calls to math.Exp.
+func maskedSoftmax(logits []float32, legal games.Mask, probs []float32) bool {
+	k, v, same := 0, float32(0), true
+	for a := range legal.All() {
+		if int(a) >= len(logits) {
+			continue
+		}
+		if k == 0 {
+			v = logits[a]
+		} else if logits[a] != v {
+			same = false
+			break
+		}
+		k++
+	}
+	if !same || k == 0 || math.IsInf(float64(v), 0) || v != v {
+		return nets.MaskedSoftmax(logits, legal, probs)
+	}
+	clear(probs[:len(logits)])
+	p := float32(1 / float64(k))
+	for a := range legal.All() {
+		if int(a) < len(logits) {
+			probs[a] = p
+		}
+	}
+	return true
 }
 
 // fillValue writes the per-player value vector for a network value v
