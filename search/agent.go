@@ -83,12 +83,15 @@ var agentOptions = []agent.Option{
 	{Key: "tt", Default: "false", Help: "transposition table (Zobrist hash, verified)"},
 	{Key: "det", Default: "0 (hidden info: 8)", Help: "determinizations K: K sampled deals x sims/K each"},
 	{Key: "ismcts", Default: "false", Help: "single-observer ISMCTS (re-determinize every simulation)"},
+	{Key: "simsel", Default: "ucb", Help: "simultaneous nodes: ucb (decoupled sel rule), exp3 or rm (regret matching), sampled per player"},
+	{Key: "simgamma", Default: "0.1", Help: "simsel=exp3/rm: uniform exploration mixed into the strategy (exp3 eta = simgamma/K)"},
+	{Key: "simfinal", Default: "sample", Help: "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"},
 }
 
 func init() {
 	agent.Register(agent.Registration{
 		Name:    "mcts",
-		Summary: "Monte Carlo tree search (UCT, UCB1-Tuned, PUCT, RAVE family; rollouts or evaluators)",
+		Summary: "Monte Carlo tree search (UCT, UCB1-Tuned, PUCT, RAVE family; Exp3/regret matching at simultaneous nodes; rollouts or evaluators)",
 		Options: agentOptions,
 		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 			o, err := ParseOptions(g, s)
@@ -133,6 +136,14 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	o.TT = s.Bool("tt", false)
 	o.Determinize = s.IntRange("det", -1, -1, 1<<20)
 	o.ISMCTS = s.Bool("ismcts", false)
+	switch s.Choice("simsel", "ucb", simRuleNames...) {
+	case "exp3":
+		o.SimSel = SimExp3
+	case "rm":
+		o.SimSel = SimRM
+	}
+	o.SimGamma = s.Float("simgamma", o.SimGamma)
+	o.SimFinal = s.Choice("simfinal", o.SimFinal, "sample", "max")
 	rollout := s.Choice("rollout", "random", "random", "heuristic")
 	eps := s.Float("eps", 0.1)
 	depth := s.IntRange("depth", 0, 0, 1<<20)
@@ -305,6 +316,7 @@ func (a *Agent) Stats(ctx context.Context, s games.State, player int) ([]ActionS
 				m.Prior = st.Prior
 				m.AmafVisits += st.AmafVisits
 				m.AmafQ = st.AmafQ
+				m.Strategy += st.Strategy // each tree's strategy weighs the same; normalised below
 			}
 		}
 		if ctx.Err() != nil {
@@ -318,8 +330,15 @@ func (a *Agent) Stats(ctx context.Context, s games.State, player int) ([]ActionS
 	} else {
 		s.Legal(mask)
 	}
+	var strat float64
 	for act := range mask.All() {
 		out = append(out, a.acc[act])
+		strat += a.acc[act].Strategy
+	}
+	if strat > 0 {
+		for i := range out {
+			out[i].Strategy /= strat
+		}
 	}
 	sortStats(out)
 	return out, nil

@@ -59,6 +59,29 @@
 // open-loop child shared by all joint actions (the state is recomputed by
 // replaying the actions of each simulation).
 //
+// The per-player bandit is Options.SimSel (mcts key simsel):
+//   - ucb (default): the tree's Rule, deterministic per player. Decoupled
+//     UCB is known not to converge in simultaneous-move games (Lisý et al.
+//     2013): the players' statistics can co-adapt, e.g. both pick the
+//     dominated move of a prisoner's dilemma in about half the seeds.
+//   - exp3: Exp3 sampling, sigma = (1-g)*rho + g/K with rho the softmax of
+//     eta*X (X: cumulative importance-weighted rewards, eta = g/K, the
+//     maximum subtracted for stability); g = simgamma (0.1).
+//   - rm: regret matching (SM-MCTS-RM): rho proportional to the positive
+//     cumulative regrets (uniform when none), mixed with g/K likewise.
+//
+// Under exp3/rm each player's move at a simultaneous root comes from its
+// average strategy (the mean of rho over the root's visits, ActionStat.
+// Strategy): sampled from it (simfinal=sample, default: the
+// equilibrium-consistent choice, needed for mixed equilibria such as
+// matching pennies) or its most probable action (simfinal=max). The bandit
+// sums live in edge.w2 and the cumulative strategy in edge.amafW, fields
+// otherwise used by UCB1-Tuned and the RAVE family, whose statistics are
+// therefore not kept at joint nodes under exp3/rm; the edge stays 56 bytes
+// (simsel.go). Exp3/RM simulations allocate nothing and are race-free with
+// threads > 1 (atomic loads and adds; strategies are computed from
+// snapshots that may miss the simulations in flight).
+//
 // # Concurrency
 //
 // Statistics are int32/int64 counters (values in fixed point, 2^-24 units)

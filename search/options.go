@@ -73,6 +73,16 @@ type Options struct {
 	// at every simulation.
 	Determinize int
 	ISMCTS      bool
+
+	// Simultaneous (joint) nodes: SimSel is the per-player bandit (simsel:
+	// ucb = decoupled Rule, exp3, rm), SimGamma the uniform exploration
+	// mixed into Exp3 and regret matching (simgamma, in [0, 1]), SimFinal
+	// how exp3/rm choose the move at a simultaneous root from the average
+	// strategy: "sample" (simfinal=sample, the equilibrium-consistent
+	// choice) or "max" (its most probable action).
+	SimSel   SimRule
+	SimGamma float64
+	SimFinal string
 }
 
 // DefaultOptions returns UCT with c = 1.4 (about sqrt 2), 1000 simulations
@@ -82,6 +92,7 @@ func DefaultOptions() Options {
 		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
 		DirichletEps: 0.25, RaveSchedule: "sqrt", RaveK: 1000, RaveB: 0.1,
 		PoolK: 10, PoolP: 0.5, Final: "visits", Temp: 1, Threads: 1, Root: 1,
+		SimSel: SimUCB, SimGamma: 0.1, SimFinal: "sample",
 	}
 }
 
@@ -124,6 +135,18 @@ func (o *Options) normalize() error {
 	if o.RaveK < 0 || o.RaveB < 0 || o.Alpha < 0 || o.Alpha > 1 || o.PoolP < 0 || o.PoolP > 1 ||
 		o.DirichletEps < 0 || o.DirichletEps > 1 || o.DirichletA < 0 || o.Temp < 0 || o.PoolK < 1 {
 		return fmt.Errorf("search: out of range: need ravek, raveb, dir, temp >= 0; alpha, poolp, dirfrac in [0, 1]; poolk >= 1")
+	}
+	if o.SimSel > SimRM {
+		return fmt.Errorf("search: unknown simultaneous selection %d: want ucb, exp3 or rm", o.SimSel)
+	}
+	if !(o.SimGamma >= 0 && o.SimGamma <= 1) {
+		return fmt.Errorf("search: simgamma=%g out of range: want a value in [0, 1]", o.SimGamma)
+	}
+	if o.SimSel == SimExp3 && o.SimGamma == 0 {
+		return fmt.Errorf("search: simsel=exp3 needs simgamma > 0 (its learning rate is simgamma/K)")
+	}
+	if o.SimFinal != "sample" && o.SimFinal != "max" {
+		return fmt.Errorf("search: simfinal %q: want sample or max", o.SimFinal)
 	}
 	if o.Final != "visits" && o.Final != "value" {
 		return fmt.Errorf("search: final %q: want visits or value", o.Final)

@@ -16,6 +16,10 @@ type ActionStat struct {
 	// AmafVisits and AmafQ are the AMAF statistics (RAVE family).
 	AmafVisits int
 	AmafQ      float64
+	// Strategy is the player's average strategy for this action at a
+	// simultaneous root searched with simsel=exp3/rm (the probabilities
+	// of the player's actions sum to 1); 0 otherwise.
+	Strategy float64
 }
 
 // RootStats appends the statistics of player's actions at the root to dst
@@ -30,8 +34,14 @@ func (t *Tree) RootStats(player int, dst []ActionStat) []ActionStat {
 		return dst
 	}
 	first, cnt := nd.firstEdge, nd.numEdges
+	var strat float64 // sum of the cumulative strategy (bandit roots)
 	if nd.player == games.SimultaneousPlayer {
 		first, cnt = simSegment(t.a, nd, player, t.players)
+		if t.opt.SimSel != SimUCB {
+			for i := first; i < first+cnt; i++ {
+				strat += float64(t.a.edges[i].amafW)
+			}
+		}
 	}
 	start := len(dst)
 	for i := first; i < first+cnt; i++ {
@@ -42,6 +52,9 @@ func (t *Tree) RootStats(player int, dst []ActionStat) []ActionStat {
 		}
 		if e.amafN > 0 {
 			st.AmafQ = float64(e.amafW) / valueScale / float64(e.amafN)
+		}
+		if strat > 0 {
+			st.Strategy = float64(e.amafW) / strat
 		}
 		dst = append(dst, st)
 	}
@@ -61,15 +74,45 @@ func sortStats(s []ActionStat) {
 	})
 }
 
-// Choose picks the move to play from root statistics: for positions with
+// Choose picks the move to play from root statistics. When the stats carry
+// an average strategy (a simultaneous root under simsel=exp3/rm) the move
+// is sampled from it (SimFinal "sample") or is its most probable action
+// ("max", ties by visits then lowest id). Otherwise: for positions with
 // moveNumber < TempPlies it samples proportionally to visits^(1/Temp);
-// otherwise the most visited action (ties by Q, then lowest id), or with
+// else the most visited action (ties by Q, then lowest id), or with
 // Final = "value" the best Q among visited actions.
 func (t *Tree) Choose(stats []ActionStat, moveNumber int) games.Action {
 	if len(stats) == 0 {
 		return games.NoAction
 	}
 	o := &t.opt
+	var strat float64
+	for _, s := range stats {
+		strat += s.Strategy
+	}
+	if strat > 0 {
+		if o.SimFinal == "sample" {
+			r := t.rng.Float64() * strat
+			last := 0
+			for i, s := range stats {
+				if s.Strategy > 0 {
+					last = i
+					if r -= s.Strategy; r < 0 {
+						return s.Action
+					}
+				}
+			}
+			return stats[last].Action
+		}
+		best := 0
+		for i, s := range stats {
+			b := stats[best]
+			if s.Strategy > b.Strategy || (s.Strategy == b.Strategy && (s.Visits > b.Visits || (s.Visits == b.Visits && s.Action < b.Action))) {
+				best = i
+			}
+		}
+		return stats[best].Action
+	}
 	if moveNumber < o.TempPlies && o.Temp > 0 {
 		var sum float64
 		for _, s := range stats {

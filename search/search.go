@@ -99,6 +99,11 @@ type step struct {
 	node, edge int32
 	player     int32 // whose value the edge accumulates; -1 for chance edges
 	first      bool  // the first step at its node (counts the node visit)
+	// bandit marks a step chosen by simsel=exp3/rm at a simultaneous node;
+	// prob is the probability with which the edge was sampled (the
+	// importance weight of its reward in backupSim).
+	bandit bool
+	prob   float32
 }
 
 // Walker carries one simulation through the pipeline: the path, the leaf
@@ -127,6 +132,8 @@ type Walker struct {
 	perm     []int32      // expansion scratch: edge order (drawSwaps)
 	amaf     []games.Mask // AMAF: actions each player played below a node
 	order    []int32      // scratch for PoolRAVE
+	simX     []float64    // simsel=exp3/rm scratch: a segment's sums
+	simRho   []float64    // simsel=exp3/rm scratch: a segment's strategy
 }
 
 // NewWalker returns a walker with its own random stream.
@@ -143,6 +150,8 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 		hprior: make([]float32, n),
 		perm:   make([]int32, n+t.players),
 		order:  make([]int32, 0, 64),
+		simX:   make([]float64, n),
+		simRho: make([]float64, n),
 	}
 	w.Ctx.PoolP = t.opt.PoolP
 	for range t.players {
@@ -476,8 +485,15 @@ func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
 			joint := w.Ctx.Joint
 			for q := range t.players {
 				first, cnt := simSegment(t.a, nd, q, t.players)
-				ei := t.selectEdge(nd, first, cnt)
-				w.path = append(w.path, step{node: cur, edge: ei, player: int32(q), first: q == 0})
+				st := step{node: cur, player: int32(q), first: q == 0}
+				if t.opt.SimSel == SimUCB {
+					st.edge = t.selectEdge(nd, first, cnt)
+				} else {
+					st.edge, st.prob = t.selectSim(w, first, cnt)
+					st.bandit = true
+				}
+				ei := st.edge
+				w.path = append(w.path, st)
 				t.add32(&t.a.hot[ei].vloss, 1)
 				joint[q] = t.a.edges[ei].action
 				if record {
@@ -794,6 +810,9 @@ func (t *Tree) Backup(w *Walker, value []float64, priors []float32) {
 	if t.opt.Rule.usesAMAF() {
 		t.backupAMAF(w, value)
 	}
+	if t.opt.SimSel != SimUCB {
+		t.backupSim(w, value)
+	}
 	t.add64(&t.sims, 1)
 }
 
@@ -824,8 +843,8 @@ func (t *Tree) backupAtomic(w *Walker, value []float64) {
 		t.add32(&h.n, 1)
 		if st.player >= 0 {
 			v := value[st.player]
-			t.add64(&h.w, int64(v*valueScale)) // truncation: error < 2^-24
-			if t.opt.Rule == UCB1Tuned {
+			t.add64(&h.w, int64(v*valueScale))         // truncation: error < 2^-24
+			if t.opt.Rule == UCB1Tuned && !st.bandit { // bandit edges keep their sums in w2
 				t.add64(&t.a.edges[st.edge].w2, int64(v*v*valueScale))
 			}
 		}
@@ -862,6 +881,9 @@ func (t *Tree) backupAMAF(w *Walker, value []float64) {
 		p := st.player
 		mask := w.amaf[p]
 		mask.Set(t.a.edges[st.edge].action)
+		if st.bandit {
+			continue // exp3/rm keep their own statistics in the AMAF fields
+		}
 		nd := &t.a.nodes[st.node]
 		first, cnt := nd.firstEdge, nd.numEdges
 		if nd.player == games.SimultaneousPlayer {
