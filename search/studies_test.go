@@ -488,8 +488,21 @@ func TestStudySushiGo(t *testing.T) {
 				return sp
 			}, func(i int) int { return i % 4 })
 			k, iv := studyScore(p.recs, func(i int) int { return i % 4 })
-			t.Logf("| %s | %s | %.0f/%d | %s | %.1f ms |", game, spec, k, n, studyPct(iv),
-				float64(p.perMove().Microseconds())/1000)
+			// Pairwise score against the three plain agents: the return
+			// is (beaten - beating)/3, so (1+r)/2 is the share of the
+			// three pairings won, ties counting half. Reported with a
+			// normal 95% interval over games (pairings of one game are
+			// not independent).
+			var sum, sq float64
+			for i, r := range p.recs {
+				x := (1 + r.Returns[i%4]) / 2
+				sum += x
+				sq += x * x
+			}
+			mean := sum / float64(n)
+			half := 1.96 * math.Sqrt(math.Max(0, sq/float64(n)-mean*mean)/float64(n))
+			t.Logf("| %s | %s | %.0f/%d | %s | %.1f%% +/- %.1f | %.1f ms |", game, spec, k, n, studyPct(iv),
+				100*mean, 100*half, float64(p.perMove().Microseconds())/1000)
 		})
 	}
 }
@@ -501,6 +514,16 @@ func TestStudyTetrisLink(t *testing.T) {
 	studyGate(t)
 	n := studyGames(t, 100)
 	simsList := []int{1000, 10000}
+	if v := os.Getenv("CANOPY_STUDY_TL_SIMS"); v != "" {
+		simsList = simsList[:0]
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n <= 0 {
+				t.Fatalf("CANOPY_STUDY_TL_SIMS=%q: want positive integers", v)
+			}
+			simsList = append(simsList, n)
+		}
+	}
 	for _, sims := range simsList {
 		for _, heur := range []string{"user", "tuned"} {
 			for _, sel := range []string{"uct", "rave", "poolrave"} {
