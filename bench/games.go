@@ -54,29 +54,59 @@ func Games(ctx context.Context, g games.Game, seed uint64, d time.Duration, prog
 	res.MovesSec = float64(moves) / res.Seconds
 	res.MeanLength = float64(moves) / float64(max(res.Playouts, 1))
 
-	// Sample positions along random games for the per-operation costs.
+	// Sample decision positions along random games for the per-operation
+	// costs: states where a real player moves, or where all players move
+	// at once (simultaneous games have no other decisions). Chance and
+	// terminal states are skipped.
 	var sample []games.State
-	for len(sample) < 256 {
+	for tries := 0; len(sample) < 256 && tries < 10000; tries++ {
 		s := g.NewInitialState()
 		for !s.IsTerminal() && len(sample) < 256 {
-			if s.CurrentPlayer() >= 0 {
+			if p := s.CurrentPlayer(); p >= 0 || p == games.SimultaneousPlayer {
 				sample = append(sample, s.Clone())
 			}
 			games.RandomStep(s, rng, mask, joint)
 		}
 	}
-	acts := make([]games.Action, len(sample))
+	if len(sample) == 0 {
+		return res // no decision positions: nothing to time
+	}
+	// One random legal move per sample; a whole joint action (one entry per
+	// player) at simultaneous states.
+	acts := make([][]games.Action, len(sample))
 	for i, p := range sample {
+		acts[i] = make([]games.Action, len(joint))
+		if ss, ok := p.(games.SimultaneousState); ok && p.CurrentPlayer() == games.SimultaneousPlayer {
+			for pl := range acts[i] {
+				ss.LegalFor(pl, mask)
+				acts[i][pl] = mask.Random(rng)
+			}
+			continue
+		}
 		p.Legal(mask)
-		acts[i] = mask.Random(rng)
+		acts[i] = append(acts[i][:0], mask.Random(rng))
+	}
+	legal := func(s games.State) {
+		if ss, ok := s.(games.SimultaneousState); ok && s.CurrentPlayer() == games.SimultaneousPlayer {
+			ss.LegalFor(0, mask)
+			return
+		}
+		s.Legal(mask)
+	}
+	apply := func(s games.State, a []games.Action) {
+		if len(a) > 1 || s.CurrentPlayer() == games.SimultaneousPlayer {
+			s.(games.SimultaneousState).ApplyJoint(a)
+			return
+		}
+		s.Apply(a[0])
 	}
 	dst := g.NewInitialState()
 	per := d / 16
-	res.LegalNs = timeOp(per, len(sample), func(i int) { sample[i].Legal(mask) })
+	res.LegalNs = timeOp(per, len(sample), func(i int) { legal(sample[i]) })
 	res.CloneNs = timeOp(per, len(sample), func(i int) { sample[i].CloneInto(dst) })
 	res.HashNs = timeOp(per, len(sample), func(i int) { _ = sample[i].Hash() })
 	// Apply is measured as clone+apply minus clone.
-	cloneApply := timeOp(per, len(sample), func(i int) { sample[i].CloneInto(dst); dst.Apply(acts[i]) })
+	cloneApply := timeOp(per, len(sample), func(i int) { sample[i].CloneInto(dst); apply(dst, acts[i]) })
 	res.ApplyNs = max(cloneApply-res.CloneNs, 0)
 	if progress != nil {
 		progress(1)
