@@ -1,14 +1,14 @@
 package cuda
 
 import (
-	"github.com/canopy-go/canopy/internal/atomicfile"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/canopy-go/canopy/internal/atomicfile"
 )
 
 // CacheKey identifies one compiled image: the SHA-256 of the source, the

@@ -2,9 +2,10 @@ package kernels
 
 import (
 	"fmt"
-	"github.com/canopy-go/canopy/internal/cputime"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // convShapes are the GEMMs of 3x3 convolutions in the game networks:

@@ -4,9 +4,10 @@ package kernels
 
 import (
 	"fmt"
-	"github.com/canopy-go/canopy/internal/cputime"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // BenchmarkMicroKernel runs each micro-kernel on operands that stay in L1,

@@ -2,9 +2,9 @@ package nets
 
 import (
 	"fmt"
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 
+	"github.com/canopy-go/canopy/internal/cputime"
 	"github.com/canopy-go/canopy/kernels"
 )
 

@@ -38,6 +38,7 @@ import (
 	_ "github.com/canopy-go/canopy/games/hex"
 	_ "github.com/canopy-go/canopy/games/sushigo"
 	_ "github.com/canopy-go/canopy/games/tetrislink"
+	"github.com/canopy-go/canopy/internal/refdata"
 	_ "github.com/canopy-go/canopy/search" // the mcts agent
 	_ "github.com/canopy-go/canopy/search/gameheur"
 )
@@ -69,29 +70,8 @@ func studyGames(t *testing.T, def int) int {
 	return def
 }
 
-// studyDataDir returns <repo>/../shared/data, walking up from the working
-// directory to the module root; it skips the test when absent.
-func studyDataDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "data")
-			if _, err := os.Stat(d); err != nil {
-				t.Skipf("reference data %s absent: %v", d, err)
-			}
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found; reference data absent")
-		}
-		dir = parent
-	}
-}
+// studyDataDir returns <repo>/../shared/data (see internal/refdata).
+func studyDataDir(t *testing.T) string { t.Helper(); return refdata.Dir(t) }
 
 // studyC4Line is one line of a reference file: moves and recorded score.
 type studyC4Line struct {

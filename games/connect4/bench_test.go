@@ -1,10 +1,10 @@
 package connect4
 
 import (
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // benchStates returns states along a random game (mid-game mix).

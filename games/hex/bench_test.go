@@ -2,11 +2,11 @@ package hex
 
 import (
 	"fmt"
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 var benchSizes = []int{7, 11, 13}

@@ -2,7 +2,6 @@ package perft_test
 
 import (
 	"bufio"
-	"github.com/canopy-go/canopy/internal/refdata"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/games/perft"
+	"github.com/canopy-go/canopy/internal/refdata"
 )
 
 // readTable reads whitespace-separated integer rows, skipping # comments.

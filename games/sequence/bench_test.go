@@ -1,11 +1,11 @@
 package sequence
 
 import (
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 var benchSpecs = []string{"sequence", "sequence:jacks=false", "sequence:players=3"}

@@ -1,7 +1,6 @@
 package sequence
 
 import (
-	"github.com/canopy-go/canopy/internal/refdata"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/games/gametest"
+	"github.com/canopy-go/canopy/internal/refdata"
 )
 
 func TestBoardFile(t *testing.T) {

@@ -3,13 +3,14 @@ package strands
 import (
 	"bufio"
 	"fmt"
-	"github.com/canopy-go/canopy/internal/refdata"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/canopy-go/canopy/internal/refdata"
 )
 
 // boardFile is the content of one MegaZero board file.

@@ -2,11 +2,11 @@ package sushigo
 
 import (
 	"fmt"
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // reportRate reports iterations per second of wall time (unit) and of

@@ -1,11 +1,11 @@
 package tetrislink
 
 import (
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // BenchmarkFirstLegalGame plays whole games in which every player always

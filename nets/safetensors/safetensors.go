@@ -1,8 +1,6 @@
 package safetensors
 
 import (
-	"github.com/canopy-go/canopy/internal/atomicfile"
-
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -11,6 +9,8 @@ import (
 	"math"
 	"os"
 	"sort"
+
+	"github.com/canopy-go/canopy/internal/atomicfile"
 )
 
 // DType names a tensor element type as spelled in the header.

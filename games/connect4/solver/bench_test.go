@@ -1,8 +1,9 @@
 package solver
 
 import (
-	"github.com/canopy-go/canopy/internal/cputime"
 	"testing"
+
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // BenchmarkFile solves whole reference files, one fresh table per file (the

@@ -2,13 +2,13 @@ package solver
 
 import (
 	"bufio"
-	"github.com/canopy-go/canopy/internal/refdata"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/internal/refdata"
 )
 
 type line struct {
