@@ -15,6 +15,9 @@ type impl struct {
 	// tiles are the register-tile shapes, narrowest first; a call uses the
 	// widest one that pads n no more than the narrowest (see tilesFor).
 	tiles []*tileSet
+	// sum9 says col2im3x3 runs its inner loop in SIMD (see sum9Vec); the
+	// results are the same bit for bit.
+	sum9 bool
 }
 
 // tilesFor returns the tile set for an n-column problem, nil for generic.

@@ -67,8 +67,9 @@
 // tests and benchmarks (it also accepts the single-tile tuning variants
 // "avx512/8x32" and "avx512/6x64"); Available and Current report. Results of
 // different paths agree to float32 rounding (summation order and FMA differ),
-// not bit for bit. Only the GEMM has SIMD code: im2col is copies, and the
-// elementwise helpers are memory bound.
+// not bit for bit. Only the GEMM and the inner loop of Col2Im3x3 (nine
+// rows added into one, bit for bit like the Go loop) have SIMD code: im2col
+// is copies, and the elementwise helpers are memory bound.
 //
 // # Performance
 //
@@ -93,7 +94,10 @@
 // worker goroutines (SetThreads, default min(GOMAXPROCS, 8)); calls with less
 // than about a million multiply-adds per goroutine run on the calling
 // goroutine alone. The caller always works on its own call too, so a call
-// never waits for an idle pool; concurrent callers share the pool. Packing buffers are preallocated and reused, so
+// never waits for an idle pool; concurrent callers share the pool, and a
+// call splits only over the threads that the calls in flight leave free
+// (callers that run their own goroutines, like the training of package
+// nets, then get one thread per call instead of competing for the pool). Packing buffers are preallocated and reused, so
 // the kernels allocate nothing in steady state. Every function is safe for
 // concurrent use by many goroutines as long as their output slices do not
 // overlap; Use and SetThreads are configuration calls meant for start-up,

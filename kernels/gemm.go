@@ -83,9 +83,14 @@ func (j *job) run() {
 	} else if transB {
 		bufp = j.gemmArgs.prepareGeneric()
 	}
-	// Split M into chunks of whole tiles, at least minWorkPerThread each.
+	// Split M into chunks of whole tiles, at least minWorkPerThread each,
+	// over the threads that other calls in flight leave idle (callers that
+	// already split their work over goroutines of their own, like the
+	// training of package nets, would otherwise wake workers to compete
+	// with each other for the cores).
+	busy := int(callsInFlight.Add(1))
 	work := m * n * max(k, 1)
-	nt := min(Threads(), max(1, work/minWorkPerThread), (m+tile-1)/tile)
+	nt := min(Threads()-busy+1, max(1, work/minWorkPerThread), (m+tile-1)/tile)
 	if nt <= 1 {
 		j.runRows(0, m)
 	} else {
@@ -108,6 +113,7 @@ func (j *job) run() {
 		j.drain()
 		j.wg.Wait()
 	}
+	callsInFlight.Add(-1)
 	if bufp != nil {
 		bpPool.Put(bufp)
 	}
@@ -139,9 +145,11 @@ func (g *gemmArgs) runRows(lo, hi int) {
 }
 
 var (
-	workQueue   = make(chan *job, maxThreads)
-	workersMu   sync.Mutex
-	workersLive atomic.Int32
+	// callsInFlight counts the gemm calls running now (see job.run).
+	callsInFlight atomic.Int32
+	workQueue     = make(chan *job, maxThreads)
+	workersMu     sync.Mutex
+	workersLive   atomic.Int32
 )
 
 // startWorkers makes sure at least n pool workers exist. Workers live for the

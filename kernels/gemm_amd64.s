@@ -9493,3 +9493,41 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func sum9AVX2(dst *float32, taps *[9]*float32, n int)
+// Requires: AVX
+TEXT ·sum9AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ taps+8(FP), CX
+	MOVQ n+16(FP), DX
+	MOVQ (CX), BX
+	MOVQ 8(CX), SI
+	MOVQ 16(CX), DI
+	MOVQ 24(CX), R8
+	MOVQ 32(CX), R9
+	MOVQ 40(CX), R10
+	MOVQ 48(CX), R11
+	MOVQ 56(CX), R12
+	MOVQ 64(CX), CX
+	XORQ R13, R13
+
+sum9loop:
+	CMPQ    R13, DX
+	JGE     sum9done
+	VMOVUPS (AX)(R13*4), Y0
+	VADDPS  (CX)(R13*4), Y0, Y0
+	VADDPS  (R12)(R13*4), Y0, Y0
+	VADDPS  (R11)(R13*4), Y0, Y0
+	VADDPS  (R10)(R13*4), Y0, Y0
+	VADDPS  (R9)(R13*4), Y0, Y0
+	VADDPS  (R8)(R13*4), Y0, Y0
+	VADDPS  (DI)(R13*4), Y0, Y0
+	VADDPS  (SI)(R13*4), Y0, Y0
+	VADDPS  (BX)(R13*4), Y0, Y0
+	VMOVUPS Y0, (AX)(R13*4)
+	ADDQ    $0x08, R13
+	JMP     sum9loop
+
+sum9done:
+	VZEROUPPER
+	RET

@@ -213,3 +213,8 @@ func fmaPeakAVX2(n int)
 //
 //go:noescape
 func fmaPeakAVX512(n int)
+
+// sum9AVX2 adds taps[8][j], ..., taps[0][j] in that order into dst[j] for j < n (a multiple of 8).
+//
+//go:noescape
+func sum9AVX2(dst *float32, taps *[9]*float32, n int)

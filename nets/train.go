@@ -3,25 +3,42 @@ package nets
 import (
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/canopy-go/canopy/kernels"
 )
 
 // trainScratch holds everything ForwardTrain keeps for Backward.
 type trainScratch struct {
-	batch int         // samples of the last ForwardTrain
-	cap   int         // capacity in samples
-	act   [][]float32 // per buffer: activations (post activation function)
-	grad  [][]float32 // per buffer: gradient of the loss w.r.t. act
-	pre   [][]float32 // per unit with batch norm: the convolution output
-	mean  [][]float64 // per unit with batch norm: batch mean
-	istd  [][]float64 // per unit with batch norm: 1/sqrt(batch var + eps)
-	dz    []float32   // gradient w.r.t. a unit's pre-activation
-	cols  []float32   // a block of the im2col matrix (and its gradient)
-	wt    []float32   // a 3x3 convolution's weights transposed
-	acc   [2][]float64
+	batch int          // samples of the last ForwardTrain
+	cap   int          // capacity in samples
+	act   [][]float32  // per buffer: activations (post activation function)
+	grad  [][]float32  // per buffer: gradient of the loss w.r.t. act
+	pre   [][]float32  // per unit with batch norm: the convolution output
+	mean  [][]float64  // per unit with batch norm: batch mean
+	istd  [][]float64  // per unit with batch norm: 1/sqrt(batch var + eps)
+	dz    []float32    // gradient w.r.t. a unit's pre-activation
+	wt    []float32    // a 3x3 convolution's weights transposed
 	f32   [3][]float32 // per-channel float32 coefficients of batch norm
-	valid bool         // ForwardTrain ran since the last Backward or weight change
+	parts [trainParts]partScratch
+	valid bool // ForwardTrain ran since the last Backward or weight change
+}
+
+// trainParts is the number of slices of whole samples the batch is cut into
+// for the passes of training that run on several goroutines (batch-norm
+// statistics, elementwise passes, the backward of 3x3 convolutions). Each
+// slice accumulates its own partial sums and weight gradients, which are
+// then added in slice order, so results do not depend on the thread count
+// or on which goroutine ran which slice.
+const trainParts = 4
+
+// partScratch is one batch slice's private scratch.
+type partScratch struct {
+	cols []float32    // a block of the im2col matrix (and its gradient)
+	dw   []float32    // the slice's weight gradient of a 3x3 convolution
+	db   []float32    // the slice's bias gradient
+	acc  [2][]float64 // the slice's per-channel sums
 }
 
 func (n *Net) reserveTrain(batch int) {
@@ -55,11 +72,54 @@ func (n *Net) reserveTrain(batch int) {
 		}
 	}
 	t.dz = make([]float32, maxOut)
-	t.cols = make([]float32, maxCols)
 	t.wt = make([]float32, maxW)
-	t.acc = [2][]float64{make([]float64, maxC), make([]float64, maxC)}
+	for p := range t.parts {
+		t.parts[p] = partScratch{cols: make([]float32, maxCols), dw: make([]float32, maxW), db: make([]float32, maxC),
+			acc: [2][]float64{make([]float64, maxC), make([]float64, maxC)}}
+	}
 	t.f32 = [3][]float32{make([]float32, maxC), make([]float32, maxC), make([]float32, maxC)}
 	t.cap = batch
+}
+
+// numParts is the number of batch slices for a batch of the given size.
+func numParts(batch int) int { return min(trainParts, batch) }
+
+// partSamples returns the samples [s0, s1) of slice p of np.
+func partSamples(batch, np, p int) (s0, s1 int) {
+	return p * batch / np, (p + 1) * batch / np
+}
+
+// parallel runs f(0) ... f(np-1) on up to kernels.Threads() goroutines (the
+// caller included) and returns when all have returned. The f(p) must write
+// disjoint memory.
+func parallel(np int, f func(p int)) {
+	nt := min(kernels.Threads(), np)
+	if nt <= 1 {
+		for p := range np {
+			f(p)
+		}
+		return
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	run := func() {
+		for {
+			p := int(next.Add(1)) - 1
+			if p >= np {
+				return
+			}
+			f(p)
+		}
+	}
+	wg.Add(nt - 1)
+	for range nt - 1 {
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
 }
 
 // ForwardTrain evaluates batch samples in training mode and keeps what
@@ -104,13 +164,7 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 			} else {
 				kernels.Gemm(false, false, m, u.cout, u.k, 1, a, u.k, u.w.Data, u.cout, 0, z, u.cout)
 			}
-			n.bnForward(i, u, m, z, out)
-			if res != nil {
-				kernels.Axpy(1, res, out)
-			}
-			if u.relu {
-				kernels.ReLU(out)
-			}
+			n.bnForward(i, u, batch, z, res, out)
 		}
 		if u.tanh {
 			tanhInPlace(out)
@@ -132,38 +186,57 @@ func (n *Net) hasBN() bool {
 	return false
 }
 
-// bnForward normalises z (m rows x cout) with batch statistics into out and
-// updates the running averages.
-func (n *Net) bnForward(i int, u *unit, m int, z, out []float32) {
+// bnForward normalises z (batch*u.cells rows x u.cout) with batch
+// statistics into out, adds res (unless nil), applies u.relu, and updates
+// the running averages. Sums run per batch slice in float64 and are added
+// in slice order.
+func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 	t := &n.tr
 	c := u.cout
-	sum, sq := t.acc[0][:c], t.acc[1][:c]
-	clear(sum)
-	clear(sq)
-	for r := 0; r < m; r++ {
-		row := z[r*c : (r+1)*c]
-		for j, v := range row {
-			sum[j] += float64(v)
-		}
+	m := batch * u.cells
+	np := numParts(batch)
+	rows := func(p int) (int, int) {
+		s0, s1 := partSamples(batch, np, p)
+		return s0 * u.cells, s1 * u.cells
 	}
+	// One pass for both moments, around a shift (row 0 of z, within a few
+	// standard deviations of the mean) so the float64 sums do not cancel:
+	// with e = z - shift, mean = shift + sum e/m and the sum of squared
+	// deviations is sum e^2 - (sum e)^2/m.
 	mean, istd := t.mean[i], t.istd[i]
 	for j := range mean {
-		mean[j] = sum[j] / float64(m)
+		mean[j] = float64(z[j])
 	}
-	for r := 0; r < m; r++ {
-		row := z[r*c : (r+1)*c]
-		for j, v := range row {
-			d := float64(v) - mean[j]
-			sq[j] += d * d
+	parallel(np, func(p int) {
+		s1, s2 := t.parts[p].acc[0][:c], t.parts[p].acc[1][:c]
+		clear(s1)
+		clear(s2)
+		sh := mean[:c]
+		r0, r1 := rows(p)
+		for r := r0; r < r1; r++ {
+			row := z[r*c : (r+1)*c]
+			s1, s2, sh := s1[:len(row)], s2[:len(row)], sh[:len(row)]
+			for j, v := range row {
+				e := float64(v) - sh[j]
+				s1[j] += e
+				s2[j] += e * e
+			}
 		}
-	}
+	})
 	g, b := u.bn.gamma.Data, u.bn.beta.Data
 	rm, rv := u.bn.mean.Data, u.bn.variance.Data
 	for j := range istd {
-		v := sq[j] / float64(m)
+		var s1, s2 float64
+		for p := range np {
+			s1 += t.parts[p].acc[0][j]
+			s2 += t.parts[p].acc[1][j]
+		}
+		mean[j] += s1 / float64(m)
+		sq := max(s2-s1*s1/float64(m), 0)
+		v := sq / float64(m)
 		istd[j] = 1 / math.Sqrt(v+bnEps)
 		rm[j] = float32((1-bnMomentum)*float64(rm[j]) + bnMomentum*mean[j])
-		rv[j] = float32((1-bnMomentum)*float64(rv[j]) + bnMomentum*sq[j]/float64(m-1))
+		rv[j] = float32((1-bnMomentum)*float64(rv[j]) + bnMomentum*sq/float64(m-1))
 	}
 	// out = z*scale + shift per channel, in float32 (the per-element
 	// float64 arithmetic cost a tenth of a training step).
@@ -173,13 +246,35 @@ func (n *Net) bnForward(i int, u *unit, m int, z, out []float32) {
 		scale[j] = float32(sc)
 		shift[j] = float32(float64(b[j]) - mean[j]*sc)
 	}
-	for r := 0; r < m; r++ {
-		zr, or := z[r*c:(r+1)*c], out[r*c:(r+1)*c]
-		zr = zr[:len(or)]
-		for j, v := range zr {
-			or[j] = v*scale[j] + shift[j]
+	relu := u.relu
+	parallel(np, func(p int) {
+		r0, r1 := rows(p)
+		for r := r0; r < r1; r++ {
+			zr, or := z[r*c:(r+1)*c], out[r*c:(r+1)*c]
+			zr = zr[:len(or)]
+			sc, sh := scale[:len(or)], shift[:len(or)]
+			if res != nil {
+				rr := res[r*c : (r+1)*c]
+				rr = rr[:len(or)]
+				for j, v := range zr {
+					x := v*sc[j] + sh[j]
+					x += rr[j]
+					if relu {
+						x = max(x, 0)
+					}
+					or[j] = x
+				}
+				continue
+			}
+			for j, v := range zr {
+				x := v*sc[j] + sh[j]
+				if relu {
+					x = max(x, 0)
+				}
+				or[j] = x
+			}
 		}
-	}
+	})
 }
 
 // ZeroGrad clears every parameter gradient.
@@ -206,54 +301,136 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 	t.valid = false
 	grad := func(b int) []float32 { return t.grad[b][:batch*n.bufs[b].size()] }
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
-	for b := range n.bufs {
-		clear(grad(b))
-	}
+	np := numParts(batch)
+	parallel(np, func(p int) {
+		s0, s1 := partSamples(batch, np, p)
+		for b, sh := range n.bufs {
+			clear(grad(b)[s0*sh.size() : s1*sh.size()])
+		}
+	})
 	copy(grad(n.policy), dPolicy)
 	copy(grad(n.value), dValue)
 	for i := len(n.units) - 1; i >= 0; i-- {
 		u := n.units[i]
 		m := batch * u.cells
+		c := u.cout
 		d, y := grad(u.out), act(u.out)
-		if u.tanh {
-			for j, v := range y {
-				d[j] *= 1 - v*v
-			}
-		}
-		if u.relu {
-			// d = 0 where the unit's output is 0, without a branch (the
-			// sign is unpredictable; the branch mispredicts often).
-			for j, v := range y {
-				keep := ^uint32(0)
-				if v <= 0 {
-					keep = 0
-				}
-				d[j] = math.Float32frombits(math.Float32bits(d[j]) & keep)
-			}
-		}
+		size := n.bufs[u.out].size() // values per sample of d and y
+		var dres, z []float32
 		if u.res >= 0 {
-			kernels.Axpy(1, d, grad(u.res))
+			dres = grad(u.res)
 		}
+		if u.bn != nil {
+			z = t.pre[i][:m*c]
+		}
+		// Pass 1, per batch slice: the activation's derivative, the
+		// residual's gradient, and batch norm's per-channel sums.
+		fused := z != nil && u.relu && !u.tanh && size == u.cells*c
+		parallel(np, func(p int) {
+			s0, s1 := partSamples(batch, np, p)
+			dp, yp := d[s0*size:s1*size], y[s0*size:s1*size]
+			if fused {
+				// The residual tower's case in one pass over the rows.
+				var rp []float32
+				if dres != nil {
+					rp = dres[s0*size : s1*size]
+				}
+				bnReLUSums(&t.parts[p], c, dp, yp, z[s0*size:s1*size], rp)
+				return
+			}
+			if u.tanh {
+				for j, v := range yp {
+					dp[j] *= 1 - v*v
+				}
+			}
+			if u.relu {
+				// d = 0 where the unit's output is 0, without a branch (the
+				// sign is unpredictable; the branch mispredicts often).
+				for j, v := range yp {
+					keep := ^uint32(0)
+					if v <= 0 {
+						keep = 0
+					}
+					dp[j] = math.Float32frombits(math.Float32bits(dp[j]) & keep)
+				}
+			}
+			if dres != nil {
+				kernels.Axpy(1, dp, dres[s0*size:s1*size])
+			}
+			if z != nil {
+				n.bnSums(&t.parts[p], c, d[s0*u.cells*c:s1*u.cells*c], z[s0*u.cells*c:s1*u.cells*c])
+			}
+		})
 		dz := d
 		if u.bn != nil {
-			dz = t.dz[:m*u.cout]
-			n.bnBackward(i, u, m, d, dz)
+			dz = t.dz[:m*c]
+			n.bnCoeffs(i, u, m, np)
 		}
-		if u.b != nil {
-			g := u.b.Grad
-			for r := 0; r < m; r++ {
-				for j, v := range dz[r*u.cout : (r+1)*u.cout] {
-					g[j] += v
+		a := act(u.in)
+		conv3 := u.kind == kindConv3
+		var din []float32
+		if u.in != 0 {
+			din = grad(u.in)
+		}
+		if conv3 && din != nil {
+			// The input gradient of a 3x3 same convolution is the 3x3 same
+			// convolution of dz with the kernel rotated by 180 degrees and
+			// the channel roles swapped: wt[(kh*3+kw)*cout+co][ci] =
+			// W[((2-kh)*3+2-kw)*cin+ci][co].
+			wt := t.wt[:u.k*c]
+			for tap := range 9 {
+				src := u.w.Data[(8-tap)*u.cin*c : (9-tap)*u.cin*c]
+				dst := wt[tap*c*u.cin : (tap+1)*c*u.cin]
+				for ci := range u.cin {
+					for co, v := range src[ci*c : (ci+1)*c] {
+						dst[co*u.cin+ci] = v
+					}
 				}
 			}
 		}
-		a := act(u.in)
-		if u.kind == kindConv3 {
-			n.conv3Backward(u, batch, a, dz, grad(u.in))
-		} else {
-			kernels.Gemm(true, false, u.k, u.cout, m, 1, a, u.k, dz, u.cout, 1, u.w.Grad, u.cout)
-			if u.in != 0 {
-				kernels.Gemm(false, true, m, u.k, u.cout, 1, dz, u.cout, u.w.Data, u.cout, 1, grad(u.in), u.k)
+		// Pass 2, per batch slice: batch norm's input gradient, the bias
+		// gradient and, for 3x3 convolutions, the weight and input
+		// gradients, each slice into its own partial sums.
+		parallel(np, func(p int) {
+			ps := &t.parts[p]
+			s0, s1 := partSamples(batch, np, p)
+			if u.b != nil {
+				clear(ps.db[:c])
+			}
+			// prep computes rows [r0, r1) of dz and their bias gradient;
+			// a 3x3 convolution calls it block by block, just before the
+			// block's GEMMs read those rows.
+			prep := func(r0, r1 int) {
+				if u.bn != nil {
+					n.bnInputGrad(c, d[r0*c:r1*c], z[r0*c:r1*c], dz[r0*c:r1*c])
+				}
+				if u.b != nil {
+					db := ps.db[:c]
+					for r := r0; r < r1; r++ {
+						for j, v := range dz[r*c : (r+1)*c] {
+							db[j] += v
+						}
+					}
+				}
+			}
+			if conv3 {
+				n.conv3Backward(u, ps, s0, s1, a, dz, din, prep)
+			} else {
+				prep(s0*u.cells, s1*u.cells)
+			}
+		})
+		for p := range np {
+			if u.b != nil {
+				kernels.Axpy(1, t.parts[p].db[:c], u.b.Grad)
+			}
+			if conv3 {
+				kernels.Axpy(1, t.parts[p].dw[:u.k*c], u.w.Grad)
+			}
+		}
+		if !conv3 {
+			kernels.Gemm(true, false, u.k, c, m, 1, a, u.k, dz, c, 1, u.w.Grad, c)
+			if din != nil {
+				kernels.Gemm(false, true, m, u.k, c, 1, dz, c, u.w.Data, c, 1, din, u.k)
 			}
 		}
 	}
@@ -263,83 +440,134 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 // trainBlockRows is the target number of im2col rows (board cells of whole
 // samples) a 3x3 convolution's backward pass expands at a time: the block
 // (rows x 9*Cin floats, about 300 KB for Connect Four) stays in L2 while
-// both GEMMs read it, instead of streaming a batch-sized im2col matrix
-// through DRAM. Reading the im2col matrix transposed for the weight gradient
+// the weight-gradient GEMM reads it, instead of streaming a batch-sized
+// im2col matrix through DRAM. Reading the im2col matrix transposed for the weight gradient
 // with a K dimension of a whole batch measured 4x slower than the forward
 // GEMM of the same size.
 const trainBlockRows = 128
 
-// conv3Backward adds the weight gradient of 3x3 convolution u into
-// u.w.Grad and, unless u reads the network input, the input gradient into
-// din, given its input a and the gradient dz of its output (before the
-// activation), block of samples by block of samples.
-func (n *Net) conv3Backward(u *unit, batch int, a, dz, din []float32) {
-	t := &n.tr
+// conv3Backward writes the weight gradient of 3x3 convolution u over
+// samples [s0, s1) into ps.dw and, unless din is nil (u reads the network
+// input), adds their input gradient into din, given u's input a and the
+// gradient dz of its output (before the activation). The weight gradient
+// runs block of samples by block of samples, calling prep(r0, r1) to
+// compute rows [r0, r1) of dz before it reads them; the input gradient is
+// then one convolution of dz with n.tr.wt, u's weights rotated (see
+// Backward), added into din, which needs no col2im and runs at the speed of
+// the forward convolution.
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, prep func(r0, r1 int)) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
-	wt := t.wt[:u.k*u.cout]               // W transposed: cout x 9*cin
-	if u.in != 0 {
-		for r := 0; r < u.k; r++ {
-			for c, v := range u.w.Data[r*u.cout : (r+1)*u.cout] {
-				wt[c*u.k+r] = v
-			}
-		}
-	}
-	for b0 := 0; b0 < batch; b0 += per {
-		nb := min(per, batch-b0)
+	wt := n.tr.wt[:u.k*u.cout]
+	dw := ps.dw[:u.k*u.cout]
+	beta := float32(0)
+	for b0 := s0; b0 < s1; b0 += per {
+		nb := min(per, s1-b0)
 		rows := nb * u.cells
-		cols := t.cols[:rows*u.k]
+		prep(b0*u.cells, b0*u.cells+rows)
+		cols := ps.cols[:rows*u.k]
 		src := a[b0*u.cells*u.cin : (b0+nb)*u.cells*u.cin]
 		d := dz[b0*u.cells*u.cout : (b0+nb)*u.cells*u.cout]
 		kernels.Im2Col3x3(src, nb, u.cin, h, w, cols)
-		kernels.Gemm(true, false, u.k, u.cout, rows, 1, cols, u.k, d, u.cout, 1, u.w.Grad, u.cout)
-		if u.in != 0 {
-			kernels.Gemm(false, false, rows, u.k, u.cout, 1, d, u.cout, wt, u.k, 0, cols, u.k)
-			kernels.Col2Im3x3(cols, nb, u.cin, h, w, din[b0*u.cells*u.cin:(b0+nb)*u.cells*u.cin])
+		kernels.Gemm(true, false, u.k, u.cout, rows, 1, cols, u.k, d, u.cout, beta, dw, u.cout)
+		beta = 1
+	}
+	if din != nil {
+		dp := din[s0*u.cells*u.cin : s1*u.cells*u.cin]
+		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, dp, false, dp)
+	}
+}
+
+// bnSums writes into ps.acc the per-channel sums of d and d*z over the rows
+// of one batch slice (c channels per row).
+func (n *Net) bnSums(ps *partScratch, c int, d, z []float32) {
+	sd, sdz := ps.acc[0][:c], ps.acc[1][:c]
+	clear(sd)
+	clear(sdz)
+	for r := 0; r+c <= len(d); r += c {
+		dr, zr := d[r:r+c], z[r:r+c]
+		zr = zr[:len(dr)]
+		for j, v := range dr {
+			sd[j] += float64(v)
+			sdz[j] += float64(v) * float64(zr[j])
 		}
 	}
 }
 
-// bnBackward turns the gradient d w.r.t. the batch-norm output into dz
-// w.r.t. its input and accumulates the gamma and beta gradients:
-// dz = gamma*istd*(d - mean(d) - xhat*mean(d*xhat)).
-func (n *Net) bnBackward(i int, u *unit, m int, d, dz []float32) {
-	t := &n.tr
-	c := u.cout
-	z := t.pre[i][:m*c]
-	mean, istd := t.mean[i], t.istd[i]
-	sd, sdx := t.acc[0][:c], t.acc[1][:c]
+// bnReLUSums is, over the rows of one batch slice, the ReLU derivative
+// (d = 0 where y <= 0), the residual gradient (res += d, unless res is nil)
+// and bnSums, in one pass.
+func bnReLUSums(ps *partScratch, c int, d, y, z, res []float32) {
+	sd, sdz := ps.acc[0][:c], ps.acc[1][:c]
 	clear(sd)
-	clear(sdx)
-	// sdx = sum d*xhat = istd*(sum d*z - mean*sum d).
-	for r := 0; r < m; r++ {
-		dr, zr := d[r*c:(r+1)*c], z[r*c:(r+1)*c]
-		zr = zr[:len(dr)]
-		for j, v := range dr {
-			sd[j] += float64(v)
-			sdx[j] += float64(v) * float64(zr[j])
+	clear(sdz)
+	for r := 0; r+c <= len(d); r += c {
+		dr := d[r : r+c]
+		yr, zr := y[r:r+len(dr)], z[r:r+len(dr)]
+		sd, sdz := sd[:len(dr)], sdz[:len(dr)]
+		if res != nil {
+			rr := res[r : r+len(dr)]
+			for j, v := range yr {
+				keep := ^uint32(0)
+				if v <= 0 {
+					keep = 0
+				}
+				g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
+				dr[j] = g
+				rr[j] += g
+				sd[j] += float64(g)
+				sdz[j] += float64(g) * float64(zr[j])
+			}
+			continue
+		}
+		for j, v := range yr {
+			keep := ^uint32(0)
+			if v <= 0 {
+				keep = 0
+			}
+			g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
+			dr[j] = g
+			sd[j] += float64(g)
+			sdz[j] += float64(g) * float64(zr[j])
 		}
 	}
-	for j := range sdx {
-		sdx[j] = (sdx[j] - mean[j]*sd[j]) * istd[j]
-	}
+}
+
+// bnCoeffs adds up the slices' sums of bnSums, accumulates the gamma and
+// beta gradients, and sets n.tr.f32 to the coefficients of bnInputGrad:
+// dz = gamma*istd*(d - mean(d) - xhat*mean(d*xhat)) = d*k1 + z*k2 + k3.
+func (n *Net) bnCoeffs(i int, u *unit, m, np int) {
+	t := &n.tr
+	c := u.cout
+	mean, istd := t.mean[i], t.istd[i]
 	g := u.bn.gamma.Data
-	for j := 0; j < c; j++ {
-		u.bn.beta.Grad[j] += float32(sd[j])
-		u.bn.gamma.Grad[j] += float32(sdx[j])
-	}
-	// dz = d*k1 + z*k2 + k3 per channel, with xhat = (z-mean)*istd expanded.
 	fm := float64(m)
 	k1, k2, k3 := t.f32[0][:c], t.f32[1][:c], t.f32[2][:c]
-	for j := range k1 {
+	for j := 0; j < c; j++ {
+		var sd, sdz float64
+		for p := range np {
+			sd += t.parts[p].acc[0][j]
+			sdz += t.parts[p].acc[1][j]
+		}
+		// sdx = sum d*xhat = istd*(sum d*z - mean*sum d).
+		sdx := (sdz - mean[j]*sd) * istd[j]
+		u.bn.beta.Grad[j] += float32(sd)
+		u.bn.gamma.Grad[j] += float32(sdx)
 		gi := float64(g[j]) * istd[j]
-		a := gi * istd[j] * sdx[j] / fm
+		a := gi * istd[j] * sdx / fm
 		k1[j] = float32(gi)
 		k2[j] = float32(-a)
-		k3[j] = float32(a*mean[j] - gi*sd[j]/fm)
+		k3[j] = float32(a*mean[j] - gi*sd/fm)
 	}
-	for r := 0; r < m; r++ {
-		dr, zr, out := d[r*c:(r+1)*c], z[r*c:(r+1)*c], dz[r*c:(r+1)*c]
+}
+
+// bnInputGrad writes dz = d*k1 + z*k2 + k3 per channel (see bnCoeffs) over
+// rows of c channels.
+func (n *Net) bnInputGrad(c int, d, z, dz []float32) {
+	t := &n.tr
+	k1, k2, k3 := t.f32[0][:c], t.f32[1][:c], t.f32[2][:c]
+	for r := 0; r+c <= len(d); r += c {
+		dr, zr, out := d[r:r+c], z[r:r+c], dz[r:r+c]
 		zr, out = zr[:len(dr)], out[:len(dr)]
 		for j, v := range dr {
 			out[j] = v*k1[j] + zr[j]*k2[j] + k3[j]

@@ -1,5 +1,6 @@
 // Command _generate writes ../gemm_amd64.s, the AVX2+FMA and AVX-512 GEMM
-// micro-kernels of package kernels, with avo. Run it with `go generate` in
+// micro-kernels of package kernels (and sum9AVX2, the inner loop of
+// col2im3x3), with avo. Run it with `go generate` in
 // kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
 //
 //	cd kernels/_generate && go run . -out ../gemm_amd64.s
@@ -300,6 +301,40 @@ func peak(zmm bool) {
 	av.RET()
 }
 
+// sum9 writes sum9AVX2, the inner loop of col2im3x3 (kernels/elementwise.go):
+// dst[j] = dst[j] + taps[8][j] + taps[7][j] + ... + taps[0][j], added one
+// by one in that order (lane for lane the scalar loop's arithmetic), for
+// j < n, n a multiple of 8.
+func sum9() {
+	av.TEXT("sum9AVX2", av.NOSPLIT, "func(dst *float32, taps *[9]*float32, n int)")
+	av.Doc("sum9AVX2 adds taps[8][j], ..., taps[0][j] in that order into dst[j] for j < n (a multiple of 8).")
+	av.Pragma("noescape")
+	dst := av.Load(av.Param("dst"), av.GP64())
+	tp := av.Load(av.Param("taps"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	var t [9]reg.GPVirtual
+	for i := range t {
+		t[i] = av.GP64()
+		av.MOVQ(operand.Mem{Base: tp, Disp: 8 * i}, t[i])
+	}
+	i := av.GP64()
+	av.XORQ(i, i)
+	av.Label("sum9loop")
+	av.CMPQ(i, n)
+	av.JGE(operand.LabelRef("sum9done"))
+	acc := av.YMM()
+	av.VMOVUPS(operand.Mem{Base: dst, Index: i, Scale: 4}, acc)
+	for k := 8; k >= 0; k-- {
+		av.VADDPS(operand.Mem{Base: t[k], Index: i, Scale: 4}, acc, acc)
+	}
+	av.VMOVUPS(acc, operand.Mem{Base: dst, Index: i, Scale: 4})
+	av.ADDQ(operand.Imm(8), i)
+	av.JMP(operand.LabelRef("sum9loop"))
+	av.Label("sum9done")
+	av.VZEROUPPER()
+	av.RET()
+}
+
 // tileSet is one register-tile shape and its tail kernels (fewer rows).
 type tileSet struct {
 	zmm    bool
@@ -337,6 +372,7 @@ func main() {
 	tab.WriteString(")\n")
 	peak(false)
 	peak(true)
+	sum9()
 	av.Generate()
 	if *tables != "" {
 		if err := os.WriteFile(*tables, []byte(tab.String()), 0o644); err != nil {
