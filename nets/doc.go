@@ -24,8 +24,14 @@
 // with its running statistics is folded into the preceding convolution's
 // weights and bias, so every unit is one fused kernels.GemmBiasAct call
 // (kernels.Conv3x3BiasAct for 3x3 convolutions). Training runs the same
-// fused convolution forward and, backward, expands the im2col matrix one
-// block of samples at a time (see trainBlockRows) so it stays in cache.
+// fused convolution forward. Backward, the weight gradient of a 3x3
+// convolution expands the im2col matrix one block of samples at a time (see
+// trainBlockRows) so it stays in cache, and the input gradient is a forward
+// convolution of the output gradient with the kernel rotated 180 degrees
+// and its channels swapped. Batch statistics, elementwise passes and weight
+// gradients are computed over fixed slices of the batch on all kernel
+// threads and summed in slice order, so results do not depend on the
+// number of threads.
 //
 // Weight files store each tensor in PyTorch's layout ([Cout][Cin][kh][kw]
 // convolutions, [out][in] dense layers with the input flattened channel
