@@ -23,7 +23,10 @@
 // Backup expands the leaf (when expanding at evaluation) and adds the
 // values along the path. Steps (1) and (3) are public so that a batching
 // driver can keep many leaves of many trees in flight, one Walker per leaf;
-// call Tree.SetShared(true) when several goroutines do so. Simulations
+// call Tree.SetShared(true) when several goroutines do so. An unshared
+// tree under plain UCT (no progressive bias, no ISMCTS) descends through
+// expanded decision nodes in descendPlain/selectUCTPlain, which make the
+// same choices as the general loop with plain loads. Simulations
 // allocate nothing once the walkers are warm (pinned by
 // TestZeroAllocsPerSimulation).
 //

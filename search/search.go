@@ -29,6 +29,7 @@ type Tree struct {
 	root      int32
 	rootState games.State // owned by the tree
 	shared    bool        // atomic adds on statistics
+	plainUCT  bool        // Rule is UCT without progressive bias (selectUCTPlain when unshared)
 
 	full    atomic.Bool  // an allocation failed since the last Prepare
 	claimed atomic.Int64 // simulations started in the current Search
@@ -74,6 +75,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 		rng:       games.NewRand(seed),
 		seed:      seed,
 		root:      NilNode,
+		plainUCT:  o.Rule == UCT && o.Bias == 0,
 	}
 	if o.TT {
 		t.tt = newTransTable(maxNodes)
@@ -126,14 +128,15 @@ type Walker struct {
 	terminal bool  // the leaf is terminal; Value holds its returns
 	expandAt bool  // Backup expands the leaf (ExpandVisits == 0)
 
-	legal    games.Mask   // leaf's legal actions (current player)
-	simLegal []games.Mask // leaf's legal actions per player (simultaneous)
-	hprior   []float32    // heuristic priors of the leaf (progressive bias)
-	perm     []int32      // expansion scratch: edge order (drawSwaps)
-	amaf     []games.Mask // AMAF: actions each player played below a node
-	order    []int32      // scratch for PoolRAVE
-	simX     []float64    // simsel=exp3/rm scratch: a segment's sums
-	simRho   []float64    // simsel=exp3/rm scratch: a segment's strategy
+	legal    games.Mask     // leaf's legal actions (current player)
+	simLegal []games.Mask   // leaf's legal actions per player (simultaneous)
+	hprior   []float32      // heuristic priors of the leaf (progressive bias)
+	perm     []int32        // expansion scratch: edge order (drawSwaps)
+	acts     []games.Action // expansion scratch: shuffled actions
+	amaf     []games.Mask   // AMAF: actions each player played below a node
+	order    []int32        // scratch for PoolRAVE
+	simX     []float64      // simsel=exp3/rm scratch: a segment's sums
+	simRho   []float64      // simsel=exp3/rm scratch: a segment's strategy
 }
 
 // NewWalker returns a walker with its own random stream.
@@ -149,6 +152,7 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 		legal:  games.NewMask(n),
 		hprior: make([]float32, n),
 		perm:   make([]int32, n+t.players),
+		acts:   make([]games.Action, n),
 		order:  make([]int32, 0, 64),
 		simX:   make([]float64, n),
 		simRho: make([]float64, n),
@@ -298,6 +302,32 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 		atomic.StoreUint32(&nd.state, unexpanded)
 		return false
 	}
+	if priors == nil && t.opt.Bias == 0 && nd.player >= 0 {
+		// Uniform priors at a decision node: the general loop below
+		// without its prior cases (same edges, same random draws).
+		// The inside-out shuffle runs on the walker's action scratch and
+		// each edge is written once.
+		perm, acts := w.perm[:k], w.acts[:k]
+		drawSwaps(perm, rng)
+		i := 0
+		for wi, word := range w.legal {
+			for ; word != 0; word &= word - 1 {
+				j := perm[i]
+				acts[i] = acts[j]
+				acts[j] = games.Action(wi<<6 + bits.TrailingZeros64(word))
+				i++
+			}
+		}
+		uniform := 1 / float32(k)
+		edges, hot := t.a.edges[first:first+int32(k)], t.a.hot[first:first+int32(k)]
+		for i, a := range acts {
+			edges[i] = edge{action: a, child: NilNode}
+			hot[i].prior = uniform
+		}
+		nd.firstEdge, nd.numEdges = first, int32(k)
+		atomic.StoreUint32(&nd.state, expanded)
+		return true
+	}
 	var sum float32
 	if priors != nil {
 		for a := range w.legal.All() {
@@ -433,7 +463,19 @@ func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
 	}
 	s := w.State
 	cur := t.root
+	// fast: plain UCT on an unshared tree without ISMCTS (no AMAF trace):
+	// descendPlain takes the expanded decision nodes.
+	fast := t.plainUCT && !t.shared && !t.ismcts
 	for {
+		if fast {
+			if cur = t.descendPlain(w, cur); cur == NilNode {
+				// Arena full: evaluate this state without a node.
+				if s.IsTerminal() {
+					return t.terminalLeaf(w, NilNode)
+				}
+				return t.evalLeaf(w, NilNode)
+			}
+		}
 		nd := &t.a.nodes[cur]
 		if nd.player == games.TerminalPlayer || (t.ismcts && s.IsTerminal()) {
 			return t.terminalLeaf(w, cur)
@@ -503,7 +545,12 @@ func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
 			s.(games.SimultaneousState).ApplyJoint(joint)
 			childp = &nd.next
 		default:
-			ei := t.selectEdge(nd, nd.firstEdge, nd.numEdges)
+			var ei int32
+			if t.plainUCT && !t.shared {
+				ei = t.selectUCTPlain(nd)
+			} else {
+				ei = t.selectEdge(nd, nd.firstEdge, nd.numEdges)
+			}
 			e := &t.a.edges[ei]
 			w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
 			t.add32(&t.a.hot[ei].vloss, 1)
@@ -527,6 +574,33 @@ func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
 			continue // a new node: terminal or evaluated at the top of the loop
 		}
 		cur = child
+	}
+}
+
+// descendPlain is SelectLeaf's default case in a loop of its own, for
+// plain UCT on an unshared tree without ISMCTS: from node cur it descends
+// through expanded decision nodes, appending to w.path, adding virtual
+// losses and applying the actions to w.State, and returns the first node
+// that is not an expanded decision node (a new child included), or
+// NilNode when the arena had no room for a new child (w.State is then the
+// child's state).
+func (t *Tree) descendPlain(w *Walker, cur int32) int32 {
+	nodes, edges, hot := t.a.nodes, t.a.edges, t.a.hot
+	s := w.State
+	for {
+		nd := &nodes[cur]
+		if nd.player < 0 || nd.state != expanded {
+			return cur
+		}
+		ei := t.selectUCTPlain(nd)
+		w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
+		hot[ei].vloss++
+		e := &edges[ei]
+		s.Apply(e.action)
+		if e.child == NilNode {
+			return t.newChild(&e.child, s)
+		}
+		cur = e.child
 	}
 }
 
@@ -678,38 +752,71 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 const unvisitedScore = 1e9
 
 // selectUCT is selectEdge's UCT loop: c*sqrt(ln N) is computed once per
-// node and 1/n, 1/sqrt(n) come from one table (one cache line per edge).
-//
-// Every score lies in [-1, 1+k] (q is a mean of values in [-1, 1] with
-// virtual losses counted as -1), so score+2 is a positive float and its IEEE
-// bits order like the scores: the running maximum is kept on those bits
-// with integer compares, which the compiler turns into conditional moves
-// (no mispredicted branch per edge). Ties keep the first edge, as before.
+// node and the per-edge factors come from one table (one cache line per
+// edge); see uctKey for the score.
 func (t *Tree) selectUCT(parentN int, first, cnt int32) int32 {
 	k := t.opt.C * math.Sqrt(lnOf(parentN))
 	best, bestKey := 0, uint64(0)
 	hot := t.a.hot[first : first+cnt]
 	for i := range hot {
 		e := &hot[i]
-		vl := atomic.LoadInt32(&e.vloss)
-		n := uint32(atomic.LoadInt32(&e.n) + vl)
-		if n == 0 {
+		vl, done := atomic.LoadInt32(&e.vloss), atomic.LoadInt32(&e.n)
+		key := uctKey(atomic.LoadInt64(&e.w)+int64(2*done+vl)*valueScale, uint32(done+vl), k)
+		if key == 0 {
 			return first + int32(i)
 		}
-		var inv, isq float64
-		if n < tabN {
-			r := &recipTab[n]
-			inv, isq = r.inv, r.invSqrt
-		} else {
-			inv = 1 / float64(n)
-			isq = math.Sqrt(inv)
-		}
-		score := (float64(atomic.LoadInt64(&e.w))*(1.0/valueScale)-float64(vl))*inv + k*isq
-		if key := math.Float64bits(score + 2); key > bestKey {
+		if key > bestKey {
 			best, bestKey = i, key
 		}
 	}
 	return first + int32(best)
+}
+
+// selectUCTPlain is selectUCT at decision node nd of an unshared tree:
+// the same choice with plain loads (the caller checks plainUCT and
+// !shared).
+func (t *Tree) selectUCTPlain(nd *node) int32 {
+	first := nd.firstEdge
+	k := t.opt.C * math.Sqrt(lnOf(max(int(nd.n), 1)))
+	best, bestKey := 0, uint64(0)
+	hot := t.a.hot[first : first+nd.numEdges]
+	for i := range hot {
+		e := &hot[i]
+		vl, done := e.vloss, e.n
+		key := uctKey(e.w+int64(2*done+vl)*valueScale, uint32(done+vl), k)
+		if key == 0 {
+			return first + int32(i)
+		}
+		if key > bestKey {
+			best, bestKey = i, key
+		}
+	}
+	return first + int32(best)
+}
+
+// uctKey returns the selection key of an edge under UCT with exploration
+// factor k = c*sqrt(ln N) >= 0, from n = done+vl (completed and in-flight
+// visits) and num = w + (2*done+vl)*valueScale (w: the value sum, fixed
+// point); it is 0 for an unvisited edge (n = 0, w = 0), which selection
+// takes at once.
+//
+// The UCT score is q + k/sqrt(n) with q = (w/valueScale - vl)/n (virtual
+// losses count as value -1). It lies in [-1, 1+k], so score+2 is a
+// positive float whose IEEE bits order like the scores, and the running
+// maximum is kept on those bits with integer compares, which the compiler
+// turns into conditional moves (no mispredicted branch per edge); ties
+// keep the first edge. score+2 = num/(n*valueScale) + k/sqrt(n): num is an
+// exact integer (below 2^53), so the mean costs one conversion and one
+// multiplication by a table entry.
+func uctKey(num int64, n uint32, k float64) uint64 {
+	var invScaled, isq float64
+	if n < tabN {
+		r := &uctTab[n] // uctTab[0] is zero: key 0 for an unvisited edge
+		invScaled, isq = r.invScaled, r.invSqrt
+	} else {
+		invScaled, isq = 1/(float64(n)*valueScale), 1/math.Sqrt(float64(n))
+	}
+	return math.Float64bits(float64(num)*invScaled + k*isq)
 }
 
 // selectPUCT is selectEdge's PUCT loop (no progressive bias): c*sqrt(N)
@@ -749,7 +856,8 @@ func orderKey(x float64) int64 {
 	return b ^ int64(uint64(b>>63)>>1)
 }
 
-// Tables of ln n, 1/n and 1/sqrt(n) for small n (32 KiB and 64 KiB).
+// Tables of ln n, 1/n and 1/sqrt(n) for small n (32 KiB, 64 KiB, and
+// 64 KiB for uctTab).
 const tabN = 4096
 
 var lnTab [tabN]float64
@@ -758,11 +866,16 @@ var lnTab [tabN]float64
 // reads one cache line per edge.
 var recipTab [tabN]struct{ inv, invSqrt float64 }
 
+// uctTab[n] holds 1/(n*valueScale) and 1/sqrt(n) for uctKey; uctTab[0] is zero.
+var uctTab [tabN]struct{ invScaled, invSqrt float64 }
+
 func init() {
 	for n := 1; n < tabN; n++ {
 		lnTab[n] = math.Log(float64(n))
 		recipTab[n].inv = 1 / float64(n)
 		recipTab[n].invSqrt = 1 / math.Sqrt(float64(n))
+		uctTab[n].invScaled = 1 / float64(n) / valueScale
+		uctTab[n].invSqrt = recipTab[n].invSqrt
 	}
 }
 
@@ -819,9 +932,9 @@ func (t *Tree) Backup(w *Walker, value []float64, priors []float32) {
 // backupPlain is Backup's path loop for an unshared tree without squared
 // sums (plain adds, no per-step branches on the options).
 func (t *Tree) backupPlain(w *Walker, value []float64) {
-	nodes, hot := t.a.nodes, t.a.hot
-	for i := len(w.path) - 1; i >= 0; i-- {
-		st := &w.path[i]
+	nodes, hot, path := t.a.nodes, t.a.hot, w.path // locals: the adds below cannot alias them
+	for i := len(path) - 1; i >= 0; i-- {
+		st := &path[i]
 		h := &hot[st.edge]
 		h.vloss--
 		h.n++
