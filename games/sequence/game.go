@@ -145,6 +145,7 @@ func (s *State) reset() {
 		}
 	}
 	s.deckN = uint8(g.nCards)
+	s.hash = s.rehash()
 }
 
 var _ games.InfoStateGame = (*Game)(nil)

@@ -258,7 +258,11 @@ func (g *Game) parseState(notation string) (*State, error) {
 		return nil, fmt.Errorf("move number %q: want m=N with N in 0..%d", f[6], g.MaxGameLength())
 	}
 	s.move = int32(n)
-	return s, s.checkPhase()
+	if err := s.checkPhase(); err != nil { // sets the player at chance nodes
+		return s, err
+	}
+	s.hash = s.rehash()
+	return s, nil
 }
 
 // checkPhase validates the phase against the rest of the state.

@@ -35,7 +35,10 @@ func (s *State) PlayRandom(rng *rand.Rand) int {
 // swap-remove and a sequence test is one table lookup per direction. Bit k
 // of a kind set is kind k (0..51). The State's chips, locked chips,
 // sequences, phase, player and counters stay current; its hands, hand
-// sizes, deck counts and discards are stale until store. load must start
+// sizes, deck counts and discards are stale until store. The State's hash
+// is kept current for the chips, locked chips and sequences; its turn and
+// card keys are those of the loaded state until store swaps them for the
+// current ones. load must start
 // from the zero playout. A playout is a stack value of one goroutine.
 //
 // Invariants: held[p] has the kinds p holds at least once and dup[p] those
@@ -56,6 +59,7 @@ type playout struct {
 	dealt   int
 	rnd     [16]uint16 // random bits from rng; rnd[:avail] not used yet
 	avail   uint8
+	turn0   uint64         // s.turnKey() at load: s.hash still holds it until store
 	cards   [104 + 2]uint8 // 2 spare bytes: load writes two entries per kind
 }
 
@@ -159,8 +163,7 @@ func (pl *playout) lock(p, sq, d int, run uint8) {
 	for start := sq - back*step; start <= sq+(fwd-4)*step; start += step {
 		win := window[d][start]
 		if win.and(s.locked[p]).count() <= 1 {
-			s.locked[p] = s.locked[p].or(win.andNot(corners))
-			s.seqs[p]++
+			s.lockWindow(p, win)
 		}
 	}
 }
@@ -191,6 +194,7 @@ var runTable = func() (t [512]uint8) {
 // load sets pl up from s.
 func (pl *playout) load(s *State) {
 	pl.s = s
+	pl.turn0 = s.turnKey()
 	for p := range s.g.players {
 		var h, d uint64
 		for _, k := range s.hand[p][:s.hn[p]] {
@@ -235,6 +239,7 @@ func (pl *playout) load(s *State) {
 // the discards are the copies of each kind that are in neither.
 func (pl *playout) store() {
 	s := pl.s
+	s.hash ^= pl.turn0 ^ s.cardsKey() // the stale cards of the loaded state
 	s.deck = [numKinds]uint8{}
 	for _, k := range pl.cards[:pl.nCards] {
 		s.deck[k]++
@@ -266,6 +271,7 @@ func (pl *playout) store() {
 	for k, c := range copies {
 		s.discard[k] = -c
 	}
+	s.hash ^= s.cardsKey() ^ s.turnKey()
 }
 
 // Moves chosen by the playout.
@@ -470,6 +476,7 @@ func (pl *playout) apply(m move) {
 		for q := range s.chips {
 			if s.chips[q].has(sq) {
 				s.chips[q].unset(sq)
+				s.hash ^= zChip[q][sq]
 				pl.clearLines(q, sq)
 			}
 		}
@@ -482,6 +489,7 @@ func (pl *playout) apply(m move) {
 		}
 	} else {
 		s.chips[p].set(sq)
+		s.hash ^= zChip[p][sq]
 		pl.occ.set(sq)
 		pl.empties--
 		if pl.a2&kb != 0 {

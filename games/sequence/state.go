@@ -40,6 +40,7 @@ type State struct {
 	exchanged bool  // the player to move has exchanged a dead card this turn
 	passes    uint8 // consecutive pure pass turns
 	move      int32
+	hash      uint64 // Zobrist hash of everything above but g, deck, deckN and move (see rehash)
 }
 
 var (
@@ -148,8 +149,17 @@ func (s *State) Legal(dst games.Mask) {
 	}
 }
 
-// Apply implements games.State. a must be legal.
+// Apply implements games.State. a must be legal. The hash is updated by
+// XOR: the turn fields' key is taken out before the move and put back after
+// it; the helpers that change chips, locked chips, sequences, hands and
+// discards update their own keys.
 func (s *State) Apply(a games.Action) {
+	s.hash ^= s.turnKey()
+	s.apply(a)
+	s.hash ^= s.turnKey()
+}
+
+func (s *State) apply(a games.Action) {
 	s.move++
 	if s.phase != phPlay {
 		s.applyChance(uint8(a))
@@ -168,7 +178,7 @@ func (s *State) Apply(a games.Action) {
 	slot, sq := int(a)/numSquares, int(a)%numSquares
 	k := s.hand[p][slot]
 	s.removeSlot(p, slot)
-	s.discard[k]++
+	s.addDiscard(k)
 	s.passes = 0
 	if sq == 0 { // exchange of a dead card: square a10 is a corner, never a target
 		s.phase = phXDraw
@@ -177,10 +187,14 @@ func (s *State) Apply(a games.Action) {
 	s.exchanged = false
 	if kindClass(k) == kindOneEyed {
 		for q := range s.g.players {
-			s.chips[q].unset(sq)
+			if s.chips[q].has(sq) {
+				s.chips[q].unset(sq)
+				s.hash ^= zChip[q][sq]
+			}
 		}
 	} else {
 		s.chips[p].set(sq)
+		s.hash ^= zChip[p][sq]
 		s.addSequences(p, sq)
 		if int(s.seqs[p]) >= s.g.target {
 			s.finish()
@@ -259,14 +273,30 @@ func (s *State) addSequences(p, sq int) {
 				w &= w - 1
 				win := window[d][start]
 				if win.and(s.locked[p]).count() <= 1 {
-					s.locked[p] = s.locked[p].or(win.andNot(corners))
-					s.seqs[p]++
+					s.lockWindow(p, win)
 				}
 			}
 		}
 	}
 }
 
+// lockWindow locks the chips of win (a window of five) for p and counts
+// a new sequence, updating the hash.
+func (s *State) lockWindow(p int, win bitboard) {
+	s.hash ^= xorKeys(win.andNot(corners).andNot(s.locked[p]), &zLocked)
+	s.locked[p] = s.locked[p].or(win.andNot(corners))
+	s.hash ^= zSeqs[p][s.seqs[p]&7] ^ zSeqs[p][(s.seqs[p]+1)&7]
+	s.seqs[p]++
+}
+
+// addDiscard puts a card of kind k on the discard pile, updating the hash.
+func (s *State) addDiscard(k uint8) {
+	s.hash ^= zDiscard[k][s.discard[k]&1]
+	s.discard[k]++
+}
+
+// insertCard adds k to p's sorted hand, updating the hash: the key of the
+// c-th copy (c = 0, 1) goes in.
 func (s *State) insertCard(p int, k uint8) {
 	h := &s.hand[p]
 	i := int(s.hn[p])
@@ -274,12 +304,25 @@ func (s *State) insertCard(p int, k uint8) {
 		h[i] = h[i-1]
 		i--
 	}
+	c := 0
+	if i > 0 && h[i-1] == k {
+		c = 1
+	}
+	s.hash ^= zHand[p][k][c]
 	h[i] = k
 	s.hn[p]++
 }
 
+// removeSlot removes the card in slot from p's hand, updating the hash:
+// the key of the last copy of its kind goes out.
 func (s *State) removeSlot(p, slot int) {
 	n := int(s.hn[p])
+	k := s.hand[p][slot]
+	c := 0
+	if (slot > 0 && s.hand[p][slot-1] == k) || (slot+1 < n && s.hand[p][slot+1] == k) {
+		c = 1
+	}
+	s.hash ^= zHand[p][k][c]
 	copy(s.hand[p][slot:n-1], s.hand[p][slot+1:n])
 	s.hand[p][n-1] = 0
 	s.hn[p]--
@@ -345,29 +388,63 @@ func (s *State) SampleChance(rng *rand.Rand) games.Action {
 	return games.NoAction
 }
 
-// Hash implements games.State (Zobrist, computed from the whole state).
-func (s *State) Hash() uint64 {
+// Hash implements games.State: a Zobrist hash kept up to date by every
+// change of the state (O(1), no allocation).
+func (s *State) Hash() uint64 { return s.hash }
+
+// turnKey returns the Zobrist key of the turn fields: phase, player, pass
+// count and exchange flag.
+func (s *State) turnKey() uint64 {
 	h := zPhase[s.phase] ^ zPlayer[s.player] ^ zPasses[s.passes&3]
 	if s.exchanged {
 		h ^= zExchanged
 	}
+	return h
+}
+
+// cardsKey returns the Zobrist key of the hands and discards: for each
+// player and kind the keys of the copies held (zHand[p][k][0] for one,
+// both for two), for each kind those of the discarded copies. The deck is
+// not hashed: deck = 2 - hands - discards for every kind.
+func (s *State) cardsKey() uint64 {
+	h := uint64(0)
 	for p := range s.g.players {
-		h ^= xorKeys(s.chips[p], &zChip[p]) ^ xorKeys(s.locked[p], &zLocked)
-		prev := uint8(255)
-		for _, k := range s.hand[p][:s.hn[p]] {
-			c := 0
-			if k == prev {
-				c = 1
-			}
-			prev = k
-			h ^= zHand[p][k][c]
-		}
-		h ^= zSeqs[p][s.seqs[p]&7]
+		h ^= s.handKey(p)
 	}
 	for k, c := range s.discard {
 		if c > 0 {
-			h ^= zDiscard[k][(c-1)&1]
+			h ^= zDiscard[k][0]
+			if c > 1 {
+				h ^= zDiscard[k][1]
+			}
 		}
+	}
+	return h
+}
+
+// handKey returns the Zobrist key of p's hand.
+func (s *State) handKey(p int) uint64 {
+	h := uint64(0)
+	prev := uint8(255)
+	for _, k := range s.hand[p][:s.hn[p]] {
+		c := 0
+		if k == prev {
+			c = 1
+		}
+		prev = k
+		h ^= zHand[p][k][c]
+	}
+	return h
+}
+
+// rehash computes the hash of s from scratch: the turn, cards, chips,
+// locked chips and sequence counts. ParseState uses it; the tests check
+// that the incremental hash always equals it.
+func (s *State) rehash() uint64 {
+	h := s.turnKey() ^ s.cardsKey()
+	for p := range s.g.players {
+		h ^= xorKeys(s.chips[p], &zChip[p]) ^ xorKeys(s.locked[p], &zLocked)
+		h ^= zSeqs[p][s.seqs[p]&7]
 	}
 	return h
 }

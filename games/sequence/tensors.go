@@ -216,6 +216,7 @@ func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 		if q == player {
 			continue
 		}
+		d.hash ^= s.handKey(q)
 		d.hn[q] = 0
 		d.hand[q] = [maxHand]uint8{}
 		for range s.hn[q] {

@@ -41,6 +41,10 @@ type core struct {
 	pudding  [MaxPlayers]uint8 // puddings kept from completed rounds
 	score    [MaxPlayers]int16 // points of completed rounds (+ puddings at the end)
 	deck     Counts            // cards not dealt yet
+
+	// h is the Zobrist hash of the fields above (see zobrist.go), kept
+	// current by every change of them (playRound: see there).
+	h uint64
 }
 
 func (c *core) handSize() int { return 12 - int(c.np) }
@@ -54,6 +58,7 @@ func (c *core) reset(np int) {
 	for i := range c.pending {
 		c.pending[i] = games.NoAction
 	}
+	c.rehash()
 }
 
 // openWasabi is the number of p's wasabi without a nigiri on them.
@@ -66,7 +71,7 @@ func (c *core) openWasabi(p int) int {
 func (c *core) deal(k Card) {
 	p := int(dealTo[c.np&7][c.dealt&63]) // c.dealt % c.np without a division
 	c.deck[k]--
-	c.hands[p][k]++
+	c.addHand(p, k, 1)
 	c.dealt++
 }
 
@@ -200,22 +205,25 @@ func (c *core) isLegal(p int, a games.Action) bool {
 
 // place puts card k in front of p, on an open wasabi if k is a nigiri.
 func (c *core) place(p int, k Card) {
-	c.table[p][k]++
+	c.addTable(p, k, 1)
 	if nigiriValue(k) > 0 && c.openWasabi(p) > 0 {
 		// table[p][k] already counts k, so openWasabi is unchanged by it.
-		c.onWasabi[p][k-Egg]++
+		z := &zWasabi[p][k-Egg]
+		n := c.onWasabi[p][k-Egg]
+		c.onWasabi[p][k-Egg] = n + 1
+		c.h ^= z[n&15] ^ z[(n+1)&15]
 	}
 }
 
 // pick applies p's choice a to p's hand and table (no passing yet).
 func (c *core) pick(p int, a games.Action) {
 	f := actFirst[a]
-	c.hands[p][f]--
+	c.addHand(p, f, 255)
 	if actChop[a] {
 		s := actSecond[a]
-		c.hands[p][s]--
-		c.table[p][Chopsticks]--
-		c.hands[p][Chopsticks]++
+		c.addHand(p, s, 255)
+		c.addTable(p, Chopsticks, 255)
+		c.addHand(p, Chopsticks, 1)
 		c.place(p, f)
 		c.place(p, s)
 		return
@@ -225,6 +233,8 @@ func (c *core) pick(p int, a games.Action) {
 
 // resolve applies one choice per player, passes the hands (player i's hand
 // goes to player i-1) and scores the round when the hands are empty.
+// Passing changes no key (a hand's key depends on its origin seat, which
+// passing keeps); the caller updates the scalar key.
 func (c *core) resolve(joint []games.Action) {
 	np := int(c.np)
 	for p := range np {
@@ -246,20 +256,32 @@ func (c *core) endRound() {
 	var pts [MaxPlayers]int
 	var pud [MaxPlayers]uint8
 	roundScores(c, &pts)
+	played := uint64(0)
 	for p := range int(c.np) {
 		pud[p] = c.table[p][Pudding]
+		c.h ^= c.seatKey(p) // closeRound empties hands and tables
+		played += packNib(&c.table[p])
 	}
-	c.closeRound(&pts, &pud)
+	c.closeRound(&pts, &pud, played)
 }
 
 // closeRound adds the round's points pts and puddings pud to the players'
 // totals, empties hands and tables, moves to the next round and adds the
-// pudding points when the game is over.
-func (c *core) closeRound(pts *[MaxPlayers]int, pud *[MaxPlayers]uint8) {
+// pudding points when the game is over. played is the packed sum of the
+// tables (nibble.go), which join the removed cards. The caller has taken
+// the keys of hands and tables out of the hash (seatKey) and updates the
+// scalar key.
+func (c *core) closeRound(pts *[MaxPlayers]int, pud *[MaxPlayers]uint8, played uint64) {
 	np := int(c.np)
+	// The hands are empty: removed = FullDeck - deck - tables before, and
+	// FullDeck - deck after.
+	rest := fullDeckNib - packNib(&c.deck)
+	c.h ^= removedKeyOf(rest-played) ^ removedKeyOf(rest)
 	for p := range np {
+		c.h ^= zScore[p][uint8(c.score[p])] ^ zPudding[p][c.pudding[p]&15]
 		c.score[p] += int16(pts[p])
 		c.pudding[p] += pud[p]
+		c.h ^= zScore[p][uint8(c.score[p])] ^ zPudding[p][c.pudding[p]&15]
 		c.table[p] = Counts{}
 		c.onWasabi[p] = [3]uint8{}
 		c.hands[p] = Counts{}
@@ -270,7 +292,9 @@ func (c *core) closeRound(pts *[MaxPlayers]int, pud *[MaxPlayers]uint8) {
 		var pp [MaxPlayers]int
 		puddingScores(c.pudding[:np], &pp)
 		for p := range np {
+			c.h ^= zScore[p][uint8(c.score[p])]
 			c.score[p] += int16(pp[p])
+			c.h ^= zScore[p][uint8(c.score[p])]
 		}
 	}
 }
@@ -393,37 +417,6 @@ func (c *core) returns(dst []float64) {
 	for p := range np {
 		dst[p] /= float64(np - 1)
 	}
-}
-
-// hash mixes every field of the state (not a Zobrist table: the state is
-// small, so an on-demand multiply-xor hash over its packed bytes is as fast
-// and needs no incremental bookkeeping).
-func (c *core) hash(seq bool) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	mix := func(x uint64) {
-		h ^= x
-		h *= 0xbf58476d1ce4e5b9
-		h ^= h >> 31
-	}
-	hc := func(k *Counts) {
-		mix(binary.LittleEndian.Uint64(k[0:8]))
-		mix(uint64(binary.LittleEndian.Uint32(k[8:12])) | 1<<40)
-	}
-	np := int(c.np)
-	mix(uint64(uint8(c.np)) | uint64(uint8(c.round))<<8 | uint64(uint8(c.turn))<<16 | uint64(uint8(c.dealt))<<24 | uint64(uint8(c.next))<<32)
-	for p := range np {
-		hc(&c.hands[p])
-		hc(&c.table[p])
-		w := c.onWasabi[p]
-		mix(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(c.pudding[p])<<24 | uint64(uint16(c.score[p]))<<32)
-		if seq {
-			mix(uint64(uint32(c.pending[p])) | 7<<40)
-		}
-	}
-	hc(&c.deck)
-	h ^= h >> 29
-	h *= 0x94d049bb133111eb
-	return h ^ h>>32
 }
 
 // knows reports whether player p knows the hand q holds now: p has held

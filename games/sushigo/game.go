@@ -146,13 +146,13 @@ func (s *State) ApplyJoint(joint []games.Action) {
 	if c.over() || c.dealing() {
 		return
 	}
+	c.h ^= c.scalarKey()
 	c.resolve(joint)
 	if c.next != 0 {
 		c.next = 0
-		for i := range c.pending {
-			c.pending[i] = games.NoAction
-		}
+		c.clearPending()
 	}
+	c.h ^= c.scalarKey()
 }
 
 // Apply implements games.State: a dealt card at chance nodes, the next
@@ -160,21 +160,21 @@ func (s *State) ApplyJoint(joint []games.Action) {
 // nothing (use ApplyJoint).
 func (s *State) Apply(a games.Action) {
 	c := &s.c
+	c.h ^= c.scalarKey()
 	switch {
 	case c.over():
 	case c.dealing():
 		c.deal(Card(a))
 	case s.g.seq:
-		c.pending[c.next] = a
+		c.setPending(int(c.next), a)
 		c.next++
 		if int(c.next) == int(c.np) {
 			c.next = 0
 			c.resolve(c.pending[:c.np])
-			for i := range c.pending {
-				c.pending[i] = games.NoAction
-			}
+			c.clearPending()
 		}
 	}
+	c.h ^= c.scalarKey()
 }
 
 // ChanceOutcomes implements games.ChanceState: the next card dealt is each
@@ -217,8 +217,9 @@ func (s *State) Scores(dst []float64) {
 	}
 }
 
-// Hash implements games.State.
-func (s *State) Hash() uint64 { return s.c.hash(s.g.seq) }
+// Hash implements games.State: the Zobrist hash of zobrist.go, kept
+// current incrementally (O(1), no allocation).
+func (s *State) Hash() uint64 { return s.c.h }
 
 // MoveNumber implements games.State: derived from round, cards dealt and
 // tricks played.

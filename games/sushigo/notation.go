@@ -268,6 +268,7 @@ func (g *Game) parseState(notation string) (*State, error) {
 			return nil, err
 		}
 	}
+	c.rehash()
 	return s, nil
 }
 

@@ -30,6 +30,7 @@ func (s *State) RandomPlayoutTricks(rng *rand.Rand, n int) {
 	if c.over() || n <= 0 {
 		return
 	}
+	c.h ^= c.scalarKey() // put back at the end
 	r := fastRand{s: rng.Uint64()}
 	if c.next > 0 && !c.dealing() {
 		var joint [MaxPlayers]games.Action
@@ -41,9 +42,7 @@ func (s *State) RandomPlayoutTricks(rng *rand.Rand, n int) {
 			}
 		}
 		c.next = 0
-		for i := range c.pending {
-			c.pending[i] = games.NoAction
-		}
+		c.clearPending()
 		c.resolve(joint[:c.np])
 		n--
 	}
@@ -52,6 +51,7 @@ func (s *State) RandomPlayoutTricks(rng *rand.Rand, n int) {
 	for !c.over() && n > 0 {
 		n -= c.playRound(&r, &dk, n)
 	}
+	c.h ^= c.scalarKey()
 }
 
 // randomBit returns the k-th (0-based) set bit of the 128-bit mask w0|w1.
@@ -305,7 +305,9 @@ func init() {
 // deal first) and returns the number played. Hands, tables and
 // nigiri-on-wasabi counts are packed (nibble.go) for the duration and
 // written back when it stops inside the round; when the round ends it is
-// scored from the packed tables (the same rules as endRound).
+// scored from the packed tables (the same rules as endRound). Their keys
+// are taken out of the hash on entry (seatKey; nothing to do for the empty
+// seats of a new round) and put back at the write-back.
 func (c *core) playRound(r *fastRand, dk *deckCards, n int) int {
 	var seats [MaxPlayers]seat
 	ss := seats[:c.np]
@@ -315,6 +317,9 @@ func (c *core) playRound(r *fastRand, dk *deckCards, n int) int {
 		s.tab = packNib(&c.table[p])
 		w := &c.onWasabi[p]
 		s.w = uint64(w[0]) | uint64(w[1])<<4 | uint64(w[2])<<8 | uint64(c.openWasabi(p))<<openShift
+		if s.hand|s.tab != 0 {
+			c.h ^= handKeyOf(s.hand, c.origin(p)) ^ c.tableKey(p)
+		}
 	}
 	h := c.handSize()
 	if end := len(ss) * h; int(c.dealt) < end {
@@ -398,6 +403,7 @@ func (c *core) playRound(r *fastRand, dk *deckCards, n int) int {
 		unpackNib(s.hand, &c.hands[p])
 		unpackNib(s.tab, &c.table[p])
 		c.onWasabi[p] = [3]uint8{uint8(s.w & 15), uint8(s.w >> 4 & 15), uint8(s.w >> 8 & 15)}
+		c.h ^= c.seatKey(p)
 	}
 	return played
 }
@@ -406,12 +412,14 @@ func (c *core) playRound(r *fastRand, dk *deckCards, n int) int {
 func (c *core) endRoundNib(ss []seat) {
 	var pts, icons [MaxPlayers]int
 	var pud [MaxPlayers]uint8
+	played := uint64(0)
 	for p := range ss {
 		s := &ss[p]
+		played += s.tab
 		pts[p] = nibTableScore(s.tab, s.w)
 		icons[p] = nibMaki(s.tab)
 		pud[p] = uint8(nibField(s.tab, Pudding))
 	}
 	makiScores(icons[:len(ss)], &pts)
-	c.closeRound(&pts, &pud)
+	c.closeRound(&pts, &pud, played)
 }

@@ -32,7 +32,9 @@ func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 		if !c.knows(player, q) {
 			redeal[q] = true
 			some = true
-			pool += packNib(&c.hands[q])
+			hand := packNib(&c.hands[q])
+			pool += hand
+			c.h ^= handKeyOf(hand, c.origin(q))
 		}
 	}
 	r := fastRand{s: rng.Uint64()}
@@ -45,13 +47,14 @@ func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 			}
 			hand := dk.draw(&r, c.hands[q].Total())
 			unpackNib(hand, &c.hands[q])
+			c.h ^= handKeyOf(hand, c.origin(q))
 			pool -= hand
 		}
 		unpackNib(pool, &c.deck)
 	}
 	for q := range int(c.next) {
 		if q != player {
-			c.pending[q] = c.randomLegal(q, &r)
+			c.setPending(q, c.randomLegal(q, &r))
 		}
 	}
 }
