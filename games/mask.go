@@ -67,10 +67,7 @@ func (m Mask) Nth(k int) Action {
 			k -= c
 			continue
 		}
-		for ; k > 0; k-- {
-			w &= w - 1
-		}
-		return Action(i<<6 + bits.TrailingZeros64(w))
+		return Action(i<<6 + SelectBit(w, k))
 	}
 	return NoAction
 }

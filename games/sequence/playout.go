@@ -373,14 +373,14 @@ func (pl *playout) choose(rng *rand.Rand) move {
 	}
 	r := pl.intn(rng, total)
 	if r < c1 { // the first empty face square of a kind
-		k := selectBit(k1, r)
+		k := games.SelectBit(k1, r)
 		sq := int(faceA[k])
 		if pl.occ.has(sq) {
 			sq = int(faceB[k])
 		}
 		return move{mvPlace, k, sq}
 	}
-	k := selectBit(k2, r-c1) // the second face square of a kind with both empty
+	k := games.SelectBit(k2, r-c1) // the second face square of a kind with both empty
 	return move{mvPlace, k, int(faceB[k])}
 }
 
@@ -410,7 +410,7 @@ func (pl *playout) chooseAll(rng *rand.Rand, p int, h, k1, k2 uint64, c1 int) mo
 	}
 	r := pl.intn(rng, total)
 	if r < c1 {
-		k := selectBit(k1, r)
+		k := games.SelectBit(k1, r)
 		sq := int(faceA[k])
 		if pl.occ.has(sq) {
 			sq = int(faceB[k])
@@ -418,23 +418,23 @@ func (pl *playout) chooseAll(rng *rand.Rand, p int, h, k1, k2 uint64, c1 int) mo
 		return move{mvPlace, k, sq}
 	}
 	if r -= c1; r < c2 {
-		k := selectBit(k2, r)
+		k := games.SelectBit(k2, r)
 		return move{mvPlace, k, int(faceB[k])}
 	}
 	r -= c2
 	if t := nTwo * pl.empties; r < t {
-		k := selectBit(jacks&twoEyedKinds, r/pl.empties)
+		k := games.SelectBit(jacks&twoEyedKinds, r/pl.empties)
 		return move{mvPlace, k, selectSquare(playSquares.andNot(pl.occ), r%pl.empties)}
 	} else {
 		r -= t
 	}
 	if t := bits.OnesCount64(jacks&oneEyedKinds) * nRem; r < t {
-		k := selectBit(jacks&oneEyedKinds, r/nRem)
+		k := games.SelectBit(jacks&oneEyedKinds, r/nRem)
 		return move{mvRemove, k, selectSquare(rem, r%nRem)}
 	} else {
 		r -= t
 	}
-	return move{mvExchange, selectBit(dead, r), 0}
+	return move{mvExchange, games.SelectBit(dead, r), 0}
 }
 
 // removable returns the opponent chips p may take with a one-eyed jack.
@@ -563,39 +563,12 @@ func (pl *playout) intn(rng *rand.Rand, n int) int {
 	}
 }
 
-// selectBit returns the index of the r-th (0-based) set bit of w; r <
-// popcount(w). Branch-free: byte-wise prefix popcounts (at most 64 per
-// byte, so no carries) find the first byte whose prefix exceeds r, a
-// table the bit inside it.
-func selectBit(w uint64, r int) int {
-	const l8, h8 = 0x0101010101010101, 0x8080808080808080
-	c := w - w>>1&0x5555555555555555
-	c = c&0x3333333333333333 + c>>2&0x3333333333333333
-	c = (c + c>>4) & 0x0f0f0f0f0f0f0f0f * l8
-	i := uint(bits.TrailingZeros64(((c|h8)-uint64(r+1)*l8)&h8)) &^ 7
-	return int(i) + int(selectInByte[w>>i&0xff][r-int(c<<8>>i&0xff)])
-}
-
-// selectInByte[b][r] is the index of the r-th set bit of byte b.
-var selectInByte = func() (t [256][8]uint8) {
-	for b := range 256 {
-		r := 0
-		for i := range 8 {
-			if b>>i&1 != 0 {
-				t[b][r] = uint8(i)
-				r++
-			}
-		}
-	}
-	return t
-}()
-
 // selectSquare returns the r-th (0-based) square of b; r < b.count().
 func selectSquare(b bitboard, r int) int {
 	if c := bits.OnesCount64(b[0]); r >= c {
-		return 64 + selectBit(b[1], r-c)
+		return 64 + games.SelectBit(b[1], r-c)
 	}
-	return selectBit(b[0], r)
+	return games.SelectBit(b[0], r)
 }
 
 // randomAction returns a uniformly random legal action of the player to

@@ -206,26 +206,6 @@ func TestPlayRandomMatchesGenericDistribution(t *testing.T) {
 	}
 }
 
-func TestSelectBit(t *testing.T) {
-	rng := games.NewRand(3)
-	for range 2000 {
-		w := rng.Uint64() & rng.Uint64()
-		if rng.IntN(4) == 0 {
-			w = 1<<63 | w&0xff
-		}
-		r := 0
-		for i := range 64 {
-			if w>>i&1 == 0 {
-				continue
-			}
-			if got := selectBit(w, r); got != i {
-				t.Fatalf("selectBit(%#x, %d) = %d, want %d", w, r, got, i)
-			}
-			r++
-		}
-	}
-}
-
 // TestIntn checks the playout's bounded draws for range and uniformity
 // (chi-square over n = 7 and n = 96, and a bound near 2^16 that rejects
 // often).

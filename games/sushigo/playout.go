@@ -67,32 +67,7 @@ func randomBit(w0, w1 uint64, k int) games.Action {
 		k -= c
 		w0, base = w1, 64
 	}
-	return games.Action(base + select64(w0, k))
-}
-
-// select64 returns the position of the k-th (0-based) set bit of w, which
-// has more than k set bits: halving by population count, then a short scan.
-func select64(w uint64, k int) int {
-	pos := 0
-	if c := bits.OnesCount32(uint32(w)); k >= c {
-		k -= c
-		w >>= 32
-		pos += 32
-	}
-	if c := bits.OnesCount16(uint16(w)); k >= c {
-		k -= c
-		w >>= 16
-		pos += 16
-	}
-	if c := bits.OnesCount8(uint8(w)); k >= c {
-		k -= c
-		w >>= 8
-		pos += 8
-	}
-	for ; k > 0; k-- {
-		w &= w - 1
-	}
-	return pos + bits.TrailingZeros64(w)
+	return games.Action(base + games.SelectBit(w0, k))
 }
 
 // fastRand is the playout's generator: a wyrand stream (64-bit state, one

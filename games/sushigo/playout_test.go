@@ -2,30 +2,10 @@ package sushigo
 
 import (
 	"math"
-	"math/bits"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
 )
-
-func TestSelect64(t *testing.T) {
-	rng := games.NewRand(4)
-	for range 5000 {
-		w := rng.Uint64() & rng.Uint64()
-		if w == 0 {
-			continue
-		}
-		k := rng.IntN(bits.OnesCount64(w))
-		want, x := -1, w
-		for range k + 1 {
-			want = bits.TrailingZeros64(x)
-			x &= x - 1
-		}
-		if got := select64(w, k); got != want {
-			t.Fatalf("select64(%x, %d) = %d, want %d", w, k, got, want)
-		}
-	}
-}
 
 func TestFastRandUniform(t *testing.T) {
 	r := fastRand{s: 5}

@@ -66,36 +66,11 @@ func (s *State) RandomLegal(rng *rand.Rand) games.Action {
 	k := int(rng.Uint64N(uint64(n)))
 	switch {
 	case k < c0:
-		return games.Action(selectBit(w0, k))
+		return games.Action(games.SelectBit(w0, k))
 	case k < c0+c1:
-		return games.Action(64 + selectBit(w1, k-c0))
+		return games.Action(64 + games.SelectBit(w1, k-c0))
 	}
-	return games.Action(128 + selectBit(w2, k-c0-c1))
-}
-
-// selectBit returns the position of the k-th (0-based) set bit of w, which
-// has more than k set bits.
-func selectBit(w uint64, k int) int {
-	pos := 0
-	if c := bits.OnesCount32(uint32(w)); k >= c {
-		k -= c
-		w >>= 32
-		pos = 32
-	}
-	if c := bits.OnesCount16(uint16(w)); k >= c {
-		k -= c
-		w >>= 16
-		pos += 16
-	}
-	if c := bits.OnesCount8(uint8(w)); k >= c {
-		k -= c
-		w >>= 8
-		pos += 8
-	}
-	for ; k > 0; k-- {
-		w &= w - 1
-	}
-	return pos + bits.TrailingZeros64(w)
+	return games.Action(128 + games.SelectBit(w2, k-c0-c1))
 }
 
 // PlayRandom plays uniformly random legal actions until the game ends and
