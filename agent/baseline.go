@@ -55,9 +55,21 @@ func legalFor(s games.State, player int, m games.Mask) {
 	s.Legal(m)
 }
 
+// Blocker is implemented by states of games where the cell an opponent
+// needs for an immediate win is not simply the opponent's next action (in
+// Connect4d the mover's k-th stone goes on board k, so the opponent's
+// winning cell on board k can only be taken by the mover's k-th stone).
+// OpponentWinsWith reports whether the opponent of the player to move
+// would win by playing action a itself, right now.
+type Blocker interface {
+	OpponentWinsWith(a games.Action) bool
+}
+
 // OneStep wins immediately when it can, otherwise blocks a move with which
 // the opponent would win immediately, otherwise plays at random. For
-// multi-action games "immediately" means within the next atomic action.
+// multi-action games "immediately" means within the next atomic action;
+// games whose blocking cell is not the opponent's next action implement
+// Blocker.
 type OneStep struct {
 	Random
 	scratch games.State
@@ -104,7 +116,17 @@ func (o *OneStep) Act(ctx context.Context, s games.State, player int) (games.Act
 			return a, nil
 		}
 	}
-	// 2. A move that takes away the opponent's immediate win: if the opponent
+	// 2. A move that takes away the opponent's immediate win. Games that say
+	// how (Blocker) are asked directly.
+	if bl, ok := s.(Blocker); ok {
+		for b := range o.mask.All() {
+			if bl.OpponentWinsWith(b) {
+				return b, nil
+			}
+		}
+		return o.Random.Act(ctx, s, player)
+	}
+	// Otherwise simulate: if the opponent
 	// (to move after us, or on a following atomic step) could win by playing
 	// action b, playing b ourselves occupies that spot in games like
 	// Connect Four, Hex and Connect4d.

@@ -189,6 +189,19 @@ func (s *State) Apply(a games.Action) {
 	}
 }
 
+// OpponentWinsWith implements agent.Blocker: it reports whether the
+// opponent of the player to move would complete a 3-D line by dropping a
+// stone with action a (same board and column) now. The onestep agent uses
+// it to block: on board k only the mover's k-th stone can take the cell the
+// opponent needs there. a must be legal.
+func (s *State) OpponentWinsWith(a games.Action) bool {
+	b, c := int(a)/Cols, int(a)%Cols
+	opp := s.stones[1-s.turn&1]
+	bit := c*colBits + s.height(b, c)
+	opp[b] |= 1 << bit
+	return wins(&opp, s.g.d, b, bit)
+}
+
 // Undo implements games.Undoer: a must be the last action applied.
 func (s *State) Undo(a games.Action) {
 	b, c := int(a)/Cols, int(a)%Cols

@@ -362,3 +362,25 @@ func TestOneStepTakesWin(t *testing.T) {
 		t.Fatalf("onestep mid-turn: %s, %v; want a move on board 2", s2.ActionString(got), err)
 	}
 }
+
+// The study's baseline blocks an immediate opponent win. Hand-built, d = 4:
+// O holds (board 0, row 0, d), (1, 1, d), (2, 2, d) on the (1,+1,0) line and
+// needs (3, 3, d); column d of board 3 holds three stones, so X's stone on
+// board 3 (its 4th of turn 4) must go to d. X has no win of its own (its
+// stones never climb a row from board to board), and no O line is complete.
+func TestOneStepBlocks(t *testing.T) {
+	g := games.MustNew("connect4d:d=4")
+	s := g.NewInitialState()
+	play(t, s, "0a 1d 2d 3d  0d 1d 2d 3a  0b 1a 2a 3d  0c 1b 2d 3d  0e 1e 2e")
+	if s.CurrentPlayer() != 0 || s.(games.MultiActionState).StepInTurn() != 3 || s.IsTerminal() {
+		t.Fatalf("setup: player %d step %d terminal %v", s.CurrentPlayer(), s.(games.MultiActionState).StepInTurn(), s.IsTerminal())
+	}
+	want, _ := s.ParseAction("3d")
+	for seed := range uint64(20) {
+		a, _ := agent.New(g, "onestep", seed)
+		got, err := a.Act(context.Background(), s, 0)
+		if err != nil || got != want {
+			t.Fatalf("seed %d: onestep played %s (%v), want the block 3d", seed, s.ActionString(got), err)
+		}
+	}
+}
