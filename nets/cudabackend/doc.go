@@ -15,14 +15,12 @@
 //
 // # Mirroring the CPU network
 //
-// The layer list (plan) is rebuilt from the net's Config and parameter
-// names exactly as nets builds it, and batch norm is folded into the
-// preceding convolution with the running statistics exactly as nets folds
-// it: scale = gamma/sqrt(var+1e-5), W' = W*scale, b' = (b-mean)*scale+beta.
-// Parameter Data is already in the GEMM layout of package kernels, so it is
-// uploaded unchanged (after folding). A test runs the plan on the CPU with
-// package kernels and compares it with nets' own Forward, which pins the
-// mirror without a GPU.
+// The layer list (plan) is the net's own nets.InferenceGraph: the same
+// layers, buffers and batch-norm-folded weights (already in the GEMM layout
+// of package kernels) that the CPU Forward uses, so the topology and the
+// folding exist in one place. A test runs the plan on the CPU with package
+// kernels and compares it with nets' own Forward, which pins the execution
+// order and buffer reuse without a GPU.
 //
 // Each unit is: (im2col for 3x3 convolutions) -> GEMM with cuBLAS -> one
 // epilogue kernel adding bias and residual and applying ReLU (and tanh for
