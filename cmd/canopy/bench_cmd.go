@@ -118,6 +118,28 @@ func (p *profiler) stop() error {
 	return nil
 }
 
+// parseBenchFlags parses a bench target's flags and checks what every
+// target shares: no positional arguments and, when the target has one, a
+// sane --seconds. help is true after --help (nothing more to do).
+func parseBenchFlags(e *env, fs *flag.FlagSet, args []string) (help bool, err error) {
+	if err := parseSubFlags(e, fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, err
+	}
+	if fs.NArg() > 0 {
+		return false, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if f := fs.Lookup("seconds"); f != nil {
+		// NaN fails both tests; more than a day is surely a typo.
+		if v := f.Value.(flag.Getter).Get().(float64); !(v > 0) || v > maxBenchSeconds {
+			return false, usagef("--seconds %v: want a positive number of seconds up to %d", v, maxBenchSeconds)
+		}
+	}
+	return false, nil
+}
+
 func benchGames(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy bench games", flag.ContinueOnError)
 	game := fs.String("game", "", "game spec (default: every registered game with default options)")
@@ -127,19 +149,8 @@ func benchGames(e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var prof profiler
 	prof.flags(fs)
-	if err := parseSubFlags(e, fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	// NaN fails both tests; more than a day per game overflows nothing
-	// but is surely a typo.
-	if !(*seconds > 0) || *seconds > maxBenchSeconds {
-		return usagef("--seconds %v: want a positive number of seconds up to %d", *seconds, maxBenchSeconds)
 	}
 	if err := prof.check(); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -53,17 +52,8 @@ func benchSearch(e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var prof profiler
 	prof.flags(fs)
-	if err := parseSubFlags(e, fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	if !(*seconds > 0) || *seconds > maxBenchSeconds {
-		return usagef("--seconds %v: want a positive number of seconds up to %d", *seconds, maxBenchSeconds)
 	}
 	if *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
 		return usagef("--trees, --sims and --leaves must be positive and --batch not negative")

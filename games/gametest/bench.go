@@ -84,3 +84,26 @@ func BenchLegal(b *testing.B, g games.Game) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(states)), "ns/legal")
 	b.ReportMetric((cputime.Seconds()-cpu0)*1e9/float64(b.N*len(states)), "cpu-ns/legal")
 }
+
+// BenchHash measures State.Hash on a mid-game state of g (after up to 60
+// random steps, stopping at the first simultaneous node).
+func BenchHash(b *testing.B, g games.Game) {
+	s := g.NewInitialState()
+	rng := games.NewRand(3)
+	m := games.NewMask(g.NumActions())
+	for range 60 {
+		if s.IsTerminal() || s.CurrentPlayer() == games.SimultaneousPlayer {
+			break
+		}
+		s.Legal(m)
+		s.Apply(m.Random(rng))
+	}
+	b.ReportAllocs()
+	var h uint64
+	for b.Loop() {
+		h ^= s.Hash()
+	}
+	hashSink = h
+}
+
+var hashSink uint64

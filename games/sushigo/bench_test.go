@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/gametest"
 	"github.com/canopy-go/canopy/internal/cputime"
 )
 
@@ -76,25 +77,5 @@ func BenchmarkResample(b *testing.B) {
 	}
 }
 
-// BenchmarkHash measures State.Hash on mid-game states.
-func BenchmarkHash(b *testing.B) {
-	g := games.MustNew("sushigo-seq:players=4")
-	s := g.NewInitialState()
-	rng := games.NewRand(3)
-	m := games.NewMask(g.NumActions())
-	for range 60 {
-		if s.IsTerminal() || s.CurrentPlayer() == games.SimultaneousPlayer {
-			break
-		}
-		s.Legal(m)
-		s.Apply(m.Random(rng))
-	}
-	b.ReportAllocs()
-	var h uint64
-	for b.Loop() {
-		h ^= s.Hash()
-	}
-	hashSink = h
-}
-
-var hashSink uint64
+// BenchmarkHash measures State.Hash on a mid-game state.
+func BenchmarkHash(b *testing.B) { gametest.BenchHash(b, games.MustNew("sushigo-seq:players=4")) }
