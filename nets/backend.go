@@ -4,10 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/canopy-go/canopy/kernels"
+	"github.com/canopy-go/canopy/spec"
 )
+
+// Backends are opened by spec strings, parsed with package spec:
+//
+//	auto                      the highest-priority backend that opens here ("" too)
+//	cpu:threads=2             the CPU; threads is process-wide (kernels.SetThreads)
+//	cuda:device=0,precision=fp16,graphs=true   (package nets/cudabackend)
+//	random:seed=0             no arithmetic: uniform logits, value 0
+//
+// Each backend declares its keys (BackendInfo.Options), so unknown keys and
+// bad values are rejected before anything opens, with an *OptionError that
+// names the key and its allowed values. OpenBackendSpec returns a Choice
+// saying what opened and why; its errors match ErrUnknownBackend,
+// ErrBadBackendOption or ErrBackendUnavailable.
 
 // Backend evaluates a policy-value network on batches. It is built around
 // the batch: the caller fills input with batch planar observations
@@ -38,84 +57,377 @@ type BackendOptions struct {
 	// MaxBatch bounds the batch size (memory is reserved for it).
 	MaxBatch int
 	// Device selects a device for accelerator backends (ignored by cpu).
+	// A device key in the backend spec overrides it.
 	Device int
+	// Params holds the key=value options of the backend spec, already
+	// checked against the options the backend declared (keys as declared,
+	// enumerated values in their declared spelling). OpenBackendSpec fills
+	// it from the spec and replaces whatever the caller put there; a
+	// factory called directly may get nil.
+	Params map[string]string
 }
 
-// BackendFactory opens a backend for net.
+// Param returns the spec option key and whether the spec gave it.
+func (o BackendOptions) Param(key string) (string, bool) {
+	v, ok := o.Params[key]
+	return v, ok
+}
+
+// BackendFactory opens a backend for net. A factory whose backend cannot
+// run on this machine (no device, no driver) returns an error made with
+// Unavailable, so that "auto" and callers can tell it from a failure.
 type BackendFactory func(net *Net, opts BackendOptions) (Backend, error)
 
-type backendReg struct {
-	name     string
-	priority int
-	open     BackendFactory
+// BackendOption declares one key of a backend's spec
+// ("name:key=value,..."). A value is accepted when it is one of Values
+// (compared without regard to case), or, when Values is empty, when it is
+// an integer in [Min, Max].
+type BackendOption struct {
+	Key     string
+	Values  []string // the accepted values of an enumerated option
+	Min     int      // bounds of an integer option (Values empty)
+	Max     int
+	Default string // what applies when the key is absent, for help texts
+	Help    string // one line
+}
+
+// Allowed describes the accepted values: "fp32|tf32" or "1..64".
+func (o BackendOption) Allowed() string {
+	if len(o.Values) > 0 {
+		return strings.Join(o.Values, "|")
+	}
+	return fmt.Sprintf("%d..%d", o.Min, o.Max)
+}
+
+// check returns the canonical form of v, or a reason it is not accepted.
+func (o BackendOption) check(v string) (string, string) {
+	if len(o.Values) > 0 {
+		for _, a := range o.Values {
+			if strings.EqualFold(v, a) {
+				return a, ""
+			}
+		}
+		return "", fmt.Sprintf("%q is not one of %s", v, o.Allowed())
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < o.Min || n > o.Max {
+		return "", fmt.Sprintf("%q is not an integer in %s", v, o.Allowed())
+	}
+	return strconv.Itoa(n), ""
+}
+
+// BackendInfo describes a registered backend: the registry's entry, also
+// what help texts list.
+type BackendInfo struct {
+	Name string
+	// Priority orders "auto": higher first. cpu has 0, accelerators more,
+	// stand-ins (random) less.
+	Priority int
+	Summary  string          // one line for help texts
+	Options  []BackendOption // the keys its spec takes, in help order
+	Open     BackendFactory
+}
+
+// Option returns the declared option key.
+func (b BackendInfo) Option(key string) (BackendOption, bool) {
+	for _, o := range b.Options {
+		if o.Key == key {
+			return o, true
+		}
+	}
+	return BackendOption{}, false
+}
+
+func (b BackendInfo) keys() string {
+	ks := make([]string, len(b.Options))
+	for i, o := range b.Options {
+		ks[i] = o.Key
+	}
+	return strings.Join(ks, ", ")
 }
 
 var (
 	backendMu sync.RWMutex
-	backends  = map[string]backendReg{}
+	backends  = map[string]BackendInfo{}
 )
 
-// RegisterBackend adds a backend factory. "auto" tries backends from the
-// highest priority down and keeps the first that opens; the CPU backend
-// has priority 0, so accelerators register with higher ones. A duplicate
-// or reserved name panics (a programming error caught at init).
-func RegisterBackend(name string, priority int, open BackendFactory) {
+// RegisterBackendInfo adds a backend to the registry. "auto" tries
+// backends from the highest priority down and keeps the first that opens;
+// the CPU backend has priority 0, so accelerators register with higher
+// ones. A duplicate or reserved name, a nil factory or an option without a
+// key panics (programming errors caught at init). Safe for concurrent use.
+func RegisterBackendInfo(info BackendInfo) {
 	backendMu.Lock()
 	defer backendMu.Unlock()
-	if _, dup := backends[name]; dup || name == "auto" || name == "" {
-		panic("nets: duplicate or reserved backend name " + name)
+	if _, dup := backends[info.Name]; dup || info.Name == "auto" || info.Name == "" || strings.ContainsAny(info.Name, ":,= ") {
+		panic("nets: duplicate or reserved backend name " + strconv.Quote(info.Name))
 	}
-	backends[name] = backendReg{name, priority, open}
+	if info.Open == nil {
+		panic("nets: backend " + info.Name + " registered without a factory")
+	}
+	for _, o := range info.Options {
+		if o.Key == "" || (len(o.Values) == 0 && o.Min > o.Max) {
+			panic("nets: backend " + info.Name + ": malformed option " + strconv.Quote(o.Key))
+		}
+	}
+	info.Options = slices.Clone(info.Options)
+	backends[info.Name] = info
+}
+
+// RegisterBackend registers a backend that takes no spec options; see
+// RegisterBackendInfo.
+func RegisterBackend(name string, priority int, open BackendFactory) {
+	RegisterBackendInfo(BackendInfo{Name: name, Priority: priority, Open: open})
+}
+
+// BackendInfos returns the registered backends, highest priority first
+// (ties by name).
+func BackendInfos() []BackendInfo {
+	backendMu.RLock()
+	infos := slices.Collect(maps.Values(backends))
+	backendMu.RUnlock()
+	sort.Slice(infos, func(i, j int) bool {
+		if infos[i].Priority != infos[j].Priority {
+			return infos[i].Priority > infos[j].Priority
+		}
+		return infos[i].Name < infos[j].Name
+	})
+	return infos
+}
+
+// LookupBackend returns the registered backend name.
+func LookupBackend(name string) (BackendInfo, bool) {
+	backendMu.RLock()
+	defer backendMu.RUnlock()
+	info, ok := backends[name]
+	return info, ok
 }
 
 // Backends returns the registered names, highest priority first.
 func Backends() []string {
-	backendMu.RLock()
-	defer backendMu.RUnlock()
-	regs := make([]backendReg, 0, len(backends))
-	for _, r := range backends {
-		regs = append(regs, r)
-	}
-	sort.Slice(regs, func(i, j int) bool {
-		if regs[i].priority != regs[j].priority {
-			return regs[i].priority > regs[j].priority
-		}
-		return regs[i].name < regs[j].name
-	})
-	names := make([]string, len(regs))
-	for i, r := range regs {
-		names[i] = r.name
+	infos := BackendInfos()
+	names := make([]string, len(infos))
+	for i, r := range infos {
+		names[i] = r.Name
 	}
 	return names
 }
 
-// OpenBackend opens the named backend for net; "auto" (or "") picks the
-// highest-priority backend that opens, falling back down the list.
-func OpenBackend(name string, net *Net, opts BackendOptions) (Backend, error) {
-	if name == "" || name == "auto" {
-		var errs []error
-		for _, n := range Backends() {
-			b, err := OpenBackend(n, net, opts)
-			if err == nil {
-				return b, nil
-			}
-			errs = append(errs, fmt.Errorf("%s: %w", n, err))
+// Errors of OpenBackendSpec and ParseBackendSpec, matched with errors.Is.
+var (
+	// ErrUnknownBackend: the spec names no registered backend (the
+	// message lists the available ones).
+	ErrUnknownBackend = errors.New("unknown backend")
+	// ErrBackendUnavailable: the backend is registered but cannot run on
+	// this machine (no device, no driver); "auto" passes over it.
+	ErrBackendUnavailable = errors.New("backend unavailable")
+	// ErrBadBackendOption: the spec is malformed, or gives a key the
+	// backend does not take or a value outside the key's allowed values
+	// (the error is an *OptionError).
+	ErrBadBackendOption = errors.New("bad backend option")
+)
+
+// OptionError reports a bad backend spec option. It matches
+// ErrBadBackendOption.
+type OptionError struct {
+	Backend string // the backend's name ("" when the spec is malformed)
+	Key     string // the option at fault ("" when the spec is malformed)
+	// Reason says what is wrong and what is allowed, e.g. `"fp8" is not
+	// one of fp32|tf32|fp16|bf16`.
+	Reason string
+}
+
+func (e *OptionError) Error() string {
+	if e.Key == "" {
+		return "nets: bad backend spec: " + e.Reason
+	}
+	return fmt.Sprintf("nets: backend %s: option %s: %s", e.Backend, e.Key, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrBadBackendOption) hold.
+func (e *OptionError) Is(target error) bool { return target == ErrBadBackendOption }
+
+// unavailableError is the error Unavailable returns.
+type unavailableError struct{ reason error }
+
+func (e *unavailableError) Error() string        { return e.reason.Error() }
+func (e *unavailableError) Unwrap() error        { return e.reason }
+func (e *unavailableError) Is(target error) bool { return target == ErrBackendUnavailable }
+
+// Unavailable marks reason as the cause of a backend that cannot run on
+// this machine: the result has reason's message, matches
+// ErrBackendUnavailable and unwraps to reason. Factories return it.
+func Unavailable(reason error) error {
+	if reason == nil {
+		reason = errors.New("no reason given")
+	}
+	return &unavailableError{reason}
+}
+
+// BackendSpec is a parsed backend spec: "auto", "name" or
+// "name:key=value,...".
+type BackendSpec struct {
+	// Name is a registered backend or "auto" ("" parses as auto).
+	Name string
+	// Params are the options, checked against the backend's declared
+	// options: keys as declared, enumerated values in their declared
+	// spelling, integers in decimal.
+	Params map[string]string
+}
+
+// String returns the canonical spec: the name, then the options sorted by
+// key.
+func (s BackendSpec) String() string {
+	if len(s.Params) == 0 {
+		return s.Name
+	}
+	kv := make([]string, 0, len(s.Params))
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		kv = append(kv, k+"="+s.Params[k])
+	}
+	return s.Name + ":" + strings.Join(kv, ",")
+}
+
+// ParseBackendSpec parses and checks a backend spec against the registry.
+// Errors match ErrUnknownBackend (the message lists the available
+// backends) or ErrBadBackendOption (an *OptionError naming the key and its
+// allowed values). "auto" takes no options.
+func ParseBackendSpec(s string) (BackendSpec, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return BackendSpec{Name: "auto"}, nil
+	}
+	sp, err := spec.Parse(s)
+	if err != nil {
+		return BackendSpec{}, &OptionError{Reason: err.Error()}
+	}
+	bs := BackendSpec{Name: sp.Name}
+	var info BackendInfo
+	if sp.Name != "auto" {
+		var ok bool
+		if info, ok = LookupBackend(sp.Name); !ok {
+			return BackendSpec{}, fmt.Errorf("nets: %w %q (available: auto, %s)", ErrUnknownBackend, sp.Name, strings.Join(Backends(), ", "))
 		}
-		return nil, fmt.Errorf("nets: no backend could be opened: %w", errors.Join(errs...))
 	}
-	backendMu.RLock()
-	r, ok := backends[name]
-	backendMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("nets: unknown backend %q (available: auto, %s)", name, strings.Join(Backends(), ", "))
+	for _, k := range sp.Keys() {
+		o, ok := info.Option(k)
+		if !ok {
+			reason := "unknown (" + sp.Name + " takes no options)"
+			if len(info.Options) > 0 {
+				reason = "unknown (" + sp.Name + " takes " + info.keys() + ")"
+			}
+			return BackendSpec{}, &OptionError{Backend: sp.Name, Key: k, Reason: reason}
+		}
+		v, bad := o.check(sp.String(k, ""))
+		if bad != "" {
+			return BackendSpec{}, &OptionError{Backend: sp.Name, Key: k, Reason: bad}
+		}
+		if bs.Params == nil {
+			bs.Params = map[string]string{}
+		}
+		bs.Params[k] = v
 	}
-	return r.open(net, opts)
+	return bs, nil
+}
+
+// Skipped is a backend that "auto" tried and passed over.
+type Skipped struct {
+	Name string
+	Err  error // matches ErrBackendUnavailable when it cannot run here
+}
+
+// Choice records what OpenBackendSpec opened and why.
+type Choice struct {
+	// Requested is the parsed spec ("auto" for automatic choice).
+	Requested BackendSpec
+	// Backend is the name of the backend opened.
+	Backend string
+	// Skipped lists, in order, the backends "auto" tried before Backend.
+	Skipped []Skipped
+}
+
+// String says in exactly one line what was chosen and why, e.g.
+// "cuda unavailable: no CUDA driver: libcuda.so.1 not found (tried: ...); using cpu".
+func (c Choice) String() string {
+	var b strings.Builder
+	for _, s := range c.Skipped {
+		what := "failed"
+		if errors.Is(s.Err, ErrBackendUnavailable) {
+			what = "unavailable"
+		}
+		fmt.Fprintf(&b, "%s %s: %s; ", s.Name, what, s.Err)
+	}
+	switch {
+	case c.Requested.Name != "auto":
+		fmt.Fprintf(&b, "using %s (requested)", c.Requested)
+	case len(c.Skipped) == 0:
+		fmt.Fprintf(&b, "using %s (auto: the highest-priority backend)", c.Backend)
+	default:
+		fmt.Fprintf(&b, "using %s", c.Backend)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// OpenBackendSpec opens the backend that spec names for net (see
+// ParseBackendSpec). "auto" (or "") tries the registered backends from the
+// highest priority down and opens the first that works, recording in the
+// Choice why the others were passed over. opts.Params is replaced by the
+// spec's options.
+//
+// Errors match ErrUnknownBackend, ErrBadBackendOption,
+// ErrBackendUnavailable (a named backend that cannot run here), or are
+// the backend's own failure.
+func OpenBackendSpec(s string, net *Net, opts BackendOptions) (Backend, Choice, error) {
+	bs, err := ParseBackendSpec(s)
+	if err != nil {
+		return nil, Choice{}, err
+	}
+	c := Choice{Requested: bs}
+	opts.Params = bs.Params
+	if bs.Name != "auto" {
+		info, _ := LookupBackend(bs.Name)
+		b, err := info.Open(net, opts)
+		if err != nil {
+			return nil, c, openError(info.Name, err)
+		}
+		c.Backend = b.Name()
+		return b, c, nil
+	}
+	var errs []error
+	for _, info := range BackendInfos() {
+		b, err := info.Open(net, opts)
+		if err == nil {
+			c.Backend = b.Name()
+			return b, c, nil
+		}
+		c.Skipped = append(c.Skipped, Skipped{info.Name, err})
+		errs = append(errs, openError(info.Name, err))
+	}
+	return nil, c, fmt.Errorf("nets: no backend could be opened: %w", errors.Join(errs...))
+}
+
+// openError names the backend in an unavailability error (which stays
+// wrapped). Other errors name their backend already ("nets: cpu backend:
+// ...", "cudabackend: ...") and pass through.
+func openError(name string, err error) error {
+	if errors.Is(err, ErrBackendUnavailable) {
+		return fmt.Errorf("nets: backend %s unavailable: %w", name, err)
+	}
+	return err
+}
+
+// OpenBackend is OpenBackendSpec without the Choice: name is a backend
+// spec ("auto", "cpu", "cuda:precision=fp16", ...).
+func OpenBackend(name string, net *Net, opts BackendOptions) (Backend, error) {
+	b, _, err := OpenBackendSpec(name, net, opts)
+	return b, err
 }
 
 // CPU backend defaults.
 const (
 	cpuPreferredBatch = 32
 	cpuMaxBatch       = 1024
+	cpuMaxThreads     = 64 // kernels' own bound
 )
 
 // cpuBackend evaluates on the CPU with Net.Forward (SIMD GEMM kernels,
@@ -128,8 +440,26 @@ type cpuBackend struct {
 }
 
 func init() {
-	RegisterBackend("cpu", 0, func(net *Net, opts BackendOptions) (Backend, error) {
-		return NewCPUBackend(net, opts)
+	RegisterBackendInfo(BackendInfo{
+		Name:     "cpu",
+		Priority: 0,
+		Summary:  "the network on the CPU (AVX2/AVX-512 GEMM kernels); always available",
+		Options: []BackendOption{{Key: "threads", Min: 1, Max: cpuMaxThreads, Default: "min(GOMAXPROCS, 8)",
+			Help: "goroutines per GEMM call; process-wide (kernels.SetThreads): it applies to every CPU net in the process"}},
+		Open: func(net *Net, opts BackendOptions) (Backend, error) {
+			b, err := NewCPUBackend(net, opts)
+			if err != nil {
+				return nil, err
+			}
+			if v, ok := opts.Param("threads"); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 {
+					return nil, &OptionError{Backend: "cpu", Key: "threads", Reason: fmt.Sprintf("%q is not an integer in 1..%d", v, cpuMaxThreads)}
+				}
+				kernels.SetThreads(n)
+			}
+			return b, nil
+		},
 	})
 }
 

@@ -169,7 +169,11 @@ func ParseConfig(s string) (Config, error) {
 var presets = map[string]Config{
 	"connect4": {Preset: "connect4", Game: "connect4", Head: HeadAlphaZero, InputPlanes: 2, Height: 6, Width: 7,
 		PolicySize: 7, Channels: 64, Blocks: 5, ValueHidden: 64},
-	"sequence": {Preset: "sequence", Game: "sequence", Head: HeadAlphaZero, InputPlanes: 99, Height: 10, Width: 10,
+	// sequence is shaped for the default game, which deals jacks: 3 chip
+	// planes + 104 card-instance planes. The study's research variant
+	// (sequence:jacks=false, 96 cards) has 99 planes: ForGame reshapes
+	// the preset for it.
+	"sequence": {Preset: "sequence", Game: "sequence", Head: HeadAlphaZero, InputPlanes: 107, Height: 10, Width: 10,
 		PolicySize: 700, Channels: 64, Blocks: 5, ValueHidden: 256},
 	// megazero has no board of its own: ForGame supplies it (Connect4d by
 	// default in the CLI).
@@ -191,8 +195,13 @@ func Presets() []string {
 	return names
 }
 
-// Preset returns the named preset. Presets whose board comes from the game
-// (megazero) are incomplete until ForGame is applied; Normalize reports it.
+// Preset returns the named preset. A preset names the game it was made for
+// (Config.Game, a spec with default options) and, where it has one, its
+// shape is that game's observation shape and action count; ForGame
+// reshapes it for another game or variant, and callers that build a net
+// for a game should always apply it (the CLI does). Presets whose board
+// comes from the game (megazero) are incomplete until ForGame is applied;
+// Normalize reports it.
 func Preset(name string) (Config, error) {
 	c, ok := presets[name]
 	if !ok {

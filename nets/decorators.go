@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -34,11 +35,26 @@ type RandomBackend struct {
 const randomPriority = -1000
 
 func init() {
-	RegisterBackend("random", randomPriority, func(net *Net, opts BackendOptions) (Backend, error) {
-		if net == nil {
-			return nil, errors.New("nets: random backend needs a network for its shape (or use NewRandomBackend)")
-		}
-		return NewRandomBackend(net.InputSize(), net.PolicySize(), 0, opts), nil
+	RegisterBackendInfo(BackendInfo{
+		Name:     "random",
+		Priority: randomPriority,
+		Summary:  "no network arithmetic: uniform policy and value 0 (seed 0), or pseudo-random outputs; to time search alone",
+		Options: []BackendOption{{Key: "seed", Min: 0, Max: math.MaxInt32, Default: "0 (uniform)",
+			Help: "0: all logits 0 and value 0; otherwise small pseudo-random outputs that depend only on the row's input"}},
+		Open: func(net *Net, opts BackendOptions) (Backend, error) {
+			if net == nil {
+				return nil, errors.New("nets: random backend needs a network for its shape (or use NewRandomBackend)")
+			}
+			var seed uint64
+			if v, ok := opts.Param("seed"); ok {
+				n, err := strconv.ParseUint(v, 10, 64)
+				if err != nil {
+					return nil, &OptionError{Backend: "random", Key: "seed", Reason: fmt.Sprintf("%q is not a non-negative integer", v)}
+				}
+				seed = n
+			}
+			return NewRandomBackend(net.InputSize(), net.PolicySize(), seed, opts), nil
+		},
 	})
 }
 

@@ -3,6 +3,7 @@ package nets
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -265,7 +266,7 @@ func TestBackend(t *testing.T) {
 	if err := b.Evaluate(cctx, 1, input, make([]float32, ps), make([]float32, 1)); err == nil {
 		t.Error("cancelled context: no error")
 	}
-	if _, err := OpenBackend("nope", net, BackendOptions{}); err == nil || !strings.Contains(err.Error(), "cpu") {
+	if _, err := OpenBackend("nope", net, BackendOptions{}); !errors.Is(err, ErrUnknownBackend) || !strings.Contains(err.Error(), "cpu") {
 		t.Errorf("unknown backend: %v", err)
 	}
 	// Concurrent callers are serialised (run with -race).

@@ -5,15 +5,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/canopy-go/canopy/bench"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
 )
 
 // benchTargets maps "canopy bench WHAT" to its implementation. Other files
@@ -22,6 +27,7 @@ var benchTargets = map[string]func(e *env, args []string) error{}
 
 func init() {
 	benchTargets["games"] = benchGames
+	benchTargets["net"] = benchNet
 	register(&command{
 		Name:    "bench",
 		Summary: "measure throughput: games (moves/s, playouts/s), search, networks",
@@ -30,7 +36,7 @@ func init() {
 profiles. Targets:
   games   random playouts/s and the cost of legal/apply/clone/hash per game
   search  nodes/s of batched MCTS (when built)
-  net     network evaluations/s (when built)`,
+  net     raw backend evaluations/s by batch size (canopy bench net --help)`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
@@ -202,4 +208,165 @@ func benchGames(e *env, args []string) error {
 	}
 	fmt.Fprintf(tw, "(one goroutine, GOMAXPROCS=%d, %s)\n", runtime.GOMAXPROCS(0), runtime.GOARCH)
 	return tw.Flush()
+}
+
+// maxNetBatch bounds --batches: larger batches only measure memory
+// bandwidth and can reserve gigabytes.
+const maxNetBatch = 4096
+
+// benchNetOut is the JSON of `canopy bench net`.
+type benchNetOut struct {
+	Game   string `json:"game"`
+	Net    string `json:"net"`
+	Choice string `json:"choice"`
+	bench.NetResult
+}
+
+func benchNet(e *env, args []string) error {
+	fs := flag.NewFlagSet("canopy bench net", flag.ContinueOnError)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: canopy bench net [--game G] [--net FILE|init] [--backend SPEC] [--batches 1,8,...] [--seconds S] [--json]
+
+Times Backend.Evaluate on full batches of each size, back to back from one
+goroutine (no search, no batcher): evaluations per second, milliseconds per
+batch (p50 and p99 over the calls) and evaluations per CPU-second (the
+process's CPU time, all kernel threads included). The first line says which
+backend was opened and why.
+
+`)
+		io.WriteString(w, backendsHelp())
+		fmt.Fprintln(w, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	game := fs.String("game", "connect4", "game spec: the net's input shape and action count")
+	netFile := fs.String("net", "init", "network: a weights file, or init (the built-in random-init net for --game)")
+	backend := fs.String("backend", "auto", "backend spec, e.g. cpu:threads=2 or cuda:precision=fp16 (see `canopy backends`)")
+	batches := fs.String("batches", "1,8,16,32,64,128,256", "comma-separated batch sizes to measure, each 1.."+strconv.Itoa(maxNetBatch))
+	seconds := fs.Float64("seconds", 1, "measurement time per batch size")
+	seed := fs.Uint64("seed", 1, "random seed for the inputs")
+	asJSON := fs.Bool("json", false, "print as JSON")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	var prof profiler
+	prof.flags(fs)
+	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
+		return err
+	}
+	if err := prof.check(); err != nil {
+		return err
+	}
+	sizes, err := parseBatches(*batches)
+	if err != nil {
+		return err
+	}
+	g, err := newGame(*game)
+	if err != nil {
+		return err
+	}
+	net, desc, err := loadBenchNet(g, *netFile)
+	if err != nil {
+		return err
+	}
+	be, choice, err := nets.OpenBackendSpec(*backend, net, nets.BackendOptions{MaxBatch: slices.Max(sizes)})
+	if err != nil {
+		return backendError(*backend, err)
+	}
+	if c, ok := be.(io.Closer); ok {
+		defer c.Close()
+	}
+	for _, b := range sizes {
+		if b > be.MaxBatch() {
+			return usagef("--batches: %d is above the %s backend's maximum batch %d", b, be.Name(), be.MaxBatch())
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if !*quiet {
+		fmt.Fprintf(e.Stderr, "bench net: %s\n", choice)
+	}
+	if err := prof.start(); err != nil {
+		return err
+	}
+	res, err := bench.Net(ctx, bench.NetConfig{Backend: be, Batches: sizes, Seed: *seed,
+		Duration: time.Duration(*seconds * float64(time.Second)),
+		Progress: func(done, total int) {
+			if !*quiet {
+				fmt.Fprintf(e.Stderr, "\rbench net: %d/%d batch sizes   ", done, total)
+			}
+		}})
+	if !*quiet {
+		fmt.Fprintln(e.Stderr)
+	}
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.Stdout, benchNetOut{Game: g.Spec(), Net: desc, Choice: choice.String(), NetResult: res})
+	}
+	w := e.Stdout
+	fmt.Fprintf(w, "backend: %s\nnet: %s for %s (input %d, policy %d)\n", choice, desc, g.Spec(), res.InputSize, res.PolicySize)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "batch\tevals/s\tms/batch p50\tms/batch p99\tevals/CPU-s\tcalls\t")
+	for _, r := range res.Rows {
+		perCPU := "-"
+		if r.EvalsPerCPUSec > 0 {
+			perCPU = fmt.Sprintf("%.0f", r.EvalsPerCPUSec)
+		}
+		fmt.Fprintf(tw, "%d\t%.0f\t%.3f\t%.3f\t%s\t%d\t\n", r.Batch, r.EvalsPerSec, r.P50ms, r.P99ms, perCPU, r.Calls)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "(one calling goroutine, GOMAXPROCS=%d, %s/%s)\n", res.GOMAXPROCS, runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+// parseBatches reads --batches: a non-empty comma-separated list of batch
+// sizes in [1, maxNetBatch].
+func parseBatches(s string) ([]int, error) {
+	fields := splitList(s)
+	if len(fields) == 0 {
+		return nil, usagef("--batches: empty list (give batch sizes such as 1,8,64)")
+	}
+	out := make([]int, 0, len(fields))
+	for _, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > maxNetBatch {
+			return nil, usagef("--batches: %q is not a batch size in 1..%d", clip(f), maxNetBatch)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// loadBenchNet returns the network of --net for g ("init": the built-in
+// random-init net) and a description.
+func loadBenchNet(g games.Game, file string) (*nets.Net, string, error) {
+	var net *nets.Net
+	var desc string
+	if file == "" || file == "init" {
+		cfg, err := builtinConfig(g)
+		if err != nil {
+			return nil, "", fmt.Errorf("no built-in network for %s: %v (pass --net FILE)", g.Spec(), err)
+		}
+		if net, err = nets.New(cfg, 1); err != nil {
+			return nil, "", err
+		}
+		desc = "built-in " + cfg.Preset + " net (random init, seed 1)"
+	} else {
+		var err error
+		if net, err = nets.Load(file); err != nil {
+			return nil, "", fmt.Errorf("--net: %v", err)
+		}
+		desc = file
+	}
+	if net.InputSize() != games.ObservationSize(g) || net.PolicySize() != g.NumActions() {
+		return nil, "", fmt.Errorf("--net %s takes %d inputs and %d actions; %s has %d and %d (make one with `canopy net init --game %s`)",
+			desc, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), g.NumActions(), g.Spec())
+	}
+	desc += fmt.Sprintf(", %.1f MFLOP/eval", float64(net.FLOPs())/1e6)
+	return net, strings.TrimSpace(desc), nil
 }

@@ -216,3 +216,218 @@ func TestNetCLIErrors(t *testing.T) {
 		t.Errorf("bad moves: %d %q", code, errs)
 	}
 }
+
+// Every preset that names a game is shaped for that game's default spec:
+// `net init --preset P` then `net eval` on the game works, and the preset's
+// own static shape (where it has one) is the game's.
+func TestNetPresetsEvaluateOnTheirGames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range nets.Presets() {
+		cfg, err := nets.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Game == "" {
+			continue
+		}
+		g, err := games.New(cfg.Game)
+		if err != nil {
+			t.Fatalf("preset %s names game %q: %v", name, cfg.Game, err)
+		}
+		if cfg.Normalize() == nil {
+			shaped, err := cfg.ForGame(g)
+			if err != nil || shaped.InputSize() != cfg.InputSize() || shaped.PolicySize != cfg.PolicySize {
+				t.Errorf("preset %s: static shape %dx%dx%d/%d differs from game %s's %dx%dx%d/%d (%v)", name,
+					cfg.InputPlanes, cfg.Height, cfg.Width, cfg.PolicySize, g.Spec(),
+					shaped.InputPlanes, shaped.Height, shaped.Width, shaped.PolicySize, err)
+			}
+		}
+		f := filepath.Join(dir, name+".safetensors")
+		if code, _, errs := runCLI(t, "", "net", "init", "--preset", name, "--out", f); code != 0 {
+			t.Errorf("init --preset %s: %d %q", name, code, errs)
+			continue
+		}
+		for _, args := range [][]string{{"--game", cfg.Game}, nil} {
+			a := append([]string{"net", "eval", "--net", f, "--json"}, args...)
+			code, out, errs := runCLI(t, "", a...)
+			var ev struct {
+				Game   string
+				Policy []struct{ Prob float64 }
+			}
+			if code != 0 || json.Unmarshal([]byte(out), &ev) != nil || ev.Game != g.Spec() || len(ev.Policy) == 0 {
+				t.Errorf("%v: %d %q %q", a, code, errs, clip(out))
+			}
+		}
+	}
+	// The research variant of Sequence (no jacks) has 99 planes; --game
+	// reshapes the preset for it.
+	f := filepath.Join(dir, "seq99.safetensors")
+	if code, out, errs := runCLI(t, "", "net", "init", "--preset", "sequence", "--game", "sequence:jacks=false", "--out", f); code != 0 || !strings.Contains(out, "99x10x10") {
+		t.Errorf("sequence:jacks=false: %d %q %q", code, out, errs)
+	}
+}
+
+// --game without --preset picks the game's built-in net (what selfplay
+// uses without --net) and says which preset that is.
+func TestNetInitGameWithoutPreset(t *testing.T) {
+	dir := t.TempDir()
+	for _, spec := range []string{"strands:size=6", "connect4", "tictactoe"} {
+		g := games.MustNew(spec)
+		want, err := builtinConfig(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, strings.NewReplacer(":", "_", "=", "_").Replace(spec)+".safetensors")
+		code, out, errs := runCLI(t, "", "net", "init", "--game", spec, "--out", f)
+		if code != 0 || !strings.Contains(out, "preset "+want.Preset+":") || !strings.Contains(out, "built-in net for "+g.Spec()) {
+			t.Errorf("init --game %s: %d %q %q (want preset %s named)", spec, code, out, errs, want.Preset)
+			continue
+		}
+		if spec != "connect4" && strings.Contains(out, "connect4") {
+			t.Errorf("init --game %s mentions connect4: %q", spec, out)
+		}
+		net, err := nets.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := net.Config(); got.JSON() != want.JSON() {
+			t.Errorf("init --game %s: config %s, want the built-in %s", spec, got.JSON(), want.JSON())
+		}
+	}
+	// No --game: the default preset, shaped for its game.
+	f := filepath.Join(dir, "default.safetensors")
+	if code, out, _ := runCLI(t, "", "net", "init", "--out", f); code != 0 || !strings.Contains(out, "preset connect4:") || !strings.Contains(out, "default preset") {
+		t.Errorf("init without --preset or --game: %d %q", code, out)
+	}
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "nosuchgame", "--out", f); code != 2 || !strings.Contains(errs, "nosuchgame") {
+		t.Errorf("init --game nosuchgame: %d %q", code, errs)
+	}
+}
+
+// A start at a chance node (Sequence deals) is dealt with --seed, and the
+// deal is printed and reproducible.
+func TestNetEvalDealsChance(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "seq.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "sequence", "--out", f); code != 0 {
+		t.Fatalf("init: %q", errs)
+	}
+	eval := func(seed string) (int, string, string) {
+		return runCLI(t, "", "net", "eval", "--net", f, "--seed", seed, "--json")
+	}
+	code, out, errs := eval("3")
+	var ev struct {
+		Chance []string
+		Seed   uint64
+		Player int
+		Policy []struct{ Prob float64 }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ev) != nil {
+		t.Fatalf("eval: %d %q %q", code, errs, clip(out))
+	}
+	g := games.MustNew("sequence").(interface{ HandSize() int })
+	if len(ev.Chance) != 2*g.HandSize() || ev.Seed != 3 || ev.Player != 0 || len(ev.Policy) == 0 {
+		t.Errorf("eval: chance %v, seed %d, player %d, %d actions", ev.Chance, ev.Seed, ev.Player, len(ev.Policy))
+	}
+	if _, again, _ := eval("3"); again != out {
+		t.Error("same --seed, different result")
+	}
+	if _, other, _ := eval("4"); other == out {
+		t.Error("--seed 4 dealt the same as --seed 3")
+	}
+	code, text, _ := runCLI(t, "", "net", "eval", "--net", f, "--seed", "3")
+	if code != 0 || !strings.Contains(text, "sampled 14 chance events with --seed 3: "+strings.Join(ev.Chance, " ")) {
+		t.Errorf("text: %d %q", code, clip(text))
+	}
+	// A simultaneous-move node is not one player's decision: one line
+	// that says so and how to get one.
+	s := filepath.Join(dir, "sushi.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "sushigo", "--out", s); code != 0 {
+		t.Fatalf("init sushigo: %q", errs)
+	}
+	code, _, errs = runCLI(t, "", "net", "eval", "--net", s)
+	if code != 1 || !strings.Contains(errs, "simultaneous") || !strings.Contains(errs, "sequential view") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("sushigo: %d %q", code, errs)
+	}
+}
+
+func TestBenchNetCLI(t *testing.T) {
+	code, out, errs := runCLI(t, "", "bench", "net", "--game", "tictactoe", "--batches", "1,4", "--seconds", "0.05", "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("bench net: %d %q", code, errs)
+	}
+	var r struct {
+		Game, Net, Choice string
+		Backend           string
+		InputSize         int `json:"input_size"`
+		Rows              []struct {
+			Batch       int
+			Calls       int
+			EvalsPerSec float64 `json:"evals_per_sec"`
+			P50         float64 `json:"ms_per_batch_p50"`
+			P99         float64 `json:"ms_per_batch_p99"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	if r.Game != "tictactoe" || !strings.Contains(r.Net, "built-in") || !strings.Contains(r.Choice, "using "+r.Backend) ||
+		strings.Contains(r.Choice, "\n") || len(r.Rows) != 2 || r.Rows[1].Batch != 4 {
+		t.Fatalf("result %+v", r)
+	}
+	for _, row := range r.Rows {
+		if row.Calls < 1 || row.EvalsPerSec <= 0 || row.P99 < row.P50 {
+			t.Errorf("row %+v", row)
+		}
+	}
+	code, out, _ = runCLI(t, "", "bench", "net", "--game", "tictactoe", "--backend", "cpu:threads=1", "--batches", "2", "--seconds", "0.02", "--quiet")
+	if code != 0 || !strings.Contains(out, "backend: using cpu:threads=1 (requested)") || !strings.Contains(out, "evals/CPU-s") {
+		t.Errorf("text: %d %q", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--batches", ""}, 2, "--batches"},
+		{[]string{"--batches", " , "}, 2, "--batches"},
+		{[]string{"--batches", "0"}, 2, "--batches"},
+		{[]string{"--batches", "1,-8"}, 2, "-8"},
+		{[]string{"--batches", "100000"}, 2, "4096"},
+		{[]string{"--batches", "eight"}, 2, "eight"},
+		{[]string{"--seconds", "0"}, 2, "--seconds"},
+		{[]string{"--backend", "nope"}, 2, "available"},
+		{[]string{"--backend", "cpu:threads=0"}, 2, "threads"},
+		{[]string{"--backend", "cpu:bogus=1"}, 2, "bogus"},
+		{[]string{"--game", "nosuchgame"}, 2, "nosuchgame"},
+		{[]string{"--net", filepath.Join(t.TempDir(), "missing")}, 1, "missing"},
+		{[]string{"extra"}, 2, "extra"},
+	} {
+		a := append([]string{"bench", "net", "--game", "tictactoe", "--seconds", "0.01", "--quiet"}, c.args...)
+		code, _, errs := runCLI(t, "", a...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 1 {
+			t.Errorf("%v: status %d (want %d), stderr %q (want %q)", c.args, code, c.code, errs, c.want)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "bench", "net", "--help"); code != 0 || !strings.Contains(errs, "cpu") || !strings.Contains(errs, "threads=1..64") {
+		t.Errorf("help: %d %q", code, errs)
+	}
+}
+
+func TestBackendsCommand(t *testing.T) {
+	code, out, errs := runCLI(t, "", "backends", "--probe")
+	if code != 0 || !strings.Contains(out, "threads=1..64") || !strings.Contains(out, "precision=fp32|tf32|fp16|bf16") ||
+		!strings.Contains(out, "auto here: ") {
+		t.Errorf("backends: %d %q %q", code, out, errs)
+	}
+	code, out, _ = runCLI(t, "", "backends", "--json")
+	var r struct {
+		Backends []struct {
+			Name    string
+			Options []struct{ Key, Allowed string }
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || len(r.Backends) < 3 {
+		t.Errorf("backends --json: %d %q", code, out)
+	}
+}

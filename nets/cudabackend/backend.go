@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -100,15 +101,122 @@ func Probe() error {
 	return nil
 }
 
+// Environment variables read when the spec leaves the key out.
+const (
+	envPrecision = "CANOPY_CUDA_PRECISION" // fp32, tf32, fp16 or bf16
+	envGraphs    = "CANOPY_CUDA_GRAPHS"    // 1 (or true) replays captured graphs
+)
+
+// maxDevice bounds the device key of a spec (the driver's own limit is
+// far lower; a larger ordinal is surely a typo).
+const maxDevice = 255
+
 func init() {
-	nets.RegisterBackend("cuda", 10, func(net *nets.Net, o nets.BackendOptions) (nets.Backend, error) {
-		prec, err := ParsePrecision(os.Getenv("CANOPY_CUDA_PRECISION"))
-		if err != nil {
-			return nil, err
-		}
-		return Open(net, Options{MaxBatch: o.MaxBatch, Device: o.Device, Precision: prec,
-			Graphs: os.Getenv("CANOPY_CUDA_GRAPHS") == "1"})
+	prec := make([]string, 0, 4)
+	for _, p := range Precisions() {
+		prec = append(prec, string(p))
+	}
+	nets.RegisterBackendInfo(nets.BackendInfo{
+		Name:     "cuda",
+		Priority: 10,
+		Summary:  "the network on an NVIDIA GPU (CUDA libraries loaded at run time, no cgo)",
+		Options: []nets.BackendOption{
+			{Key: "device", Min: 0, Max: maxDevice, Default: "0", Help: "CUDA device ordinal"},
+			{Key: "precision", Values: prec, Default: "$" + envPrecision + ", else fp32",
+				Help: "GEMM operand precision (accumulation is always FP32)"},
+			{Key: "graphs", Values: []string{"true", "false"}, Default: "true if $" + envGraphs + "=1, else false",
+				Help: "replay one captured CUDA graph per batch size"},
+		},
+		Open: openSpec,
 	})
+}
+
+// openSpec is the registered factory: spec options, then environment
+// fallbacks, then Open. A machine where Probe fails gets an error that
+// matches nets.ErrBackendUnavailable.
+func openSpec(net *nets.Net, o nets.BackendOptions) (nets.Backend, error) {
+	opts, err := specOptions(o, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := Probe(); err != nil {
+		return nil, nets.Unavailable(shortReason(err))
+	}
+	if n, err := cuda.DeviceCount(); err == nil && opts.Device >= n {
+		return nil, &nets.OptionError{Backend: "cuda", Key: "device",
+			Reason: fmt.Sprintf("device %d does not exist here (%d devices: 0..%d)", opts.Device, n, n-1)}
+	}
+	b, err := Open(net, opts)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// shortReason keeps a missing library's reason to one short clause for
+// the Choice line ("auto" prints it at every start): the paths tried stay
+// in the wrapped *cuda.NotFoundError (errors.As), and gpucheck prints
+// them.
+func shortReason(err error) error {
+	var nf *cuda.NotFoundError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	return &reason{fmt.Sprintf("no %s: %s not found (%d paths tried; set CANOPY_CUDA_LIBS to its directory)",
+		nf.What, nf.Library, len(nf.Tried)), err}
+}
+
+// reason is an error with its own message that wraps a detailed cause.
+type reason struct {
+	msg   string
+	cause error
+}
+
+func (r *reason) Error() string { return r.msg }
+func (r *reason) Unwrap() error { return r.cause }
+
+// specOptions resolves Options from the spec's checked params (device,
+// precision, graphs), falling back to getenv for precision and graphs and
+// to o.Device for the device. It does not touch the GPU.
+func specOptions(o nets.BackendOptions, getenv func(string) string) (Options, error) {
+	opts := Options{MaxBatch: o.MaxBatch, Device: o.Device}
+	if v, ok := o.Param("device"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxDevice {
+			return opts, &nets.OptionError{Backend: "cuda", Key: "device", Reason: fmt.Sprintf("%q is not an integer in 0..%d", v, maxDevice)}
+		}
+		opts.Device = n
+	}
+	v, ok := o.Param("precision")
+	src := "option precision"
+	if !ok {
+		v, src = getenv(envPrecision), "$"+envPrecision
+	}
+	p, err := ParsePrecision(v)
+	if err != nil {
+		return opts, &nets.OptionError{Backend: "cuda", Key: "precision",
+			Reason: fmt.Sprintf("%s=%q is not one of fp32|tf32|fp16|bf16", src, v)}
+	}
+	opts.Precision = p
+	if v, ok := o.Param("graphs"); ok {
+		switch strings.ToLower(v) {
+		case "true":
+			opts.Graphs = true
+		case "false":
+		default:
+			return opts, &nets.OptionError{Backend: "cuda", Key: "graphs", Reason: fmt.Sprintf("%q is not one of true|false", v)}
+		}
+	} else {
+		switch v := getenv(envGraphs); strings.ToLower(v) {
+		case "1", "true":
+			opts.Graphs = true
+		case "", "0", "false":
+		default:
+			return opts, &nets.OptionError{Backend: "cuda", Key: "graphs",
+				Reason: fmt.Sprintf("$%s=%q is not one of 1|0|true|false", envGraphs, v)}
+		}
+	}
+	return opts, nil
 }
 
 // Open builds the GPU network for net: it opens the device, compiles the

@@ -27,31 +27,107 @@ func TestRegisteredAboveCPU(t *testing.T) {
 }
 
 // TestAutoFallsBackToCPU runs where no GPU is usable: "auto" must give the
-// cpu backend, and opening "cuda" by name must say why not.
+// cpu backend with a Choice that names the reason, and opening "cuda" by
+// name must fail with nets.ErrBackendUnavailable wrapping Probe's reason.
 func TestAutoFallsBackToCPU(t *testing.T) {
 	reason := Probe()
 	if reason == nil {
 		t.Skip("a GPU is usable here; the fallback path is not reachable")
 	}
 	net := testNet(t, "connect4")
-	b, err := nets.OpenBackend("auto", net, nets.BackendOptions{MaxBatch: 4})
+	b, choice, err := nets.OpenBackendSpec("auto", net, nets.BackendOptions{MaxBatch: 4})
 	if err != nil {
 		t.Fatalf("auto: %v", err)
 	}
-	if b.Name() != "cpu" {
-		t.Fatalf("auto opened %q, want cpu", b.Name())
+	if b.Name() != "cpu" || choice.Backend != "cpu" {
+		t.Fatalf("auto opened %q (choice %q), want cpu", b.Name(), choice.Backend)
+	}
+	if len(choice.Skipped) == 0 || choice.Skipped[0].Name != "cuda" || !errors.Is(choice.Skipped[0].Err, nets.ErrBackendUnavailable) {
+		t.Fatalf("choice %+v: want cuda skipped as unavailable", choice)
+	}
+	line := choice.String()
+	if strings.Contains(line, "\n") || !strings.HasPrefix(line, "cuda unavailable: ") || !strings.HasSuffix(line, "; using cpu") || len(line) > 200 {
+		t.Errorf("choice line %q: want a short \"cuda unavailable: <reason>; using cpu\"", line)
+	}
+	if !errors.Is(choice.Skipped[0].Err, reason) && choice.Skipped[0].Err.Error() != reason.Error() {
+		t.Errorf("skipped reason %v does not wrap Probe's %v", choice.Skipped[0].Err, reason)
 	}
 	_, err = nets.OpenBackend("cuda", net, nets.BackendOptions{})
-	if err == nil {
-		t.Fatal("cuda opened without a GPU")
+	if !errors.Is(err, nets.ErrBackendUnavailable) {
+		t.Fatalf("cuda opened without a GPU, or the error does not match ErrBackendUnavailable: %v", err)
 	}
-	if err.Error() != reason.Error() {
-		t.Errorf("open error %q differs from Probe's %q", err, reason)
+	if errors.Is(reason, cuda.ErrNoDriver) && !errors.Is(err, cuda.ErrNoDriver) {
+		t.Errorf("open error %v does not wrap Probe's %v", err, reason)
 	}
-	if errors.Is(reason, cuda.ErrNoDriver) && !strings.Contains(err.Error(), "libcuda.so.1 not found (tried: ") {
+	var nf *cuda.NotFoundError
+	if errors.As(err, &nf) && len(nf.Tried) == 0 {
 		t.Errorf("reason does not list the paths tried: %v", err)
 	}
-	t.Logf("fallback reason: %v", err)
+	// Option errors are reported before the GPU is looked for.
+	if _, err := nets.OpenBackend("cuda:precision=fp8", net, nets.BackendOptions{}); !errors.Is(err, nets.ErrBadBackendOption) {
+		t.Errorf("cuda:precision=fp8: %v, want ErrBadBackendOption", err)
+	}
+	t.Logf("choice: %s", line)
+}
+
+func TestSpecOptions(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		params map[string]string
+		env    func(string) string
+		want   Options
+	}{
+		{"defaults", nil, env(), Options{MaxBatch: 8, Device: 2, Precision: FP32}},
+		{"env fallback", nil, env(envPrecision, "bf16", envGraphs, "1"), Options{MaxBatch: 8, Device: 2, Precision: BF16, Graphs: true}},
+		{"spec wins", map[string]string{"precision": "tf32", "graphs": "false", "device": "1"},
+			env(envPrecision, "bf16", envGraphs, "1"), Options{MaxBatch: 8, Device: 1, Precision: TF32}},
+	} {
+		got, err := specOptions(nets.BackendOptions{MaxBatch: 8, Device: 2, Params: c.params}, c.env)
+		if err != nil || got != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		params map[string]string
+		env    func(string) string
+		key    string
+	}{
+		{nil, env(envPrecision, "fp8"), "precision"},
+		{nil, env(envGraphs, "maybe"), "graphs"},
+		{map[string]string{"device": "-1"}, env(), "device"},
+	} {
+		_, err := specOptions(nets.BackendOptions{Params: c.params}, c.env)
+		var oe *nets.OptionError
+		if !errors.As(err, &oe) || oe.Key != c.key || !errors.Is(err, nets.ErrBadBackendOption) {
+			t.Errorf("%v: error %v, want an OptionError for %s", c.params, err, c.key)
+		}
+	}
+}
+
+func TestSpecKeysRegistered(t *testing.T) {
+	info, ok := nets.LookupBackend("cuda")
+	if !ok {
+		t.Fatal("cuda not registered")
+	}
+	for _, k := range []string{"device", "precision", "graphs"} {
+		if _, ok := info.Option(k); !ok {
+			t.Errorf("cuda does not declare option %s", k)
+		}
+	}
+	bs, err := nets.ParseBackendSpec("cuda:precision=FP16,graphs=true")
+	if err != nil || bs.String() != "cuda:graphs=true,precision=fp16" {
+		t.Errorf("parse: %v %v", bs, err)
+	}
 }
 
 func TestParsePrecision(t *testing.T) {

@@ -30,9 +30,14 @@
 //
 // # Options
 //
-// The registered factory reads CANOPY_CUDA_PRECISION (fp32, tf32, fp16,
-// bf16; default fp32) and CANOPY_CUDA_GRAPHS (1 to replay captured graphs).
-// Open takes them explicitly.
+// The backend spec takes device=N, precision=fp32|tf32|fp16|bf16 and
+// graphs=true|false (for example "cuda:precision=fp16,graphs=true"; see
+// nets.OpenBackendSpec). A key the spec leaves out falls back to the
+// environment: CANOPY_CUDA_PRECISION (default fp32) and CANOPY_CUDA_GRAPHS
+// (1 to replay captured graphs); device falls back to
+// nets.BackendOptions.Device. Open takes Options explicitly. Where no GPU
+// can be used, opening "cuda" fails with an error that matches
+// nets.ErrBackendUnavailable and names the reason (Probe's).
 //
 // # Concurrency
 //

@@ -1,0 +1,179 @@
+package nets
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/canopy-go/canopy/kernels"
+)
+
+// errNoFakeDevice is the reason the fake accelerator gives.
+var errNoFakeDevice = errors.New("no fake device on this machine")
+
+func init() {
+	// An accelerator that never opens, above cpu: "auto" must pass over it
+	// and say why.
+	RegisterBackendInfo(BackendInfo{
+		Name: "fakegpu", Priority: 5, Summary: "test accelerator that is never available",
+		Options: []BackendOption{
+			{Key: "precision", Values: []string{"fp32", "fp16"}, Default: "fp32"},
+			{Key: "device", Min: 0, Max: 3, Default: "0"},
+		},
+		Open: func(*Net, BackendOptions) (Backend, error) { return nil, Unavailable(errNoFakeDevice) },
+	})
+}
+
+func TestParseBackendSpec(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "auto"},
+		{"auto", "auto"},
+		{" cpu ", "cpu"},
+		{"cpu:threads=2", "cpu:threads=2"},
+		{"cpu:threads=02", "cpu:threads=2"},
+		{"fakegpu:precision=FP16,device=3", "fakegpu:device=3,precision=fp16"},
+		{"random:seed=7", "random:seed=7"},
+	} {
+		bs, err := ParseBackendSpec(c.in)
+		if err != nil || bs.String() != c.want {
+			t.Errorf("ParseBackendSpec(%q) = %q, %v; want %q", c.in, bs, err, c.want)
+		}
+	}
+}
+
+func TestBackendSpecErrors(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		is   error
+		key  string   // for option errors
+		want []string // in the message
+	}{
+		{"nope", ErrUnknownBackend, "", []string{`"nope"`, "auto", "cpu", "random", "fakegpu"}},
+		{"nope:x=1", ErrUnknownBackend, "", []string{"available"}},
+		{"cpu:threads=0", ErrBadBackendOption, "threads", []string{"threads", "1..64"}},
+		{"cpu:threads=many", ErrBadBackendOption, "threads", []string{"threads", `"many"`, "1..64"}},
+		{"cpu:thread=2", ErrBadBackendOption, "thread", []string{"thread", "unknown", "cpu takes threads"}},
+		{"fakegpu:precision=fp8", ErrBadBackendOption, "precision", []string{"precision", "fp32|fp16"}},
+		{"fakegpu:speed=1", ErrBadBackendOption, "speed", []string{"speed", "precision, device"}},
+		{"auto:threads=2", ErrBadBackendOption, "threads", []string{"auto takes no options"}},
+		{"cpu:threads", ErrBadBackendOption, "", []string{"key=value"}},
+		{"cpu:threads=1,threads=2", ErrBadBackendOption, "", []string{"twice"}},
+		{":threads=1", ErrBadBackendOption, "", []string{"empty name"}},
+	} {
+		_, _, err := OpenBackendSpec(c.spec, tinyNet(t), BackendOptions{MaxBatch: 2})
+		if !errors.Is(err, c.is) {
+			t.Errorf("%q: error %v, want one matching %v", c.spec, err, c.is)
+			continue
+		}
+		if _, perr := ParseBackendSpec(c.spec); !errors.Is(perr, c.is) {
+			t.Errorf("%q: ParseBackendSpec error %v, want %v", c.spec, perr, c.is)
+		}
+		var oe *OptionError
+		if c.is == ErrBadBackendOption && (!errors.As(err, &oe) || oe.Key != c.key) {
+			t.Errorf("%q: error %#v, want an *OptionError for key %q", c.spec, err, c.key)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: message %q does not mention %q", c.spec, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: message spans lines: %q", c.spec, err)
+		}
+	}
+}
+
+func tinyNet(t *testing.T) *Net {
+	t.Helper()
+	net, err := New(tinyConfigs["alphazero"], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
+}
+
+func TestOpenBackendSpecAutoFallsBack(t *testing.T) {
+	b, c, err := OpenBackendSpec("auto", tinyNet(t), BackendOptions{MaxBatch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Name() != "cpu" || c.Backend != "cpu" || c.Requested.Name != "auto" {
+		t.Fatalf("auto opened %s, choice %+v; want cpu", b.Name(), c)
+	}
+	if len(c.Skipped) != 1 || c.Skipped[0].Name != "fakegpu" || !errors.Is(c.Skipped[0].Err, ErrBackendUnavailable) {
+		t.Fatalf("skipped %+v: want fakegpu, unavailable", c.Skipped)
+	}
+	if got, want := c.String(), "fakegpu unavailable: "+errNoFakeDevice.Error()+"; using cpu"; got != want {
+		t.Errorf("choice %q, want %q", got, want)
+	}
+	// Named, the unavailable backend is an error that says so and wraps
+	// the reason.
+	_, _, err = OpenBackendSpec("fakegpu", tinyNet(t), BackendOptions{})
+	if !errors.Is(err, ErrBackendUnavailable) || !errors.Is(err, errNoFakeDevice) || !strings.Contains(err.Error(), "fakegpu unavailable: no fake device") {
+		t.Errorf("fakegpu: %v", err)
+	}
+	// A named backend says it was requested.
+	_, c, err = OpenBackendSpec("random:seed=3", tinyNet(t), BackendOptions{})
+	if err != nil || c.String() != "using random:seed=3 (requested)" {
+		t.Errorf("random: %q, %v", c, err)
+	}
+	// Nothing opens without a net; the error joins every backend's reason.
+	if _, _, err := OpenBackendSpec("auto", nil, BackendOptions{}); err == nil || !errors.Is(err, ErrBackendUnavailable) {
+		t.Errorf("auto without a net: %v", err)
+	}
+}
+
+func TestCPUThreadsOption(t *testing.T) {
+	defer kernels.SetThreads(kernels.SetThreads(0))
+	for _, n := range []int{1, 3} {
+		b, err := OpenBackend(fmt.Sprintf("cpu:threads=%d", n), tinyNet(t), BackendOptions{MaxBatch: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Name() != "cpu" || kernels.Threads() != n {
+			t.Errorf("cpu:threads=%d: backend %s, kernels.Threads() = %d", n, b.Name(), kernels.Threads())
+		}
+	}
+}
+
+func TestBackendInfos(t *testing.T) {
+	infos := BackendInfos()
+	if len(infos) < 3 || infos[0].Name != "fakegpu" || infos[len(infos)-1].Name != "random" {
+		t.Errorf("order: %v", Backends())
+	}
+	cpu, ok := LookupBackend("cpu")
+	if !ok || cpu.Summary == "" {
+		t.Fatal("cpu not registered with a summary")
+	}
+	if o, ok := cpu.Option("threads"); !ok || o.Allowed() != "1..64" || !strings.Contains(o.Help, "process-wide") {
+		t.Errorf("cpu threads option %+v", o)
+	}
+	for _, name := range []string{"", "auto", "cpu", "a:b"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering %q did not panic", name)
+				}
+			}()
+			RegisterBackend(name, 1, func(*Net, BackendOptions) (Backend, error) { return nil, nil })
+		}()
+	}
+}
+
+func ExampleOpenBackendSpec() {
+	net, _ := New(Config{InputPlanes: 1, Height: 2, Width: 2, PolicySize: 4, Channels: 4, Blocks: 1, ValueHidden: 4}, 1)
+	b, choice, err := OpenBackendSpec("cpu:threads=1", net, BackendOptions{MaxBatch: 8})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(b.Name(), b.MaxBatch())
+	fmt.Println(choice)
+	_, _, err = OpenBackendSpec("cpu:threads=0", net, BackendOptions{})
+	fmt.Println(errors.Is(err, ErrBadBackendOption), err)
+	// Output:
+	// cpu 8
+	// using cpu:threads=1 (requested)
+	// true nets: backend cpu: option threads: "0" is not an integer in 1..64
+}
