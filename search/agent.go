@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -13,25 +14,16 @@ import (
 	"github.com/canopy-go/canopy/spec"
 )
 
-// Heuristic and evaluator registries: game packages (or glue packages such
-// as search/gameheur) register a heuristic per game name, network packages
-// register evaluators by name for eval=NAME.
+// The evaluator registry: network packages register evaluators by name
+// for eval=NAME. (Game heuristics need no registry: they are the
+// games.Heuristic capability of a game's states; see lookupHeuristic.)
 var (
 	regMu      sync.RWMutex
-	heuristics = map[string]func(g games.Game) Heuristic{}
 	evaluators = map[string]func(g games.Game) (Evaluator, error){
 		"rollout": func(games.Game) (Evaluator, error) { return &Rollout{}, nil },
 		"uniform": func(games.Game) (Evaluator, error) { return Uniform{}, nil },
 	}
 )
-
-// RegisterHeuristic makes h the heuristic of game name (for bias=,
-// rollout=heuristic). A later registration replaces an earlier one.
-func RegisterHeuristic(name string, h func(g games.Game) Heuristic) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	heuristics[name] = h
-}
 
 // RegisterEvaluator makes an evaluator available as eval=name.
 func RegisterEvaluator(name string, f func(g games.Game) (Evaluator, error)) {
@@ -40,13 +32,26 @@ func RegisterEvaluator(name string, f func(g games.Game) (Evaluator, error)) {
 	evaluators[name] = f
 }
 
+// lookupHeuristic returns g's heuristic (for bias=, rollout=heuristic) when
+// g's states implement games.Heuristic, else nil.
 func lookupHeuristic(g games.Game) Heuristic {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	if f, ok := heuristics[g.Type().Name]; ok {
-		return f(g)
+	if _, ok := g.NewInitialState().(games.Heuristic); !ok {
+		return nil
 	}
-	return nil
+	return stateHeuristic{}
+}
+
+// stateHeuristic is the Heuristic of games whose states implement
+// games.Heuristic: it asks the state being searched (an interface
+// assertion, no allocation); a state without the capability scores 0.
+// It holds nothing, so it is safe for concurrent use.
+type stateHeuristic struct{}
+
+func (stateHeuristic) Score(s games.State, player int, a games.Action) float64 {
+	if h, ok := s.(games.Heuristic); ok {
+		return h.HeuristicValue(player, a)
+	}
+	return 0
 }
 
 var agentOptions = []agent.Option{
@@ -169,12 +174,15 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 		f, ok := evaluators[name]
 		regMu.RUnlock()
 		if !ok {
+			if ev, ok, err := resolveEvaluator(g, name); ok || err != nil {
+				return ev, err
+			}
 			var names []string
 			for k := range evaluators {
 				names = append(names, k)
 			}
 			sort.Strings(names)
-			return nil, fmt.Errorf("mcts: unknown evaluator %q (available: blend, %s)", name, strings.Join(names, ", "))
+			return nil, fmt.Errorf("mcts: unknown evaluator %q (available: blend, %s, or a network: a weights file, a shipped name, init)", name, strings.Join(names, ", "))
 		}
 		return f(g)
 	}
@@ -372,4 +380,13 @@ func (a *Agent) Analyze(ctx context.Context, s games.State, player int) ([]agent
 		out[i] = agent.Analysis{Action: x.Action, Visits: x.Visits, Q: x.Q, Prior: float64(x.Prior), Score: x.AmafQ}
 	}
 	return out, nil
+}
+
+// Close releases what the agent's evaluator holds (a network evaluator's
+// shared engine); the agent must not be used afterwards.
+func (a *Agent) Close() error {
+	if c, ok := a.opt.Eval.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }

@@ -62,6 +62,10 @@ func (t *Tree) RootStats(player int, dst []ActionStat) []ActionStat {
 	return dst
 }
 
+// SortStats sorts root statistics by decreasing visits, then value, then
+// action id (the order RootStats and Agent.Stats return).
+func SortStats(s []ActionStat) { sortStats(s) }
+
 func sortStats(s []ActionStat) {
 	sort.SliceStable(s, func(i, j int) bool {
 		if s[i].Visits != s[j].Visits {

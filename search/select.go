@@ -1,6 +1,10 @@
 package search
 
-import "math"
+import (
+	"math"
+	"math/bits"
+	"sync/atomic"
+)
 
 // Rule is a selection rule (tree policy).
 type Rule uint8
@@ -43,29 +47,114 @@ func (r Rule) String() string {
 // usesAMAF reports whether the rule needs AMAF statistics.
 func (r Rule) usesAMAF() bool { return r == RAVE || r == PoolRAVE || r == AlphaAMAF }
 
-// UCB1 returns q + c*sqrt(ln(parentN)/n) for n >= 1.
-func UCB1(q float64, n, parentN int, c float64) float64 {
-	return q + c*math.Sqrt(math.Log(float64(parentN))/float64(n))
+// Scores. Every per-edge score SelectLeaf computes is one of the functions
+// below: the selection loops call them and select_test.go checks them
+// against the textbook formulas computed independently in float64 (table
+// boundaries and counts beyond the tables included), so there is no
+// separate reference implementation. They are small enough to be inlined
+// into the loops (only the RAVE family's choice of beta schedule stays in
+// selectEdge's loop; TestSelectionLoops covers it).
+//
+// Conventions: an edge has done completed visits with value sum w (fixed
+// point, valueScale) for the player who chooses it and vl virtual losses
+// (visits in flight, each counted as the value -1); n = done+vl. N >= 1 is
+// the parent's visit count. Selection maximises the score; ties keep the
+// first edge in arena order, which expansion shuffles uniformly
+// (expand.go), so ties are broken uniformly at random.
+
+// edgeMean returns an edge's mean value with virtual losses counted as
+// losses, q = (w/valueScale - vl)/n, for n = done+vl >= 1.
+func edgeMean(w int64, vl int32, n int) float64 {
+	return (float64(w)/valueScale - float64(vl)) * invOf(n)
 }
 
-// UCB1TunedScore returns the UCB1-Tuned score of an arm whose values lie in
-// [-1, 1]. mean and meanSq are the mean value and the mean squared value;
-// the bound is computed on x = (v+1)/2 in [0, 1], where the variance of a
-// Bernoulli arm is at most 1/4, and the result is mapped back to [-1, 1]:
+// edgeMeanSq returns an edge's mean squared value for UCB1-Tuned, a virtual
+// loss counting as the squared value 1: (w2/valueScale + vl)/n, n >= 1.
+func edgeMeanSq(w2 int64, vl int32, n int) float64 {
+	return (float64(w2)/valueScale + float64(vl)) * invOf(n)
+}
+
+// amafMean returns an edge's AMAF mean amafW/valueScale/an, for an >= 1.
+func amafMean(amafW int64, an int) float64 {
+	return float64(amafW) / valueScale * invOf(an)
+}
+
+// uctExplore returns the per-node factor k = c*sqrt(ln N) of the UCT
+// exploration term c*sqrt(ln N / n) = k/sqrt(n), from lnN = lnOf(N).
+// (lnN comes first so that callers compute it before loading c, which
+// keeps an explicit nil check out of the loops' prologues.)
+func uctExplore(lnN, c float64) float64 {
+	return c * math.Sqrt(lnN)
+}
+
+// uctScore returns the UCT (UCB1) score q + c*sqrt(ln N / n) as
+// q + k/sqrt(n), k = uctExplore(lnOf(N), c), for n >= 1. It is
+// selectEdge's form (with progressive bias); selectUCT ranks the same
+// score by uctKey.
+func uctScore(q float64, n int, k float64) float64 {
+	return q + k*invSqrtOf(n)
+}
+
+// uctKey returns the selection key of an edge under UCT with exploration
+// factor k = uctExplore(lnOf(N), c) >= 0, from n = done+vl and
+// num = w + (2*done+vl)*valueScale (the callers form 2*done+vl in int32:
+// counts stay below 2^30); it is 0 for an unvisited edge (n = 0, w = 0),
+// which selection takes at once.
+//
+// The UCT score is q + k/sqrt(n) with q = (w/valueScale - vl)/n. It lies in
+// [-1, 1+k], so score+2 is a positive float whose IEEE bits order like the
+// scores, and the running maximum is kept on those bits with integer
+// compares, which the compiler turns into conditional moves (no
+// mispredicted branch per edge); ties keep the first edge. score+2 =
+// num/(n*valueScale) + k/sqrt(n): num is an exact integer (below 2^53), so
+// the mean costs one conversion and one multiplication by a table entry.
+func uctKey(num int64, n uint32, k float64) uint64 {
+	var invScaled, isq float64
+	if n < tabN {
+		r := &uctTab[n] // uctTab[0] is zero: key 0 for an unvisited edge
+		invScaled, isq = r.invScaled, r.invSqrt
+	} else {
+		invScaled, isq = 1/(float64(n)*valueScale), 1/math.Sqrt(float64(n))
+	}
+	return math.Float64bits(float64(num)*invScaled + k*isq)
+}
+
+// ucb1TunedScore returns the UCB1-Tuned score (Auer et al. 2002) of an edge
+// with mean q and mean square sq of values in [-1, 1] and n >= 1 visits,
+// invN = invOf(n) = 1/n, under a parent with lnN = ln N. The bound is computed on x = (v+1)/2 in [0, 1],
+// where a Bernoulli arm's variance is at most 1/4, and mapped back:
 //
 //	V = E[x^2] - E[x]^2 + sqrt(2 ln N / n)
 //	score = 2*(E[x] + c*sqrt(ln N / n * min(1/4, V))) - 1
-func UCB1TunedScore(mean, meanSq float64, n, parentN int, c float64) float64 {
-	x := (mean + 1) / 2
-	x2 := (meanSq + 2*mean + 1) / 4
-	lnN := math.Log(float64(parentN))
-	v := x2 - x*x + math.Sqrt(2*lnN/float64(n))
-	return 2*(x+c*math.Sqrt(lnN/float64(n)*min(0.25, v))) - 1
+func ucb1TunedScore(q, sq, invN, lnN, c float64) float64 {
+	x := (q + 1) / 2
+	x2 := (sq + 2*q + 1) / 4
+	v := x2 - x*x + math.Sqrt(2*lnN*invN)
+	return 2*(x+c*math.Sqrt(lnN*invN*min(0.25, v))) - 1
 }
 
-// PUCTScore returns q + c*prior*sqrt(parentN)/(1+n).
-func PUCTScore(q, prior float64, n, parentN int, c float64) float64 {
-	return q + c*prior*math.Sqrt(float64(parentN))/(1+float64(n))
+// puctScore returns AlphaZero's PUCT score q + c*P*sqrt(N)/(1+n) with
+// sqrtN = sqrt(N) computed once per node; the caller passes q = FPU for an
+// unvisited edge. It is selectEdge's form (with progressive bias).
+func puctScore(q float64, prior float32, n int, c, sqrtN float64) float64 {
+	return q + c*float64(prior)*sqrtN/(1+float64(n))
+}
+
+// puctTabScore is selectPUCT's form of the PUCT score: q + cs*P/(1+n) with
+// cs = c*sqrt(N), q = (w/valueScale - vl)/n or fpu when n = 0, and 1/n and
+// 1/(1+n) read from recipTab while n+1 is inside the table.
+func puctTabScore(w int64, vl int32, n uint32, prior float32, cs, fpu float64) float64 {
+	q, inv1 := fpu, 0.0 // inv1 = 1/(1+n)
+	if n < tabN-1 {
+		if n > 0 {
+			q = (float64(w)*(1.0/valueScale) - float64(vl)) * recipTab[n].inv
+		}
+		inv1 = recipTab[n+1].inv
+	} else {
+		q = (float64(w)*(1.0/valueScale) - float64(vl)) / float64(n)
+		inv1 = 1 / (1 + float64(n))
+	}
+	return q + cs*float64(prior)*inv1
 }
 
 // RaveBetaSqrt is Gelly & Silver's (2007) hand-tuned schedule
@@ -94,82 +183,233 @@ func AlphaAMAFWeight(n int, k float64) float64 {
 	return max(0, (k-float64(n))/k)
 }
 
+// raveScore returns the RAVE family's score
+// (1-beta)*q + beta*qa + c*sqrt(ln N / max(n, 1)): the UCT score of the
+// blended mean, k = uctExplore(lnOf(N), c). q is 0 when n = 0, qa when an = 0.
+// beta comes from RaveBetaSqrt, RaveBetaSilver, AlphaAMAFWeight or the
+// constant Options.Alpha, chosen in selectEdge's loop (the choice is too
+// large for the inliner as a function of its own).
+func raveScore(q, qa, beta float64, n int, k float64) float64 {
+	return uctScore((1-beta)*q+beta*qa, max(n, 1), k)
+}
+
 // ProgressiveBias returns b*h/(1+n), the term added for heuristic h.
 func ProgressiveBias(h float64, n int, b float64) float64 {
 	return b * h / (1 + float64(n))
 }
 
-// SimRule is the selection rule at simultaneous (joint) nodes, where every
-// player runs its own bandit over its own edge segment.
-type SimRule uint8
+// unvisitedScore ranks unvisited edges above visited ones when progressive
+// bias is on, so that they are tried in decreasing heuristic order (the
+// bias term is added to it).
+const unvisitedScore = 1e9
 
-const (
-	// SimUCB (simsel=ucb) is decoupled selection by the tree's Rule: each
-	// player picks its edge deterministically by the rule's score (UCT by
-	// default). Known not to converge to an equilibrium in general
-	// (Lisý et al. 2013): the players' statistics can co-adapt.
-	SimUCB SimRule = iota
-	// SimExp3 (simsel=exp3) samples each player's edge from Exp3's
-	// distribution sigma = (1-g)*rho + g/K, rho proportional to
-	// exp(eta*X_a) with eta = g/K and X_a the cumulative importance-weighted
-	// reward of edge a (Auer et al. 2002; SM-MCTS of Lanctot et al. 2013).
-	SimExp3
-	// SimRM (simsel=rm) samples from regret matching: rho proportional
-	// to the positive parts of the cumulative regrets (uniform when none is
-	// positive), mixed with g/K exploration (SM-MCTS-RM, Lisý et al. 2013).
-	SimRM
-)
-
-var simRuleNames = []string{"ucb", "exp3", "rm"}
-
-func (r SimRule) String() string {
-	if int(r) < len(simRuleNames) {
-		return simRuleNames[r]
-	}
-	return "unknown"
+// orderKey maps a float64 (not NaN) to an int64 with the same order, so
+// that a running maximum can use integer conditional moves.
+func orderKey(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	return b ^ int64(uint64(b>>63)>>1)
 }
 
-// Exp3Policy writes into dst the exponential-weights distribution
-// rho_a = exp(eta*cum_a) / sum_b exp(eta*cum_b) (without exploration).
-// The maximum of cum is subtracted before exponentiation, so large sums
-// neither overflow nor lose the distribution. len(dst) must be len(cum).
-func Exp3Policy(dst, cum []float64, eta float64) {
-	m := math.Inf(-1)
-	for _, x := range cum {
-		m = max(m, x)
-	}
-	var sum float64
-	for i, x := range cum {
-		dst[i] = math.Exp(eta * (x - m))
-		sum += dst[i]
-	}
-	for i := range dst {
-		dst[i] /= sum
-	}
-}
-
-// RegretMatchingPolicy writes into dst the regret-matching distribution:
-// rho_a = max(R_a, 0) / sum_b max(R_b, 0), or uniform when no regret is
-// positive. len(dst) must be len(regrets).
-func RegretMatchingPolicy(dst, regrets []float64) {
-	var sum float64
-	for i, r := range regrets {
-		dst[i] = max(r, 0)
-		sum += dst[i]
-	}
-	if sum <= 0 {
-		for i := range dst {
-			dst[i] = 1 / float64(len(dst))
+// selectEdge returns the edge with the best score among cnt edges from
+// first, by the tree's rule. Unvisited edges (counting virtual losses as
+// visits) come first under UCT/UCB1-Tuned, and under the RAVE family when
+// they have no AMAF data; edges are in random order, so the first one is a
+// uniform choice, except with progressive bias, where unvisited edges are
+// tried in decreasing order of the heuristic. Without progressive bias,
+// UCT and PUCT take their table-driven loops (selectUCT, selectPUCT).
+func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
+	o := &t.opt
+	parentN := max(int(atomic.LoadInt32(&nd.n)), 1)
+	if o.Bias == 0 {
+		switch o.Rule {
+		case UCT:
+			return t.selectUCT(parentN, first, cnt)
+		case PUCT:
+			return t.selectPUCT(parentN, first, cnt)
 		}
-		return
 	}
-	for i := range dst {
-		dst[i] /= sum
+	lnN := lnOf(parentN)
+	k := uctExplore(lnN, o.C)
+	sqrtN := math.Sqrt(float64(parentN))
+	rule, bias := o.Rule, o.Bias // locals: the atomic loads below would make the loop reload them
+	edges, hot := t.a.edges[first:first+cnt], t.a.hot[first:first+cnt]
+	best, bestScore := 0, math.Inf(-1)
+	for i := range hot {
+		e, h := &edges[i], &hot[i]
+		vl := atomic.LoadInt32(&h.vloss)
+		n := int(atomic.LoadInt32(&h.n)) + int(vl)
+		var q float64
+		if n > 0 {
+			q = edgeMean(atomic.LoadInt64(&h.w), vl, n)
+		}
+		var score float64
+		switch rule {
+		case PUCT:
+			if n == 0 {
+				q = o.FPU
+			}
+			score = puctScore(q, h.prior, n, o.C, sqrtN)
+		case UCT:
+			if n == 0 {
+				score = unvisitedScore // only with bias: else selectUCT
+				break
+			}
+			score = uctScore(q, n, k)
+		case UCB1Tuned:
+			if n == 0 {
+				if bias == 0 {
+					return first + int32(i)
+				}
+				score = unvisitedScore
+				break
+			}
+			score = ucb1TunedScore(q, edgeMeanSq(atomic.LoadInt64(&e.w2), vl, n), invOf(n), lnN, o.C)
+		default: // RAVE family
+			an := int(atomic.LoadInt32(&e.amafN))
+			if n == 0 && an == 0 {
+				if bias == 0 {
+					return first + int32(i)
+				}
+				score = unvisitedScore
+				break
+			}
+			var qa float64
+			if an > 0 {
+				qa = amafMean(atomic.LoadInt64(&e.amafW), an)
+			}
+			var beta float64
+			switch {
+			case an == 0:
+				beta = 0
+			case n == 0:
+				beta = 1
+			case rule == AlphaAMAF && o.RaveK > 0:
+				beta = AlphaAMAFWeight(n, o.RaveK)
+			case rule == AlphaAMAF:
+				beta = o.Alpha
+			case o.RaveSchedule == "silver":
+				beta = RaveBetaSilver(n, an, o.RaveB)
+			default:
+				beta = RaveBetaSqrt(n, o.RaveK)
+			}
+			score = raveScore(q, qa, beta, n, k)
+		}
+		if bias != 0 {
+			score += ProgressiveBias(float64(h.prior), n, bias)
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return first + int32(best)
+}
+
+// selectUCT is selectEdge's UCT loop without progressive bias: k =
+// c*sqrt(ln N) is computed once per node and the per-edge factors come from
+// one table (one cache line per edge); see uctKey for the score.
+func (t *Tree) selectUCT(parentN int, first, cnt int32) int32 {
+	k := uctExplore(lnOf(parentN), t.opt.C)
+	best, bestKey := 0, uint64(0)
+	hot := t.a.hot[first : first+cnt]
+	for i := range hot {
+		e := &hot[i]
+		vl, done := atomic.LoadInt32(&e.vloss), atomic.LoadInt32(&e.n)
+		key := uctKey(atomic.LoadInt64(&e.w)+int64(2*done+vl)*valueScale, uint32(done+vl), k)
+		if key == 0 {
+			return first + int32(i)
+		}
+		if key > bestKey {
+			best, bestKey = i, key
+		}
+	}
+	return first + int32(best)
+}
+
+// selectUCTPlain is selectUCT at decision node nd of an unshared tree:
+// the same choice with plain loads (the caller checks plainUCT and
+// !shared).
+func (t *Tree) selectUCTPlain(nd *node) int32 {
+	first := nd.firstEdge
+	k := uctExplore(lnOf(max(int(nd.n), 1)), t.opt.C)
+	best, bestKey := 0, uint64(0)
+	hot := t.a.hot[first : first+nd.numEdges]
+	for i := range hot {
+		e := &hot[i]
+		vl, done := e.vloss, e.n
+		key := uctKey(e.w+int64(2*done+vl)*valueScale, uint32(done+vl), k)
+		if key == 0 {
+			return first + int32(i)
+		}
+		if key > bestKey {
+			best, bestKey = i, key
+		}
+	}
+	return first + int32(best)
+}
+
+// selectPUCT is selectEdge's PUCT loop without progressive bias: cs =
+// c*sqrt(N) is computed once per node, the score is puctTabScore, and the
+// running maximum is kept branch-free on orderKey. Ties keep the first edge.
+func (t *Tree) selectPUCT(parentN int, first, cnt int32) int32 {
+	cs := t.opt.C * math.Sqrt(float64(parentN))
+	fpu := t.opt.FPU
+	hot := t.a.hot[first : first+cnt]
+	best, bestKey := 0, int64(math.MinInt64)
+	for i := range hot {
+		h := &hot[i]
+		vl := atomic.LoadInt32(&h.vloss)
+		n := uint32(atomic.LoadInt32(&h.n) + vl)
+		key := orderKey(puctTabScore(atomic.LoadInt64(&h.w), vl, n, h.prior, cs, fpu))
+		if key > bestKey {
+			best, bestKey = i, key
+		}
+	}
+	return first + int32(best)
+}
+
+// Tables of ln n, 1/n and 1/sqrt(n) for small n (32 KiB, 64 KiB, and
+// 64 KiB for uctTab).
+const tabN = 4096
+
+var lnTab [tabN]float64
+
+// recipTab[n] holds 1/n and 1/sqrt(n) side by side, so that the UCT loop
+// reads one cache line per edge.
+var recipTab [tabN]struct{ inv, invSqrt float64 }
+
+// uctTab[n] holds 1/(n*valueScale) and 1/sqrt(n) for uctKey; uctTab[0] is zero.
+var uctTab [tabN]struct{ invScaled, invSqrt float64 }
+
+func init() {
+	for n := 1; n < tabN; n++ {
+		lnTab[n] = math.Log(float64(n))
+		recipTab[n].inv = 1 / float64(n)
+		recipTab[n].invSqrt = 1 / math.Sqrt(float64(n))
+		uctTab[n].invScaled = 1 / float64(n) / valueScale
+		uctTab[n].invSqrt = recipTab[n].invSqrt
 	}
 }
 
-// MixUniform returns (1-gamma)*rho + gamma/k, the exploration mixture of
-// a probability rho among k actions.
-func MixUniform(rho, gamma float64, k int) float64 {
-	return (1-gamma)*rho + gamma/float64(k)
+// lnOf returns ln n; above the table it keeps n's top 12 bits (absolute
+// error < 5e-4, ample for an exploration term) to avoid math.Log.
+func lnOf(n int) float64 {
+	if n < tabN {
+		return lnTab[n]
+	}
+	e := bits.Len(uint(n)) - 12
+	return lnTab[n>>e] + float64(e)*math.Ln2
+}
+
+func invOf(n int) float64 {
+	if uint(n) < tabN {
+		return recipTab[n].inv
+	}
+	return 1 / float64(n)
+}
+
+func invSqrtOf(n int) float64 {
+	if uint(n) < tabN {
+		return recipTab[n].invSqrt
+	}
+	return 1 / math.Sqrt(float64(n))
 }

@@ -1,8 +1,84 @@
 package search
 
 import (
+	"math"
 	"sync/atomic"
 )
+
+// SimRule is the selection rule at simultaneous (joint) nodes, where every
+// player runs its own bandit over its own edge segment.
+type SimRule uint8
+
+const (
+	// SimUCB (simsel=ucb) is decoupled selection by the tree's Rule: each
+	// player picks its edge deterministically by the rule's score (UCT by
+	// default). Known not to converge to an equilibrium in general
+	// (Lisý et al. 2013): the players' statistics can co-adapt.
+	SimUCB SimRule = iota
+	// SimExp3 (simsel=exp3) samples each player's edge from Exp3's
+	// distribution sigma = (1-g)*rho + g/K, rho proportional to
+	// exp(eta*X_a) with eta = g/K and X_a the cumulative importance-weighted
+	// reward of edge a (Auer et al. 2002; SM-MCTS of Lanctot et al. 2013).
+	SimExp3
+	// SimRM (simsel=rm) samples from regret matching: rho proportional
+	// to the positive parts of the cumulative regrets (uniform when none is
+	// positive), mixed with g/K exploration (SM-MCTS-RM, Lisý et al. 2013).
+	SimRM
+)
+
+var simRuleNames = []string{"ucb", "exp3", "rm"}
+
+func (r SimRule) String() string {
+	if int(r) < len(simRuleNames) {
+		return simRuleNames[r]
+	}
+	return "unknown"
+}
+
+// Exp3Policy writes into dst the exponential-weights distribution
+// rho_a = exp(eta*cum_a) / sum_b exp(eta*cum_b) (without exploration).
+// The maximum of cum is subtracted before exponentiation, so large sums
+// neither overflow nor lose the distribution. len(dst) must be len(cum).
+func Exp3Policy(dst, cum []float64, eta float64) {
+	m := math.Inf(-1)
+	for _, x := range cum {
+		m = max(m, x)
+	}
+	var sum float64
+	for i, x := range cum {
+		dst[i] = math.Exp(eta * (x - m))
+		sum += dst[i]
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+}
+
+// RegretMatchingPolicy writes into dst the regret-matching distribution:
+// rho_a = max(R_a, 0) / sum_b max(R_b, 0), or uniform when no regret is
+// positive. len(dst) must be len(regrets).
+func RegretMatchingPolicy(dst, regrets []float64) {
+	var sum float64
+	for i, r := range regrets {
+		dst[i] = max(r, 0)
+		sum += dst[i]
+	}
+	if sum <= 0 {
+		for i := range dst {
+			dst[i] = 1 / float64(len(dst))
+		}
+		return
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+}
+
+// MixUniform returns (1-gamma)*rho + gamma/k, the exploration mixture of
+// a probability rho among k actions.
+func MixUniform(rho, gamma float64, k int) float64 {
+	return (1-gamma)*rho + gamma/float64(k)
+}
 
 // Exp3 and regret matching at simultaneous nodes (Options.SimSel).
 //

@@ -40,7 +40,6 @@ import (
 	_ "github.com/canopy-go/canopy/games/tetrislink"
 	"github.com/canopy-go/canopy/internal/refdata"
 	_ "github.com/canopy-go/canopy/search" // the mcts agent
-	_ "github.com/canopy-go/canopy/search/gameheur"
 )
 
 // studySeed is the base seed of every study table in docs/RESULTS.md.

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/rand/v2"
 	"sync/atomic"
 	"unsafe"
 
@@ -156,4 +157,184 @@ func simSegment(a *arena, nd *node, p, players int) (first, count int32) {
 		first += int32(a.edges[nd.firstEdge+int32(q)].action)
 	}
 	return first, int32(a.edges[nd.firstEdge+int32(p)].action)
+}
+
+// Tree is one search tree over a game. A Tree is driven either by Search
+// (synchronous, Options.Threads goroutines) or by a caller that runs the
+// pipeline itself through SelectLeaf and Backup, one Walker per leaf in
+// flight. SelectLeaf and Backup are safe for concurrent use with distinct
+// Walkers once the tree has been marked shared (SetShared(true); Search
+// does it for Threads > 1); Prepare, Search and the result methods must
+// not run concurrently with them.
+type Tree struct {
+	game    games.Game
+	opt     Options
+	players int
+	a       *arena
+	spare   *arena // compaction target for tree reuse (allocated on first use)
+
+	root      int32
+	rootState games.State // owned by the tree
+	shared    bool        // atomic adds on statistics
+	plainUCT  bool        // Rule is UCT without progressive bias (selectUCTPlain when unshared)
+
+	full    atomic.Bool  // an allocation failed since the last Prepare
+	claimed atomic.Int64 // simulations started in the current Search
+	sims    int64        // simulations backed up since the tree was made (atomic when shared)
+	rng     *rand.Rand   // root noise and final-move sampling
+
+	walkers []*Walker // walkers[i] is used by Search's goroutine i
+	seed    uint64
+
+	reuse reuseState // tree-reuse bookkeeping (reuse.go)
+
+	// SO-ISMCTS (ismcts.go): every simulation starts from a fresh
+	// determinization of obsRoot for observer.
+	ismcts   bool
+	observer int
+	obsRoot  games.State
+	tt       *transTable
+
+	// given holds the root priors handed to PrepareWith for the duration
+	// of that call (nil otherwise).
+	given []float32
+	ones  []float32 // uniform priors for PrepareWith(s, nil)
+}
+
+// New returns a tree for g with options o (see DefaultOptions) and a seed
+// from which every random choice derives.
+func New(g games.Game, o Options, seed uint64) (*Tree, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	maxNodes := o.MaxNodes
+	if maxNodes <= 0 {
+		maxNodes = 1 << 20
+		if o.Sims > 0 && o.Time == 0 {
+			maxNodes = min(maxNodes, o.Sims+16)
+		}
+	}
+	maxEdges := o.MaxEdges
+	if maxEdges <= 0 {
+		// Room for every node to be expanded with up to 128 actions; the
+		// memory is virtual until touched.
+		maxEdges = min(maxNodes*min(g.NumActions()+g.NumPlayers(), 128), 1<<24)
+	}
+	t := &Tree{
+		game: g, opt: o, players: g.NumPlayers(),
+		a:         newArena(maxNodes, maxEdges),
+		rootState: g.NewInitialState(),
+		rng:       games.NewRand(seed),
+		seed:      seed,
+		root:      NilNode,
+		plainUCT:  o.Rule == UCT && o.Bias == 0,
+	}
+	if o.TT {
+		t.tt = newTransTable(maxNodes)
+	}
+	return t, nil
+}
+
+// Options returns the tree's options (defaults filled in).
+func (t *Tree) Options() Options { return t.opt }
+
+// SetShared switches statistics updates to atomic adds (true) for
+// concurrent SelectLeaf/Backup callers. Call it between searches.
+func (t *Tree) SetShared(on bool) { t.shared = on }
+
+// Stats reports the arena usage.
+func (t *Tree) Stats() Stats { return t.a.stats() }
+
+// Full reports whether an allocation failed since the last Prepare.
+func (t *Tree) Full() bool { return t.full.Load() }
+
+// step is one edge taken by a simulation.
+type step struct {
+	node, edge int32
+	player     int32 // whose value the edge accumulates; -1 for chance edges
+	first      bool  // the first step at its node (counts the node visit)
+	// bandit marks a step chosen by simsel=exp3/rm at a simultaneous node;
+	// prob is the probability with which the edge was sampled (the
+	// importance weight of its reward in backupSim).
+	bandit bool
+	prob   float32
+}
+
+// Walker carries one simulation through the pipeline: the path, the leaf
+// state and scratch space. A Walker is used by one goroutine at a time; a
+// batching driver keeps one per leaf in flight.
+type Walker struct {
+	t *Tree
+	// State is the leaf's state after SelectLeaf. An evaluator may modify
+	// it; Backup does not read it.
+	State games.State
+	// Value receives the evaluation (one entry per player, in [-1, 1]).
+	Value []float64
+	// Priors receives an evaluator's policy, indexed by action id.
+	Priors []float32
+	// Ctx is the evaluator scratch space.
+	Ctx *EvalContext
+
+	path     []step
+	leaf     int32 // leaf node, or NilNode when the arena was full
+	terminal bool  // the leaf is terminal; Value holds its returns
+	expandAt bool  // Backup expands the leaf (ExpandVisits == 0)
+
+	legal    games.Mask     // leaf's legal actions (current player)
+	simLegal []games.Mask   // leaf's legal actions per player (simultaneous)
+	hprior   []float32      // heuristic priors of the leaf (progressive bias)
+	perm     []int32        // expansion scratch: edge order (drawSwaps)
+	acts     []games.Action // expansion scratch: shuffled actions
+	amaf     []games.Mask   // AMAF: actions each player played below a node
+	order    []int32        // scratch for PoolRAVE
+	simX     []float64      // simsel=exp3/rm scratch: a segment's sums
+	simRho   []float64      // simsel=exp3/rm scratch: a segment's strategy
+}
+
+// NewWalker returns a walker with its own random stream.
+func (t *Tree) NewWalker(seed uint64) *Walker {
+	g := t.game
+	n := g.NumActions()
+	w := &Walker{
+		t: t, State: g.NewInitialState(),
+		Value:  make([]float64, t.players),
+		Priors: make([]float32, n),
+		Ctx:    newEvalContext(g, games.NewRand(seed)),
+		path:   make([]step, 0, g.MaxGameLength()*t.players+8),
+		legal:  games.NewMask(n),
+		hprior: make([]float32, n),
+		perm:   make([]int32, n+t.players),
+		acts:   make([]games.Action, n),
+		order:  make([]int32, 0, 64),
+		simX:   make([]float64, n),
+		simRho: make([]float64, n),
+	}
+	w.Ctx.PoolP = t.opt.PoolP
+	for range t.players {
+		w.simLegal = append(w.simLegal, games.NewMask(n))
+		w.amaf = append(w.amaf, games.NewMask(n))
+	}
+	return w
+}
+
+// Leaf returns the leaf node of the walker's last SelectLeaf (NilNode when
+// the arena was full) and whether it is terminal.
+func (w *Walker) Leaf() (node int32, terminal bool) { return w.leaf, w.terminal }
+
+// ---- statistics helpers (atomic only when shared) ----
+
+func (t *Tree) add32(p *int32, d int32) {
+	if t.shared {
+		atomic.AddInt32(p, d)
+	} else {
+		*p += d
+	}
+}
+
+func (t *Tree) add64(p *int64, d int64) {
+	if t.shared {
+		atomic.AddInt64(p, d)
+	} else {
+		*p += d
+	}
 }

@@ -7,8 +7,7 @@ import (
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
-	_ "github.com/canopy-go/canopy/search"          // registers the mcts agent
-	_ "github.com/canopy-go/canopy/search/gameheur" // game heuristics for mcts:bias=, rollout=heuristic
+	_ "github.com/canopy-go/canopy/search" // registers the mcts agent
 )
 
 func init() {
@@ -30,9 +29,13 @@ Example:
 			moves := fs.String("moves", "", "position: move list or state notation (default: initial position)")
 			player := fs.Int("player", -1, "player to ask at simultaneous positions (default 0)")
 			seed := fs.Uint64("seed", 1, "random seed")
+			netBackend := agentBackendFlag(fs)
 			analyze := fs.Bool("analyze", false, "print visits, Q and prior per action")
 			asJSON := fs.Bool("json", false, "print as JSON")
 			return func(e *env, args []string) error {
+				if err := setAgentBackend(*netBackend); err != nil {
+					return err
+				}
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}

@@ -209,33 +209,15 @@ func TwoDistances(s *State, p int) (fromA, fromB []int, potential int) {
 // wins at once scores above everything. Ties are broken uniformly with the
 // agent's seeded generator. Not safe for concurrent use.
 type HexDist struct {
-	g       *Game
-	rng     *rand.Rand
-	ev      evaluator
-	mask    games.Mask
-	scratch *State
-	dA, dB  [maxCells]int32
+	g    *Game
+	rng  *rand.Rand
+	sc   scorer
+	mask games.Mask
 }
 
 // NewHexDist returns the hexdist agent for g.
 func NewHexDist(g *Game, seed uint64) *HexDist {
-	return &HexDist{
-		g: g, rng: games.NewRand(seed), ev: evaluator{g: g},
-		mask: games.NewMask(g.NumActions()), scratch: g.NewState(),
-	}
-}
-
-// score evaluates action a for the player to move in s.
-func (h *HexDist) score(s *State, a games.Action) int {
-	p := s.CurrentPlayer()
-	*h.scratch = *s
-	h.scratch.Apply(a)
-	if h.scratch.winner == int8(p) {
-		return winScore
-	}
-	own := h.ev.potential(&h.scratch.stones, p, &h.dA, &h.dB)
-	opp := h.ev.potential(&h.scratch.stones, 1-p, &h.dA, &h.dB)
-	return opp - own
+	return &HexDist{g: g, rng: games.NewRand(seed), mask: games.NewMask(g.NumActions())}
 }
 
 func (h *HexDist) state(s games.State, player int) (*State, error) {
@@ -261,7 +243,7 @@ func (h *HexDist) Act(ctx context.Context, s games.State, player int) (games.Act
 		if err := ctx.Err(); err != nil {
 			return games.NoAction, err
 		}
-		v := h.score(hs, a)
+		v := h.sc.score(hs, a)
 		switch {
 		case best == games.NoAction || v > bestScore:
 			best, bestScore, ties = a, v, 1
@@ -288,7 +270,7 @@ func (h *HexDist) Analyze(ctx context.Context, s games.State, player int) ([]age
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out = append(out, agent.Analysis{Action: a, Score: float64(h.score(hs, a))})
+		out = append(out, agent.Analysis{Action: a, Score: float64(h.sc.score(hs, a))})
 	}
 	return out, nil
 }

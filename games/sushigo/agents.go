@@ -92,19 +92,6 @@ func gain(c *core, p int, a games.Action, heuristic bool) float64 {
 	return greedyValue(&after, p) - greedyValue(c, p)
 }
 
-// Heuristic scores action a for player in s, in points: the change of the
-// heuristic value of player's position when it takes a (see
-// heuristicValue). Larger is better; it is meant as a progressive bias or
-// prior for search. Zero for other states, chance or terminal nodes, and
-// illegal actions. Allocation-free.
-func Heuristic(s games.State, player int, a games.Action) float64 {
-	st, ok := s.(*State)
-	if !ok || player < 0 || player >= int(st.c.np) || !st.c.isLegal(player, a) {
-		return 0
-	}
-	return gain(&st.c, player, a, true)
-}
-
 // greedyValue is p's round score if the round ended now, with the maki
 // standings and (scaled to this point) pudding standings as if scored now.
 func greedyValue(c *core, p int) float64 {

@@ -56,7 +56,8 @@
 // may see.
 //
 // Agents "sushigo-greedy" and "sushigo-heuristic" register for both views;
-// Heuristic exposes the latter's action score as a search prior.
+// State.HeuristicValue (games.Heuristic) exposes the latter's action score
+// to search, for progressive bias and heuristic rollouts.
 // State.RandomPlayout is a specialised random playout for rollouts (same
 // distribution as games.RandomPlayout; it and Resample draw one value from
 // the caller's PCG to seed a faster wyrand stream, so both stay

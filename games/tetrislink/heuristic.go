@@ -93,6 +93,24 @@ func (s *State) Features(a games.Action) Features {
 // Weights weigh the features (connect, group, block, points).
 type Weights [4]float64
 
+// Value is the weighted feature sum w·f, the score of the heuristic agent
+// and of HeuristicValue.
+func (w Weights) Value(f Features) float64 {
+	return w[0]*float64(f.Connect) + w[1]*float64(f.Group) + w[2]*float64(f.Block) + w[3]*float64(f.Points)
+}
+
+// HeuristicValue implements games.Heuristic: the TunedWeights feature sum
+// of placement a (legal for the player to move), in points-like units
+// (points dominate; scale a progressive-bias weight accordingly). player
+// is not used: Tetris Link is sequential and the features are the mover's.
+// 0 once the game is over. It does not modify s and does not allocate.
+func (s *State) HeuristicValue(player int, a games.Action) float64 {
+	if s.IsTerminal() {
+		return 0
+	}
+	return TunedWeights.Value(s.Features(a))
+}
+
 func (w Weights) String() string {
 	return fmt.Sprintf("%g/%g/%g/%g", w[0], w[1], w[2], w[3])
 }
@@ -179,9 +197,7 @@ func (h *Heuristic) Choose(s *State) games.Action {
 	return best
 }
 
-func (h *Heuristic) value(f Features) float64 {
-	return h.W[0]*float64(f.Connect) + h.W[1]*float64(f.Group) + h.W[2]*float64(f.Block) + h.W[3]*float64(f.Points)
-}
+func (h *Heuristic) value(f Features) float64 { return h.W.Value(f) }
 
 // heuristicAgent adapts Heuristic to agent.Agent.
 type heuristicAgent struct{ h *Heuristic }
@@ -254,3 +270,6 @@ func init() {
 		},
 	})
 }
+
+// The capability is checked at compile time.
+var _ games.Heuristic = (*State)(nil)

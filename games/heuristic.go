@@ -1,0 +1,24 @@
+package games
+
+// Heuristic is implemented by states of games with domain knowledge: a
+// quick static score of each action for the player choosing it. Searches
+// use it for progressive bias (the score is stored per edge when a node is
+// expanded) and for heuristic (epsilon-greedy) rollouts, where it is called
+// for every legal action at every rollout step.
+//
+// HeuristicValue returns the value of action a, legal for player in the
+// receiver, to player: larger is better. player is the player to move at
+// ordinary states and one of the choosing players at a simultaneous state
+// (SimultaneousPlayer). The scale is the game's own (points, feature sums,
+// distances), so a search scales it by its bias weight; only the order and
+// the relative sizes among one state's actions matter. Chance and terminal
+// states, and actions that are not legal, may score anything (0 by
+// convention).
+//
+// HeuristicValue must not modify the state, must not allocate, and must be
+// safe to call concurrently on distinct states (searches call it from
+// several goroutines, each on its own copy).
+type Heuristic interface {
+	State
+	HeuristicValue(player int, a Action) float64
+}

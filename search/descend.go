@@ -1,0 +1,252 @@
+package search
+
+import (
+	"sync/atomic"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// Descent, pipeline step (1): from the root to a leaf by the selection
+// rule (select.go), expanding (expand.go) and creating nodes on the way.
+
+// SelectLeaf is pipeline step (1): it copies the root state into
+// w.State, descends by the selection rule (expanding nodes that have
+// reached ExpandVisits), adds one virtual loss to every edge taken and
+// stops at a new node, an unexpanded node or a terminal state. It returns
+// true when the leaf needs an evaluation; otherwise (terminal leaf)
+// w.Value already holds the returns and Backup can follow at once.
+func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
+	w.path = w.path[:0]
+	w.Ctx.Trace = w.Ctx.Trace[:0]
+	w.Ctx.Pool = w.Ctx.Pool[:0]
+	w.terminal, w.expandAt = false, false
+	record := t.opt.Rule.usesAMAF()
+	w.Ctx.Record = record
+	if t.ismcts {
+		t.obsRoot.(games.Resampler).Resample(t.observer, w.Ctx.Rng, w.State)
+	} else {
+		t.rootState.CloneInto(w.State)
+	}
+	s := w.State
+	cur := t.root
+	// fast: plain UCT on an unshared tree without ISMCTS (no AMAF trace):
+	// descendPlain takes the expanded decision nodes.
+	fast := t.plainUCT && !t.shared && !t.ismcts
+	for {
+		if fast {
+			if cur = t.descendPlain(w, cur); cur == NilNode {
+				// Arena full: evaluate this state without a node.
+				if s.IsTerminal() {
+					return t.terminalLeaf(w, NilNode)
+				}
+				return t.evalLeaf(w, NilNode)
+			}
+		}
+		nd := &t.a.nodes[cur]
+		if nd.player == games.TerminalPlayer || (t.ismcts && s.IsTerminal()) {
+			return t.terminalLeaf(w, cur)
+		}
+		if atomic.LoadUint32(&nd.state) != expanded {
+			expandNow := t.opt.ExpandVisits > 0 && atomic.LoadInt32(&nd.n) >= int32(t.opt.ExpandVisits) &&
+				atomic.LoadUint32(&nd.state) == unexpanded
+			if !expandNow {
+				return t.evalLeaf(w, cur)
+			}
+			t.legalOf(w, s)
+			if !t.expand(w, cur, nil) {
+				return t.evalLeaf(w, cur)
+			}
+		}
+		var childp *int32
+		switch {
+		case t.ismcts && nd.player != games.SimultaneousPlayer:
+			ei := t.ismctsStep(w, cur, s)
+			if ei == NilEdge {
+				return t.evalLeaf(w, cur)
+			}
+			e := &t.a.edges[ei]
+			pl := int32(nd.player)
+			if pl < 0 {
+				pl = -1
+			}
+			w.path = append(w.path, step{node: cur, edge: ei, player: pl, first: true})
+			t.a.hot[ei].vloss++
+			if record && pl >= 0 {
+				w.Ctx.Trace = append(w.Ctx.Trace, Traced{pl, e.action})
+			}
+			s.Apply(e.action)
+			childp = &e.child
+		case nd.player == games.ChancePlayer:
+			a := s.(games.ChanceState).SampleChance(w.Ctx.Rng)
+			ei := nd.firstEdge
+			for end := ei + nd.numEdges; ei < end && t.a.edges[ei].action != a; ei++ {
+			}
+			if ei == nd.firstEdge+nd.numEdges {
+				// An outcome not seen at expansion: evaluate from here.
+				return t.evalLeaf(w, cur)
+			}
+			w.path = append(w.path, step{node: cur, edge: ei, player: -1, first: true})
+			t.add32(&t.a.hot[ei].vloss, 1)
+			s.Apply(a)
+			childp = &t.a.edges[ei].child
+		case nd.player == games.SimultaneousPlayer:
+			joint := w.Ctx.Joint
+			for q := range t.players {
+				first, cnt := simSegment(t.a, nd, q, t.players)
+				st := step{node: cur, player: int32(q), first: q == 0}
+				if t.opt.SimSel == SimUCB {
+					st.edge = t.selectEdge(nd, first, cnt)
+				} else {
+					st.edge, st.prob = t.selectSim(w, first, cnt)
+					st.bandit = true
+				}
+				ei := st.edge
+				w.path = append(w.path, st)
+				t.add32(&t.a.hot[ei].vloss, 1)
+				joint[q] = t.a.edges[ei].action
+				if record {
+					w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(q), joint[q]})
+				}
+			}
+			s.(games.SimultaneousState).ApplyJoint(joint)
+			childp = &nd.next
+		default:
+			var ei int32
+			if t.plainUCT && !t.shared {
+				ei = t.selectUCTPlain(nd)
+			} else {
+				ei = t.selectEdge(nd, nd.firstEdge, nd.numEdges)
+			}
+			e := &t.a.edges[ei]
+			w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
+			t.add32(&t.a.hot[ei].vloss, 1)
+			if record {
+				w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(nd.player), e.action})
+			}
+			s.Apply(e.action)
+			childp = &e.child
+		}
+		child := atomic.LoadInt32(childp)
+		if child == NilNode {
+			child = t.newChild(childp, s)
+			if child == NilNode {
+				// Arena full: evaluate this state without a node.
+				if s.IsTerminal() {
+					return t.terminalLeaf(w, NilNode)
+				}
+				return t.evalLeaf(w, NilNode)
+			}
+			cur = child
+			continue // a new node: terminal or evaluated at the top of the loop
+		}
+		cur = child
+	}
+}
+
+// descendPlain is SelectLeaf's default case in a loop of its own, for
+// plain UCT on an unshared tree without ISMCTS: from node cur it descends
+// through expanded decision nodes, appending to w.path, adding virtual
+// losses and applying the actions to w.State, and returns the first node
+// that is not an expanded decision node (a new child included), or
+// NilNode when the arena had no room for a new child (w.State is then the
+// child's state).
+func (t *Tree) descendPlain(w *Walker, cur int32) int32 {
+	nodes, edges, hot := t.a.nodes, t.a.edges, t.a.hot
+	s := w.State
+	for {
+		nd := &nodes[cur]
+		if nd.player < 0 || nd.state != expanded {
+			return cur
+		}
+		ei := t.selectUCTPlain(nd)
+		w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
+		hot[ei].vloss++
+		e := &edges[ei]
+		s.Apply(e.action)
+		if e.child == NilNode {
+			return t.newChild(&e.child, s)
+		}
+		cur = e.child
+	}
+}
+
+// newChild creates the node for state s and publishes it in *slot; when
+// another goroutine published first, that node is returned (the new one is
+// wasted). With a transposition table an existing node of s is linked.
+func (t *Tree) newChild(slot *int32, s games.State) int32 {
+	if t.tt != nil {
+		if ni := t.tt.lookup(t, s); ni != NilNode {
+			if atomic.CompareAndSwapInt32(slot, NilNode, ni) {
+				return ni
+			}
+			return atomic.LoadInt32(slot)
+		}
+	}
+	ni := t.a.newNode(playerOf(s))
+	if ni == NilNode {
+		t.full.Store(true)
+		return NilNode
+	}
+	if !atomic.CompareAndSwapInt32(slot, NilNode, ni) {
+		return atomic.LoadInt32(slot)
+	}
+	if t.tt != nil {
+		t.tt.insert(t, s, ni)
+	}
+	return ni
+}
+
+func (t *Tree) terminalLeaf(w *Walker, ni int32) bool {
+	w.leaf, w.terminal = ni, true
+	w.Ctx.Terminal(w.State, w.Value)
+	return false
+}
+
+// evalLeaf finishes SelectLeaf at a leaf that needs an evaluation.
+func (t *Tree) evalLeaf(w *Walker, ni int32) bool {
+	w.leaf = ni
+	if ni != NilNode && t.opt.ExpandVisits == 0 && atomic.LoadUint32(&t.a.nodes[ni].state) == unexpanded {
+		w.expandAt = true
+		t.legalOf(w, w.State)
+	}
+	if t.opt.Rule == PoolRAVE && len(w.path) > 0 {
+		t.fillPool(w, w.path[len(w.path)-1].node)
+	}
+	return true
+}
+
+// fillPool puts the PoolK actions with the best AMAF mean at node ni
+// (visited at least once in AMAF) into the walker's rollout pool.
+func (t *Tree) fillPool(w *Walker, ni int32) {
+	nd := &t.a.nodes[ni]
+	if atomic.LoadUint32(&nd.state) != expanded || nd.player < 0 {
+		return
+	}
+	pool := w.Ctx.Pool[:0]
+	var vals [64]float64
+	k := min(t.opt.PoolK, len(vals))
+	for j := nd.firstEdge; j < nd.firstEdge+nd.numEdges; j++ {
+		e := &t.a.edges[j]
+		an := atomic.LoadInt32(&e.amafN)
+		if an == 0 {
+			continue
+		}
+		v := float64(atomic.LoadInt64(&e.amafW)) / valueScale / float64(an)
+		// insertion into the sorted top-k
+		pos := len(pool)
+		if pos == k {
+			if v <= vals[k-1] {
+				continue
+			}
+			pos--
+		} else {
+			pool = append(pool, 0)
+		}
+		for pos > 0 && vals[pos-1] < v {
+			vals[pos], pool[pos] = vals[pos-1], pool[pos-1]
+			pos--
+		}
+		vals[pos], pool[pos] = v, e.action
+	}
+	w.Ctx.Pool = pool
+}

@@ -1,0 +1,222 @@
+package search
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// Expansion: a node's legal actions become edges, in uniformly random
+// order at decision nodes, with uniform, evaluator or heuristic priors.
+
+// legalOf fills w.legal (or w.simLegal) with s's legal actions, and the
+// heuristic priors when progressive bias is on.
+func (t *Tree) legalOf(w *Walker, s games.State) {
+	switch p := s.CurrentPlayer(); p {
+	case games.SimultaneousPlayer:
+		ss := s.(games.SimultaneousState)
+		for q := range t.players {
+			ss.LegalFor(q, w.simLegal[q])
+		}
+	default:
+		s.Legal(w.legal)
+		if t.opt.Bias != 0 && p >= 0 {
+			for a := range w.legal.All() {
+				w.hprior[a] = float32(t.opt.Heuristic.Score(s, p, a))
+			}
+		}
+	}
+}
+
+// expand creates the edges of node ni from the walker's legal masks (see
+// legalOf). priors, when non-nil, are the evaluator's weights by action.
+// It returns false when another goroutine is expanding the node or the
+// edge arena is full.
+//
+// Protocol: CAS state unexpanded->expanding gives one goroutine the right
+// to write firstEdge/numEdges and the edges; it then stores expanded
+// (atomic store, which orders the plain writes before it for any reader
+// that loads expanded). Readers never touch edges of a node they have not
+// seen expanded.
+func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
+	nd := &t.a.nodes[ni]
+	if !atomic.CompareAndSwapUint32(&nd.state, unexpanded, expanding) {
+		return false
+	}
+	rng := w.Ctx.Rng
+	if nd.player == games.SimultaneousPlayer {
+		k := t.players
+		for q := range t.players {
+			k += w.simLegal[q].Count()
+		}
+		first := t.a.newEdges(k)
+		if first == NilEdge {
+			t.full.Store(true)
+			atomic.StoreUint32(&nd.state, unexpanded)
+			return false
+		}
+		i := first + int32(t.players)
+		for q := range t.players {
+			c := w.simLegal[q].Count()
+			t.a.edges[first+int32(q)] = edge{action: games.Action(c), child: NilNode}
+			perm := w.perm[:c]
+			drawSwaps(perm, rng)
+			seg := i
+			for a := range w.simLegal[q].All() {
+				placeEdge(t.a, seg, i-seg, perm, a, 1/float32(c))
+				i++
+			}
+		}
+		nd.firstEdge, nd.numEdges = first, int32(k)
+		atomic.StoreUint32(&nd.state, expanded)
+		return true
+	}
+	k := w.legal.Count()
+	first := t.a.newEdges(k)
+	if first == NilEdge {
+		t.full.Store(true)
+		atomic.StoreUint32(&nd.state, unexpanded)
+		return false
+	}
+	if priors == nil && t.opt.Bias == 0 && nd.player >= 0 {
+		// Uniform priors at a decision node: the general loop below
+		// without its prior cases (same edges, same random draws).
+		// The inside-out shuffle runs on the walker's action scratch and
+		// each edge is written once.
+		perm, acts := w.perm[:k], w.acts[:k]
+		drawSwaps(perm, rng)
+		i := 0
+		for wi, word := range w.legal {
+			for ; word != 0; word &= word - 1 {
+				j := perm[i]
+				acts[i] = acts[j]
+				acts[j] = games.Action(wi<<6 + bits.TrailingZeros64(word))
+				i++
+			}
+		}
+		uniform := 1 / float32(k)
+		edges, hot := t.a.edges[first:first+int32(k)], t.a.hot[first:first+int32(k)]
+		for i, a := range acts {
+			edges[i] = edge{action: a, child: NilNode}
+			hot[i].prior = uniform
+		}
+		nd.firstEdge, nd.numEdges = first, int32(k)
+		atomic.StoreUint32(&nd.state, expanded)
+		return true
+	}
+	var sum float32
+	if priors != nil {
+		for a := range w.legal.All() {
+			sum += max(priors[a], 0)
+		}
+	}
+	// Edges of a decision node are written in uniformly random order
+	// (inside-out Fisher-Yates, perm from drawSwaps), so that "first
+	// unvisited edge" and first-maximum tie-breaks are uniform choices.
+	// Chance nodes keep action order.
+	perm := w.perm[:k]
+	if nd.player >= 0 {
+		drawSwaps(perm, rng)
+	} else {
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+	}
+	uniform := 1 / float32(k)
+	i := int32(0)
+	for a := range w.legal.All() {
+		p := uniform
+		switch {
+		case priors != nil && sum > 0:
+			p = max(priors[a], 0) / sum
+		case t.opt.Bias != 0:
+			p = w.hprior[a]
+		}
+		placeEdge(t.a, first, i, perm, a, p)
+		i++
+	}
+	nd.firstEdge, nd.numEdges = first, int32(k)
+	atomic.StoreUint32(&nd.state, expanded)
+	return true
+}
+
+// factTab[k] holds k! and 2^64 mod k! (Lemire's rejection threshold) for
+// the permutations drawn in one batch by drawSwaps (20! < 2^64).
+var factTab = func() (t [21]struct{ fact, thresh uint64 }) {
+	f := uint64(1)
+	for k := range t {
+		if k > 1 {
+			f *= uint64(k)
+		}
+		t[k].fact, t[k].thresh = f, -f%f
+	}
+	return t
+}()
+
+// placeEdge is one step of an inside-out Fisher-Yates shuffle of the k
+// edges from first: edge i (action a, prior p) goes to slot perm[i] <= i,
+// and the edge that held that slot moves to slot i. After the last step
+// the edges are in uniformly random order when perm comes from drawSwaps
+// (the identity perm keeps them in order).
+func placeEdge(ar *arena, first, i int32, perm []int32, a games.Action, p float32) {
+	j := perm[i]
+	if j != i {
+		ar.edges[first+i] = ar.edges[first+j]
+		ar.hot[first+i].prior = ar.hot[first+j].prior
+	}
+	ar.edges[first+j] = edge{action: a, child: NilNode}
+	ar.hot[first+j].prior = p
+}
+
+// drawSwaps sets perm[i] to an independent uniform integer in [0, i] for
+// every i (perm[0] = 0): the swap targets of a Fisher-Yates shuffle.
+//
+// It draws one 64-bit number for as many consecutive indices as fit
+// (bounds whose product B is at most 2^64: 19 indices from the start, 7
+// in a 7-action game) and splits it by chained multiplications (the
+// high words of x*b are the mixed-radix digits of floor(x*B/2^64)); the
+// final low word is Lemire's rejection test for B, so the digits are
+// exactly uniform (Brackett-Rozinsky and Lemire 2024, batched ranged
+// random integers). One Uint64 per expansion instead of k-1 IntN calls.
+func drawSwaps(perm []int32, rng *rand.Rand) {
+	if len(perm) == 0 {
+		return
+	}
+	perm[0] = 0
+	if k := len(perm); k < len(factTab) {
+		// One batch: B = k!, rejection threshold 2^64 mod k! from tables.
+		for {
+			x := rng.Uint64()
+			for b := 1; b < k; b++ {
+				hi, lo := bits.Mul64(x, uint64(b+1))
+				perm[b], x = int32(hi), lo
+			}
+			if x >= factTab[k].thresh {
+				return
+			}
+		}
+	}
+	for i := 1; i < len(perm); {
+		prod, e := uint64(i+1), i+1
+		for e < len(perm) {
+			hi, lo := bits.Mul64(prod, uint64(e+1))
+			if hi != 0 {
+				break
+			}
+			prod, e = lo, e+1
+		}
+		for {
+			x := rng.Uint64()
+			for b := i; b < e; b++ {
+				hi, lo := bits.Mul64(x, uint64(b+1))
+				perm[b], x = int32(hi), lo
+			}
+			if x >= prod || x >= -prod%prod {
+				break
+			}
+		}
+		i = e
+	}
+}
