@@ -33,6 +33,38 @@ func (n *Net) metadata() map[string]string {
 	return map[string]string{ConfigKey: n.cfg.JSON(), FormatKey: FormatVersion}
 }
 
+// EncodeWithMetadata is Encode with extra metadata entries (string keys
+// and values, stored in the safetensors header beside the config). The
+// keys ConfigKey and FormatKey are reserved: giving one is an error.
+func (n *Net) EncodeWithMetadata(extra map[string]string) ([]byte, error) {
+	meta, err := n.withMetadata(extra)
+	if err != nil {
+		return nil, err
+	}
+	return safetensors.Encode(n.tensors(), meta)
+}
+
+// SaveWithMetadata is Save with extra metadata entries (see
+// EncodeWithMetadata). The write is atomic.
+func (n *Net) SaveWithMetadata(path string, extra map[string]string) error {
+	meta, err := n.withMetadata(extra)
+	if err != nil {
+		return err
+	}
+	return safetensors.WriteFile(path, n.tensors(), meta)
+}
+
+func (n *Net) withMetadata(extra map[string]string) (map[string]string, error) {
+	meta := n.metadata()
+	for k, v := range extra {
+		if _, reserved := meta[k]; reserved {
+			return nil, fmt.Errorf("nets: metadata key %q is reserved (the net writes it itself)", k)
+		}
+		meta[k] = v
+	}
+	return meta, nil
+}
+
 func (n *Net) tensors() []safetensors.Tensor {
 	ts := make([]safetensors.Tensor, len(n.params))
 	for i, p := range n.params {
@@ -59,11 +91,40 @@ func Load(path string) (*Net, error) {
 
 // Decode parses a net from safetensors bytes.
 func Decode(buf []byte) (*Net, error) {
+	n, _, err := DecodeWithMetadata(buf)
+	return n, err
+}
+
+// LoadWithMetadata is Load that also returns the file's metadata: every
+// entry, the config and format entries included. The map is the caller's.
+func LoadWithMetadata(path string) (*Net, map[string]string, error) {
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, meta, err := DecodeWithMetadata(buf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, meta, nil
+}
+
+// DecodeWithMetadata is Decode that also returns the file's metadata (see
+// LoadWithMetadata).
+func DecodeWithMetadata(buf []byte) (*Net, map[string]string, error) {
 	f, err := safetensors.Parse(buf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return FromFile(f, nil)
+	n, err := FromFile(f, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := make(map[string]string, len(f.Metadata))
+	for k, v := range f.Metadata {
+		meta[k] = v
+	}
+	return n, meta, nil
 }
 
 // FromFile builds a net from a parsed file. With cfg nil the config comes

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/train"
+)
+
+func init() {
+	def := train.DefaultOptions()
+	register(&command{
+		Name:    "train",
+		Summary: "train a policy-value network on self-play shards (AlphaZero loss) into checkpoints",
+		Usage:   "--data DIR[,DIR...] [--net F | --preset P] [--out DIR] [--iter N] [--steps N] [--batch N] [--lr X] [--json]",
+		Help: `Trains a network on the positions of one or more self-play runs (directories
+written by canopy selfplay, their manifest.json, or single .npz shards; each
+one is a self-play iteration, oldest first) with the AlphaZero loss: policy
+cross-entropy against the visit distribution, value mean squared error against
+the game outcome, and L2 on the weights. Minibatches are shuffled (seeded) and,
+with --augment, each position is transformed by a random symmetry of the game
+(Connect Four and Connect4d: mirror; Hex: 180-degree rotation).
+
+The replay window keeps the last --window positions and the last
+--window-iters iterations (0 = all). Every shard is checked against the game;
+--skip-bad skips unreadable or inconsistent shards with a warning.
+
+Training starts from --net (a checkpoint or any canopy network file; the
+Polyak average F.avg.safetensors beside it, when present, is continued) or
+from a fresh network: --preset, or the built-in one for the game (the
+"connect4" preset for connect4). It writes DIR/iter-NNNN.safetensors and,
+with --polyak > 0, DIR/iter-NNNN.avg.safetensors, whose metadata records the
+game, preset, iteration, positions and steps seen (cumulative) and the parent
+checkpoint. Writes are atomic; a run whose loss becomes NaN or infinite stops
+with an error and never replaces a good checkpoint.
+
+Example:
+  canopy selfplay --out runs/sp0 --games 200
+  canopy train --data runs/sp0 --out runs/nets --steps 2000
+  canopy train --data runs/sp0,runs/sp1 --net runs/nets/iter-0001.safetensors --out runs/nets`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			opt := def
+			data := fs.String("data", "", "self-play run directories, manifests or .npz shards, comma-separated, oldest first (required)")
+			game := fs.String("game", "", "game spec (default: the data's manifest)")
+			netFile := fs.String("net", "", "network to start from (.safetensors; default: a fresh network)")
+			preset := fs.String("preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+" (default: the game's built-in network)")
+			out := fs.String("out", "runs/train", "checkpoint directory (created when missing)")
+			iter := fs.Int("iter", 0, "iteration number of the checkpoint, >= 1 (default: --net's iteration + 1, or 1)")
+			force := fs.Bool("force", false, "overwrite an existing checkpoint of the same iteration")
+			fs.IntVar(&opt.Steps, "steps", def.Steps, fmt.Sprintf("optimizer steps, 1..%d", train.MaxSteps))
+			fs.IntVar(&opt.Batch, "batch", def.Batch, fmt.Sprintf("positions per step, 2..%d", train.MaxBatch))
+			fs.Float64Var(&opt.LR, "lr", def.LR, "peak learning rate, (0, 10]")
+			schedule := fs.String("lr-schedule", string(def.Schedule), "learning-rate schedule: constant, step or cosine")
+			fs.IntVar(&opt.Warmup, "warmup", def.Warmup, "linear warm-up steps, 0..steps")
+			fs.IntVar(&opt.StepEvery, "lr-step-every", def.StepEvery, "step schedule: steps between decays (0 = a third of the steps)")
+			fs.Float64Var(&opt.StepGamma, "lr-step-gamma", def.StepGamma, "step schedule: decay factor, (0, 1]")
+			fs.Float64Var(&opt.FinalLR, "lr-final", def.FinalLR, "cosine schedule: final learning rate, 0..lr")
+			fs.StringVar(&opt.Optimizer, "optimizer", def.Optimizer, "sgd (with momentum) or adam")
+			fs.Float64Var(&opt.Momentum, "momentum", def.Momentum, "SGD momentum, [0, 1)")
+			fs.Float64Var(&opt.L2, "l2", def.L2, "L2 weight on conv and dense weights, [0, 1]")
+			fs.Float64Var(&opt.ValueWeight, "value-weight", def.ValueWeight, "weight of the value loss, (0, 100]")
+			fs.Float64Var(&opt.Polyak, "polyak", def.Polyak, "tau of the Polyak-averaged copy, [0, 1) (0 = none)")
+			fs.BoolVar(&opt.Augment, "augment", def.Augment, "augment with the game's symmetries (--augment=false to disable)")
+			fs.Uint64Var(&opt.Seed, "seed", def.Seed, "random seed (batches, augmentation, fresh weights)")
+			fs.IntVar(&opt.CheckpointEvery, "checkpoint-every", 0, "also save every N steps (0 = at the end only)")
+			window := fs.Int("window", 0, "keep the last N positions (0 = all)")
+			windowIters := fs.Int("window-iters", 0, "keep the last K iterations (0 = all)")
+			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning")
+			asJSON := fs.Bool("json", false, "print the result as JSON")
+			quiet := fs.Bool("quiet", false, "no progress line")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				paths := splitList(*data)
+				if len(paths) == 0 {
+					return usagef("--data is required: self-play run directories or .npz shards, comma-separated")
+				}
+				opt.Schedule = train.Schedule(*schedule)
+				if flagSet(fs, "iter") && *iter < 1 {
+					return usagef("--iter = %d, want 1..%d", *iter, train.MaxIteration)
+				}
+				opt.Iteration = max(*iter, 1) // checked again below once --net is read
+				if err := opt.Check(); err != nil {
+					return usagef("--%v", err)
+				}
+				dopt := train.DatasetOptions{Window: *window, Iterations: *windowIters, SkipBad: *skipBad, Log: warnWriter{e}}
+				if err := dopt.Check(); err != nil {
+					return usagef("--%v", err)
+				}
+				if *netFile != "" && *preset != "" {
+					return usagef("--net and --preset exclude each other: --net starts from existing weights, --preset builds fresh ones")
+				}
+				var g games.Game
+				if *game != "" {
+					var err error
+					if g, err = newGame(*game); err != nil {
+						return err
+					}
+				}
+				var cfg nets.Config
+				if *preset != "" {
+					var err error
+					if cfg, err = nets.Preset(*preset); err != nil {
+						return usagef("--preset: %v", err)
+					}
+				}
+
+				// The starting network and the checkpoint it continues.
+				var net *nets.Net
+				if *netFile != "" {
+					n, info, err := train.LoadCheckpoint(*netFile)
+					if err != nil {
+						return fmt.Errorf("--net: %v", unwrapPath(err))
+					}
+					net, opt.Parent, opt.ParentInfo = n, *netFile, info
+					if !flagSet(fs, "iter") {
+						opt.Iteration = info.Iteration + 1
+					}
+					opt.Preset = net.Config().Preset
+					if opt.Polyak > 0 {
+						if opt.Average, err = siblingAverage(*netFile); err != nil {
+							return err
+						}
+					}
+					if g == nil && net.Config().Game != "" {
+						if g, err = games.New(net.Config().Game); err != nil {
+							return fmt.Errorf("--net %s was made for game %q: %v (pass --game)", *netFile, net.Config().Game, err)
+						}
+					}
+				}
+				if opt.Iteration > train.MaxIteration {
+					return usagef("--iter = %d, want 1..%d", opt.Iteration, train.MaxIteration)
+				}
+				// Output problems surface before the data is read.
+				if err := train.CheckOutput(*out, opt.Iteration, *force); err != nil {
+					if errors.Is(err, train.ErrCheckpointExists) {
+						p, _ := train.CheckpointPaths(*out, opt.Iteration)
+						return fmt.Errorf("%s (or its .avg) already exists; pass --force to overwrite it, or another --iter or --out", p)
+					}
+					return fmt.Errorf("--out: %v", err)
+				}
+				opt.OutDir, opt.Overwrite = *out, *force
+
+				t0 := time.Now()
+				ds, err := train.LoadDataset(paths, g, dopt)
+				if err != nil {
+					if errors.Is(err, train.ErrNoGame) {
+						return usagef("%v with --game", err)
+					}
+					return fmt.Errorf("--data: %v", err)
+				}
+				g = ds.Game()
+				loadTime := time.Since(t0)
+				if net == nil {
+					if *preset != "" {
+						if cfg, err = cfg.ForGame(g); err != nil {
+							return usagef("--preset: %v", err)
+						}
+					} else if cfg, err = builtinConfig(g); err != nil {
+						return fmt.Errorf("no built-in network for %s: %v (pass --preset or --net)", g.Spec(), err)
+					}
+					if net, err = nets.New(cfg, opt.Seed); err != nil {
+						return err
+					}
+					opt.Preset = cfg.Preset
+				}
+				if !*quiet {
+					fmt.Fprintf(e.Stderr, "train: %d positions of %s from %d shards (%.1fs); %s, %d parameters; %d symmetries\n",
+						ds.Len(), g.Spec(), len(ds.Sources()), loadTime.Seconds(), describe(net.Config()), net.NumParams(),
+						len(games.SymmetriesOf(g))+1)
+				}
+
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				// Report (and average the loss over) about 1% of the run at a
+				// time, at most 50 steps; the progress line throttles itself.
+				opt.MetricsEvery = max(1, min(50, opt.Steps/100))
+				prog := newProgress(e.Stderr, "train", opt.Steps, *quiet)
+				res, err := train.Run(ctx, net, ds, opt, func(m train.Metrics) {
+					prog.update(m.Step, fmt.Sprintf("| loss %.4f (policy %.4f, value %.4f) lr %.3g, %.0f samples/s",
+						m.Loss.Total, m.Loss.Policy, m.Loss.Value, m.LR, m.SamplesPerSec))
+				})
+				if err != nil {
+					if !*quiet {
+						fmt.Fprintln(e.Stderr)
+					}
+					if ctx.Err() != nil {
+						return fmt.Errorf("interrupted; %v", err)
+					}
+					return err
+				}
+				if *asJSON {
+					return writeJSON(e.Stdout, map[string]any{
+						"game": g.Spec(), "positions": ds.Len(), "sources": ds.Sources(), "warnings": ds.Warnings(),
+						"result": res, "config": net.Config(),
+					})
+				}
+				fmt.Fprintf(e.Stdout, "trained %d steps on %d positions of %s (%.2f epochs, %.0f samples/s): loss %.4f -> %.4f (policy %.4f, value %.4f)\n",
+					res.Steps, ds.Len(), g.Spec(), res.Epochs, res.SamplesPerSec, res.FirstLoss.Total, res.FinalLoss.Total,
+					res.FinalLoss.Policy, res.FinalLoss.Value)
+				fmt.Fprintf(e.Stdout, "wrote %s (iteration %d, %d positions and %d steps in all)\n", res.Checkpoint, res.Info.Iteration,
+					res.Info.Positions, res.Info.Steps)
+				if res.Average != "" {
+					fmt.Fprintf(e.Stdout, "wrote %s (Polyak average, tau %g)\n", res.Average, opt.Polyak)
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// warnWriter prints dataset warnings on stderr, one line each.
+type warnWriter struct{ e *env }
+
+func (w warnWriter) Write(p []byte) (int, error) {
+	fmt.Fprintf(w.e.Stderr, "canopy train: %s", p)
+	return len(p), nil
+}
+
+// siblingAverage loads the Polyak average saved beside checkpoint path
+// (iter-NNNN.avg.safetensors beside iter-NNNN.safetensors), or returns nil
+// when there is none.
+func siblingAverage(path string) (*nets.Net, error) {
+	base, ok := strings.CutSuffix(path, ".safetensors")
+	if !ok || strings.HasSuffix(base, ".avg") {
+		return nil, nil
+	}
+	avgPath := base + ".avg.safetensors"
+	if _, err := os.Stat(avgPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	avg, _, err := train.LoadCheckpoint(avgPath)
+	if err != nil {
+		return nil, fmt.Errorf("the Polyak average beside --net: %v (remove it or pass --polyak 0)", err)
+	}
+	return avg, nil
+}

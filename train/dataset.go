@@ -1,0 +1,580 @@
+package train
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// Manifest format and file name of a self-play run directory (package
+// selfplay writes them; they are repeated here so that reading a run does
+// not depend on the code that writes it).
+const (
+	manifestFormat = "canopy-selfplay/1"
+	manifestName   = "manifest.json"
+)
+
+// manifest is the part of selfplay.Manifest the trainer reads.
+type manifest struct {
+	Format   string `json:"format"`
+	Game     string `json:"game"`
+	ObsShape []int  `json:"obs_shape"`
+	Actions  int    `json:"actions"`
+	Shards   []struct {
+		File      string `json:"file"`
+		Positions int    `json:"positions"`
+	} `json:"shards"`
+}
+
+// ErrNoGame is returned by LoadDataset when no game is given and no path
+// has a manifest naming one (bare .npz shards).
+var ErrNoGame = errors.New("the game is unknown: shards given without a run directory carry no manifest; name the game")
+
+// DatasetOptions selects what LoadDataset keeps. The zero value keeps
+// everything and stops at the first bad shard.
+type DatasetOptions struct {
+	// Window keeps only the last Window positions, in game order (the
+	// paths in the order given, each run's shards in manifest order, each
+	// shard's rows in file order); 0 keeps all.
+	Window int
+	// Iterations keeps only the last Iterations paths (each path given to
+	// LoadDataset is one self-play iteration); 0 keeps all.
+	Iterations int
+	// SkipBad skips an unreadable, truncated or inconsistent shard with a
+	// warning instead of failing. A run whose manifest names another game,
+	// observation shape or action count is an error all the same.
+	SkipBad bool
+	// Log, when not nil, receives each warning as one line.
+	Log io.Writer
+}
+
+// Check reports an option out of range, naming it.
+func (o *DatasetOptions) Check() error {
+	switch {
+	case o.Window < 0:
+		return fmt.Errorf("window = %d, want >= 0 positions (0 = all)", o.Window)
+	case o.Iterations < 0:
+		return fmt.Errorf("window-iters = %d, want >= 0 iterations (0 = all)", o.Iterations)
+	}
+	return nil
+}
+
+// Source is one shard that contributed positions to a Dataset.
+type Source struct {
+	Path      string `json:"path"`
+	Iteration int    `json:"iteration"` // index of the path given to LoadDataset
+	Positions int    `json:"positions"` // rows kept (the window may cut the oldest shard)
+}
+
+// Dataset is a replay window of self-play positions held in memory:
+// for each position the observation from the mover's view, the target
+// policy (visit distribution), the target value (the final outcome for the
+// mover, in [-1, 1]) and, when the shards carry it, the legal-action mask.
+//
+// Every position has been validated at load time: finite observation,
+// policy entries >= 0 summing to 1 (within 1e-3) and zero on illegal
+// actions, value in [-1, 1], at least one legal action.
+//
+// A Dataset is immutable after LoadDataset returns and safe for concurrent
+// use.
+type Dataset struct {
+	game     games.Game
+	obsSize  int
+	actions  int
+	n        int
+	obs      []float32 // n x obsSize
+	policy   []float32 // n x actions
+	value    []float32 // n
+	legal    []uint8   // n x actions, 1 = legal; nil when no shard had one
+	sources  []Source
+	warnings []string
+}
+
+// Game returns the game the positions belong to.
+func (d *Dataset) Game() games.Game { return d.game }
+
+// Len is the number of positions.
+func (d *Dataset) Len() int { return d.n }
+
+// HasLegal reports whether the positions carry legal-action masks (shards
+// with an array "legal"); positions from shards without one count every
+// action as legal.
+func (d *Dataset) HasLegal() bool { return d.legal != nil }
+
+// Sources lists the shards loaded, oldest first.
+func (d *Dataset) Sources() []Source { return slices.Clone(d.sources) }
+
+// Warnings lists the shards skipped under DatasetOptions.SkipBad, one
+// line each naming the file and the reason.
+func (d *Dataset) Warnings() []string { return slices.Clone(d.warnings) }
+
+// Row returns position i: its observation and policy (slices into the
+// dataset: read only), its value, and its legal mask (nil when the dataset
+// has none).
+func (d *Dataset) Row(i int) (obs, policy []float32, value float32, legal []uint8) {
+	obs = d.obs[i*d.obsSize : (i+1)*d.obsSize]
+	policy = d.policy[i*d.actions : (i+1)*d.actions]
+	if d.legal != nil {
+		legal = d.legal[i*d.actions : (i+1)*d.actions]
+	}
+	return obs, policy, d.value[i], legal
+}
+
+// iteration is one path given to LoadDataset.
+type iteration struct {
+	path   string
+	m      *manifest // nil for a shard given directly
+	shards []shardRef
+}
+
+type shardRef struct {
+	path      string
+	positions int // from the manifest; -1 when unknown
+}
+
+// LoadDataset loads the positions of one or more self-play iterations.
+// Each path is a run directory written by `canopy selfplay` (holding
+// manifest.json), the manifest.json file itself, or a single .npz shard;
+// each counts as one iteration, in the order given (oldest first).
+//
+// g is the game the data must belong to. With g nil the game comes from
+// the first manifest (it must be registered: import its package or
+// games/all). Every manifest must name g's spec, observation shape and
+// action count; every shard must match them and its manifest's position
+// count. Errors name the file, what differs, and how to fix it.
+//
+// Only the shards inside the window (opt.Iterations, opt.Window) are read.
+func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, error) {
+	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("no data: give one or more self-play run directories or .npz shards")
+	}
+	its := make([]iteration, len(paths))
+	for i, p := range paths {
+		it, err := resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		its[i] = it
+	}
+	if g == nil {
+		for _, it := range its {
+			if it.m == nil {
+				continue
+			}
+			var err error
+			if g, err = games.New(it.m.Game); err != nil {
+				return nil, fmt.Errorf("%s names game %q: %v", it.path, it.m.Game, err)
+			}
+			break
+		}
+		if g == nil {
+			return nil, ErrNoGame
+		}
+	}
+	for _, it := range its {
+		if it.m != nil {
+			if err := checkManifest(it.path, it.m, g); err != nil {
+				return nil, err
+			}
+		}
+	}
+	first := 0
+	if opt.Iterations > 0 && len(its) > opt.Iterations {
+		first = len(its) - opt.Iterations
+	}
+	d := &Dataset{game: g, obsSize: games.ObservationSize(g), actions: g.NumActions()}
+	// Read shards newest first until the window is full, then lay them
+	// out oldest first.
+	var loaded []*shard
+	total := 0
+	for i := len(its) - 1; i >= first && (opt.Window == 0 || total < opt.Window); i-- {
+		it := &its[i]
+		for j := len(it.shards) - 1; j >= 0 && (opt.Window == 0 || total < opt.Window); j-- {
+			ref := it.shards[j]
+			sh, err := loadShard(ref, g, it.m != nil)
+			if err != nil {
+				var bad *badShardError
+				if opt.SkipBad && errors.As(err, &bad) {
+					w := fmt.Sprintf("skipping shard %s: %v", ref.path, bad.err)
+					d.warnings = append(d.warnings, w)
+					if opt.Log != nil {
+						fmt.Fprintln(opt.Log, "warning: "+w)
+					}
+					continue
+				}
+				return nil, err
+			}
+			sh.iteration = i
+			loaded = append(loaded, sh)
+			total += sh.n
+		}
+	}
+	slices.Reverse(loaded)
+	// Each self-play run loaded whole is laid out in (game, ply) order,
+	// independent of its sharding. (The oldest run may be cut by the
+	// window at shard granularity; it keeps file order.)
+	var ordered []*shard
+	for k := 0; k < len(loaded); {
+		j := k
+		for j < len(loaded) && loaded[j].iteration == loaded[k].iteration {
+			j++
+		}
+		if whole := j-k == len(its[loaded[k].iteration].shards); whole && its[loaded[k].iteration].m != nil {
+			ordered = append(ordered, canonical(loaded[k:j])...)
+		} else {
+			ordered = append(ordered, loaded[k:j]...)
+		}
+		k = j
+	}
+	loaded = ordered
+	skip := 0 // rows of the oldest shard outside the window
+	if opt.Window > 0 && total > opt.Window {
+		skip = total - opt.Window
+		total = opt.Window
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("no positions in %s (the runs hold no shards yet, or every shard was skipped)", strings.Join(paths, ", "))
+	}
+	d.n = total
+	d.obs = make([]float32, 0, total*d.obsSize)
+	d.policy = make([]float32, 0, total*d.actions)
+	d.value = make([]float32, 0, total)
+	hasLegal := false
+	for _, sh := range loaded {
+		hasLegal = hasLegal || sh.legal != nil
+	}
+	if hasLegal {
+		d.legal = make([]uint8, 0, total*d.actions)
+	}
+	for k, sh := range loaded {
+		lo := 0
+		if k == 0 {
+			lo = skip
+		}
+		if lo >= sh.n {
+			// Cannot happen: the loop stops as soon as the window is full,
+			// so the oldest shard loaded keeps at least one row.
+			continue
+		}
+		d.obs = append(d.obs, sh.obs[lo*d.obsSize:]...)
+		d.policy = append(d.policy, sh.policy[lo*d.actions:]...)
+		d.value = append(d.value, sh.value[lo:]...)
+		if hasLegal {
+			if sh.legal != nil {
+				d.legal = append(d.legal, sh.legal[lo*d.actions:]...)
+			} else {
+				for range (sh.n - lo) * d.actions {
+					d.legal = append(d.legal, 1)
+				}
+			}
+		}
+		d.sources = append(d.sources, Source{Path: sh.path, Iteration: sh.iteration, Positions: sh.n - lo})
+	}
+	return d, nil
+}
+
+// resolve turns one path into an iteration: a run directory, its
+// manifest, or one shard.
+func resolve(p string) (iteration, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return iteration{}, fmt.Errorf("%s does not exist (give a self-play run directory or an .npz shard)", p)
+		}
+		return iteration{}, err
+	}
+	mpath, dir := "", ""
+	switch {
+	case fi.IsDir():
+		mpath, dir = filepath.Join(p, manifestName), p
+		if _, err := os.Stat(mpath); err != nil {
+			return iteration{}, fmt.Errorf("%s is not a self-play run directory: it has no %s (`canopy selfplay --out %s` writes one)", p, manifestName, p)
+		}
+	case strings.HasSuffix(p, ".json"):
+		mpath, dir = p, filepath.Dir(p)
+	case strings.HasSuffix(p, ".npz"):
+		return iteration{path: p, shards: []shardRef{{path: p, positions: -1}}}, nil
+	default:
+		return iteration{}, fmt.Errorf("%s is neither a run directory, a manifest.json nor an .npz shard", p)
+	}
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		return iteration{}, err
+	}
+	m := &manifest{}
+	if err := json.Unmarshal(data, m); err != nil {
+		return iteration{}, fmt.Errorf("%s: bad manifest: %v (is it a self-play manifest?)", mpath, err)
+	}
+	if m.Format != manifestFormat {
+		return iteration{}, fmt.Errorf("%s: manifest format %q, want %q (written by `canopy selfplay`)", mpath, m.Format, manifestFormat)
+	}
+	it := iteration{path: p, m: m}
+	for _, s := range m.Shards {
+		if s.File == "" || filepath.IsAbs(s.File) || strings.Contains(filepath.ToSlash(s.File), "..") {
+			return iteration{}, fmt.Errorf("%s: shard file name %q is not a plain name inside the run directory", mpath, s.File)
+		}
+		if s.Positions < 0 {
+			return iteration{}, fmt.Errorf("%s: shard %s has %d positions", mpath, s.File, s.Positions)
+		}
+		it.shards = append(it.shards, shardRef{path: filepath.Join(dir, s.File), positions: s.Positions})
+	}
+	return it, nil
+}
+
+// checkManifest compares a run's manifest with the game.
+func checkManifest(path string, m *manifest, g games.Game) error {
+	fix := fmt.Sprintf("train on data made for %s, or pass the game the data was made for", g.Spec())
+	if m.Game != g.Spec() {
+		return fmt.Errorf("%s holds self-play data of game %q, not %s; %s", path, m.Game, g.Spec(), fix)
+	}
+	if !slices.Equal(m.ObsShape, g.ObservationShape()) {
+		return fmt.Errorf("%s has observations of shape %v, but %s's are %v (made by another version of the game?); %s",
+			path, m.ObsShape, g.Spec(), g.ObservationShape(), fix)
+	}
+	if m.Actions != g.NumActions() {
+		return fmt.Errorf("%s has %d actions per policy, but %s has %d; %s", path, m.Actions, g.Spec(), g.NumActions(), fix)
+	}
+	return nil
+}
+
+// badShardError marks a shard that is unreadable or inconsistent (as
+// opposed to data of the wrong game): DatasetOptions.SkipBad skips it.
+type badShardError struct {
+	path string
+	err  error
+}
+
+func (e *badShardError) Error() string {
+	return fmt.Sprintf("shard %s: %v (regenerate it, remove it from the manifest, or pass --skip-bad)", e.path, e.err)
+}
+
+func (e *badShardError) Unwrap() error { return e.err }
+
+// shard is one loaded, validated .npz file.
+type shard struct {
+	path        string
+	iteration   int
+	n           int
+	obs, policy []float32
+	value       []float32
+	legal       []uint8
+	gameID      []int64 // nil when the shard has no game_id/ply arrays
+	ply         []int32
+}
+
+// loadShard reads and validates one shard against g (and the manifest's
+// position count when known). Mismatches with the game are plain errors
+// for a shard given directly, and bad-shard errors for one listed in a
+// manifest that matched the game (the file then contradicts its run).
+func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
+	bad := func(format string, args ...any) error {
+		return &badShardError{path: ref.path, err: fmt.Errorf(format, args...)}
+	}
+	data, err := os.ReadFile(ref.path)
+	if err != nil {
+		return nil, &badShardError{path: ref.path, err: unwrapPath(err)}
+	}
+	arrays, err := readNPZ(data)
+	if err != nil {
+		return nil, &badShardError{path: ref.path, err: err}
+	}
+	get := func(name, descr string) (*npyArray, error) {
+		a, ok := arrays[name]
+		if !ok {
+			names := make([]string, 0, len(arrays))
+			for k := range arrays {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			return nil, bad("no array %q (it has: %s); is it a self-play shard?", name, strings.Join(names, ", "))
+		}
+		if a.descr != descr {
+			return nil, bad("array %q has dtype %s, want %s", name, a.descr, descr)
+		}
+		return a, nil
+	}
+	obs, err := get("obs", "<f4")
+	if err != nil {
+		return nil, err
+	}
+	pol, err := get("policy", "<f4")
+	if err != nil {
+		return nil, err
+	}
+	val, err := get("value", "<f4")
+	if err != nil {
+		return nil, err
+	}
+	if len(val.shape) != 1 {
+		return nil, bad("value has shape %v, want [positions]", val.shape)
+	}
+	n := val.shape[0]
+	if ref.positions >= 0 && n != ref.positions {
+		return nil, bad("holds %d positions but its manifest lists %d", n, ref.positions)
+	}
+	shapeErr := func(format string, args ...any) error {
+		if inRun {
+			return bad(format, args...)
+		}
+		return fmt.Errorf("shard %s: %s; train on data made for %s, or pass the game the data was made for",
+			ref.path, fmt.Sprintf(format, args...), g.Spec())
+	}
+	wantObs := append([]int{n}, g.ObservationShape()...)
+	if !slices.Equal(obs.shape, wantObs) {
+		return nil, shapeErr("obs has shape %v, but %s with %d positions needs %v", obs.shape, g.Spec(), n, wantObs)
+	}
+	A := g.NumActions()
+	if !slices.Equal(pol.shape, []int{n, A}) {
+		return nil, shapeErr("policy has shape %v, but %s with %d positions needs [%d %d]", pol.shape, g.Spec(), n, n, A)
+	}
+	var legal []uint8
+	if la, ok := arrays["legal"]; ok {
+		if la.descr != "|u1" {
+			return nil, bad("array \"legal\" has dtype %s, want uint8 |u1", la.descr)
+		}
+		if !slices.Equal(la.shape, []int{n, A}) {
+			return nil, shapeErr("legal has shape %v, want [%d %d]", la.shape, n, A)
+		}
+		legal = la.u8
+	}
+	obsN := games.ObservationSize(g)
+	for i := range n {
+		for j, v := range obs.f32[i*obsN : (i+1)*obsN] {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return nil, bad("position %d: observation value %d is %v", i, j, v)
+			}
+		}
+		v := val.f32[i]
+		if !(v >= -1 && v <= 1) {
+			return nil, bad("position %d: value %v is outside [-1, 1]", i, v)
+		}
+		p := pol.f32[i*A : (i+1)*A]
+		var lg []uint8
+		if legal != nil {
+			lg = legal[i*A : (i+1)*A]
+		}
+		sum, nlegal := 0.0, 0
+		for a, x := range p {
+			if !(x >= 0) || math.IsInf(float64(x), 0) {
+				return nil, bad("position %d: policy[%d] = %v, want a probability", i, a, x)
+			}
+			sum += float64(x)
+			if lg == nil {
+				continue
+			}
+			switch lg[a] {
+			case 0:
+				if x != 0 {
+					return nil, bad("position %d: policy puts %v on action %d, which its legal mask marks illegal", i, x, a)
+				}
+			case 1:
+				nlegal++
+			default:
+				return nil, bad("position %d: legal[%d] = %d, want 0 or 1", i, a, lg[a])
+			}
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			return nil, bad("position %d: policy sums to %.6g, want 1", i, sum)
+		}
+		if lg != nil && nlegal == 0 {
+			return nil, bad("position %d: no legal action", i)
+		}
+	}
+	sh := &shard{path: ref.path, n: n, obs: obs.f32, policy: pol.f32, value: val.f32, legal: legal}
+	if id, ok := arrays["game_id"]; ok && id.descr == "<i8" && slices.Equal(id.shape, []int{n}) {
+		if ply, ok := arrays["ply"]; ok && ply.descr == "<i4" && slices.Equal(ply.shape, []int{n}) {
+			sh.gameID, sh.ply = id.i64, ply.i32
+		}
+	}
+	return sh, nil
+}
+
+// canonical merges the shards of one self-play run into one whose rows
+// are ordered by (game id, ply): the order then depends only on which
+// games the run holds, not on how they were grouped into shards (a run
+// resumed after an interruption writes other shards than an uninterrupted
+// one, with the same games). Shards without game ids are returned as
+// they are.
+func canonical(group []*shard) []*shard {
+	if len(group) == 0 {
+		return group
+	}
+	type row struct {
+		sh  *shard
+		i   int
+		key [2]int64
+	}
+	var rows []row
+	for _, sh := range group {
+		if sh.gameID == nil {
+			return group
+		}
+		for i := range sh.n {
+			rows = append(rows, row{sh, i, [2]int64{sh.gameID[i], int64(sh.ply[i])}})
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int {
+		if a.key[0] != b.key[0] {
+			return cmpInt(a.key[0], b.key[0])
+		}
+		return cmpInt(a.key[1], b.key[1])
+	})
+	first := group[0]
+	obsN := len(first.obs) / max(first.n, 1)
+	A := len(first.policy) / max(first.n, 1)
+	m := &shard{path: first.path, iteration: first.iteration, n: len(rows)}
+	hasLegal := false
+	for _, sh := range group {
+		hasLegal = hasLegal || sh.legal != nil
+	}
+	for _, r := range rows {
+		sh, i := r.sh, r.i
+		m.obs = append(m.obs, sh.obs[i*obsN:(i+1)*obsN]...)
+		m.policy = append(m.policy, sh.policy[i*A:(i+1)*A]...)
+		m.value = append(m.value, sh.value[i])
+		if hasLegal {
+			if sh.legal != nil {
+				m.legal = append(m.legal, sh.legal[i*A:(i+1)*A]...)
+			} else {
+				for range A {
+					m.legal = append(m.legal, 1)
+				}
+			}
+		}
+		m.gameID = append(m.gameID, r.key[0])
+		m.ply = append(m.ply, int32(r.key[1]))
+	}
+	return []*shard{m}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// unwrapPath drops the operation and path of an *fs.PathError (the caller
+// names the path), keeping the reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

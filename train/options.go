@@ -1,0 +1,167 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/canopy-go/canopy/nets"
+)
+
+// Schedule names a learning-rate schedule.
+type Schedule string
+
+const (
+	// Constant keeps Options.LR.
+	Constant Schedule = "constant"
+	// Step multiplies the rate by StepGamma every StepEvery steps.
+	Step Schedule = "step"
+	// Cosine anneals from LR to FinalLR along half a cosine over the steps
+	// after the warm-up.
+	Cosine Schedule = "cosine"
+)
+
+// Optimizer names.
+const (
+	SGD  = "sgd"  // SGD with (PyTorch-style) momentum
+	Adam = "adam" // Adam with bias correction
+)
+
+// Options configure Run. DefaultOptions gives the defaults; the CLI flags
+// of `canopy train` are these fields, and the names in Check's errors are
+// those flags'.
+type Options struct {
+	Steps int `json:"steps"` // optimizer steps in this run
+	Batch int `json:"batch"` // positions per step (>= 2: batch norm)
+
+	LR       float64  `json:"lr"`          // peak learning rate
+	Schedule Schedule `json:"lr_schedule"` // constant, step or cosine
+	// Warmup ramps the rate linearly from LR/Warmup to LR over the first
+	// Warmup steps (0: none); the schedule runs after it.
+	Warmup int `json:"warmup"`
+	// StepEvery and StepGamma shape the step schedule: the rate is
+	// multiplied by StepGamma every StepEvery steps after the warm-up
+	// (StepEvery 0: a third of the steps).
+	StepEvery int     `json:"lr_step_every"`
+	StepGamma float64 `json:"lr_step_gamma"`
+	// FinalLR is where the cosine schedule ends.
+	FinalLR float64 `json:"lr_final"`
+
+	Optimizer string  `json:"optimizer"` // "sgd" or "adam"
+	Momentum  float64 `json:"momentum"`  // SGD momentum (Adam uses beta1 0.9)
+	L2        float64 `json:"l2"`        // weight of the L2 penalty on conv and dense weights
+	// ValueWeight scales the value loss against the policy loss.
+	ValueWeight float64 `json:"value_weight"`
+	// Polyak is tau of the averaged copy: after every step
+	// avg = (1-tau)*avg + tau*net (nets.Trainer.AverageDecay = 1-tau).
+	// 0 keeps no averaged copy.
+	Polyak float64 `json:"polyak"`
+	// Augment transforms each sample by a random symmetry of the game
+	// (identity included) when the game declares any.
+	Augment bool   `json:"augment"`
+	Seed    uint64 `json:"seed"`
+
+	// MetricsEvery is the number of steps between progress reports (the
+	// last step is always reported); 0 reports only the last step.
+	MetricsEvery int `json:"metrics_every"`
+
+	// OutDir, when not empty, is the directory of the checkpoints
+	// iter-NNNN.safetensors (and iter-NNNN.avg.safetensors with Polyak)
+	// numbered by Iteration. It is created when missing.
+	OutDir    string `json:"-"`
+	Iteration int    `json:"iteration"`
+	// CheckpointEvery also saves every this many steps (0: at the end
+	// only). Each save replaces the iteration's previous one atomically.
+	CheckpointEvery int `json:"checkpoint_every"`
+	// Overwrite allows replacing checkpoints of Iteration that exist
+	// before the run; without it Run refuses to start.
+	Overwrite bool `json:"-"`
+	// Preset names the architecture in the checkpoint metadata.
+	Preset string `json:"-"`
+	// Parent is the checkpoint file the network comes from ("" for a
+	// fresh network) and ParentInfo its metadata as LoadCheckpoint
+	// returned it: the new checkpoints count positions and steps on from
+	// ParentInfo's.
+	Parent     string         `json:"-"`
+	ParentInfo CheckpointInfo `json:"-"`
+	// Average, with Polyak > 0, is the averaged network to continue (the
+	// parent's .avg checkpoint); nil starts the average as a copy of the
+	// network. It must have the network's architecture.
+	Average *nets.Net `json:"-"`
+}
+
+// DefaultOptions are the defaults of `canopy train`: SGD with momentum 0.9
+// at a constant 0.02, batch 256, L2 1e-4, augmentation on, and a Polyak
+// average with tau 0.005 (study 000).
+func DefaultOptions() Options {
+	return Options{Steps: 1000, Batch: 256, LR: 0.02, Schedule: Constant, StepGamma: 0.1, Optimizer: SGD,
+		Momentum: 0.9, L2: 1e-4, ValueWeight: 1, Polyak: 0.005, Augment: true, Seed: 1, MetricsEvery: 10, Iteration: 1}
+}
+
+// Limits of the options (absurd values are errors, not long runs).
+const (
+	MaxSteps     = 1_000_000_000
+	MaxBatch     = 1 << 16
+	MaxIteration = 999_999
+)
+
+// Check reports the first option out of range, naming it (by its flag
+// name) with its allowed range.
+func (o *Options) Check() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case o.Steps < 1 || o.Steps > MaxSteps:
+		return fmt.Errorf("steps = %d, want 1..%d", o.Steps, MaxSteps)
+	case o.Batch < 2 || o.Batch > MaxBatch:
+		return fmt.Errorf("batch = %d, want 2..%d (batch norm needs at least 2 positions)", o.Batch, MaxBatch)
+	case !finite(o.LR) || o.LR <= 0 || o.LR > 10:
+		return fmt.Errorf("lr = %g, want a learning rate in (0, 10]", o.LR)
+	case o.Schedule != Constant && o.Schedule != Step && o.Schedule != Cosine:
+		return fmt.Errorf("lr-schedule = %q, want %s, %s or %s", o.Schedule, Constant, Step, Cosine)
+	case o.Warmup < 0 || o.Warmup > o.Steps:
+		return fmt.Errorf("warmup = %d, want 0..steps (%d)", o.Warmup, o.Steps)
+	case o.StepEvery < 0 || o.StepEvery > o.Steps:
+		return fmt.Errorf("lr-step-every = %d, want 0..steps (%d) (0 = a third of the steps)", o.StepEvery, o.Steps)
+	case !finite(o.StepGamma) || o.StepGamma <= 0 || o.StepGamma > 1:
+		return fmt.Errorf("lr-step-gamma = %g, want a factor in (0, 1]", o.StepGamma)
+	case !finite(o.FinalLR) || o.FinalLR < 0 || o.FinalLR > o.LR:
+		return fmt.Errorf("lr-final = %g, want 0..lr (%g)", o.FinalLR, o.LR)
+	case o.Optimizer != SGD && o.Optimizer != Adam:
+		return fmt.Errorf("optimizer = %q, want %s or %s", o.Optimizer, SGD, Adam)
+	case !finite(o.Momentum) || o.Momentum < 0 || o.Momentum >= 1:
+		return fmt.Errorf("momentum = %g, want a value in [0, 1)", o.Momentum)
+	case !finite(o.L2) || o.L2 < 0 || o.L2 > 1:
+		return fmt.Errorf("l2 = %g, want a weight in [0, 1]", o.L2)
+	case !finite(o.ValueWeight) || o.ValueWeight <= 0 || o.ValueWeight > 100:
+		return fmt.Errorf("value-weight = %g, want a weight in (0, 100]", o.ValueWeight)
+	case !finite(o.Polyak) || o.Polyak < 0 || o.Polyak >= 1:
+		return fmt.Errorf("polyak = %g, want tau in [0, 1) (0 = no averaged copy)", o.Polyak)
+	case o.MetricsEvery < 0:
+		return fmt.Errorf("metrics-every = %d, want >= 0 steps", o.MetricsEvery)
+	case o.Iteration < 0 || o.Iteration > MaxIteration:
+		return fmt.Errorf("iter = %d, want 0..%d", o.Iteration, MaxIteration)
+	case o.CheckpointEvery < 0:
+		return fmt.Errorf("checkpoint-every = %d, want >= 0 steps (0 = at the end only)", o.CheckpointEvery)
+	}
+	return nil
+}
+
+// LRAt returns the learning rate of step (0-based) under the schedule.
+func (o *Options) LRAt(step int) float64 {
+	if step < o.Warmup {
+		return o.LR * float64(step+1) / float64(o.Warmup)
+	}
+	t := step - o.Warmup
+	switch o.Schedule {
+	case Step:
+		every := o.StepEvery
+		if every == 0 {
+			every = max(1, o.Steps/3)
+		}
+		return o.LR * math.Pow(o.StepGamma, float64(t/every))
+	case Cosine:
+		span := max(1, o.Steps-o.Warmup)
+		x := math.Min(1, float64(t)/float64(span))
+		return o.FinalLR + (o.LR-o.FinalLR)*0.5*(1+math.Cos(math.Pi*x))
+	}
+	return o.LR
+}

@@ -1,0 +1,129 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+)
+
+// Sampler draws shuffled minibatches from a Dataset. Positions are visited
+// in epochs: each epoch is a fresh random permutation of the whole
+// dataset, and a batch that crosses the end of an epoch continues into the
+// next one, so every position is used once per epoch. With augmentation
+// each sample is transformed by a symmetry of the game drawn uniformly
+// from the identity and the game's declared symmetries (games.Symmetric).
+//
+// The sequence of batches is a function of (dataset, batch size, seed,
+// augmentation) alone. Next allocates nothing; the batch it returns lives
+// in buffers the Sampler owns and is overwritten by the next call. A
+// Sampler is not safe for concurrent use.
+type Sampler struct {
+	ds      *Dataset
+	rng     *rand.Rand
+	perm    []int32
+	pos     int // next index into perm
+	epochs  int // completed epochs
+	drawn   int64
+	syms    []games.Symmetry // identity excluded; nil without augmentation
+	batch   nets.Batch
+	maskBuf []float32 // one sample's legal mask before its symmetry
+}
+
+// NewSampler returns a sampler of batches of batchSize positions (at least
+// 1; batch norm needs 2 for training) drawn with seed.
+func NewSampler(ds *Dataset, batchSize int, seed uint64, augment bool) (*Sampler, error) {
+	if ds == nil || ds.Len() == 0 {
+		return nil, errors.New("train: empty dataset")
+	}
+	if batchSize < 1 {
+		return nil, fmt.Errorf("batch = %d, want >= 1", batchSize)
+	}
+	s := &Sampler{ds: ds, rng: games.NewRand(seed), perm: make([]int32, ds.Len())}
+	for i := range s.perm {
+		s.perm[i] = int32(i)
+	}
+	s.shuffle()
+	if augment {
+		s.syms = games.SymmetriesOf(ds.game)
+	}
+	A := ds.actions
+	s.batch = nets.Batch{N: batchSize, Input: make([]float32, batchSize*ds.obsSize),
+		Policy: make([]float32, batchSize*A), Value: make([]float32, batchSize)}
+	if ds.HasLegal() {
+		s.batch.Legal = make([]float32, batchSize*A)
+		s.maskBuf = make([]float32, A)
+	}
+	return s, nil
+}
+
+// Symmetries is the number of symmetries augmentation draws from, the
+// identity included (1 without augmentation or without declared ones).
+func (s *Sampler) Symmetries() int { return len(s.syms) + 1 }
+
+// Drawn is the number of samples drawn so far.
+func (s *Sampler) Drawn() int64 { return s.drawn }
+
+// Epochs is the number of passes over the dataset so far (fractional).
+func (s *Sampler) Epochs() float64 {
+	return float64(s.epochs) + float64(s.pos)/float64(len(s.perm))
+}
+
+// shuffle draws a new permutation in place (Fisher-Yates).
+func (s *Sampler) shuffle() {
+	p := s.perm
+	for i := len(p) - 1; i > 0; i-- {
+		j := s.rng.IntN(i + 1)
+		p[i], p[j] = p[j], p[i]
+	}
+	s.pos = 0
+}
+
+// Next fills and returns the next batch. The batch is valid until the next
+// call; Batch.Legal is nil when the dataset has no legal masks.
+func (s *Sampler) Next() *nets.Batch {
+	d, b := s.ds, &s.batch
+	O, A := d.obsSize, d.actions
+	for k := range b.N {
+		if s.pos == len(s.perm) {
+			s.epochs++
+			s.shuffle()
+		}
+		i := int(s.perm[s.pos])
+		s.pos++
+		obs, pol, val, legal := d.Row(i)
+		dObs, dPol := b.Input[k*O:(k+1)*O], b.Policy[k*A:(k+1)*A]
+		var dLegal []float32
+		if b.Legal != nil {
+			dLegal = b.Legal[k*A : (k+1)*A]
+		}
+		b.Value[k] = val
+		sym := 0
+		if len(s.syms) > 0 {
+			sym = s.rng.IntN(len(s.syms) + 1)
+		}
+		if sym == 0 {
+			copy(dObs, obs)
+			copy(dPol, pol)
+			if dLegal != nil {
+				for a, l := range legal {
+					dLegal[a] = float32(l)
+				}
+			}
+			continue
+		}
+		t := &s.syms[sym-1]
+		t.Observation(dObs, obs)
+		t.Policy(dPol, pol)
+		if dLegal != nil {
+			for a, l := range legal {
+				s.maskBuf[a] = float32(l)
+			}
+			t.Policy(dLegal, s.maskBuf)
+		}
+	}
+	s.drawn += int64(b.N)
+	return b
+}
