@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -114,6 +115,9 @@ func New(g games.Game, specString string, seed uint64) (Agent, error) {
 		keys[i] = o.Key
 	}
 	if err := s.Err(keys...); err != nil {
+		if c, ok := a.(io.Closer); ok {
+			c.Close() // release what the rejected agent holds
+		}
 		return nil, err
 	}
 	return a, nil

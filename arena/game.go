@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -120,6 +121,7 @@ func NewAgents(g games.Game, specs []string, seed uint64) ([]agent.Agent, error)
 	for p, sp := range specs {
 		a, err := agent.New(g, sp, DeriveSeed(seed, uint64(p)))
 		if err != nil {
+			CloseAgents(out[:p])
 			return nil, fmt.Errorf("seat %d: %w", p, err)
 		}
 		out[p] = a
@@ -127,11 +129,20 @@ func NewAgents(g games.Game, specs []string, seed uint64) ([]agent.Agent, error)
 	return out, nil
 }
 
-// DeriveSeed mixes a base seed with an index (SplitMix64 finaliser), so
-// streams for different games, seats and purposes are independent.
-func DeriveSeed(seed, i uint64) uint64 {
-	z := seed + 0x9e3779b97f4a7c15*(i+1)
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
+// CloseAgents closes every agent that holds resources (implements
+// io.Closer, as network agents do to release their shared engine) and
+// returns the first error.
+func CloseAgents(ags []agent.Agent) error {
+	var first error
+	for _, a := range ags {
+		if c, ok := a.(io.Closer); ok {
+			if err := c.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }
+
+// DeriveSeed mixes a base seed with an index; it is games.DeriveSeed.
+func DeriveSeed(seed, i uint64) uint64 { return games.DeriveSeed(seed, i) }

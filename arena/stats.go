@@ -127,9 +127,11 @@ func Stats(ctx context.Context, g games.Game, cfg StatsConfig) (*StatsResult, er
 		cfg.Prefix = 4
 	}
 	// Validate the agent specs once, up front, for a clean error.
-	if _, err := NewAgents(g, cfg.Agents, cfg.Seed); err != nil {
+	keep, err := NewAgents(g, cfg.Agents, cfg.Seed)
+	if err != nil {
 		return nil, err
 	}
+	defer CloseAgents(keep) // keeps shared engines open between games
 	recs := make([]*Record, cfg.Games)
 	errs := make([]error, cfg.Games)
 	var (
@@ -149,6 +151,7 @@ func Stats(ctx context.Context, g games.Game, cfg StatsConfig) (*StatsResult, er
 				ags, err := NewAgents(g, cfg.Agents, seed)
 				if err == nil {
 					recs[i], err = PlayGame(ctx, g, ags, cfg.Agents, DeriveSeed(seed, 1<<32))
+					CloseAgents(ags)
 				}
 				if err != nil {
 					errs[i] = fmt.Errorf("game %d: %w", i, err)

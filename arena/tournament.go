@@ -133,9 +133,13 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 		for s := range specs {
 			specs[s] = sp
 		}
-		if _, err := NewAgents(g, specs, cfg.Seed); err != nil {
+		ags, err := NewAgents(g, specs, cfg.Seed)
+		if err != nil {
 			return nil, fmt.Errorf("agent %d (%q): %w", i+1, sp, err)
 		}
+		// Kept until the end: their hold on shared resources (a network
+		// agent's engine) keeps those open between games.
+		defer CloseAgents(ags)
 	}
 	results := make([]GameResult, len(sched))
 	var (
@@ -162,6 +166,7 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 				var rec *Record
 				if err == nil {
 					rec, err = PlayGame(ctx, g, ags, specs, DeriveSeed(seed, 1<<32))
+					CloseAgents(ags)
 				}
 				if err == nil {
 					results[i] = GameResult{Seats: seats, Returns: rec.Returns, Length: rec.Decisions()}

@@ -36,6 +36,18 @@ type Options struct {
 	// computing or unreleased at once. Rounded up to a power of two; at
 	// least 2*MaxBatch. Default 4*MaxBatch.
 	Slots int
+	// Target, when set, tells the batcher how many rows its producers
+	// will have in flight at once (for example the number of searches
+	// that are running, each with one leaf out): a consumer holding fewer
+	// ready rows than Target() waits for the rest, at most TargetWait
+	// after the first, instead of applying Wait. It is what keeps batches
+	// full when many goroutines (one per game) each submit one row and
+	// the backend's own threads would otherwise win every race for the
+	// CPU. Target is called by the consumer and must be cheap and safe
+	// for concurrent use.
+	Target func() int
+	// TargetWait bounds the wait for Target rows. Default 5ms.
+	TargetWait time.Duration
 	// Workers is the number of consumer goroutines. With 2 or more, one
 	// fills batch k+1 while another computes batch k; the backend must then
 	// be safe for concurrent use. Default 1 (the ring still lets producers
@@ -86,6 +98,8 @@ type Batcher struct {
 	inSize, polSize int
 	maxBatch        int
 	wait            time.Duration
+	target          func() int
+	targetWait      time.Duration
 	mask            uint64
 	slots           []slot
 	input           []float32 // slots x inSize; slot i's row at i*inSize
@@ -146,8 +160,12 @@ func New(be nets.Backend, opts Options) (*Batcher, error) {
 	}
 	workers := max(opts.Workers, 1)
 	in, ps := be.Shape()
+	tw := opts.TargetWait
+	if tw <= 0 {
+		tw = 5 * time.Millisecond
+	}
 	b := &Batcher{
-		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, mask: uint64(n - 1),
+		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, target: opts.Target, targetWait: tw, mask: uint64(n - 1),
 		slots: make([]slot, n), input: make([]float32, n*in), policy: make([]float32, n*ps), value: make([]float32, n),
 		start: time.Now(), wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
 	}
@@ -340,7 +358,8 @@ func (b *Batcher) ready(pos uint64) bool { return b.slots[pos&b.mask].seq.Load()
 
 // form waits for the next batch: it blocks until one row is ready, then
 // gathers ready rows up to MaxBatch (never past the ring's end, so the
-// batch is contiguous), waiting up to Wait for more. ok is false once the
+// batch is contiguous), waiting up to Wait for more (with Target: until
+// Target rows, up to TargetWait). ok is false once the
 // batcher is closed and every committed request has been taken.
 func (b *Batcher) form() (start uint64, n int, ok bool) {
 	head := b.head
@@ -353,17 +372,28 @@ func (b *Batcher) form() (start uint64, n int, ok bool) {
 	limit := min(b.maxBatch, len(b.slots)-int(head&b.mask))
 	n = 1
 	var deadline int64
+	wait := b.wait
+	if b.target != nil {
+		wait = b.targetWait
+	}
 	for n < limit {
 		if b.ready(head + uint64(n)) {
 			n++
 			continue
 		}
-		if b.wait < 0 || b.closed.Load() {
+		if b.target != nil {
+			if n >= b.target() {
+				break
+			}
+		} else if b.wait < 0 {
+			break
+		}
+		if b.closed.Load() {
 			break
 		}
 		now := b.now()
 		if deadline == 0 {
-			deadline = now + int64(b.wait)
+			deadline = now + int64(wait)
 		}
 		if now >= deadline {
 			break

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 )
 
@@ -63,14 +65,14 @@ type SearchResult struct {
 // Search runs self-play on cfg.Backend for cfg.Duration (or until ctx
 // ends) and reports throughput. progress, when non-nil, gets the elapsed
 // fraction about every 200 ms.
-func Search(ctx context.Context, cfg SearchConfig, progress func(f float64, c selfplay.Counters)) (SearchResult, error) {
+func Search(ctx context.Context, cfg SearchConfig, progress func(f float64, c engine.Counters)) (SearchResult, error) {
 	if cfg.Trees < 1 || cfg.Sims < 1 || cfg.Duration <= 0 {
 		return SearchResult{}, fmt.Errorf("bench search: trees %d, sims %d and duration %v must be positive", cfg.Trees, cfg.Sims, cfg.Duration)
 	}
 	leaves := max(cfg.Leaves, 1)
-	e, err := selfplay.NewEngine(cfg.Game, cfg.Backend, selfplay.EngineOptions{
+	e, err := engine.New(cfg.Game, cfg.Backend, engine.Options{
 		Workers: cfg.Workers, Leaves: leaves, Batch: cfg.Batch, Wait: cfg.Wait,
-		Slots: selfplay.SlotsFor(cfg.Trees, leaves),
+		Slots: engine.SlotsFor(cfg.Trees, leaves),
 	})
 	if err != nil {
 		return SearchResult{}, err
@@ -97,14 +99,14 @@ func Search(ctx context.Context, cfg SearchConfig, progress func(f float64, c se
 			}
 		}()
 	}
-	cpu0, t0 := selfplay.ProcessCPUTime(), time.Now()
-	err = e.Run(run, selfplay.Config{Settings: st, Seed: cfg.Seed, NumGames: math.MaxInt32, Trees: cfg.Trees,
+	cpu0, t0 := cputime.Now(), time.Now()
+	err = selfplay.Run(run, e, selfplay.Config{Settings: st, Seed: cfg.Seed, NumGames: math.MaxInt32, Trees: cfg.Trees,
 		OnGame: func(r *selfplay.GameRecord) error {
 			nGames++
 			nPos += r.Positions()
 			return nil
 		}})
-	wall, cpu := time.Since(t0), selfplay.ProcessCPUTime()-cpu0
+	wall, cpu := time.Since(t0), cputime.Now()-cpu0
 	close(done)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return SearchResult{}, err

@@ -3,6 +3,7 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"github.com/canopy-go/canopy/search/engine"
 	"testing"
 	"time"
 )
@@ -14,13 +15,13 @@ func BenchmarkSelfPlayRandom(b *testing.B) {
 	for _, trees := range []int{1, 16, 256, 1024} {
 		for _, leaves := range []int{1, 4} {
 			b.Run(fmt.Sprintf("trees=%d/leaves=%d", trees, leaves), func(b *testing.B) {
-				_, e := newEngine(b, "connect4", 1, EngineOptions{Leaves: leaves, Batch: 256, Slots: SlotsFor(trees, leaves)})
+				_, e := newEngine(b, "connect4", 1, engine.Options{Leaves: leaves, Batch: 256, Slots: engine.SlotsFor(trees, leaves)})
 				st := DefaultSettings()
 				st.Sims, st.Leaves = 32, leaves
 				b.ReportAllocs()
 				t0, n0 := time.Now(), e.Counters().Nodes
 				for b.Loop() {
-					if err := e.Run(context.Background(), Config{Settings: st, Seed: 1, NumGames: trees, Trees: trees}); err != nil {
+					if err := Run(context.Background(), e, Config{Settings: st, Seed: 1, NumGames: trees, Trees: trees}); err != nil {
 						b.Fatal(err)
 					}
 				}

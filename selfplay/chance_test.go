@@ -7,6 +7,7 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/search"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 // This file tests chance in sequential play: a leaf that is a chance node
@@ -80,7 +81,7 @@ func TestChanceLeavesSampledForward(t *testing.T) {
 			g := newSpyGame(tc.spec)
 			root := playUntil(t, g, 4, tc.stop)
 			rs := newRowSpy(newRandomFor(g), false)
-			e, err := NewEngine(g, loudBackend{rs}, EngineOptions{Workers: 2, Leaves: 4, Batch: 16})
+			e, err := engine.New(g, loudBackend{rs}, engine.Options{Workers: 2, Leaves: 4, Batch: 16})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestChanceLeavesSampledForward(t *testing.T) {
 func TestChanceSelfPlay(t *testing.T) {
 	g := newSpyGame("sequence:jacks=false")
 	rs := newRowSpy(newRandomFor(g), false)
-	e, err := NewEngine(g, loudBackend{rs}, EngineOptions{Workers: 2, Leaves: 4, Batch: 32, Slots: SlotsFor(6, 4)})
+	e, err := engine.New(g, loudBackend{rs}, engine.Options{Workers: 2, Leaves: 4, Batch: 32, Slots: engine.SlotsFor(6, 4)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	_ "github.com/canopy-go/canopy/games/sequence"
 	_ "github.com/canopy-go/canopy/games/sushigo"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 // This file tests the driver on hidden-information games: K
@@ -189,11 +190,11 @@ func (r *rowSpy) count(h uint64) int {
 
 // spyEngine builds an engine for spec (wrapped in a spyGame) on a seeded
 // random backend wrapped in a rowSpy (hashing rows when hash is set).
-func spyEngine(t testing.TB, spec string, hash bool, opt EngineOptions) (*spyGame, *rowSpy, *Engine) {
+func spyEngine(t testing.TB, spec string, hash bool, opt engine.Options) (*spyGame, *rowSpy, *engine.Engine) {
 	t.Helper()
 	g := newSpyGame(spec)
 	rs := newRowSpy(newRandomFor(g), hash)
-	e, err := NewEngine(g, rs, opt)
+	e, err := engine.New(g, rs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +210,12 @@ func newRandomFor(g *spyGame) nets.Backend {
 // hiddenSettings: sims split over k determinizations; k divides sims.
 func hiddenSettings(sims, k int) Settings {
 	st := DefaultSettings()
-	st.Sims, st.Determinize, st.Leaves, st.TempPlies = sims, k, 1, 6
+	st.Sims, st.Det, st.Leaves, st.TempPlies = sims, k, 1, 6
 	return st
 }
 
 // collect runs cfg on e and returns the records by game id.
-func collect(t *testing.T, e *Engine, cfg Config) map[int]*GameRecord {
+func collect(t *testing.T, e *engine.Engine, cfg Config) map[int]*GameRecord {
 	t.Helper()
 	var mu sync.Mutex
 	recs := map[int]*GameRecord{}
@@ -227,7 +228,7 @@ func collect(t *testing.T, e *Engine, cfg Config) map[int]*GameRecord {
 		recs[r.ID] = r
 		return nil
 	}
-	if err := e.Run(context.Background(), cfg); err != nil {
+	if err := Run(context.Background(), e, cfg); err != nil {
 		t.Fatal(err)
 	}
 	return recs
@@ -245,7 +246,7 @@ func TestDeterminizeMergesTrees(t *testing.T) {
 		{"sushigo-seq:players=3", 12, 4},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			g, _, e := spyEngine(t, tc.spec, false, EngineOptions{Workers: 1, Batch: 16, Slots: SlotsFor(tc.k, 1)})
+			g, _, e := spyEngine(t, tc.spec, false, engine.Options{Workers: 1, Batch: 16, Slots: engine.SlotsFor(tc.k, 1)})
 			st := hiddenSettings(tc.sims, tc.k)
 			recs := collect(t, e, Config{Settings: st, Seed: 3, NumGames: 1, Trees: 1})
 			r := recs[0]
@@ -330,7 +331,7 @@ func TestHiddenRootRowsAreMoverViews(t *testing.T) {
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			const k = 4
-			g, rs, e := spyEngine(t, tc.spec, true, EngineOptions{Workers: 1, Batch: 16, Slots: SlotsFor(k, 1)})
+			g, rs, e := spyEngine(t, tc.spec, true, engine.Options{Workers: 1, Batch: 16, Slots: engine.SlotsFor(k, 1)})
 			recs := collect(t, e, Config{Settings: hiddenSettings(16, k), Seed: 5, NumGames: 1, Trees: 1})
 			r := recs[0]
 			calls := g.calls()
@@ -375,7 +376,7 @@ func TestHiddenRootRowsAreMoverViews(t *testing.T) {
 // TestHiddenRootRowsAreMoverViews, for K = 1, with the spy's real views
 // taken from the records (there is no Resample call to log them).
 func TestSingleDeterminizationHidesHands(t *testing.T) {
-	g, rs, e := spyEngine(t, "sequence:jacks=false", true, EngineOptions{Workers: 1, Batch: 16, Slots: SlotsFor(1, 1)})
+	g, rs, e := spyEngine(t, "sequence:jacks=false", true, engine.Options{Workers: 1, Batch: 16, Slots: engine.SlotsFor(1, 1)})
 	recs := collect(t, e, Config{Settings: hiddenSettings(8, 1), Seed: 5, NumGames: 1, Trees: 1})
 	r := recs[0]
 	if n := len(g.calls()); n != r.Positions() {
@@ -405,9 +406,9 @@ func TestDeterminizedRunsReproducible(t *testing.T) {
 		n = 3
 	}
 	st := hiddenSettings(8, 4)
-	_, _, e1 := spyEngine(t, spec, false, EngineOptions{Workers: 1, Batch: 8, Slots: SlotsFor(4, 1)})
+	_, _, e1 := spyEngine(t, spec, false, engine.Options{Workers: 1, Batch: 8, Slots: engine.SlotsFor(4, 1)})
 	a := collect(t, e1, Config{Settings: st, Seed: 9, NumGames: n, Trees: 1})
-	_, _, e2 := spyEngine(t, spec, false, EngineOptions{Workers: 2, Batch: 32, Slots: SlotsFor(4*n, 1)})
+	_, _, e2 := spyEngine(t, spec, false, engine.Options{Workers: 2, Batch: 32, Slots: engine.SlotsFor(4*n, 1)})
 	b := collect(t, e2, Config{Settings: st, Seed: 9, NumGames: n, Trees: n})
 	for id := range n {
 		if !reflect.DeepEqual(a[id], b[id]) {
@@ -420,8 +421,8 @@ func TestDeterminizedRunsReproducible(t *testing.T) {
 	}
 	if !testing.Short() {
 		spec = "sequence:jacks=false"
-		_, _, e1 := spyEngine(t, spec, false, EngineOptions{Workers: 1, Batch: 8, Slots: SlotsFor(4, 1)})
-		_, _, e2 := spyEngine(t, spec, false, EngineOptions{Workers: 2, Batch: 8, Slots: SlotsFor(8, 1)})
+		_, _, e1 := spyEngine(t, spec, false, engine.Options{Workers: 1, Batch: 8, Slots: engine.SlotsFor(4, 1)})
+		_, _, e2 := spyEngine(t, spec, false, engine.Options{Workers: 2, Batch: 8, Slots: engine.SlotsFor(8, 1)})
 		a := collect(t, e1, Config{Settings: st, Seed: 9, NumGames: 2, Trees: 1})
 		b := collect(t, e2, Config{Settings: st, Seed: 9, NumGames: 2, Trees: 2})
 		if !reflect.DeepEqual(a, b) {
@@ -437,7 +438,7 @@ func TestDeterminizedRunsReproducible(t *testing.T) {
 func TestHiddenRecordShapes(t *testing.T) {
 	for _, spec := range []string{"sequence:jacks=false", "sushigo-seq:players=3"} {
 		t.Run(spec, func(t *testing.T) {
-			g, _, e := spyEngine(t, spec, false, EngineOptions{Workers: 2, Batch: 32, Slots: SlotsFor(8, 2)})
+			g, _, e := spyEngine(t, spec, false, engine.Options{Workers: 2, Batch: 32, Slots: engine.SlotsFor(8, 2)})
 			st := hiddenSettings(8, 2)
 			st.Leaves = 2
 			recs := collect(t, e, Config{Settings: st, Seed: 21, NumGames: 2, Trees: 2})

@@ -40,8 +40,9 @@ func npyHeader(descr string, shape []int) []byte {
 // npzArray is one member of an .npz archive.
 type npzArray struct {
 	name  string
-	descr string // '<f4', '<i8', '<i4'
+	descr string // '<f4', '<i8', '<i4', '|u1'
 	shape []int
+	u8    []uint8
 	f32   []float32
 	i64   []int64
 	i32   []int32
@@ -69,6 +70,8 @@ func writeNPY(w io.Writer, a npzArray) error {
 			binary.LittleEndian.PutUint32(buf[:], uint32(x))
 			bw.write(buf[:4])
 		}
+	case "|u1":
+		bw.write(a.u8)
 	default:
 		return fmt.Errorf("npy: unsupported dtype %s", a.descr)
 	}
@@ -117,7 +120,8 @@ func encodeNPZ(arrays []npzArray) ([]byte, error) {
 }
 
 // shardArrays lays out the records as the shard's arrays: obs [n, shape...],
-// policy [n, actions], value [n], game_id [n], ply [n].
+// policy [n, actions], legal [n, actions] (1 = legal for the mover),
+// value [n], game_id [n], ply [n].
 func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	n := 0
 	for _, r := range recs {
@@ -129,12 +133,14 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	}
 	obs := make([]float32, 0, n*obsN)
 	pol := make([]float32, 0, n*actions)
+	legal := make([]uint8, 0, n*actions)
 	val := make([]float32, 0, n)
 	ids := make([]int64, 0, n)
 	ply := make([]int32, 0, n)
 	for _, r := range recs {
 		obs = append(obs, r.Obs...)
 		pol = append(pol, r.Policy...)
+		legal = append(legal, r.Legal...)
 		val = append(val, r.Value...)
 		ply = append(ply, r.Ply...)
 		for range r.Positions() {
@@ -144,6 +150,7 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	return []npzArray{
 		{name: "obs", descr: "<f4", shape: append([]int{n}, obsShape...), f32: obs},
 		{name: "policy", descr: "<f4", shape: []int{n, actions}, f32: pol},
+		{name: "legal", descr: "|u1", shape: []int{n, actions}, u8: legal},
 		{name: "value", descr: "<f4", shape: []int{n}, f32: val},
 		{name: "game_id", descr: "<i8", shape: []int{n}, i64: ids},
 		{name: "ply", descr: "<i4", shape: []int{n}, i32: ply},

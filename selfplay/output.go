@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 // ManifestFormat tags manifest.json files written by this package.
@@ -64,7 +65,7 @@ type Totals struct {
 }
 
 // Output writes finished games into shards of a run directory. It is not
-// safe for concurrent use; Engine.Run serialises its OnGame calls.
+// safe for concurrent use; Run serialises its OnGame calls.
 type Output struct {
 	dir  string
 	m    Manifest
@@ -237,7 +238,7 @@ func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFi
 // OnGame are set here; extra, when non-nil, also sees every game). When
 // ctx ends, the finished games still buffered are flushed before
 // returning ctx.Err(): only games in flight are lost.
-func Generate(ctx context.Context, e *Engine, o *Output, cfg Config, extra func(*GameRecord)) error {
+func Generate(ctx context.Context, e *engine.Engine, o *Output, cfg Config, extra func(*GameRecord)) error {
 	cfg.Games = o.Pending()
 	if len(cfg.Games) == 0 {
 		return nil
@@ -248,7 +249,7 @@ func Generate(ctx context.Context, e *Engine, o *Output, cfg Config, extra func(
 		}
 		return o.Add(r)
 	}
-	err := e.Run(ctx, cfg)
+	err := Run(ctx, e, cfg)
 	if ferr := o.Flush(); err == nil {
 		err = ferr
 	}

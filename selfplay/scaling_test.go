@@ -3,6 +3,8 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"github.com/canopy-go/canopy/internal/cputime"
+	"github.com/canopy-go/canopy/search/engine"
 	"testing"
 	"time"
 )
@@ -36,20 +38,20 @@ func BenchmarkTreeScaling(b *testing.B) {
 }
 
 func benchDriver(b *testing.B, trees, batch int) {
-	_, e := newEngine(b, "connect4", 1, EngineOptions{Leaves: 1, Batch: batch, Slots: SlotsFor(trees, 1)})
+	_, e := newEngine(b, "connect4", 1, engine.Options{Leaves: 1, Batch: batch, Slots: engine.SlotsFor(trees, 1)})
 	st := DefaultSettings()
 	st.Sims, st.Leaves = 16, 1
 	// Games of 1 tree are short: play a few so an iteration is not a
 	// single game's latency.
 	n := max(trees, 8)
 	b.ReportAllocs()
-	c0, t0, cpu0 := e.Counters(), time.Now(), ProcessCPUTime()
+	c0, t0, cpu0 := e.Counters(), time.Now(), cputime.Now()
 	for b.Loop() {
-		if err := e.Run(context.Background(), Config{Settings: st, Seed: 1, NumGames: n, Trees: trees}); err != nil {
+		if err := Run(context.Background(), e, Config{Settings: st, Seed: 1, NumGames: n, Trees: trees}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	wall, cpu := time.Since(t0).Seconds(), (ProcessCPUTime() - cpu0).Seconds()
+	wall, cpu := time.Since(t0).Seconds(), (cputime.Now() - cpu0).Seconds()
 	c := e.Counters()
 	nodes := float64(c.Nodes - c0.Nodes)
 	b.ReportMetric(nodes/wall, "nodes/s")

@@ -3,7 +3,6 @@ package selfplay
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -11,58 +10,60 @@ import (
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/search"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // Settings are the self-play parameters that decide a game's content
-// (with the seed, the game index and the network). They are stored in the
-// manifest and must match on --resume.
+// (with the seed, the game index and the network): the PUCT settings the
+// `az` agent shares (engine.Settings, same names and ranges) plus
+// resignation. They are stored in the manifest and must match on
+// --resume.
 type Settings struct {
-	Sims         int     `json:"sims"`          // simulations per move (split over Determinize trees)
-	C            float64 `json:"c"`             // PUCT constant
-	FPU          float64 `json:"fpu"`           // value of unvisited edges
-	DirichletA   float64 `json:"dirichlet"`     // root noise alpha (0 = none)
-	DirichletEps float64 `json:"dirichlet_eps"` // root noise fraction
-	TempPlies    int     `json:"temp_plies"`    // sample from visits for plies < TempPlies, then argmax
+	engine.Settings
 	// Resign: a player whose best move's Q is below -Resign resigns
 	// (0 = never). ResignOff is the fraction of games played to the end
 	// anyway to count false positives. 2-player games only.
 	Resign    float64 `json:"resign"`
-	ResignOff float64 `json:"resign_off"`
-	// Determinize is the number of sampled deals (trees) per move in
-	// hidden-information games with a Resampler (1 elsewhere).
-	Determinize int `json:"determinize"`
-	// Leaves in flight per tree (virtual loss); changes the search.
-	Leaves int `json:"leaves"`
+	ResignOff float64 `json:"resignoff"`
 }
 
-// DefaultSettings are AlphaZero-like settings for small board games.
+// Table declares the settings' options (flags of `canopy selfplay`, keys
+// of the manifest) bound to s. Its defaults (Reset) are the shared PUCT
+// defaults with root noise (dir 1), 8 sampled opening plies and one
+// determinization.
+func (s *Settings) Table() spec.Table {
+	t := s.Settings.Table()
+	t = append(t,
+		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 2-player games)"),
+		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"))
+	for _, kv := range [][2]string{{"dir", "1"}, {"tempplies", "8"}, {"det", "1"}} {
+		for i := range t {
+			if t[i].Key == kv[0] {
+				t[i].Default = kv[1]
+			}
+		}
+	}
+	return t
+}
+
+// DefaultSettings are AlphaZero-like settings for small board games (the
+// defaults of Settings.Table).
 func DefaultSettings() Settings {
-	return Settings{Sims: 100, C: 1.5, DirichletA: 1.0, DirichletEps: 0.25, TempPlies: 8,
-		Resign: 0, ResignOff: 0.1, Determinize: 1, Leaves: 1}
+	var s Settings
+	s.Table().Reset()
+	return s
 }
 
 // Check reports the first out-of-range setting, named as in the
 // settings' JSON (and the CLI flag of the same name).
 func (s *Settings) Check() error {
-	switch {
-	case s.Sims < 1:
-		return fmt.Errorf("sims = %d, want >= 1", s.Sims)
-	case s.Determinize < 1 || s.Determinize > s.Sims:
-		return fmt.Errorf("determinize = %d, want 1..sims (%d)", s.Determinize, s.Sims)
-	case s.Leaves < 1 || s.Leaves > 256:
-		return fmt.Errorf("leaves = %d, want 1..256", s.Leaves)
-	case !(s.Resign >= 0 && s.Resign <= 1):
-		return fmt.Errorf("resign = %g, want a value in [0, 1]", s.Resign)
-	case !(s.ResignOff >= 0 && s.ResignOff <= 1):
-		return fmt.Errorf("resign-off = %g, want a fraction in [0, 1]", s.ResignOff)
-	case !(s.C > 0) || math.IsInf(s.C, 0):
-		return fmt.Errorf("c = %g, want a positive exploration constant", s.C)
-	case !(s.DirichletA >= 0) || math.IsInf(s.DirichletA, 0):
-		return fmt.Errorf("dirichlet = %g, want alpha >= 0 (0 = no noise)", s.DirichletA)
-	case !(s.DirichletEps >= 0 && s.DirichletEps <= 1):
-		return fmt.Errorf("dirichlet-frac = %g, want a fraction in [0, 1]", s.DirichletEps)
-	case s.TempPlies < 0:
-		return fmt.Errorf("temp-plies = %d, want >= 0", s.TempPlies)
+	c := *s // Check stores what it re-validates: keep s untouched
+	if err := c.Table().Check(); err != nil {
+		return err
+	}
+	if s.Det > s.Sims {
+		return fmt.Errorf("det=%d is out of range (want 1..sims = %d)", s.Det, s.Sims)
 	}
 	return nil
 }
@@ -72,6 +73,7 @@ type GameRecord struct {
 	ID     int
 	Obs    []float32 // Positions x observation size, from the mover's view
 	Policy []float32 // Positions x NumActions: visit distribution
+	Legal  []uint8   // Positions x NumActions: 1 where the action was legal for the mover
 	Value  []float32 // final outcome from the mover's view, in [-1, 1]
 	Ply    []int32   // MoveNumber of each position
 	// Returns are the final values per player in [-1, 1] (after a
@@ -105,10 +107,9 @@ type Config struct {
 
 // slot is one concurrent game: its jobs, state and record so far.
 type slot struct {
-	r       *runner
-	jobs    []*job
-	budgets []atomic.Int64
-	left    int // jobs still searching this move
+	r    *runner
+	jobs []*engine.Job
+	left int // jobs still searching this move
 
 	id        int
 	seed      uint64
@@ -120,10 +121,11 @@ type slot struct {
 	stats     []search.ActionStat
 	merged    []search.ActionStat
 	visits    []float64
+	legal     games.Mask
 }
 
 type runner struct {
-	e     *Engine
+	e     *engine.Engine
 	cfg   *Config
 	g     games.Game
 	ids   []int // game indices to play; nil: 0..total-1
@@ -142,12 +144,12 @@ type runner struct {
 // Run plays cfg's games on e and hands each finished one to cfg.OnGame.
 // When ctx ends, games in flight are abandoned (never handed over) and
 // ctx.Err() is returned after every request has drained.
-func (e *Engine) Run(ctx context.Context, cfg Config) error {
+func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	st := cfg.Settings
 	if err := st.Check(); err != nil {
 		return err
 	}
-	g := e.game
+	g := e.Game()
 	ids, total := cfg.Games, len(cfg.Games)
 	if ids == nil {
 		total = cfg.NumGames
@@ -163,22 +165,21 @@ func (e *Engine) Run(ctx context.Context, cfg Config) error {
 	// opponents' hidden cards.
 	r.det = isRes && g.Type().Information == games.ImperfectInformation
 	if !r.det {
-		r.cfg.Settings.Determinize = 1
+		r.cfg.Settings.Det = 1
 	}
 	if g.NumPlayers() != 2 {
 		r.cfg.Settings.Resign = 0
 	}
-	o := search.DefaultOptions()
-	o.Rule, o.C, o.FPU = search.PUCT, st.C, st.FPU
-	o.DirichletA, o.DirichletEps = st.DirichletA, st.DirichletEps
-	o.TempPlies, o.Temp = st.TempPlies, 1
-	o.ExpandVisits = 0
-	k := r.cfg.Settings.Determinize
+	o := st.SearchOptions().Search
+	k := r.cfg.Settings.Det
 	o.Sims = max(st.Sims/k, 1)
 	o.MaxNodes = o.Sims + st.Leaves + 16
 	o.MaxEdges = o.MaxNodes * min(g.NumActions(), 64)
 	r.opts = o
-	r.obsN = e.inSize
+	r.obsN = 1
+	for _, d := range g.ObservationShape() {
+		r.obsN *= d
+	}
 	t := g.Type()
 	r.tmin, r.tscal = -1, 1
 	if t.MaxReturn > t.MinReturn {
@@ -189,19 +190,20 @@ func (e *Engine) Run(ctx context.Context, cfg Config) error {
 		trees = 64
 	}
 	trees = min(trees, total)
-	nw := min(e.opt.Workers, trees)
-	return e.runWorkers(ctx, nw, func(i int, w *worker) error {
+	nw := min(e.Options().Workers, trees)
+	return e.RunWorkers(ctx, nw, func(i int, w *engine.Worker) error {
 		for s := i; s < trees; s += nw {
-			sl := &slot{r: r, budgets: make([]atomic.Int64, k)}
-			for q := range k {
-				j := w.newJob(st.Leaves)
-				j.budget = &sl.budgets[q]
-				j.root = g.NewInitialState()
-				j.done = sl.jobDone
+			sl := &slot{r: r}
+			for range k {
+				j := w.NewJob(st.Leaves, sl.jobDone)
+				if st.Blend < 1 {
+					j.SetBlend(st.Blend, &search.Rollout{Turns: st.Turns})
+				}
 				sl.jobs = append(sl.jobs, j)
 			}
 			sl.state = g.NewInitialState()
 			sl.visits = make([]float64, g.NumActions())
+			sl.legal = games.NewMask(g.NumActions())
 			sl.would = make([]bool, g.NumPlayers())
 			if !sl.nextGame(w) {
 				break
@@ -213,7 +215,7 @@ func (e *Engine) Run(ctx context.Context, cfg Config) error {
 
 // nextGame claims the next game index and starts it; false when none is
 // left.
-func (sl *slot) nextGame(w *worker) bool {
+func (sl *slot) nextGame(w *engine.Worker) bool {
 	r := sl.r
 	n := int(r.next.Add(1) - 1)
 	if n >= r.total {
@@ -235,10 +237,10 @@ func (sl *slot) nextGame(w *worker) bool {
 	for q, j := range sl.jobs {
 		t, err := search.New(r.g, r.opts, arena.DeriveSeed(sl.seed, uint64(2*q+1)))
 		if err != nil {
-			w.err = err
+			w.Fail(err)
 			return false
 		}
-		j.setTree(t, arena.DeriveSeed(sl.seed, uint64(2*q+2)))
+		j.SetTree(t, 0)
 	}
 	sl.startMove(w)
 	return true
@@ -246,7 +248,7 @@ func (sl *slot) nextGame(w *worker) bool {
 
 // startMove samples chance events, then starts the searches of the move
 // (or ends the game).
-func (sl *slot) startMove(w *worker) {
+func (sl *slot) startMove(w *engine.Worker) {
 	s := sl.state
 	for s.CurrentPlayer() == games.ChancePlayer {
 		s.Apply(s.(games.ChanceState).SampleChance(sl.rng))
@@ -257,20 +259,18 @@ func (sl *slot) startMove(w *worker) {
 	}
 	p := s.CurrentPlayer()
 	sl.left = len(sl.jobs)
-	for q, j := range sl.jobs {
+	for _, j := range sl.jobs {
 		if sl.r.det {
-			s.(games.Resampler).Resample(p, sl.rng, j.root)
+			s.(games.Resampler).Resample(p, sl.rng, j.Root())
 		} else {
-			s.CloneInto(j.root)
+			s.CloneInto(j.Root())
 		}
-		sl.budgets[q].Store(int64(sl.r.opts.Sims))
-		j.prepared = false
-		w.start(j)
+		w.Start(j, sl.r.opts.Sims)
 	}
 }
 
 // jobDone is called when one of the move's trees has spent its budget.
-func (sl *slot) jobDone(w *worker, _ *job) {
+func (sl *slot) jobDone(w *engine.Worker, _ *engine.Job) {
 	sl.left--
 	if sl.left > 0 {
 		return
@@ -280,42 +280,13 @@ func (sl *slot) jobDone(w *worker, _ *job) {
 
 // finishMove merges the trees' root statistics, records the position,
 // picks and plays the move.
-func (sl *slot) finishMove(w *worker) {
+func (sl *slot) finishMove(w *engine.Worker) {
 	r := sl.r
 	s := sl.state
 	p := s.CurrentPlayer()
 	clear(sl.visits)
-	var stats []search.ActionStat
-	if len(sl.jobs) == 1 {
-		sl.stats = sl.jobs[0].tree.RootStats(p, sl.stats[:0])
-		stats = sl.stats
-	} else {
-		// Merge: visits add up; Q is visit-weighted.
-		sl.merged = sl.merged[:0]
-		for _, j := range sl.jobs {
-			sl.stats = j.tree.RootStats(p, sl.stats[:0])
-			for _, x := range sl.stats {
-				k := -1
-				for i := range sl.merged {
-					if sl.merged[i].Action == x.Action {
-						k = i
-						break
-					}
-				}
-				if k < 0 {
-					sl.merged = append(sl.merged, search.ActionStat{Action: x.Action})
-					k = len(sl.merged) - 1
-				}
-				m := &sl.merged[k]
-				if x.Visits > 0 {
-					m.Q = (m.Q*float64(m.Visits) + x.Q*float64(x.Visits)) / float64(m.Visits+x.Visits)
-				}
-				m.Visits += x.Visits
-				m.Prior += x.Prior / float32(len(sl.jobs))
-			}
-		}
-		stats = sl.merged
-	}
+	sl.stats, sl.merged = engine.MergeRootStats(sl.jobs, p, sl.stats, sl.merged)
+	stats := sl.merged
 	var total float64
 	best := -1
 	for i, x := range stats {
@@ -336,13 +307,17 @@ func (sl *slot) finishMove(w *worker) {
 		}
 		rec.Policy = append(rec.Policy, v)
 	}
+	s.Legal(sl.legal)
+	for a := range sl.visits {
+		rec.Legal = append(rec.Legal, b2u8(sl.legal.Has(games.Action(a))))
+	}
 	rec.Ply = append(rec.Ply, int32(s.MoveNumber()))
 	rec.Value = append(rec.Value, float32(p)) // mover for now; endGame rewrites it
 	for _, j := range sl.jobs {
-		rec.Nodes += int64(r.opts.Sims) - j.budget.Load()
+		rec.Nodes += j.Spent()
 	}
 	if len(stats) == 0 {
-		w.err = fmt.Errorf("selfplay: %s: no legal move at a non-terminal state %s", r.g.Spec(), s)
+		w.Fail(fmt.Errorf("selfplay: %s: no legal move at a non-terminal state %s", r.g.Spec(), s))
 		return
 	}
 	// Resignation on the best move's value.
@@ -353,14 +328,14 @@ func (sl *slot) finishMove(w *worker) {
 		}
 		sl.would[p] = true
 	}
-	a := sl.jobs[0].tree.Choose(stats, s.MoveNumber())
+	a := sl.jobs[0].Tree().Choose(stats, s.MoveNumber())
 	s.Apply(a)
 	sl.startMove(w)
 }
 
 // endGame fills in the outcomes, hands the record over and starts the
 // next game. resigner is the player who resigned, if any.
-func (sl *slot) endGame(w *worker, resigner *int) {
+func (sl *slot) endGame(w *engine.Worker, resigner *int) {
 	r := sl.r
 	rec := sl.rec
 	np := r.g.NumPlayers()
@@ -386,7 +361,7 @@ func (sl *slot) endGame(w *worker, resigner *int) {
 		}
 	}
 	if err := r.emit(rec); err != nil {
-		w.err = err
+		w.Fail(err)
 		return
 	}
 	sl.nextGame(w)
@@ -402,4 +377,11 @@ func (r *runner) emit(rec *GameRecord) error {
 		r.err = r.cfg.OnGame(rec)
 	}
 	return r.err
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

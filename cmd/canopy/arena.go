@@ -13,6 +13,7 @@ import (
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 func init() {
@@ -45,11 +46,15 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 			n := fs.Int("games", 100, "games per pairing (per table for 3+ player games)")
 			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
 			seed := fs.Uint64("seed", 1, "random seed")
+			netBackend := agentBackendFlag(fs)
 			boot := fs.Int("bootstrap", arena.DefaultBootstrap, "bootstrap resamples for the Elo intervals (0: none)")
 			asJSON := fs.Bool("json", false, "print as JSON")
 			asCSV := fs.Bool("csv", false, "print as CSV")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
+				if err := setAgentBackend(*netBackend); err != nil {
+					return err
+				}
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
@@ -77,9 +82,11 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 					return usagef("--parallel must not be negative (0: number of CPUs)")
 				}
 				for i, sp := range specs {
-					if _, err := agent.New(g, sp, *seed); err != nil {
+					a, err := agent.New(g, sp, *seed)
+					if err != nil {
 						return usagef("--agents: agent %d (%q): %v", i+1, sp, err)
 					}
+					arena.CloseAgents([]agent.Agent{a})
 				}
 				sched, err := arena.Schedule(g.NumPlayers(), len(specs), *n)
 				if err != nil {
@@ -98,6 +105,13 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 				})
 				if err != nil {
 					return err
+				}
+				for _, u := range engine.Shared.Usage() {
+					if u.Evals == 0 {
+						continue // validation only
+					}
+					fmt.Fprintf(e.Stderr, "network %s on %s (%s): %d evals in %.1f s (%.0f evals/s), mean batch %.1f, backend busy %.0f%%\n",
+						u.Net, u.Backend, u.Choice, u.Evals, u.Wall.Seconds(), u.EvalsPerSec(), u.MeanBatch, 100*u.Busy.Seconds()/max(u.Wall.Seconds(), 1e-9))
 				}
 				switch {
 				case *asJSON:

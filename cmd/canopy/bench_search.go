@@ -14,7 +14,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/canopy-go/canopy/bench"
-	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 func init() { benchTargets["search"] = benchSearch }
@@ -62,7 +62,7 @@ func benchSearch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	nb, err := openNetwork(g, *netFile, *backend, *batch)
+	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func benchSearch(e *env, args []string) error {
 	}
 	res, err := bench.Search(ctx, bench.SearchConfig{Game: g, Backend: nb.be, Trees: *trees, Batch: *batch, Sims: *sims,
 		Leaves: *leaves, Workers: *workers, Wait: *wait, Duration: time.Duration(*seconds * float64(time.Second)), Seed: *seed},
-		func(f float64, c selfplay.Counters) {
+		func(f float64, c engine.Counters) {
 			if !*quiet {
 				fmt.Fprintf(e.Stderr, "\rbench search: %3.0f%% %d nodes, %d evals   ", 100*f, c.Nodes, c.Evals)
 			}

@@ -19,16 +19,21 @@ func init() {
 		Summary: "create, inspect and evaluate policy-value networks",
 		Usage:   "init|info|eval [flags]",
 		Help: `Subcommands:
-  canopy net init --preset P --out F [--game G] [--seed S]
-      create a network with random weights (presets: ` + strings.Join(nets.Presets(), ", ") + `);
-      --game takes the input shape and policy size from a game (megazero needs one;
-      it defaults to the preset's game)
+  canopy net init --out F [--preset P] [--game G] [--seed S]
+      create a network with random weights (presets: ` + strings.Join(nets.Presets(), ", ") + `).
+      The input shape and policy size always come from a game: --game, else the
+      preset's own game (megazero: connect4d). With --game and no --preset, the
+      net is the built-in one for that game (what selfplay uses without --net:
+      preset connect4 for connect4, a small 32x2 net otherwise); with neither,
+      preset connect4
   canopy net info F [--json]
       print the config, parameter count and FLOPs per evaluation
-  canopy net eval --net F [--game G] [--moves M] [--json]
+  canopy net eval --net F [--game G] [--moves M] [--seed S] [--json]
       evaluate one position (M is the game's state notation; default the
       initial position; G defaults to the game the net was made for) and print
-      the policy over the legal actions and the value for the player to move`,
+      the policy over the legal actions and the value for the player to move.
+      Chance events before the first decision (dealing cards) are sampled
+      with --seed and printed`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
@@ -70,10 +75,12 @@ func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, e
 
 func netInit(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net init", flag.ContinueOnError)
-	preset := fs.String("preset", nets.DefaultPreset, "architecture preset: "+strings.Join(nets.Presets(), ", "))
+	preset := fs.String("preset", nets.DefaultPreset, "architecture preset: "+strings.Join(nets.Presets(), ", ")+" (default with --game: the game's built-in net)")
 	out := fs.String("out", "", "output file (.safetensors)")
 	game := fs.String("game", "", "game whose observation shape and action count to use (default: the preset's)")
 	seed := fs.Uint64("seed", 1, "random seed for the weights")
+	channels := fs.Int("channels", 0, "residual tower width, overriding the preset's (AlphaZero heads; 0 = the preset's)")
+	blocks := fs.Int("blocks", 0, "residual blocks, overriding the preset's (AlphaZero heads; 0 = the preset's)")
 	pos, err := parseSub(e, "init", fs, args)
 	if err != nil {
 		return helpOK(err)
@@ -87,26 +94,27 @@ func netInit(e *env, args []string) error {
 	if err := checkOutputFile(*out); err != nil {
 		return fmt.Errorf("net init: --out: %v", err)
 	}
-	cfg, err := nets.Preset(*preset)
+	cfg, why, err := initConfig(*preset, flagSet(fs, "preset"), *game)
 	if err != nil {
-		return usagef("net init: --preset: %v", err)
+		return err
 	}
-	if *game != "" {
-		if _, err := games.New(*game); err != nil {
-			return usagef("net init: --game: %v", err)
+	if *channels != 0 || *blocks != 0 {
+		if cfg.Head != nets.HeadAlphaZero {
+			return usagef("net init: --channels and --blocks apply to AlphaZero-head presets, not %s", cfg.Preset)
 		}
-	}
-	spec := *game
-	if spec == "" && cfg.Normalize() != nil {
-		spec = cfg.Game // the preset's board comes from its game
-	}
-	if spec != "" {
-		g, err := games.New(spec)
-		if err != nil {
-			return fmt.Errorf("net init: preset %s needs game %q: %v", *preset, spec, err)
+		if *channels < 0 || *channels > 1024 || *blocks < 0 || *blocks > 64 {
+			return usagef("net init: --channels %d (want 1..1024) or --blocks %d (want 1..64) out of range", *channels, *blocks)
 		}
-		if cfg, err = cfg.ForGame(g); err != nil {
-			return err
+		if *channels > 0 {
+			cfg.Channels = *channels
+		}
+		if *blocks > 0 {
+			cfg.Blocks = *blocks
+		}
+		cfg.Preset += fmt.Sprintf("-%dx%d", cfg.Channels, cfg.Blocks)
+		why += ", resized"
+		if err := cfg.Normalize(); err != nil {
+			return usagef("net init: %v", err)
 		}
 	}
 	net, err := nets.New(cfg, *seed)
@@ -116,8 +124,53 @@ func netInit(e *env, args []string) error {
 	if err := net.Save(*out); err != nil {
 		return fmt.Errorf("net init: %v", err)
 	}
-	fmt.Fprintf(e.Stdout, "wrote %s: %s, %d parameters, %.1f MFLOP per evaluation\n", *out, describe(net.Config()), net.NumParams(), float64(net.FLOPs())/1e6)
+	fmt.Fprintf(e.Stdout, "wrote %s: %s (%s), %d parameters, %.1f MFLOP per evaluation\n",
+		*out, describe(net.Config()), why, net.NumParams(), float64(net.FLOPs())/1e6)
 	return nil
+}
+
+// initConfig picks the config of `canopy net init` and says why. The
+// shape always comes from a game: gameSpec, else the preset's own game.
+// With a game and no explicit preset, the config is the game's built-in
+// net (builtinConfig, what selfplay uses without --net).
+func initConfig(preset string, presetGiven bool, gameSpec string) (nets.Config, string, error) {
+	var g games.Game
+	if gameSpec != "" {
+		var err error
+		if g, err = games.New(gameSpec); err != nil {
+			return nets.Config{}, "", usagef("net init: --game: %v", err)
+		}
+		if !presetGiven {
+			cfg, err := builtinConfig(g)
+			if err != nil {
+				return cfg, "", fmt.Errorf("net init: no built-in net for %s: %v (pass --preset)", g.Spec(), err)
+			}
+			return cfg, fmt.Sprintf("the built-in net for %s; --preset picks another", g.Spec()), nil
+		}
+	}
+	cfg, err := nets.Preset(preset)
+	if err != nil {
+		return cfg, "", usagef("net init: --preset: %v", err)
+	}
+	why := "--preset " + preset
+	if !presetGiven {
+		why = "default preset"
+	}
+	if g == nil {
+		if cfg.Game == "" {
+			return cfg, "", usagef("net init: preset %s names no game: pass --game", preset)
+		}
+		if g, err = games.New(cfg.Game); err != nil {
+			return cfg, "", fmt.Errorf("net init: preset %s needs game %q: %v", preset, cfg.Game, err)
+		}
+		why += ", shaped for its game " + g.Spec()
+	} else {
+		why += ", shaped for --game " + g.Spec()
+	}
+	if cfg, err = cfg.ForGame(g); err != nil {
+		return cfg, "", fmt.Errorf("net init: %v", err)
+	}
+	return cfg, why, nil
 }
 
 func helpOK(err error) error {
@@ -181,6 +234,7 @@ func netEval(e *env, args []string) error {
 	file := fs.String("net", "", "network file")
 	game := fs.String("game", "", "game spec (default: the game stored with the net)")
 	moves := fs.String("moves", "", "position in the game's state notation (default: the initial position)")
+	seed := fs.Uint64("seed", 1, "random seed for the chance events (deals) before the first decision")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseSub(e, "eval", fs, args)
 	if err != nil {
@@ -217,9 +271,18 @@ func netEval(e *env, args []string) error {
 	} else if st, err = g.ParseState(*moves); err != nil {
 		return usagef("net eval: bad --moves for %s: %v", g.Spec(), err)
 	}
+	dealt, err := sampleChance(st, g, *seed)
+	if err != nil {
+		return fmt.Errorf("net eval: %v", err)
+	}
 	player := st.CurrentPlayer()
-	if st.IsTerminal() || player < 0 {
-		return fmt.Errorf("net eval: position %q has no player to move (terminal, chance or simultaneous)", st.String())
+	switch {
+	case st.IsTerminal() || player == games.TerminalPlayer:
+		return fmt.Errorf("net eval: position %q is terminal: no player to move (give --moves of an earlier position)", clip(st.String()))
+	case player == games.SimultaneousPlayer:
+		return fmt.Errorf("net eval: position %q is a simultaneous-move node, not one player's decision (use the game's sequential view if `canopy games` lists one)", clip(st.String()))
+	case player < 0:
+		return fmt.Errorf("net eval: position %q has no player to move (player %d)", clip(st.String()), player)
 	}
 	obs := make([]float32, net.InputSize())
 	st.Observation(player, obs)
@@ -235,12 +298,42 @@ func netEval(e *env, args []string) error {
 	}
 	sort.SliceStable(acts, func(i, j int) bool { return acts[i].Prob > acts[j].Prob })
 	if *asJSON {
-		return writeNetJSON(e.Stdout, map[string]any{"game": g.Spec(), "state": st.String(), "player": player,
-			"value": value[0], "policy": acts})
+		out := map[string]any{"game": g.Spec(), "state": st.String(), "player": player, "value": value[0], "policy": acts}
+		if len(dealt) > 0 {
+			out["chance"], out["seed"] = dealt, *seed
+		}
+		return writeNetJSON(e.Stdout, out)
+	}
+	if len(dealt) > 0 {
+		fmt.Fprintf(e.Stdout, "sampled %d chance events with --seed %d: %s\n", len(dealt), *seed, strings.Join(dealt, " "))
 	}
 	fmt.Fprintf(e.Stdout, "%s  %s  player %d to move\nvalue %+.4f\n", g.Spec(), st.String(), player, value[0])
 	for _, a := range acts {
 		fmt.Fprintf(e.Stdout, "  %-8s %6.2f%%  (logit %+.3f)\n", a.Action, 100*a.Prob, a.Logit)
 	}
 	return nil
+}
+
+// sampleChance applies sampled outcomes to st while it is at a chance node
+// (dealing, drawing), with a generator seeded by seed, until a player must
+// decide or the game ends; it returns the outcomes' texts in order.
+func sampleChance(st games.State, g games.Game, seed uint64) ([]string, error) {
+	if st.CurrentPlayer() != games.ChancePlayer {
+		return nil, nil
+	}
+	cs, ok := st.(games.ChanceState)
+	if !ok {
+		return nil, fmt.Errorf("position %q is a chance node but %s cannot sample its outcomes", clip(st.String()), g.Spec())
+	}
+	rng := games.NewRand(seed)
+	var dealt []string
+	for range g.MaxGameLength() + 1 {
+		if st.IsTerminal() || st.CurrentPlayer() != games.ChancePlayer {
+			return dealt, nil
+		}
+		a := cs.SampleChance(rng)
+		dealt = append(dealt, st.ActionString(a))
+		st.Apply(a)
+	}
+	return dealt, fmt.Errorf("still at a chance node after %d sampled events (a bug in %s)", len(dealt), g.Spec())
 }

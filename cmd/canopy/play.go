@@ -32,9 +32,13 @@ Example:
 			game := fs.String("game", "", "game spec, e.g. connect4 or hex:size=7")
 			agents := fs.String("agents", "", "agent spec per seat, comma-separated; \"human\" for a person")
 			seed := fs.Uint64("seed", 1, "random seed (agents and chance)")
+			netBackend := agentBackendFlag(fs)
 			logPath := fs.String("log", "", "write the JSON game log to this file")
 			asJSON := fs.Bool("json", false, "print the result as JSON instead of boards")
 			return func(e *env, args []string) error {
+				if err := setAgentBackend(*netBackend); err != nil {
+					return err
+				}
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}

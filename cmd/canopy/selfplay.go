@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 )
 
@@ -24,10 +23,12 @@ func init() {
 		Usage:   "[--game G] [--net F] [--games N] [--trees T] [--sims S] [--out DIR] [--resume] [--backend B] [--seed S] [--json]",
 		Help: `Plays --games games of PUCT self-play, --trees at a time, every leaf of every
 tree evaluated by one batched network (Dirichlet noise at the root, moves
-sampled from the visits for the first --temp-plies plies, then the most
-visited). Each move is recorded as (observation from the mover's view,
+sampled from the visits for the first --tempplies plies, then the most
+visited). The search options (--sims, --c, --fpu, --dir, --dirfrac,
+--tempplies, --temp, --det, --leaves, --blend, --turns) are the az agent's,
+with the same names, ranges and meaning. Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
-(arrays obs, policy, value, game_id, ply; numpy.load reads them) listed in
+(arrays obs, policy, legal, value, game_id, ply; numpy.load reads them) listed in
 DIR/manifest.json.
 
 Without --net the network is the built-in randomly initialised one: the
@@ -45,21 +46,20 @@ Example (about a minute on 2 cores):
   canopy selfplay --out runs/selfplay-demo --resume`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game spec")
-			netFile := fs.String("net", "", "network weights (.safetensors); default: the built-in random-init net")
-			backend := fs.String("backend", "auto", "network backend: auto, cpu, random, or another registered name")
+			netFile := fs.String("net", "", "network: a weights file (.safetensors), a shipped name, or init (default: the built-in random-init net)")
+			backend := fs.String("backend", "auto", "network backend spec: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see `canopy backends`)")
 			nGames := fs.Int("games", 64, "number of games")
 			trees := fs.Int("trees", 32, "games played at once (trees searched concurrently)")
-			st := selfplay.DefaultSettings()
-			st.Sims, st.TempPlies = 48, 8
-			fs.IntVar(&st.Sims, "sims", st.Sims, "simulations per move")
-			fs.Float64Var(&st.C, "c", st.C, "PUCT exploration constant")
-			fs.Float64Var(&st.DirichletA, "dirichlet", st.DirichletA, "root Dirichlet noise alpha (0 = none)")
-			fs.Float64Var(&st.DirichletEps, "dirichlet-frac", st.DirichletEps, "fraction of noise in the root priors")
-			fs.IntVar(&st.TempPlies, "temp-plies", st.TempPlies, "sample moves from visit counts for this many plies, then play the most visited")
-			fs.Float64Var(&st.Resign, "resign", st.Resign, "resign when the best move's value is below -R (0 = never; 2-player games)")
-			fs.Float64Var(&st.ResignOff, "resign-off", st.ResignOff, "fraction of games that never resign (measures false positives)")
-			fs.IntVar(&st.Determinize, "determinize", st.Determinize, "sampled deals (trees) per move in hidden-information games")
-			fs.IntVar(&st.Leaves, "leaves", st.Leaves, "leaves in flight per tree (virtual loss)")
+			var st selfplay.Settings
+			table := st.Table()
+			table.Reset()
+			table.Register(fs) // --sims, --c, --fpu, --dir, --dirfrac, --tempplies, ... (the az agent's names)
+			// The flag names of earlier releases, kept as aliases.
+			for old, key := range map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
+				"determinize": "det", "resign-off": "resignoff"} {
+				f := fs.Lookup(key)
+				fs.Var(f.Value, old, "alias of --"+key)
+			}
 			batch := fs.Int("batch", 0, "largest network batch (default: the backend's preferred)")
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "output directory")
@@ -71,8 +71,8 @@ Example (about a minute on 2 cores):
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				if *nGames < 1 || *trees < 1 || st.Sims < 1 {
-					return usagef("--games, --trees and --sims must be at least 1")
+				if *nGames < 1 || *trees < 1 {
+					return usagef("--games and --trees must be at least 1")
 				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--batch and --workers must not be negative")
@@ -84,7 +84,7 @@ Example (about a minute on 2 cores):
 				if err != nil {
 					return err
 				}
-				nb, err := openNetwork(g, *netFile, *backend, *batch)
+				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
 				if err != nil {
 					return err
 				}
@@ -97,8 +97,8 @@ Example (about a minute on 2 cores):
 					return err
 				}
 				pending := len(o.Pending())
-				eng, err := selfplay.NewEngine(g, nb.be, selfplay.EngineOptions{Workers: *workers, Leaves: st.Leaves, Batch: *batch,
-					Slots: selfplay.SlotsFor(*trees, st.Leaves)})
+				eng, err := engine.New(g, nb.be, engine.Options{Workers: *workers, Leaves: st.Leaves, Batch: *batch,
+					Slots: engine.SlotsFor(*trees, st.Leaves)})
 				if err != nil {
 					return err
 				}
@@ -165,70 +165,33 @@ type netBackend struct {
 	sha  string // sha256 of the weights, or "random"
 }
 
-// builtinConfig is the built-in network for g: the connect4 preset for
-// connect4, else a small AlphaZero net shaped from the game.
-func builtinConfig(g games.Game) (nets.Config, error) {
-	if g.Spec() == "connect4" {
-		c, err := nets.Preset(nets.DefaultPreset)
-		if err != nil {
-			return c, err
-		}
-		return c.ForGame(g)
-	}
-	c := nets.Config{Preset: "small", Head: nets.HeadAlphaZero, Channels: 32, Blocks: 2, ValueHidden: 32}
-	return c.ForGame(g)
-}
+// builtinConfig is the built-in network for g (nets.DefaultConfig).
+func builtinConfig(g games.Game) (nets.Config, error) { return nets.DefaultConfig(g) }
 
-// openNetwork opens --net (a weights file; "" or "init" the built-in
-// random-init net; "random" no net: the random backend) on --backend.
-func openNetwork(g games.Game, file, backend string, batch int) (netBackend, error) {
+// openNetwork opens --net (a weights file, a shipped name, "" or "init"
+// for the built-in random-init net, "random" for no net: the random
+// backend) on the --backend spec, and prints the backend choice to
+// stderr when it was automatic.
+func openNetwork(g games.Game, ref, backend string, batch int, stderr io.Writer) (netBackend, error) {
 	obs := 1
 	for _, d := range g.ObservationShape() {
 		obs *= d
 	}
 	opts := nets.BackendOptions{MaxBatch: max(batch, 0)}
-	if file == "random" || (backend == "random" && file == "") {
+	if ref == "random" || (backend == "random" && ref == "") {
 		return netBackend{be: nets.NewRandomBackend(obs, g.NumActions(), 0, opts), desc: "random backend (no network)", sha: "random"}, nil
 	}
-	var net *nets.Net
-	var nb netBackend
-	if file == "" || file == "init" {
-		cfg, err := builtinConfig(g)
-		if err != nil {
-			return nb, fmt.Errorf("no built-in network for %s: %v (pass --net FILE)", g.Spec(), err)
-		}
-		if net, err = nets.New(cfg, 1); err != nil {
-			return nb, err
-		}
-		buf, err := net.Encode()
-		if err != nil {
-			return nb, err
-		}
-		sum := sha256.Sum256(buf)
-		nb.desc, nb.sha = fmt.Sprintf("built-in %s net for %s, random init (seed 1)", cfg.Preset, g.Spec()), hex.EncodeToString(sum[:])
-	} else {
-		buf, err := os.ReadFile(file)
-		if err != nil {
-			return nb, fmt.Errorf("--net: %v", err)
-		}
-		if net, err = nets.Decode(buf); err != nil {
-			return nb, fmt.Errorf("--net %s: %v (is it a canopy .safetensors file?)", file, err)
-		}
-		sum := sha256.Sum256(buf)
-		nb.desc, nb.sha = file, hex.EncodeToString(sum[:])
+	net, src, err := nets.OpenNet(ref, g)
+	if err != nil {
+		return netBackend{}, fmt.Errorf("--net: %v", err)
 	}
-	if net.InputSize() != obs || net.PolicySize() != g.NumActions() {
-		return nb, fmt.Errorf("--net %s takes %d inputs and %d actions; %s needs %d and %d (make one with `canopy net init --game %s`)",
-			nb.desc, net.InputSize(), net.PolicySize(), g.Spec(), obs, g.NumActions(), g.Spec())
+	nb := netBackend{desc: src.Desc, sha: src.SHA256}
+	var choice nets.Choice
+	if nb.be, choice, err = nets.OpenBackendSpec(backend, net, opts); err != nil {
+		return nb, backendError(backend, err)
 	}
-	var err error
-	if backend == "random" {
-		nb.be = nets.NewRandomBackend(obs, g.NumActions(), 0, opts)
-	} else if nb.be, err = nets.OpenBackend(backend, net, opts); err != nil {
-		if strings.Contains(err.Error(), "unknown backend") {
-			return nb, usageError{"--backend: " + err.Error()}
-		}
-		return nb, fmt.Errorf("--backend %s: %v", backend, err)
+	if sp, _ := nets.ParseBackendSpec(backend); (sp.Name == "" || sp.Name == "auto") && stderr != nil {
+		fmt.Fprintln(stderr, choice.String())
 	}
 	return nb, nil
 }

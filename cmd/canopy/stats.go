@@ -29,9 +29,13 @@ games by their first K moves. Results depend only on --seed, not on
 			prefix := fs.Int("prefix", 4, "count distinct games by their first K moves")
 			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
 			seed := fs.Uint64("seed", 1, "random seed")
+			netBackend := agentBackendFlag(fs)
 			asJSON := fs.Bool("json", false, "print as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
+				if err := setAgentBackend(*netBackend); err != nil {
+					return err
+				}
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}

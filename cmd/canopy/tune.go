@@ -33,8 +33,12 @@ rank-based return mapped to [0,1]). The final mean is then evaluated on
 			pop := fs.Int("pop", 8, "candidates per iteration")
 			evalGames := fs.Int("eval", 2000, "games for the final evaluation")
 			seed := fs.Uint64("seed", 1, "random seed")
+			netBackend := agentBackendFlag(fs)
 			asJSON := fs.Bool("json", false, "print the result as JSON (progress goes to stderr)")
 			return func(e *env, args []string) error {
+				if err := setAgentBackend(*netBackend); err != nil {
+					return err
+				}
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
@@ -211,4 +212,50 @@ func (p *progress) update(done int, extra string) {
 	if done >= p.total {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// status is a live status line on a terminal-like writer, with log lines
+// printed above it.
+type status struct {
+	mu    sync.Mutex
+	w     io.Writer
+	quiet bool
+	shown bool
+	last  time.Time
+}
+
+func newStatus(w io.Writer, quiet bool) *status { return &status{w: w, quiet: quiet} }
+
+// set replaces the status line (at most 5 times a second).
+func (s *status) set(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.quiet || time.Since(s.last) < 200*time.Millisecond {
+		return
+	}
+	s.last = time.Now()
+	fmt.Fprintf(s.w, "\r\033[K%s", line)
+	s.shown = true
+}
+
+// clear removes the status line.
+func (s *status) clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shown {
+		fmt.Fprint(s.w, "\r\033[K")
+		s.shown = false
+	}
+}
+
+// lines returns a writer whose output goes above the status line.
+func (s *status) lines() io.Writer { return statusLines{s} }
+
+type statusLines struct{ s *status }
+
+func (l statusLines) Write(p []byte) (int, error) {
+	l.s.clear()
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.s.w.Write(p)
 }

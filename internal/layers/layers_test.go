@@ -29,6 +29,7 @@ var rank = map[string]int{
 	"selfplay":            7,
 	"train":               7,
 	"bench":               8,
+	"zero":                8,
 	"cmd":                 9,
 	"internal/layers":     9,
 }

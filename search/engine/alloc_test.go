@@ -1,9 +1,8 @@
-package selfplay
+package engine
 
 import (
 	"context"
 	"math"
-	"sync/atomic"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -14,24 +13,22 @@ import (
 // One lock-step of a warmed tree (select 8 leaves, encode, submit, wait,
 // back up) allocates nothing.
 func TestStepAllocs(t *testing.T) {
-	g, e := newEngine(t, "connect4", 3, EngineOptions{Workers: 1, Leaves: 8, Batch: 8, Wait: -1})
+	g, e := newEngine(t, "connect4", 3, Options{Workers: 1, Leaves: 8, Batch: 8, Wait: -1})
 	o := search.DefaultOptions()
 	o.Rule, o.Sims, o.MaxNodes = search.PUCT, 1<<20, 200000
-	o.Eval = &rootEval{value: make([]float64, 2), priors: make([]float32, 7)}
+	o.Eval = search.Uniform{}
 	tr, err := search.New(g, o, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := e.newWorker()
-	j := w.newJob(8)
-	j.root = g.NewInitialState()
-	j.setTree(tr, 5)
+	w := e.NewWorker()
+	j := w.NewJob(8, nil)
+	j.SetTree(tr, 0)
 	tr.Prepare(j.root)
 	j.prepared = true
-	j.budget = new(atomic.Int64)
 	j.budget.Store(1 << 40)
 	round := func() {
-		w.start(j)
+		w.queue(j)
 		w.ready = w.ready[:0]
 		w.step(j)
 		for w.client.InFlight() > 0 {

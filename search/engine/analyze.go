@@ -1,4 +1,4 @@
-package selfplay
+package engine
 
 import (
 	"context"
@@ -6,28 +6,26 @@ import (
 	"sync/atomic"
 
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search"
 )
 
 // Analyze searches one position with one tree shared by all the engine's
-// workers (analysis mode): each worker keeps Leaves leaves of the tree in
-// flight and all draw on one budget of o.Sims simulations. o must use
-// PUCT-style expansion at evaluation (ExpandVisits 0); o.Eval is replaced
-// by the network. The result is not reproducible run to run (workers race
-// for the budget); use RootStats on the returned tree.
+// workers (analysis mode): each worker keeps Options.Leaves leaves of the
+// tree in flight and all draw on one budget of o.Sims simulations. o must
+// use PUCT-style expansion at evaluation (ExpandVisits 0); the network
+// evaluates every leaf. The result is not reproducible run to run
+// (workers race for the budget); use RootStats on the returned tree.
 func (e *Engine) Analyze(ctx context.Context, s games.State, o search.Options, seed uint64) (*search.Tree, error) {
 	if s.IsTerminal() || s.CurrentPlayer() < 0 {
-		return nil, fmt.Errorf("selfplay: analyze: the position must have a player to move")
+		return nil, fmt.Errorf("engine: analyze: the position must have a player to move")
 	}
 	if o.Sims <= 0 {
-		return nil, fmt.Errorf("selfplay: analyze: sims = %d, want >= 1", o.Sims)
+		return nil, fmt.Errorf("engine: analyze: sims = %d, want >= 1", o.Sims)
 	}
 	o.ExpandVisits = 0
 	o.Time = 0
 	g := e.game
-	re := &rootEval{value: make([]float64, g.NumPlayers()), priors: make([]float32, g.NumActions())}
-	o.Eval = re
+	o.Eval = search.Uniform{} // never called: leaves and root come from the network
 	if o.MaxNodes <= 0 {
 		o.MaxNodes = o.Sims + e.opt.Workers*e.opt.Leaves + 16
 	}
@@ -39,26 +37,26 @@ func (e *Engine) Analyze(ctx context.Context, s games.State, o search.Options, s
 	mask := games.NewMask(g.NumActions())
 	s.Legal(mask)
 	pol := make([]float32, e.polSize)
-	v, err := e.b.Evaluate(ctx, func(row []float32) { s.Observation(mover, row) }, pol)
-	if err != nil {
+	if _, err := e.Evaluate(ctx, s, mover, pol); err != nil {
 		return nil, err
 	}
-	e.evals.Add(1)
-	fillValue(re.value, mover, v)
-	re.ok = nets.MaskedSoftmax(pol, mask, re.priors)
-	t.Prepare(s)
+	priors := make([]float32, g.NumActions())
+	if !maskedSoftmax(pol, mask, priors) {
+		priors = nil
+	}
+	t.PrepareWith(s, priors)
 	t.SetShared(true)
 	defer t.SetShared(false)
 	var budget atomic.Int64
 	budget.Store(int64(o.Sims))
-	err = e.runWorkers(ctx, e.opt.Workers, func(i int, w *worker) error {
-		j := w.newJob(e.opt.Leaves)
+	return t, e.RunWorkers(ctx, e.opt.Workers, func(i int, w *Worker) error {
+		j := w.NewJob(e.opt.Leaves, nil)
 		j.budget = &budget
-		j.root = s
-		j.setTree(t, seed+uint64(i+1)*0x632be59bd9b4e019)
+		j.sims = int64(o.Sims)
+		s.CloneInto(j.root)
+		j.SetTree(t, 1+i*e.opt.Leaves) // walker 0 prepared the root
 		j.prepared = true
-		w.start(j)
+		w.queue(j)
 		return nil
 	})
-	return t, err
 }

@@ -1,4 +1,4 @@
-package selfplay
+package engine
 
 import (
 	"context"

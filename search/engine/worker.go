@@ -1,14 +1,12 @@
-package selfplay
+package engine
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/canopy-go/canopy/batcher"
 	"github.com/canopy-go/canopy/games"
@@ -16,193 +14,149 @@ import (
 	"github.com/canopy-go/canopy/search"
 )
 
-// EngineOptions configure an Engine. Zero fields take the defaults.
-type EngineOptions struct {
-	// Workers is the number of search goroutines. Default GOMAXPROCS.
-	Workers int
-	// Leaves is the number of leaves one tree has in flight (virtual
-	// loss). Default 1.
-	Leaves int
-	// Batch is the batcher's MaxBatch. Default: the backend's preferred.
-	Batch int
-	// Wait is the batcher's wait for a fuller batch (see batcher.Options).
-	// Default: none (-1): workers submit every leaf they can before they
-	// block, so rows that are not ready now only come after this batch's
-	// results; the batch grows on its own while the backend computes.
-	Wait time.Duration
-	// Slots is the batcher ring size; default covers every leaf in flight.
-	// Set it from the expected number of trees with SlotsFor.
-	Slots int
-}
-
-// SlotsFor returns a ring size for trees trees with leaves leaves each.
-func SlotsFor(trees, leaves int) int { return trees*max(leaves, 1) + trees + 64 }
-
-// Engine is a batcher in front of a backend plus counters. Runs (Run,
-// Analyze) on one Engine must not overlap.
-type Engine struct {
-	game    games.Game
-	be      *TimedBackend
-	b       *batcher.Batcher
-	opt     EngineOptions
-	inSize  int
-	polSize int
-
-	nodes atomic.Int64 // simulations backed up
-	evals atomic.Int64 // network rows submitted
-}
-
-// NewEngine starts an engine for g on backend be. The backend's shape
-// must match g's observation size and action count.
-func NewEngine(g games.Game, be nets.Backend, opt EngineOptions) (*Engine, error) {
-	in, ps := be.Shape()
-	obs := 1
-	for _, d := range g.ObservationShape() {
-		obs *= d
-	}
-	if in != obs || ps != g.NumActions() {
-		return nil, fmt.Errorf("selfplay: backend %s takes %d inputs and %d policy logits, but %s has %d observation values and %d actions",
-			be.Name(), in, ps, g.Spec(), obs, g.NumActions())
-	}
-	if g.Type().Dynamics == games.Simultaneous {
-		return nil, fmt.Errorf("selfplay: %s has simultaneous moves; use its sequential view (e.g. sushigo-seq)", g.Spec())
-	}
-	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
-	if opt.Leaves <= 0 {
-		opt.Leaves = 1
-	}
-	if opt.Slots <= 0 {
-		opt.Slots = SlotsFor(64, opt.Leaves)
-	}
-	if opt.Wait == 0 {
-		opt.Wait = -1
-	}
-	tb := NewTimedBackend(be)
-	b, err := batcher.New(tb, batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots})
-	if err != nil {
-		return nil, err
-	}
-	return &Engine{game: g, be: tb, b: b, opt: opt, inSize: in, polSize: ps}, nil
-}
-
-// Close stops the batcher.
-func (e *Engine) Close() error { return e.b.Close() }
-
-// Options returns the options with defaults filled in.
-func (e *Engine) Options() EngineOptions { return e.opt }
-
-// Counters is a snapshot of an engine's work so far.
-type Counters struct {
-	Nodes, Evals int64         // simulations backed up, network rows
-	Batch        batcher.Stats // batch fill and latencies
-	Busy         time.Duration // time spent inside the backend
-}
-
-// Counters returns the engine's counters.
-func (e *Engine) Counters() Counters {
-	return Counters{Nodes: e.nodes.Load(), Evals: e.evals.Load(), Batch: e.b.Stats(), Busy: e.be.Busy()}
-}
-
-// rootEval is the per-job Evaluator that hands Tree.Prepare the root's
-// network evaluation computed through the batch stream.
-type rootEval struct {
-	value  []float64
-	priors []float32
-	ok     bool // priors are valid
-}
-
-func (r *rootEval) Evaluate(_ *search.EvalContext, _ games.State, value []float64, priors []float32) bool {
-	copy(value, r.value)
-	if priors == nil || !r.ok {
-		return false
-	}
-	copy(priors, r.priors)
-	return true
-}
-
 // leaf is one request in flight: a walker's leaf or a job's root.
 type leaf struct {
-	j      *job
+	j      *Job
 	w      *search.Walker // nil for the root evaluation
 	mask   games.Mask     // legal actions of the evaluated state
 	mover  int            // whose view the observation and value take
 	priors bool           // the result's policy applies (decision state)
 	tag    uint64         // index in the worker's leaf table
+	roll   []float64      // blended jobs: the leaf's rollout returns
 }
 
-// job is one search in progress: a tree, its root and its walkers. A job
-// belongs to one worker goroutine; only that goroutine touches it while it
-// runs.
-type job struct {
+// Job is one search in progress: a tree searching one root with a
+// simulation budget, its walkers and their requests. A Job belongs to one
+// Worker; only that worker's goroutine touches it while it runs, and its
+// owner may read or change it (Tree, Root, SetTree) only between the
+// done callback and the next Start.
+type Job struct {
 	tree    *search.Tree
-	root    games.State // position to search (owned by the job's owner)
+	root    games.State // position to search (written by the owner)
 	budget  *atomic.Int64
+	own     atomic.Int64 // the budget unless shared (Analyze)
+	sims    int64        // the budget given to the last Start
 	walkers []*leaf
 	rootL   *leaf
-	rootEv  *rootEval
+	priors  []float32 // the root's network policy (softmax over legal)
+
+	blendW float64         // weight of the network value (1: no rollout)
+	blend  *search.Rollout // rollout mixed into leaf values when blendW < 1
 
 	prepared bool // root expanded
 	nsel     int  // leaves selected in the current step
 	nsub     int  // of those, submitted (ErrFull may interrupt)
 	pending  int  // submitted, not yet completed
-	claimed  int  // simulations claimed in the current step
 
-	done func(w *worker, j *job) // called on the owner goroutine when the budget is spent
+	done func(w *Worker, j *Job) // called on the owner goroutine when the budget is spent
 }
 
-// worker is one search goroutine's state.
-type worker struct {
+// Tree is the job's tree (nil before SetTree).
+func (j *Job) Tree() *search.Tree { return j.tree }
+
+// Root is the state the next Start searches. The owner writes the
+// position into it (CloneInto, Resample) before Start; the job never
+// modifies it.
+func (j *Job) Root() games.State { return j.root }
+
+// Spent is the number of simulations the last Start has used so far.
+func (j *Job) Spent() int64 { return j.sims - max(j.budget.Load(), 0) }
+
+// SetBlend mixes a rollout into every network leaf value: value = w *
+// network + (1-w) * rollout (study 000 uses w = 0.5 and an eight-turn
+// rollout). w = 1 (or ro nil) turns blending off. The rollout runs on the
+// worker's goroutine while the network evaluates the leaf.
+func (j *Job) SetBlend(w float64, ro *search.Rollout) {
+	j.blendW, j.blend = w, ro
+	if ro == nil || !(w < 1) {
+		j.blendW, j.blend = 1, nil
+	}
+}
+
+// SetTree attaches tree t to j. The job's walkers are t's own walkers
+// first..first+n-1 (search.Tree.Walkers), seeded from t's seed: a job
+// with one leaf in flight and first 0 builds exactly the tree that t's
+// single-threaded Search would with an equivalent evaluator. Jobs that
+// share a tree (Analyze) take disjoint walker ranges. The next Start
+// prepares t's root from the network.
+func (j *Job) SetTree(t *search.Tree, first int) {
+	j.tree = t
+	ws := t.Walkers(first + len(j.walkers))[first:]
+	for i, l := range j.walkers {
+		l.w = ws[i]
+	}
+	j.prepared = false
+}
+
+// Worker is one search goroutine's state: its jobs' leaf records, its
+// batcher client and its ready and blocked queues. A Worker is used by
+// one goroutine at a time.
+type Worker struct {
 	e       *Engine
 	client  *batcher.Client
 	leaves  []*leaf // by tag
 	comps   []batcher.Completion
-	ready   []*job
-	blocked []*job
+	ready   []*Job
+	blocked []*Job
 	err     error
 }
 
-func (e *Engine) newWorker() *worker {
-	return &worker{e: e, client: batcher.NewClient(e.b.Slots()), comps: make([]batcher.Completion, 256)}
+// NewWorker returns a worker for e. Drive it with Loop on one goroutine
+// (or let RunWorkers do so).
+func (e *Engine) NewWorker() *Worker {
+	return &Worker{e: e, client: batcher.NewClient(e.b.Slots()), comps: make([]batcher.Completion, 256)}
 }
 
-// newJob makes a job with nLeaves leaf records registered in w's table.
-// Walkers are attached per tree by setTree.
-func (w *worker) newJob(nLeaves int) *job {
+// Engine is the worker's engine.
+func (w *Worker) Engine() *Engine { return w.e }
+
+// NewJob makes a job with leaves leaf records (leaves in flight per step,
+// via virtual loss) registered in w's table. done, when non-nil, is
+// called on w's goroutine each time a Start's budget is spent. Attach a
+// tree with SetTree and write the position into Root before Start.
+func (w *Worker) NewJob(leaves int, done func(w *Worker, j *Job)) *Job {
 	g := w.e.game
-	j := &job{rootEv: &rootEval{value: make([]float64, g.NumPlayers()), priors: make([]float32, g.NumActions())}}
+	j := &Job{root: g.NewInitialState(), priors: make([]float32, g.NumActions()), done: done, blendW: 1}
+	j.budget = &j.own
 	mk := func() *leaf {
-		l := &leaf{j: j, mask: games.NewMask(g.NumActions()), tag: uint64(len(w.leaves))}
+		l := &leaf{j: j, mask: games.NewMask(g.NumActions()), tag: uint64(len(w.leaves)), roll: make([]float64, g.NumPlayers())}
 		w.leaves = append(w.leaves, l)
 		return l
 	}
 	j.rootL = mk()
-	for range nLeaves {
+	for range max(leaves, 1) {
 		j.walkers = append(j.walkers, mk())
 	}
 	return j
 }
 
-// setTree attaches tree t to j with fresh walkers seeded from seed.
-func (j *job) setTree(t *search.Tree, seed uint64) {
-	j.tree = t
-	for i, l := range j.walkers {
-		l.w = t.NewWalker(seed + uint64(i)*0x9e3779b97f4a7c15)
-	}
+// Start queues j to search its Root with sims simulations: a network
+// evaluation of the root (its policy becomes the root priors, see
+// search.Tree.PrepareWith), then lock-steps of leaves.
+func (w *Worker) Start(j *Job, sims int) {
+	j.sims = int64(sims)
+	j.budget.Store(j.sims)
 	j.prepared = false
+	w.queue(j)
 }
 
-// start queues j to search j.root (after its root evaluation unless it is
-// already prepared).
-func (w *worker) start(j *job) {
+// queue makes j ready without touching its budget or root.
+func (w *Worker) queue(j *Job) {
 	j.nsel, j.nsub, j.pending = 0, 0, 0
 	w.ready = append(w.ready, j)
 }
 
-// loop runs until no job is ready or in flight, or ctx ends (then it
-// drains its requests and returns ctx.Err()).
-func (w *worker) loop(ctx context.Context) error {
+// Fail stops the worker's loop with err (the first error is kept).
+func (w *Worker) Fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// Loop runs until no job is ready or in flight, or ctx ends (then it
+// drains its requests and returns ctx.Err()), or a job or callback fails
+// (Fail).
+func (w *Worker) Loop(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			w.drain()
@@ -238,23 +192,29 @@ func (w *worker) loop(ctx context.Context) error {
 	}
 }
 
-// drain collects and releases every request still in flight.
-func (w *worker) drain() {
+// drain collects and releases every request still in flight, and
+// forgets the queued jobs.
+func (w *Worker) drain() {
 	for w.client.InFlight() > 0 {
 		n, _ := w.client.Wait(context.Background(), w.comps)
 		for _, c := range w.comps[:n] {
 			w.e.b.Release(c.Ticket)
 		}
 	}
+	w.ready, w.blocked = w.ready[:0], w.blocked[:0]
 }
+
+// Reset clears a failure so the worker can run again (after Loop
+// returned an error that its owner handled).
+func (w *Worker) Reset() { w.err = nil }
 
 // submit reserves a slot for l, writes the observation and commits. It
 // returns false on ErrFull (the caller retries later).
-func (w *worker) submit(l *leaf, s games.State) bool {
+func (w *Worker) submit(l *leaf, s games.State) bool {
 	t, row, err := w.e.b.Reserve(w.client, l.tag)
 	if err != nil {
 		if !errors.Is(err, batcher.ErrFull) {
-			w.err = err
+			w.Fail(err)
 		}
 		return false
 	}
@@ -289,7 +249,7 @@ func classify(l *leaf, s games.State) bool {
 }
 
 // step advances job j: root evaluation, or one lock-step of leaves.
-func (w *worker) step(j *job) {
+func (w *Worker) step(j *Job) {
 	if !j.prepared {
 		l := j.rootL
 		l.mover = j.root.CurrentPlayer()
@@ -302,20 +262,15 @@ func (w *worker) step(j *job) {
 	}
 	t := j.tree
 	if j.nsel == 0 {
-		// (1) select up to Leaves leaves; terminal ones are backed up now.
+		// (1) select up to len(walkers) leaves; terminal ones are backed
+		// up now.
 		for j.nsel < len(j.walkers) {
 			if j.budget.Add(-1) < 0 {
 				j.budget.Add(1)
 				break
 			}
-			j.claimed++
 			l := j.walkers[j.nsel]
-			if !t.SelectLeaf(l.w) {
-				t.Backup(l.w, l.w.Value, nil)
-				w.e.nodes.Add(1)
-				continue
-			}
-			if !classify(l, l.w.State) {
+			if !t.SelectLeaf(l.w) || !classify(l, l.w.State) {
 				t.Backup(l.w, l.w.Value, nil)
 				w.e.nodes.Add(1)
 				continue
@@ -329,7 +284,9 @@ func (w *worker) step(j *job) {
 			return
 		}
 	}
-	// (2) submit the selected leaves not yet sent.
+	// (2) submit the selected leaves not yet sent; a blended job rolls
+	// each leaf out (on the scratch state, already encoded) while the
+	// network works.
 	for j.nsub < j.nsel {
 		l := j.walkers[j.nsub]
 		if !w.submit(l, l.w.State) {
@@ -338,35 +295,43 @@ func (w *worker) step(j *job) {
 			}
 			return
 		}
+		if j.blend != nil {
+			j.blend.Evaluate(l.w.Ctx, l.w.State, l.roll, nil)
+		}
 		j.nsub++
 		j.pending++
 	}
 }
 
 // complete handles one finished request.
-func (w *worker) complete(c batcher.Completion) {
+func (w *Worker) complete(c batcher.Completion) {
 	b := w.e.b
 	l := w.leaves[c.Tag]
 	pol, v, err := b.Result(c.Ticket)
 	if err != nil {
 		b.Release(c.Ticket)
-		if w.err == nil {
-			w.err = err
-		}
+		w.Fail(err)
 		return
 	}
 	j := l.j
 	if l.w == nil {
-		re := j.rootEv
-		fillValue(re.value, l.mover, v)
-		re.ok = maskedSoftmax(pol, l.mask, re.priors)
+		ok := maskedSoftmax(pol, l.mask, j.priors)
 		b.Release(c.Ticket)
-		j.tree.Prepare(j.root)
+		pri := j.priors
+		if !ok {
+			pri = nil
+		}
+		j.tree.PrepareWith(j.root, pri)
 		j.prepared = true
 		w.ready = append(w.ready, j)
 		return
 	}
 	fillValue(l.w.Value, l.mover, v)
+	if j.blend != nil {
+		for i := range l.w.Value {
+			l.w.Value[i] = j.blendW*l.w.Value[i] + (1-j.blendW)*l.roll[i]
+		}
+	}
 	if l.priors {
 		maskedSoftmax(pol, l.mask, l.w.Priors)
 	}
@@ -435,13 +400,14 @@ func fillValue(dst []float64, mover int, v float32) {
 	dst[mover] = x
 }
 
-// runWorkers runs fn's jobs on n workers: setup(i, w) creates and starts
-// worker i's jobs; the workers then loop until all their work is done.
-// The first error (or ctx's) is returned.
-func (e *Engine) runWorkers(ctx context.Context, n int, setup func(i int, w *worker) error) error {
-	ws := make([]*worker, n)
+// RunWorkers runs n workers, each on its own goroutine: setup(i, w)
+// creates and starts worker i's jobs (on the calling goroutine, in
+// order); the workers then loop until all their work is done. The first
+// error (or ctx's) is returned after every worker has drained.
+func (e *Engine) RunWorkers(ctx context.Context, n int, setup func(i int, w *Worker) error) error {
+	ws := make([]*Worker, n)
 	for i := range ws {
-		ws[i] = e.newWorker()
+		ws[i] = e.NewWorker()
 		if err := setup(i, ws[i]); err != nil {
 			return err
 		}
@@ -454,7 +420,7 @@ func (e *Engine) runWorkers(ctx context.Context, n int, setup func(i int, w *wor
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = w.loop(ctx)
+			errs[i] = w.Loop(ctx)
 			if errs[i] != nil {
 				cancel()
 			}
@@ -468,6 +434,3 @@ func (e *Engine) runWorkers(ctx context.Context, n int, setup func(i int, w *wor
 	}
 	return errors.Join(errs...)
 }
-
-// MaxBatch is the batcher's largest batch.
-func (e *Engine) MaxBatch() int { return e.b.MaxBatch() }

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/canopy-go/canopy/zero"
+)
+
+// zeroFlags binds the run configuration's flags to c.
+func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
+	fs.StringVar(&c.Game, "game", c.Game, "game spec")
+	fs.StringVar(&c.Net, "net", c.Net, "starting network: init (random weights), a shipped name or a weights file")
+	fs.IntVar(&c.Games, "games", c.Games, "self-play games per iteration")
+	fs.IntVar(&c.Trees, "trees", c.Trees, "self-play games played at once")
+	c.SelfPlay.Table().Register(fs) // --sims, --c, --dir, --tempplies, ... (the az agent's names)
+	fs.IntVar(&c.Train.Steps, "steps", c.Train.Steps, "training steps per iteration")
+	fs.IntVar(&c.Train.Batch, "batch", c.Train.Batch, "positions per training step")
+	fs.Float64Var(&c.Train.LR, "lr", c.Train.LR, "learning rate")
+	fs.Float64Var(&c.Train.Momentum, "momentum", c.Train.Momentum, "SGD momentum")
+	fs.StringVar(&c.Train.Optimizer, "optimizer", c.Train.Optimizer, "sgd or adam")
+	fs.Float64Var(&c.Train.L2, "l2", c.Train.L2, "L2 weight")
+	fs.Float64Var(&c.Train.Polyak, "polyak", c.Train.Polyak, "tau of the Polyak average that self-play uses (0 = the raw network)")
+	fs.BoolVar(&c.Train.Augment, "augment", c.Train.Augment, "augment training with the game's symmetries")
+	fs.IntVar(&c.WindowIters, "window-iters", c.WindowIters, "train on the last K iterations' self-play (0 = all)")
+	fs.IntVar(&c.WindowPositions, "window", c.WindowPositions, "train on at most the last N positions (0 = no limit)")
+	fs.IntVar(&c.EvalGames, "eval-games", c.EvalGames, "evaluation games against each opponent per iteration (0 = none)")
+	fs.IntVar(&c.EvalSims, "eval-sims", c.EvalSims, "simulations per move of the networks in evaluation games")
+	fs.StringVar(baselines, "baselines", strings.Join(c.Baselines, ";"), "fixed opponents in evaluation, agent specs separated by ';'")
+	fs.IntVar(&c.SolverPositions, "solver-positions", c.SolverPositions, "connect4: solver-labelled positions scored each iteration (0..400)")
+	fs.IntVar(&c.SolverSims, "solver-sims", c.SolverSims, "connect4: simulations per move when scoring with search")
+	fs.Float64Var(&c.Gate, "gate", c.Gate, "keep the previous network for self-play unless the new one scores at least this against it (0 = off)")
+	fs.StringVar(&c.Backend, "backend", c.Backend, "backend spec for self-play and evaluation: auto, cpu[:threads=N], cuda[:...]")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
+}
+
+func init() {
+	register(&command{
+		Name:    "zero",
+		Summary: "AlphaZero loop: self-play, train, evaluate, repeat, in one resumable run directory with metrics and plots",
+		Usage:   "[--game G] [--out DIR] [--iterations N | --more K] [--games N] [--sims S] [--steps N] [...]",
+		Help: `Runs the AlphaZero loop in --out: each iteration plays --games self-play
+games with the current network (PUCT, root noise, the az agent's search
+options: --sims, --c, --dir, --tempplies, ...), trains the network for
+--steps steps on the last --window-iters iterations' positions (AlphaZero
+loss, SGD with momentum, symmetry augmentation, a Polyak average with tau
+--polyak that self-play and evaluation use), then evaluates it: games
+against the previous network and the --baselines, a rolling Elo over every
+evaluation game, and for connect4 the share of optimal moves on
+solver-labelled positions (network alone and with search). Results go to
+DIR/metrics.jsonl and DIR/plots/*.svg|png after every iteration.
+
+Every step writes atomically and is skipped when done: after an interruption
+(Ctrl-C, a crash, kill -9) the same command continues where it stopped.
+A run keeps the settings it started with (DIR/zero.json); flags given again
+must agree, except --iterations and --more, which extend it.
+
+Example (a few minutes on 2 cores; run it again to continue):
+  canopy zero --out runs/zero-demo --more 1`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			cfg := zero.DefaultConfig("connect4")
+			var baselines string
+			zeroFlags(fs, &cfg, &baselines)
+			out := fs.String("out", "runs/zero", "run directory")
+			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
+			more := fs.Int("more", 0, "run this many iterations beyond those finished")
+			quiet := fs.Bool("quiet", false, "no live status line")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if *iters < 0 || *more < 0 || (*iters > 0 && *more > 0) {
+					return usagef("--iterations and --more take a positive count, and only one of them")
+				}
+				set := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				// A run that exists keeps its settings: start from them and
+				// apply only the flags given now (zero.Run rejects changes).
+				stored, ok, err := zero.LoadConfig(*out)
+				if err != nil {
+					return err
+				}
+				req := cfg
+				if ok {
+					req = stored
+					var b string
+					fs2 := flag.NewFlagSet("zero", flag.ContinueOnError)
+					zeroFlags(fs2, &req, &b)
+					for name := range set {
+						if f := fs2.Lookup(name); f != nil {
+							if err := fs2.Set(name, fs.Lookup(name).Value.String()); err != nil {
+								return usagef("--%s: %v", name, err)
+							}
+						}
+					}
+					if set["baselines"] {
+						req.Baselines = splitAgents(b)
+					}
+				} else {
+					req.Baselines = splitAgents(baselines)
+					if baselines == "" {
+						req.Baselines = nil
+					}
+				}
+				done, err := zero.Finished(*out)
+				if err != nil {
+					return err
+				}
+				switch {
+				case *more > 0:
+					req.Iterations = done + *more
+				case *iters > 0:
+					req.Iterations = *iters
+				case ok:
+					req.Iterations = max(stored.Iterations, done)
+				}
+				if !ok {
+					if err := req.Check(); err != nil {
+						return usagef("%v", err)
+					}
+				}
+				if err := setAgentBackend(req.Backend); err != nil {
+					return err
+				}
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				st := newStatus(e.Stderr, *quiet)
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set})
+				st.clear()
+				if err != nil && ctx.Err() != nil {
+					return fmt.Errorf("interrupted; run the same command to continue %s", *out)
+				}
+				return err
+			}
+		},
+	})
+}

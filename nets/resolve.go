@@ -1,0 +1,156 @@
+package nets
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// DefaultConfig is the built-in network for game g: the "connect4"
+// preset (64 channels, 5 residual blocks) for connect4, and for other
+// games a small AlphaZero net (32 channels, 2 blocks) shaped from g's
+// observation and action count.
+func DefaultConfig(g games.Game) (Config, error) {
+	if g.Spec() == "connect4" {
+		c, err := Preset(DefaultPreset)
+		if err != nil {
+			return c, err
+		}
+		return c.ForGame(g)
+	}
+	c := Config{Preset: "small", Head: HeadAlphaZero, Channels: 32, Blocks: 2, ValueHidden: 32}
+	return c.ForGame(g)
+}
+
+// Source says where a network came from.
+type Source struct {
+	Ref    string // the reference as given (path, "init", shipped name)
+	Desc   string // for people: "runs/x/iter-0003.safetensors", "built-in small net ..."
+	SHA256 string // hex SHA-256 of the encoded weights: identifies the network
+}
+
+// ErrUnknownNet is returned (wrapped) by OpenNet for a reference that is
+// neither a shipped name nor an existing file.
+var ErrUnknownNet = errors.New("unknown network")
+
+// Shipped networks: weights compiled into the binary, by name.
+var (
+	shippedMu sync.RWMutex
+	shipped   = map[string]shippedNet{}
+)
+
+type shippedNet struct {
+	game, about string
+	data        []byte
+}
+
+// RegisterShipped makes the encoded weights data available as a network
+// reference name for game (a game spec such as "connect4"). about is one
+// line of description. A duplicate name panics (a programming error
+// caught at init).
+func RegisterShipped(name, game, about string, data []byte) {
+	shippedMu.Lock()
+	defer shippedMu.Unlock()
+	if _, dup := shipped[name]; dup || name == "" || name == "init" || name == "random" {
+		panic("nets: duplicate or reserved shipped network name " + name)
+	}
+	shipped[name] = shippedNet{game: game, about: about, data: data}
+}
+
+// ShippedNet describes a network compiled into the binary.
+type ShippedNet struct{ Name, Game, About string }
+
+// Shipped lists the shipped networks, sorted by name.
+func Shipped() []ShippedNet {
+	shippedMu.RLock()
+	defer shippedMu.RUnlock()
+	out := make([]ShippedNet, 0, len(shipped))
+	for n, s := range shipped {
+		out = append(out, ShippedNet{n, s.game, s.about})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// OpenNet resolves a network reference for game g:
+//   - "" or "init": the built-in network (DefaultConfig) with random
+//     weights from seed 1;
+//   - the name of a shipped network (Shipped), which must be for g;
+//   - otherwise the path of a .safetensors weights file.
+//
+// The network's input and policy sizes must match g. Errors say what was
+// tried and how to fix it.
+func OpenNet(ref string, g games.Game) (*Net, Source, error) {
+	src := Source{Ref: ref}
+	var (
+		buf []byte
+		net *Net
+		err error
+	)
+	shippedMu.RLock()
+	sh, isShipped := shipped[ref]
+	shippedMu.RUnlock()
+	switch {
+	case ref == "" || ref == "init":
+		cfg, err := DefaultConfig(g)
+		if err != nil {
+			return nil, src, fmt.Errorf("no built-in network for %s: %v (name a weights file)", g.Spec(), err)
+		}
+		if net, err = New(cfg, 1); err != nil {
+			return nil, src, err
+		}
+		if buf, err = net.Encode(); err != nil {
+			return nil, src, err
+		}
+		src.Ref = "init"
+		src.Desc = fmt.Sprintf("built-in %s net for %s, random init (seed 1)", cfg.Preset, g.Spec())
+	case isShipped:
+		if sh.game != g.Spec() {
+			return nil, src, fmt.Errorf("network %q is for %s, not %s", ref, sh.game, g.Spec())
+		}
+		buf = sh.data
+		if net, err = Decode(buf); err != nil {
+			return nil, src, fmt.Errorf("shipped network %q: %v", ref, err)
+		}
+		src.Desc = fmt.Sprintf("shipped network %s (%s)", ref, sh.about)
+	default:
+		buf, err = os.ReadFile(ref)
+		if errors.Is(err, fs.ErrNotExist) {
+			var names []string
+			for _, s := range Shipped() {
+				names = append(names, s.Name)
+			}
+			avail := "none shipped"
+			if len(names) > 0 {
+				avail = "shipped: " + strings.Join(names, ", ")
+			}
+			return nil, src, fmt.Errorf("network %q: %w: no such file, and not a shipped name (%s; or init for a random one)", ref, ErrUnknownNet, avail)
+		}
+		if err != nil {
+			return nil, src, fmt.Errorf("network %q: %v", ref, err)
+		}
+		if net, err = Decode(buf); err != nil {
+			return nil, src, fmt.Errorf("network %s: %v (is it a canopy .safetensors file?)", ref, err)
+		}
+		src.Desc = ref
+	}
+	sum := sha256.Sum256(buf)
+	src.SHA256 = hex.EncodeToString(sum[:])
+	obs := 1
+	for _, d := range g.ObservationShape() {
+		obs *= d
+	}
+	if net.InputSize() != obs || net.PolicySize() != g.NumActions() {
+		return nil, src, fmt.Errorf("network %s takes %d inputs and %d actions; %s needs %d and %d (make one with `canopy net init --game %s`)",
+			src.Desc, net.InputSize(), net.PolicySize(), g.Spec(), obs, g.NumActions(), g.Spec())
+	}
+	return net, src, nil
+}

@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search"
+	"github.com/canopy-go/canopy/spec"
+)
+
+// netOptions are the options every network agent takes.
+type netOptions struct {
+	Net, Backend string
+}
+
+func (n *netOptions) table() spec.Table {
+	return spec.Table{
+		spec.String("net", &n.Net, "init", "network: a .safetensors weights file, a shipped name, or init (random weights)"),
+		spec.String("backend", &n.Backend, "auto", "network backend: auto, cpu, cuda, random"),
+	}
+}
+
+// azOptions are the `az` agent's options.
+type azOptions struct {
+	netOptions
+	Settings
+	Reuse bool
+}
+
+func (o *azOptions) table() spec.Table {
+	t := o.netOptions.table()
+	t = append(t, o.Settings.Table()...)
+	return append(t, spec.Bool("reuse", &o.Reuse, false, "reuse the subtree of the position reached between moves"))
+}
+
+// policyOptions are the `policy` agent's options.
+type policyOptions struct {
+	netOptions
+	Temp float64
+}
+
+func (o *policyOptions) table() spec.Table {
+	t := o.netOptions.table()
+	return append(t, spec.Float("temp", &o.Temp, 0, 0, 100, "0: play the most probable legal action; > 0: sample from the policy^(1/temp)"))
+}
+
+func agentOptions(t spec.Table) []agent.Option {
+	out := make([]agent.Option, len(t))
+	for i, o := range t {
+		out[i] = agent.Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
+	}
+	return out
+}
+
+func init() {
+	var az azOptions
+	agent.Register(agent.Registration{
+		Name:    "az",
+		Summary: "AlphaZero: PUCT search with network priors and values, batched with every other network agent on the same net",
+		Options: agentOptions(az.table()),
+		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+			var o azOptions
+			t := o.table()
+			t.Reset()
+			if err := t.Apply(s); err != nil {
+				return nil, err
+			}
+			return NewAZ(g, o.Net, o.Backend, o.Settings, o.Reuse, seed)
+		},
+	})
+	var po policyOptions
+	agent.Register(agent.Registration{
+		Name:    "policy",
+		Summary: "the network alone: the most probable legal action (or sampled with temp > 0), no search",
+		Options: agentOptions(po.table()),
+		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+			var o policyOptions
+			t := o.table()
+			t.Reset()
+			if err := t.Apply(s); err != nil {
+				return nil, err
+			}
+			return NewPolicy(g, o.Net, o.Backend, o.Temp, seed)
+		},
+	})
+	search.RegisterEvaluatorResolver(resolveEvaluator)
+}
+
+// AZ is the `az` agent: a Searcher over a pooled engine. It is not safe
+// for concurrent use; Close releases its engine.
+type AZ struct {
+	lease *Lease
+	s     *Searcher
+	stats []search.ActionStat
+
+	// The statistics of the last Analyze, consumed by an Act on the same
+	// position right after it, so that the move matches the analysis.
+	analyzed []search.ActionStat
+	anKey    [3]uint64
+}
+
+// NewAZ returns an az agent for g on network netRef and backend.
+func NewAZ(g games.Game, netRef, backend string, st Settings, reuse bool, seed uint64) (*AZ, error) {
+	l, err := Shared.Acquire(g, netRef, backend)
+	if err != nil {
+		return nil, err
+	}
+	o := st.SearchOptions()
+	o.Search.Reuse = reuse
+	s, err := NewSearcher(l.Engine, o, seed)
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	return &AZ{lease: l, s: s}, nil
+}
+
+// Source is the agent's network.
+func (a *AZ) Source() nets.Source { return a.lease.Source }
+
+// Close releases the agent's engine.
+func (a *AZ) Close() error { a.lease.Release(); return nil }
+
+// Act implements agent.Agent.
+func (a *AZ) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
+	st := a.analyzed
+	a.analyzed = nil
+	if st == nil || a.anKey != [3]uint64{s.Hash(), uint64(s.MoveNumber()), uint64(player)} {
+		var err error
+		if st, err = a.s.Search(ctx, s, player); err != nil {
+			return games.NoAction, err
+		}
+	}
+	if len(st) == 0 {
+		return games.NoAction, fmt.Errorf("az: no legal action for player %d", player)
+	}
+	return a.s.Choose(st, s.MoveNumber()), nil
+}
+
+// Analyze implements agent.Analyzer: visits, Q and prior per action.
+func (a *AZ) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
+	st, err := a.s.Search(ctx, s, player)
+	if err != nil {
+		return nil, err
+	}
+	a.stats = append(a.stats[:0], st...)
+	a.analyzed, a.anKey = a.stats, [3]uint64{s.Hash(), uint64(s.MoveNumber()), uint64(player)}
+	out := make([]agent.Analysis, len(st))
+	for i, x := range st {
+		out[i] = agent.Analysis{Action: x.Action, Visits: x.Visits, Q: x.Q, Prior: float64(x.Prior)}
+	}
+	return out, nil
+}
+
+// Policy is the `policy` agent: one network evaluation per move. It is
+// not safe for concurrent use; Close releases its engine.
+type Policy struct {
+	lease  *Lease
+	temp   float64
+	rng    *rand.Rand
+	logits []float32
+	probs  []float32
+	mask   games.Mask
+}
+
+// NewPolicy returns a policy agent for g on network netRef and backend;
+// temp 0 plays the most probable legal action.
+func NewPolicy(g games.Game, netRef, backend string, temp float64, seed uint64) (*Policy, error) {
+	l, err := Shared.Acquire(g, netRef, backend)
+	if err != nil {
+		return nil, err
+	}
+	n := g.NumActions()
+	return &Policy{lease: l, temp: temp, rng: games.NewRand(seed), logits: make([]float32, n), probs: make([]float32, n), mask: games.NewMask(n)}, nil
+}
+
+// Close releases the agent's engine.
+func (a *Policy) Close() error { a.lease.Release(); return nil }
+
+// Source is the agent's network.
+func (a *Policy) Source() nets.Source { return a.lease.Source }
+
+func (a *Policy) eval(ctx context.Context, s games.State, player int) (float32, error) {
+	if s.IsTerminal() || s.CurrentPlayer() != player {
+		return 0, fmt.Errorf("policy: player %d is not to move", player)
+	}
+	v, err := a.lease.Evaluate(ctx, s, player, a.logits)
+	if err != nil {
+		return 0, err
+	}
+	s.Legal(a.mask)
+	if !nets.MaskedSoftmax(a.logits, a.mask, a.probs) {
+		return 0, fmt.Errorf("policy: the network's policy is not finite on %s", s)
+	}
+	return v, nil
+}
+
+// Act implements agent.Agent.
+func (a *Policy) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
+	if _, err := a.eval(ctx, s, player); err != nil {
+		return games.NoAction, err
+	}
+	if a.temp == 0 {
+		best := games.NoAction
+		for act := range a.mask.All() {
+			if best == games.NoAction || a.probs[act] > a.probs[best] {
+				best = act
+			}
+		}
+		return best, nil
+	}
+	var sum float64
+	for act := range a.mask.All() {
+		sum += math.Pow(float64(a.probs[act]), 1/a.temp)
+	}
+	x := a.rng.Float64() * sum
+	last := games.NoAction
+	for act := range a.mask.All() {
+		x -= math.Pow(float64(a.probs[act]), 1/a.temp)
+		last = act
+		if x < 0 {
+			break
+		}
+	}
+	return last, nil
+}
+
+// Analyze implements agent.Analyzer: the policy per legal action; Q is
+// the network's value of the position for the mover.
+func (a *Policy) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
+	v, err := a.eval(ctx, s, player)
+	if err != nil {
+		return nil, err
+	}
+	var out []agent.Analysis
+	for act := range a.mask.All() {
+		out = append(out, agent.Analysis{Action: act, Q: float64(v), Prior: float64(a.probs[act])})
+	}
+	sortByPrior(out)
+	return out, nil
+}
+
+func sortByPrior(r []agent.Analysis) {
+	for i := 1; i < len(r); i++ {
+		for j := i; j > 0 && r[j].Prior > r[j-1].Prior; j-- {
+			r[j], r[j-1] = r[j-1], r[j]
+		}
+	}
+}

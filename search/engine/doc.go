@@ -1,0 +1,61 @@
+// Package engine is the batched search engine: many Monte Carlo tree
+// searches whose leaves flow through one batcher into one network
+// backend, and the agents built on it.
+//
+// # The driver (worker.go)
+//
+// An Engine owns a batcher.Batcher in front of a nets.Backend. Work is
+// spread over Workers, each used by one goroutine with one
+// batcher.Client; a worker runs Jobs (one job = one search.Tree searching
+// one root with its own simulation budget) in this loop:
+//
+//  1. for every job that is ready: select up to Leaves leaves with
+//     Tree.SelectLeaf (virtual loss spreads them), back terminal leaves up
+//     at once, encode the others (the leaf mover's Observation) straight
+//     into reserved batcher slots and Commit them;
+//  2. wait for completions (Client.Wait), turn each result into the
+//     per-player value vector and masked-softmax priors in the leaf's
+//     Walker, Release the slot;
+//  3. when all leaves of a job's step are back, back them up in selection
+//     order (Tree.Backup) and mark the job ready again; when its budget is
+//     spent, call the job's owner.
+//
+// A job first evaluates its root and hands the policy to
+// Tree.PrepareWith: root priors come straight from the network. A job's
+// leaves go out in lock-step (all selected, then all backed up), so a
+// search's result depends only on its seeds and the network's per-row
+// outputs, never on batch boundaries or thread timing. A job with one
+// leaf in flight builds exactly the tree that a single-threaded
+// Tree.Search builds with an equivalent evaluator (the walkers are the
+// tree's own).
+//
+// Value convention: the network's value is from the leaf mover's view;
+// the search wants one value per player, so value[mover] = v and every
+// other player gets -v/(players-1) (2 players: -v; the zero-sum reading).
+// Chance leaves are advanced by sampling to the next decision and valued
+// there without priors; simultaneous leaves are valued from player 0's
+// view without priors. A job may blend a rollout into each leaf value
+// (study 000: 0.5 network + 0.5 eight-turn rollout); the rollout runs
+// while the network evaluates.
+//
+// # Uses
+//
+//   - RunWorkers: a few goroutines with many jobs each (self-play, see
+//     package selfplay; bench).
+//   - Analyze: several workers on one shared tree and budget.
+//   - Searcher: one position searched on the caller's goroutine, with K
+//     determinizations as K jobs for hidden information. Many Searchers on
+//     many goroutines share one engine; a Paced engine waits (a few ms at
+//     most) for the rows of every running search before it runs a batch,
+//     so that one goroutine per game still gives full batches.
+//   - Pool (Shared): engines keyed by network, backend and game, reference
+//     counted, so that every network agent on the same network shares one.
+//
+// # Agents
+//
+// The package registers `az` (PUCT with network priors and values;
+// options in Settings.Table, the same table self-play uses), `policy`
+// (the network's most probable legal move, or sampled with a
+// temperature) and an evaluator resolver so that `mcts:eval=NET` works.
+// Agents implement io.Closer to release their engine; arena closes them.
+package engine

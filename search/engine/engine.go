@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/canopy-go/canopy/batcher"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+)
+
+// Options configure an Engine. Zero fields take the defaults.
+type Options struct {
+	// Workers is the number of search goroutines RunWorkers and Analyze
+	// start. Default GOMAXPROCS.
+	Workers int
+	// Leaves is the number of leaves one tree has in flight (virtual
+	// loss) in Analyze. Default 1. Jobs choose their own (Worker.NewJob).
+	Leaves int
+	// Batch is the batcher's MaxBatch. Default: the backend's preferred.
+	Batch int
+	// Wait is the batcher's wait for a fuller batch (see batcher.Options).
+	// Default: none (-1): workers submit every leaf they can before they
+	// block, so rows that are not ready now only come after this batch's
+	// results; the batch grows on its own while the backend computes.
+	Wait time.Duration
+	// Slots is the batcher ring size; default covers every leaf in flight
+	// of 64 trees. Set it from the expected number of trees with SlotsFor.
+	Slots int
+	// Paced makes the batcher wait for the rows of every search running
+	// on the engine (Searchers and Evaluate callers announce theirs) before
+	// it runs a batch, up to a few milliseconds: for many goroutines that
+	// each search one position (agents in concurrent games), whose rows
+	// would otherwise trickle in while the backend's threads hold the CPU.
+	Paced bool
+}
+
+// SlotsFor returns a ring size for trees trees with leaves leaves each.
+func SlotsFor(trees, leaves int) int { return trees*max(leaves, 1) + trees + 64 }
+
+// Engine is a batcher in front of a backend plus counters. It is safe
+// for concurrent use: any number of Workers (each on its own goroutine)
+// and Evaluate calls may use one Engine at once; their rows share the
+// batches.
+type Engine struct {
+	game    games.Game
+	be      *TimedBackend
+	b       *batcher.Batcher
+	opt     Options
+	inSize  int
+	polSize int
+
+	nodes  atomic.Int64 // simulations backed up
+	evals  atomic.Int64 // network rows submitted
+	active atomic.Int64 // rows the running searches keep in flight (Paced)
+}
+
+// New starts an engine for g on backend be. The backend's shape must
+// match g's observation size and action count.
+func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
+	in, ps := be.Shape()
+	obs := 1
+	for _, d := range g.ObservationShape() {
+		obs *= d
+	}
+	if in != obs || ps != g.NumActions() {
+		return nil, fmt.Errorf("engine: backend %s takes %d inputs and %d policy logits, but %s has %d observation values and %d actions",
+			be.Name(), in, ps, g.Spec(), obs, g.NumActions())
+	}
+	if g.Type().Dynamics == games.Simultaneous {
+		return nil, fmt.Errorf("engine: %s has simultaneous moves; use its sequential view (e.g. sushigo-seq)", g.Spec())
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Leaves <= 0 {
+		opt.Leaves = 1
+	}
+	if opt.Slots <= 0 {
+		opt.Slots = SlotsFor(64, opt.Leaves)
+	}
+	if opt.Wait == 0 {
+		opt.Wait = -1
+	}
+	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps}
+	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots}
+	if opt.Paced {
+		bo.Target = func() int { return int(e.active.Load()) }
+	}
+	b, err := batcher.New(e.be, bo)
+	if err != nil {
+		return nil, err
+	}
+	e.b = b
+	return e, nil
+}
+
+// Close stops the batcher. Requests in flight complete with an error.
+func (e *Engine) Close() error { return e.b.Close() }
+
+// Options returns the options with defaults filled in.
+func (e *Engine) Options() Options { return e.opt }
+
+// Game is the game the engine evaluates.
+func (e *Engine) Game() games.Game { return e.game }
+
+// Backend is the backend behind the batcher (unwrapped).
+func (e *Engine) Backend() nets.Backend { return e.be.Backend }
+
+// MaxBatch is the batcher's largest batch.
+func (e *Engine) MaxBatch() int { return e.b.MaxBatch() }
+
+// Counters is a snapshot of an engine's work so far.
+type Counters struct {
+	Nodes, Evals int64         // simulations backed up, network rows
+	Batch        batcher.Stats // batch fill and latencies
+	Busy         time.Duration // time spent inside the backend
+}
+
+// Counters returns the engine's counters.
+func (e *Engine) Counters() Counters {
+	return Counters{Nodes: e.nodes.Load(), Evals: e.evals.Load(), Batch: e.b.Stats(), Busy: e.be.Busy()}
+}
+
+// Evaluate evaluates decision state s from mover's view through the
+// batch stream and blocks until the result: policy (NumActions logits)
+// is written into policy and the value (mover's view, in [-1, 1]) is
+// returned. It is safe for concurrent use; concurrent calls share
+// batches.
+func (e *Engine) Evaluate(ctx context.Context, s games.State, mover int, policy []float32) (float32, error) {
+	e.active.Add(1)
+	defer e.active.Add(-1)
+	v, err := e.b.Evaluate(ctx, func(row []float32) { s.Observation(mover, row) }, policy)
+	if err == nil {
+		e.evals.Add(1)
+	}
+	return v, err
+}

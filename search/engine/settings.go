@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"github.com/canopy-go/canopy/search"
+	"github.com/canopy-go/canopy/spec"
+)
+
+// Settings are the PUCT search settings that the `az` agent and
+// self-play share. Their Table is the one declaration of names, defaults,
+// ranges and help: agent specs (az:sims=200,c=2), command flags
+// (--sims 200 --c 2) and the self-play manifest (JSON keys) all use it.
+type Settings struct {
+	Sims      int     `json:"sims"`      // simulations per move (split over det trees)
+	C         float64 `json:"c"`         // PUCT exploration constant
+	FPU       float64 `json:"fpu"`       // value of unvisited edges
+	Dir       float64 `json:"dir"`       // root Dirichlet noise alpha (0 = none)
+	DirFrac   float64 `json:"dirfrac"`   // fraction of noise in the root priors
+	TempPlies int     `json:"tempplies"` // sample by visits while move number < this
+	Temp      float64 `json:"temp"`      // temperature of sampled moves
+	Det       int     `json:"det"`       // determinizations K (hidden information)
+	Leaves    int     `json:"leaves"`    // leaves in flight per tree (virtual loss)
+	Blend     float64 `json:"blend"`     // weight of the network value against a rollout
+	Turns     int     `json:"turns"`     // rollout length in turns when blend < 1
+}
+
+// Table declares s's options bound to s's fields (Reset stores the
+// defaults, DefaultSettings).
+func (s *Settings) Table() spec.Table {
+	return spec.Table{
+		spec.Int("sims", &s.Sims, 100, 1, 1<<24, "simulations per move (split over det trees)"),
+		spec.Float("c", &s.C, 1.5, 1e-6, 1e6, "PUCT exploration constant"),
+		spec.Float("fpu", &s.FPU, 0, -1, 1, "value of unvisited actions"),
+		spec.Float("dir", &s.Dir, 0, 0, 1000, "root Dirichlet noise alpha (0 = none)"),
+		spec.Float("dirfrac", &s.DirFrac, 0.25, 0, 1, "fraction of Dirichlet noise in the root priors"),
+		spec.Int("tempplies", &s.TempPlies, 0, 0, 1<<20, "sample moves by visits^(1/temp) while the move number is below this, then play the most visited"),
+		spec.Float("temp", &s.Temp, 1, 0, 100, "temperature of sampled moves"),
+		spec.Int("det", &s.Det, 8, 1, 1<<16, "sampled deals (trees) per move in hidden-information games; sims are split over them"),
+		spec.Int("leaves", &s.Leaves, 1, 1, 256, "leaves in flight per tree (virtual loss)"),
+		spec.Float("blend", &s.Blend, 1, 0, 1, "weight of the network value; the rest is a random rollout of `turns` turns (study 000: 0.5)"),
+		spec.Int("turns", &s.Turns, 8, 1, 1<<20, "rollout length in player turns when blend < 1"),
+	}
+}
+
+// DefaultSettings returns the defaults of Settings.Table.
+func DefaultSettings() Settings {
+	var s Settings
+	s.Table().Reset()
+	return s
+}
+
+// SearchOptions turns s into a Searcher's options.
+func (s Settings) SearchOptions() SearchOptions {
+	o := search.DefaultOptions()
+	o.Rule, o.C, o.FPU = search.PUCT, s.C, s.FPU
+	o.DirichletA, o.DirichletEps = s.Dir, s.DirFrac
+	o.TempPlies, o.Temp = s.TempPlies, s.Temp
+	o.ExpandVisits = 0
+	o.Sims = s.Sims
+	return SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns}
+}
