@@ -11,9 +11,11 @@ all: lint test
 build:
 	CGO_ENABLED=0 $(GO) build -o bin/canopy ./cmd/canopy
 
-# The main job on the embedded default (CPU, shipped settings).
+# The main job on the embedded default (CPU, shipped settings): two more
+# iterations of the AlphaZero loop (self-play, training, evaluation, plots)
+# in runs/zero-demo; run it again to continue the run.
 run: build
-	./bin/canopy selfplay --out runs/selfplay-demo --resume
+	./bin/canopy zero --out runs/zero-demo --more 2
 
 # The test suite CI runs (short mode keeps it well under 15 minutes on 2 cores).
 test:
@@ -25,7 +27,7 @@ test-full:
 	$(GO) test -count=1 -timeout 60m $(PKGS)
 
 race:
-	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
+	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./zero/... ./train/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
 
 bench:
 	mkdir -p $(RUNDIR)

@@ -1,0 +1,94 @@
+package solver
+
+import (
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/canopy-go/canopy/games/connect4"
+)
+
+//go:embed labels.txt
+var labelsText string
+
+// Labelled is a position with the exact score of every column.
+type Labelled struct {
+	Moves  string              // 1-based column sequence from the empty board
+	Scores [connect4.Width]int // per column 0..6, from the mover's view; Illegal when full
+}
+
+// Best is the highest column score.
+func (l Labelled) Best() int {
+	b := Illegal
+	for _, s := range l.Scores {
+		if s != Illegal && (b == Illegal || s > b) {
+			b = s
+		}
+	}
+	return b
+}
+
+// Optimal reports whether column col (0..6) keeps the position's value:
+// a win stays a win, a draw a draw, a loss a loss. The exact distance to
+// the end is not required (a slower win is still optimal play).
+func (l Labelled) Optimal(col int) bool {
+	s := l.Scores[col]
+	if s == Illegal {
+		return false
+	}
+	return sign(s) == sign(l.Best())
+}
+
+func sign(x int) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+// Labels returns the embedded evaluation set (labels.txt): 400 positions
+// of plies 8-30 from Pascal Pons' published test sets, each column scored
+// by this solver (go run ./games/connect4/solver/genlabels). `canopy zero`
+// scores networks by the share of optimal moves they play on it.
+func Labels() ([]Labelled, error) { return ParseLabels(labelsText) }
+
+// ParseLabels parses lines "MOVES s1,s2,...,s7" (x for a full column);
+// blank lines and lines starting with # are skipped.
+func ParseLabels(text string) ([]Labelled, error) {
+	var out []Labelled
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("labels line %d: want MOVES SCORES, got %q", i+1, line)
+		}
+		if _, err := connect4.ParsePosition(f[0]); err != nil {
+			return nil, fmt.Errorf("labels line %d: %v", i+1, err)
+		}
+		cols := strings.Split(f[1], ",")
+		if len(cols) != connect4.Width {
+			return nil, fmt.Errorf("labels line %d: %d scores, want %d", i+1, len(cols), connect4.Width)
+		}
+		l := Labelled{Moves: f[0]}
+		for c, v := range cols {
+			if v == "x" {
+				l.Scores[c] = Illegal
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("labels line %d: score %q: %v", i+1, v, err)
+			}
+			l.Scores[c] = n
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}

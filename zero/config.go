@@ -1,0 +1,206 @@
+package zero
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/train"
+)
+
+// ConfigFormat tags zero.json files.
+const ConfigFormat = "canopy-zero/1"
+
+// ConfigName is the run configuration's file name in a run directory.
+const ConfigName = "zero.json"
+
+// Config is one AlphaZero run: what to learn, how each iteration's
+// self-play, training and evaluation go. It is written to the run
+// directory when the run starts; a resumed run uses the stored copy, and
+// only Iterations may change.
+type Config struct {
+	Format string `json:"format"`
+	Game   string `json:"game"`
+	// Net is the starting network: "init" (the game's built-in net with
+	// random weights), a shipped name or a weights file.
+	Net string `json:"net"`
+	// Iterations is the number of iterations to complete (the run can
+	// be continued with a larger number).
+	Iterations int `json:"iterations"`
+
+	// Self-play: Games games per iteration, Trees at a time, with the
+	// Polyak-averaged net of the previous iteration (or the raw net when
+	// training keeps no average).
+	Games    int               `json:"games"`
+	Trees    int               `json:"trees"`
+	SelfPlay selfplay.Settings `json:"selfplay"`
+
+	// Training: Train.Steps steps per iteration on the replay window of
+	// the last WindowIters iterations' self-play (0 = all), at most
+	// WindowPositions positions (0 = no limit). Train.OutDir, Iteration,
+	// Parent and Overwrite are set by the loop.
+	Train           train.Options `json:"train"`
+	WindowIters     int           `json:"window_iters"`
+	WindowPositions int           `json:"window_positions"`
+
+	// Evaluation each iteration: EvalGames games (seats alternating) of
+	// the new net against the previous one and against each of
+	// Baselines, every network agent searching EvalSims simulations;
+	// for connect4, the share of optimal moves on SolverPositions
+	// solver-labelled positions (0 = none), for the network alone and
+	// with SolverSims simulations of search.
+	EvalGames       int      `json:"eval_games"`
+	EvalSims        int      `json:"eval_sims"`
+	Baselines       []string `json:"baselines"`
+	SolverPositions int      `json:"solver_positions"`
+	SolverSims      int      `json:"solver_sims"`
+	// Gate, when > 0, keeps the previous network for self-play unless the
+	// new one scores at least Gate against it (AlphaGo Zero used 0.55).
+	Gate float64 `json:"gate"`
+
+	Backend string `json:"backend"` // backend spec for self-play and evaluation
+	Seed    uint64 `json:"seed"`
+}
+
+// DefaultConfig is a small run for game: a few minutes an iteration on
+// 2 cores for Connect Four.
+func DefaultConfig(game string) Config {
+	sp := selfplay.DefaultSettings()
+	sp.Sims = 64
+	tr := train.DefaultOptions()
+	tr.Steps, tr.Batch, tr.MetricsEvery = 200, 128, 20
+	return Config{Format: ConfigFormat, Game: game, Net: "init", Iterations: 3, Games: 64, Trees: 64, SelfPlay: sp,
+		Train: tr, WindowIters: 4, EvalGames: 20, EvalSims: 64, Baselines: []string{"random", "onestep"},
+		SolverPositions: 100, SolverSims: 64, Backend: "auto", Seed: 1}
+}
+
+// Check reports the first bad setting, named as its flag.
+func (c *Config) Check() error {
+	switch {
+	case c.Format != ConfigFormat:
+		return fmt.Errorf("format %q, want %q", c.Format, ConfigFormat)
+	case c.Game == "":
+		return errors.New("game: empty")
+	case c.Iterations < 1 || c.Iterations > train.MaxIteration:
+		return fmt.Errorf("iterations = %d, want 1..%d", c.Iterations, train.MaxIteration)
+	case c.Games < 1 || c.Games > 1<<24:
+		return fmt.Errorf("games = %d, want 1..%d per iteration", c.Games, 1<<24)
+	case c.Trees < 1 || c.Trees > 1<<16:
+		return fmt.Errorf("trees = %d, want 1..%d", c.Trees, 1<<16)
+	case c.WindowIters < 0 || c.WindowPositions < 0:
+		return fmt.Errorf("window-iters = %d, window = %d: want >= 0 (0 = all)", c.WindowIters, c.WindowPositions)
+	case c.EvalGames < 0 || c.EvalGames > 1<<20:
+		return fmt.Errorf("eval-games = %d, want 0..%d", c.EvalGames, 1<<20)
+	case c.EvalSims < 1 || c.EvalSims > 1<<24:
+		return fmt.Errorf("eval-sims = %d, want 1..%d", c.EvalSims, 1<<24)
+	case c.SolverPositions < 0 || c.SolverSims < 1:
+		return fmt.Errorf("solver-positions = %d (want >= 0), solver-sims = %d (want >= 1)", c.SolverPositions, c.SolverSims)
+	case !(c.Gate >= 0 && c.Gate <= 1):
+		return fmt.Errorf("gate = %g, want a score in [0, 1] (0 = no gating)", c.Gate)
+	}
+	if err := c.SelfPlay.Check(); err != nil {
+		return err
+	}
+	t := c.Train
+	t.Iteration = 1
+	if err := t.Check(); err != nil {
+		return err
+	}
+	if _, err := games.New(c.Game); err != nil {
+		return err
+	}
+	return nil
+}
+
+// sameRun reports how a stored configuration and a requested one differ
+// in anything but Iterations.
+func sameRun(old, c Config) error {
+	c.Iterations = old.Iterations
+	if reflect.DeepEqual(old, c) {
+		return nil
+	}
+	a, _ := json.Marshal(old)
+	b, _ := json.Marshal(c)
+	var ma, mb map[string]any
+	json.Unmarshal(a, &ma)
+	json.Unmarshal(b, &mb)
+	for k, v := range ma {
+		if !reflect.DeepEqual(v, mb[k]) {
+			return fmt.Errorf("%s was %v, now %v", k, jsonText(v), jsonText(mb[k]))
+		}
+	}
+	return errors.New("the settings differ")
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// LoadConfig reads the configuration stored in run directory dir; ok is
+// false when there is none.
+func LoadConfig(dir string) (c Config, ok bool, err error) {
+	path := filepath.Join(dir, ConfigName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, false, fmt.Errorf("%s: %v (fix or remove it)", path, err)
+	}
+	if err := c.Check(); err != nil {
+		return c, false, fmt.Errorf("%s: %v", path, err)
+	}
+	return c, true, nil
+}
+
+// Finished returns the number of iterations of the run in dir that are
+// complete (0 for a directory without a run).
+func Finished(dir string) (int, error) {
+	n := 0
+	for {
+		_, err := os.Stat(filepath.Join(dir, itersDir, iterName(n+1)+".json"))
+		if errors.Is(err, fs.ErrNotExist) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'))
+}
+
+func readJSON(path string, v any) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("%s: %v (remove it to redo that step)", path, err)
+	}
+	return true, nil
+}

@@ -1,0 +1,39 @@
+// Package zero runs the AlphaZero loop: self-play with the current
+// network, training on a replay window of recent self-play, evaluation,
+// metrics and plots, iteration after iteration, in one run directory.
+//
+// # Run directory
+//
+//	zero.json                      the run's configuration (Config)
+//	checkpoints/iter-NNNN.safetensors  the network after iteration N
+//	                               (iter-0000: the start), with
+//	                               iter-NNNN.avg.safetensors, its Polyak
+//	                               average, which self-play and evaluation use
+//	selfplay/iter-NNNN/            iteration N's self-play (manifest + shards)
+//	train/iter-NNNN.json           iteration N's training result
+//	iterations/iter-NNNN.json      iteration N's record, written last
+//	metrics.jsonl                  one record per finished iteration
+//	plots/{loss,elo,solver}.{svg,png}
+//
+// # Resuming
+//
+// Every file is written atomically and every step is skipped when its
+// output exists: a checkpoint appears only when its training is complete,
+// an iteration's record only when its evaluation is. Self-play resumes game
+// by game (selfplay.OpenOutput with resume). After a crash or kill -9,
+// running the same command again continues with nothing lost but the work
+// in flight, and the outcome is the same as an uninterrupted run's except
+// for timing figures.
+//
+// # Evaluation
+//
+// Each iteration's network (as az agents with EvalSims simulations) plays
+// the previous network and fixed baselines; the Elo of every network over
+// all evaluation games of the run is recomputed each iteration (study
+// 000's rolling Elo). Connect Four networks are also scored on a fixed set
+// of solver-labelled positions (games/connect4/solver.Labels): the share
+// of moves that keep the position's value, for the network alone and
+// with search. Gating (AlphaGo Zero's 55%) is off by default.
+//
+// Run is not safe for concurrent use on one directory.
+package zero

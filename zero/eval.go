@@ -1,0 +1,193 @@
+package zero
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/connect4/solver"
+	"github.com/canopy-go/canopy/search/engine"
+)
+
+// Match is one evaluation game: the agents by seat (names such as
+// "iter-0003" or a baseline spec) and the returns by seat.
+type Match struct {
+	Seats   []string  `json:"seats"`
+	Returns []float64 `json:"returns"`
+}
+
+// Score is a result of the new network against one opponent.
+type Score struct {
+	Opponent string  `json:"opponent"`
+	Games    int     `json:"games"`
+	Score    float64 `json:"score"` // wins + draws/2, per game
+	Lo       float64 `json:"lo"`    // 95% Wilson interval
+	Hi       float64 `json:"hi"`
+}
+
+// evaluate plays iteration i's network against the network self-play
+// used (prev) and against the baselines, and scores it on the solver set.
+func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) {
+	out := EvalRecord{Accepted: true, Previous: iterName(prev)}
+	if r.cfg.EvalGames > 0 {
+		opponents := append([]string{iterName(prev)}, r.cfg.Baselines...)
+		for _, opp := range opponents {
+			sc, ms, err := r.match(ctx, i, iterName(i), opp)
+			if err != nil {
+				return out, err
+			}
+			out.Scores = append(out.Scores, sc)
+			out.Matches = append(out.Matches, ms...)
+			r.logf("  %s vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
+		}
+		if r.cfg.Gate > 0 && out.Scores[0].Score < r.cfg.Gate {
+			out.Accepted = false
+			r.logf("  gate: %.1f%% < %.1f%%: self-play keeps %s", 100*out.Scores[0].Score, 100*r.cfg.Gate, iterName(prev))
+		}
+	}
+	if r.g.Spec() == "connect4" && r.cfg.SolverPositions > 0 {
+		_, net := r.checkpoint(i)
+		pol, srch, err := r.solverAccuracy(ctx, net)
+		if err != nil {
+			return out, err
+		}
+		out.SolverPolicy, out.SolverSearch = &pol, &srch
+		r.logf("  solver set: network alone %.1f%% optimal, with %d simulations %.1f%%", 100*pol, r.cfg.SolverSims, 100*srch)
+	}
+	return out, nil
+}
+
+// spec turns an evaluation entrant's name into an agent spec: a network
+// iteration becomes an az agent on its checkpoint.
+func (r *runner) spec(name string) string {
+	var it int
+	if n, _ := fmt.Sscanf(name, "iter-%04d", &it); n == 1 {
+		_, net := r.checkpoint(it)
+		return fmt.Sprintf("az:net=%s,sims=%d", net, r.cfg.EvalSims)
+	}
+	return name
+}
+
+// match plays EvalGames games of a against b (seats alternating), all at
+// once so that the network agents' leaves share batches.
+func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match, error) {
+	res, err := arena.Tournament(ctx, r.g, arena.TournamentConfig{
+		Agents: []string{r.spec(a), r.spec(b)}, Games: r.cfg.EvalGames, Parallel: r.cfg.EvalGames,
+		Seed: games.DeriveSeed(r.cfg.Seed, 1<<20+uint64(i)), Bootstrap: -1,
+		Progress: func(done int) {
+			r.opt.Status(fmt.Sprintf("iteration %d evaluation: %s vs %s, %d/%d games", i, a, b, done, r.cfg.EvalGames))
+		},
+	})
+	if err != nil {
+		return Score{}, nil, err
+	}
+	names := []string{a, b}
+	var ms []Match
+	for _, gr := range res.Games {
+		m := Match{Returns: gr.Returns}
+		for _, s := range gr.Seats {
+			m.Seats = append(m.Seats, names[s])
+		}
+		ms = append(ms, m)
+	}
+	p := res.Pairwise[0][1]
+	sc := Score{Opponent: b, Games: p.Games}
+	if p.Score != nil {
+		sc.Score, sc.Lo, sc.Hi = p.Score.Value, p.Score.Lo, p.Score.Hi
+	}
+	return sc, ms, nil
+}
+
+// solverAccuracy returns the share of the first SolverPositions
+// solver-labelled positions where the network alone (its most probable
+// legal move) and the network with search play a move that keeps the
+// position's value.
+func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search float64, err error) {
+	labels, err := solver.Labels()
+	if err != nil {
+		return 0, 0, err
+	}
+	labels = labels[:min(len(labels), r.cfg.SolverPositions)]
+	st := engine.DefaultSettings()
+	st.Sims = r.cfg.SolverSims
+	pol, err := optimalShare(ctx, r.g, labels, func() (actor, error) { return engine.NewPolicy(r.g, net, "auto", 0, 1) })
+	if err != nil {
+		return 0, 0, err
+	}
+	srch, err := optimalShare(ctx, r.g, labels, func() (actor, error) { return engine.NewAZ(r.g, net, "auto", st, false, 1) })
+	return pol, srch, err
+}
+
+type actor interface {
+	Act(ctx context.Context, s games.State, player int) (games.Action, error)
+	Close() error
+}
+
+// optimalShare plays one move in each labelled position with agents from
+// mk (several positions at once, so that their network requests share
+// batches) and returns the share of optimal moves.
+func optimalShare(ctx context.Context, g games.Game, labels []solver.Labelled, mk func() (actor, error)) (float64, error) {
+	const workers = 32
+	var (
+		mu       sync.Mutex
+		good     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan solver.Labelled)
+	for range min(workers, len(labels)) {
+		a, err := mk()
+		if err != nil {
+			close(next)
+			wg.Wait()
+			return 0, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer a.Close()
+			for l := range next {
+				s := g.NewInitialState()
+				var err error
+				for _, c := range l.Moves {
+					if err == nil {
+						err = applyText(s, string(c))
+					}
+				}
+				var act games.Action
+				if err == nil {
+					act, err = a.Act(ctx, s, s.CurrentPlayer())
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("position %s: %w", l.Moves, err)
+				}
+				if err == nil && l.Optimal(int(act)) {
+					good++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, l := range labels {
+		next <- l
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	return float64(good) / float64(len(labels)), nil
+}
+
+// applyText plays one move given in the game's notation.
+func applyText(s games.State, text string) error {
+	a, err := s.ParseAction(text)
+	if err != nil {
+		return err
+	}
+	s.Apply(a)
+	return nil
+}

@@ -1,0 +1,324 @@
+package zero
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/train"
+)
+
+// Layout of a run directory.
+const (
+	checkpointsDir = "checkpoints" // iter-NNNN.safetensors (+ .avg); iter-0000 is the start
+	selfplayDir    = "selfplay"    // iter-NNNN/: the self-play run of iteration N
+	itersDir       = "iterations"  // iter-NNNN.json: the finished iteration's record
+	trainDir       = "train"       // iter-NNNN.json: the training result of iteration N
+	MetricsName    = "metrics.jsonl"
+	plotsDir       = "plots"
+)
+
+// Options are how a run reports and where.
+type Options struct {
+	// Log receives one line per event (phase starts and ends, results,
+	// ETA). Nil discards.
+	Log io.Writer
+	// Status, when set, receives a short live status (progress within a
+	// phase), often; it may overwrite the previous one.
+	Status func(line string)
+}
+
+// Run continues (or starts) the AlphaZero run in dir until
+// req.Iterations iterations are complete: self-play with the current
+// network, training on the replay window, evaluation, metrics and plots.
+// Every step writes its outputs atomically and is skipped when they are
+// already there, so Run after any interruption (even kill -9) continues
+// where it stopped with nothing lost but the work in flight; self-play
+// resumes game by game. A stored configuration must match req except for
+// Iterations.
+func Run(ctx context.Context, dir string, req Config, opt Options) error {
+	if strings.ContainsAny(dir, ",;:=") {
+		return fmt.Errorf("run directory %q: the characters , ; : = cannot appear in it (it names networks inside agent specs)", dir)
+	}
+	cfg, ok, err := LoadConfig(dir)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := sameRun(cfg, req); err != nil {
+			return fmt.Errorf("%s holds a run with other settings: %v; use the original flags (only --iterations may change) or another --out", dir, err)
+		}
+		cfg.Iterations = req.Iterations
+	} else {
+		cfg = req
+		if err := cfg.Check(); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(dir, ConfigName), cfg); err != nil {
+			return err
+		}
+	}
+	r := &runner{dir: dir, cfg: cfg, opt: opt, g: games.MustNew(cfg.Game)}
+	if r.opt.Log == nil {
+		r.opt.Log = io.Discard
+	}
+	if r.opt.Status == nil {
+		r.opt.Status = func(string) {}
+	}
+	return r.run(ctx)
+}
+
+type runner struct {
+	dir string
+	cfg Config
+	opt Options
+	g   games.Game
+}
+
+func (r *runner) logf(format string, args ...any) {
+	fmt.Fprintf(r.opt.Log, format+"\n", args...)
+}
+
+func (r *runner) path(parts ...string) string {
+	return filepath.Join(append([]string{r.dir}, parts...)...)
+}
+
+func iterName(i int) string { return fmt.Sprintf("iter-%04d", i) }
+
+// checkpoint returns iteration i's raw network file and the file
+// self-play and evaluation use (the Polyak average when kept).
+func (r *runner) checkpoint(i int) (raw, play string) {
+	raw, avg := train.CheckpointPaths(r.path(checkpointsDir), i)
+	if r.cfg.Train.Polyak > 0 {
+		return raw, avg
+	}
+	return raw, raw
+}
+
+func (r *runner) run(ctx context.Context) error {
+	if err := r.start(); err != nil {
+		return err
+	}
+	recs, err := r.records()
+	if err != nil {
+		return err
+	}
+	var spent time.Duration
+	var timed int
+	for i := 1; i <= r.cfg.Iterations; i++ {
+		if i <= len(recs) {
+			continue
+		}
+		t0 := time.Now()
+		rec, err := r.iteration(ctx, i, recs)
+		if err != nil {
+			return fmt.Errorf("iteration %d: %w", i, err)
+		}
+		recs = append(recs, rec)
+		if err := r.publish(recs); err != nil {
+			return err
+		}
+		spent += time.Since(t0)
+		timed++
+		left := r.cfg.Iterations - i
+		eta := ""
+		if left > 0 {
+			eta = fmt.Sprintf("; ETA %s for %d more", (spent / time.Duration(timed) * time.Duration(left)).Round(time.Second), left)
+		}
+		r.logf("iteration %d/%d done in %s: %s%s", i, r.cfg.Iterations, time.Since(t0).Round(time.Second), recs[len(recs)-1].summary(), eta)
+	}
+	r.logf("run complete: %d iterations in %s (metrics %s, plots in %s)", len(recs), r.dir, r.path(MetricsName), r.path(plotsDir))
+	return nil
+}
+
+// start writes iteration 0's checkpoint (the starting network) once.
+func (r *runner) start() error {
+	raw, _ := train.CheckpointPaths(r.path(checkpointsDir), 0)
+	if _, err := os.Stat(raw); err == nil {
+		return nil
+	}
+	net, src, err := nets.OpenNet(r.cfg.Net, r.g)
+	if err != nil {
+		return fmt.Errorf("--net: %v", err)
+	}
+	var avg *nets.Net
+	if r.cfg.Train.Polyak > 0 {
+		avg = net.Clone()
+	}
+	info := train.CheckpointInfo{Game: r.g.Spec(), Preset: net.Config().Preset, Iteration: 0, Parent: src.Ref}
+	if _, _, err := train.SaveCheckpoint(r.path(checkpointsDir), net, avg, info); err != nil {
+		return err
+	}
+	r.logf("start: %s saved as iteration 0", src.Desc)
+	return nil
+}
+
+// records loads the finished iterations' records, in order; it stops at
+// the first gap.
+func (r *runner) records() ([]Record, error) {
+	var out []Record
+	for i := 1; ; i++ {
+		var rec Record
+		ok, err := readJSON(r.path(itersDir, iterName(i)+".json"), &rec)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return out, nil
+		}
+		out = append(out, rec)
+	}
+}
+
+// best returns the iteration whose network self-play uses after recs:
+// the last one that passed the gate (the last one without gating).
+func best(recs []Record) int {
+	b := 0
+	for _, r := range recs {
+		if r.Eval.Accepted {
+			b = r.Iteration
+		}
+	}
+	return b
+}
+
+// iteration runs (or finishes) iteration i.
+func (r *runner) iteration(ctx context.Context, i int, recs []Record) (Record, error) {
+	rec := Record{Iteration: i, Started: time.Now().UTC()}
+	prev := best(recs)
+	_, playNet := r.checkpoint(prev)
+	r.logf("iteration %d/%d: self-play with %s", i, r.cfg.Iterations, iterName(prev))
+	sp, err := r.selfPlay(ctx, i, playNet)
+	if err != nil {
+		return rec, fmt.Errorf("self-play: %w", err)
+	}
+	rec.SelfPlay = sp
+	tr, err := r.train(ctx, i)
+	if err != nil {
+		return rec, fmt.Errorf("training: %w", err)
+	}
+	rec.Train = tr
+	ev, err := r.evaluate(ctx, i, prev)
+	if err != nil {
+		return rec, fmt.Errorf("evaluation: %w", err)
+	}
+	rec.Eval = ev
+	rec.Finished = time.Now().UTC()
+	return rec, writeJSON(r.path(itersDir, iterName(i)+".json"), rec)
+}
+
+// selfPlay plays iteration i's games with network file netPath (resuming
+// a partial run).
+func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayRecord, error) {
+	var out SelfPlayRecord
+	dir := r.path(selfplayDir, iterName(i))
+	net, src, err := nets.OpenNet(netPath, r.g)
+	if err != nil {
+		return out, err
+	}
+	be, choice, err := nets.OpenBackendSpec(r.cfg.Backend, net, nets.BackendOptions{MaxBatch: 256})
+	if err != nil {
+		return out, fmt.Errorf("backend %s: %w", r.cfg.Backend, err)
+	}
+	if i == 1 {
+		r.logf("backend: %s", choice)
+	}
+	m := selfplay.Manifest{Game: r.g.Spec(), ObsShape: r.g.ObservationShape(), Actions: r.g.NumActions(),
+		Network: netPath, NetworkSHA256: src.SHA256, Backend: be.Name(), Settings: r.cfg.SelfPlay,
+		Seed: games.DeriveSeed(r.cfg.Seed, uint64(i)), Games: r.cfg.Games}
+	o, err := selfplay.OpenOutput(dir, m, true)
+	if err != nil {
+		return out, err
+	}
+	pending := len(o.Pending())
+	e, err := engine.New(r.g, be, engine.Options{Leaves: r.cfg.SelfPlay.Leaves, Batch: min(256, be.MaxBatch()),
+		Slots: engine.SlotsFor(r.cfg.Trees, r.cfg.SelfPlay.Leaves)})
+	if err != nil {
+		return out, err
+	}
+	defer e.Close()
+	t0 := time.Now()
+	var done int
+	err = selfplay.Generate(ctx, e, o, selfplay.Config{Settings: r.cfg.SelfPlay, Seed: m.Seed, Trees: r.cfg.Trees}, func(*selfplay.GameRecord) {
+		done++
+		c := e.Counters()
+		r.opt.Status(fmt.Sprintf("iteration %d self-play: %d/%d games, %.0f evals/s, batch %.1f", i, done, pending, float64(c.Evals)/time.Since(t0).Seconds(), c.Batch.Mean))
+	})
+	if err != nil {
+		return out, err
+	}
+	mf := o.Manifest()
+	c := e.Counters()
+	el := time.Since(t0).Seconds()
+	out = SelfPlayRecord{Games: mf.Totals.Games, Positions: mf.Totals.Positions, Seconds: el, NewGames: done}
+	if el > 0 && done > 0 {
+		out.EvalsPerSec = float64(c.Evals) / el
+	}
+	r.logf("  self-play: %d games, %d positions (%d games this session, %.0f evals/s)", out.Games, out.Positions, done, out.EvalsPerSec)
+	return out, nil
+}
+
+// train trains iteration i's network from iteration i-1's on the replay
+// window, unless its result is already recorded.
+func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
+	var out TrainRecord
+	resPath := r.path(trainDir, iterName(i)+".json")
+	if ok, err := readJSON(resPath, &out); ok || err != nil {
+		return out, err
+	}
+	lo := 1
+	if r.cfg.WindowIters > 0 {
+		lo = max(1, i-r.cfg.WindowIters+1)
+	}
+	var paths []string
+	for k := lo; k <= i; k++ {
+		paths = append(paths, r.path(selfplayDir, iterName(k)))
+	}
+	ds, err := train.LoadDataset(paths, r.g, train.DatasetOptions{Window: r.cfg.WindowPositions, Log: r.opt.Log})
+	if err != nil {
+		return out, err
+	}
+	parent, _ := r.checkpoint(i - 1)
+	net, info, err := train.LoadCheckpoint(parent)
+	if err != nil {
+		return out, err
+	}
+	o := r.cfg.Train
+	o.OutDir, o.Iteration, o.Overwrite = r.path(checkpointsDir), i, true
+	o.Parent, o.ParentInfo, o.Preset = parent, info, net.Config().Preset
+	o.Seed = games.DeriveSeed(r.cfg.Train.Seed, uint64(i))
+	o.CheckpointEvery = 0 // the checkpoint appears only when training is complete
+	if o.Polyak > 0 {
+		_, avgPath := train.CheckpointPaths(r.path(checkpointsDir), i-1)
+		if avg, _, err := train.LoadCheckpoint(avgPath); err == nil {
+			o.Average = avg
+		}
+	}
+	r.logf("  training on %d positions (%d iterations of self-play), %d steps", ds.Len(), len(paths), o.Steps)
+	res, err := train.Run(ctx, net, ds, o, func(m train.Metrics) {
+		r.opt.Status(fmt.Sprintf("iteration %d training: step %d/%d, %s, %.0f samples/s", i, m.Step, m.Steps, m.Loss, m.SamplesPerSec))
+	})
+	if err != nil {
+		var div *train.DivergedError
+		if errors.As(err, &div) {
+			return out, fmt.Errorf("%v (iteration %d's checkpoint was not written; the run can continue after a fix)", err, i)
+		}
+		return out, err
+	}
+	out = TrainRecord{Positions: ds.Len(), Steps: res.Steps, Samples: res.Samples, Epochs: res.Epochs,
+		FirstLoss: res.FirstLoss, FinalLoss: res.FinalLoss, SamplesPerSec: res.SamplesPerSec, Seconds: res.Elapsed.Seconds()}
+	r.logf("  trained: %s -> %s (%.0f samples/s)", res.FirstLoss, res.FinalLoss, res.SamplesPerSec)
+	return out, writeJSON(resPath, out)
+}

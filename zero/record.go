@@ -1,0 +1,144 @@
+package zero
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/nets"
+)
+
+// Record is one finished iteration: the line it contributes to
+// metrics.jsonl.
+type Record struct {
+	Iteration int            `json:"iteration"`
+	Started   time.Time      `json:"started"`
+	Finished  time.Time      `json:"finished"`
+	SelfPlay  SelfPlayRecord `json:"selfplay"`
+	Train     TrainRecord    `json:"train"`
+	Eval      EvalRecord     `json:"eval"`
+	// Elo is the network's rating over every evaluation game of the run
+	// so far (rolling: recomputed each iteration), anchored at
+	// iteration 0 = 0, with its 95% bootstrap interval.
+	Elo *Rating `json:"elo,omitempty"`
+}
+
+// SelfPlayRecord summarises an iteration's self-play.
+type SelfPlayRecord struct {
+	Games       int     `json:"games"`
+	Positions   int     `json:"positions"`
+	NewGames    int     `json:"new_games"` // played in the session that finished it
+	Seconds     float64 `json:"seconds"`   // of that session
+	EvalsPerSec float64 `json:"evals_per_sec"`
+}
+
+// TrainRecord summarises an iteration's training.
+type TrainRecord struct {
+	Positions     int       `json:"positions"` // replay window
+	Steps         int       `json:"steps"`
+	Samples       int64     `json:"samples"`
+	Epochs        float64   `json:"epochs"`
+	FirstLoss     nets.Loss `json:"first_loss"`
+	FinalLoss     nets.Loss `json:"final_loss"`
+	SamplesPerSec float64   `json:"samples_per_sec"`
+	Seconds       float64   `json:"seconds"`
+}
+
+// EvalRecord is an iteration's evaluation.
+type EvalRecord struct {
+	Previous string  `json:"previous"` // the network self-play used
+	Scores   []Score `json:"scores"`   // against Previous, then each baseline
+	Matches  []Match `json:"matches"`
+	Accepted bool    `json:"accepted"` // passed the gate (always, without one)
+	// Solver set (connect4): share of optimal moves.
+	SolverPolicy *float64 `json:"solver_policy,omitempty"`
+	SolverSearch *float64 `json:"solver_search,omitempty"`
+}
+
+// Rating is an Elo value with its interval.
+type Rating struct {
+	Value float64 `json:"value"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+}
+
+func (r Record) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "loss %.3f (policy %.3f, value %.3f)", r.Train.FinalLoss.Total, r.Train.FinalLoss.Policy, r.Train.FinalLoss.Value)
+	for _, s := range r.Eval.Scores {
+		fmt.Fprintf(&b, ", vs %s %.0f%%", s.Opponent, 100*s.Score)
+	}
+	if r.Eval.SolverPolicy != nil {
+		fmt.Fprintf(&b, ", solver %.0f%%/%.0f%%", 100**r.Eval.SolverPolicy, 100**r.Eval.SolverSearch)
+	}
+	if r.Elo != nil {
+		fmt.Fprintf(&b, ", Elo %+.0f", r.Elo.Value)
+	}
+	return b.String()
+}
+
+// rollingElo rates every network and baseline over all evaluation games
+// of recs and sets each record's Elo, anchored at iteration 0.
+func rollingElo(game string, recs []Record, seed uint64) error {
+	index := map[string]int{}
+	var names []string
+	var results []arena.GameResult
+	for _, r := range recs {
+		for _, m := range r.Eval.Matches {
+			gr := arena.GameResult{Returns: m.Returns}
+			for _, n := range m.Seats {
+				k, ok := index[n]
+				if !ok {
+					k = len(names)
+					index[n] = k
+					names = append(names, n)
+				}
+				gr.Seats = append(gr.Seats, k)
+			}
+			results = append(results, gr)
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	res, err := arena.Rate(game, names, results, arena.RateOptions{Bootstrap: 200, Seed: seed})
+	if err != nil {
+		return err
+	}
+	anchor := 0.0
+	if k, ok := index[iterName(0)]; ok {
+		anchor = res.Elo[k].Value
+	}
+	for i := range recs {
+		if k, ok := index[iterName(recs[i].Iteration)]; ok {
+			e := res.Elo[k]
+			recs[i].Elo = &Rating{Value: e.Value - anchor, Lo: e.Lo - anchor, Hi: e.Hi - anchor}
+		}
+	}
+	return nil
+}
+
+// publish recomputes the rolling Elo, rewrites metrics.jsonl (one record
+// per finished iteration) and the plots.
+func (r *runner) publish(recs []Record) error {
+	if err := rollingElo(r.g.Spec(), recs, r.cfg.Seed); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, rec := range recs {
+		line, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if err := atomicfile.WriteFile(r.path(MetricsName), buf.Bytes()); err != nil {
+		return err
+	}
+	return writePlots(r.path(plotsDir), r.g.Spec(), recs)
+}

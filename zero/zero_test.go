@@ -1,0 +1,167 @@
+package zero
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/canopy-go/canopy/games/connect4"
+	_ "github.com/canopy-go/canopy/games/tictactoe"
+	"github.com/canopy-go/canopy/train"
+)
+
+// tiny is a run small enough for a unit test.
+func tiny() Config {
+	c := DefaultConfig("tictactoe")
+	c.Iterations, c.Games, c.Trees = 2, 12, 6
+	c.SelfPlay.Sims = 12
+	c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 12, 16, 4
+	c.EvalGames, c.EvalSims = 4, 8
+	c.Baselines = []string{"random"}
+	c.Backend = "cpu"
+	return c
+}
+
+func checkpointBytes(t *testing.T, dir string, i int) []byte {
+	t.Helper()
+	raw, _ := train.CheckpointPaths(filepath.Join(dir, checkpointsDir), i)
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// An interrupted run, continued, ends exactly where an uninterrupted run
+// ends: the same networks (byte for byte) and the same evaluation games,
+// wherever the interruption fell (self-play, training, evaluation).
+func TestResumeIsExact(t *testing.T) {
+	want := t.TempDir()
+	if err := Run(context.Background(), want, tiny(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for k, phase := range []string{"self-play: 3/", "training: step 4", "evaluation: iter-0002 vs iter-0001, 1/", "evaluation: iter-0002 vs random, 2/"} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			stopped := false
+			opt := Options{Status: func(line string) {
+				if strings.Contains(line, "iteration 2 "+phase) {
+					stopped = true
+					cancel()
+				}
+			}}
+			err := Run(ctx, dir, tiny(), opt)
+			if !stopped {
+				t.Fatalf("the run never reported %q (err %v)", phase, err)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted run: %v, want context.Canceled", err)
+			}
+			if n, _ := Finished(dir); n != 1 {
+				t.Fatalf("%d iterations finished at the interruption, want 1", n)
+			}
+			if err := Run(context.Background(), dir, tiny(), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i <= 2; i++ {
+				if !bytes.Equal(checkpointBytes(t, dir, i), checkpointBytes(t, want, i)) {
+					t.Errorf("iteration %d's network differs from the uninterrupted run's", i)
+				}
+			}
+			a, _ := os.ReadFile(filepath.Join(dir, itersDir, "iter-0002.json"))
+			b, _ := os.ReadFile(filepath.Join(want, itersDir, "iter-0002.json"))
+			var ra, rb Record
+			readJSON(filepath.Join(dir, itersDir, "iter-0002.json"), &ra)
+			readJSON(filepath.Join(want, itersDir, "iter-0002.json"), &rb)
+			if len(a) == 0 || len(b) == 0 || !sameMatches(ra.Eval.Matches, rb.Eval.Matches) {
+				t.Errorf("evaluation games differ:\n%+v\n%+v", ra.Eval.Matches, rb.Eval.Matches)
+			}
+		})
+	}
+}
+
+func sameMatches(a, b []Match) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if strings.Join(a[i].Seats, ",") != strings.Join(b[i].Seats, ",") || len(a[i].Returns) != len(b[i].Returns) {
+			return false
+		}
+		for k := range a[i].Returns {
+			if a[i].Returns[k] != b[i].Returns[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// A finished run writes its metrics (one line per iteration), plots and
+// records; continuing with more iterations extends it; other settings are
+// refused with the setting named.
+func TestRunOutputsAndContinuation(t *testing.T) {
+	dir := t.TempDir()
+	c := tiny()
+	c.Iterations = 1
+	if err := Run(context.Background(), dir, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	c.Iterations = 2
+	var log bytes.Buffer
+	if err := Run(context.Background(), dir, c, Options{Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "iteration 1/2:") {
+		t.Errorf("the finished iteration 1 was redone:\n%s", log.String())
+	}
+	m, err := os.ReadFile(filepath.Join(dir, MetricsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(m), "\n"); n != 2 {
+		t.Errorf("metrics.jsonl has %d lines, want 2", n)
+	}
+	for _, f := range []string{"loss.svg", "loss.png", "elo.svg", "elo.png"} {
+		if fi, err := os.Stat(filepath.Join(dir, plotsDir, f)); err != nil || fi.Size() < 500 {
+			t.Errorf("plot %s: %v", f, err)
+		}
+	}
+	var rec Record
+	if ok, err := readJSON(filepath.Join(dir, itersDir, "iter-0002.json"), &rec); !ok || err != nil {
+		t.Fatalf("record of iteration 2: %v", err)
+	}
+	if len(rec.Eval.Scores) != 2 || rec.Eval.Scores[0].Opponent != "iter-0001" || rec.Eval.Scores[1].Opponent != "random" || rec.Eval.Scores[0].Games != 4 {
+		t.Errorf("scores %+v: want 4 games against iter-0001 and random", rec.Eval.Scores)
+	}
+	c.SelfPlay.Sims = 13
+	err = Run(context.Background(), dir, c, Options{})
+	if err == nil || !strings.Contains(err.Error(), "selfplay") || !strings.Contains(err.Error(), "13") {
+		t.Errorf("changed sims: %v, want an error naming the setting", err)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	for name, mod := range map[string]func(*Config){
+		"games = 0":    func(c *Config) { c.Games = 0 },
+		"gate = 2":     func(c *Config) { c.Gate = 2 },
+		"unknown game": func(c *Config) { c.Game = "nope" },
+		"sims=0":       func(c *Config) { c.SelfPlay.Sims = 0 },
+	} {
+		c := tiny()
+		mod(&c)
+		err := Run(context.Background(), t.TempDir(), c, Options{})
+		if err == nil || !strings.Contains(err.Error(), strings.Fields(name)[0]) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := Run(context.Background(), filepath.Join(t.TempDir(), "a,b"), tiny(), Options{}); err == nil {
+		t.Error("a run directory with a comma was accepted")
+	}
+}
