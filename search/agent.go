@@ -54,50 +54,79 @@ func (stateHeuristic) Score(s games.State, player int, a games.Action) float64 {
 	return 0
 }
 
-var agentOptions = []agent.Option{
-	{Key: "sel", Default: "uct", Help: "selection: uct, ucb1tuned, puct, rave, poolrave, alphaamaf"},
-	{Key: "c", Default: "rule's", Help: "exploration constant (uct 1.4, ucb1tuned 1, puct 1.5, rave family 0.3)"},
-	{Key: "sims", Default: "1000", Help: "simulations per move (0 = time only)"},
-	{Key: "time", Default: "0", Help: "time per move, e.g. 100ms (0 = sims only)"},
-	{Key: "nodes", Default: "sims+16 or 1M", Help: "node budget"},
-	{Key: "full", Default: "keep", Help: "when the node budget is spent: keep (simulate without new nodes) or stop"},
-	{Key: "expand", Default: "1 (puct: 0)", Help: "expand a node at this many visits; 0 = at its evaluation, with priors"},
-	{Key: "eval", Default: "rollout", Help: "leaf evaluator: rollout, uniform, blend, or a registered network"},
-	{Key: "rollout", Default: "random", Help: "rollout policy: random or heuristic (epsilon-greedy)"},
-	{Key: "eps", Default: "0.1", Help: "epsilon of heuristic rollouts"},
-	{Key: "depth", Default: "0", Help: "rollout depth limit in plies (0 = to the end; value 0 at the cut)"},
-	{Key: "blend", Default: "0.5", Help: "eval=blend: weight of the static value (rest: a random rollout of `turns` turns)"},
-	{Key: "static", Default: "uniform", Help: "eval=blend: the static evaluator (uniform = value 0, or a registered one)"},
-	{Key: "turns", Default: "0 (blend: 8)", Help: "rollout limit in player turns (0 = none; value 0 at the cut)"},
-	{Key: "fpu", Default: "0", Help: "puct: value of unvisited actions"},
-	{Key: "dir", Default: "0", Help: "root Dirichlet noise alpha (0 = none)"},
-	{Key: "dirfrac", Default: "0.25", Help: "fraction of Dirichlet noise"},
-	{Key: "ravesched", Default: "sqrt", Help: "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na)"},
-	{Key: "ravek", Default: "1000", Help: "k of the sqrt schedule and of alpha-AMAF"},
-	{Key: "raveb", Default: "0.1", Help: "b of the silver schedule"},
-	{Key: "alpha", Default: "0", Help: "alphaamaf: constant weight when ravek=0"},
-	{Key: "poolk", Default: "10", Help: "poolrave: pool size"},
-	{Key: "poolp", Default: "0.5", Help: "poolrave: probability of a pool move"},
-	{Key: "bias", Default: "0", Help: "progressive bias weight b (needs a game heuristic)"},
-	{Key: "final", Default: "visits", Help: "final move: visits or value"},
-	{Key: "temp", Default: "1", Help: "temperature for sampled moves"},
-	{Key: "tempplies", Default: "0", Help: "sample by visits^(1/temp) while move number < this"},
-	{Key: "threads", Default: "1", Help: "goroutines sharing one tree (tree parallelism)"},
-	{Key: "root", Default: "1", Help: "independent trees merged at the root (root parallelism)"},
-	{Key: "reuse", Default: "false", Help: "reuse the subtree of the position reached between moves"},
-	{Key: "tt", Default: "false", Help: "transposition table (Zobrist hash, verified)"},
-	{Key: "det", Default: "0 (hidden info: 8)", Help: "determinizations K: K sampled deals x sims/K each"},
-	{Key: "ismcts", Default: "false", Help: "single-observer ISMCTS (re-determinize every simulation)"},
-	{Key: "simsel", Default: "ucb", Help: "simultaneous nodes: ucb (decoupled sel rule), exp3 or rm (regret matching), sampled per player"},
-	{Key: "simgamma", Default: "0.1", Help: "simsel=exp3/rm: uniform exploration mixed into the strategy (exp3 eta = simgamma/K)"},
-	{Key: "simfinal", Default: "sample", Help: "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"},
+// mctsSpec holds the `mcts` agent's options as given; ParseOptions
+// turns them into Options (rule-dependent defaults, evaluators).
+type mctsSpec struct {
+	Sel, Full, Eval, Rollout, Static, RaveSched, Final, SimSel, SimFinal string
+	C, FPU, Dir, DirFrac, RaveK, RaveB, Alpha, PoolP, Bias, Temp, Eps    float64
+	Blend, SimGamma                                                      float64
+	Sims, Nodes, Expand, PoolK, TempPlies, Threads, Root, Det            int
+	Depth, Turns                                                         int
+	Time                                                                 time.Duration
+	Reuse, TT, ISMCTS                                                    bool
+}
+
+// table declares the `mcts` options bound to m: key, type, default,
+// range and help in one place (the agent registry's help, spec parsing
+// and range errors all come from it).
+func (m *mctsSpec) table() spec.Table {
+	d := DefaultOptions()
+	return spec.Table{
+		spec.Choice("sel", &m.Sel, "uct", []string{"uct", "ucb1", "ucb1tuned", "puct", "rave", "poolrave", "alphaamaf"}, "selection rule"),
+		spec.Float("c", &m.C, -1, -1, 1e6, "exploration constant; -1 = the rule's (uct 1.4, ucb1tuned 1, puct 1.5, rave family 0.3)"),
+		spec.Int("sims", &m.Sims, d.Sims, 0, 1<<30, "simulations per move (0 = time only)"),
+		spec.Duration("time", &m.Time, 0, 24*time.Hour, "time per move, e.g. 100ms (0 = sims only; time alone means no simulation limit)"),
+		spec.Int("nodes", &m.Nodes, 0, 0, 1<<26, "node budget (0 = sims+16, or 1M with a time budget)"),
+		spec.Choice("full", &m.Full, "keep", []string{"keep", "stop"}, "when the node budget is spent: keep simulating without new nodes, or stop"),
+		spec.Int("expand", &m.Expand, -1, -1, 1<<20, "expand a node at this many visits; 0 = at its evaluation, with priors; -1 = the rule's (1; puct 0)"),
+		spec.String("eval", &m.Eval, "rollout", "leaf evaluator: rollout, uniform, blend, or a network (a weights file, a shipped name, init)"),
+		spec.Choice("rollout", &m.Rollout, "random", []string{"random", "heuristic"}, "rollout policy (heuristic: epsilon-greedy on the game's heuristic)"),
+		spec.Float("eps", &m.Eps, 0.1, 0, 1, "epsilon of heuristic rollouts"),
+		spec.Int("depth", &m.Depth, 0, 0, 1<<20, "rollout depth limit in plies (0 = to the end; value 0 at the cut)"),
+		spec.Float("blend", &m.Blend, 0.5, 0, 1, "eval=blend: weight of the static value (rest: a random rollout of `turns` turns)"),
+		spec.String("static", &m.Static, "uniform", "eval=blend: the static evaluator (uniform = value 0, or a network)"),
+		spec.Int("turns", &m.Turns, 0, 0, 1<<20, "rollout limit in player turns (0 = none, eval=blend: 8; value 0 at the cut)"),
+		spec.Float("fpu", &m.FPU, 0, -1, 1, "puct: value of unvisited actions"),
+		spec.Float("dir", &m.Dir, 0, 0, 1000, "root Dirichlet noise alpha (0 = none)"),
+		spec.Float("dirfrac", &m.DirFrac, d.DirichletEps, 0, 1, "fraction of Dirichlet noise"),
+		spec.Choice("ravesched", &m.RaveSched, d.RaveSchedule, []string{"sqrt", "silver"}, "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na)"),
+		spec.Float("ravek", &m.RaveK, d.RaveK, 0, 1e12, "k of the sqrt schedule and of alpha-AMAF"),
+		spec.Float("raveb", &m.RaveB, d.RaveB, 0, 1e6, "b of the silver schedule"),
+		spec.Float("alpha", &m.Alpha, 0, 0, 1, "alphaamaf: constant weight when ravek=0"),
+		spec.Int("poolk", &m.PoolK, d.PoolK, 1, 64, "poolrave: pool size"),
+		spec.Float("poolp", &m.PoolP, d.PoolP, 0, 1, "poolrave: probability of a pool move"),
+		spec.Float("bias", &m.Bias, 0, -1e6, 1e6, "progressive bias weight b (needs a game heuristic)"),
+		spec.Choice("final", &m.Final, d.Final, []string{"visits", "value"}, "final move: most visits or best value"),
+		spec.Float("temp", &m.Temp, d.Temp, 0, 100, "temperature for sampled moves"),
+		spec.Int("tempplies", &m.TempPlies, 0, 0, 1<<20, "sample by visits^(1/temp) while move number < this"),
+		spec.Int("threads", &m.Threads, 1, 1, 1024, "goroutines sharing one tree (tree parallelism)"),
+		spec.Int("root", &m.Root, 1, 1, 1024, "independent trees merged at the root (root parallelism)"),
+		spec.Bool("reuse", &m.Reuse, false, "reuse the subtree of the position reached between moves"),
+		spec.Bool("tt", &m.TT, false, "transposition table (Zobrist hash, verified)"),
+		spec.Int("det", &m.Det, -1, -1, 1<<20, "determinizations K: K sampled deals x sims/K each (-1: 8 for hidden information, else 0)"),
+		spec.Bool("ismcts", &m.ISMCTS, false, "single-observer ISMCTS (re-determinize every simulation)"),
+		spec.Choice("simsel", &m.SimSel, "ucb", simRuleNames, "simultaneous nodes: ucb (decoupled sel rule), exp3 or rm (regret matching), sampled per player"),
+		spec.Float("simgamma", &m.SimGamma, d.SimGamma, 0, 1, "simsel=exp3/rm: uniform exploration mixed into the strategy (exp3 eta = simgamma/K)"),
+		spec.Choice("simfinal", &m.SimFinal, d.SimFinal, []string{"sample", "max"}, "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"),
+	}
+}
+
+// agentOptions documents the `mcts` options for the registry.
+func agentOptions() []agent.Option {
+	var m mctsSpec
+	t := m.table()
+	out := make([]agent.Option, len(t))
+	for i, o := range t {
+		out[i] = agent.Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
+	}
+	return out
 }
 
 func init() {
 	agent.Register(agent.Registration{
 		Name:    "mcts",
 		Summary: "Monte Carlo tree search (UCT, UCB1-Tuned, PUCT, RAVE family; Exp3/regret matching at simultaneous nodes; rollouts or evaluators)",
-		Options: agentOptions,
+		Options: agentOptions(),
 		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 			o, err := ParseOptions(g, s)
 			if err != nil {
@@ -108,61 +137,44 @@ func init() {
 	})
 }
 
-// ParseOptions reads the `mcts` spec options for game g.
+// ParseOptions reads the `mcts` spec options for game g. Values out of
+// range are errors naming the option and its range; unknown keys are
+// left for the registry to report.
 func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
+	var m mctsSpec
+	t := m.table()
+	t.Reset()
 	o := DefaultOptions()
-	name := s.Choice("sel", "uct", "uct", "ucb1", "ucb1tuned", "puct", "rave", "poolrave", "alphaamaf")
-	o.Rule = ruleNames[name]
-	o.C = s.Float("c", -1)
-	o.Sims = s.IntRange("sims", o.Sims, 0, 1<<30)
-	o.Time = s.Duration("time", 0)
+	if err := t.Apply(s); err != nil {
+		return o, fmt.Errorf("mcts: %w", err)
+	}
+	o.Rule = ruleNames[m.Sel]
+	o.C = m.C
+	o.Sims, o.Time = m.Sims, m.Time
 	if s.Has("time") && !s.Has("sims") {
 		o.Sims = 0
 	}
-	o.MaxNodes = s.IntRange("nodes", 0, 0, 1<<26)
-	o.StopWhenFull = s.Choice("full", "keep", "keep", "stop") == "stop"
-	o.ExpandVisits = s.IntRange("expand", -1, -1, 1<<20)
-	o.FPU = s.Float("fpu", 0)
-	o.DirichletA = s.Float("dir", 0)
-	o.DirichletEps = s.Float("dirfrac", o.DirichletEps)
-	o.RaveSchedule = s.Choice("ravesched", o.RaveSchedule, "sqrt", "silver")
-	o.RaveK = s.Float("ravek", o.RaveK)
-	o.RaveB = s.Float("raveb", o.RaveB)
-	o.Alpha = s.Float("alpha", 0)
-	o.PoolK = s.IntRange("poolk", o.PoolK, 1, 64)
-	o.PoolP = s.Float("poolp", o.PoolP)
-	o.Bias = s.Float("bias", 0)
-	o.Final = s.Choice("final", o.Final, "visits", "value")
-	o.Temp = s.Float("temp", o.Temp)
-	o.TempPlies = s.IntRange("tempplies", 0, 0, 1<<20)
-	o.Threads = s.IntRange("threads", 1, 1, 1024)
-	o.Root = s.IntRange("root", 1, 1, 1024)
-	o.Reuse = s.Bool("reuse", false)
-	o.TT = s.Bool("tt", false)
-	o.Determinize = s.IntRange("det", -1, -1, 1<<20)
-	o.ISMCTS = s.Bool("ismcts", false)
-	switch s.Choice("simsel", "ucb", simRuleNames...) {
+	o.MaxNodes = m.Nodes
+	o.StopWhenFull = m.Full == "stop"
+	o.ExpandVisits = m.Expand
+	o.FPU, o.DirichletA, o.DirichletEps = m.FPU, m.Dir, m.DirFrac
+	o.RaveSchedule, o.RaveK, o.RaveB, o.Alpha = m.RaveSched, m.RaveK, m.RaveB, m.Alpha
+	o.PoolK, o.PoolP = m.PoolK, m.PoolP
+	o.Bias, o.Final, o.Temp, o.TempPlies = m.Bias, m.Final, m.Temp, m.TempPlies
+	o.Threads, o.Root, o.Reuse, o.TT = m.Threads, m.Root, m.Reuse, m.TT
+	o.Determinize, o.ISMCTS = m.Det, m.ISMCTS
+	switch m.SimSel {
 	case "exp3":
 		o.SimSel = SimExp3
 	case "rm":
 		o.SimSel = SimRM
 	}
-	o.SimGamma = s.Float("simgamma", o.SimGamma)
-	o.SimFinal = s.Choice("simfinal", o.SimFinal, "sample", "max")
-	rollout := s.Choice("rollout", "random", "random", "heuristic")
-	eps := s.Float("eps", 0.1)
-	depth := s.IntRange("depth", 0, 0, 1<<20)
-	blendW := s.Float("blend", 0.5)
-	staticName := s.String("static", "uniform")
-	turns := s.IntRange("turns", 0, 0, 1<<20)
-	evalName := s.String("eval", "rollout")
-	if err := s.Err(); err != nil && len(s.Unused()) == 0 {
-		return o, err // malformed value; unknown keys are reported by the registry
-	}
+	o.SimGamma, o.SimFinal = m.SimGamma, m.SimFinal
+	rollout, eps, depth, blendW, staticName, turns, evalName := m.Rollout, m.Eps, m.Depth, m.Blend, m.Static, m.Turns, m.Eval
 	if o.Bias != 0 || rollout == "heuristic" {
 		o.Heuristic = lookupHeuristic(g)
 		if o.Heuristic == nil {
-			return o, fmt.Errorf("mcts: no heuristic is registered for %s (needed by bias= or rollout=heuristic)", g.Type().Name)
+			return o, fmt.Errorf("mcts: %s has no heuristic (the games.Heuristic capability), which bias= and rollout=heuristic need; games with one: hex, sequence, sushigo, tetrislink", g.Type().Name)
 		}
 	}
 	ro := &Rollout{Depth: depth, Turns: turns}

@@ -127,7 +127,7 @@ func (o *Options) normalize() error {
 		return fmt.Errorf("search: threads and root must be >= 1")
 	}
 	if o.Bias != 0 && o.Heuristic == nil {
-		return fmt.Errorf("search: bias=%g needs a game heuristic (none is registered for this game)", o.Bias)
+		return fmt.Errorf("search: bias=%g needs a game heuristic (Options.Heuristic; this game has none)", o.Bias)
 	}
 	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" {
 		return fmt.Errorf("search: ravesched %q: want sqrt or silver", o.RaveSchedule)

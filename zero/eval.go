@@ -49,12 +49,12 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 	}
 	if r.g.Spec() == "connect4" && r.cfg.SolverPositions > 0 {
 		_, net := r.checkpoint(i)
-		pol, srch, err := r.solverAccuracy(ctx, net)
+		pol, srch, rnd, err := r.solverAccuracy(ctx, net)
 		if err != nil {
 			return out, err
 		}
-		out.SolverPolicy, out.SolverSearch = &pol, &srch
-		r.logf("  solver set: network alone %.1f%% optimal, with %d simulations %.1f%%", 100*pol, r.cfg.SolverSims, 100*srch)
+		out.SolverPolicy, out.SolverSearch, out.SolverRandom = &pol, &srch, &rnd
+		r.logf("  solver set: network alone %.1f%% optimal, with %d simulations %.1f%% (random moves %.1f%%)", 100*pol, r.cfg.SolverSims, 100*srch, 100*rnd)
 	}
 	return out, nil
 }
@@ -104,20 +104,23 @@ func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match,
 // solver-labelled positions where the network alone (its most probable
 // legal move) and the network with search play a move that keeps the
 // position's value.
-func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search float64, err error) {
+func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search, random float64, err error) {
 	labels, err := solver.Labels()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	labels = labels[:min(len(labels), r.cfg.SolverPositions)]
+	for _, l := range labels {
+		random += l.RandomShare() / float64(len(labels))
+	}
 	st := engine.DefaultSettings()
 	st.Sims = r.cfg.SolverSims
 	pol, err := optimalShare(ctx, r.g, labels, func() (actor, error) { return engine.NewPolicy(r.g, net, "auto", 0, 1) })
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	srch, err := optimalShare(ctx, r.g, labels, func() (actor, error) { return engine.NewAZ(r.g, net, "auto", st, false, 1) })
-	return pol, srch, err
+	return pol, srch, random, err
 }
 
 type actor interface {

@@ -35,8 +35,9 @@ func writePlots(dir, game string, recs []Record) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var pol, val, tot, elo, solP, solS plotter.XYs
-	var eloErr []float64
+	var pol, val, tot, elo, solP, solS, solR plotter.XYs
+	elo = plotter.XYs{{X: 0, Y: 0}} // iteration 0 is the anchor
+	eloErr := []float64{0, 0}
 	for _, r := range recs {
 		x := float64(r.Iteration)
 		pol = append(pol, plotter.XY{X: x, Y: r.Train.FinalLoss.Policy})
@@ -49,6 +50,9 @@ func writePlots(dir, game string, recs []Record) error {
 		if r.Eval.SolverPolicy != nil {
 			solP = append(solP, plotter.XY{X: x, Y: 100 * *r.Eval.SolverPolicy})
 			solS = append(solS, plotter.XY{X: x, Y: 100 * *r.Eval.SolverSearch})
+			if r.Eval.SolverRandom != nil {
+				solR = append(solR, plotter.XY{X: x, Y: 100 * *r.Eval.SolverRandom})
+			}
 		}
 	}
 	charts := []struct {
@@ -57,7 +61,7 @@ func writePlots(dir, game string, recs []Record) error {
 	}{
 		{"loss", game + ": training loss (last steps of each iteration)", "loss",
 			[]series{{name: "total", xy: tot}, {name: "policy", xy: pol}, {name: "value", xy: val}}},
-		{"elo", game + ": Elo over all evaluation games (iteration 0 = 0, 95% bootstrap)", "Elo",
+		{"elo", game + ": rating over all evaluation games (Elo scale, iteration 0 = 0, 95% interval)", "Elo",
 			[]series{{name: "network", xy: elo, err: eloErr}}},
 	}
 	if len(solP) > 0 {
@@ -65,7 +69,7 @@ func writePlots(dir, game string, recs []Record) error {
 			file, title, y string
 			lines          []series
 		}{"solver", game + ": optimal moves on the solver-labelled set", "% optimal",
-			[]series{{name: "network alone", xy: solP}, {name: "with search", xy: solS}}})
+			[]series{{name: "network alone", xy: solP}, {name: "with search", xy: solS}, {name: "random moves", xy: solR}}})
 	}
 	for _, c := range charts {
 		if err := drawChart(filepath.Join(dir, c.file), c.title, c.y, c.lines); err != nil {

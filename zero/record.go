@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -23,7 +24,9 @@ type Record struct {
 	Eval      EvalRecord     `json:"eval"`
 	// Elo is the network's rating over every evaluation game of the run
 	// so far (rolling: recomputed each iteration), anchored at
-	// iteration 0 = 0, with its 95% bootstrap interval.
+	// iteration 0 = 0: the Bayesian Bradley-Terry log-strength (Gaussian
+	// prior, which keeps all-win records finite) on the Elo scale
+	// (x 400/ln 10), with its 95% Laplace interval.
 	Elo *Rating `json:"elo,omitempty"`
 }
 
@@ -54,9 +57,11 @@ type EvalRecord struct {
 	Scores   []Score `json:"scores"`   // against Previous, then each baseline
 	Matches  []Match `json:"matches"`
 	Accepted bool    `json:"accepted"` // passed the gate (always, without one)
-	// Solver set (connect4): share of optimal moves.
+	// Solver set (connect4): share of optimal moves, and what uniformly
+	// random moves would score on the same positions.
 	SolverPolicy *float64 `json:"solver_policy,omitempty"`
 	SolverSearch *float64 `json:"solver_search,omitempty"`
+	SolverRandom *float64 `json:"solver_random,omitempty"`
 }
 
 // Rating is an Elo value with its interval.
@@ -105,18 +110,19 @@ func rollingElo(game string, recs []Record, seed uint64) error {
 	if len(names) < 2 {
 		return nil
 	}
-	res, err := arena.Rate(game, names, results, arena.RateOptions{Bootstrap: 200, Seed: seed})
+	res, err := arena.Rate(game, names, results, arena.RateOptions{Seed: seed})
 	if err != nil {
 		return err
 	}
+	const scale = 400 / math.Ln10
 	anchor := 0.0
 	if k, ok := index[iterName(0)]; ok {
-		anchor = res.Elo[k].Value
+		anchor = res.BradleyTerry[k].Value
 	}
 	for i := range recs {
 		if k, ok := index[iterName(recs[i].Iteration)]; ok {
-			e := res.Elo[k]
-			recs[i].Elo = &Rating{Value: e.Value - anchor, Lo: e.Lo - anchor, Hi: e.Hi - anchor}
+			e := res.BradleyTerry[k]
+			recs[i].Elo = &Rating{Value: scale * (e.Value - anchor), Lo: scale * (e.Lo - anchor), Hi: scale * (e.Hi - anchor)}
 		}
 	}
 	return nil

@@ -10,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/games/connect4/solver"
 	_ "github.com/canopy-go/canopy/games/tictactoe"
 	"github.com/canopy-go/canopy/train"
 )
@@ -163,5 +166,53 @@ func TestBadConfig(t *testing.T) {
 	}
 	if err := Run(context.Background(), filepath.Join(t.TempDir(), "a,b"), tiny(), Options{}); err == nil {
 		t.Error("a run directory with a comma was accepted")
+	}
+}
+
+// firstLegal plays the lowest legal action.
+type firstLegal struct{}
+
+func (firstLegal) Act(_ context.Context, s games.State, _ int) (games.Action, error) {
+	m := games.NewMask(s.Game().NumActions())
+	s.Legal(m)
+	return m.First(), nil
+}
+func (firstLegal) Close() error { return nil }
+
+// closer adds a no-op Close to an agent.
+type closer struct{ agent.Agent }
+
+func (closer) Close() error { return nil }
+
+// The solver-set score is right at both ends: the perfect solver plays an
+// optimal move everywhere, and a mover that always plays the first legal
+// column scores what its moves are worth by the labels.
+func TestOptimalShare(t *testing.T) {
+	g := games.MustNew("connect4")
+	labels, err := solver.Labels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels = labels[len(labels)-12:] // the deepest: fast to solve
+	perfect, err := optimalShare(context.Background(), g, labels, func() (actor, error) {
+		return closer{solver.NewAgent(1)}, nil
+	})
+	if err != nil || perfect != 1 {
+		t.Errorf("solver agent: %v optimal (err %v), want 1", perfect, err)
+	}
+	first, err := optimalShare(context.Background(), g, labels, func() (actor, error) { return firstLegal{}, nil })
+	want := 0
+	for _, l := range labels {
+		for c := range 7 {
+			if l.Scores[c] != solver.Illegal {
+				if l.Optimal(c) {
+					want++
+				}
+				break
+			}
+		}
+	}
+	if err != nil || first != float64(want)/float64(len(labels)) {
+		t.Errorf("first-legal-column mover: %v (err %v), want %v", first, err, float64(want)/float64(len(labels)))
 	}
 }

@@ -40,6 +40,32 @@ func (l Labelled) Optimal(col int) bool {
 	return sign(s) == sign(l.Best())
 }
 
+// Decisive reports whether some legal column changes the outcome: the
+// position tests the choice of move (elsewhere every move is optimal).
+func (l Labelled) Decisive() bool {
+	for c, s := range l.Scores {
+		if s != Illegal && !l.Optimal(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// RandomShare is the share of legal columns that are optimal: what a
+// uniformly random mover scores on the position.
+func (l Labelled) RandomShare() float64 {
+	legal, opt := 0, 0
+	for c, s := range l.Scores {
+		if s != Illegal {
+			legal++
+			if l.Optimal(c) {
+				opt++
+			}
+		}
+	}
+	return float64(opt) / float64(max(legal, 1))
+}
+
 func sign(x int) int {
 	switch {
 	case x > 0:
@@ -50,10 +76,11 @@ func sign(x int) int {
 	return 0
 }
 
-// Labels returns the embedded evaluation set (labels.txt): 400 positions
-// of plies 8-30 from Pascal Pons' published test sets, each column scored
-// by this solver (go run ./games/connect4/solver/genlabels). `canopy zero`
-// scores networks by the share of optimal moves they play on it.
+// Labels returns the embedded evaluation set (labels.txt): 400 decisive
+// positions (some legal move changes the outcome) of plies 8-30 from
+// Pascal Pons' published test sets, each column scored by this solver
+// (go run ./games/connect4/solver/genlabels). `canopy zero` scores
+// networks by the share of optimal moves they play on it.
 func Labels() ([]Labelled, error) { return ParseLabels(labelsText) }
 
 // ParseLabels parses lines "MOVES s1,s2,...,s7" (x for a full column);

@@ -66,6 +66,9 @@ func TestLabelsAgreeWithPublishedScores(t *testing.T) {
 		if opt == 0 {
 			t.Errorf("%s: no optimal column", l.Moves)
 		}
+		if !l.Decisive() || l.RandomShare() >= 1 {
+			t.Errorf("%s: every legal column keeps the value: the position tests nothing", l.Moves)
+		}
 	}
 }
 
