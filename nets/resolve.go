@@ -41,11 +41,26 @@ type Source struct {
 // neither a shipped name nor an existing file.
 var ErrUnknownNet = errors.New("unknown network")
 
-// Shipped networks: weights compiled into the binary, by name.
+// Shipped networks: weights compiled into the binary, by name, and the
+// default network of each game that has one.
 var (
 	shippedMu sync.RWMutex
 	shipped   = map[string]shippedNet{}
+	defaults  = map[string]string{} // game spec -> shipped name
 )
+
+// SetDefault makes the shipped network name the one "default" resolves
+// to for its game. It panics when name is not shipped (a programming
+// error caught at init).
+func SetDefault(name string) {
+	shippedMu.Lock()
+	defer shippedMu.Unlock()
+	s, ok := shipped[name]
+	if !ok {
+		panic("nets: SetDefault of an unshipped network " + name)
+	}
+	defaults[s.game] = name
+}
 
 type shippedNet struct {
 	game, about string
@@ -59,7 +74,7 @@ type shippedNet struct {
 func RegisterShipped(name, game, about string, data []byte) {
 	shippedMu.Lock()
 	defer shippedMu.Unlock()
-	if _, dup := shipped[name]; dup || name == "" || name == "init" || name == "random" {
+	if _, dup := shipped[name]; dup || name == "" || name == "init" || name == "random" || name == "default" {
 		panic("nets: duplicate or reserved shipped network name " + name)
 	}
 	shipped[name] = shippedNet{game: game, about: about, data: data}
@@ -81,6 +96,8 @@ func Shipped() []ShippedNet {
 }
 
 // OpenNet resolves a network reference for game g:
+//   - "default": the game's shipped default network (SetDefault), or
+//     "init" when it has none;
 //   - "" or "init": the built-in network (DefaultConfig) with random
 //     weights from seed 1;
 //   - the name of a shipped network (Shipped), which must be for g;
@@ -89,6 +106,15 @@ func Shipped() []ShippedNet {
 // The network's input and policy sizes must match g. Errors say what was
 // tried and how to fix it.
 func OpenNet(ref string, g games.Game) (*Net, Source, error) {
+	if ref == "default" {
+		shippedMu.RLock()
+		d, ok := defaults[g.Spec()]
+		shippedMu.RUnlock()
+		ref = "init"
+		if ok {
+			ref = d
+		}
+	}
 	src := Source{Ref: ref}
 	var (
 		buf []byte

@@ -52,7 +52,7 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 			asCSV := fs.Bool("csv", false, "print as CSV")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend); err != nil {
+				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
 				}
 				if len(args) > 0 {

@@ -130,11 +130,19 @@ func agentBackendFlag(fs *flag.FlagSet) *string {
 	return fs.String("backend", "auto", "backend spec for network agents (az, policy, mcts:eval=NET) that say backend=auto: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random")
 }
 
-// setAgentBackend checks spec and makes it the network agents' default.
-func setAgentBackend(spec string) error {
+// setAgentBackend checks spec and makes it the network agents' default;
+// each network the agents open is announced on w (once per network).
+func setAgentBackend(spec string, w io.Writer) error {
 	if _, err := nets.ParseBackendSpec(spec); err != nil {
 		return backendError(spec, err)
 	}
 	engine.DefaultBackend.Store(&spec)
+	seen := map[string]bool{}
+	engine.Shared.OnOpen = func(net nets.Source, backend, choice string) {
+		if w != nil && !seen[net.SHA256+backend] {
+			seen[net.SHA256+backend] = true
+			fmt.Fprintf(w, "network %s: %s\n", net.Desc, choice)
+		}
+	}
 	return nil
 }

@@ -33,7 +33,7 @@ Example:
 			analyze := fs.Bool("analyze", false, "print visits, Q and prior per action")
 			asJSON := fs.Bool("json", false, "print as JSON")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend); err != nil {
+				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
 				}
 				if len(args) > 0 {

@@ -36,7 +36,7 @@ Example:
 			logPath := fs.String("log", "", "write the JSON game log to this file")
 			asJSON := fs.Bool("json", false, "print the result as JSON instead of boards")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend); err != nil {
+				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
 				}
 				if len(args) > 0 {

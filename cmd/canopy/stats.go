@@ -33,7 +33,7 @@ games by their first K moves. Results depend only on --seed, not on
 			asJSON := fs.Bool("json", false, "print as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend); err != nil {
+				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
 				}
 				if len(args) > 0 {

@@ -36,7 +36,7 @@ rank-based return mapped to [0,1]). The final mean is then evaluated on
 			netBackend := agentBackendFlag(fs)
 			asJSON := fs.Bool("json", false, "print the result as JSON (progress goes to stderr)")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend); err != nil {
+				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
 				}
 				if len(args) > 0 {

@@ -123,7 +123,7 @@ Example (a few minutes on 2 cores; run it again to continue):
 						return usagef("%v", err)
 					}
 				}
-				if err := setAgentBackend(req.Backend); err != nil {
+				if err := setAgentBackend(req.Backend, nil); err != nil {
 					return err
 				}
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -77,9 +77,10 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 }
 
 // resolveEvaluator resolves eval=NAME for search: a shipped network name,
-// "init" (the built-in random network) or an existing weights file.
+// "default" (the game's shipped network), "init" (the built-in random
+// network) or an existing weights file.
 func resolveEvaluator(g games.Game, name string) (search.Evaluator, bool, error) {
-	isNet := name == "init"
+	isNet := name == "init" || name == "default"
 	for _, s := range nets.Shipped() {
 		isNet = isNet || s.Name == name
 	}

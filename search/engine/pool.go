@@ -20,6 +20,10 @@ type Pool struct {
 	mu     sync.Mutex
 	m      map[poolKey]*pooled
 	closed []Usage // engines closed so far, in closing order
+	// OnOpen, when set, is called (with the pool's lock held) for every
+	// engine the pool opens: commands print which network and backend
+	// the agents use and why that backend.
+	OnOpen func(net nets.Source, backend, choice string)
 }
 
 // Usage is what one pooled engine did over its life (or so far).
@@ -127,6 +131,9 @@ func (p *Pool) Acquire(g games.Game, netRef, backend string) (*Lease, error) {
 		return nil, err
 	}
 	p.m[k] = &pooled{e: e, src: src, refs: 1, backend: e.Backend().Name(), choice: choice, opened: time.Now()}
+	if p.OnOpen != nil {
+		p.OnOpen(src, e.Backend().Name(), choice)
+	}
 	return &Lease{Engine: e, Source: src, p: p, key: k}, nil
 }
 
