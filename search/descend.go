@@ -16,6 +16,13 @@ import (
 // true when the leaf needs an evaluation; otherwise (terminal leaf)
 // w.Value already holds the returns and Backup can follow at once.
 func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
+	t.beginLeaf(w)
+	return t.descend(w, t.root)
+}
+
+// beginLeaf resets w for a new simulation and writes the root state (a
+// fresh determinization under SO-ISMCTS) into w.State.
+func (t *Tree) beginLeaf(w *Walker) {
 	w.path = w.path[:0]
 	w.Ctx.Trace = w.Ctx.Trace[:0]
 	w.Ctx.Pool = w.Ctx.Pool[:0]
@@ -27,8 +34,13 @@ func (t *Tree) SelectLeaf(w *Walker) (needsEval bool) {
 	} else {
 		t.rootState.CloneInto(w.State)
 	}
+}
+
+// descend is SelectLeaf's loop from node cur, whose state is w.State,
+// after the walker's reset (SelectLeafForced enters it below the root).
+func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
+	record := w.Ctx.Record
 	s := w.State
-	cur := t.root
 	// fast: plain UCT on an unshared tree without ISMCTS (no AMAF trace):
 	// descendPlain takes the expanded decision nodes.
 	fast := t.plainUCT && !t.shared && !t.ismcts

@@ -13,6 +13,13 @@
 // resignation keeps a fraction of games playing on to count false
 // positives.
 //
+// Options beyond plain AlphaZero (all off by default): playout-cap
+// randomisation (pcr: a share of moves get the full budget and are
+// recorded, the rest a fast search and are not; KataGo), policy target
+// pruning (prune; KataGo), Gumbel root search (gumbel: the improved
+// policy is recorded), and every position's root Q is stored (root_q) for
+// value targets that mix outcome and search value (train's qmix).
+//
 // Game i uses seeds derived from (seed, i) only, so any game can be
 // replayed alone; Output writes shards (numpy.load reads them) listed in
 // manifest.json, and --resume regenerates exactly the unfinished games.

@@ -121,7 +121,11 @@ func encodeNPZ(arrays []npzArray) ([]byte, error) {
 
 // shardArrays lays out the records as the shard's arrays: obs [n, shape...],
 // policy [n, actions], legal [n, actions] (1 = legal for the mover),
-// value [n], game_id [n], ply [n].
+// value [n], game_id [n], ply [n] and root_q [n] (the search's value of
+// the position for the mover, GameRecord.RootQ; left out when a record
+// lacks it, so that no shard holds made-up values). Without records it
+// lists the arrays every shard has: root_q is optional, as shards written
+// before it existed lack it.
 func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	n := 0
 	for _, r := range recs {
@@ -137,7 +141,11 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	val := make([]float32, 0, n)
 	ids := make([]int64, 0, n)
 	ply := make([]int32, 0, n)
+	rootQ := make([]float32, 0, n)
+	hasQ := n > 0
 	for _, r := range recs {
+		hasQ = hasQ && len(r.RootQ) == r.Positions()
+		rootQ = append(rootQ, r.RootQ...)
 		obs = append(obs, r.Obs...)
 		pol = append(pol, r.Policy...)
 		legal = append(legal, r.Legal...)
@@ -147,7 +155,7 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 			ids = append(ids, int64(r.ID))
 		}
 	}
-	return []npzArray{
+	arrays := []npzArray{
 		{name: "obs", descr: "<f4", shape: append([]int{n}, obsShape...), f32: obs},
 		{name: "policy", descr: "<f4", shape: []int{n, actions}, f32: pol},
 		{name: "legal", descr: "|u1", shape: []int{n, actions}, u8: legal},
@@ -155,4 +163,8 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 		{name: "game_id", descr: "<i8", shape: []int{n}, i64: ids},
 		{name: "ply", descr: "<i4", shape: []int{n}, i32: ply},
 	}
+	if hasQ {
+		arrays = append(arrays, npzArray{name: "root_q", descr: "<f4", shape: []int{n}, f32: rootQ})
+	}
+	return arrays
 }

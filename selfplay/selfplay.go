@@ -3,6 +3,7 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -16,9 +17,12 @@ import (
 
 // Settings are the self-play parameters that decide a game's content
 // (with the seed, the game index and the network): the PUCT settings the
-// `az` agent shares (engine.Settings, same names and ranges) plus
-// resignation. They are stored in the manifest and must match on
-// --resume.
+// `az` agent shares (engine.Settings, same names and ranges, Gumbel root
+// search included) plus resignation, playout-cap randomisation and policy
+// target pruning. They are stored in the manifest and must match on
+// --resume. The zero values of the options added after the first
+// release (gumbel, gumbelm, pcr, pcrfast, prune) are their defaults, so
+// manifests written before them read back as equal settings.
 type Settings struct {
 	engine.Settings
 	// Resign: a player whose best move's Q is below -Resign resigns
@@ -26,6 +30,20 @@ type Settings struct {
 	// anyway to count false positives. 2-player games only.
 	Resign    float64 `json:"resign"`
 	ResignOff float64 `json:"resignoff"`
+	// PCR is playout-cap randomisation (Wu 2019, "Accelerating Self-Play
+	// Learning in Go", section 3.1): each move is, with probability PCR, a
+	// full search of Sims simulations that is recorded for training, and
+	// otherwise a fast search of PCRFast simulations without root noise
+	// that is played but not recorded. 0 turns it off (every move is full
+	// and recorded); KataGo uses 0.25 with 600 and 100 simulations.
+	PCR float64 `json:"pcr"`
+	// PCRFast is the fast searches' budget; 0 means Sims/4 (at least
+	// Det).
+	PCRFast int `json:"pcrfast"`
+	// Prune records visit distributions after KataGo's policy target
+	// pruning (Wu 2019, section 3.2; see pruneVisits). Not with Gumbel,
+	// whose target is the improved policy.
+	Prune bool `json:"prune"`
 }
 
 // Table declares the settings' options (flags of `canopy selfplay`, keys
@@ -36,7 +54,10 @@ func (s *Settings) Table() spec.Table {
 	t := s.Settings.Table()
 	t = append(t,
 		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 2-player games)"),
-		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"))
+		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"),
+		spec.Float("pcr", &s.PCR, 0, 0, 1, "playout-cap randomisation: probability that a move is a full, recorded search (0 = off: every move; KataGo 0.25)"),
+		spec.Int("pcrfast", &s.PCRFast, 0, 0, 1<<24, "simulations of the fast, unrecorded searches under pcr (0 = sims/4)"),
+		spec.Bool("prune", &s.Prune, false, "record visit distributions after KataGo's policy target pruning"))
 	for _, kv := range [][2]string{{"dir", "1"}, {"tempplies", "8"}, {"det", "1"}} {
 		for i := range t {
 			if t[i].Key == kv[0] {
@@ -65,7 +86,24 @@ func (s *Settings) Check() error {
 	if s.Det > s.Sims {
 		return fmt.Errorf("det=%d is out of range (want 1..sims = %d)", s.Det, s.Sims)
 	}
+	if s.PCR > 0 && s.PCRFast > s.Sims {
+		return fmt.Errorf("pcrfast=%d is out of range (want 0..sims = %d; 0 = sims/4)", s.PCRFast, s.Sims)
+	}
+	if s.Prune && s.Gumbel {
+		return fmt.Errorf("prune and gumbel exclude each other: pruning applies to visit counts, Gumbel search records its improved policy")
+	}
 	return nil
+}
+
+// FastSims is the budget of a fast search under playout-cap
+// randomisation: PCRFast, or Sims/4 when it is 0, and at least one
+// simulation per determinization.
+func (s *Settings) FastSims() int {
+	n := s.PCRFast
+	if n == 0 {
+		n = s.Sims / 4
+	}
+	return max(n, s.Det, 1)
 }
 
 // GameRecord is one finished self-play game: one row per move.
@@ -75,7 +113,11 @@ type GameRecord struct {
 	Policy []float32 // Positions x NumActions: visit distribution
 	Legal  []uint8   // Positions x NumActions: 1 where the action was legal for the mover
 	Value  []float32 // final outcome from the mover's view, in [-1, 1]
-	Ply    []int32   // MoveNumber of each position
+	// RootQ is the search's value of each position for the mover: the
+	// visit-weighted mean Q of the root's actions, merged over the
+	// determinizations (in [-1, 1]; 0 without visits).
+	RootQ []float32
+	Ply   []int32 // MoveNumber of each position
 	// Returns are the final values per player in [-1, 1] (after a
 	// resignation: -1 for the resigner, +1 for the opponent).
 	Returns  []float64
@@ -110,6 +152,12 @@ type slot struct {
 	r    *runner
 	jobs []*engine.Job
 	left int // jobs still searching this move
+	// full and fast are the game's trees for full and (under playout-cap
+	// randomisation) fast searches, one per job; record says whether the
+	// move being searched is a full one, to be recorded.
+	full, fast []*search.Tree
+	record     bool
+	policy     []float32 // Gumbel: the merged improved policy
 
 	id        int
 	seed      uint64
@@ -132,6 +180,8 @@ type runner struct {
 	total int
 	next  atomic.Int64
 	opts  search.Options
+	fast  search.Options // playout-cap randomisation: the fast searches' trees
+	gumb  engine.GumbelOptions
 	det   bool // determinize with Resample
 	obsN  int
 	tmin  float64
@@ -170,12 +220,23 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	if g.NumPlayers() != 2 {
 		r.cfg.Settings.Resign = 0
 	}
-	o := st.SearchOptions().Search
+	so := st.SearchOptions()
+	o := so.Search
 	k := r.cfg.Settings.Det
 	o.Sims = max(st.Sims/k, 1)
 	o.MaxNodes = o.Sims + st.Leaves + 16
 	o.MaxEdges = o.MaxNodes * min(g.NumActions(), 64)
 	r.opts = o
+	r.gumb = so.Gumbel
+	if st.PCR > 0 {
+		// Fast searches: fewer simulations and no root noise (Wu 2019).
+		fo := o
+		fo.DirichletA = 0
+		fo.Sims = max(r.cfg.Settings.FastSims()/k, 1)
+		fo.MaxNodes = fo.Sims + st.Leaves + 16
+		fo.MaxEdges = fo.MaxNodes * min(g.NumActions(), 64)
+		r.fast = fo
+	}
 	r.obsN = 1
 	for _, d := range g.ObservationShape() {
 		r.obsN *= d
@@ -202,6 +263,9 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 				sl.jobs = append(sl.jobs, j)
 			}
 			sl.state = g.NewInitialState()
+			sl.full = make([]*search.Tree, k)
+			sl.fast = make([]*search.Tree, k)
+			sl.policy = make([]float32, g.NumActions())
 			sl.visits = make([]float64, g.NumActions())
 			sl.legal = games.NewMask(g.NumActions())
 			sl.would = make([]bool, g.NumPlayers())
@@ -241,6 +305,14 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 			return false
 		}
 		j.SetTree(t, 0)
+		sl.full[q] = t
+		if st.PCR > 0 {
+			if sl.fast[q], err = search.New(r.g, r.fast, arena.DeriveSeed(sl.seed, uint64(2*q+2))); err != nil {
+				w.Fail(err)
+				return false
+			}
+		}
+		j.SetGumbel(r.gumb, arena.DeriveSeed(sl.seed, uint64(1<<33+q)))
 	}
 	sl.startMove(w)
 	return true
@@ -259,13 +331,27 @@ func (sl *slot) startMove(w *engine.Worker) {
 	}
 	p := s.CurrentPlayer()
 	sl.left = len(sl.jobs)
+	sims := sl.r.opts.Sims
+	sl.record = true
+	if pcr := sl.r.cfg.Settings.PCR; pcr > 0 {
+		// Playout-cap randomisation: a full search with probability pcr,
+		// else a fast one; the draw comes from the game's stream.
+		sl.record = sl.rng.Float64() < pcr
+		trees := sl.full
+		if !sl.record {
+			trees, sims = sl.fast, sl.r.fast.Sims
+		}
+		for q, j := range sl.jobs {
+			j.SetTree(trees[q], 0)
+		}
+	}
 	for _, j := range sl.jobs {
 		if sl.r.det {
 			s.(games.Resampler).Resample(p, sl.rng, j.Root())
 		} else {
 			s.CloneInto(j.Root())
 		}
-		w.Start(j, sl.r.opts.Sims)
+		w.Start(j, sims)
 	}
 }
 
@@ -278,8 +364,10 @@ func (sl *slot) jobDone(w *engine.Worker, _ *engine.Job) {
 	sl.finishMove(w)
 }
 
-// finishMove merges the trees' root statistics, records the position,
-// picks and plays the move.
+// finishMove merges the trees' root statistics, records the position
+// (full searches only), picks and plays the move. The recorded policy is
+// the visit distribution (after pruning with Settings.Prune), or under
+// Gumbel search the merged improved policy, and the move the Gumbel move.
 func (sl *slot) finishMove(w *engine.Worker) {
 	r := sl.r
 	s := sl.state
@@ -296,23 +384,37 @@ func (sl *slot) finishMove(w *engine.Worker) {
 			best = i
 		}
 	}
+	gumbelA, gumbel := games.NoAction, false
+	if r.gumb.M > 0 {
+		gumbelA, gumbel = engine.MergeGumbel(sl.jobs, sl.policy)
+	}
 	rec := sl.rec
-	n := len(rec.Obs)
-	rec.Obs = append(rec.Obs, make([]float32, r.obsN)...)
-	s.Observation(p, rec.Obs[n:])
-	for a := range sl.visits {
-		v := float32(0)
-		if total > 0 {
-			v = float32(sl.visits[a] / total)
+	if sl.record {
+		n := len(rec.Obs)
+		rec.Obs = append(rec.Obs, make([]float32, r.obsN)...)
+		s.Observation(p, rec.Obs[n:])
+		if gumbel {
+			rec.Policy = append(rec.Policy, sl.policy...)
+		} else {
+			if r.cfg.Settings.Prune {
+				total = pruneVisits(stats, r.cfg.Settings.C, sl.visits)
+			}
+			for a := range sl.visits {
+				v := float32(0)
+				if total > 0 {
+					v = float32(sl.visits[a] / total)
+				}
+				rec.Policy = append(rec.Policy, v)
+			}
 		}
-		rec.Policy = append(rec.Policy, v)
+		s.Legal(sl.legal)
+		for a := range sl.visits {
+			rec.Legal = append(rec.Legal, b2u8(sl.legal.Has(games.Action(a))))
+		}
+		rec.Ply = append(rec.Ply, int32(s.MoveNumber()))
+		rec.Value = append(rec.Value, float32(p)) // mover for now; endGame rewrites it
+		rec.RootQ = append(rec.RootQ, float32(rootQ(stats)))
 	}
-	s.Legal(sl.legal)
-	for a := range sl.visits {
-		rec.Legal = append(rec.Legal, b2u8(sl.legal.Has(games.Action(a))))
-	}
-	rec.Ply = append(rec.Ply, int32(s.MoveNumber()))
-	rec.Value = append(rec.Value, float32(p)) // mover for now; endGame rewrites it
 	for _, j := range sl.jobs {
 		rec.Nodes += j.Spent()
 	}
@@ -328,7 +430,10 @@ func (sl *slot) finishMove(w *engine.Worker) {
 		}
 		sl.would[p] = true
 	}
-	a := sl.jobs[0].Tree().Choose(stats, s.MoveNumber())
+	a := gumbelA
+	if !gumbel {
+		a = sl.jobs[0].Tree().Choose(stats, s.MoveNumber())
+	}
 	s.Apply(a)
 	sl.startMove(w)
 }
@@ -384,4 +489,64 @@ func b2u8(b bool) uint8 {
 		return 1
 	}
 	return 0
+}
+
+// rootQ is the search's value of the root for its mover: the
+// visit-weighted mean of the actions' Q (0 without visits).
+func rootQ(stats []search.ActionStat) float64 {
+	var sum, n float64
+	for _, x := range stats {
+		sum += x.Q * float64(x.Visits)
+		n += float64(x.Visits)
+	}
+	if n == 0 {
+		return 0
+	}
+	return max(-1, min(1, sum/n))
+}
+
+// pruneVisits applies policy target pruning (Wu 2019, "Accelerating
+// Self-Play Learning in Go", section 3.2) to visits, the root's visit
+// counts by action id as stats (root statistics of the same search, with
+// the priors PUCT used) give them, and returns their new total.
+//
+// Let c* be the most visited action (ties: the higher Q), N the total of
+// the visits and PUCT(a, n) = Q(a) + c P(a) sqrt(N) / (1 + n). Every
+// other visited action a keeps only the visits PUCT needs to have chosen
+// a over c*: its count becomes min(n(a), n'), n' the least count with
+// PUCT(a, n') < PUCT(c*, n(c*)), that is n' = floor(c P(a) sqrt(N) /
+// (PUCT(c*) - Q(a))) (no change when Q(a) >= PUCT(c*)); then every
+// action but c* left with at most one visit is dropped. The rest of its visits came from
+// exploration (Dirichlet noise, virtual loss) and would teach the
+// network to play it. c* keeps its visits, so the total stays positive.
+func pruneVisits(stats []search.ActionStat, c float64, visits []float64) float64 {
+	best := -1
+	var total float64
+	for i, x := range stats {
+		total += float64(x.Visits)
+		if best < 0 || x.Visits > stats[best].Visits || (x.Visits == stats[best].Visits && x.Q > stats[best].Q) {
+			best = i
+		}
+	}
+	if best < 0 || total == 0 {
+		return total
+	}
+	sqrtN := math.Sqrt(total)
+	b := stats[best]
+	puctBest := b.Q + c*float64(b.Prior)*sqrtN/(1+float64(b.Visits))
+	total = 0
+	for i, x := range stats {
+		n := float64(x.Visits)
+		if i != best && x.Visits > 0 {
+			if puctBest > x.Q {
+				n = min(n, math.Floor(c*float64(x.Prior)*sqrtN/(puctBest-x.Q)))
+			}
+			if n <= 1 {
+				n = 0
+			}
+		}
+		visits[x.Action] = n
+		total += n
+	}
+	return total
 }

@@ -78,23 +78,30 @@ type Source struct {
 // Dataset is a replay window of self-play positions held in memory:
 // for each position the observation from the mover's view, the target
 // policy (visit distribution), the target value (the final outcome for the
-// mover, in [-1, 1]) and, when the shards carry it, the legal-action mask.
+// mover, in [-1, 1]) and, when the shards carry them, the legal-action
+// mask and the search's root value for the mover (root_q, in [-1, 1]).
 //
 // Every position has been validated at load time: finite observation,
 // policy entries >= 0 summing to 1 (within 1e-3) and zero on illegal
-// actions, value in [-1, 1], at least one legal action.
+// actions, value and root_q in [-1, 1], at least one legal action.
 //
 // A Dataset is immutable after LoadDataset returns and safe for concurrent
 // use.
 type Dataset struct {
-	game     games.Game
-	obsSize  int
-	actions  int
-	n        int
-	obs      []float32 // n x obsSize
-	policy   []float32 // n x actions
-	value    []float32 // n
-	legal    []uint8   // n x actions, 1 = legal; nil when no shard had one
+	game    games.Game
+	obsSize int
+	actions int
+	n       int
+	obs     []float32 // n x obsSize
+	policy  []float32 // n x actions
+	value   []float32 // n
+	legal   []uint8   // n x actions, 1 = legal; nil when no shard had one
+	// rootQ is the search's value of each position for the mover (the
+	// shards' root_q), 0 for positions of shards without one; nil when no
+	// shard had one. noQ names a shard without root_q ("" when all have
+	// it).
+	rootQ    []float32
+	noQ      string
 	sources  []Source
 	warnings []string
 }
@@ -109,6 +116,20 @@ func (d *Dataset) Len() int { return d.n }
 // with an array "legal"); positions from shards without one count every
 // action as legal.
 func (d *Dataset) HasLegal() bool { return d.legal != nil }
+
+// HasRootQ reports whether every position carries the search's root
+// value (every shard has an array "root_q"), which value targets mixing
+// the outcome with root Q need (Options.QMix).
+func (d *Dataset) HasRootQ() bool { return d.rootQ != nil && d.noQ == "" }
+
+// RootQ returns the search's value of position i for the mover (0 when
+// its shard had none; see HasRootQ).
+func (d *Dataset) RootQ(i int) float32 {
+	if d.rootQ == nil {
+		return 0
+	}
+	return d.rootQ[i]
+}
 
 // Sources lists the shards loaded, oldest first.
 func (d *Dataset) Sources() []Source { return slices.Clone(d.sources) }
@@ -251,12 +272,19 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 	d.obs = make([]float32, 0, total*d.obsSize)
 	d.policy = make([]float32, 0, total*d.actions)
 	d.value = make([]float32, 0, total)
-	hasLegal := false
+	hasLegal, hasQ := false, false
 	for _, sh := range loaded {
 		hasLegal = hasLegal || sh.legal != nil
+		hasQ = hasQ || sh.rootQ != nil
+		if sh.rootQ == nil && d.noQ == "" {
+			d.noQ = sh.noQ
+		}
 	}
 	if hasLegal {
 		d.legal = make([]uint8, 0, total*d.actions)
+	}
+	if hasQ {
+		d.rootQ = make([]float32, 0, total)
 	}
 	for k, sh := range loaded {
 		lo := 0
@@ -271,6 +299,13 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 		d.obs = append(d.obs, sh.obs[lo*d.obsSize:]...)
 		d.policy = append(d.policy, sh.policy[lo*d.actions:]...)
 		d.value = append(d.value, sh.value[lo:]...)
+		if hasQ {
+			if sh.rootQ != nil {
+				d.rootQ = append(d.rootQ, sh.rootQ[lo:]...)
+			} else {
+				d.rootQ = append(d.rootQ, make([]float32, sh.n-lo)...)
+			}
+		}
 		if hasLegal {
 			if sh.legal != nil {
 				d.legal = append(d.legal, sh.legal[lo*d.actions:]...)
@@ -370,7 +405,9 @@ type shard struct {
 	obs, policy []float32
 	value       []float32
 	legal       []uint8
-	gameID      []int64 // nil when the shard has no game_id/ply arrays
+	rootQ       []float32 // nil when the shard has no root_q array
+	noQ         string    // when rootQ is nil: the path of a shard without root_q
+	gameID      []int64   // nil when the shard has no game_id/ply arrays
 	ply         []int32
 }
 
@@ -449,6 +486,18 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 		}
 		legal = la.u8
 	}
+	var rootQ []float32
+	if qa, ok := arrays["root_q"]; ok {
+		if qa.descr != "<f4" || !slices.Equal(qa.shape, []int{n}) {
+			return nil, bad("array \"root_q\" has dtype %s and shape %v, want <f4 [%d]", qa.descr, qa.shape, n)
+		}
+		rootQ = qa.f32
+		for i, q := range rootQ {
+			if !(q >= -1 && q <= 1) {
+				return nil, bad("position %d: root_q %v is outside [-1, 1]", i, q)
+			}
+		}
+	}
 	obsN := games.ObservationSize(g)
 	for i := range n {
 		for j, v := range obs.f32[i*obsN : (i+1)*obsN] {
@@ -492,7 +541,10 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 			return nil, bad("position %d: no legal action", i)
 		}
 	}
-	sh := &shard{path: ref.path, n: n, obs: obs.f32, policy: pol.f32, value: val.f32, legal: legal}
+	sh := &shard{path: ref.path, n: n, obs: obs.f32, policy: pol.f32, value: val.f32, legal: legal, rootQ: rootQ}
+	if rootQ == nil {
+		sh.noQ = ref.path
+	}
 	if id, ok := arrays["game_id"]; ok && id.descr == "<i8" && slices.Equal(id.shape, []int{n}) {
 		if ply, ok := arrays["ply"]; ok && ply.descr == "<i4" && slices.Equal(ply.shape, []int{n}) {
 			sh.gameID, sh.ply = id.i64, ply.i32
@@ -535,15 +587,21 @@ func canonical(group []*shard) []*shard {
 	obsN := len(first.obs) / max(first.n, 1)
 	A := len(first.policy) / max(first.n, 1)
 	m := &shard{path: first.path, iteration: first.iteration, n: len(rows)}
-	hasLegal := false
+	hasLegal, hasQ := false, true
 	for _, sh := range group {
 		hasLegal = hasLegal || sh.legal != nil
+		if sh.rootQ == nil && hasQ {
+			hasQ, m.noQ = false, sh.noQ
+		}
 	}
 	for _, r := range rows {
 		sh, i := r.sh, r.i
 		m.obs = append(m.obs, sh.obs[i*obsN:(i+1)*obsN]...)
 		m.policy = append(m.policy, sh.policy[i*A:(i+1)*A]...)
 		m.value = append(m.value, sh.value[i])
+		if hasQ {
+			m.rootQ = append(m.rootQ, sh.rootQ[i])
+		}
 		if hasLegal {
 			if sh.legal != nil {
 				m.legal = append(m.legal, sh.legal[i*A:(i+1)*A]...)

@@ -51,6 +51,13 @@ type Options struct {
 	L2        float64 `json:"l2"`        // weight of the L2 penalty on conv and dense weights
 	// ValueWeight scales the value loss against the policy loss.
 	ValueWeight float64 `json:"value_weight"`
+	// QMix mixes the search's root value into the value target:
+	// (1-QMix)*z + QMix*q, z the game's outcome and q the root Q of the
+	// position's search for the mover (the shards' root_q). 0 trains on
+	// the outcome alone (AlphaZero); KataGo-style and "Q + z" variants
+	// use a mix. Shards without root_q are an error when QMix > 0 (see
+	// Sampler.SetQMix).
+	QMix float64 `json:"qmix,omitempty"`
 	// Polyak is tau of the averaged copy: after every step
 	// avg = (1-tau)*avg + tau*net (nets.Trainer.AverageDecay = 1-tau).
 	// 0 keeps no averaged copy.
@@ -133,6 +140,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("l2 = %g, want a weight in [0, 1]", o.L2)
 	case !finite(o.ValueWeight) || o.ValueWeight <= 0 || o.ValueWeight > 100:
 		return fmt.Errorf("value-weight = %g, want a weight in (0, 100]", o.ValueWeight)
+	case !finite(o.QMix) || o.QMix < 0 || o.QMix > 1:
+		return fmt.Errorf("qmix = %g, want a weight in [0, 1] (0 = the outcome alone)", o.QMix)
 	case !finite(o.Polyak) || o.Polyak < 0 || o.Polyak >= 1:
 		return fmt.Errorf("polyak = %g, want tau in [0, 1) (0 = no averaged copy)", o.Polyak)
 	case o.MetricsEvery < 0:

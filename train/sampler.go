@@ -30,6 +30,7 @@ type Sampler struct {
 	syms    []games.Symmetry // identity excluded; nil without augmentation
 	batch   nets.Batch
 	maskBuf []float32 // one sample's legal mask before its symmetry
+	qmix    float64   // weight of the root Q in the value target (SetQMix)
 }
 
 // NewSampler returns a sampler of batches of batchSize positions (at least
@@ -57,6 +58,23 @@ func NewSampler(ds *Dataset, batchSize int, seed uint64, augment bool) (*Sampler
 		s.maskBuf = make([]float32, A)
 	}
 	return s, nil
+}
+
+// SetQMix makes the value target of the next batches (1-w)*z + w*q, z
+// the outcome and q the root Q of the position's search (Options.QMix).
+// w = 0 restores the outcome alone. w must be in [0, 1], and w > 0 needs
+// every position's root Q (Dataset.HasRootQ): the error names a shard
+// without one. The batches drawn do not depend on w, only their values.
+func (s *Sampler) SetQMix(w float64) error {
+	if !(w >= 0 && w <= 1) {
+		return fmt.Errorf("qmix = %g, want a weight in [0, 1]", w)
+	}
+	if w > 0 && !s.ds.HasRootQ() {
+		return fmt.Errorf("qmix = %g mixes the search's root Q into the value target, but shard %s has no root_q array "+
+			"(written before self-play recorded it); regenerate the self-play data or use qmix 0", w, s.ds.noQ)
+	}
+	s.qmix = w
+	return nil
 }
 
 // Symmetries is the number of symmetries augmentation draws from, the
@@ -98,6 +116,9 @@ func (s *Sampler) Next() *nets.Batch {
 		var dLegal []float32
 		if b.Legal != nil {
 			dLegal = b.Legal[k*A : (k+1)*A]
+		}
+		if s.qmix > 0 {
+			val = float32((1-s.qmix)*float64(val) + s.qmix*float64(d.rootQ[i]))
 		}
 		b.Value[k] = val
 		sym := 0

@@ -51,6 +51,15 @@
 //   - Pool (Shared): engines keyed by network, backend and game, reference
 //     counted, so that every network agent on the same network shares one.
 //
+// # Gumbel root search
+//
+// With Settings.Gumbel (gumbel.go) a job's root runs Gumbel AlphaZero's
+// sequential halving (Danihelka et al., ICLR 2022, as in mctx): m actions
+// sampled by Gumbel-top-k on the network's logits, the budget halved over
+// them phase by phase by g + logits + sigma(q), PUCT below the root; the
+// improved policy softmax(logits + sigma(completed Q)) is the training
+// target.
+//
 // # Agents
 //
 // The package registers `az` (PUCT with network priors and values;

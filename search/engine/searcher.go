@@ -28,6 +28,9 @@ type SearchOptions struct {
 	// of BlendTurns turns (1 = network only).
 	BlendWeight float64
 	BlendTurns  int
+	// Gumbel turns on Gumbel root search with sequential halving in every
+	// tree (gumbel.go); the zero value keeps PUCT at the root.
+	Gumbel GumbelOptions
 }
 
 // Searcher runs batched PUCT searches of single positions on the
@@ -45,6 +48,7 @@ type Searcher struct {
 	left   int
 	stats  []search.ActionStat
 	merged []search.ActionStat
+	gpol   []float32 // Gumbel: the merged improved policy
 }
 
 // NewSearcher returns a searcher over e with trees seeded from seed.
@@ -59,6 +63,9 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 	det := isRes && g.Type().Information == games.ImperfectInformation
 	if !det {
 		k = 1
+	}
+	if o.Gumbel.M > 0 && so.Reuse {
+		return nil, fmt.Errorf("engine: gumbel and reuse exclude each other (sequential halving needs a fresh root)")
 	}
 	if so.Sims < k {
 		return nil, fmt.Errorf("engine: sims = %d, want at least one per determinization (det = %d)", so.Sims, k)
@@ -89,6 +96,7 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 		j := s.w.NewJob(leaves, s.jobDone)
 		j.SetTree(t, 0)
 		j.SetBlend(o.BlendWeight, ro)
+		j.SetGumbel(o.Gumbel, seed^uint64(q+1)*0x243f6a8885a308d3)
 		s.jobs = append(s.jobs, j)
 	}
 	return s, nil
@@ -135,8 +143,18 @@ func (s *Searcher) Search(ctx context.Context, st games.State, player int) ([]se
 }
 
 // Choose picks the move from stats (as returned by Search) with the
-// first tree's final-move rule (visits or value, temperature schedule).
+// first tree's final-move rule (visits or value, temperature schedule),
+// or under Gumbel search the move of the last search's sequential halving
+// (MergeGumbel).
 func (s *Searcher) Choose(stats []search.ActionStat, moveNumber int) games.Action {
+	if s.opt.Gumbel.M > 0 {
+		if len(s.gpol) == 0 {
+			s.gpol = make([]float32, s.g.NumActions())
+		}
+		if a, ok := MergeGumbel(s.jobs, s.gpol); ok {
+			return a
+		}
+	}
 	return s.jobs[0].tree.Choose(stats, moveNumber)
 }
 

@@ -21,7 +21,18 @@ type Settings struct {
 	Leaves    int     `json:"leaves"`    // leaves in flight per tree (virtual loss)
 	Blend     float64 `json:"blend"`     // weight of the network value against a rollout
 	Turns     int     `json:"turns"`     // rollout length in turns when blend < 1
+	// Gumbel turns on Gumbel root search with sequential halving over
+	// GumbelM sampled actions (gumbel.go); it replaces root Dirichlet
+	// noise and the opening temperature. GumbelM 0 means 16: the zero
+	// value keeps configurations stored before the option existed valid
+	// and equal to new default ones.
+	Gumbel  bool `json:"gumbel"`
+	GumbelM int  `json:"gumbelm"`
 }
+
+// DefaultGumbelM is the number of actions sampled at a Gumbel root when
+// gumbelm is 0 (Danihelka et al. 2022 use 16 in Go and chess).
+const DefaultGumbelM = 16
 
 // Table declares s's options bound to s's fields (Reset stores the
 // defaults, DefaultSettings).
@@ -38,6 +49,8 @@ func (s *Settings) Table() spec.Table {
 		spec.Int("leaves", &s.Leaves, 1, 1, 256, "leaves in flight per tree (virtual loss)"),
 		spec.Float("blend", &s.Blend, 1, 0, 1, "weight of the network value; the rest is a random rollout of `turns` turns (study 000: 0.5)"),
 		spec.Int("turns", &s.Turns, 8, 1, 1<<20, "rollout length in player turns when blend < 1"),
+		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
+		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
 	}
 }
 
@@ -56,5 +69,14 @@ func (s Settings) SearchOptions() SearchOptions {
 	o.TempPlies, o.Temp = s.TempPlies, s.Temp
 	o.ExpandVisits = 0
 	o.Sims = s.Sims
-	return SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns}
+	so := SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns}
+	if s.Gumbel {
+		so.Gumbel = GumbelOptions{M: s.GumbelM, CVisit: GumbelCVisit, CScale: GumbelCScale}
+		if so.Gumbel.M == 0 {
+			so.Gumbel.M = DefaultGumbelM
+		}
+		// Gumbel noise replaces the root's Dirichlet noise.
+		so.Search.DirichletA = 0
+	}
+	return so
 }

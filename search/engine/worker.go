@@ -43,6 +43,8 @@ type Job struct {
 	blendW float64         // weight of the network value (1: no rollout)
 	blend  *search.Rollout // rollout mixed into leaf values when blendW < 1
 
+	gumbel *gumbel // Gumbel root search (gumbel.go); nil: the tree's rule at the root
+
 	prepared bool // root expanded
 	nsel     int  // leaves selected in the current step
 	nsub     int  // of those, submitted (ErrFull may interrupt)
@@ -264,13 +266,9 @@ func (w *Worker) step(j *Job) {
 	if j.nsel == 0 {
 		// (1) select up to len(walkers) leaves; terminal ones are backed
 		// up now.
-		for j.nsel < len(j.walkers) {
-			if j.budget.Add(-1) < 0 {
-				j.budget.Add(1)
-				break
-			}
+		for j.nsel < len(j.walkers) && j.claim() {
 			l := j.walkers[j.nsel]
-			if !t.SelectLeaf(l.w) || !classify(l, l.w.State) {
+			if !j.selectLeaf(l.w) || !classify(l, l.w.State) {
 				t.Backup(l.w, l.w.Value, nil)
 				w.e.nodes.Add(1)
 				continue
@@ -323,6 +321,9 @@ func (w *Worker) complete(c batcher.Completion) {
 		}
 		j.tree.PrepareWith(j.root, pri)
 		j.prepared = true
+		if j.gumbel != nil {
+			j.gumbel.begin(j, pri, v)
+		}
 		w.ready = append(w.ready, j)
 		return
 	}
