@@ -56,8 +56,12 @@ type Config struct {
 	// for connect4, the share of optimal moves on SolverPositions
 	// solver-labelled positions (0 = none), for the network alone and
 	// with SolverSims simulations of search.
-	EvalGames       int      `json:"eval_games"`
-	EvalSims        int      `json:"eval_sims"`
+	EvalGames int `json:"eval_games"`
+	EvalSims  int `json:"eval_sims"`
+	// EvalTempPlies: network agents sample their first moves by visit
+	// counts for this many plies of each evaluation game (without it two
+	// networks would replay the same two games).
+	EvalTempPlies   int      `json:"eval_tempplies"`
 	Baselines       []string `json:"baselines"`
 	SolverPositions int      `json:"solver_positions"`
 	SolverSims      int      `json:"solver_sims"`
@@ -77,7 +81,7 @@ func DefaultConfig(game string) Config {
 	tr := train.DefaultOptions()
 	tr.Steps, tr.Batch, tr.MetricsEvery = 200, 128, 20
 	return Config{Format: ConfigFormat, Game: game, Net: "init", Iterations: 3, Games: 64, Trees: 64, SelfPlay: sp,
-		Train: tr, WindowIters: 4, EvalGames: 20, EvalSims: 64, Baselines: []string{"random", "onestep"},
+		Train: tr, WindowIters: 4, EvalGames: 20, EvalSims: 64, EvalTempPlies: 4, Baselines: []string{"random", "onestep"},
 		SolverPositions: 100, SolverSims: 64, Backend: "auto", Seed: 1}
 }
 
@@ -100,6 +104,8 @@ func (c *Config) Check() error {
 		return fmt.Errorf("eval-games = %d, want 0..%d", c.EvalGames, 1<<20)
 	case c.EvalSims < 1 || c.EvalSims > 1<<24:
 		return fmt.Errorf("eval-sims = %d, want 1..%d", c.EvalSims, 1<<24)
+	case c.EvalTempPlies < 0 || c.EvalTempPlies > 1<<20:
+		return fmt.Errorf("eval-tempplies = %d, want 0..%d", c.EvalTempPlies, 1<<20)
 	case c.SolverPositions < 0 || c.SolverSims < 1:
 		return fmt.Errorf("solver-positions = %d (want >= 0), solver-sims = %d (want >= 1)", c.SolverPositions, c.SolverSims)
 	case !(c.Gate >= 0 && c.Gate <= 1):

@@ -65,7 +65,7 @@ func (r *runner) spec(name string) string {
 	var it int
 	if n, _ := fmt.Sscanf(name, "iter-%04d", &it); n == 1 {
 		_, net := r.checkpoint(it)
-		return fmt.Sprintf("az:net=%s,sims=%d", net, r.cfg.EvalSims)
+		return fmt.Sprintf("az:net=%s,sims=%d,tempplies=%d", net, r.cfg.EvalSims, r.cfg.EvalTempPlies)
 	}
 	return name
 }
