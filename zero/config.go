@@ -81,7 +81,7 @@ func DefaultConfig(game string) Config {
 	tr := train.DefaultOptions()
 	tr.Steps, tr.Batch, tr.MetricsEvery = 200, 128, 20
 	return Config{Format: ConfigFormat, Game: game, Net: "init", Iterations: 3, Games: 64, Trees: 64, SelfPlay: sp,
-		Train: tr, WindowIters: 4, EvalGames: 20, EvalSims: 64, EvalTempPlies: 4, Baselines: []string{"random", "onestep"},
+		Train: tr, WindowIters: 4, EvalGames: 20, EvalSims: 64, EvalTempPlies: 4, Baselines: []string{"random", "onestep", "mcts:sims=200"},
 		SolverPositions: 100, SolverSims: 64, Backend: "auto", Seed: 1}
 }
 
