@@ -232,3 +232,35 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// With reuse, the az agent keeps the subtree of the position reached: the
+// root of its next search starts with the visits it already had.
+func TestAZReuse(t *testing.T) {
+	g := games.MustNew("connect4")
+	st := DefaultSettings()
+	st.Sims = 200
+	a, err := NewAZ(g, "random", "cpu", st, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := g.NewInitialState()
+	ctx := context.Background()
+	m, err := a.Act(ctx, s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(m)
+	s.Apply(3) // the opponent's reply
+	stats, err := a.s.Search(ctx, s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, x := range stats {
+		total += x.Visits
+	}
+	if total <= st.Sims {
+		t.Errorf("root visits %d after reuse, want more than this search's %d", total, st.Sims)
+	}
+}
