@@ -107,11 +107,17 @@ type StatsResult struct {
 	Length        Summary   `json:"game_length_decisions"`
 	Prefix        int       `json:"prefix"`
 	UniquePrefix  int       `json:"unique_games_by_prefix"`
+	// Partial marks the statistics of a run that stopped early (see
+	// Stats): they cover only the Games games that finished.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Stats plays cfg.Games games of g with fixed seats and summarises them.
 // Game i uses only seeds derived from (cfg.Seed, i), so the result does not
-// depend on cfg.Parallel.
+// depend on cfg.Parallel. The first failing game (or the end of ctx) stops
+// the run and is returned as the error (ctx.Err() itself when ctx ended),
+// together with the statistics of the games that finished before it,
+// marked Partial; the result is nil when no game finished.
 func Stats(ctx context.Context, g games.Game, cfg StatsConfig) (*StatsResult, error) {
 	n := g.NumPlayers()
 	if len(cfg.Agents) != n {
@@ -140,6 +146,7 @@ func Stats(ctx context.Context, g games.Game, cfg StatsConfig) (*StatsResult, er
 		wg   sync.WaitGroup
 	)
 	next := make(chan int)
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for range min(cfg.Parallel, cfg.Games) {
@@ -184,11 +191,19 @@ feed:
 			firstErr = err
 		}
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if err := stopError(parent, firstErr); err != nil {
+		var done []*Record
+		for i, r := range recs {
+			if r != nil && errs[i] == nil {
+				done = append(done, r)
+			}
+		}
+		if len(done) == 0 {
+			return nil, err
+		}
+		res := summarizeGames(g, cfg, done)
+		res.Partial = true
+		return res, err
 	}
 	return summarizeGames(g, cfg, recs), nil
 }

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -56,6 +57,9 @@ type TournamentResult struct {
 	ILSR []float64 `json:"ilsr"`
 	// Games holds every game's outcome, in schedule order.
 	Games []GameResult `json:"-"`
+	// Partial marks the result of a tournament that stopped early (see
+	// Tournament): it covers only TotalGames finished games.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Schedule returns the seating of every game of a tournament between k
@@ -107,8 +111,10 @@ func Schedule(n, k, games int) ([][]int, error) {
 // only seeds derived from DeriveSeed(cfg.Seed, i) (agents seeded per seat
 // as in NewAgents, chance from a further derived seed), and the bootstrap
 // uses its own derived seed, so the result does not depend on
-// cfg.Parallel. The first failing game (or ctx cancellation) stops the
-// tournament and is returned as the error.
+// cfg.Parallel. The first failing game (or the end of ctx) stops the
+// tournament and is returned as the error (ctx.Err() itself when ctx
+// ended), together with the ratings of the games that finished before it,
+// marked Partial; the result is nil when no game finished.
 func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*TournamentResult, error) {
 	k := len(cfg.Agents)
 	if k < 2 {
@@ -149,6 +155,7 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 		wg       sync.WaitGroup
 	)
 	next := make(chan int)
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for range min(cfg.Parallel, len(sched)) {
@@ -194,13 +201,36 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	opt := RateOptions{Bootstrap: cfg.Bootstrap, Seed: cfg.Seed, GamesPerTable: cfg.Games}
+	err = stopError(parent, firstErr)
+	if err == nil {
+		return Rate(g.Spec(), cfg.Agents, results, opt)
 	}
-	if err := ctx.Err(); err != nil {
+	var played []GameResult
+	for _, r := range results {
+		if r.Seats != nil {
+			played = append(played, r)
+		}
+	}
+	if len(played) == 0 {
 		return nil, err
 	}
-	return Rate(g.Spec(), cfg.Agents, results, RateOptions{Bootstrap: cfg.Bootstrap, Seed: cfg.Seed, GamesPerTable: cfg.Games})
+	res, rerr := Rate(g.Spec(), cfg.Agents, played, opt)
+	if rerr != nil {
+		return nil, err
+	}
+	res.Partial = true
+	return res, err
+}
+
+// stopError is the error that stopped a run of games: parent's own error
+// when parent ended (the games then fail with it, wrapped), else the
+// first game's failure (nil when nothing failed).
+func stopError(parent context.Context, first error) error {
+	if perr := parent.Err(); perr != nil && (first == nil || errors.Is(first, perr)) {
+		return perr
+	}
+	return first
 }
 
 // RateOptions configures Rate.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -478,6 +479,26 @@ func NewCPUBackend(net *Net, opts BackendOptions) (Backend, error) {
 	return &cpuBackend{net: net, maxBatch: mb}, nil
 }
 
+// CPUScratchBytes is the inference scratch, in bytes, that a cpu backend
+// on net reserves for batches of up to maxBatch rows (Net.Reserve): the
+// activations of one row times maxBatch. Callers use it to refuse a
+// batch size the machine cannot hold before anything is allocated. It
+// may be called before the backend is opened (the net must not be in use
+// by another goroutine).
+func CPUScratchBytes(net *Net, maxBatch int) float64 {
+	if maxBatch <= 0 {
+		maxBatch = cpuMaxBatch
+	}
+	if net.inf.slot == nil {
+		net.planSlots()
+	}
+	per := 0
+	for _, p := range net.inf.per {
+		per += p
+	}
+	return 4 * float64(per) * float64(maxBatch)
+}
+
 func (b *cpuBackend) Name() string { return "cpu" }
 func (b *cpuBackend) Shape() (int, int) {
 	return b.net.InputSize(), b.net.PolicySize()
@@ -500,5 +521,29 @@ func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, val
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.net.Forward(batch, input, policy, value)
+	return checkFinite("cpu", batch, p, policy, value)
+}
+
+// ErrNonFinite is matched (errors.Is) by the error of a backend whose
+// outputs hold a NaN or an infinity: the weights overflow on that input,
+// so the network is unusable and no search may go on with its numbers.
+var ErrNonFinite = errors.New("network output is not finite")
+
+// checkFinite reports the first of batch rows whose policy logits
+// (policySize each) or value is NaN or infinite, naming the backend and
+// the row (0-based within the batch).
+func checkFinite(backend string, batch, policySize int, policy, value []float32) error {
+	for r := range batch {
+		if v := value[r]; v != v || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("nets: %s backend: %w: row %d of %d has value %v (the weights overflow on this input; retrain or restore the network)",
+				backend, ErrNonFinite, r, batch, v)
+		}
+		for i, v := range policy[r*policySize : (r+1)*policySize] {
+			if v != v || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("nets: %s backend: %w: row %d of %d has policy logit %d = %v (the weights overflow on this input; retrain or restore the network)",
+					backend, ErrNonFinite, r, batch, i, v)
+			}
+		}
+	}
 	return nil
 }

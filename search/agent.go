@@ -83,7 +83,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Choice("rollout", &m.Rollout, "random", []string{"random", "heuristic"}, "rollout policy (heuristic: epsilon-greedy on the game's heuristic)"),
 		spec.Float("eps", &m.Eps, 0.1, 0, 1, "epsilon of heuristic rollouts"),
 		spec.Int("depth", &m.Depth, 0, 0, 1<<20, "rollout depth limit in plies (0 = to the end; value 0 at the cut)"),
-		spec.Float("blend", &m.Blend, 0.5, 0, 1, "eval=blend: weight of the static value (rest: a random rollout of `turns` turns)"),
+		spec.Float("blend", &m.Blend, 0.5, 0, 1, "eval=blend: weight of the static value (rest: a random rollout of turns player turns)"),
 		spec.String("static", &m.Static, "uniform", "eval=blend: the static evaluator (uniform = value 0, or a network)"),
 		spec.Int("turns", &m.Turns, 0, 0, 1<<20, "rollout limit in player turns (0 = none, eval=blend: 8; value 0 at the cut)"),
 		spec.Float("fpu", &m.FPU, 0, -1, 1, "puct: value of unvisited actions"),
@@ -146,7 +146,7 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	t.Reset()
 	o := DefaultOptions()
 	if err := t.Apply(s); err != nil {
-		return o, fmt.Errorf("mcts: %w", err)
+		return o, err // spec.Table.Apply names the agent and the option
 	}
 	o.Rule = ruleNames[m.Sel]
 	o.C = m.C

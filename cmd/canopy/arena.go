@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
+	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -39,7 +37,11 @@ per agent, and three ratings:
         log-strengths;
   ILSR  Plackett-Luce log-strengths by Iterative Luce Spectral Ranking.
 Results depend only on --seed, not on --parallel. --csv prints one long
-table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
+table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).
+
+Limits: at most 10000000 games in all and 100000 bootstrap resamples.
+Interrupted (Ctrl-C), it prints the table and ratings of the games
+finished so far, marked partial, and exits with status 1.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "", "game spec")
 			agents := fs.String("agents", "", "agent specs, 2 or more, separated by ',' or ';'")
@@ -47,7 +49,7 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
 			seed := fs.Uint64("seed", 1, "random seed")
 			netBackend := agentBackendFlag(fs)
-			boot := fs.Int("bootstrap", arena.DefaultBootstrap, "bootstrap resamples for the Elo intervals (0: none)")
+			boot := fs.Int("bootstrap", arena.DefaultBootstrap, fmt.Sprintf("bootstrap resamples for the Elo intervals, 0..%d (0: none)", maxBootstrap))
 			asJSON := fs.Bool("json", false, "print as JSON")
 			asCSV := fs.Bool("csv", false, "print as CSV")
 			quiet := fs.Bool("quiet", false, "no progress line")
@@ -72,14 +74,20 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 				if len(specs) < g.NumPlayers() {
 					return usagef("--agents: %s is a %d-player game; list at least %d agents (got %d)", g.Spec(), g.NumPlayers(), g.NumPlayers(), len(specs))
 				}
-				if *n <= 0 {
-					return usagef("--games must be positive")
+				if *n <= 0 || *n > maxGames {
+					return usagef("--games must be positive and at most %d (got %d)", maxGames, *n)
 				}
-				if *boot < 0 {
-					return usagef("--bootstrap must be 0 or more")
+				if *boot < 0 || *boot > maxBootstrap {
+					return usagef("--bootstrap %d: want 0..%d", *boot, maxBootstrap)
 				}
 				if *parallel < 0 {
 					return usagef("--parallel must not be negative (0: number of CPUs)")
+				}
+				if total := tournamentGames(g.NumPlayers(), len(specs), *n); total > maxGames {
+					return usagef("--games %d with %d agents makes %.3g games in all; the limit is %d (fewer games or agents)", *n, len(specs), total, maxGames)
+				}
+				if err := checkAgentMemory(g, specs, gamesAtOnce(*parallel, *n)); err != nil {
+					return err
 				}
 				for i, sp := range specs {
 					a, err := agent.New(g, sp, *seed)
@@ -96,15 +104,15 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 				if b == 0 {
 					b = -1 // TournamentConfig: negative means none
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				ctx, stop := interruptContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
-				res, err := arena.Tournament(ctx, g, arena.TournamentConfig{
+				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
 					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
 					Progress: func(done int) { pr.update(done, "") },
 				})
-				if err != nil {
-					return err
+				if res == nil {
+					return runErr
 				}
 				for _, u := range engine.Shared.Usage() {
 					if u.Evals == 0 {
@@ -115,18 +123,42 @@ table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).`,
 				}
 				switch {
 				case *asJSON:
-					return writeJSON(e.Stdout, res)
+					err = writeJSON(e.Stdout, res)
 				case *asCSV:
-					return writeArenaCSV(e.Stdout, res)
+					err = writeArenaCSV(e.Stdout, res)
+				default:
+					err = writeArenaText(e.Stdout, res, len(sched))
 				}
-				return writeArenaText(e.Stdout, res)
+				if err != nil {
+					return err
+				}
+				return partialError(runErr, res.TotalGames, len(sched))
 			}
 		},
 	})
 }
 
-func writeArenaText(w io.Writer, res *arena.TournamentResult) error {
+// maxBootstrap bounds --bootstrap (each resample refits the ratings).
+const maxBootstrap = 100_000
+
+// tournamentGames is the number of games of a tournament between k agents
+// in an n-player game with games per table (see arena.Schedule), in
+// float64 so that absurd values do not overflow.
+func tournamentGames(n, k, games int) float64 {
+	tables := 1.0 // C(k, n)
+	for i := range n {
+		tables = tables * float64(k-i) / float64(i+1)
+	}
+	return math.Round(tables) * float64(games)
+}
+
+// writeArenaText prints the tables and ratings; a partial result (Ctrl-C)
+// says so in its first line, with the scheduled number of games.
+func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if res.Partial {
+		fmt.Fprintf(tw, "PARTIAL\t%d of %d games finished (stopped early)\n", res.TotalGames, scheduled)
+	}
 	fmt.Fprintf(tw, "game\t%s\n", res.Game)
 	fmt.Fprintf(tw, "games\t%d (%d per table, seed %d)\n", res.TotalGames, res.GamesPerTable, res.Seed)
 	for i, a := range res.Agents {

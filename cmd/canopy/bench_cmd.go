@@ -241,7 +241,7 @@ backend was opened and why.
 	}
 	game := fs.String("game", "connect4", "game spec: the net's input shape and action count")
 	netFile := fs.String("net", "init", "network: a weights file, or init (the built-in random-init net for --game)")
-	backend := fs.String("backend", "auto", "backend spec, e.g. cpu:threads=2 or cuda:precision=fp16 (see `canopy backends`)")
+	backend := fs.String("backend", "auto", "backend spec, e.g. cpu:threads=2 or cuda:precision=fp16 (see canopy backends)")
 	batches := fs.String("batches", "1,8,16,32,64,128,256", "comma-separated batch sizes to measure, each 1.."+strconv.Itoa(maxNetBatch))
 	seconds := fs.Float64("seconds", 1, "measurement time per batch size")
 	seed := fs.Uint64("seed", 1, "random seed for the inputs")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/canopy-go/canopy/bench"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/selfplay"
 )
 
 func init() { benchTargets["search"] = benchSearch }
@@ -43,7 +44,7 @@ func benchSearch(e *env, args []string) error {
 	sims := fs.Int("sims", 200, "simulations per move")
 	leaves := fs.Int("leaves", 1, "leaves in flight per tree")
 	workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
-	wait := fs.Duration("wait", 0, "batcher wait for a fuller batch (0 = default 200µs, negative = none)")
+	wait := fs.Duration("wait", 0, "batcher wait for a fuller batch, e.g. 200us (0 or negative: none, a batch runs as soon as the backend is free)")
 	seconds := fs.Float64("seconds", 5, "measurement time")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "run directory for profiles and result.json (default runs/bench-<time>)")
@@ -52,14 +53,27 @@ func benchSearch(e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	var prof profiler
 	prof.flags(fs)
+	fs.Lookup("cpuprofile").Usage = "write the pprof CPU profile to this file (default: cpu.pprof in the run directory)"
 	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
 		return err
 	}
 	if *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
 		return usagef("--trees, --sims and --leaves must be positive and --batch not negative")
 	}
+	if flagSet(fs, "out") && *out == "" {
+		return usagef("--out is empty: give a run directory, or leave --out out for runs/bench-<time>")
+	}
+	if *netFile == "random" && flagSet(fs, "backend") && *backend != "random" {
+		return usagef("--backend %s has no effect with --net random (no network, no backend): give --net init or a weights file to measure a backend", *backend)
+	}
+	if err := prof.check(); err != nil {
+		return err
+	}
 	g, err := newGame(*game)
 	if err != nil {
+		return err
+	}
+	if err := checkSelfPlayMemory(g, *netFile, *backend, *trees, *sims, *leaves, selfplay.DefaultSettings().Det, *batch); err != nil {
 		return err
 	}
 	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)
@@ -71,7 +85,7 @@ func benchSearch(e *env, args []string) error {
 		dir = filepath.Join("runs", "bench-"+time.Now().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %v", err)
+		return fmt.Errorf("--out %s: %v", dir, unwrapPath(err))
 	}
 	if prof.cpu == "" {
 		prof.cpu = filepath.Join(dir, "cpu.pprof")
@@ -131,8 +145,12 @@ func benchSearch(e *env, args []string) error {
 			fmt.Fprintf(w, "  %-60.60s %5.1f %6.1f\n", t.Name, t.FlatPct, t.CumPct)
 		}
 	}
-	fmt.Fprintf(w, "profiles and result.json in %s\n", dir)
-	return nil
+	fmt.Fprintf(w, "result.json in %s; CPU profile %s", dir, prof.cpu)
+	if prof.mem != "" {
+		fmt.Fprintf(w, "; heap profile %s", prof.mem)
+	}
+	_, err = fmt.Fprintln(w)
+	return err
 }
 
 func writeJSONFile(path string, v any) error {

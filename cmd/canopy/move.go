@@ -24,10 +24,10 @@ simultaneous-move positions (default 0).
 Example:
   canopy move --game connect4 --agent mcts:sims=20000 --moves 4453 --analyze`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec, e.g. connect4 (see `canopy games`)")
-			agentSpec := fs.String("agent", "", "agent spec, e.g. mcts:sims=2000 (see `canopy agents`)")
+			game := fs.String("game", "", "game spec, e.g. connect4 (see: canopy games)")
+			agentSpec := fs.String("agent", "", "agent spec, e.g. mcts:sims=2000 (see: canopy agents)")
 			moves := fs.String("moves", "", "position: move list or state notation (default: initial position)")
-			player := fs.Int("player", -1, "player to ask at simultaneous positions (default 0)")
+			player := fs.Int("player", -1, "player to ask at simultaneous positions (-1: player 0)")
 			seed := fs.Uint64("seed", 1, "random seed")
 			netBackend := agentBackendFlag(fs)
 			analyze := fs.Bool("analyze", false, "print visits, Q and prior per action")
@@ -69,6 +69,9 @@ Example:
 					return fmt.Errorf("position %q: a chance event is next, not a player's move", s.String())
 				case *player >= 0 && *player != p:
 					return usagef("--player %d: player %d is to move", *player, p)
+				}
+				if err := checkAgentMemory(g, []string{*agentSpec}, 1); err != nil {
+					return err
 				}
 				ag, err := agent.New(g, *agentSpec, *seed)
 				if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -75,7 +77,7 @@ func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, e
 
 func netInit(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net init", flag.ContinueOnError)
-	preset := fs.String("preset", nets.DefaultPreset, "architecture preset: "+strings.Join(nets.Presets(), ", ")+" (default with --game: the game's built-in net)")
+	preset := fs.String("preset", nets.DefaultPreset, "architecture preset: "+strings.Join(nets.Presets(), ", ")+"; without --preset, --game picks the game's built-in net")
 	out := fs.String("out", "", "output file (.safetensors)")
 	game := fs.String("game", "", "game whose observation shape and action count to use (default: the preset's)")
 	seed := fs.Uint64("seed", 1, "random seed for the weights")
@@ -211,15 +213,30 @@ func netInfo(e *env, args []string) error {
 	if *asJSON {
 		return writeNetJSON(e.Stdout, map[string]any{"file": pos[0], "config": c, "params": net.NumParams(), "flops": net.FLOPs()})
 	}
-	fmt.Fprintf(e.Stdout, "%s\n  %s\n  game %s\n  parameters %d\n  FLOPs per evaluation %d (%.2f MFLOP)\n  config %s\n",
+	_, err = fmt.Fprintf(e.Stdout, "%s\n  %s\n  game %s\n  parameters %d\n  FLOPs per evaluation %d (%.2f MFLOP)\n  config %s\n",
 		pos[0], describe(c), c.Game, net.NumParams(), net.FLOPs(), float64(net.FLOPs())/1e6, c.JSON())
-	return nil
+	return stdoutError(err)
 }
 
+// writeNetJSON prints v as indented JSON; a failed write is an error
+// (stdoutError).
 func writeNetJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return stdoutError(err)
+}
+
+// stdoutError says that the results could not be written (a full disk, a
+// closed pipe): the command then fails instead of exiting 0 with nothing
+// printed. nil stays nil.
+func stdoutError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("cannot write the results to stdout: %v", unwrapPath(err))
 }
 
 type actionEval struct {
@@ -287,7 +304,14 @@ func netEval(e *env, args []string) error {
 	obs := make([]float32, net.InputSize())
 	st.Observation(player, obs)
 	logits, value := make([]float32, net.PolicySize()), make([]float32, 1)
-	net.Forward(1, obs, logits, value)
+	// Through the CPU backend, which refuses NaN or infinite outputs.
+	be, err := nets.NewCPUBackend(net, nets.BackendOptions{MaxBatch: 1})
+	if err == nil {
+		err = be.Evaluate(context.Background(), 1, obs, logits, value)
+	}
+	if err != nil {
+		return fmt.Errorf("net eval: %s on %q: %v", *file, clip(st.String()), err)
+	}
 	legal := games.NewMask(g.NumActions())
 	st.Legal(legal)
 	probs := make([]float32, len(logits))
@@ -304,14 +328,15 @@ func netEval(e *env, args []string) error {
 		}
 		return writeNetJSON(e.Stdout, out)
 	}
+	w := bufio.NewWriter(e.Stdout)
 	if len(dealt) > 0 {
-		fmt.Fprintf(e.Stdout, "sampled %d chance events with --seed %d: %s\n", len(dealt), *seed, strings.Join(dealt, " "))
+		fmt.Fprintf(w, "sampled %d chance events with --seed %d: %s\n", len(dealt), *seed, strings.Join(dealt, " "))
 	}
-	fmt.Fprintf(e.Stdout, "%s  %s  player %d to move\nvalue %+.4f\n", g.Spec(), st.String(), player, value[0])
+	fmt.Fprintf(w, "%s  %s  player %d to move\nvalue %+.4f\n", g.Spec(), st.String(), player, value[0])
 	for _, a := range acts {
-		fmt.Fprintf(e.Stdout, "  %-8s %6.2f%%  (logit %+.3f)\n", a.Action, 100*a.Prob, a.Logit)
+		fmt.Fprintf(w, "  %-8s %6.2f%%  (logit %+.3f)\n", a.Action, 100*a.Prob, a.Logit)
 	}
-	return nil
+	return stdoutError(w.Flush())
 }
 
 // sampleChance applies sampled outcomes to st while it is at a chance node

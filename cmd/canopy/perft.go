@@ -20,7 +20,7 @@ position key where it has one, otherwise by its full-state notation).
 Works for any registered sequential game. Prints "<ply> <count>" lines.
 Cost grows with the branching factor to the power N: start small.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec, e.g. connect4 (see `canopy games`)")
+			game := fs.String("game", "", "game spec, e.g. connect4 (see: canopy games)")
 			depth := fs.Int("depth", -1, "deepest ply to count (required, >= 0)")
 			moves := fs.String("moves", "", "start from this position (move list or state notation)")
 			distinct := fs.Bool("distinct", false, "count distinct positions instead of move sequences")
@@ -44,6 +44,11 @@ Cost grows with the branching factor to the power N: start small.`,
 					if s, _, err = parsePosition(g, *moves); err != nil {
 						return err
 					}
+				}
+				// Counts past the longest game are all zero, and perft
+				// allocates one count per ply: refuse depths beyond it.
+				if left := g.MaxGameLength() - s.MoveNumber(); *depth > left {
+					return usagef("--depth %d: %s games end within %d more moves from this position; use --depth %d or less", *depth, g.Spec(), left, left)
 				}
 				var counts []uint64
 				if *distinct {

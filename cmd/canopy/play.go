@@ -55,6 +55,9 @@ Example:
 						return fmt.Errorf("--log: %v", err)
 					}
 				}
+				if err := checkAgentMemory(g, specs, 1); err != nil {
+					return err
+				}
 				in := bufio.NewScanner(e.Stdin)
 				ags := make([]agent.Agent, len(specs))
 				humans := 0

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -19,7 +21,8 @@ func init() {
 actions and the returns. The position comes from --moves (the game's state
 notation, e.g. "4453" for connect4, or action texts separated by spaces) or
 from a JSON game log written by "canopy play --log" (every move and recorded
-score is checked while replaying).`,
+score is checked while replaying; logs of more than 64 MiB are refused: a
+game log takes a few kB).`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "", "game spec (with --moves)")
 			moves := fs.String("moves", "", "state notation or space-separated moves")
@@ -38,12 +41,11 @@ score is checked while replaying).`,
 				case *logPath != "" && (*moves != "" || *game != ""):
 					return usagef("give either --log or --game with --moves, not both")
 				case *logPath != "":
-					f, err := os.Open(*logPath)
+					buf, err := readCapped(*logPath, maxLogBytes)
 					if err != nil {
 						return fmt.Errorf("--log: %v", err)
 					}
-					defer f.Close()
-					log, s, err = arena.ReadLog(f)
+					log, s, err = arena.ReadLog(bytes.NewReader(buf))
 					if err != nil {
 						return fmt.Errorf("%s: %v", *logPath, err)
 					}
@@ -119,4 +121,27 @@ score is checked while replaying).`,
 			}
 		},
 	})
+}
+
+// maxLogBytes bounds a game log read by replay (64 MiB): the longest games
+// log a few hundred kB, so more is the wrong file (or a stream without end,
+// such as --log /dev/stdin fed by a runaway program).
+const maxLogBytes = 64 << 20
+
+// readCapped reads the file at path (any file: a pipe or /dev/stdin too)
+// and fails, naming the limit, when it holds more than limit bytes.
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
+	}
+	if int64(len(buf)) > limit {
+		return nil, fmt.Errorf("%s holds more than %d MiB: not a game log (logs take a few kB)", path, limit>>20)
+	}
+	return buf, nil
 }

@@ -381,6 +381,43 @@ func TestCLIBadInput(t *testing.T) {
 		{2, "", []string{"bench", "search", "--seconds", "NaN", "--game", "tictactoe", "--quiet", "--out", filepath.Join(fx.dir, "bs")},
 			""},
 	}
+	// Issue 16: sizes that crashed the runtime ("fatal error: out of
+	// memory") or grew without end, refused up front; empty --out; bad
+	// stdin and log sizes; --backend that would be ignored.
+	cases = append(cases, []tc{
+		{2, "", []string{"bench", "search", "--trees", "10000000", "--quiet", "--out", filepath.Join(fx.dir, "bs")}, ""},
+		{2, "", []string{"bench", "search", "--sims", "1000000000000", "--quiet", "--out", filepath.Join(fx.dir, "bs")}, ""},
+		{2, "", []string{"bench", "search", "--batch", "1000000000", "--quiet", "--out", filepath.Join(fx.dir, "bs")}, ""},
+		{2, "", []string{"bench", "search", "--net", "init", "--batch", "1000000000", "--quiet", "--out", filepath.Join(fx.dir, "bs")}, ""},
+		{2, "", []string{"bench", "search", "--leaves", "256", "--trees", "1000000", "--quiet", "--out", filepath.Join(fx.dir, "bs")}, ""},
+		{2, "", []string{"bench", "search", "--out", ""}, ""},
+		{2, "", []string{"bench", "search", "--net", "random", "--backend", "cpu", "--out", filepath.Join(fx.dir, "bs")}, ""},
+		{2, "", []string{"tune", "--pop", "1000000000000"}, ""},
+		{2, "", []string{"tune", "--games", "1000000000000"}, ""},
+		{2, "", []string{"tune", "--eval", "1000000000000"}, ""},
+		{2, "", []string{"perft", "--game", "connect4", "--depth", "100000000000"}, ""},
+		{2, "", []string{"perft", "--game", "tictactoe", "--depth", "10"}, ""},
+		{2, "", []string{"move", "--game", "connect4", "--agent", "mcts:sims=0,time=45s,nodes=67108864,root=64"}, ""},
+		{2, "", []string{"move", "--game", "connect4", "--agent", "mcts:c=NaN"}, ""},
+		{2, "", []string{"move", "--game", "connect4", "--agent", "mcts:temp=NaN"}, ""},
+		{2, "", []string{"move", "--game", "connect4", "--agent", "mcts:c=+Inf"}, ""},
+		{2, "", []string{"play", "--game", "connect4", "--agents", "random,mcts:time=1h,nodes=67108864,root=1024"}, ""},
+		{2, "", []string{"stats", "--game", "connect4", "--games", "4611686018427387904"}, ""},
+		{2, "", []string{"stats", "--game", "connect4", "--games", "10000001"}, ""},
+		{2, "", []string{"stats", "--game", "connect4", "--agents", "mcts:nodes=67108864,root=1024", "--games", "2"}, ""},
+		{2, "", []string{"arena", "--game", "connect4", "--agents", "random,random", "--games", "4611686018427387904"}, ""},
+		{2, "", []string{"arena", "--game", "connect4", "--agents", "random,random,random,random,random", "--games", "2000000"}, ""},
+		{2, "", []string{"arena", "--game", "connect4", "--agents", "random,random", "--games", "2", "--bootstrap", "1000000000000"}, ""},
+		{2, "", []string{"arena", "--game", "connect4", "--agents", "random;mcts:nodes=67108864,root=1024", "--games", "2"}, ""},
+		{1, strings.Repeat("4", 2<<20) + "\n", []string{"solve"}, ""},
+		{1, "", []string{"replay", "--log", filepath.Join(fx.dir, "huge.json")}, ""},
+	}...)
+	if err := os.WriteFile(filepath.Join(fx.dir, "huge.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(fx.dir, "huge.json"), 65<<20); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
 	// Every bad game spec, for every command that takes --game.
 	for _, sp := range badSpecs {
 		for _, args := range [][]string{

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,15 +53,15 @@ for a full column). --json prints one JSON object per position.`,
 				hasMoves := false
 				fs.Visit(func(f *flag.Flag) { hasMoves = hasMoves || f.Name == "moves" })
 				sv := &solveRun{out: bufio.NewWriter(e.Stdout), analyze: *analyze, json: *asJSON}
-				defer sv.out.Flush()
 				if hasMoves {
 					p, err := connect4.ParsePosition(strings.TrimSpace(*moves))
 					if err != nil {
 						return usagef("--moves: %v", err)
 					}
-					return sv.solve(strings.TrimSpace(*moves), p)
+					err = sv.solve(strings.TrimSpace(*moves), p)
+					return sv.finish(err)
 				}
-				return sv.lines(e.Stdin)
+				return sv.finish(sv.lines(e.Stdin))
 			}
 		},
 	})
@@ -74,10 +75,27 @@ type solveRun struct {
 	json    bool
 }
 
+// finish flushes what was solved before err (results stay valid when a
+// later line is bad) and returns err, else the flush's error: output that
+// cannot be written (a full disk, a closed pipe) is a failure.
+func (sv *solveRun) finish(err error) error {
+	ferr := sv.out.Flush()
+	if err != nil {
+		return err
+	}
+	return stdoutError(ferr)
+}
+
+// maxSolveLine bounds a line of stdin: a position has at most 42 moves,
+// and Pons' benchmark lines add a score; anything this long is not input.
+const maxSolveLine = 64 << 10
+
 // lines solves every position read from r.
 func (sv *solveRun) lines(r io.Reader) error {
 	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 4096), maxSolveLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		fields := strings.Fields(sc.Text())
 		if len(fields) == 0 {
 			continue
@@ -91,7 +109,10 @@ func (sv *solveRun) lines(r io.Reader) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading stdin: %v", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("stdin line %d is longer than %d bytes (one position of at most 42 moves per line)", n, maxSolveLine)
+		}
+		return fmt.Errorf("reading stdin after line %d: %v", n-1, err)
 	}
 	return nil
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"text/tabwriter"
 
 	"github.com/canopy-go/canopy/arena"
@@ -21,10 +24,14 @@ first) and reports the first player's win rate with a 95% Wilson interval
 (draws count half), the branching factor per decision (min/mean/max), game
 length in decisions, mean returns and scores, and the number of distinct
 games by their first K moves. Results depend only on --seed, not on
---parallel.`,
+--parallel. One agent spec plays every seat (the default: random).
+
+At most 10000000 games per run. Interrupted (Ctrl-C), it prints the
+statistics of the games finished so far, marked partial, and exits with
+status 1.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "", "game spec")
-			agents := fs.String("agents", "random,random", "agent spec per seat")
+			agents := fs.String("agents", "random", "agent spec per seat, separated by ',' or ';' (one spec: every seat)")
 			n := fs.Int("games", 1000, "number of games")
 			prefix := fs.Int("prefix", 4, "count distinct games by their first K moves")
 			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
@@ -52,43 +59,95 @@ games by their first K moves. Results depend only on --seed, not on
 				if len(specs) != g.NumPlayers() {
 					return usagef("--agents: %s has %d players, got %d agent(s)", g.Spec(), g.NumPlayers(), len(specs))
 				}
-				if *n <= 0 {
-					return usagef("--games must be positive")
+				if *n <= 0 || *n > maxGames {
+					return usagef("--games must be positive and at most %d (got %d)", maxGames, *n)
 				}
 				if *parallel < 0 || *prefix < 0 {
 					return usagef("--parallel and --prefix must not be negative (0 picks the default)")
 				}
-				if _, err := arena.NewAgents(g, specs, *seed); err != nil {
+				if err := checkAgentMemory(g, specs, gamesAtOnce(*parallel, *n)); err != nil {
+					return err
+				}
+				ags, err := arena.NewAgents(g, specs, *seed)
+				if err != nil {
 					return usagef("--agents: %v", err)
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				arena.CloseAgents(ags)
+				ctx, stop := interruptContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", *n, *quiet)
-				res, err := arena.Stats(ctx, g, arena.StatsConfig{
+				res, runErr := arena.Stats(ctx, g, arena.StatsConfig{
 					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Prefix: *prefix,
 					Progress: func(done int) { pr.update(done, "") },
 				})
-				if err != nil {
+				if res == nil {
+					return runErr
+				}
+				if err := writeStats(e.Stdout, res, *n, *asJSON); err != nil {
 					return err
 				}
-				if *asJSON {
-					return writeJSON(e.Stdout, res)
-				}
-				tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintf(tw, "game\t%s\n", res.Game)
-				fmt.Fprintf(tw, "agents\t%v\n", res.Agents)
-				fmt.Fprintf(tw, "games\t%d (seed %d)\n", res.Games, res.Seed)
-				fmt.Fprintf(tw, "first-player win rate\t%s (draws count half)\n", res.FirstPlayer)
-				fmt.Fprintf(tw, "wins per seat\t%v, draws %d\n", res.Wins, res.Draws)
-				fmt.Fprintf(tw, "mean returns\t%.3f\n", res.MeanReturns)
-				if res.MeanScores != nil {
-					fmt.Fprintf(tw, "mean scores\t%.2f\n", res.MeanScores)
-				}
-				fmt.Fprintf(tw, "branching per decision\t%s\n", res.Branching)
-				fmt.Fprintf(tw, "game length (decisions)\t%s\n", res.Length)
-				fmt.Fprintf(tw, "distinct games by first %d moves\t%d\n", res.Prefix, res.UniquePrefix)
-				return tw.Flush()
+				return partialError(runErr, res.Games, *n)
 			}
 		},
 	})
+}
+
+// maxGames bounds --games of stats and the total games of arena: results
+// are kept per game (1e7 games take a few GB).
+const maxGames = 10_000_000
+
+// gamesAtOnce is how many games a run of n games with --parallel p plays
+// at once (p 0: GOMAXPROCS), for memory estimates.
+func gamesAtOnce(p, n int) int {
+	if p <= 0 {
+		p = runtime.GOMAXPROCS(0)
+	}
+	return max(min(p, n), 1)
+}
+
+// interruptContext is a context that ends at the first Ctrl-C (SIGINT),
+// so that a command can print what it has; a second Ctrl-C kills the
+// process as usual.
+func interruptContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	context.AfterFunc(ctx, stop) // restore the default action for the next one
+	return ctx, stop
+}
+
+// partialError turns the error that stopped a run of total games after
+// done of them, whose partial results were printed, into the command's
+// error (nil stays nil).
+func partialError(err error, done, total int) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("interrupted after %d of %d games; the results printed are partial", done, total)
+	}
+	return fmt.Errorf("%v (the results printed are partial: %d of %d games)", err, done, total)
+}
+
+// writeStats prints stats results as text or JSON. A partial result
+// (Ctrl-C) says so in its first line (JSON: "partial": true).
+func writeStats(w io.Writer, res *arena.StatsResult, requested int, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, res)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if res.Partial {
+		fmt.Fprintf(tw, "PARTIAL\t%d of %d games finished (stopped early)\n", res.Games, requested)
+	}
+	fmt.Fprintf(tw, "game\t%s\n", res.Game)
+	fmt.Fprintf(tw, "agents\t%v\n", res.Agents)
+	fmt.Fprintf(tw, "games\t%d (seed %d)\n", res.Games, res.Seed)
+	fmt.Fprintf(tw, "first-player win rate\t%s (draws count half)\n", res.FirstPlayer)
+	fmt.Fprintf(tw, "wins per seat\t%v, draws %d\n", res.Wins, res.Draws)
+	fmt.Fprintf(tw, "mean returns\t%.3f\n", res.MeanReturns)
+	if res.MeanScores != nil {
+		fmt.Fprintf(tw, "mean scores\t%.2f\n", res.MeanScores)
+	}
+	fmt.Fprintf(tw, "branching per decision\t%s\n", res.Branching)
+	fmt.Fprintf(tw, "game length (decisions)\t%s\n", res.Length)
+	fmt.Fprintf(tw, "distinct games by first %d moves\t%d\n", res.Prefix, res.UniquePrefix)
+	return tw.Flush()
 }

@@ -24,8 +24,14 @@ each against the hand-set 'user' weights over --games games with seats
 alternating (the same game seeds for every candidate of an iteration), and
 refits the distribution's mean and spread to the best quarter. Fitness is
 the candidate's score rate: win 1, draw 1/2, loss 0 (with 3-4 players, the
-rank-based return mapped to [0,1]). The final mean is then evaluated on
---eval fresh games and printed with a 95% Wilson interval.`,
+rank-based return mapped to [0,1]). The final mean (the tuned weights) is
+then evaluated on --eval fresh games and printed with a 95% Wilson
+interval, followed by the single candidate that scored highest during the
+search (its score comes from the games that selected it, so it is
+optimistic).
+
+Memory grows with --pop, --games and --eval (one number per candidate or
+game): sizes the machine cannot hold are refused up front.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			gameSpec := fs.String("game", "tetrislink", "game spec (tetrislink, tetrislink:players=N)")
 			nGames := fs.Int("games", 200, "games per fitness evaluation")
@@ -53,6 +59,14 @@ rank-based return mapped to [0,1]). The final mean is then evaluated on
 				if *nGames < 1 || *iters < 0 || *pop < 2 || *evalGames < 1 {
 					return usagef("--games and --eval must be >= 1, --iters >= 0, --pop >= 2")
 				}
+				// runTune holds --pop candidates (weights and fitness, 40
+				// bytes each) and one float64 per game of an evaluation.
+				var m memEstimate
+				m.add("candidates", 40*float64(*pop))
+				m.add("game results", 8*float64(max(*nGames, *evalGames)))
+				if err := m.check(fmt.Sprintf("--pop %d --games %d --eval %d", *pop, *nGames, *evalGames)); err != nil {
+					return err
+				}
 				res := runTune(g, tuneConfig{games: *nGames, iters: *iters, pop: *pop, eval: *evalGames, seed: *seed}, func(line string) {
 					if *asJSON {
 						fmt.Fprintln(e.Stderr, line)
@@ -63,8 +77,12 @@ rank-based return mapped to [0,1]). The final mean is then evaluated on
 				if *asJSON {
 					return writeJSON(e.Stdout, res)
 				}
-				fmt.Fprintf(e.Stdout, "best weights %s (connect/group/block/points): score rate %.1f%% [%.1f, %.1f] (95%% CI) against user %s over %d games\n",
-					res.Best, 100*res.Rate, 100*res.Lo, 100*res.Hi, res.User, res.EvalGames)
+				fmt.Fprintf(e.Stdout, "tuned weights (final mean) %s (connect/group/block/points): score rate %.1f%% [%.1f, %.1f] (95%% CI) against user %s over %d fresh games\n",
+					res.Mean, 100*res.Rate, 100*res.Lo, 100*res.Hi, res.User, res.EvalGames)
+				if res.BestCandidate != "" {
+					fmt.Fprintf(e.Stdout, "best single candidate %s: scored %.1f%% over %d games in iteration %d (the games that selected it: optimistic)\n",
+						res.BestCandidate, 100*res.BestFitness, res.Games, res.BestIter)
+				}
 				return nil
 			}
 		},
@@ -86,19 +104,28 @@ type tuneStep struct {
 }
 
 type tuneResult struct {
-	Game      string     `json:"game"`
-	Seed      uint64     `json:"seed"`
-	Games     int        `json:"games_per_eval"`
-	Iters     int        `json:"iters"`
-	Pop       int        `json:"pop"`
-	User      string     `json:"user_weights"`
-	Best      string     `json:"best_weights"`
-	Weights   []float64  `json:"weights"`
-	Rate      float64    `json:"score_rate"`
-	Lo        float64    `json:"ci_lo"`
-	Hi        float64    `json:"ci_hi"`
-	EvalGames int        `json:"eval_games"`
-	History   []tuneStep `json:"history"`
+	Game  string `json:"game"`
+	Seed  uint64 `json:"seed"`
+	Games int    `json:"games_per_eval"`
+	Iters int    `json:"iters"`
+	Pop   int    `json:"pop"`
+	User  string `json:"user_weights"`
+	// Mean is the tuned result: the distribution's final mean, which
+	// Weights, Rate, Lo and Hi describe (evaluated on EvalGames fresh
+	// games).
+	Mean      string    `json:"mean_weights"`
+	Weights   []float64 `json:"weights"`
+	Rate      float64   `json:"score_rate"`
+	Lo        float64   `json:"ci_lo"`
+	Hi        float64   `json:"ci_hi"`
+	EvalGames int       `json:"eval_games"`
+	// BestCandidate is the sampled candidate with the highest fitness
+	// (BestFitness, over Games games in iteration BestIter); "" with no
+	// iterations. Its fitness is optimistic: it is what selected it.
+	BestCandidate string     `json:"best_candidate,omitempty"`
+	BestFitness   float64    `json:"best_candidate_fitness,omitempty"`
+	BestIter      int        `json:"best_candidate_iter,omitempty"`
+	History       []tuneStep `json:"history"`
 }
 
 const tuneMaxWeight = tetrislink.RandomWeightMax
@@ -145,17 +172,20 @@ func runTune(g *tetrislink.Game, c tuneConfig, progress func(string)) tuneResult
 		}
 		step := tuneStep{Iter: it + 1, Mean: round2(mean[:]), Sigma: round2(sigma[:]), BestFitness: cands[0].fit, BestWeights: cands[0].w.String()}
 		res.History = append(res.History, step)
+		if res.BestCandidate == "" || step.BestFitness > res.BestFitness {
+			res.BestCandidate, res.BestFitness, res.BestIter = step.BestWeights, step.BestFitness, step.Iter
+		}
 		progress(fmt.Sprintf("iter %d/%d: best %s scores %.1f%% over %d games; mean %v sigma %v",
 			it+1, c.iters, step.BestWeights, 100*step.BestFitness, c.games, step.Mean, step.Sigma))
 	}
-	var best tetrislink.Weights
+	var best tetrislink.Weights // the final mean, rounded
 	for k := range 4 {
 		best[k] = math.Round(100*mean[k]) / 100
 	}
 	// Fresh seeds, disjoint from every iteration's.
 	rate := scoreRate(g, best, c.eval, c.seed<<32+uint64(c.iters+1)<<20+1<<19)
 	lo, hi := wilson95(rate*float64(c.eval), c.eval)
-	res.Best, res.Weights, res.Rate, res.Lo, res.Hi = best.String(), best[:], rate, lo, hi
+	res.Mean, res.Weights, res.Rate, res.Lo, res.Hi = best.String(), best[:], rate, lo, hi
 	return res
 }
 

@@ -121,7 +121,7 @@ func (g *Game) Parse(notation string) (*State, error) {
 		}
 		s.Legal(mask)
 		if !mask.Has(a) {
-			return nil, fmt.Errorf("tetrislink state: move %d %s is illegal for player %d (shape used up or piece would stick out of the board)", i+1, tok, s.toMove+1)
+			return nil, fmt.Errorf("tetrislink state: move %d %s is illegal for player %d (shape used up or piece would stick out of the board)", i+1, tok, s.toMove)
 		}
 		s.Apply(a)
 	}

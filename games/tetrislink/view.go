@@ -54,7 +54,7 @@ func (s *State) Draw(viewer int) string {
 		if int(s.toMove) == p {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "%s player %d (%c): score %d, left", mark, p+1, playerLetters[p], s.score[p])
+		fmt.Fprintf(&b, "%s player %d (%c): score %d, left", mark, p, playerLetters[p], s.score[p])
 		for k := range NumShapes {
 			fmt.Fprintf(&b, " %c%d", shapeLetters[k], s.left[p][k])
 		}

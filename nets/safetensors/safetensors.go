@@ -155,7 +155,9 @@ type headerEntry struct {
 }
 
 // Parse decodes a whole safetensors file held in memory. Tensor data
-// aliases buf. Every inconsistency is an error; Parse never panics.
+// aliases buf. Every inconsistency is an error, among them data bytes that
+// belong to no tensor (between tensors or after the last one); Parse never
+// panics.
 func Parse(buf []byte) (*File, error) {
 	if len(buf) < 8 {
 		return nil, fmt.Errorf("truncated file: %d bytes, need at least 8 for the header length", len(buf))
@@ -241,10 +243,21 @@ func Parse(buf []byte) (*File, error) {
 		}
 		return spans[i].end < spans[j].end
 	})
-	for i := 1; i < len(spans); i++ {
-		if spans[i].begin < spans[i-1].end {
-			return nil, fmt.Errorf("tensors %q [%d, %d] and %q [%d, %d] overlap", spans[i-1].name, spans[i-1].begin, spans[i-1].end, spans[i].name, spans[i].begin, spans[i].end)
+	// The tensors must tile the data region exactly, as the reference
+	// implementation requires: no overlap, no gap, nothing after the last
+	// one (a gap or a tail means a corrupt or concatenated file).
+	var end int64
+	for i, sp := range spans {
+		switch {
+		case i > 0 && sp.begin < spans[i-1].end:
+			return nil, fmt.Errorf("tensors %q [%d, %d] and %q [%d, %d] overlap", spans[i-1].name, spans[i-1].begin, spans[i-1].end, sp.name, sp.begin, sp.end)
+		case sp.begin > end:
+			return nil, fmt.Errorf("tensor %q starts at byte %d of the data region, leaving bytes %d..%d unused (corrupt file?)", sp.name, sp.begin, end, sp.begin-1)
 		}
+		end = max(end, sp.end)
+	}
+	if end != int64(len(data)) {
+		return nil, fmt.Errorf("%d bytes after the last tensor's data (the tensors end at byte %d of a %d-byte data region; corrupt or concatenated file?)", int64(len(data))-end, end, len(data))
 	}
 	sort.Slice(f.Tensors, func(i, j int) bool { return f.Tensors[i].Name < f.Tensors[j].Name })
 	return f, nil

@@ -47,7 +47,7 @@ func (s *Settings) Table() spec.Table {
 		spec.Float("temp", &s.Temp, 1, 0, 100, "temperature of sampled moves"),
 		spec.Int("det", &s.Det, 8, 1, 1<<16, "sampled deals (trees) per move in hidden-information games; sims are split over them"),
 		spec.Int("leaves", &s.Leaves, 1, 1, 256, "leaves in flight per tree (virtual loss)"),
-		spec.Float("blend", &s.Blend, 1, 0, 1, "weight of the network value; the rest is a random rollout of `turns` turns (study 000: 0.5)"),
+		spec.Float("blend", &s.Blend, 1, 0, 1, "weight of the network value; the rest is a random rollout of turns player turns (study 000: 0.5)"),
 		spec.Int("turns", &s.Turns, 8, 1, 1<<20, "rollout length in player turns when blend < 1"),
 		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
 		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
