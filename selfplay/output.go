@@ -1,15 +1,23 @@
 package selfplay
 
 import (
+	"archive/zip"
+	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
@@ -22,6 +30,20 @@ const ManifestFormat = "canopy-selfplay/1"
 // ManifestName is the manifest's file name inside a run directory.
 const ManifestName = "manifest.json"
 
+// MaxGames is the most games one run directory may hold (game ids
+// 0..MaxGames-1). It bounds what a manifest, tampered or not, can make
+// OpenOutput and Pending allocate: a bit per game and, for Pending, an
+// int per unplayed game (128 MiB at most).
+const MaxGames = 1 << 24
+
+// maxManifestBytes bounds the manifest file OpenOutput reads. A run of
+// MaxGames games in shards of one game each would stay well below it.
+const maxManifestBytes = 256 << 20
+
+// maxShardPositions bounds the rows one shard entry may claim, so that
+// sizes computed from it cannot overflow.
+const maxShardPositions = 1 << 31
+
 // Manifest describes a self-play run directory: what produced it and which
 // games each shard holds. It is rewritten atomically after every shard, so
 // it always lists exactly the shards that are complete on disk.
@@ -33,25 +55,39 @@ type Manifest struct {
 	// Network is the weights file, or a description of the built-in
 	// randomly initialised network; NetworkSHA256 is the file's SHA-256
 	// or "random" for a built-in network.
-	Network       string   `json:"network"`
-	NetworkSHA256 string   `json:"network_sha256"`
-	Backend       string   `json:"backend"`
-	Settings      Settings `json:"settings"`
-	Seed          uint64   `json:"seed"`
-	Games         int      `json:"games"` // games requested (ids 0..Games-1)
-	Shards        []Shard  `json:"shards"`
-	Totals        Totals   `json:"totals"`
-	Updated       string   `json:"updated"`
+	Network       string `json:"network"`
+	NetworkSHA256 string `json:"network_sha256"`
+	// Backend is the backend of the session that created the run; a
+	// resume on another backend keeps it and adds a Session.
+	Backend  string   `json:"backend"`
+	Settings Settings `json:"settings"`
+	Seed     uint64   `json:"seed"`
+	Games    int      `json:"games"` // games requested (ids 0..Games-1), at most MaxGames
+	Shards   []Shard  `json:"shards"`
+	Totals   Totals   `json:"totals"`
+	// Sessions lists, oldest first, the processes that added games to
+	// the run: one entry per OpenOutput whose Output flushed a shard.
+	// Manifests written before sessions were recorded have none for
+	// their earlier sessions.
+	Sessions []Session `json:"sessions,omitempty"`
+	Updated  string    `json:"updated"`
 }
 
 // Shard is one .npz file of the run.
 type Shard struct {
+	// File is the shard's plain file name inside the run directory.
 	File      string `json:"file"`
 	Games     int    `json:"games"`
 	Positions int    `json:"positions"`
-	// GameIDs are the game indices in the shard as half-open [lo, hi)
-	// ranges.
+	// GameIDs are the game indices in the shard as sorted, disjoint
+	// half-open [lo, hi) ranges; their lengths add up to Games.
 	GameIDs [][2]int `json:"game_ids"`
+	// The shard's share of the Totals counters of the same names (absent
+	// in manifests written before they were recorded).
+	Resigned       int   `json:"resigned,omitempty"`
+	ResignOffGames int   `json:"resign_off_games,omitempty"`
+	FalseResigns   int   `json:"false_resigns,omitempty"`
+	Nodes          int64 `json:"nodes,omitempty"`
 }
 
 // Totals add up the shards.
@@ -64,16 +100,38 @@ type Totals struct {
 	Nodes          int64 `json:"nodes"`
 }
 
+// Session is one process's part of a run.
+type Session struct {
+	Backend   string `json:"backend"`
+	Started   string `json:"started"` // when OpenOutput ran, RFC 3339 UTC
+	Games     int    `json:"games"`   // games this session added to shards
+	Positions int    `json:"positions"`
+}
+
 // Output writes finished games into shards of a run directory. It is not
 // safe for concurrent use; Run serialises its OnGame calls.
+//
+// Invariants: the manifest on disk lists only shards that are complete
+// on disk; done holds exactly the game ids of o.m.Shards; next is above
+// the number of every listed shard-NNNNNN.npz, so a new shard never
+// replaces a listed one.
 type Output struct {
-	dir  string
-	m    Manifest
-	done map[int]bool
+	dir      string
+	m        Manifest
+	done     bitset // game i is in a listed shard
+	next     int    // number of the next shard file
+	warnings []string
+	backend  string    // this session's backend
+	started  time.Time // when this session opened the run
+	session  int       // index of this session in m.Sessions; -1 until its first shard
 
-	// ShardPositions: a shard is written once this many positions are
-	// buffered; FlushEvery: or when the oldest buffered game is this old.
+	// A shard is written once ShardPositions positions or FlushGames
+	// games (0: no limit) are buffered, or when a game arrives and the
+	// oldest buffered one is FlushEvery old. They bound what a crash (or
+	// kill -9) loses of the finished games: fewer than FlushGames, and
+	// none older than FlushEvery when another game finished since.
 	ShardPositions int
+	FlushGames     int
 	FlushEvery     time.Duration
 
 	buf      []*GameRecord
@@ -83,14 +141,29 @@ type Output struct {
 
 // OpenOutput prepares dir for the run m. Without resume the directory
 // must not hold a manifest yet; with resume an existing manifest must
-// describe the same run (game, network, settings, seed) and its finished
-// games are kept (m.Games may grow). A missing manifest with resume starts
-// afresh.
+// describe the same run (game, shapes, network, settings, seed) and its
+// finished games are kept (m.Games may grow). A missing manifest with
+// resume starts afresh.
+//
+// The caller must have the exclusive use of dir (internal/runlock):
+// OpenOutput removes the temporary files of writes an earlier crash cut
+// short. On resume it verifies every shard the manifest lists (a plain
+// .npz name inside dir; a regular file that parses; the arrays, shapes
+// and row counts the manifest states; game ids inside 0..Games-1, in the
+// shard's ranges and in no other shard). A shard that fails is dropped
+// from the manifest, its file moved aside to NAME.bad, and its games are
+// regenerated; Warnings says which, one line per shard. A resume that
+// finds nothing to repair leaves the manifest untouched, so a finished
+// run resumes on a read-only directory.
 func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
+	if m.Games < 0 || m.Games > MaxGames {
+		return nil, fmt.Errorf("a run of %d games: want 0..%d games per run directory (split the run over several directories)", m.Games, MaxGames)
+	}
 	m.Format = ManifestFormat
-	o := &Output{dir: dir, done: map[int]bool{}, ShardPositions: 16384, FlushEvery: 10 * time.Second}
+	o := &Output{dir: dir, next: 0, backend: m.Backend, started: time.Now().UTC(), session: -1,
+		ShardPositions: 16384, FlushGames: 64, FlushEvery: 2 * time.Second}
 	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
+	data, err := readManifest(path)
 	switch {
 	case err == nil && !resume:
 		return nil, fmt.Errorf("%s already holds a self-play run; pass --resume to continue it or choose another --out", dir)
@@ -102,26 +175,49 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 		if err := sameRun(&old, &m); err != nil {
 			return nil, fmt.Errorf("cannot resume %s: %v; use the original flags or another --out", dir, err)
 		}
+		if old.Games < 0 || old.Games > MaxGames {
+			return nil, fmt.Errorf("%s: bad manifest: games = %d, want 0..%d (fix or remove it)", path, old.Games, MaxGames)
+		}
+		o.removeTemps()
 		old.Games = max(old.Games, m.Games)
-		old.Backend = m.Backend
-		m = old
-		for _, s := range m.Shards {
-			for _, r := range s.GameIDs {
-				for i := r[0]; i < r[1]; i++ {
-					o.done[i] = true
-				}
-			}
+		if old.Backend == "" {
+			old.Backend = m.Backend
+		}
+		o.m = old
+		changed, err := o.verify()
+		if err != nil {
+			return nil, err
+		}
+		if !changed {
+			return o, nil
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		m.Shards = []Shard{}
+		m.Shards, m.Totals, m.Sessions = []Shard{}, Totals{}, nil
+		o.m = m
+		o.done = newBitset(m.Games)
+		o.removeTemps()
 	default:
 		return nil, err
 	}
-	o.m = m
 	return o, o.writeManifest()
+}
+
+// readManifest reads the manifest at path, refusing one too large to be
+// real.
+func readManifest(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	if err == nil && len(data) > maxManifestBytes {
+		return nil, fmt.Errorf("%s: bad manifest: larger than %d MiB, more than any run writes (fix or remove it)", path, maxManifestBytes>>20)
+	}
+	return data, err
 }
 
 func sameRun(old, m *Manifest) error {
@@ -130,6 +226,8 @@ func sameRun(old, m *Manifest) error {
 		return fmt.Errorf("manifest format %q, want %q", old.Format, ManifestFormat)
 	case old.Game != m.Game:
 		return fmt.Errorf("game %s differs from %s", old.Game, m.Game)
+	case !slices.Equal(old.ObsShape, m.ObsShape) || old.Actions != m.Actions:
+		return fmt.Errorf("observation shape %v and %d actions differ from the game's %v and %d", old.ObsShape, old.Actions, m.ObsShape, m.Actions)
 	case old.NetworkSHA256 != m.NetworkSHA256:
 		return fmt.Errorf("network %s (sha256 %s) differs from %s (sha256 %s)", old.Network, old.NetworkSHA256, m.Network, m.NetworkSHA256)
 	case old.Settings != m.Settings:
@@ -140,14 +238,410 @@ func sameRun(old, m *Manifest) error {
 	return nil
 }
 
+// removeTemps deletes the temporary files of interrupted atomic writes in
+// the run directory, with a warning naming them.
+func (o *Output) removeTemps() {
+	removed, err := atomicfile.RemoveTemps(o.dir)
+	if len(removed) > 0 {
+		o.warnf("removed %d temporary files left by an interrupted write: %s", len(removed), strings.Join(removed, ", "))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		o.warnf("cannot remove temporary files in %s: %v", o.dir, err)
+	}
+}
+
+func (o *Output) warnf(format string, args ...any) {
+	o.warnings = append(o.warnings, fmt.Sprintf(format, args...))
+}
+
+// Warnings are the problems OpenOutput found and repaired, one line each
+// (a shard dropped and which games will be regenerated, temporary files
+// removed).
+func (o *Output) Warnings() []string { return o.warnings }
+
+// verify checks every shard o.m lists (see OpenOutput), drops the bad
+// ones, rebuilds done and the totals, and reports whether the manifest
+// changed. Its error is an I/O failure that stops the resume (a shard
+// that cannot be read is not known to be bad).
+func (o *Output) verify() (changed bool, err error) {
+	m := &o.m
+	o.done = newBitset(m.Games)
+	names := map[string]bool{}
+	kept := []Shard{}
+	var dropped []Shard
+	var reasons []string
+	for _, sh := range m.Shards {
+		problem := o.checkRanges(&sh, names)
+		if problem == nil {
+			problem, err = o.checkFile(&sh)
+			if err != nil {
+				return false, err
+			}
+		}
+		if problem != nil {
+			dropped = append(dropped, sh)
+			reasons = append(reasons, problem.Error())
+			continue
+		}
+		names[sh.File] = true
+		for _, r := range sh.GameIDs {
+			o.done.setRange(r[0], r[1])
+		}
+		if k, ok := shardNumber(sh.File); ok {
+			o.next = max(o.next, k+1)
+		}
+		kept = append(kept, sh)
+	}
+	pending := o.pendingRanges()
+	t := m.Totals
+	t.Games, t.Positions = 0, 0
+	for _, sh := range kept {
+		t.Games += sh.Games
+		t.Positions += sh.Positions
+	}
+	for i, sh := range dropped {
+		t.Resigned = max(0, t.Resigned-sh.Resigned)
+		t.ResignOffGames = max(0, t.ResignOffGames-sh.ResignOffGames)
+		t.FalseResigns = max(0, t.FalseResigns-sh.FalseResigns)
+		t.Nodes = max(0, t.Nodes-sh.Nodes)
+		aside := ""
+		if !names[sh.File] && o.moveAside(sh.File) {
+			aside = fmt.Sprintf(" (moved aside to %s.bad)", sh.File)
+		}
+		again := "none of its games are missing"
+		if ids := intersect(sh.GameIDs, pending); len(ids) > 0 {
+			again = "games " + formatRanges(ids) + " will be regenerated"
+		}
+		o.warnf("%s lists shard %q, which %s; dropped it%s: %s", ManifestName, clip(sh.File), reasons[i], aside, again)
+	}
+	changed = len(dropped) > 0 || t != m.Totals
+	m.Shards, m.Totals = kept, t
+	return changed, nil
+}
+
+// checkRanges checks sh's file name and game id ranges against the run
+// and the shards accepted so far (whose files are names, whose games are
+// o.done).
+func (o *Output) checkRanges(sh *Shard, names map[string]bool) error {
+	switch {
+	case sh.File == "" || sh.File != filepath.Base(sh.File) || !filepath.IsLocal(sh.File) ||
+		strings.ContainsAny(sh.File, `/\`) || !strings.HasSuffix(sh.File, ".npz"):
+		return errors.New("is not a plain .npz file name inside the run directory")
+	case names[sh.File]:
+		return errors.New("is listed twice")
+	case sh.Games < 1 || sh.Positions < 0 || sh.Positions > maxShardPositions:
+		return fmt.Errorf("claims %d games and %d positions", sh.Games, sh.Positions)
+	}
+	n, prev := 0, 0
+	for _, r := range sh.GameIDs {
+		lo, hi := r[0], r[1]
+		if lo < prev || lo >= hi || hi > o.m.Games {
+			return fmt.Errorf("has game id range [%d, %d), not sorted, disjoint and inside [0, %d)", lo, hi, o.m.Games)
+		}
+		n += hi - lo
+		prev = hi
+	}
+	if n != sh.Games {
+		return fmt.Errorf("has game id ranges of %d games but claims %d", n, sh.Games)
+	}
+	for _, r := range sh.GameIDs {
+		if i := o.done.firstIn(r[0], r[1]); i >= 0 {
+			return fmt.Errorf("repeats game %d of an earlier shard", i)
+		}
+	}
+	return nil
+}
+
+// checkFile reads sh's file: a content problem comes back as problem, a
+// failure to read as err.
+func (o *Output) checkFile(sh *Shard) (problem, err error) {
+	path := filepath.Join(o.dir, sh.File)
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("is missing"), nil
+	case err != nil:
+		return nil, fmt.Errorf("cannot resume %s: %v", o.dir, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("is not a regular file (%s)", fi.Mode().Type()), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resume %s: %v", o.dir, err)
+	}
+	defer f.Close()
+	zr, err := zip.NewReader(f, fi.Size())
+	if err != nil {
+		return ioOr(err, "is not a readable .npz archive (truncated?): %v")
+	}
+	members := map[string]*zip.File{}
+	for _, zf := range zr.File {
+		members[zf.Name] = zf
+	}
+	for _, a := range shardArrays(nil, o.m.ObsShape, o.m.Actions) {
+		zf := members[a.name+".npy"]
+		if zf == nil {
+			return fmt.Errorf("has no array %s", a.name), nil
+		}
+		if problem, err := o.checkArray(zf, a, sh); problem != nil || err != nil {
+			return problem, err
+		}
+	}
+	return nil, nil
+}
+
+// checkArray reads one member of a shard to its end (which checks its
+// CRC): its header must be the one the shard writer makes for a's type
+// and sh.Positions rows, its data exactly that many rows; the game_id
+// array must hold sorted ids, all in sh's ranges, sh.Games distinct.
+func (o *Output) checkArray(zf *zip.File, a npzArray, sh *Shard) (problem, err error) {
+	size, err := strconv.Atoi(a.descr[2:])
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: shard array %s has an unknown type %s", a.name, a.descr)
+	}
+	shape := append([]int{sh.Positions}, a.shape[1:]...)
+	want := npyHeader(a.descr, shape)
+	rowBytes := int64(size)
+	for _, d := range shape[1:] {
+		rowBytes *= int64(d)
+	}
+	rc, err := zf.Open()
+	if err != nil {
+		return ioOr(err, "has an unreadable array "+a.name+": %v")
+	}
+	defer rc.Close()
+	buf := make([]byte, 1<<16)
+	hdr := buf[:len(want)]
+	if _, err := io.ReadFull(rc, hdr); err != nil {
+		return ioOr(err, "has a truncated array "+a.name+": %v")
+	}
+	if string(hdr) != string(want) {
+		return fmt.Errorf("has an array %s of another type or shape than %d positions of %v %s", a.name, sh.Positions, shape[1:], a.descr), nil
+	}
+	ids := idChecker{ranges: sh.GameIDs}
+	for left := rowBytes * int64(sh.Positions); left > 0; {
+		chunk := buf[:min(left, int64(len(buf)))]
+		if _, err := io.ReadFull(rc, chunk); err != nil {
+			return ioOr(err, "has a truncated array "+a.name+": %v")
+		}
+		left -= int64(len(chunk))
+		if a.name == "game_id" {
+			for i := 0; i < len(chunk); i += 8 {
+				if err := ids.add(int64(binary.LittleEndian.Uint64(chunk[i:]))); err != nil {
+					return err, nil
+				}
+			}
+		}
+	}
+	switch _, err := io.ReadFull(rc, buf[:1]); {
+	case err == nil:
+		return fmt.Errorf("has more rows in array %s than its %d positions", a.name, sh.Positions), nil
+	case err != io.EOF: // at the end, the zip reader checks the CRC
+		return ioOr(err, "has a damaged array "+a.name+": %v")
+	}
+	if a.name == "game_id" && ids.distinct != sh.Games {
+		return fmt.Errorf("holds %d games, not the %d its entry claims", ids.distinct, sh.Games), nil
+	}
+	return nil, nil
+}
+
+// ioOr sorts a read error: a failure of the file system (an
+// *fs.PathError) is returned as err, anything else (a format, checksum
+// or decompression error) as the problem described by format.
+func ioOr(e error, format string) (problem, err error) {
+	var pe *fs.PathError
+	if errors.As(e, &pe) {
+		return nil, fmt.Errorf("cannot resume: reading %s: %v", pe.Path, pe.Err)
+	}
+	return fmt.Errorf(format, e), nil
+}
+
+// idChecker follows a shard's game_id column: ids must be sorted and
+// each in ranges (sorted and disjoint, as checkRanges ensures).
+type idChecker struct {
+	ranges   [][2]int
+	r        int // current range
+	last     int64
+	distinct int
+}
+
+func (c *idChecker) add(id int64) error {
+	if c.distinct > 0 && id == c.last {
+		return nil
+	}
+	if c.distinct > 0 && id < c.last {
+		return fmt.Errorf("has game ids out of order (%d after %d)", id, c.last)
+	}
+	for c.r < len(c.ranges) && id >= int64(c.ranges[c.r][1]) {
+		c.r++
+	}
+	if c.r == len(c.ranges) || id < int64(c.ranges[c.r][0]) {
+		return fmt.Errorf("has rows of game %d, which its entry does not list", id)
+	}
+	c.last = id
+	c.distinct++
+	return nil
+}
+
+// moveAside renames a dropped shard's file to NAME.bad when it is a plain
+// name of a regular file in the run directory; best effort.
+func (o *Output) moveAside(name string) bool {
+	if name == "" || name != filepath.Base(name) || !filepath.IsLocal(name) || strings.ContainsAny(name, `/\`) {
+		return false
+	}
+	p := filepath.Join(o.dir, name)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	return os.Rename(p, p+".bad") == nil
+}
+
+// pendingRanges lists, as sorted [lo, hi) ranges, the game ids in
+// 0..Games-1 no kept shard holds.
+func (o *Output) pendingRanges() [][2]int {
+	var out [][2]int
+	for i := 0; i < o.m.Games; {
+		lo := o.done.firstClearIn(i, o.m.Games)
+		if lo < 0 {
+			break
+		}
+		hi := o.done.firstIn(lo, o.m.Games)
+		if hi < 0 {
+			hi = o.m.Games
+		}
+		out = append(out, [2]int{lo, hi})
+		i = hi
+	}
+	return out
+}
+
+// intersect returns, as sorted disjoint ranges, the ids of claims (ranges
+// in any order, overlapping or out of bounds: a tampered manifest's) that
+// are in pending (sorted disjoint ranges). It takes time in the number of
+// ranges, not ids.
+func intersect(claims, pending [][2]int) [][2]int {
+	cs := slices.Clone(claims)
+	slices.SortFunc(cs, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	var out [][2]int
+	end := math.MinInt // ids below end are done
+	for _, c := range cs {
+		lo, hi := max(c[0], end), c[1]
+		if lo >= hi {
+			continue
+		}
+		end = hi
+		k := sort.Search(len(pending), func(k int) bool { return pending[k][1] > lo })
+		for ; k < len(pending) && pending[k][0] < hi; k++ {
+			r := [2]int{max(lo, pending[k][0]), min(hi, pending[k][1])}
+			if n := len(out); n > 0 && out[n-1][1] == r[0] {
+				out[n-1][1] = r[1]
+			} else {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// bitset is a set of game ids 0..n-1.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+func (b bitset) set(i int) { b[i/64] |= 1 << (i % 64) }
+
+func (b bitset) setRange(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		b.set(i)
+	}
+}
+
+// firstIn returns the first id in [lo, hi) in the set, or -1.
+func (b bitset) firstIn(lo, hi int) int { return b.first(lo, hi, 0) }
+
+// firstClearIn returns the first id in [lo, hi) not in the set, or -1.
+func (b bitset) firstClearIn(lo, hi int) int { return b.first(lo, hi, ^uint64(0)) }
+
+// first scans [lo, hi) a word at a time for a bit that differs from flip's.
+func (b bitset) first(lo, hi int, flip uint64) int {
+	for i := lo; i < hi; i = (i/64 + 1) * 64 {
+		if w := (b[i/64] ^ flip) >> (i % 64); w != 0 {
+			if j := i + bits.TrailingZeros64(w); j < hi {
+				return j
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// formatRanges writes [lo, hi) ranges as "0-3, 7, 9-12" (inclusive, as
+// people count), eliding the middle of long lists, with the total.
+func formatRanges(rs [][2]int) string {
+	var b strings.Builder
+	n := 0
+	for i, r := range rs {
+		n += r[1] - r[0]
+		if i == 8 && len(rs) > 10 {
+			b.WriteString(", ...")
+			continue
+		}
+		if i > 8 && i < len(rs)-1 && len(rs) > 10 {
+			continue
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if r[1]-r[0] == 1 {
+			fmt.Fprintf(&b, "%d", r[0])
+		} else {
+			fmt.Fprintf(&b, "%d-%d", r[0], r[1]-1)
+		}
+	}
+	fmt.Fprintf(&b, " (%d in all)", n)
+	return b.String()
+}
+
+// shardNumber parses the k of "shard-%06d.npz".
+func shardNumber(name string) (int, bool) {
+	s, ok := strings.CutPrefix(name, "shard-")
+	if !ok {
+		return 0, false
+	}
+	if s, ok = strings.CutSuffix(s, ".npz"); !ok || len(s) < 6 {
+		return 0, false
+	}
+	k, err := strconv.Atoi(s)
+	if err != nil || k < 0 || shardName(k) != name {
+		return 0, false
+	}
+	return k, true
+}
+
+func shardName(k int) string { return fmt.Sprintf("shard-%06d.npz", k) }
+
+// clip shortens a manifest string for a message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
 // Manifest returns a copy of the current manifest.
 func (o *Output) Manifest() Manifest { return o.m }
 
 // Pending lists the game ids in 0..Games-1 not yet in a shard.
 func (o *Output) Pending() []int {
-	var ids []int
+	n := o.m.Games
+	for _, w := range o.done {
+		n -= bits.OnesCount64(w)
+	}
+	ids := make([]int, 0, max(n, 0))
 	for i := range o.m.Games {
-		if !o.done[i] {
+		if !o.done.has(i) {
 			ids = append(ids, i)
 		}
 	}
@@ -162,7 +656,7 @@ func (o *Output) Add(r *GameRecord) error {
 	}
 	o.buf = append(o.buf, r)
 	o.bufPos += r.Positions()
-	if o.bufPos >= o.ShardPositions || time.Since(o.bufSince) >= o.FlushEvery {
+	if o.bufPos >= o.ShardPositions || (o.FlushGames > 0 && len(o.buf) >= o.FlushGames) || time.Since(o.bufSince) >= o.FlushEvery {
 		return o.Flush()
 	}
 	return nil
@@ -179,31 +673,43 @@ func (o *Output) Flush() error {
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("shard-%06d.npz", len(o.m.Shards))
+	name := shardName(o.next)
 	if err := WriteFileAtomic(filepath.Join(o.dir, name), data); err != nil {
 		return fmt.Errorf("writing shard: %w", err)
 	}
+	o.next++
 	sh := Shard{File: name, Games: len(o.buf), Positions: o.bufPos}
 	ids := make([]int, len(o.buf))
 	for i, r := range o.buf {
 		ids[i] = r.ID
-		o.done[r.ID] = true
-		t := &o.m.Totals
-		t.Games++
-		t.Positions += r.Positions()
-		t.Nodes += r.Nodes
+		o.done.set(r.ID)
+		sh.Nodes += r.Nodes
 		if r.Resigned {
-			t.Resigned++
+			sh.Resigned++
 		}
 		if r.ResignOffGame {
-			t.ResignOffGames++
+			sh.ResignOffGames++
 		}
 		if r.FalseResign {
-			t.FalseResigns++
+			sh.FalseResigns++
 		}
 	}
 	sh.GameIDs = ranges(ids)
+	t := &o.m.Totals
+	t.Games += sh.Games
+	t.Positions += sh.Positions
+	t.Nodes += sh.Nodes
+	t.Resigned += sh.Resigned
+	t.ResignOffGames += sh.ResignOffGames
+	t.FalseResigns += sh.FalseResigns
 	o.m.Shards = append(o.m.Shards, sh)
+	if o.session < 0 {
+		o.session = len(o.m.Sessions)
+		o.m.Sessions = append(o.m.Sessions, Session{Backend: o.backend, Started: o.started.Format(time.RFC3339)})
+	}
+	s := &o.m.Sessions[o.session]
+	s.Games += sh.Games
+	s.Positions += sh.Positions
 	o.buf, o.bufPos = o.buf[:0], 0
 	return o.writeManifest()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
@@ -49,6 +50,12 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	if strings.ContainsAny(dir, ",;:=") {
 		return fmt.Errorf("run directory %q: the characters , ; : = cannot appear in it (it names networks inside agent specs)", dir)
 	}
+	// One process at a time per run directory, until Run returns.
+	lock, err := runlock.Acquire(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	cfg, ok, err := LoadConfig(dir)
 	if err != nil {
 		return err
@@ -241,6 +248,9 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 	o, err := selfplay.OpenOutput(dir, m, true)
 	if err != nil {
 		return out, err
+	}
+	for _, w := range o.Warnings() {
+		r.logf("  warning: %s", w)
 	}
 	pending := len(o.Pending())
 	e, err := engine.New(r.g, be, engine.Options{Leaves: r.cfg.SelfPlay.Leaves, Batch: min(256, be.MaxBatch()),

@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
@@ -40,14 +43,18 @@ altogether (uniform priors, value 0) to time the search alone.
 
 Game i always uses seeds derived from (--seed, i): --resume continues an
 interrupted run (same flags; --games may grow) and regenerates exactly the
-games that are not in a shard yet. Ctrl-C stops after flushing finished games.
+games that are not in a shard yet. It first checks every shard the manifest
+lists; a missing or damaged one is dropped (its file renamed NAME.bad) with
+a warning naming the games it regenerates. Finished games are saved at least
+every 64 games or 2 seconds; Ctrl-C, SIGTERM and SIGHUP stop after saving
+them. One process at a time may use a directory (DIR/.lock).
 
 Example (about a minute on 2 cores):
   canopy selfplay --out runs/selfplay-demo --resume`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game spec")
 			netFile := fs.String("net", "", "network: a weights file (.safetensors), a shipped name, or init (default: the built-in random-init net)")
-			backend := fs.String("backend", "auto", "network backend spec: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see `canopy backends`)")
+			backend := fs.String("backend", "auto", "network backend spec: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
 			nGames := fs.Int("games", 64, "number of games")
 			trees := fs.Int("trees", 32, "games played at once (trees searched concurrently)")
 			var st selfplay.Settings
@@ -65,7 +72,7 @@ Example (about a minute on 2 cores):
 			out := fs.String("out", "runs/selfplay", "output directory")
 			resume := fs.Bool("resume", false, "continue the run in --out")
 			seed := fs.Uint64("seed", 1, "random seed")
-			asJSON := fs.Bool("json", false, "print the final manifest totals as JSON")
+			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
@@ -80,21 +87,37 @@ Example (about a minute on 2 cores):
 				if err := st.Check(); err != nil {
 					return usagef("--%v", err)
 				}
+				if strings.TrimSpace(*out) == "" {
+					return usagef("--out is empty: name the run directory")
+				}
 				g, err := newGame(*game)
 				if err != nil {
+					return err
+				}
+				if err := checkSelfPlayMemory(g, *netFile, *backend, min(*trees, *nGames), st.Sims, st.Leaves, st.Det, *batch); err != nil {
 					return err
 				}
 				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
 				if err != nil {
 					return err
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				// Every way a terminal or a job manager stops a process
+				// lets the finished games be saved first.
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 				defer stop()
+				lock, err := runlock.Acquire(*out)
+				if err != nil {
+					return err
+				}
+				defer lock.Release()
 				m := selfplay.Manifest{Game: g.Spec(), ObsShape: g.ObservationShape(), Actions: g.NumActions(),
 					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, Seed: *seed, Games: *nGames}
 				o, err := selfplay.OpenOutput(*out, m, *resume)
 				if err != nil {
 					return err
+				}
+				for _, w := range o.Warnings() {
+					fmt.Fprintf(e.Stderr, "canopy selfplay: warning: %s: %s\n", *out, w)
 				}
 				pending := len(o.Pending())
 				eng, err := engine.New(g, nb.be, engine.Options{Workers: *workers, Leaves: st.Leaves, Batch: *batch,
@@ -136,7 +159,8 @@ Example (about a minute on 2 cores):
 				if err != nil {
 					if ctx.Err() != nil {
 						fmt.Fprintln(e.Stderr)
-						return fmt.Errorf("interrupted after %d new games (saved in %s); rerun with --resume to finish", done.Load(), *out)
+						why := strings.TrimSuffix(context.Cause(ctx).Error(), " signal received") // interrupt, terminated, hangup
+						return fmt.Errorf("interrupted (%s) after %d new games (saved in %s); rerun with --resume to finish", why, done.Load(), *out)
 					}
 					return err
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/train"
 )
@@ -68,6 +69,7 @@ Example:
 			fs.Float64Var(&opt.Momentum, "momentum", def.Momentum, "SGD momentum, [0, 1)")
 			fs.Float64Var(&opt.L2, "l2", def.L2, "L2 weight on conv and dense weights, [0, 1]")
 			fs.Float64Var(&opt.ValueWeight, "value-weight", def.ValueWeight, "weight of the value loss, (0, 100]")
+			fs.Float64Var(&opt.QMix, "qmix", def.QMix, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q, [0, 1] (needs shards with root_q)")
 			fs.Float64Var(&opt.Polyak, "polyak", def.Polyak, "tau of the Polyak-averaged copy, [0, 1) (0 = none)")
 			fs.BoolVar(&opt.Augment, "augment", def.Augment, "augment with the game's symmetries (--augment=false to disable)")
 			fs.Uint64Var(&opt.Seed, "seed", def.Seed, "random seed (batches, augmentation, fresh weights)")
@@ -80,6 +82,9 @@ Example:
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
+				}
+				if strings.TrimSpace(*out) == "" {
+					return usagef("--out is empty: name the run directory")
 				}
 				paths := splitList(*data)
 				if len(paths) == 0 {
@@ -141,13 +146,20 @@ Example:
 				if opt.Iteration > train.MaxIteration {
 					return usagef("--iter = %d, want 1..%d", opt.Iteration, train.MaxIteration)
 				}
-				// Output problems surface before the data is read.
-				if err := train.CheckOutput(*out, opt.Iteration, *force); err != nil {
-					if errors.Is(err, train.ErrCheckpointExists) {
-						p, _ := train.CheckpointPaths(*out, opt.Iteration)
-						return fmt.Errorf("%s (or its .avg) already exists; pass --force to overwrite it, or another --iter or --out", p)
+				// Output problems surface before the data is read (and
+				// again under the lock, below).
+				checkOut := func() error {
+					if err := train.CheckOutput(*out, opt.Iteration, *force); err != nil {
+						if errors.Is(err, train.ErrCheckpointExists) {
+							p, _ := train.CheckpointPaths(*out, opt.Iteration)
+							return fmt.Errorf("%s (or its .avg) already exists; pass --force to overwrite it, or another --iter or --out", p)
+						}
+						return fmt.Errorf("--out: %v", err)
 					}
-					return fmt.Errorf("--out: %v", err)
+					return nil
+				}
+				if err := checkOut(); err != nil {
+					return err
 				}
 				opt.OutDir, opt.Overwrite = *out, *force
 
@@ -180,6 +192,17 @@ Example:
 						len(games.SymmetriesOf(g))+1)
 				}
 
+				// One trainer at a time per checkpoint directory; taken
+				// only now so that a run failing on its input creates no
+				// directory.
+				lock, err := runlock.Acquire(*out)
+				if err != nil {
+					return err
+				}
+				defer lock.Release()
+				if err := checkOut(); err != nil {
+					return err
+				}
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
 				// Report (and average the loss over) about 1% of the run at a

@@ -75,6 +75,9 @@ Example (a few minutes on 2 cores; run it again to continue):
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
+				if strings.TrimSpace(*out) == "" {
+					return usagef("--out is empty: name the run directory")
+				}
 				if *iters < 0 || *more < 0 || (*iters > 0 && *more > 0) {
 					return usagef("--iterations and --more take a positive count, and only one of them")
 				}

@@ -15,6 +15,7 @@ var rank = map[string]int{
 	"spec":                0,
 	"internal/atomicfile": 0,
 	"internal/cputime":    0,
+	"internal/runlock":    0,
 	"internal/refdata":    3,
 	"kernels":             1,
 	"cuda":                1,
