@@ -1,0 +1,44 @@
+package zoo
+
+import (
+	"context"
+	"testing"
+
+	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
+)
+
+// The shipped Connect Four network loads as the game's default, carries
+// its training lineage, and plays: the network alone (no search) beats
+// the random agent.
+func TestShippedConnect4(t *testing.T) {
+	g := games.MustNew("connect4")
+	net, src, err := nets.OpenNet("default", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Ref != "connect4-zero" || net.PolicySize() != 7 {
+		t.Fatalf("default connect4 net: %+v", src)
+	}
+	_, meta, err := nets.DecodeWithMetadata(connect4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != "connect4" || meta["canopy.train.iteration"] == "" || meta["canopy.train.iteration"] == "0" {
+		t.Errorf("metadata %v: want the training lineage of a trained connect4 net", meta)
+	}
+	res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
+		Agents: []string{"policy:net=default,backend=cpu", "random"}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Pairwise[0][1]; p.Wins < 18 {
+		t.Errorf("shipped network alone against random: %d-%d-%d, want at least 18 wins of 20", p.Wins, p.Draws, p.Losses)
+	}
+	if engine.Shared.Open() != 0 {
+		t.Errorf("%d engines left open", engine.Shared.Open())
+	}
+}
