@@ -56,3 +56,48 @@ gpu-check:
 
 clean:
 	rm -rf bin
+
+# ---- Performance gate and A/B benchmarks (docs/PERFORMANCE.md) ----
+# The gate's binary: no cgo, baseline x86-64, no heap base randomisation
+# (instruction counts must not depend on where the heap lands).
+PERF_BUILD = CGO_ENABLED=0 GOAMD64=v1 GOEXPERIMENT=norandomizedheapbase64 $(GO) build
+PERF_REV  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+OLD       ?=
+NEW       ?=
+BENCHPKGS ?= ./...
+BENCH     ?= .
+BENCHTIME ?= 1s
+ROUNDS    ?= 5
+CANOPY    ?=
+
+.PHONY: perf-check perf-baseline perf-selftest bench-compare
+
+# Instruction counts of every gate workload under cachegrind against
+# perf/baseline.json (fails above +3%), then native CPU/heap profiles in
+# runs/perf-<rev>/ with their top functions. CI runs it after `make test`.
+perf-check:
+	$(PERF_BUILD) -o bin/perf ./perf
+	./bin/perf check -profiles runs/perf-$(PERF_REV)
+
+# Rewrites perf/baseline.json and perf/baseline/*.txt: commit them saying why.
+perf-baseline:
+	$(PERF_BUILD) -o bin/perf ./perf
+	./bin/perf baseline
+
+# Proves the gate fails: extra work built into Connect Four's fast playout
+# loop (-tags perfinject) must be reported in exactly the workloads that run
+# it; playout-connect4 and solver-l3 are the controls.
+perf-selftest:
+	$(PERF_BUILD) -tags perfinject -o bin/perf-inject ./perf
+	./bin/perf-inject check -expect playout-fast-connect4,uct-connect4 \
+	  playout-connect4 playout-fast-connect4 uct-connect4 solver-l3
+
+# A/B benchmarks of two revisions on this machine, interleaved, then
+# benchstat: make bench-compare OLD=HEAD~1 [NEW=HEAD] [BENCHPKGS=./games/connect4]
+# [BENCH=Playout] [BENCHTIME=1s] [ROUNDS=5] [CANOPY='games --seconds 1'].
+# NEW defaults to the working tree; CANOPY runs `canopy bench ...` instead of
+# the Go benchmarks.
+bench-compare:
+	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<rev> [NEW=<rev>] [BENCHPKGS=...] [BENCH=regexp] [BENCHTIME=1s] [ROUNDS=5] [CANOPY='games --seconds 1']"; exit 2; }
+	$(GO) run ./perf ab -old '$(OLD)' -new '$(NEW)' -pkgs '$(BENCHPKGS)' -bench '$(BENCH)' \
+	  -benchtime '$(BENCHTIME)' -rounds '$(ROUNDS)' -canopy '$(CANOPY)'

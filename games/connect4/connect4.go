@@ -303,6 +303,7 @@ func (s *State) RandomPlayout(rng *rand.Rand) int {
 		} else {
 			r >>= 32
 		}
+		perfInject(r) // no-op except in the perf gate's self-test (perfinject.go)
 		legal := (^p.mask & topMask) >> (Height - 1) * gatherMul >> 36 & (1<<Width - 1)
 		k := uint64(uint32(r)) * uint64(legalCount[legal]) >> 32
 		col := nthColumn[legal][k]

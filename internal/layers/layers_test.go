@@ -31,8 +31,10 @@ var rank = map[string]int{
 	"train":               7,
 	"bench":               8,
 	"zero":                8,
+	"web":                 8,
 	"cmd":                 9,
 	"internal/layers":     9,
+	"perf":                9,
 }
 
 // rankOf returns the rank of a package path relative to the module. Game
