@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/canopy-go/canopy/web"
+)
+
+func init() {
+	register(&command{
+		Name:    "serve",
+		Summary: "the browser UI: play and analyse games, replay logs, look at runs",
+		Usage:   "[--addr HOST:PORT] [--run DIR]... [--logs DIR] [--max-games N] [--move-timeout D] [--max-sims N]",
+		Help: `Serves Canopy's web page (embedded in the binary; nothing is loaded from
+elsewhere) and its JSON API:
+  Play     any game (a spec, as in --game) between agents or people
+           ("human" seats); boards drawn for connect4, tictactoe and hex,
+           every other game as text with its legal moves as buttons.
+  Analyse  visits, Q and prior per move of mcts, az, policy or solver,
+           overlaid on the board.
+  Replay   a JSON game log (canopy play --log) uploaded from the page or
+           named from --logs DIR, step by step.
+  Runs     metrics.jsonl as a table and plots/*.svg of each --run DIR.
+
+It listens on 127.0.0.1:8080 (this machine only) unless --addr says
+otherwise; there are no accounts, so expose it only on trusted networks.
+Only files inside the --run and --logs directories are read. Agent specs
+are capped (--max-sims; time= at --move-timeout) and every agent move runs
+under --move-timeout. Ctrl-C or SIGTERM stops it gracefully.
+
+Example:
+  canopy serve --run runs/zero-demo --logs runs/logs
+  then open http://127.0.0.1:8080/`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			d := web.DefaultConfig()
+			addr := fs.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT (port 0: any free port)")
+			var runs stringsFlag
+			fs.Var(&runs, "run", "run directory to show (metrics.jsonl, plots/*.svg); repeatable")
+			logs := fs.String("logs", "", "directory of JSON game logs to offer for replay")
+			maxGames := fs.Int("max-games", d.MaxGames, "games held at once, 1..1000")
+			idle := fs.Duration("idle", d.IdleTimeout, "delete games idle this long (their agents closed)")
+			moveTimeout := fs.Duration("move-timeout", d.MoveTimeout, "deadline of one agent move or analysis, 100ms..1h")
+			maxSims := fs.Int("max-sims", d.MaxSims, "largest sims= an agent spec may ask for")
+			netBackend := agentBackendFlag(fs)
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if *maxGames < 1 || *maxGames > 1000 {
+					return usagef("--max-games %d: want 1..1000", *maxGames)
+				}
+				if *moveTimeout < 100*time.Millisecond || *moveTimeout > time.Hour {
+					return usagef("--move-timeout %v: want 100ms..1h", *moveTimeout)
+				}
+				if *idle < time.Minute {
+					return usagef("--idle %v: want at least 1m", *idle)
+				}
+				if *maxSims < 1 {
+					return usagef("--max-sims %d: want at least 1", *maxSims)
+				}
+				if _, _, err := net.SplitHostPort(*addr); err != nil {
+					return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", *addr)
+				}
+				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+					return err
+				}
+				logger := log.New(e.Stderr, "", log.LstdFlags)
+				srv, err := web.New(web.Config{
+					MaxGames: *maxGames, IdleTimeout: *idle, MoveTimeout: *moveTimeout,
+					MaxSims: *maxSims, MaxTime: *moveTimeout,
+					Runs: runs, Logs: *logs, Logf: logger.Printf,
+				})
+				if err != nil {
+					return usageError{err.Error()}
+				}
+				defer srv.Close()
+				ln, err := net.Listen("tcp", *addr)
+				if err != nil {
+					return fmt.Errorf("cannot listen on %s: %v", *addr, err)
+				}
+				if !web.IsLoopback(*addr) {
+					fmt.Fprintf(e.Stderr, "canopy serve: warning: listening on %s, reachable from other machines; the server has no accounts\n", ln.Addr())
+				}
+				ctx, stop := serveContext()
+				defer stop()
+				return serveUntil(ctx, ln, srv.Handler(), logger, e)
+			}
+		},
+	})
+}
+
+// serveContext returns the context whose end stops the server: SIGINT or
+// SIGTERM. Tests replace it.
+var serveContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// shutdownGrace is how long a stopping server waits for requests in
+// flight (an agent move may take up to --move-timeout).
+const shutdownGrace = 5 * time.Second
+
+// serveUntil serves h on ln until ctx ends, then shuts down gracefully.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, logger *log.Logger, e *env) error {
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          logger,
+	}
+	fmt.Fprintf(e.Stdout, "canopy serve: http://%s/ (Ctrl-C to stop)\n", displayAddr(ln.Addr()))
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.Stderr, "canopy serve: stopping")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// displayAddr is addr as a URL host: an unspecified IP (listening on
+// every interface) is shown as the loopback one.
+func displayAddr(addr net.Addr) string {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return addr.String()
+	}
+	host := ta.IP.String()
+	if ta.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, fmt.Sprint(ta.Port))
+}
+
+// stringsFlag is a repeatable string flag.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *stringsFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty value")
+	}
+	*f = append(*f, v)
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestServeUsageErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nosuch")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "extra"}, "unexpected argument"},
+		{[]string{"serve", "--max-games", "0"}, "--max-games 0"},
+		{[]string{"serve", "--move-timeout", "1ms"}, "--move-timeout"},
+		{[]string{"serve", "--addr", "nonsense"}, "--addr"},
+		{[]string{"serve", "--run", missing}, "--run: cannot read"},
+		{[]string{"serve", "--logs", missing}, "--logs: cannot read"},
+		{[]string{"serve", "--run", ""}, "empty value"},
+	} {
+		code, _, errs := runCLI(t, "", tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: status %d, stderr %q; want 2 with %q", tt.args, code, errs, tt.want)
+		}
+		if first := strings.SplitN(errs, "\n", 2)[0]; !strings.HasPrefix(first, "canopy serve: ") {
+			t.Errorf("%v: first line %q is not one line of error", tt.args, first)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeStartsAndStops runs the server on a free port, fetches the page
+// and the catalog, and stops it as SIGINT would.
+func TestServeStartsAndStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { serveContext = old }()
+
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"serve", "--addr", "127.0.0.1:0", "--run", t.TempDir()}, &env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+	}()
+	re := regexp.MustCompile(`http://[0-9.:]+/`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited with %d: %s", code, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		url = re.FindString(out.String())
+	}
+	if url == "" {
+		t.Fatalf("no address printed: %q", out.String())
+	}
+	for _, p := range []string{"", "api/catalog", "api/runs"} {
+		resp, err := http.Get(url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(body) == 0 {
+			t.Errorf("GET %s: %d %q", url+p, resp.StatusCode, body)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve stopped with status %d: %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if strings.Contains(errb.String(), "warning") {
+		t.Errorf("loopback address warned: %q", errb.String())
+	}
+}

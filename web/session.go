@@ -1,0 +1,276 @@
+package web
+
+import (
+	crand "crypto/rand"
+	"encoding/hex"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/games"
+)
+
+// humanSeat is the seat spec of a person.
+const humanSeat = "human"
+
+// session is one game held by the server.
+//
+// The fields above mu are set at creation and never change. mu guards the
+// rest; it is never held while an agent computes (see busy). Invariants
+// under mu: state is the initial state with actions applied in order;
+// after every change, chance nodes have been played out (state is never at
+// a chance node); joint holds the choices made so far at the current
+// simultaneous node (NoAction for players yet to choose) and is nil
+// elsewhere.
+type session struct {
+	id    string
+	game  games.Game
+	specs []string // per seat: agent spec or "human"
+	seed  uint64
+
+	mu       sync.Mutex
+	state    games.State
+	actions  []games.Action // every applied action, chance included; joint actions one entry per player
+	movers   []int          // per action: the player, games.ChancePlayer for chance
+	agents   []agent.Agent  // per seat; nil for humans
+	chance   *rand.Rand
+	joint    []games.Action
+	busy     bool      // an agent call is in flight on a clone; no change until it ends
+	closed   bool      // deleted or expired: agents closed, or to close when busy ends
+	lastUsed time.Time // for expiry
+}
+
+// newSession builds a game with one agent per non-human seat. It closes
+// what it built when a later seat fails.
+func newSession(id string, g games.Game, specs []string, seed uint64) (*session, error) {
+	ss := &session{
+		id: id, game: g, specs: specs, seed: seed,
+		state:    g.NewInitialState(),
+		agents:   make([]agent.Agent, len(specs)),
+		chance:   games.NewRand(arena.DeriveSeed(seed, 1<<32)),
+		lastUsed: time.Now(),
+	}
+	for p, sp := range specs {
+		if sp == humanSeat {
+			continue
+		}
+		a, err := agent.New(g, sp, arena.DeriveSeed(seed, uint64(p)))
+		if err != nil {
+			arena.CloseAgents(ss.agents)
+			return nil, errorf(http.StatusBadRequest, "seat %d (%q): %v", p, clip(sp), err)
+		}
+		ss.agents[p] = a
+	}
+	ss.settle()
+	return ss, nil
+}
+
+// settle plays out chance nodes and sets up joint at simultaneous nodes.
+// Called with mu held after every change of state.
+func (ss *session) settle() {
+	for steps := 0; ss.state.CurrentPlayer() == games.ChancePlayer && steps < ss.game.MaxGameLength(); steps++ {
+		a := ss.state.(games.ChanceState).SampleChance(ss.chance)
+		ss.state.Apply(a)
+		ss.actions = append(ss.actions, a)
+		ss.movers = append(ss.movers, games.ChancePlayer)
+	}
+	ss.joint = nil
+	if ss.state.CurrentPlayer() == games.SimultaneousPlayer {
+		ss.joint = make([]games.Action, ss.game.NumPlayers())
+		for i := range ss.joint {
+			ss.joint[i] = games.NoAction
+		}
+	}
+}
+
+// waiting returns the players whose choice the game waits for: the
+// player to move, or at a simultaneous node those yet to choose. Called
+// with mu held.
+func (ss *session) waiting() []int {
+	switch p := ss.state.CurrentPlayer(); {
+	case p >= 0:
+		return []int{p}
+	case p == games.SimultaneousPlayer:
+		var out []int
+		for i, a := range ss.joint {
+			if a == games.NoAction {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// legalFor writes player p's legal actions now into m. Called with mu held.
+func (ss *session) legalFor(p int, m games.Mask) {
+	if ss.state.CurrentPlayer() == games.SimultaneousPlayer {
+		ss.state.(games.SimultaneousState).LegalFor(p, m)
+		return
+	}
+	ss.state.Legal(m)
+}
+
+// play applies player p's legal action a (checked by the caller), or
+// records it at a simultaneous node and applies the joint action once
+// every player has chosen. Called with mu held.
+func (ss *session) play(p int, a games.Action) {
+	if ss.joint != nil {
+		ss.joint[p] = a
+		for _, x := range ss.joint {
+			if x == games.NoAction {
+				return
+			}
+		}
+		for i, x := range ss.joint {
+			ss.actions = append(ss.actions, x)
+			ss.movers = append(ss.movers, i)
+		}
+		ss.state.(games.SimultaneousState).ApplyJoint(ss.joint)
+	} else {
+		ss.state.Apply(a)
+		ss.actions = append(ss.actions, a)
+		ss.movers = append(ss.movers, p)
+	}
+	ss.settle()
+}
+
+// humans reports the human seats.
+func (ss *session) humans() []int {
+	var out []int
+	for p, sp := range ss.specs {
+		if sp == humanSeat {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// closeAgents closes the agents that hold resources, once. Called with mu
+// held and busy false.
+func (ss *session) closeAgents() {
+	if ss.agents != nil {
+		arena.CloseAgents(ss.agents)
+		ss.agents = nil
+	}
+}
+
+// shut marks the session closed and closes its agents now, or leaves
+// that to the agent call in flight. Called with mu held.
+func (ss *session) shut() {
+	ss.closed = true
+	if !ss.busy {
+		ss.closeAgents()
+	}
+}
+
+// store holds the sessions by id. It is safe for concurrent use; its mutex
+// is never held while a session's is (sessions are looked up, then locked).
+type store struct {
+	mu    sync.Mutex
+	max   int
+	games map[string]*session
+}
+
+func newStore(max int) *store { return &store{max: max, games: map[string]*session{}} }
+
+// reserve checks there is room for one more game. add may still fail when
+// two creations race; reserve only saves building agents in vain.
+func (st *store) reserve() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.games) >= st.max {
+		return errorf(http.StatusTooManyRequests, "the server holds %d games, its limit; delete one or wait for idle games to expire", st.max)
+	}
+	return nil
+}
+
+// add stores ss, unless the store is full.
+func (st *store) add(ss *session) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.games) >= st.max {
+		return errorf(http.StatusTooManyRequests, "the server holds %d games, its limit; delete one or wait for idle games to expire", st.max)
+	}
+	st.games[ss.id] = ss
+	return nil
+}
+
+// get returns the session with id, or a 404 error.
+func (st *store) get(id string) (*session, error) {
+	st.mu.Lock()
+	ss, ok := st.games[id]
+	st.mu.Unlock()
+	if !ok {
+		return nil, errorf(http.StatusNotFound, "no game %q (it ended, expired or never existed)", clip(id))
+	}
+	return ss, nil
+}
+
+// remove deletes the session with id from the store and returns it.
+func (st *store) remove(id string) (*session, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ss, ok := st.games[id]
+	delete(st.games, id)
+	return ss, ok
+}
+
+// len returns the number of games held.
+func (st *store) len() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.games)
+}
+
+// expire deletes the games not used since before, other than those with
+// an agent call in flight, and returns how many it deleted.
+func (st *store) expire(before time.Time) int {
+	st.mu.Lock()
+	all := make([]*session, 0, len(st.games))
+	for _, ss := range st.games {
+		all = append(all, ss)
+	}
+	st.mu.Unlock()
+	n := 0
+	for _, ss := range all {
+		ss.mu.Lock()
+		old := !ss.busy && !ss.closed && ss.lastUsed.Before(before)
+		if old {
+			ss.shut()
+		}
+		ss.mu.Unlock()
+		if old {
+			st.mu.Lock()
+			if st.games[ss.id] == ss {
+				delete(st.games, ss.id)
+			}
+			st.mu.Unlock()
+			n++
+		}
+	}
+	return n
+}
+
+// closeAll deletes every game.
+func (st *store) closeAll() {
+	st.mu.Lock()
+	all := st.games
+	st.games = map[string]*session{}
+	st.mu.Unlock()
+	for _, ss := range all {
+		ss.mu.Lock()
+		ss.shut()
+		ss.mu.Unlock()
+	}
+}
+
+// newID returns a random game id (16 hex digits).
+func newID() string {
+	var b [8]byte
+	crand.Read(b[:]) // never fails (crypto/rand.Read's documented contract)
+	return hex.EncodeToString(b[:])
+}
