@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    ?= ./...
 RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: all build run test test-full race bench lint fuzz gpu-check clean
+.PHONY: all build run test test-full race bench lint fuzz gpu-check cuda-compile-check clean
 
 all: lint test
 
@@ -53,6 +53,21 @@ gpu-check:
 	CGO_ENABLED=0 $(GO) build -o .device/gpucheck ./cmd/gpucheck
 	CGO_ENABLED=0 $(GO) test -c -o .device/cuda.test ./cuda
 	CGO_ENABLED=0 $(GO) test -c -o .device/cudabackend.test ./nets/cudabackend
+
+# Compile every CUDA kernel with a real NVRTC for sm_75..sm_90 (no GPU or
+# driver needed) and fail on errors; with ptxas on PATH, print registers
+# per kernel and fail on spills. NVRTC is looked for in CANOPY_CUDA_LIBS
+# and the usual places (see README, GPU); it is never installed here. Not
+# in .ci/run: CI machines have no NVRTC and fetching one needs the network.
+cuda-compile-check:
+	mkdir -p .device
+	CGO_ENABLED=0 $(GO) build -o .device/gpucheck ./cmd/gpucheck
+	@.device/gpucheck --compile-only --archs 75,80,86,87,89,90 || { \
+	  echo; echo "Without NVRTC: apt-cache policy libnvrtc12 nvidia-cuda-toolkit shows whether Debian's non-free"; \
+	  echo "archive is configured. If it is not, add it (Components: main contrib non-free non-free-firmware in"; \
+	  echo "/etc/apt/sources.list.d/debian.sources), then: sudo apt-get update && sudo apt-get install libnvrtc12 nvidia-cuda-toolkit"; \
+	  echo "Or unpack a folder with libnvrtc.so.12 and libnvrtc-builtins.so.12.* and run"; \
+	  echo "  CANOPY_CUDA_LIBS=/that/folder PATH=/cuda/bin:\$$PATH make cuda-compile-check"; exit 1; }
 
 clean:
 	rm -rf bin

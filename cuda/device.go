@@ -30,6 +30,7 @@ const (
 	streamNonBlocking      = 1 // CU_STREAM_NON_BLOCKING
 	captureModeThreadLocal = 1 // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
 	eventDefault           = 0 // CU_EVENT_DEFAULT (timing enabled)
+	legacyStream           = 0 // the legacy default stream's handle
 )
 
 // DeviceInfo describes an opened GPU.
@@ -276,17 +277,30 @@ func (h *HostBuffer) Float32s() []float32 { return unsafe.Slice((*float32)(h.p),
 // Bytes is the buffer's size.
 func (h *HostBuffer) Bytes() int { return h.bytes }
 
-// CopyHtoD copies src (Go memory) to dst synchronously.
+// CopyHtoD copies src (Go memory) to dst and returns when the data is on
+// the device, so that work on any stream may read it.
+//
+// cuMemcpyHtoD from pageable memory runs on the legacy default stream and
+// may return before its DMA has finished; non-blocking streams (all of
+// this package's) do not wait for the legacy stream. CopyHtoD therefore
+// synchronises the legacy stream after the copy. It is meant for setup
+// (weights, test data); per-batch copies use CopyHtoDAsync from pinned
+// memory on the stream that consumes them.
 func (c *Ctx) CopyHtoD(dst DevicePtr, src []float32) error {
 	if len(src) == 0 {
 		return nil
 	}
 	err := c.check("cuMemcpyHtoD_v2", c.d.libs.drv.cuMemcpyHtoD(uint64(dst), unsafe.Pointer(&src[0]), uintptr(4*len(src))))
 	runtime.KeepAlive(src)
-	return err
+	if err != nil {
+		return err
+	}
+	return c.check("cuStreamSynchronize", c.d.libs.drv.cuStreamSynchronize(legacyStream))
 }
 
-// CopyDtoH copies len(dst) float32s from src synchronously.
+// CopyDtoH copies len(dst) float32s from src synchronously. It runs on
+// the legacy default stream, which does not wait for non-blocking
+// streams: synchronise the stream that wrote src first.
 func (c *Ctx) CopyDtoH(dst []float32, src DevicePtr) error {
 	if len(dst) == 0 {
 		return nil

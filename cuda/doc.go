@@ -21,7 +21,26 @@
 // (lib64, lib, targets/x86_64-linux/lib), /usr/local/cuda/lib64,
 // /usr/local/cuda-*/lib64 (newest version first), /usr/lib/x86_64-linux-gnu
 // and /usr/local/nvidia/lib64. The newest library version found anywhere
-// wins. When nothing is found the error lists every path tried.
+// wins, except that an NVRTC whose major version is newer than the
+// driver's is passed over for one the driver supports (its output would
+// not load); Libs.NVRTCChoice says which was chosen and why. NVRTC's
+// libnvrtc-builtins is loaded from NVRTC's own folder, since NVRTC opens
+// it by name when compiling and a CANOPY_CUDA_LIBS folder is not on the
+// loader's path. When nothing is found the error lists every path tried.
+//
+// # Streams
+//
+// Every Stream this package creates is non-blocking: it does not wait for
+// the legacy default stream. Synchronous copies run on the legacy stream,
+// so CopyHtoD waits until its data is on the device, and CopyDtoH must
+// follow a synchronisation of the stream that wrote its source.
+//
+// # Testing without a GPU
+//
+// Package cuda/fakecuda builds an emulated device (the driver, NVRTC and
+// cuBLAS subsets bound here, with the kernels compiled as host C++) that
+// the tests of this package, nets/cudabackend and cmd/gpucheck use where no
+// GPU is installed.
 //
 // Only driver entry points whose ABI has been stable since CUDA 11 are used
 // (the _v2 names that cuda.h maps the plain names to, the primary context

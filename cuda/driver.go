@@ -134,6 +134,9 @@ type Libs struct {
 	NVRTCPath     string
 	NVRTCVersion  [2]int // major, minor
 	NVRTCErr      error  // why NVRTC is unavailable, or nil
+	// NVRTCChoice says which NVRTC was chosen for the driver and why,
+	// naming those passed over and the builtins library loaded beside it.
+	NVRTCChoice   string
 	CublasPath    string
 	CublasVersion int   // cublasGetProperty major*10000+minor*100+patch
 	CublasErr     error // why cuBLAS is unavailable, or nil

@@ -3,16 +3,21 @@ package cuda
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/canopy-go/canopy/cuda/fakecuda"
 )
 
 // openTestDevice opens device 0 or skips the test with the loader's reason.
 func openTestDevice(t *testing.T) *Device {
 	t.Helper()
 	if _, err := Load(); err != nil {
-		t.Skipf("no GPU: %v", err)
+		t.Skipf("no GPU (%s): %v", fake.Reason, err)
 	}
 	d, err := Open(0)
 	if err != nil {
+		if fake.Active() {
+			t.Fatalf("the emulated device does not open: %v", err)
+		}
 		t.Skipf("no usable GPU: %v", err)
 	}
 	t.Cleanup(func() { d.Close() })
@@ -22,6 +27,14 @@ func openTestDevice(t *testing.T) *Device {
 func TestGPUSelfTest(t *testing.T) {
 	d := openTestDevice(t)
 	t.Logf("device %+v", d.Info())
+	if fake.Active() {
+		fakecuda.Report(fake.Dir, true) // forget what earlier tests provoked
+		defer func() {
+			if v, err := fakecuda.Violations(fake.Dir); err != nil || len(v) > 0 {
+				t.Errorf("the emulated device found violations: %q %v", v, err)
+			}
+		}()
+	}
 	for _, r := range SelfTest(d) {
 		if !r.OK {
 			t.Errorf("%s: %s (max diff %g)", r.Name, r.Detail, r.MaxAbsDiff)

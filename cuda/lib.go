@@ -146,9 +146,21 @@ func (e *NotFoundError) Error() string {
 // openLib tries the candidates of spec in order and returns the handle and
 // path of the first that the loader accepts.
 func openLib(spec libSpec, env searchEnv) (uintptr, string, error) {
+	h, path, _, err := openLibWith(spec, env, nil)
+	return h, path, err
+}
+
+// openLibWith is openLib with a second test: accept (when not nil) looks
+// at each library that loads and returns "" to take it or the reason to
+// pass it over. When every library that loads is passed over, the first of
+// them is returned with skipped listing the reasons; the caller decides
+// whether that is good enough.
+func openLibWith(spec libSpec, env searchEnv, accept func(h uintptr, path string) string) (h uintptr, path string, skipped []string, err error) {
 	dirs := searchDirs(env)
 	isFile := func(p string) bool { return p != loaderDefault && env.exists(p) && !isDir(p) }
 	var tried []string
+	var fallbackH uintptr
+	var fallbackPath string
 	for _, c := range candidates(spec, dirs, isFile) {
 		if filepath.IsAbs(c) && !env.exists(c) {
 			tried = append(tried, c+": no such file")
@@ -156,7 +168,18 @@ func openLib(spec libSpec, env searchEnv) (uintptr, string, error) {
 		}
 		h, err := env.open(c)
 		if err == nil && h != 0 {
-			return h, c, nil
+			if accept == nil {
+				return h, c, skipped, nil
+			}
+			why := accept(h, c)
+			if why == "" {
+				return h, c, skipped, nil
+			}
+			skipped = append(skipped, c+": "+why)
+			if fallbackH == 0 {
+				fallbackH, fallbackPath = h, c
+			}
+			continue
 		}
 		reason := "dlopen failed"
 		if err != nil {
@@ -167,7 +190,10 @@ func openLib(spec libSpec, env searchEnv) (uintptr, string, error) {
 		}
 		tried = append(tried, c+": "+reason)
 	}
-	return 0, "", &NotFoundError{Library: spec.names[0], What: spec.what, Tried: tried}
+	if fallbackH != 0 {
+		return fallbackH, fallbackPath, skipped, nil
+	}
+	return 0, "", skipped, &NotFoundError{Library: spec.names[0], What: spec.what, Tried: append(tried, skipped...)}
 }
 
 func isDir(p string) bool {

@@ -16,7 +16,7 @@ func fakeEnv(vars map[string]string, files map[string]bool, globs []string, open
 		open: func(p string) (uintptr, error) {
 			opened = append(opened, p)
 			if openable[p] {
-				return 1, nil
+				return uintptr(len(opened)), nil // distinct per call
 			}
 			return 0, errors.New(p + ": cannot open shared object file")
 		},
@@ -119,4 +119,75 @@ func TestLoadOnThisMachine(t *testing.T) {
 		return
 	}
 	t.Logf("driver present but unusable: %v", err)
+}
+
+// TestOpenNVRTCPrefersDriverMajor pins issue 17's items 2 and 5: an NVRTC
+// newer than the driver is passed over for one the driver supports, the
+// choice says so, and libnvrtc-builtins is loaded from the chosen
+// library's folder right after it.
+func TestOpenNVRTCPrefersDriverMajor(t *testing.T) {
+	const dir = "/opt/cu"
+	all := map[string]bool{dir + "/libnvrtc.so.13": true, dir + "/libnvrtc.so.12": true,
+		dir + "/libnvrtc-builtins.so.12.4": true, dir + "/libnvrtc-builtins.so.13.0": true}
+	versions := map[string][2]int{dir + "/libnvrtc.so.13": {13, 0}, dir + "/libnvrtc.so.12": {12, 4}}
+	for _, c := range []struct {
+		name     string
+		driver   int
+		drop     string // a file missing from the folder
+		want     string
+		choice   []string
+		builtins string // opened last, after the chosen NVRTC, or ""
+	}{
+		{"driver 12.4 skips NVRTC 13", 12040, "", dir + "/libnvrtc.so.12",
+			[]string{dir + "/libnvrtc.so.12 (NVRTC 12.4) for driver CUDA 12.4",
+				"passed over " + dir + "/libnvrtc.so.13: NVRTC 13.0 is newer than the driver (CUDA 12.4)",
+				"builtins " + dir + "/libnvrtc-builtins.so.12.4"}, dir + "/libnvrtc-builtins.so.12.4"},
+		{"driver 13.0 takes the newest", 13000, "", dir + "/libnvrtc.so.13",
+			[]string{"(NVRTC 13.0) for driver CUDA 13.0", "builtins " + dir + "/libnvrtc-builtins.so.13.0"}, dir + "/libnvrtc-builtins.so.13.0"},
+		{"only a newer NVRTC", 12040, dir + "/libnvrtc.so.12", dir + "/libnvrtc.so.13",
+			[]string{"no NVRTC the driver supports was found, its output may not load"}, dir + "/libnvrtc-builtins.so.13.0"},
+		{"builtins missing", 12040, dir + "/libnvrtc-builtins.so.12.4", dir + "/libnvrtc.so.12",
+			[]string{"builtins: libnvrtc-builtins.so.12.4 not found beside NVRTC"}, ""},
+	} {
+		files := map[string]bool{}
+		for f := range all {
+			if f != c.drop {
+				files[f] = true
+			}
+		}
+		env, opened := fakeEnv(map[string]string{"CANOPY_CUDA_LIBS": dir}, files, nil, files)
+		paths := map[uintptr]string{}
+		open := env.open
+		env.open = func(p string) (uintptr, error) {
+			h, err := open(p)
+			paths[h] = p
+			return h, err
+		}
+		version := func(h uintptr, p string) ([2]int, error) {
+			if paths[h] != p {
+				t.Fatalf("%s: handle %d is %s, not %s", c.name, h, paths[h], p)
+			}
+			return versions[p], nil
+		}
+		_, path, _, choice, err := openNVRTC(env, c.driver, version)
+		if err != nil || path != c.want {
+			t.Errorf("%s: chose %q, %v; want %s", c.name, path, err, c.want)
+			continue
+		}
+		for _, s := range c.choice {
+			if !strings.Contains(choice, s) {
+				t.Errorf("%s: choice %q lacks %q", c.name, choice, s)
+			}
+		}
+		if c.builtins != "" {
+			i, n := slices.Index(*opened, path), len(*opened)
+			if i < 0 || i >= n-1 || (*opened)[n-1] != c.builtins {
+				t.Errorf("%s: dlopen order %q: want %s last, after %s", c.name, *opened, c.builtins, path)
+			}
+		}
+	}
+	// NVRTC found by the loader's own search needs no builtins from a folder.
+	if p, err := loadBuiltins(searchEnv{}, "libnvrtc.so.12", [2]int{12, 4}); p != "" || err != nil {
+		t.Errorf("loader-default NVRTC: %q, %v", p, err)
+	}
 }

@@ -3,8 +3,11 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
+	"strings"
 	"unsafe"
 )
 
@@ -42,21 +45,123 @@ func (a *nvrtcAPI) symbols() []symbol {
 	}
 }
 
+// LoadNVRTC loads NVRTC alone (with its builtins), without a driver or a
+// GPU, for compiling kernels on any machine (make cuda-compile-check). With
+// no driver to match, the first NVRTC found (newest major version first)
+// is taken. Only Compile, SupportedArchs and the NVRTC fields of the
+// result are usable. Each call searches anew; Load is unaffected.
+func LoadNVRTC() (*Libs, error) {
+	l := &Libs{}
+	if err := l.loadNVRTC(defaultEnv()); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
 func (l *Libs) loadNVRTC(env searchEnv) error {
-	h, path, err := openLib(specNVRTC, env)
+	apis := map[uintptr]*nvrtcAPI{}
+	version := func(h uintptr, path string) ([2]int, error) {
+		api := &nvrtcAPI{}
+		if err := bindAll(h, path, api.symbols()); err != nil {
+			return [2]int{}, err
+		}
+		var maj, mnr int32
+		if err := nvrtcCheck("nvrtcVersion", api.nvrtcVersion(&maj, &mnr)); err != nil {
+			return [2]int{}, err
+		}
+		apis[h] = api
+		return [2]int{int(maj), int(mnr)}, nil
+	}
+	h, path, ver, choice, err := openNVRTC(env, l.DriverVersion, version)
 	if err != nil {
 		return err
 	}
-	api := &nvrtcAPI{}
-	if err := bindAll(h, path, api.symbols()); err != nil {
-		return err
-	}
-	var maj, mnr int32
-	if err := nvrtcCheck("nvrtcVersion", api.nvrtcVersion(&maj, &mnr)); err != nil {
-		return err
-	}
-	l.NVRTCPath, l.NVRTCVersion, l.nvrtc = path, [2]int{int(maj), int(mnr)}, api
+	l.NVRTCPath, l.NVRTCVersion, l.NVRTCChoice, l.nvrtc = path, ver, choice, apis[h]
 	return nil
+}
+
+// versionString formats a cuDriverGetVersion value (12040 -> "12.4").
+func versionString(v int) string { return fmt.Sprintf("%d.%d", v/1000, v%1000/10) }
+
+// openNVRTC picks the NVRTC for a driver of driverVersion: the first
+// library in search order (newest major version first) whose major version
+// the driver supports, that is at most the driver's own (an NVRTC 13
+// CUBIN or PTX does not load on a CUDA 12 driver). When every NVRTC that
+// loads is newer, the first is used and the choice says that its output
+// may not load. version binds a loaded library and returns its version.
+// It then loads libnvrtc-builtins from the chosen library's folder
+// (loadBuiltins). choice is one line saying what was chosen and why.
+func openNVRTC(env searchEnv, driverVersion int, version func(h uintptr, path string) ([2]int, error)) (h uintptr, path string, ver [2]int, choice string, err error) {
+	versions := map[uintptr][2]int{}
+	accept := func(h uintptr, path string) string {
+		v, err := version(h, path)
+		if err != nil {
+			return oneLine(err.Error())
+		}
+		versions[h] = v
+		if driverVersion > 0 && v[0] > driverVersion/1000 {
+			return fmt.Sprintf("NVRTC %d.%d is newer than the driver (CUDA %s)", v[0], v[1], versionString(driverVersion))
+		}
+		return ""
+	}
+	h, path, skipped, err := openLibWith(specNVRTC, env, accept)
+	if err != nil {
+		return 0, "", ver, "", err
+	}
+	ver, ok := versions[h]
+	if !ok { // only libraries that fail to bind were found
+		return 0, "", ver, "", fmt.Errorf("cuda: no usable NVRTC (%s)", strings.Join(skipped, "; "))
+	}
+	var b strings.Builder
+	if driverVersion > 0 {
+		fmt.Fprintf(&b, "%s (NVRTC %d.%d) for driver CUDA %s", path, ver[0], ver[1], versionString(driverVersion))
+	} else {
+		fmt.Fprintf(&b, "%s (NVRTC %d.%d), no driver loaded", path, ver[0], ver[1])
+	}
+	if driverVersion > 0 && ver[0] > driverVersion/1000 {
+		b.WriteString(": no NVRTC the driver supports was found, its output may not load")
+	}
+	if len(skipped) > 0 && (driverVersion <= 0 || ver[0] <= driverVersion/1000) {
+		fmt.Fprintf(&b, "; passed over %s", strings.Join(skipped, "; "))
+	}
+	if bp, berr := loadBuiltins(env, path, ver); bp != "" {
+		fmt.Fprintf(&b, "; builtins %s", bp)
+	} else if berr != nil {
+		fmt.Fprintf(&b, "; builtins: %v", berr)
+	}
+	return h, path, ver, b.String(), nil
+}
+
+// loadBuiltins loads libnvrtc-builtins.so.MAJOR.MINOR from the folder of
+// the NVRTC at nvrtcPath and returns its path. NVRTC dlopens that library
+// by name when it compiles, which fails when the folder (one named in
+// CANOPY_CUDA_LIBS, say) is not on the loader's path; a library already
+// loaded under that name satisfies the request. A bare nvrtcPath (found
+// by the loader's own search) needs nothing: "" and nil.
+func loadBuiltins(env searchEnv, nvrtcPath string, ver [2]int) (string, error) {
+	if !filepath.IsAbs(nvrtcPath) {
+		return "", nil
+	}
+	dir := filepath.Dir(nvrtcPath)
+	name := fmt.Sprintf("libnvrtc-builtins.so.%d.%d", ver[0], ver[1])
+	cands := []string{filepath.Join(dir, name)}
+	if m, err := env.glob(filepath.Join(dir, name+".*")); err == nil { // the full-version file
+		sort.Sort(sort.Reverse(sort.StringSlice(m)))
+		cands = append(cands, m...)
+	}
+	for _, c := range cands {
+		if !strings.HasPrefix(filepath.Base(c), name) || !env.exists(c) {
+			continue
+		}
+		h, err := env.open(c)
+		if err == nil && h != 0 {
+			return c, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %s", c, oneLine(err.Error()))
+		}
+	}
+	return "", fmt.Errorf("%s not found beside NVRTC (compiling needs it on the loader path)", name)
 }
 
 func nvrtcCheck(call string, r int32) error {

@@ -18,8 +18,10 @@ type CheckResult struct {
 	Millis     float64 `json:"ms,omitempty"`
 }
 
-// saxpySrc is the trivial NVRTC test kernel: y = a*x + y.
-const saxpySrc = `
+// SelfTestKernels is the CUDA C++ source that SelfTest compiles with NVRTC:
+// saxpy, y = a*x + y. It is exported so that an emulated device
+// (cuda/fakecuda) can be built with it.
+const SelfTestKernels = `
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
@@ -116,7 +118,7 @@ func SelfTest(d *Device) []CheckResult {
 	})
 
 	run("nvrtc_saxpy_and_graph", func(c *Ctx, res *CheckResult) error {
-		m, t, err := c.CompileForDevice("saxpy.cu", saxpySrc)
+		m, t, err := c.CompileForDevice("saxpy.cu", SelfTestKernels)
 		if err != nil {
 			return err
 		}

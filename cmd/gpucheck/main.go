@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -34,19 +33,24 @@ type libsInfo struct {
 	NVRTCPath     string `json:"nvrtc_path,omitempty"`
 	NVRTCVersion  string `json:"nvrtc_version,omitempty"`
 	NVRTCError    string `json:"nvrtc_error,omitempty"`
+	NVRTCChoice   string `json:"nvrtc_choice,omitempty"`
 	CublasPath    string `json:"cublas_path,omitempty"`
 	CublasVersion int    `json:"cublas_version,omitempty"`
 	CublasError   string `json:"cublas_error,omitempty"`
 }
 
 type compareResult struct {
-	Preset     string  `json:"preset"`
-	Precision  string  `json:"precision"`
-	Graphs     bool    `json:"graphs"`
-	Batch      int     `json:"batch"`
-	PolicyDiff float64 `json:"max_abs_diff_policy"`
-	ValueDiff  float64 `json:"max_abs_diff_value"`
-	Error      string  `json:"error,omitempty"`
+	Preset      string  `json:"preset"`
+	Precision   string  `json:"precision"`
+	Graphs      bool    `json:"graphs"`
+	Batch       int     `json:"batch"`
+	PolicyDiff  float64 `json:"max_abs_diff_policy"`
+	PolicyScale float64 `json:"policy_scale"` // largest |logit| of the cpu result (at least 1)
+	PolicyRel   float64 `json:"rel_diff_policy"`
+	ValueDiff   float64 `json:"max_abs_diff_value"`
+	Tolerance   float64 `json:"rel_tolerance_policy"`
+	ValueTol    float64 `json:"tolerance_value"`
+	Error       string  `json:"error,omitempty"`
 }
 
 type benchResult struct {
@@ -72,9 +76,21 @@ type report struct {
 	Notes     map[string][]string `json:"notes,omitempty"`
 }
 
-// Tolerances on the backend comparison (policy logits and values).
-var tolerance = map[cudabackend.Precision]float64{cudabackend.FP32: 1e-3, cudabackend.TF32: 5e-2,
-	cudabackend.FP16: 5e-2, cudabackend.BF16: 2.5e-1}
+// maxCompareBatch is the batch of the cuda-vs-cpu comparison: odd and
+// prime, so that no kernel or GEMM gets a convenient size, unless the
+// largest batch asked for is smaller (compareBatch).
+const maxCompareBatch = 61
+
+// compareBatch returns the comparison batch for the timed batch sizes:
+// maxCompareBatch, or the largest of them when that is smaller (backends
+// are opened with MaxBatch = the largest size).
+func compareBatch(batches []int) int {
+	m := 1
+	for _, b := range batches {
+		m = max(m, b)
+	}
+	return min(maxCompareBatch, m)
+}
 
 func main() {
 	out := flag.String("out", "", "write the JSON report here (default stdout)")
@@ -83,7 +99,16 @@ func main() {
 	minTime := flag.Duration("bench-time", 300*time.Millisecond, "minimum timing per batch size")
 	precs := flag.String("precisions", "fp32,tf32,fp16,bf16", "precisions to compare and time")
 	cpuBench := flag.Bool("cpu-bench", true, "also time the cpu backend (up to batch 256)")
+	compileOnly := flag.Bool("compile-only", false, "only compile every kernel with NVRTC for --archs (needs no driver or GPU); with ptxas on PATH, print registers and spills per kernel")
+	archs := flag.String("archs", "75,80,86,89,90", "architectures for --compile-only")
 	flag.Parse()
+	if *compileOnly {
+		if err := compileCheck(os.Stdout, *archs); err != nil {
+			fmt.Fprintln(os.Stderr, "gpucheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	rep := run(*preset, *batches, *precs, *minTime, *cpuBench)
 	b, _ := json.MarshalIndent(rep, "", "  ")
 	b = append(b, '\n')
@@ -146,6 +171,7 @@ func run(preset, batchList, precList string, minTime time.Duration, cpuBench boo
 		li.NVRTCError = libs.NVRTCErr.Error()
 	} else {
 		li.NVRTCVersion = fmt.Sprintf("%d.%d", libs.NVRTCVersion[0], libs.NVRTCVersion[1])
+		li.NVRTCChoice = libs.NVRTCChoice
 	}
 	if libs.CublasErr != nil {
 		li.CublasError = libs.CublasErr.Error()
@@ -188,7 +214,7 @@ func run(preset, batchList, precList string, minTime time.Duration, cpuBench boo
 	ctx := context.Background()
 
 	// (c) Compare with the cpu backend.
-	const cmpBatch = 61
+	cmpBatch := compareBatch(batches)
 	in := randInput(cmpBatch*net.InputSize(), 3)
 	wantP := make([]float32, cmpBatch*net.PolicySize())
 	wantV := make([]float32, cmpBatch)
@@ -205,7 +231,8 @@ func run(preset, batchList, precList string, minTime time.Duration, cpuBench boo
 	}()
 	for _, p := range precs {
 		for _, graphs := range []bool{false, true} {
-			cr := compareResult{Preset: preset, Precision: string(p), Graphs: graphs, Batch: cmpBatch}
+			cr := compareResult{Preset: preset, Precision: string(p), Graphs: graphs, Batch: cmpBatch,
+				Tolerance: cudabackend.Tolerance(p), ValueTol: cudabackend.ValueTolerance(p)}
 			b, err := cudabackend.Open(net, cudabackend.Options{MaxBatch: maxBatch, Precision: p, Graphs: graphs})
 			if err != nil {
 				cr.Error = err.Error()
@@ -214,6 +241,11 @@ func run(preset, batchList, precList string, minTime time.Duration, cpuBench boo
 				continue
 			}
 			backends[fmt.Sprint(p, graphs)] = b
+			if p == cudabackend.Auto { // say what auto chose, and hold it to that precision's tolerance
+				cr.Precision = fmt.Sprintf("auto=%s", b.Options().Precision)
+				cr.Tolerance = cudabackend.Tolerance(b.Options().Precision)
+				cr.ValueTol = cudabackend.ValueTolerance(b.Options().Precision)
+			}
 			gotP := make([]float32, len(wantP))
 			gotV := make([]float32, cmpBatch)
 			for range 2 {
@@ -225,9 +257,11 @@ func run(preset, batchList, precList string, minTime time.Duration, cpuBench boo
 				cr.Error = err.Error()
 				fail("cuda %s graphs=%v: %v", p, graphs, err)
 			} else {
-				cr.PolicyDiff, cr.ValueDiff = maxDiff(gotP, wantP), maxDiff(gotV, wantV)
-				if cr.PolicyDiff > tolerance[p] || cr.ValueDiff > tolerance[p] {
-					fail("cuda %s graphs=%v differs from cpu by %g / %g (tolerance %g)", p, graphs, cr.PolicyDiff, cr.ValueDiff, tolerance[p])
+				dp, dv := cudabackend.Compare(gotP, wantP), cudabackend.Compare(gotV, wantV)
+				cr.PolicyDiff, cr.PolicyScale, cr.PolicyRel, cr.ValueDiff = dp.MaxAbs, dp.Scale, dp.Rel(), dv.MaxAbs
+				if dp.Rel() > cr.Tolerance || dv.Rel() > cr.ValueTol {
+					fail("cuda %s graphs=%v differs from cpu by %g relative on the policy (scale %g, tolerance %g) and %g on the value (tolerance %g)",
+						p, graphs, dp.Rel(), dp.Scale, cr.Tolerance, dv.Rel(), cr.ValueTol)
 				}
 			}
 			rep.Compare = append(rep.Compare, cr)
@@ -314,16 +348,4 @@ func randInput(n int, seed uint64) []float32 {
 		}
 	}
 	return x
-}
-
-func maxDiff(a, b []float32) float64 {
-	m := 0.0
-	for i := range a {
-		d := math.Abs(float64(a[i]) - float64(b[i]))
-		if math.IsNaN(d) {
-			return math.Inf(1)
-		}
-		m = max(m, d)
-	}
-	return m
 }

@@ -10,6 +10,10 @@
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (long long)blockDim.x * gridDim.x)
 
+// The four conversions below use inline PTX. CANOPY_CUDA_HOST is defined
+// only by the host shim of the emulated device (cuda/fakecuda), which
+// provides functions of the same names and results; NVRTC never sees it.
+#ifndef CANOPY_CUDA_HOST
 __device__ __forceinline__ unsigned int f32_bits(float f) {
     unsigned int u;
     asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
@@ -34,6 +38,7 @@ __device__ __forceinline__ float f16_to_f32(unsigned short h) {
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
     return f;
 }
+#endif
 
 // bfloat16 = the high 16 bits of a float, rounded to nearest even; NaN
 // stays a (quiet) NaN.
@@ -50,14 +55,29 @@ __device__ __forceinline__ float bf16_to_f32(unsigned short b) {
     return bits_f32(((unsigned int)b) << 16);
 }
 
+// f32_to_f16_checked converts like f32_to_f16 and, when a finite value
+// becomes infinite (|v| >= 65520 rounds past the largest half, 65504),
+// sets *overflow to 1 (when overflow is not null). Every thread that
+// stores writes the same value, so no atomic is needed.
+__device__ __forceinline__ unsigned short f32_to_f16_checked(float f, unsigned int* overflow) {
+    unsigned short h = f32_to_f16(f);
+    if ((h & 0x7fffu) == 0x7c00u && (f32_bits(f) & 0x7f800000u) != 0x7f800000u && overflow != 0) {
+        *overflow = 1u;
+    }
+    return h;
+}
+
+// Stores of the im2col kernel; overflow is only used by the FP16 one.
 struct StoreF32 {
-    __device__ __forceinline__ static void put(float* p, long long i, float v) { p[i] = v; }
+    __device__ __forceinline__ static void put(float* p, long long i, float v, unsigned int*) { p[i] = v; }
 };
 struct StoreF16 {
-    __device__ __forceinline__ static void put(unsigned short* p, long long i, float v) { p[i] = f32_to_f16(v); }
+    __device__ __forceinline__ static void put(unsigned short* p, long long i, float v, unsigned int* overflow) {
+        p[i] = f32_to_f16_checked(v, overflow);
+    }
 };
 struct StoreBF16 {
-    __device__ __forceinline__ static void put(unsigned short* p, long long i, float v) { p[i] = f32_to_bf16(v); }
+    __device__ __forceinline__ static void put(unsigned short* p, long long i, float v, unsigned int*) { p[i] = f32_to_bf16(v); }
 };
 
 // nchw_to_nhwc: src holds batch samples of planes x cells (planar, as the
@@ -78,10 +98,11 @@ extern "C" __global__ void nchw_to_nhwc(const float* __restrict__ src, float* __
 // im2col for a 3x3 convolution, stride 1, zero padding 1, over NHWC src
 // (batch x h x w x ch). dst row (n*h+y)*w+x, column (kh*3+kw)*ch+c holds
 // src pixel (n, y+kh-1, x+kw-1) channel c, or 0 outside the image; this is
-// kernels.Im2Col3x3's layout.
+// kernels.Im2Col3x3's layout. The FP16 variant reports overflow to
+// infinity in *overflow (see f32_to_f16_checked).
 template <typename T, typename Store>
 __device__ __forceinline__ void im2col3x3(const float* __restrict__ src, T* __restrict__ dst,
-                                          int batch, int ch, int h, int w) {
+                                          int batch, int ch, int h, int w, unsigned int* overflow) {
     long long cols = 9LL * ch;
     long long total = (long long)batch * h * w * cols;
     GRID_STRIDE(i, total) {
@@ -98,18 +119,19 @@ __device__ __forceinline__ void im2col3x3(const float* __restrict__ src, T* __re
         if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
             v = src[((n * h + iy) * w + ix) * ch + c];
         }
-        Store::put(dst, i, v);
+        Store::put(dst, i, v, overflow);
     }
 }
 
 extern "C" __global__ void im2col3x3_f32(const float* src, float* dst, int batch, int ch, int h, int w) {
-    im2col3x3<float, StoreF32>(src, dst, batch, ch, h, w);
+    im2col3x3<float, StoreF32>(src, dst, batch, ch, h, w, 0);
 }
-extern "C" __global__ void im2col3x3_f16(const float* src, unsigned short* dst, int batch, int ch, int h, int w) {
-    im2col3x3<unsigned short, StoreF16>(src, dst, batch, ch, h, w);
+extern "C" __global__ void im2col3x3_f16(const float* src, unsigned short* dst, int batch, int ch, int h, int w,
+                                         unsigned int* overflow) {
+    im2col3x3<unsigned short, StoreF16>(src, dst, batch, ch, h, w, overflow);
 }
 extern "C" __global__ void im2col3x3_bf16(const float* src, unsigned short* dst, int batch, int ch, int h, int w) {
-    im2col3x3<unsigned short, StoreBF16>(src, dst, batch, ch, h, w);
+    im2col3x3<unsigned short, StoreBF16>(src, dst, batch, ch, h, w, 0);
 }
 
 // bias_act is the GEMM epilogue, in place over the rows x cols row-major
@@ -174,9 +196,10 @@ extern "C" __global__ void masked_softmax(const float* __restrict__ logits, cons
     }
 }
 
-// Precision conversions, n values each.
-extern "C" __global__ void f32_to_f16_kernel(const float* src, unsigned short* dst, long long n) {
-    GRID_STRIDE(i, n) { dst[i] = f32_to_f16(src[i]); }
+// Precision conversions, n values each. f32_to_f16_kernel reports
+// overflow to infinity in *overflow (may be null).
+extern "C" __global__ void f32_to_f16_kernel(const float* src, unsigned short* dst, long long n, unsigned int* overflow) {
+    GRID_STRIDE(i, n) { dst[i] = f32_to_f16_checked(src[i], overflow); }
 }
 extern "C" __global__ void f16_to_f32_kernel(const unsigned short* src, float* dst, long long n) {
     GRID_STRIDE(i, n) { dst[i] = f16_to_f32(src[i]); }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -22,22 +23,41 @@ const (
 	TF32 Precision = "tf32" // float32 operands on TF32 tensor cores, FP32 accumulation
 	FP16 Precision = "fp16" // half operands, FP32 accumulation
 	BF16 Precision = "bf16" // bfloat16 operands, FP32 accumulation
+
+	// Auto picks DefaultPrecision for the device when the backend opens.
+	Auto Precision = "auto"
 )
 
-// Precisions lists the supported precisions.
+// Precisions lists the supported precisions (Auto resolves to one of them).
 func Precisions() []Precision { return []Precision{FP32, TF32, FP16, BF16} }
 
-// ParsePrecision reads a precision name ("" is fp32).
+// ParsePrecision reads a precision name: fp32, tf32, fp16, bf16, or auto
+// ("" is auto).
 func ParsePrecision(s string) (Precision, error) {
-	if s == "" {
-		return FP32, nil
+	if s == "" || strings.EqualFold(s, string(Auto)) {
+		return Auto, nil
 	}
 	for _, p := range Precisions() {
 		if strings.EqualFold(s, string(p)) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("cudabackend: unknown precision %q (want fp32, tf32, fp16 or bf16)", s)
+	return "", fmt.Errorf("cudabackend: unknown precision %q (want fp32, tf32, fp16, bf16 or auto)", s)
+}
+
+// DefaultPrecision is the precision Auto picks for a GPU of compute
+// capability major.minor: BF16 from 8.0 on (tensor cores with BF16, and
+// the float32 exponent range, so activations cannot overflow), FP16 on
+// 7.x (tensor cores without BF16, e.g. the T4's sm_75; overflow is
+// detected, see ErrFP16Overflow), FP32 below (no tensor cores).
+func DefaultPrecision(major, minor int) Precision {
+	switch {
+	case major >= 8:
+		return BF16
+	case major == 7:
+		return FP16
+	}
+	return FP32
 }
 
 // half reports whether GEMM operands are 16-bit.
@@ -47,7 +67,7 @@ func (p Precision) half() bool { return p == FP16 || p == BF16 }
 type Options struct {
 	MaxBatch  int       // default 1024
 	Device    int       // CUDA device ordinal
-	Precision Precision // default fp32
+	Precision Precision // "" or Auto: DefaultPrecision of the device
 	Graphs    bool      // replay one captured CUDA graph per batch size
 }
 
@@ -82,7 +102,8 @@ type Backend struct {
 	ws      cuda.DevicePtr   // cuBLAS workspace
 	w, b    []cuda.DevicePtr // per layer: weights (operand precision), bias (float32)
 	hostIn  *cuda.HostBuffer
-	hostOut *cuda.HostBuffer // policy for MaxBatch samples, then values
+	hostOut *cuda.HostBuffer // policy for MaxBatch samples, then values, then the overflow flag
+	flag    cuda.DevicePtr   // FP16 only: set to 1 by a conversion that overflowed
 	graphs  map[int]cuda.GraphExec
 	allocs  []cuda.DevicePtr
 }
@@ -122,8 +143,8 @@ func init() {
 		Summary:  "the network on an NVIDIA GPU (CUDA libraries loaded at run time, no cgo)",
 		Options: []nets.BackendOption{
 			{Key: "device", Min: 0, Max: maxDevice, Default: "0", Help: "CUDA device ordinal"},
-			{Key: "precision", Values: prec, Default: "$" + envPrecision + ", else fp32",
-				Help: "GEMM operand precision (accumulation is always FP32)"},
+			{Key: "precision", Values: append(prec, string(Auto)), Default: "$" + envPrecision + ", else auto",
+				Help: "GEMM operand precision (accumulation is always FP32); auto: bf16 on sm_80 and newer, fp16 on sm_7x"},
 			{Key: "graphs", Values: []string{"true", "false"}, Default: "true if $" + envGraphs + "=1, else false",
 				Help: "replay one captured CUDA graph per batch size"},
 		},
@@ -195,7 +216,7 @@ func specOptions(o nets.BackendOptions, getenv func(string) string) (Options, er
 	p, err := ParsePrecision(v)
 	if err != nil {
 		return opts, &nets.OptionError{Backend: "cuda", Key: "precision",
-			Reason: fmt.Sprintf("%s=%q is not one of fp32|tf32|fp16|bf16", src, v)}
+			Reason: fmt.Sprintf("%s=%q is not one of fp32|tf32|fp16|bf16|auto", src, v)}
 	}
 	opts.Precision = p
 	if v, ok := o.Param("graphs"); ok {
@@ -233,7 +254,6 @@ func Open(net *nets.Net, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Precision = prec
 	p, err := buildPlan(net)
 	if err != nil {
 		return nil, err
@@ -242,6 +262,11 @@ func Open(net *nets.Net, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if prec == Auto {
+		info := dev.Info()
+		prec = DefaultPrecision(info.Major, info.Minor)
+	}
+	o.Precision = prec
 	b := &Backend{dev: dev, plan: p, opts: o, in: net.InputSize(), pol: net.PolicySize(), elemSize: 4,
 		fns: map[string]cuda.Function{}, graphs: map[int]cuda.GraphExec{}}
 	if prec.half() {
@@ -315,9 +340,19 @@ func (b *Backend) setup(c *cuda.Ctx) error {
 	if b.hostIn, err = c.AllocHost(4 * mb * b.in); err != nil {
 		return err
 	}
-	if b.hostOut, err = c.AllocHost(4 * mb * (b.pol + 1)); err != nil {
+	if b.hostOut, err = c.AllocHost(4*mb*(b.pol+1) + 4); err != nil {
 		return err
 	}
+	if b.opts.Precision == FP16 {
+		if b.flag, err = b.alloc(c, 4); err != nil {
+			return err
+		}
+		if err := c.MemsetD32Async(b.flag, 0, 1, b.stream); err != nil {
+			return err
+		}
+	}
+	// The synchronous copies below (CopyHtoD) return when the data is on
+	// the device, so the conversions on the non-blocking stream may read it.
 	for _, l := range p.layers {
 		w, err := b.upload(c, l.w)
 		if err != nil {
@@ -332,7 +367,39 @@ func (b *Backend) setup(c *cuda.Ctx) error {
 		}
 		b.w, b.b = append(b.w, w), append(b.b, bias)
 	}
-	return c.SyncStream(b.stream)
+	if err := c.SyncStream(b.stream); err != nil {
+		return err
+	}
+	if b.flag != 0 {
+		over, err := b.readFlag(c)
+		if err != nil {
+			return err
+		}
+		if over {
+			return &overflowError{where: "a weight (after batch-norm folding)"}
+		}
+	}
+	return nil
+}
+
+// readFlag reads the overflow flag synchronously; call after the stream
+// is synchronised.
+func (b *Backend) readFlag(c *cuda.Ctx) (bool, error) {
+	if err := c.CopyDtoHAsync(b.hostOut, b.flagOffset(), b.flag, 4, b.stream); err != nil {
+		return false, err
+	}
+	if err := c.SyncStream(b.stream); err != nil {
+		return false, err
+	}
+	return b.flagSet(), nil
+}
+
+// flagOffset is the overflow flag's byte offset in hostOut.
+func (b *Backend) flagOffset() int { return 4 * b.opts.MaxBatch * (b.pol + 1) }
+
+// flagSet reports whether the flag copied to hostOut is set.
+func (b *Backend) flagSet() bool {
+	return math.Float32bits(b.hostOut.Float32s()[b.flagOffset()/4]) != 0
 }
 
 // upload copies float32 weights to the device in operand precision.
@@ -367,13 +434,13 @@ func (b *Backend) launch(c *cuda.Ctx, name string, n int, args *cuda.Args) error
 	return c.Launch(f, cuda.Dim3{X: cuda.Grid1D(n, blockSize, maxBlocks)}, cuda.Dim3{X: blockSize}, 0, b.stream, args)
 }
 
-// convert writes n float32s from src as 16-bit values of the precision.
+// convert writes n float32s from src as 16-bit values of the precision
+// (FP16: overflow to infinity sets b.flag).
 func (b *Backend) convert(c *cuda.Ctx, src, dst cuda.DevicePtr, n int) error {
-	name := "f32_to_f16_kernel"
 	if b.opts.Precision == BF16 {
-		name = "f32_to_bf16_kernel"
+		return b.launch(c, "f32_to_bf16_kernel", n, c.Args().Ptr(src).Ptr(dst).Int64(int64(n)))
 	}
-	return b.launch(c, name, n, c.Args().Ptr(src).Ptr(dst).Int64(int64(n)))
+	return b.launch(c, "f32_to_f16_kernel", n, c.Args().Ptr(src).Ptr(dst).Int64(int64(n)).Ptr(b.flag))
 }
 
 func (b *Backend) buf(id int) cuda.DevicePtr { return b.store[b.slot[id]] }
@@ -383,6 +450,11 @@ func (b *Backend) buf(id int) cuda.DevicePtr { return b.store[b.slot[id]] }
 func (b *Backend) enqueue(c *cuda.Ctx, batch int) error {
 	p, cfg := b.plan, b.plan.cfg
 	cells := cfg.Height * cfg.Width
+	if b.flag != 0 {
+		if err := c.MemsetD32Async(b.flag, 0, 1, b.stream); err != nil {
+			return err
+		}
+	}
 	if err := c.CopyHtoDAsync(b.dIn, b.hostIn, 0, 4*batch*b.in, b.stream); err != nil {
 		return err
 	}
@@ -397,7 +469,11 @@ func (b *Backend) enqueue(c *cuda.Ctx, batch int) error {
 		switch {
 		case l.kind == kindConv3:
 			name := map[Precision]string{FP32: "im2col3x3_f32", TF32: "im2col3x3_f32", FP16: "im2col3x3_f16", BF16: "im2col3x3_bf16"}[prec]
-			if err := b.launch(c, name, m*l.k, c.Args().Ptr(a).Ptr(b.cols).Int(batch).Int(l.cin).Int(cfg.Height).Int(cfg.Width)); err != nil {
+			args := c.Args().Ptr(a).Ptr(b.cols).Int(batch).Int(l.cin).Int(cfg.Height).Int(cfg.Width)
+			if prec == FP16 {
+				args.Ptr(b.flag)
+			}
+			if err := b.launch(c, name, m*l.k, args); err != nil {
 				return fmt.Errorf("layer %s: %w", l.name, err)
 			}
 			a = b.cols
@@ -434,6 +510,11 @@ func (b *Backend) enqueue(c *cuda.Ctx, batch int) error {
 	}
 	if err := c.CopyDtoHAsync(b.hostOut, 0, b.buf(p.policy), 4*batch*b.pol, b.stream); err != nil {
 		return err
+	}
+	if b.flag != 0 {
+		if err := c.CopyDtoHAsync(b.hostOut, b.flagOffset(), b.flag, 4, b.stream); err != nil {
+			return err
+		}
 	}
 	return c.CopyDtoHAsync(b.hostOut, 4*b.opts.MaxBatch*b.pol, b.buf(p.value), 4*batch, b.stream)
 }
@@ -504,6 +585,9 @@ func (b *Backend) Evaluate(ctx context.Context, batch int, input, policy, value 
 	if err != nil {
 		return err
 	}
+	if b.flag != 0 && b.flagSet() {
+		return &overflowError{where: fmt.Sprintf("an activation of batch %d", batch)}
+	}
 	out := b.hostOut.Float32s()
 	copy(policy[:batch*b.pol], out[:batch*b.pol])
 	vo := b.opts.MaxBatch * b.pol
@@ -542,4 +626,24 @@ func (b *Backend) Close() error {
 	err = errors.Join(err, b.dev.Close())
 	b.dev = nil
 	return err
+}
+
+// ErrFP16Overflow is matched (errors.Is) by the error of Open or Evaluate
+// when a value converted to an FP16 GEMM operand (a weight, an input or an
+// activation) was finite but beyond the half range (|v| >= 65520 rounds
+// to infinity), which would make the outputs wrong. Such an error also
+// matches nets.ErrNonFinite. BF16 has the float32 range and cannot
+// overflow this way.
+var ErrFP16Overflow = errors.New("cudabackend: FP16 overflow")
+
+// overflowError is an FP16 overflow in where.
+type overflowError struct{ where string }
+
+func (e *overflowError) Error() string {
+	return fmt.Sprintf("%v: %s exceeds the half range (65504) and became infinite; use precision=bf16 (sm_80 and newer) or fp32",
+		ErrFP16Overflow, e.where)
+}
+
+func (e *overflowError) Is(target error) bool {
+	return target == ErrFP16Overflow || target == nets.ErrNonFinite
 }

@@ -30,14 +30,29 @@
 //
 // # Options
 //
-// The backend spec takes device=N, precision=fp32|tf32|fp16|bf16 and
+// The backend spec takes device=N, precision=fp32|tf32|fp16|bf16|auto and
 // graphs=true|false (for example "cuda:precision=fp16,graphs=true"; see
 // nets.OpenBackendSpec). A key the spec leaves out falls back to the
-// environment: CANOPY_CUDA_PRECISION (default fp32) and CANOPY_CUDA_GRAPHS
+// environment: CANOPY_CUDA_PRECISION (default auto: DefaultPrecision of
+// the device, BF16 on sm_80 and newer, FP16 on sm_7x) and CANOPY_CUDA_GRAPHS
 // (1 to replay captured graphs); device falls back to
 // nets.BackendOptions.Device. Open takes Options explicitly. Where no GPU
 // can be used, opening "cuda" fails with an error that matches
 // nets.ErrBackendUnavailable and names the reason (Probe's).
+//
+// # Precision checks
+//
+// FP16 conversions set a device flag when a finite value overflows to
+// infinity; Open and Evaluate then fail with ErrFP16Overflow (which also
+// matches nets.ErrNonFinite) instead of returning outputs computed from
+// infinities. Compare and Tolerance judge GPU outputs against the CPU's
+// relative to the output scale (logits reach tens).
+//
+// # Streams
+//
+// All GPU work runs on one non-blocking stream. Weights are uploaded with
+// cuda.Ctx.CopyHtoD, which waits until the data is on the device (the
+// legacy stream it uses is not waited for by the non-blocking one).
 //
 // # Concurrency
 //

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/canopy-go/canopy/cuda"
+	"github.com/canopy-go/canopy/cuda/fakecuda"
+)
+
+var fake fakecuda.Status
+
+// TestMain runs gpucheck's tests on the emulated CUDA device when no GPU
+// is here (see fakecuda.Setup).
+func TestMain(m *testing.M) {
+	st, err := fakecuda.Setup(fakecuda.Source{Name: "saxpy.cu", Text: cuda.SelfTestKernels})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gpucheck tests:", err)
+		os.Exit(1)
+	}
+	fake = st
+	os.Exit(m.Run())
+}
+
+// TestCompareBatch pins issue 17, item 4: the comparison batch never
+// exceeds the largest timed batch (the backends' MaxBatch).
+func TestCompareBatch(t *testing.T) {
+	for _, c := range []struct {
+		batches []int
+		want    int
+	}{
+		{[]int{1, 2, 4, 8, 16, 32, 64, 128}, 61},
+		{[]int{1, 2, 4}, 4},
+		{[]int{16, 1}, 16},
+		{[]int{61}, 61},
+		{[]int{4096}, 61},
+	} {
+		if got := compareBatch(c.batches); got != c.want {
+			t.Errorf("compareBatch(%v) = %d, want %d", c.batches, got, c.want)
+		}
+	}
+}
+
+// TestRunOnGPU runs the whole check with small batches (below the
+// comparison batch of 61, which used to fail every comparison).
+func TestRunOnGPU(t *testing.T) {
+	if _, err := cuda.Load(); err != nil {
+		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+	}
+	rep := run("connect4-ppo", "1,4", "fp32,fp16,auto", time.Millisecond, false)
+	if !rep.OK {
+		t.Fatalf("gpucheck failed: %s", rep.Error)
+	}
+	if len(rep.SelfTests) == 0 || len(rep.Compare) != 6 || len(rep.Bench) != 12 {
+		t.Errorf("%d self-tests, %d comparisons, %d timings; want some, 6, 12", len(rep.SelfTests), len(rep.Compare), len(rep.Bench))
+	}
+	for _, c := range rep.Compare {
+		if c.Batch != 4 {
+			t.Errorf("comparison at batch %d, want 4", c.Batch)
+		}
+		t.Logf("%s graphs=%v: policy %.3g relative (scale %.3g), value %.3g", c.Precision, c.Graphs, c.PolicyRel, c.PolicyScale, c.ValueDiff)
+	}
+	if rep.Libs == nil || !strings.Contains(rep.Libs.NVRTCChoice, "for driver CUDA") {
+		t.Errorf("the NVRTC choice is not reported: %+v", rep.Libs)
+	}
+}
