@@ -105,21 +105,38 @@ func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match,
 // legal move) and the network with search play a move that keeps the
 // position's value.
 func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search, random float64, err error) {
+	return SolverScore(ctx, net, r.cfg.SolverPositions, r.cfg.SolverSims)
+}
+
+// SolverScore scores a Connect Four network (a reference as nets.OpenNet
+// takes) on the first positions of the solver-labelled set
+// (games/connect4/solver.Labels): the share of optimal moves of the
+// network alone (its most probable legal move) and of the az agent with
+// sims simulations, and what uniformly random moves would score. Network
+// agents use the default backend (engine.DefaultBackend).
+func SolverScore(ctx context.Context, net string, positions, sims int) (policy, search, random float64, err error) {
+	g, err := games.New("connect4")
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	labels, err := solver.Labels()
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	labels = labels[:min(len(labels), r.cfg.SolverPositions)]
+	if positions < 1 || sims < 1 {
+		return 0, 0, 0, fmt.Errorf("solver score: positions = %d and sims = %d must be at least 1", positions, sims)
+	}
+	labels = labels[:min(len(labels), positions)]
 	for _, l := range labels {
 		random += l.RandomShare() / float64(len(labels))
 	}
 	st := engine.DefaultSettings()
-	st.Sims = r.cfg.SolverSims
-	pol, err := optimalShare(ctx, r.g, labels, func() (actor, error) { return engine.NewPolicy(r.g, net, "auto", 0, 1) })
+	st.Sims = sims
+	pol, err := optimalShare(ctx, g, labels, func() (actor, error) { return engine.NewPolicy(g, net, "auto", 0, 1) })
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	srch, err := optimalShare(ctx, r.g, labels, func() (actor, error) { return engine.NewAZ(r.g, net, "auto", st, false, 1) })
+	srch, err := optimalShare(ctx, g, labels, func() (actor, error) { return engine.NewAZ(g, net, "auto", st, false, 1) })
 	return pol, srch, random, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/canopy-go/canopy/zero"
 )
@@ -71,12 +72,26 @@ Example (a few minutes on 2 cores; run it again to continue):
 			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
 			more := fs.Int("more", 0, "run this many iterations beyond those finished")
 			quiet := fs.Bool("quiet", false, "no live status line")
+			score := fs.String("score", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
 				if strings.TrimSpace(*out) == "" {
 					return usagef("--out is empty: name the run directory")
+				}
+				if *score != "" {
+					if err := setAgentBackend(cfg.Backend, e.Stderr); err != nil {
+						return err
+					}
+					t0 := time.Now()
+					pol, srch, rnd, err := zero.SolverScore(context.Background(), *score, cfg.SolverPositions, cfg.SolverSims)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(e.Stdout, "%s on %d solver-labelled positions: network alone %.1f%% optimal, with %d simulations %.1f%% (random moves %.1f%%; %.0f s)\n",
+						*score, min(cfg.SolverPositions, 400), 100*pol, cfg.SolverSims, 100*srch, 100*rnd, time.Since(t0).Seconds())
+					return nil
 				}
 				if *iters < 0 || *more < 0 || (*iters > 0 && *more > 0) {
 					return usagef("--iterations and --more take a positive count, and only one of them")
