@@ -66,6 +66,8 @@ cuda-compile-check:
 	  echo; echo "Without NVRTC: apt-cache policy libnvrtc12 nvidia-cuda-toolkit shows whether Debian's non-free"; \
 	  echo "archive is configured. If it is not, add it (Components: main contrib non-free non-free-firmware in"; \
 	  echo "/etc/apt/sources.list.d/debian.sources), then: sudo apt-get update && sudo apt-get install libnvrtc12 nvidia-cuda-toolkit"; \
+	  echo "On Debian 12 (non-free has CUDA 11.8), without installing: apt-get download libnvrtc11.2 libnvrtc-builtins11.8,"; \
+	  echo "  dpkg-deb -x each .deb into DIR, then CANOPY_CUDA_LIBS=DIR/usr/lib/x86_64-linux-gnu make cuda-compile-check"; \
 	  echo "Or unpack a folder with libnvrtc.so.12 and libnvrtc-builtins.so.12.* and run"; \
 	  echo "  CANOPY_CUDA_LIBS=/that/folder PATH=/cuda/bin:\$$PATH make cuda-compile-check"; exit 1; }
 

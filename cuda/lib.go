@@ -19,7 +19,7 @@ type libSpec struct {
 
 var (
 	specDriver = libSpec{"CUDA driver", []string{"libcuda.so.1", "libcuda.so"}}
-	specNVRTC  = libSpec{"NVRTC", []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}}
+	specNVRTC  = libSpec{"NVRTC", []string{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}} // 11.2: the soname of every CUDA 11.x NVRTC (Debian 12 non-free ships 11.8)
 	specLt     = libSpec{"cuBLASLt", []string{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}}
 	specCublas = libSpec{"cuBLAS", []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so"}}
 )

@@ -50,6 +50,7 @@ func TestCandidatesNewestVersionFirst(t *testing.T) {
 	want := []string{"/x/libnvrtc.so.12.4",
 		"/d1/libnvrtc.so.13", "libnvrtc.so.13",
 		"/d1/libnvrtc.so.12", "libnvrtc.so.12",
+		"/d1/libnvrtc.so.11.2", "libnvrtc.so.11.2",
 		"/d1/libnvrtc.so", "libnvrtc.so"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("candidates:\n got %q\nwant %q", got, want)
