@@ -58,8 +58,9 @@ func (stateHeuristic) Score(s games.State, player int, a games.Action) float64 {
 // turns them into Options (rule-dependent defaults, evaluators).
 type mctsSpec struct {
 	Sel, Full, Eval, Rollout, Static, RaveSched, Final, SimSel, SimFinal string
+	PBForm, AmafExplore, Rewards, Cut                                    string
 	C, FPU, Dir, DirFrac, RaveK, RaveB, Alpha, PoolP, Bias, Temp, Eps    float64
-	Blend, SimGamma                                                      float64
+	Blend, SimGamma, CutScale                                            float64
 	Sims, Nodes, Expand, PoolK, TempPlies, Threads, Root, Det            int
 	Depth, Turns                                                         int
 	Time                                                                 time.Duration
@@ -82,20 +83,25 @@ func (m *mctsSpec) table() spec.Table {
 		spec.String("eval", &m.Eval, "rollout", "leaf evaluator: rollout, uniform, blend, or a network (a weights file, a shipped name, init)"),
 		spec.Choice("rollout", &m.Rollout, "random", []string{"random", "heuristic"}, "rollout policy (heuristic: epsilon-greedy on the game's heuristic)"),
 		spec.Float("eps", &m.Eps, 0.1, 0, 1, "epsilon of heuristic rollouts"),
-		spec.Int("depth", &m.Depth, 0, 0, 1<<20, "rollout depth limit in plies (0 = to the end; value 0 at the cut)"),
+		spec.Int("depth", &m.Depth, 0, 0, 1<<20, "rollout depth limit in plies (0 = to the end; the value at the cut: see cut)"),
 		spec.Float("blend", &m.Blend, 0.5, 0, 1, "eval=blend: weight of the static value (rest: a random rollout of turns player turns)"),
 		spec.String("static", &m.Static, "uniform", "eval=blend: the static evaluator (uniform = value 0, or a network)"),
-		spec.Int("turns", &m.Turns, 0, 0, 1<<20, "rollout limit in player turns (0 = none, eval=blend: 8; value 0 at the cut)"),
+		spec.Int("turns", &m.Turns, 0, 0, 1<<20, "rollout limit in player turns (0 = none, eval=blend: 8; the value at the cut: see cut)"),
+		spec.Choice("cut", &m.Cut, "zero", []string{"zero", "heuristic", "score"}, "value of a rollout cut off by depth or turns: zero, heuristic (tanh((h_p - mean of the others' h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), or score (the same on the game's running scores)"),
+		spec.Float("cutscale", &m.CutScale, 10, 1e-9, 1e9, "cut=heuristic/score: the difference that maps to tanh(1) = 0.76"),
 		spec.Float("fpu", &m.FPU, 0, -1, 1, "puct: value of unvisited actions"),
 		spec.Float("dir", &m.Dir, 0, 0, 1000, "root Dirichlet noise alpha (0 = none)"),
 		spec.Float("dirfrac", &m.DirFrac, d.DirichletEps, 0, 1, "fraction of Dirichlet noise"),
-		spec.Choice("ravesched", &m.RaveSched, d.RaveSchedule, []string{"sqrt", "silver"}, "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na)"),
-		spec.Float("ravek", &m.RaveK, d.RaveK, 0, 1e12, "k of the sqrt schedule and of alpha-AMAF"),
+		spec.Choice("ravesched", &m.RaveSched, d.RaveSchedule, []string{"sqrt", "silver", "study001"}, "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na); study001 = study 001's score x + alpha*x_rave + c*sqrt(2 ln N/n), alpha = (k-na)/k unclamped, on 0/1 win rates (c default 1)"),
+		spec.Float("ravek", &m.RaveK, d.RaveK, 0, 1e12, "k of the sqrt schedule and of alpha-AMAF; beta of ravesched=study001"),
+		spec.Choice("amafexplore", &m.AmafExplore, d.AmafExplore, []string{"uct", "ucb1tuned"}, "rave family: exploration term around the blended mean: uct c*sqrt(ln N/n), or ucb1tuned (UCB1-Tuned's variance bound, study 003)"),
 		spec.Float("raveb", &m.RaveB, d.RaveB, 0, 1e6, "b of the silver schedule"),
 		spec.Float("alpha", &m.Alpha, 0, 0, 1, "alphaamaf: constant weight when ravek=0"),
 		spec.Int("poolk", &m.PoolK, d.PoolK, 1, 64, "poolrave: pool size"),
 		spec.Float("poolp", &m.PoolP, d.PoolP, 0, 1, "poolrave: probability of a pool move"),
-		spec.Float("bias", &m.Bias, 0, -1e6, 1e6, "progressive bias weight b (needs a game heuristic)"),
+		spec.Float("bias", &m.Bias, 0, -1e6, 1e6, "progressive bias weight b on the heuristic scaled to [0, 1] per node (needs a game heuristic; pbform=study003: default 0.2)"),
+		spec.Choice("pbform", &m.PBForm, d.PBForm, []string{"canopy", "study003"}, "progressive bias score: canopy = rule + b*h/(1+n); study003 = Q + c*sqrt(ln(N+1)/n) + b*h/(1+n), sel=uct, c default 5, bias default 0.2"),
+		spec.Choice("rewards", &m.Rewards, "signed", []string{"signed", "01"}, "value scale in selection: signed [-1, 1], or 01 (x = (v+1)/2, as in studies with 0/1 rewards: study 001's UCB1 with Cp is c = 2*sqrt(2)*Cp)"),
 		spec.Choice("final", &m.Final, d.Final, []string{"visits", "value"}, "final move: most visits or best value"),
 		spec.Float("temp", &m.Temp, d.Temp, 0, 100, "temperature for sampled moves"),
 		spec.Int("tempplies", &m.TempPlies, 0, 0, 1<<20, "sample by visits^(1/temp) while move number < this"),
@@ -159,8 +165,12 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	o.ExpandVisits = m.Expand
 	o.FPU, o.DirichletA, o.DirichletEps = m.FPU, m.Dir, m.DirFrac
 	o.RaveSchedule, o.RaveK, o.RaveB, o.Alpha = m.RaveSched, m.RaveK, m.RaveB, m.Alpha
+	o.AmafExplore, o.PBForm, o.Rewards01 = m.AmafExplore, m.PBForm, m.Rewards == "01"
 	o.PoolK, o.PoolP = m.PoolK, m.PoolP
 	o.Bias, o.Final, o.Temp, o.TempPlies = m.Bias, m.Final, m.Temp, m.TempPlies
+	if o.PBForm == "study003" && !s.Has("bias") {
+		o.Bias = 0.2 // study 003's progressiveBiasFactor
+	}
 	o.Threads, o.Root, o.Reuse, o.TT = m.Threads, m.Root, m.Reuse, m.TT
 	o.Determinize, o.ISMCTS = m.Det, m.ISMCTS
 	switch m.SimSel {
@@ -171,15 +181,24 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	}
 	o.SimGamma, o.SimFinal = m.SimGamma, m.SimFinal
 	rollout, eps, depth, blendW, staticName, turns, evalName := m.Rollout, m.Eps, m.Depth, m.Blend, m.Static, m.Turns, m.Eval
-	if o.Bias != 0 || rollout == "heuristic" {
+	if o.Bias != 0 || rollout == "heuristic" || m.Cut == "heuristic" {
 		o.Heuristic = lookupHeuristic(g)
 		if o.Heuristic == nil {
-			return o, fmt.Errorf("mcts: %s has no heuristic (the games.Heuristic capability), which bias= and rollout=heuristic need; games with one: hex, sequence, sushigo, tetrislink", g.Type().Name)
+			return o, fmt.Errorf("mcts: %s has no heuristic (the games.Heuristic capability), which bias=, rollout=heuristic and cut=heuristic need; games with one: hex, sequence, sushigo, tetrislink", g.Type().Name)
 		}
 	}
 	ro := &Rollout{Depth: depth, Turns: turns}
 	if rollout == "heuristic" {
 		ro.Guide, ro.Epsilon = o.Heuristic, eps
+	}
+	switch m.Cut {
+	case "heuristic":
+		ro.Cut = &CutValue{Heuristic: o.Heuristic, Scale: m.CutScale}
+	case "score":
+		if _, ok := g.NewInitialState().(games.Scorer); !ok {
+			return o, fmt.Errorf("mcts: cut=score needs a game with running scores (games.Scorer); %s has none (try cut=heuristic)", g.Type().Name)
+		}
+		ro.Cut = &CutValue{Scale: m.CutScale}
 	}
 	lookupEval := func(name string) (Evaluator, error) {
 		regMu.RLock()
@@ -277,6 +296,9 @@ func NewAgent(g games.Game, o Options, seed uint64) (*Agent, error) {
 	if o.ISMCTS {
 		if o.Threads > 1 || o.Determinize > 0 {
 			return nil, fmt.Errorf("mcts: ismcts runs single-threaded and without det (got threads=%d, det=%d)", o.Threads, o.Determinize)
+		}
+		if err := o.ismctsSupported(); err != nil {
+			return nil, err
 		}
 		for _, t := range a.trees {
 			t.ismcts = true

@@ -21,7 +21,7 @@ func (t *Tree) Backup(w *Walker, value []float64, priors []float32) {
 	if w.leaf != NilNode {
 		t.add32(&t.a.nodes[w.leaf].n, 1)
 	}
-	if !t.shared && t.opt.Rule != UCB1Tuned {
+	if !t.shared && !t.squares {
 		t.backupPlain(w, value)
 	} else {
 		t.backupAtomic(w, value)
@@ -53,7 +53,7 @@ func (t *Tree) backupPlain(w *Walker, value []float64) {
 	}
 }
 
-// backupAtomic is Backup's general path loop (shared trees, UCB1-Tuned).
+// backupAtomic is Backup's general path loop (shared trees, squared sums).
 func (t *Tree) backupAtomic(w *Walker, value []float64) {
 	for i := len(w.path) - 1; i >= 0; i-- {
 		st := &w.path[i]
@@ -62,8 +62,8 @@ func (t *Tree) backupAtomic(w *Walker, value []float64) {
 		t.add32(&h.n, 1)
 		if st.player >= 0 {
 			v := value[st.player]
-			t.add64(&h.w, int64(v*valueScale))         // truncation: error < 2^-24
-			if t.opt.Rule == UCB1Tuned && !st.bandit { // bandit edges keep their sums in w2
+			t.add64(&h.w, int64(v*valueScale)) // truncation: error < 2^-24
+			if t.squares && !st.bandit {       // bandit edges keep their sums in w2
 				t.add64(&t.a.edges[st.edge].w2, int64(v*v*valueScale))
 			}
 		}

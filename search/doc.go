@@ -12,6 +12,18 @@
 // table. The agent `mcts` (agent.go) exposes all of this through spec
 // strings such as "mcts:sel=ucb1tuned,c=0.7,sims=2000".
 //
+// # The studies' variants
+//
+// Besides Canopy's own forms, the methods as the studies define them are
+// options (issue 21): study 003's progressive bias Q + K*sqrt(ln(N+1)/n) +
+// b*h/(1+n) (pbform=study003, K = 5, b = 0.2) and alpha-AMAF with
+// UCB1-Tuned exploration (amafexplore=ucb1tuned); study 001's RAVE score
+// x + alpha*x_RAVE + sqrt(2 ln n / n_j), alpha = (beta - n_RAVE)/beta
+// (ravesched=study001) and 0/1 rewards in selection (rewards=01); study
+// 000's cut-off rollouts scored by the game (cut=heuristic, cut=score).
+// Progressive bias always sees the heuristic min-max scaled to [0, 1]
+// among a node's actions, per player at simultaneous nodes.
+//
 // It is not a game-specific engine (no opening books, no solvers), and not
 // a neural network: networks plug in through Evaluator, or drive
 // SelectLeaf/Backup themselves from a batcher.
@@ -24,7 +36,8 @@
 // values along the path. Steps (1) and (3) are public so that a batching
 // driver can keep many leaves of many trees in flight, one Walker per leaf;
 // call Tree.SetShared(true) when several goroutines do so. An unshared
-// tree under plain UCT (no progressive bias, no ISMCTS) descends through
+// tree under plain UCT (no progressive bias, rewards=01 or pbform=study003,
+// no ISMCTS) descends through
 // expanded decision nodes in descendPlain/selectUCTPlain, which make the
 // same choices as the general loop with plain loads. Simulations
 // allocate nothing once the walkers are warm (pinned by

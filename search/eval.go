@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/canopy-go/canopy/games"
@@ -99,7 +100,7 @@ type fastPlayout2 interface {
 // Rollout plays uniformly random moves (full playouts, or Depth plies
 // when Depth > 0, or Turns player turns when Turns > 0) and scores the
 // final state: terminal returns, or Cut's value (zero when Cut is nil) at
-// the limit. Plies count every action, chance included; turns count the
+// the limit (CutValue for cut=heuristic and cut=score). Plies count every action, chance included; turns count the
 // actions of real players, a multi-action turn counting once. With Epsilon-greedy
 // guidance (Guide != nil) each move is the guide's best with probability
 // 1-Epsilon. The zero value is a full uniformly random rollout.
@@ -247,4 +248,81 @@ func (bl *Blend) Evaluate(c *EvalContext, s games.State, value []float64, priors
 		value[p] = bl.W*value[p] + (1-bl.W)*vb[p]
 	}
 	return has || hasB
+}
+
+// CutValue scores a position where a rollout was cut off (Rollout.Cut;
+// cut=heuristic and cut=score). Each player p gets
+//
+//	v_p = tanh((x_p - mean of x_q over the other players q) / Scale)
+//
+// in (-1, 1), zero-sum for two players. With Heuristic set (cut=heuristic)
+// x_p is p's best heuristic value over its legal actions when p chooses in
+// the position (the mover at a decision node, every player at a
+// simultaneous node) and 0 otherwise: a one-ply reading of the game's own
+// heuristic, in its units, that says how much the mover can gain next.
+// Without it (cut=score) x_p is p's running score (games.Scorer), a
+// score difference. Chance outcomes are sampled first, so the position
+// scored is one where a player chooses (a terminal position gets its
+// returns). Study 000 (eq. 5) blends a static value with a rollout cut
+// after 8 turns; scoring that cut with 0 halved the blend's value, this
+// scores it instead.
+type CutValue struct {
+	Heuristic Heuristic // cut=heuristic; nil: cut=score
+	Scale     float64   // differences are divided by Scale before tanh
+}
+
+// Evaluate implements Evaluator; it never writes priors. It uses c.Ret
+// and c.Mask as scratch and does not allocate.
+func (cv *CutValue) Evaluate(c *EvalContext, s games.State, value []float64, _ []float32) bool {
+	for s.CurrentPlayer() == games.ChancePlayer {
+		s.Apply(s.(games.ChanceState).SampleChance(c.Rng))
+	}
+	if s.IsTerminal() {
+		c.Terminal(s, value)
+		return false
+	}
+	x := c.Ret[:len(value)]
+	if cv.Heuristic == nil {
+		s.(games.Scorer).Scores(x)
+	} else {
+		clear(x)
+		p := s.CurrentPlayer()
+		ss, sim := s.(games.SimultaneousState)
+		for q := range x {
+			switch {
+			case sim && p == games.SimultaneousPlayer:
+				ss.LegalFor(q, c.Mask)
+			case q == p:
+				s.Legal(c.Mask)
+			default:
+				continue
+			}
+			best := math.Inf(-1)
+			for a := range c.Mask.All() {
+				best = max(best, cv.Heuristic.Score(s, q, a))
+			}
+			if !math.IsInf(best, -1) {
+				x[q] = best
+			}
+		}
+	}
+	CutValues(value, x, cv.Scale)
+	return false
+}
+
+// CutValues writes v_p = tanh((x_p - mean_{q != p} x_q) / scale) for every
+// player p into value (CutValue's formula); one player gets tanh(x_0/scale).
+func CutValues(value, x []float64, scale float64) {
+	var sum float64
+	for _, v := range x {
+		sum += v
+	}
+	others := float64(max(len(x)-1, 1))
+	for p, v := range x {
+		d := v
+		if len(x) > 1 {
+			d = v - (sum-v)/others
+		}
+		value[p] = math.Tanh(d / scale)
+	}
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
@@ -12,21 +13,52 @@ import (
 // order at decision nodes, with uniform, evaluator or heuristic priors.
 
 // legalOf fills w.legal (or w.simLegal) with s's legal actions, and the
-// heuristic priors when progressive bias is on.
+// heuristic priors when progressive bias is on: w.hprior for the mover at
+// a decision node, w.simHP[q] for every player q at a simultaneous node
+// (games.Heuristic scores each choosing player's own actions there).
 func (t *Tree) legalOf(w *Walker, s games.State) {
 	switch p := s.CurrentPlayer(); p {
 	case games.SimultaneousPlayer:
 		ss := s.(games.SimultaneousState)
 		for q := range t.players {
 			ss.LegalFor(q, w.simLegal[q])
+			if t.opt.Bias != 0 {
+				heuristicPriors(w.simHP[q], w.hraw, w.simLegal[q], s, q, t.opt.Heuristic)
+			}
 		}
 	default:
 		s.Legal(w.legal)
 		if t.opt.Bias != 0 && p >= 0 {
-			for a := range w.legal.All() {
-				w.hprior[a] = float32(t.opt.Heuristic.Score(s, p, a))
-			}
+			heuristicPriors(w.hprior, w.hraw, w.legal, s, p, t.opt.Heuristic)
 		}
+	}
+}
+
+// heuristicPriors writes into dst[a], for every action a of legal, player's
+// heuristic value h(a) in s min-max scaled over legal to [0, 1]:
+//
+//	(h(a) - min h) / (max h - min h)
+//
+// so the best action gets 1 and the worst 0 whatever the game's units
+// (points, feature sums), and progressive bias's weight b means the same
+// in every game (study 003 applies its b = 0.2 to a heuristic in [0, 1]).
+// When every action scores the same (or the values are not finite), each
+// gets 1: no action is preferred and b/(1+n) is study 003's eq. 5 as
+// printed. raw is scratch indexed by action.
+func heuristicPriors(dst []float32, raw []float64, legal games.Mask, s games.State, player int, h Heuristic) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for a := range legal.All() {
+		v := h.Score(s, player, a)
+		raw[a] = v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	span := hi - lo
+	for a := range legal.All() {
+		if !(span > 0) || math.IsInf(span, 0) {
+			dst[a] = 1
+			continue
+		}
+		dst[a] = float32((raw[a] - lo) / span)
 	}
 }
 
@@ -65,7 +97,11 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 			drawSwaps(perm, rng)
 			seg := i
 			for a := range w.simLegal[q].All() {
-				placeEdge(t.a, seg, i-seg, perm, a, 1/float32(c))
+				p := 1 / float32(c)
+				if t.opt.Bias != 0 {
+					p = w.simHP[q][a]
+				}
+				placeEdge(t.a, seg, i-seg, perm, a, p)
 				i++
 			}
 		}

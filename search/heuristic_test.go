@@ -57,15 +57,13 @@ func legalFor(s games.State, player int, m games.Mask) {
 
 // With a dominant progressive bias, unvisited actions are tried in
 // decreasing heuristic order: after one simulation the visited root
-// action is one with the maximal heuristic value. (Joint nodes of
-// simultaneous games keep uniform priors: the bias applies at decision
-// nodes, so simultaneous Sushi Go is left out.)
+// action is one with the maximal heuristic value. At the joint nodes of
+// simultaneous Sushi Go each player's segment carries that player's
+// heuristic values (player 0 is checked here; TestProgressiveBiasSushiGo
+// checks every player and the [0, 1] scaling).
 func TestProgressiveBiasOrder(t *testing.T) {
 	for _, gs := range heuristicGames {
 		g := games.MustNew(gs)
-		if g.Type().Dynamics == games.Simultaneous {
-			continue
-		}
 		sp := "mcts:bias=1e6,sims=1"
 		if g.Type().Information == games.ImperfectInformation {
 			sp += ",det=1" // one deal: the mover's own hand decides its heuristic values

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/canopy-go/canopy/games"
@@ -19,6 +20,22 @@ import (
 // edge was legal when its node was visited, and UCT uses
 // c*sqrt(ln(avail)/n) instead of c*sqrt(ln(N)/n). (UCB1-Tuned's squared
 // sums are therefore not available with ISMCTS.) ISMCTS runs single-threaded.
+//
+// Rules: ismctsStep scores UCT (with availability counts) and PUCT only;
+// the other rules, progressive bias, rewards=01 and pbform=study003 are
+// refused with an error (ismctsSupported) rather than silently replaced.
+
+// ismctsSupported returns an error naming what ISMCTS does not support
+// in o, or nil.
+func (o *Options) ismctsSupported() error {
+	if o.Rule != UCT && o.Rule != PUCT {
+		return fmt.Errorf("mcts: ismcts supports sel=uct and sel=puct only, not sel=%v (UCB1-Tuned's squared sums hold the availability counts; the RAVE family's AMAF statistics are not kept per determinization)", o.Rule)
+	}
+	if o.Bias != 0 || o.PBForm == "study003" || o.Rewards01 {
+		return fmt.Errorf("mcts: ismcts does not support bias, pbform=study003 or rewards=01 (its selection step scores plain UCT and PUCT)")
+	}
+	return nil
+}
 
 // ismctsStep selects the edge to follow at node cur for state s (which is
 // a determinization). It returns NilEdge when the edge arena is full.

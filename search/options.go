@@ -37,16 +37,39 @@ type Options struct {
 	DirichletEps float64 // fraction of noise in the root priors (dirfrac)
 
 	// RAVE family.
-	RaveSchedule string  // "sqrt" (beta = sqrt(k/(3n+k))) or "silver" (ravesched)
+	// RaveSchedule (ravesched): "sqrt" (beta = sqrt(k/(3n+k))), "silver"
+	// (Gelly & Silver 2011), or "study001": study 001's additive RAVE
+	// score x + alpha*x_RAVE + c*sqrt(2 ln N / n) with alpha =
+	// (k - n_RAVE)/k (see raveStudy001Score; sel=rave and poolrave).
+	RaveSchedule string
 	RaveK        float64 // k of the sqrt schedule and of alpha-AMAF (ravek)
 	RaveB        float64 // b of the silver schedule (raveb)
 	Alpha        float64 // constant alpha-AMAF weight when RaveK = 0 (alpha)
 	PoolK        int     // PoolRAVE pool size (poolk)
 	PoolP        float64 // PoolRAVE probability of a pool move (poolp)
+	// AmafExplore is the exploration term of the RAVE family
+	// (amafexplore): "uct" (c*sqrt(ln N / n), the default) or "ucb1tuned"
+	// (UCB1-Tuned's variance bound around the blended mean, as study 003
+	// combines alpha-AMAF with UCB1-Tuned; see amafTunedScore).
+	AmafExplore string
 
-	// Progressive bias weight b (bias); needs Heuristic.
+	// Progressive bias weight b (bias); needs Heuristic. The heuristic
+	// values of a node's legal actions are min-max scaled to [0, 1] per
+	// node (per player at simultaneous nodes) before they become the
+	// edges' priors; see heuristicPriors.
 	Bias      float64
 	Heuristic Heuristic
+	// PBForm is the progressive-bias score (pbform): "canopy" (the
+	// default: Q + c*sqrt(ln N / n) + b*h/(1+n) under the rule) or
+	// "study003" (study 003, eq. 5: Q + K*sqrt(ln(N+1)/n) + b*h/(1+n),
+	// sel=uct only, K = c defaulting to 5).
+	PBForm string
+
+	// Rewards01 (rewards=01) maps every value from [-1, 1] to [0, 1],
+	// x = (v+1)/2, before the selection score is computed, so that the
+	// exploration constant c has the meaning it has in studies that use
+	// 0/1 rewards (study 001's Cp); see to01.
+	Rewards01 bool
 
 	// Final move: "visits" (most visited, ties by value) or "value" (final).
 	Final string
@@ -90,7 +113,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
-		DirichletEps: 0.25, RaveSchedule: "sqrt", RaveK: 1000, RaveB: 0.1,
+		DirichletEps: 0.25, RaveSchedule: "sqrt", RaveK: 1000, RaveB: 0.1, AmafExplore: "uct", PBForm: "canopy",
 		PoolK: 10, PoolP: 0.5, Final: "visits", Temp: 1, Threads: 1, Root: 1,
 		SimSel: SimUCB, SimGamma: 0.1, SimFinal: "sample",
 	}
@@ -109,10 +132,23 @@ func (r Rule) defaultC() float64 {
 	return 1.4
 }
 
+// defaultC is the exploration constant of the options' rule and form:
+// study 003's K = 5 under pbform=study003, 1 (the printed coefficient of
+// sqrt(2 ln N / n)) under ravesched=study001, else the rule's.
+func (o *Options) defaultC() float64 {
+	switch {
+	case o.PBForm == "study003":
+		return 5
+	case o.RaveSchedule == "study001" && (o.Rule == RAVE || o.Rule == PoolRAVE):
+		return 1
+	}
+	return o.Rule.defaultC()
+}
+
 // normalize fills derived defaults and checks the options.
 func (o *Options) normalize() error {
 	if o.C < 0 {
-		o.C = o.Rule.defaultC()
+		o.C = o.defaultC()
 	}
 	if o.ExpandVisits < 0 {
 		o.ExpandVisits = 1
@@ -129,8 +165,38 @@ func (o *Options) normalize() error {
 	if o.Bias != 0 && o.Heuristic == nil {
 		return fmt.Errorf("search: bias=%g needs a game heuristic (Options.Heuristic; this game has none)", o.Bias)
 	}
-	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" {
-		return fmt.Errorf("search: ravesched %q: want sqrt or silver", o.RaveSchedule)
+	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" && o.RaveSchedule != "study001" {
+		return fmt.Errorf("search: ravesched %q: want sqrt, silver or study001", o.RaveSchedule)
+	}
+	if o.RaveSchedule == "study001" && o.Rule.usesAMAF() && (o.Rule == AlphaAMAF || o.RaveK <= 0) {
+		return fmt.Errorf("search: ravesched=study001 applies to sel=rave and poolrave with ravek (its beta) > 0")
+	}
+	if o.AmafExplore == "" {
+		o.AmafExplore = "uct"
+	}
+	if o.PBForm == "" {
+		o.PBForm = "canopy"
+	}
+	switch o.AmafExplore {
+	case "uct":
+	case "ucb1tuned":
+		if !o.Rule.usesAMAF() {
+			return fmt.Errorf("search: amafexplore=ucb1tuned applies to the RAVE family (sel=rave, poolrave, alphaamaf), not sel=%v", o.Rule)
+		}
+		if o.RaveSchedule == "study001" && o.Rule != AlphaAMAF {
+			return fmt.Errorf("search: amafexplore=ucb1tuned and ravesched=study001 are two different exploration terms; pick one")
+		}
+	default:
+		return fmt.Errorf("search: amafexplore %q: want uct or ucb1tuned", o.AmafExplore)
+	}
+	switch o.PBForm {
+	case "canopy":
+	case "study003":
+		if o.Rule != UCT {
+			return fmt.Errorf("search: pbform=study003 is study 003's UCT formula; it needs sel=uct, not sel=%v", o.Rule)
+		}
+	default:
+		return fmt.Errorf("search: pbform %q: want canopy or study003", o.PBForm)
 	}
 	if o.RaveK < 0 || o.RaveB < 0 || o.Alpha < 0 || o.Alpha > 1 || o.PoolP < 0 || o.PoolP > 1 ||
 		o.DirichletEps < 0 || o.DirichletEps > 1 || o.DirichletA < 0 || o.Temp < 0 || o.PoolK < 1 {

@@ -127,11 +127,54 @@ func uctKey(num int64, n uint32, k float64) uint64 {
 //	V = E[x^2] - E[x]^2 + sqrt(2 ln N / n)
 //	score = 2*(E[x] + c*sqrt(ln N / n * min(1/4, V))) - 1
 func ucb1TunedScore(q, sq, invN, lnN, c float64) float64 {
+	return 2*((q+1)/2+c*tunedRadius(q, sq, invN, lnN)) - 1
+}
+
+// tunedRadius returns UCB1-Tuned's confidence radius on values mapped to
+// [0, 1], sqrt(ln N / n * min(1/4, V)) with V = E[x^2] - E[x]^2 +
+// sqrt(2 ln N / n), from an edge's mean q and mean square sq of values in
+// [-1, 1] (x = (v+1)/2), invN = 1/n and lnN = ln N (study 003, eqs. 1-2;
+// Auer et al. 2002).
+func tunedRadius(q, sq, invN, lnN float64) float64 {
 	x := (q + 1) / 2
 	x2 := (sq + 2*q + 1) / 4
 	v := x2 - x*x + math.Sqrt(2*lnN*invN)
-	return 2*(x+c*math.Sqrt(lnN*invN*min(0.25, v))) - 1
+	return math.Sqrt(lnN * invN * min(0.25, v))
 }
+
+// amafTunedScore is the RAVE family's score under amafexplore=ucb1tuned:
+// the blended mean m = (1-beta)*q + beta*qa (study 003, eq. 3, with
+// beta = alpha(n) of eq. 4 under sel=alphaamaf) plus UCB1-Tuned's
+// exploration (eqs. 1-2) computed from the edge's own visits (mean q,
+// mean square sq, n >= 1 visits, invN = 1/n), all on [0, 1] and mapped
+// back to [-1, 1]: 2*((m+1)/2 + c*tunedRadius(q, sq, invN, lnN)) - 1.
+// Study 003 describes the combination in words only (section IV.A: the
+// variance enters the exploration term, the AMAF and UCB values are
+// weighted "according to the RAVE method"); this is that reading.
+func amafTunedScore(m, q, sq, invN, lnN, c float64) float64 {
+	return 2*((m+1)/2+c*tunedRadius(q, sq, invN, lnN)) - 1
+}
+
+// raveStudy001Score is study 001's RAVE score (section 4.1.4):
+//
+//	x + alpha*x_RAVE + c*sqrt(2 ln N / n),  alpha = (beta - n_RAVE)/beta
+//
+// with x and x_RAVE the edge's mean and AMAF mean as win rates in [0, 1]
+// (x = (v+1)/2 of Canopy's values in [-1, 1]; x_RAVE = 0 while an = 0),
+// n >= 1 the edge's visits, n_RAVE = an its AMAF visits, beta the
+// schedule constant (ravek; the study's 1000) and c the printed
+// coefficient 1 by default. As printed, the AMAF term is added to x (not
+// blended with it) and alpha is not clamped: it turns negative once
+// n_RAVE exceeds beta. Unvisited edges (n = 0, an infinite exploration
+// term) are tried first.
+func raveStudy001Score(x, xr float64, an int, beta float64, n int, lnN, c float64) float64 {
+	alpha := (beta - float64(an)) / beta
+	return x + alpha*xr + c*math.Sqrt(2*lnN*invOf(n))
+}
+
+// to01 maps a value v in [-1, 1] to the 0/1 reward scale, (v+1)/2
+// (rewards=01).
+func to01(v float64) float64 { return (v + 1) / 2 }
 
 // puctScore returns AlphaZero's PUCT score q + c*P*sqrt(N)/(1+n) with
 // sqrtN = sqrt(N) computed once per node; the caller passes q = FPU for an
@@ -193,7 +236,9 @@ func raveScore(q, qa, beta float64, n int, k float64) float64 {
 	return uctScore((1-beta)*q+beta*qa, max(n, 1), k)
 }
 
-// ProgressiveBias returns b*h/(1+n), the term added for heuristic h.
+// ProgressiveBias returns b*h/(1+n), the term added for heuristic h
+// (Chaslot et al. 2008; study 003, eq. 5, with h the heuristic value
+// scaled to [0, 1] at its node, see heuristicPriors).
 func ProgressiveBias(h float64, n int, b float64) float64 {
 	return b * h / (1 + float64(n))
 }
@@ -213,14 +258,22 @@ func orderKey(x float64) int64 {
 // selectEdge returns the edge with the best score among cnt edges from
 // first, by the tree's rule. Unvisited edges (counting virtual losses as
 // visits) come first under UCT/UCB1-Tuned, and under the RAVE family when
-// they have no AMAF data; edges are in random order, so the first one is a
-// uniform choice, except with progressive bias, where unvisited edges are
-// tried in decreasing order of the heuristic. Without progressive bias,
+// they have no AMAF data (with amafexplore=ucb1tuned or
+// ravesched=study001: when they have no visit); edges are in random order,
+// so the first one is a uniform choice, except with progressive bias,
+// where unvisited edges are tried in decreasing order of the heuristic.
+// Without progressive bias, rewards=01 or pbform=study003 (t.fastSel),
 // UCT and PUCT take their table-driven loops (selectUCT, selectPUCT).
+//
+// With rewards=01 values are mapped to [0, 1] (to01) before the score is
+// computed (the FPU included); UCB1-Tuned's score, computed on [0, 1]
+// already, is mapped the same way, so that the bias term keeps its size
+// relative to it. Under pbform=study003 the UCT term uses ln(N+1)
+// (study 003, eq. 5).
 func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 	o := &t.opt
 	parentN := max(int(atomic.LoadInt32(&nd.n)), 1)
-	if o.Bias == 0 {
+	if t.fastSel {
 		switch o.Rule {
 		case UCT:
 			return t.selectUCT(parentN, first, cnt)
@@ -229,9 +282,13 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 		}
 	}
 	lnN := lnOf(parentN)
+	if o.PBForm == "study003" {
+		lnN = lnOf(int(atomic.LoadInt32(&nd.n)) + 1)
+	}
 	k := uctExplore(lnN, o.C)
 	sqrtN := math.Sqrt(float64(parentN))
-	rule, bias := o.Rule, o.Bias // locals: the atomic loads below would make the loop reload them
+	rule, bias, r01 := o.Rule, o.Bias, o.Rewards01 // locals: the atomic loads below would make the loop reload them
+	tuned, study001 := o.AmafExplore == "ucb1tuned", o.RaveSchedule == "study001" && rule != AlphaAMAF
 	edges, hot := t.a.edges[first:first+cnt], t.a.hot[first:first+cnt]
 	best, bestScore := 0, math.Inf(-1)
 	for i := range hot {
@@ -248,11 +305,20 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 			if n == 0 {
 				q = o.FPU
 			}
+			if r01 {
+				q = to01(q)
+			}
 			score = puctScore(q, h.prior, n, o.C, sqrtN)
 		case UCT:
 			if n == 0 {
-				score = unvisitedScore // only with bias: else selectUCT
+				score = unvisitedScore // only with bias, rewards=01 or pbform=study003: else selectUCT
+				if bias == 0 {
+					return first + int32(i)
+				}
 				break
+			}
+			if r01 {
+				q = to01(q)
 			}
 			score = uctScore(q, n, k)
 		case UCB1Tuned:
@@ -264,9 +330,12 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 				break
 			}
 			score = ucb1TunedScore(q, edgeMeanSq(atomic.LoadInt64(&e.w2), vl, n), invOf(n), lnN, o.C)
+			if r01 {
+				score = to01(score)
+			}
 		default: // RAVE family
 			an := int(atomic.LoadInt32(&e.amafN))
-			if n == 0 && an == 0 {
+			if n == 0 && (an == 0 || tuned || study001) {
 				if bias == 0 {
 					return first + int32(i)
 				}
@@ -276,6 +345,14 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 			var qa float64
 			if an > 0 {
 				qa = amafMean(atomic.LoadInt64(&e.amafW), an)
+			}
+			if study001 {
+				var xr float64
+				if an > 0 {
+					xr = to01(qa)
+				}
+				score = raveStudy001Score(to01(q), xr, an, o.RaveK, n, lnN, o.C)
+				break
 			}
 			var beta float64
 			switch {
@@ -291,6 +368,17 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 				beta = RaveBetaSilver(n, an, o.RaveB)
 			default:
 				beta = RaveBetaSqrt(n, o.RaveK)
+			}
+			if tuned {
+				m := (1-beta)*q + beta*qa
+				score = amafTunedScore(m, q, edgeMeanSq(atomic.LoadInt64(&e.w2), vl, n), invOf(n), lnN, o.C)
+				if r01 {
+					score = to01(score)
+				}
+				break
+			}
+			if r01 {
+				q, qa = to01(q), to01(qa)
 			}
 			score = raveScore(q, qa, beta, n, k)
 		}

@@ -209,9 +209,21 @@ type edgeSetup struct {
 func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 	scores := make([]float64, len(es))
 	best := -1
+	tuned := o.AmafExplore == "ucb1tuned"
+	study001 := o.RaveSchedule == "study001" && (o.Rule == RAVE || o.Rule == PoolRAVE)
+	lnN := math.Log(float64(parentN))
+	if o.PBForm == "study003" {
+		lnN = math.Log(float64(parentN) + 1) // study 003, eq. 5: ln(N(s)+1)
+	}
+	r01 := func(v float64) float64 { // rewards=01: [-1, 1] -> [0, 1]
+		if o.Rewards01 {
+			return (v + 1) / 2
+		}
+		return v
+	}
 	for i, e := range es {
 		n := int(e.done + e.vl)
-		unvisited := n == 0 && o.Rule != PUCT && (!o.Rule.usesAMAF() || e.an == 0)
+		unvisited := n == 0 && o.Rule != PUCT && (!o.Rule.usesAMAF() || e.an == 0 || tuned || study001)
 		if unvisited && o.Bias == 0 {
 			scores[i] = math.Inf(1)
 			return i, scores
@@ -220,25 +232,36 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 		if n > 0 {
 			q = bookMean(e.w, e.vl, e.done)
 		}
+		fn := float64(n)
 		var s float64
 		switch {
 		case unvisited:
 			s = unvisitedScore
 		case o.Rule == UCT:
-			s = bookUCB1(q, n, parentN, o.C)
+			s = r01(q) + o.C*math.Sqrt(lnN/fn)
 		case o.Rule == UCB1Tuned:
-			s = bookUCB1Tuned(q, (float64(e.w2)/valueScale+float64(e.vl))/float64(n), n, parentN, o.C)
+			s = r01(bookUCB1Tuned(q, (float64(e.w2)/valueScale+float64(e.vl))/fn, n, parentN, o.C))
 		case o.Rule == PUCT:
 			if n == 0 {
 				q = o.FPU
 			}
-			s = bookPUCT(q, float64(e.prior), n, parentN, o.C)
+			s = bookPUCT(r01(q), float64(e.prior), n, parentN, o.C)
 		default:
 			var qa, beta float64
 			if e.an > 0 {
 				qa = float64(e.amafW) / valueScale / float64(e.an)
 			}
-			na, fn := float64(e.an), float64(n)
+			na := float64(e.an)
+			if study001 {
+				// Study 001, section 4.1.4: x + alpha*x_RAVE + sqrt(2 ln n_s / n_j),
+				// alpha = (beta - n_RAVE)/beta, win rates in [0, 1].
+				x, xr := (q+1)/2, 0.0
+				if e.an > 0 {
+					xr = (qa + 1) / 2
+				}
+				s = x + (o.RaveK-na)/o.RaveK*xr + o.C*math.Sqrt(2*lnN/fn)
+				break
+			}
 			switch {
 			case e.an == 0:
 				beta = 0
@@ -253,7 +276,16 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 			default:
 				beta = math.Sqrt(o.RaveK / (3*fn + o.RaveK))
 			}
-			s = (1-beta)*q + beta*qa + o.C*math.Sqrt(math.Log(float64(parentN))/math.Max(fn, 1))
+			m := (1-beta)*q + beta*qa
+			if tuned {
+				// Study 003, eqs. 1-4: the blended mean plus UCB1-Tuned's
+				// bound from the edge's own mean and variance, on [0, 1].
+				x, x2 := (q+1)/2, ((float64(e.w2)/valueScale+float64(e.vl))/fn+2*q+1)/4
+				v := x2 - x*x + math.Sqrt(2*lnN/fn)
+				s = r01(2*((m+1)/2+o.C*math.Sqrt(lnN/fn*math.Min(0.25, v))) - 1)
+				break
+			}
+			s = (1-beta)*r01(q) + beta*r01(qa) + o.C*math.Sqrt(lnN/math.Max(fn, 1))
 		}
 		if o.Bias != 0 {
 			s += o.Bias * float64(e.prior) / (1 + float64(n))
@@ -294,6 +326,19 @@ func selectionRules() []Options {
 		add(PoolRAVE, nil)
 		add(AlphaAMAF, func(o *Options) { o.RaveK = 40 })
 		add(AlphaAMAF, func(o *Options) { o.RaveK, o.Alpha = 0, 0.35 })
+		// The studies' variants (issue 21).
+		add(UCT, func(o *Options) { o.Rewards01 = true })
+		add(PUCT, func(o *Options) { o.Eval, o.FPU, o.Rewards01 = Uniform{}, -0.3, true })
+		add(UCB1Tuned, func(o *Options) { o.Rewards01 = true })
+		add(RAVE, func(o *Options) { o.Rewards01 = true })
+		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore = 40, "ucb1tuned" })
+		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore, o.Rewards01 = 1000, "ucb1tuned", true })
+		add(RAVE, func(o *Options) { o.AmafExplore = "ucb1tuned" })
+		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001", 20000 })
+		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001", 20000 })
+		if bias != 0 {
+			add(UCT, func(o *Options) { o.PBForm = "study003" })
+		}
 	}
 	return out
 }
@@ -309,7 +354,7 @@ func TestSelectionLoops(t *testing.T) {
 	g := games.MustNew("tictactoe")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, o := range selectionRules() {
-		name := fmt.Sprintf("%v/bias=%g/fpu=%g/%s/k=%g/alpha=%g", o.Rule, o.Bias, o.FPU, o.RaveSchedule, o.RaveK, o.Alpha)
+		name := fmt.Sprintf("%v/bias=%g/fpu=%g/%s/k=%g/alpha=%g/%s/%s/r01=%v", o.Rule, o.Bias, o.FPU, o.RaveSchedule, o.RaveK, o.Alpha, o.AmafExplore, o.PBForm, o.Rewards01)
 		tr, err := New(g, o, 1)
 		if err != nil {
 			t.Fatal(err)

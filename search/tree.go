@@ -63,15 +63,16 @@ type edgeStats struct {
 	w     int64 // sum of values
 	n     int32 // completed visits
 	vloss int32 // virtual losses: visits selected but not yet backed up
-	// prior is the PUCT prior, or the heuristic value H(s,a) for
-	// progressive bias (written at expansion, before the node is
+	// prior is the PUCT prior, or the heuristic value H(s,a) min-max
+	// scaled to [0, 1] among the node's (or the player's segment's)
+	// actions for progressive bias (written at expansion, before the node is
 	// published; root noise rewrites it between searches).
 	prior float32
 	_     int32
 }
 
 type edge struct {
-	w2     int64        // sum of squared values (kept for UCB1-Tuned only; ISMCTS: availability count)
+	w2     int64        // sum of squared values (kept when Tree.squares only; ISMCTS: availability count)
 	amafW  int64        // AMAF (all-moves-as-first) value sum (RAVE family)
 	action games.Action // the action
 	child  int32        // child node or NilNode (CAS from NilNode when created)
@@ -176,7 +177,13 @@ type Tree struct {
 	root      int32
 	rootState games.State // owned by the tree
 	shared    bool        // atomic adds on statistics
-	plainUCT  bool        // Rule is UCT without progressive bias (selectUCTPlain when unshared)
+	plainUCT  bool        // Rule is UCT and fastSel (selectUCTPlain when unshared)
+	// fastSel: no progressive bias, rewards=01 or pbform=study003, so
+	// that UCT and PUCT take their table-driven loops (selectEdge).
+	fastSel bool
+	// squares: backups keep the squared value sums in edge.w2 (UCB1-Tuned,
+	// and the RAVE family under amafexplore=ucb1tuned).
+	squares bool
 
 	full    atomic.Bool  // an allocation failed since the last Prepare
 	claimed atomic.Int64 // simulations started in the current Search
@@ -227,8 +234,10 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 		rng:       games.NewRand(seed),
 		seed:      seed,
 		root:      NilNode,
-		plainUCT:  o.Rule == UCT && o.Bias == 0,
 	}
+	t.fastSel = o.Bias == 0 && !o.Rewards01 && o.PBForm != "study003"
+	t.plainUCT = o.Rule == UCT && t.fastSel
+	t.squares = o.Rule == UCB1Tuned || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
 	if o.TT {
 		t.tt = newTransTable(maxNodes)
 	}
@@ -283,6 +292,8 @@ type Walker struct {
 	legal    games.Mask     // leaf's legal actions (current player)
 	simLegal []games.Mask   // leaf's legal actions per player (simultaneous)
 	hprior   []float32      // heuristic priors of the leaf (progressive bias)
+	simHP    [][]float32    // per player: heuristic priors at a simultaneous leaf (progressive bias)
+	hraw     []float64      // heuristicPriors scratch: raw heuristic values by action
 	perm     []int32        // expansion scratch: edge order (drawSwaps)
 	acts     []games.Action // expansion scratch: shuffled actions
 	amaf     []games.Mask   // AMAF: actions each player played below a node
@@ -313,6 +324,12 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 	for range t.players {
 		w.simLegal = append(w.simLegal, games.NewMask(n))
 		w.amaf = append(w.amaf, games.NewMask(n))
+	}
+	if t.opt.Bias != 0 {
+		w.hraw = make([]float64, n)
+		for range t.players {
+			w.simHP = append(w.simHP, make([]float32, n))
+		}
 	}
 	return w
 }
