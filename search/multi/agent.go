@@ -1,0 +1,198 @@
+package multi
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search"
+	"github.com/canopy-go/canopy/spec"
+)
+
+// Agent plays the turns of a Planner one atomic action per Act: the first
+// Act of a turn plans the whole turn, the following ones return its
+// actions while the game follows the plan (same hash and move number as
+// expected); any other position is planned afresh. Not safe for
+// concurrent use.
+type Agent struct {
+	p    Planner
+	plan []games.Action
+	next int
+	want games.State // the state the next planned action is for
+	mask games.Mask
+}
+
+// NewAgent returns an agent that plays p's turns in g.
+func NewAgent(g games.Game, p Planner) *Agent {
+	return &Agent{p: p, want: g.NewInitialState(), mask: games.NewMask(g.NumActions())}
+}
+
+// Planner returns the agent's planner.
+func (a *Agent) Planner() Planner { return a.p }
+
+// Act implements agent.Agent.
+func (a *Agent) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
+	if s.IsTerminal() || s.CurrentPlayer() != player {
+		return games.NoAction, fmt.Errorf("multi: player %d is not to move", player)
+	}
+	if a.next >= len(a.plan) || s.Hash() != a.want.Hash() || s.MoveNumber() != a.want.MoveNumber() {
+		var err error
+		if a.plan, err = a.p.PlanTurn(ctx, s, a.plan[:0]); err != nil {
+			return games.NoAction, err
+		}
+		a.next = 0
+		s.CloneInto(a.want)
+	}
+	if len(a.plan) == 0 {
+		return games.NoAction, fmt.Errorf("multi: empty plan")
+	}
+	act := a.plan[a.next]
+	s.Legal(a.mask)
+	if !a.mask.Has(act) {
+		return games.NoAction, fmt.Errorf("multi: planned action %s is not legal", s.ActionString(act))
+	}
+	a.next++
+	a.want.Apply(act)
+	return act, nil
+}
+
+// The registered agents. MCTS-V as the study defines it (Algorithm 2: one
+// search per turn) is mcts-v; the `mcts` agent of package search is the
+// per-action variant (a full search before every atomic action).
+
+// defaultSims is the study's self-play budget for Connect4d (250
+// evaluations per turn; Strands used 500, tournaments 5x those).
+const defaultSims = 250
+
+// mctsOptions returns the `mcts` agent's options (mcts-v and mcts-bb take
+// the same keys), with sims and time per turn.
+func mctsOptions() []agent.Option {
+	for _, r := range agent.Registered() {
+		if r.Name != "mcts" {
+			continue
+		}
+		out := append([]agent.Option(nil), r.Options...)
+		for i := range out {
+			switch out[i].Key {
+			case "sims":
+				out[i].Default = fmt.Sprint(defaultSims)
+				out[i].Help = "simulations (evaluations) per turn (0 = time only)"
+			case "time":
+				out[i].Help = "time per turn, e.g. 1s (0 = sims only)"
+			}
+		}
+		return out
+	}
+	panic("multi: the mcts agent is not registered")
+}
+
+func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, uint64) (agent.Agent, error) {
+	return func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+		if !s.Has("sims") && !s.Has("time") {
+			s.Set("sims", fmt.Sprint(defaultSims))
+		}
+		o, err := search.ParseOptions(g, s)
+		if err != nil {
+			return nil, err
+		}
+		p, err := NewBB(g, o, vanilla, seed)
+		if err != nil {
+			return nil, err
+		}
+		return NewAgent(g, p), nil
+	}
+}
+
+// emctsSpec holds the `emcts` options.
+type emctsSpec struct {
+	Sims, Horizon, Phases int
+	Time                  time.Duration
+	C, ITemp              float64
+	BB                    bool
+}
+
+// evalKeys are the `mcts` keys that choose the evaluator; emcts takes
+// them with their mcts meaning.
+var evalKeys = []string{"eval", "rollout", "eps", "depth", "blend", "static"}
+
+func (m *emctsSpec) table() spec.Table {
+	return spec.Table{
+		spec.Int("sims", &m.Sims, defaultSims, 0, 1<<30, "evaluations per turn, L0's policy calls included (0 = time only)"),
+		spec.Duration("time", &m.Time, 0, 24*time.Hour, "time per turn, e.g. 1s (0 = sims only)"),
+		spec.Float("c", &m.C, 1.5/8, 0, 1e6, "PUCT exploration constant over mutations (the study: 8x smaller than MCTS's)"),
+		spec.Int("horizon", &m.Horizon, 1, 1, 64, "turns in a sequence: 1 = EMCTS, >1 = flexible horizon FH-EMCTS (the study's tournament: 3)"),
+		spec.Int("phases", &m.Phases, 0, 0, 1<<10, "selection phases (0 = the root sequence's length)"),
+		spec.Bool("bb", &m.BB, false, "EMCTS-BB: split the budget over the phases, moving the root after each"),
+		spec.Float("itemp", &m.ITemp, 0.5, 0, 100, "temperature of the root sequence's draw from the policy (0 = greedy)"),
+	}
+}
+
+func emctsOptions() []agent.Option {
+	var m emctsSpec
+	var out []agent.Option
+	for _, o := range m.table() {
+		out = append(out, agent.Option{Key: o.Key, Default: o.Default, Help: o.Usage()})
+	}
+	for _, o := range mctsOptions() {
+		for _, k := range evalKeys {
+			if o.Key == k {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+	var m emctsSpec
+	t := m.table()
+	t.Reset()
+	if err := t.Apply(s); err != nil {
+		return nil, err
+	}
+	if s.Has("time") && !s.Has("sims") {
+		m.Sims = 0
+	}
+	sub, _ := spec.Parse("emcts")
+	for _, k := range evalKeys {
+		if s.Has(k) {
+			sub.Set(k, s.String(k, ""))
+		}
+	}
+	o, err := search.ParseOptions(g, sub)
+	if err != nil {
+		return nil, err
+	}
+	if err := sub.Err(evalKeys...); err != nil {
+		return nil, err
+	}
+	p, err := NewEMCTS(g, o.Eval, Budget{Sims: m.Sims, Time: m.Time}, seed)
+	if err != nil {
+		return nil, err
+	}
+	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp
+	return NewAgent(g, p), nil
+}
+
+func init() {
+	agent.Register(agent.Registration{
+		Name:    "mcts-v",
+		Summary: "vanilla turn MCTS (study 004, Algorithm 2): one search per multi-action turn, the turn read off the tree by visits; mcts options, budget per turn",
+		Options: mctsOptions(),
+		New:     newBBAgent(true),
+	})
+	agent.Register(agent.Registration{
+		Name:    "mcts-bb",
+		Summary: "bridge-burning MCTS (study 004, Algorithm 3): the turn budget split over its atomic actions, committing one per phase; mcts options, budget per turn",
+		Options: mctsOptions(),
+		New:     newBBAgent(false),
+	})
+	agent.Register(agent.Registration{
+		Name:    "emcts",
+		Summary: "evolutionary MCTS over whole-turn action sequences (study 004, Algorithm 4): bb=true for EMCTS-BB, horizon=3 for flexible horizon",
+		Options: emctsOptions(),
+		New:     newEMCTSAgent,
+	})
+}

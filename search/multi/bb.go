@@ -1,0 +1,166 @@
+package multi
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search"
+)
+
+// BB chooses turns with one search tree whose edges are atomic actions:
+// MCTS-V (Algorithm 2 of study 004) when Vanilla is set, MCTS-BB
+// (bridge-burning, Algorithm 3) otherwise. Not safe for concurrent use.
+//
+// MCTS-V runs the whole turn budget from the turn's first state, then
+// walks down the tree: at each step of the turn it takes an action from
+// the visit counts of the current node (Eq. 1) and moves to its child,
+// searching no further (an unvisited child's action is drawn uniformly).
+//
+// MCTS-BB splits the budget evenly over the turn's phases, one per
+// atomic action still to play: phase p searches from the state after the
+// p-1 committed actions with (remaining budget)/(phases left)
+// simulations, then commits an action from the root's visit counts and
+// burns the other branches: the next phase's root is the chosen child,
+// whose subtree is kept (search.Options.Reuse). Where the turn's length
+// depends on its first action (Strands), the first phase counts the
+// longest possible turn and later phases share what is left, so the
+// whole budget is spent whenever the turn is played to its end.
+//
+// In both, the action is the most visited one (ties: higher Q, then
+// lower id), or drawn proportionally to visits^(1/Temp) while the move
+// number is below Options.TempPlies, which is Algorithms 2-3's "draw an
+// action from pi-hat" (Temp 1) used for self-play.
+type BB struct {
+	// Vanilla selects MCTS-V (the whole budget in the first phase).
+	Vanilla bool
+
+	g      games.Game
+	tree   *search.Tree
+	eval   search.Evaluator
+	budget Budget
+	expand bool // pass priors to Backup (ExpandVisits 0)
+	rng    *rand.Rand
+
+	cur, scratch games.State
+	mask         games.Mask
+	stats        []search.ActionStat
+
+	// Sims is the number of simulations run for the last turn.
+	Sims int
+}
+
+// NewBB returns an MCTS-V (vanilla) or MCTS-BB planner for g. o configures
+// the tree (selection rule, evaluator, ...); o.Sims and o.Time are the
+// budget per turn. Tree reuse is always on (the bridge-burning step keeps
+// the chosen subtree). Threads, root parallelism and determinization are
+// not supported.
+func NewBB(g games.Game, o search.Options, vanilla bool, seed uint64) (*BB, error) {
+	if o.Threads > 1 || o.Root > 1 || o.Determinize > 0 || o.ISMCTS {
+		return nil, fmt.Errorf("multi: mcts-bb/mcts-v run one single-threaded tree (threads, root, det, ismcts unsupported)")
+	}
+	if g.Type().Dynamics != games.Sequential {
+		return nil, fmt.Errorf("multi: %s is not a sequential game", g.Type().Name)
+	}
+	b := Budget{Sims: o.Sims, Time: o.Time}
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	o.Reuse = true
+	if o.MaxNodes == 0 && o.Time == 0 {
+		o.MaxNodes = min(2*o.Sims+16, 1<<20) // this turn's simulations plus a reused subtree
+	}
+	t, err := search.New(g, o, seed)
+	if err != nil {
+		return nil, err
+	}
+	o = t.Options()
+	return &BB{
+		Vanilla: vanilla, g: g, tree: t, eval: o.Eval, budget: b,
+		expand: o.ExpandVisits == 0, rng: games.NewRand(seed ^ 0xbb),
+		cur: g.NewInitialState(), scratch: g.NewInitialState(),
+		mask: games.NewMask(g.NumActions()),
+	}, nil
+}
+
+// Tree returns the planner's search tree (for inspection).
+func (b *BB) Tree() *search.Tree { return b.tree }
+
+// PlanTurn implements Planner (Algorithm 2 or 3, TURN-SELECTION).
+func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([]games.Action, error) {
+	if s.IsTerminal() {
+		return dst, fmt.Errorf("multi: the game is over")
+	}
+	s.CloneInto(b.cur)
+	turn, player := turnOf(s), s.CurrentPlayer()
+	deadline := b.budget.start()
+	left := b.budget.Sims
+	b.Sims = 0
+	for phase := 0; inTurn(b.cur, turn); phase++ {
+		phases := actionsLeft(b.cur, b.scratch, b.mask)
+		var st stopper
+		switch {
+		case !b.Vanilla:
+			st = split(ctx, b.budget, left, phases, deadline)
+		case phase == 0:
+			st = split(ctx, b.budget, left, 1, deadline)
+		default:
+			st = stopper{ctx: ctx} // sims 0: walk the tree
+		}
+		b.tree.Prepare(b.cur) // reuses the subtree below the committed actions
+		n := b.run(st)
+		b.Sims += n
+		left -= n
+		b.stats = b.tree.RootStats(player, b.stats[:0])
+		a := b.choose(b.cur)
+		if a == games.NoAction {
+			return dst, fmt.Errorf("multi: no legal action")
+		}
+		dst = append(dst, a)
+		b.cur.Apply(a)
+	}
+	return dst, nil
+}
+
+// run is MCTS-SEARCH of Algorithms 2-3: simulations through the search
+// pipeline (select a leaf, evaluate it, back it up) until st says stop.
+// It steps the tree's walker 0, so it builds the tree a single-threaded
+// search.Tree.Search would; it returns the number of simulations.
+func (b *BB) run(st stopper) int {
+	t := b.tree
+	w := t.Walkers(1)[0]
+	i := 0
+	for ; !st.done(i); i++ {
+		if t.SelectLeaf(w) {
+			var pri []float32
+			if b.expand {
+				pri = w.Priors
+				clear(pri)
+			}
+			if !b.eval.Evaluate(w.Ctx, w.State, w.Value, pri) {
+				pri = nil
+			}
+			t.Backup(w, w.Value, pri)
+			continue
+		}
+		t.Backup(w, w.Value, nil)
+	}
+	return i
+}
+
+// choose picks the action of the phase from b.stats: search.Tree.Choose
+// (most visits, or sampled while MoveNumber < TempPlies), or a uniform
+// legal action when nothing was visited.
+func (b *BB) choose(s games.State) games.Action {
+	for _, st := range b.stats {
+		if st.Visits > 0 {
+			return b.tree.Choose(b.stats, s.MoveNumber())
+		}
+	}
+	s.Legal(b.mask)
+	if b.mask.Count() == 0 {
+		return games.NoAction
+	}
+	return b.mask.Random(b.rng)
+}
