@@ -29,6 +29,7 @@ var rank = map[string]int{
 	"arena":               7,
 	"selfplay":            7,
 	"train":               7,
+	"rl":                  7,
 	"bench":               8,
 	"zero":                8,
 	"web":                 8,

@@ -1,0 +1,488 @@
+package rl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+)
+
+// Opponent plays every seat but the learner's inside a VecEnv.
+type Opponent interface {
+	// Act returns player's action in s, which must be in legal (the legal
+	// actions of s, already computed). rng is the environment's own random
+	// stream. s must not be modified. With EnvOptions.Workers > 1, Act is
+	// called concurrently for different environments.
+	Act(s games.State, player int, legal games.Mask, rng *rand.Rand) (games.Action, error)
+}
+
+// OpponentFunc adapts a function (a fixed policy, a network's policy) to
+// the Opponent interface.
+type OpponentFunc func(s games.State, player int, legal games.Mask, rng *rand.Rand) (games.Action, error)
+
+// Act implements Opponent.
+func (f OpponentFunc) Act(s games.State, player int, legal games.Mask, rng *rand.Rand) (games.Action, error) {
+	return f(s, player, legal, rng)
+}
+
+// RandomOpponent plays a uniformly random legal action. It allocates
+// nothing and is safe for concurrent use.
+func RandomOpponent() Opponent {
+	return OpponentFunc(func(_ games.State, _ int, legal games.Mask, rng *rand.Rand) (games.Action, error) {
+		return legal.Random(rng), nil
+	})
+}
+
+// AgentOpponent adapts any agent.Agent (random, onestep, solver, a
+// `policy` network agent, a search agent). Calls are serialised by a
+// mutex, since agents are not safe for concurrent use; the agent's own
+// seed, not the environment's stream, drives its choices.
+func AgentOpponent(a agent.Agent) Opponent { return &agentOpponent{a: a} }
+
+type agentOpponent struct {
+	mu sync.Mutex
+	a  agent.Agent
+}
+
+func (o *agentOpponent) Act(s games.State, player int, _ games.Mask, _ *rand.Rand) (games.Action, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.a.Act(context.Background(), s, player)
+}
+
+// Reward selects how a finished game is rewarded.
+type Reward uint8
+
+const (
+	// RewardReturns gives the learner its game return (State.Returns: +1
+	// win, -1 loss, 0 draw in the two-player games) at the last step.
+	RewardReturns Reward = iota
+	// RewardWinOnly is study 002's r_base (section 3.3): +1 when the
+	// learner wins, 0 on a loss, a draw, or a non-terminal step.
+	RewardWinOnly
+)
+
+// Seat values of EnvOptions.Seat.
+const (
+	// SeatAlternate puts the learner in seat e mod players for
+	// environment e's first game and moves it one seat on after every
+	// game, so that every seat is trained equally.
+	SeatAlternate = -1
+)
+
+// EnvOptions configures a VecEnv. Zero fields take the documented
+// defaults.
+type EnvOptions struct {
+	// N is the number of environments (games in lock-step); default 16
+	// (study 002, section 5.1).
+	N int
+	// Opponent plays the other seats; default RandomOpponent.
+	Opponent Opponent
+	// Seat is the learner's seat, or SeatAlternate (the default is seat
+	// 0; use SeatAlternate to learn both sides as study 002 does).
+	Seat int
+	// Reward is the terminal reward (default RewardReturns).
+	Reward Reward
+	// Workers is the number of goroutines stepping the environments in
+	// contiguous slices; default 1. Results do not depend on it.
+	Workers int
+	// Seed seeds every environment's random stream (seed, environment).
+	Seed uint64
+}
+
+// EpisodeStats counts finished games from the learner's side. Steps are
+// learner decisions.
+type EpisodeStats struct {
+	Episodes            int64
+	Wins, Draws, Losses int64
+	ReturnSum           float64 // sum of the learner's undiscounted episode returns
+	LengthSum           int64   // sum of the episodes' learner steps
+}
+
+// Add adds o's counts into s.
+func (s *EpisodeStats) Add(o EpisodeStats) {
+	s.Episodes += o.Episodes
+	s.Wins += o.Wins
+	s.Draws += o.Draws
+	s.Losses += o.Losses
+	s.ReturnSum += o.ReturnSum
+	s.LengthSum += o.LengthSum
+}
+
+// WinRate is Wins/Episodes (0 without episodes); a draw counts as no win.
+func (s EpisodeStats) WinRate() float64 {
+	if s.Episodes == 0 {
+		return 0
+	}
+	return float64(s.Wins) / float64(s.Episodes)
+}
+
+// MeanReturn is the mean episode return (0 without episodes).
+func (s EpisodeStats) MeanReturn() float64 {
+	if s.Episodes == 0 {
+		return 0
+	}
+	return s.ReturnSum / float64(s.Episodes)
+}
+
+// MeanLength is the mean episode length in learner steps.
+func (s EpisodeStats) MeanLength() float64 {
+	if s.Episodes == 0 {
+		return 0
+	}
+	return float64(s.LengthSum) / float64(s.Episodes)
+}
+
+func (s EpisodeStats) String() string {
+	return fmt.Sprintf("%d episodes: %d wins, %d draws, %d losses (win rate %.3f), mean return %.3f, mean length %.1f",
+		s.Episodes, s.Wins, s.Draws, s.Losses, s.WinRate(), s.MeanReturn(), s.MeanLength())
+}
+
+// VecEnv is N games of one game stepped in lock-step for one learner (see
+// the package doc). It is not safe for concurrent use; with Workers > 1 it
+// runs its own goroutines inside Step, which Close stops.
+type VecEnv struct {
+	game     games.Game
+	opt      EnvOptions
+	players  int
+	obsSize  int
+	nActions int
+
+	init   games.State
+	states []games.State
+	seat   []int // learner's seat per environment
+	rngs   []*rand.Rand
+	epRet  []float64
+	epLen  []int
+
+	obs     []float32    // N x obsSize
+	legal   []games.Mask // per environment
+	legalF  []float32    // N x nActions, 1 legal / 0 illegal
+	rewards []float32
+	dones   []bool
+	stats   []EpisodeStats // per worker, summed by Stats
+	errs    []error        // per worker
+	returns [][]float64    // per worker scratch for State.Returns
+	omask   []games.Mask   // per worker scratch for the opponent's legal actions
+	actions []games.Action // the actions of the Step in flight
+
+	start []chan struct{}
+	wg    sync.WaitGroup
+	stop  bool
+}
+
+// NewEnv returns N environments of g, reset to their first learner
+// decision. g must be sequential (chance nodes are fine); games with
+// simultaneous moves are refused.
+func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
+	if g == nil {
+		return nil, errors.New("rl: nil game")
+	}
+	if g.Type().Dynamics != games.Sequential {
+		return nil, fmt.Errorf("rl: game %s has simultaneous moves; environments need a sequential game", g.Spec())
+	}
+	if opt.N == 0 {
+		opt.N = 16
+	}
+	if opt.Workers == 0 {
+		opt.Workers = 1
+	}
+	if opt.Opponent == nil {
+		opt.Opponent = RandomOpponent()
+	}
+	players := g.NumPlayers()
+	switch {
+	case opt.N < 1 || opt.N > 1<<20:
+		return nil, fmt.Errorf("rl: N = %d environments, want 1..%d", opt.N, 1<<20)
+	case opt.Workers < 1 || opt.Workers > 256:
+		return nil, fmt.Errorf("rl: workers = %d, want 1..256", opt.Workers)
+	case opt.Seat != SeatAlternate && (opt.Seat < 0 || opt.Seat >= players):
+		return nil, fmt.Errorf("rl: seat %d, want 0..%d or %d (alternate)", opt.Seat, players-1, SeatAlternate)
+	case opt.Reward > RewardWinOnly:
+		return nil, fmt.Errorf("rl: unknown reward %d", opt.Reward)
+	}
+	opt.Workers = min(opt.Workers, opt.N)
+	obsSize := 1
+	for _, d := range g.ObservationShape() {
+		obsSize *= d
+	}
+	n, na := opt.N, g.NumActions()
+	e := &VecEnv{
+		game: g, opt: opt, players: players, obsSize: obsSize, nActions: na,
+		init:   g.NewInitialState(),
+		states: make([]games.State, n), seat: make([]int, n), rngs: make([]*rand.Rand, n),
+		epRet: make([]float64, n), epLen: make([]int, n),
+		obs: make([]float32, n*obsSize), legal: make([]games.Mask, n), legalF: make([]float32, n*na),
+		rewards: make([]float32, n), dones: make([]bool, n),
+		stats: make([]EpisodeStats, opt.Workers), errs: make([]error, opt.Workers),
+		returns: make([][]float64, opt.Workers), omask: make([]games.Mask, opt.Workers),
+	}
+	for w := range opt.Workers {
+		e.returns[w] = make([]float64, players)
+		e.omask[w] = games.NewMask(na)
+	}
+	for i := range n {
+		e.states[i] = g.NewInitialState()
+		e.legal[i] = games.NewMask(na)
+		e.rngs[i] = games.NewRand(opt.Seed*0x9E3779B97F4A7C15 + uint64(i) + 1)
+		if opt.Seat == SeatAlternate {
+			e.seat[i] = (i + players - 1) % players // reset moves it on to i mod players
+		} else {
+			e.seat[i] = opt.Seat
+		}
+	}
+	if err := e.Reset(); err != nil {
+		return nil, err
+	}
+	if opt.Workers > 1 {
+		e.start = make([]chan struct{}, opt.Workers)
+		for w := range opt.Workers {
+			e.start[w] = make(chan struct{})
+			go e.worker(w)
+		}
+	}
+	return e, nil
+}
+
+// Close stops the worker goroutines. The VecEnv must not be used after.
+func (e *VecEnv) Close() {
+	if e.start == nil || e.stop {
+		return
+	}
+	e.stop = true
+	for _, c := range e.start {
+		close(c)
+	}
+}
+
+// Game is the environments' game.
+func (e *VecEnv) Game() games.Game { return e.game }
+
+// N is the number of environments.
+func (e *VecEnv) N() int { return e.opt.N }
+
+// ObservationSize is the length of one environment's observation.
+func (e *VecEnv) ObservationSize() int { return e.obsSize }
+
+// NumActions is the game's action count (the policy size).
+func (e *VecEnv) NumActions() int { return e.nActions }
+
+// Observations is the batch of the N learner observations (N x
+// ObservationSize, planar), valid until the next Step or Reset. The
+// caller may read it; the VecEnv owns it.
+func (e *VecEnv) Observations() []float32 { return e.obs }
+
+// Legal is environment i's legal learner actions, valid until the next
+// Step or Reset.
+func (e *VecEnv) Legal(i int) games.Mask { return e.legal[i] }
+
+// LegalFloats is the N x NumActions legal-action batch (1 legal, 0
+// illegal), the form nets.Batch.Legal and Loss use.
+func (e *VecEnv) LegalFloats() []float32 { return e.legalF }
+
+// Rewards is the learner's reward of the last Step per environment.
+func (e *VecEnv) Rewards() []float32 { return e.rewards }
+
+// Dones reports per environment whether the last Step ended its game
+// (the environment has been reset since and shows the next game).
+func (e *VecEnv) Dones() []bool { return e.dones }
+
+// Seat is the learner's seat in environment i's current game.
+func (e *VecEnv) Seat(i int) int { return e.seat[i] }
+
+// State is environment i's current game, at a learner decision. It must
+// not be modified.
+func (e *VecEnv) State(i int) games.State { return e.states[i] }
+
+// Stats returns the statistics of the games finished since the last
+// ResetStats.
+func (e *VecEnv) Stats() EpisodeStats {
+	var s EpisodeStats
+	for _, w := range e.stats {
+		s.Add(w)
+	}
+	return s
+}
+
+// ResetStats clears the episode statistics.
+func (e *VecEnv) ResetStats() { clear(e.stats) }
+
+// Reset starts a new game in every environment (unfinished games are
+// dropped without being counted) and plays the opponents' moves up to the
+// learner's first decision.
+func (e *VecEnv) Reset() error {
+	for i := range e.states {
+		if err := e.resetOne(0, i); err != nil {
+			return err
+		}
+		e.rewards[i], e.dones[i] = 0, false
+	}
+	return nil
+}
+
+// Step plays actions[i] for the learner in environment i, then the other
+// seats up to the learner's next decision. An illegal action is an error
+// naming the environment (the environments are then in an unspecified
+// state; Reset them). Step allocates nothing.
+func (e *VecEnv) Step(actions []games.Action) error {
+	if len(actions) != e.opt.N {
+		return fmt.Errorf("rl: Step with %d actions for %d environments", len(actions), e.opt.N)
+	}
+	if e.stop {
+		return errors.New("rl: Step after Close")
+	}
+	e.actions = actions
+	if e.start == nil {
+		e.stepRange(0)
+	} else {
+		e.wg.Add(len(e.start))
+		for _, c := range e.start {
+			c <- struct{}{}
+		}
+		e.wg.Wait()
+	}
+	e.actions = nil
+	for w, err := range e.errs {
+		if err != nil {
+			e.errs[w] = nil
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *VecEnv) worker(w int) {
+	for range e.start[w] {
+		e.stepRange(w)
+		e.wg.Done()
+	}
+}
+
+// stepRange steps worker w's slice of the environments.
+func (e *VecEnv) stepRange(w int) {
+	n, nw := e.opt.N, len(e.errs)
+	for i := w * n / nw; i < (w+1)*n/nw; i++ {
+		if err := e.stepOne(w, i, e.actions[i]); err != nil {
+			e.errs[w] = err
+			return
+		}
+	}
+}
+
+func (e *VecEnv) stepOne(w, i int, a games.Action) error {
+	s := e.states[i]
+	if !e.legal[i].Has(a) {
+		return fmt.Errorf("rl: environment %d: learner action %d is not legal in %s", i, a, s)
+	}
+	s.Apply(a)
+	e.epLen[i]++
+	if err := e.advance(w, i); err != nil {
+		return err
+	}
+	e.rewards[i], e.dones[i] = 0, false
+	if !s.IsTerminal() {
+		e.encode(i)
+		return nil
+	}
+	ret := e.returns[w]
+	s.Returns(ret)
+	r := ret[e.seat[i]]
+	best, others := true, false
+	for p, v := range ret {
+		if p != e.seat[i] {
+			best = best && r > v
+			others = others || v > r
+		}
+	}
+	st := &e.stats[w]
+	st.Episodes++
+	switch {
+	case best:
+		st.Wins++
+	case others:
+		st.Losses++
+	default:
+		st.Draws++
+	}
+	if e.opt.Reward == RewardWinOnly {
+		r = 0
+		if best {
+			r = 1
+		}
+	}
+	st.ReturnSum += r
+	st.LengthSum += int64(e.epLen[i])
+	e.rewards[i], e.dones[i] = float32(r), true
+	return e.resetOne(w, i)
+}
+
+// resetOne starts environment i's next game with the learner in its next
+// seat and plays up to its first decision.
+func (e *VecEnv) resetOne(w, i int) error {
+	for {
+		e.init.CloneInto(e.states[i])
+		e.epLen[i] = 0
+		if e.opt.Seat == SeatAlternate {
+			e.seat[i] = (e.seat[i] + 1) % e.players
+		}
+		if err := e.advance(w, i); err != nil {
+			return err
+		}
+		if !e.states[i].IsTerminal() {
+			e.encode(i)
+			return nil
+		}
+		// A game the opponents finished before the learner moved is not
+		// an episode of the learner; play another.
+	}
+}
+
+// advance plays chance and opponent moves until the learner is to move or
+// the game is over.
+func (e *VecEnv) advance(w, i int) error {
+	s, seat, rng, m := e.states[i], e.seat[i], e.rngs[i], e.omask[w]
+	for !s.IsTerminal() {
+		p := s.CurrentPlayer()
+		if p == seat {
+			return nil
+		}
+		if p == games.ChancePlayer {
+			cs, ok := s.(games.ChanceState)
+			if !ok {
+				return fmt.Errorf("rl: environment %d: chance node without ChanceState in %s", i, s)
+			}
+			s.Apply(cs.SampleChance(rng))
+			continue
+		}
+		if p < 0 {
+			return fmt.Errorf("rl: environment %d: unsupported player %d to move in %s", i, p, s)
+		}
+		s.Legal(m)
+		a, err := e.opt.Opponent.Act(s, p, m, rng)
+		if err != nil {
+			return fmt.Errorf("rl: environment %d: opponent: %w", i, err)
+		}
+		if !m.Has(a) {
+			return fmt.Errorf("rl: environment %d: opponent action %d is not legal in %s", i, a, s)
+		}
+		s.Apply(a)
+	}
+	return nil
+}
+
+// encode writes environment i's learner observation and legal actions.
+func (e *VecEnv) encode(i int) {
+	s := e.states[i]
+	s.Observation(e.seat[i], e.obs[i*e.obsSize:(i+1)*e.obsSize])
+	m := e.legal[i]
+	s.Legal(m)
+	lf := e.legalF[i*e.nActions : (i+1)*e.nActions]
+	clear(lf)
+	for a := range m.All() {
+		lf[a] = 1
+	}
+}
