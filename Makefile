@@ -27,7 +27,7 @@ test-full:
 	$(GO) test -count=1 -timeout 60m $(PKGS)
 
 race:
-	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./zero/... ./train/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
+	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./zero/... ./train/... ./rl/... ./web/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
 
 bench:
 	mkdir -p $(RUNDIR)
