@@ -123,7 +123,7 @@ func (m *emctsSpec) table() spec.Table {
 		spec.Duration("time", &m.Time, 0, 24*time.Hour, "time per turn, e.g. 1s (0 = sims only)"),
 		spec.Float("c", &m.C, 1.5/8, 0, 1e6, "PUCT exploration constant over mutations (the study: 8x smaller than MCTS's)"),
 		spec.Int("horizon", &m.Horizon, 1, 1, 64, "turns in a sequence: 1 = EMCTS, >1 = flexible horizon FH-EMCTS (the study's tournament: 3)"),
-		spec.Int("phases", &m.Phases, 0, 0, 1<<10, "selection phases (0 = the root sequence's length)"),
+		spec.Int("phases", &m.Phases, 0, 0, 1<<10, "selection phases, steps down the most visited mutations (0 = to the end of that path; bb: the root sequence's length, then to the end)"),
 		spec.Bool("bb", &m.BB, false, "EMCTS-BB: split the budget over the phases, moving the root after each"),
 		spec.Float("itemp", &m.ITemp, 0.5, 0, 100, "temperature of the root sequence's draw from the policy (0 = greedy)"),
 	}

@@ -22,6 +22,15 @@
 //     `emcts:horizon=3` for the study's H = 3d): sequences that span the
 //     opponent's replies, whose mutations score the opponent's value.
 //
+// With the study's Q = 0 for unvisited mutations and small c, an EMCTS
+// tree is nearly one chain as deep as the budget, and a good sequence is
+// found far below the root; so `phases=0` (the default) reads the turn at
+// the end of the most visited path, not after a fixed number of steps
+// (the study's fixed count; `phases=N` keeps it). On the Connect4d test
+// position this takes EMCTS-V and EMCTS-BB from 0/20 to 20/20 seeds
+// finding the whole-turn win at 2,000 simulations; FH-EMCTS plays it in
+// 7/20, settling on later wins (see EMCTS).
+//
 // Budgets are per turn, in simulations (at most one evaluator call each;
 // EMCTS counts the policy calls that build its root sequence too) and/or
 // time, and every planner stops searching when its context is cancelled,

@@ -46,20 +46,46 @@ import (
 // legal and the sequence is repaired or extended up to the horizon.
 //
 // Phases: the number of selection phases of a tree of sequences is not
-// bounded, so, as in the study, a fixed number Phases is used (0: the
-// length of L0). EMCTS-V (BB false) spends the whole budget from the
-// root, then walks Phases steps down the most visited mutations; EMCTS-BB
-// (BB true, section III-E) splits the budget evenly over the Phases and
-// after each phase moves the root to its most visited child, keeping its
-// subtree. The turn played is the first turn of the final node's sequence
-// (Algorithm 4, phase 3).
+// bounded, so the study uses a fixed number, Phases. EMCTS-V (BB false)
+// spends the whole budget from the root, then walks Phases steps down the
+// most visited mutations; EMCTS-BB (BB true, section III-E) splits the
+// budget evenly over the Phases and after each phase moves the root to
+// its most visited child, keeping its subtree. The turn played is the
+// first turn of the final node's sequence (Algorithm 4, phase 3).
+//
+// Phases 0 (the default; the study gives no number) walks the most
+// visited mutations to the end of that path instead: EMCTS-V from the
+// root, EMCTS-BB from its last root after len(L0) phases. This deviates
+// from a fixed count because, with the study's Q = 0 for unvisited
+// mutations and small C, the tree is nearly a single chain about as deep
+// as the budget: once a mutation has scored above the tiny exploration
+// term C*P*sqrt(N) it is taken again, so every simulation adds one node
+// at the bottom; a fresh node first tries the keep mutation (the largest
+// prior), so a sequence is re-evaluated while it scores well and a
+// winning sequence is kept for the rest of the search (each keep scores
+// exactly +1). On the Connect4d test position (multi_test.go, random
+// rollouts, 2,000 simulations) the chain first reaches the winning turn
+// at depth 21-114 (seeds 1-6) and its winning edges have Q = 1, but a
+// walk of 5 steps returned a sequence near L0 that does not win: 0/20
+// seeds for EMCTS-V and EMCTS-BB with Phases 5, against 20/20 for both
+// with Phases 0 (seeds 1-20; at 1,000 simulations 20/20 and 18/20, at
+// 500 18/20, at 250 13/20 and 14/20, nearly always exactly the runs whose
+// chain had reached the win). TestEMCTSChain pins this.
+//
+// FH-EMCTS (Horizon 3) finds the immediate win on that position in only
+// 7/20 seeds at 500-2,000 simulations, a limitation, not a readout
+// error: its chain is absorbed by the first sequence it meets in which x
+// wins at all, mostly on turn 3 after a reply of o's that does not block
+// (the keep mutation scores for the root's mover, a later win counts as
+// much as an immediate one, and the refuting mutations of o's actions
+// are never tried once the keep scores +1).
 //
 // Budget: every evaluator call counts as one simulation, the policy calls
 // that build L0 included, so Budget.Sims bounds the evaluator calls of a
 // turn exactly.
 type EMCTS struct {
 	Horizon  int     // turns spanned by a genome (1: EMCTS; >1: FH-EMCTS)
-	Phases   int     // selection phases (0: the root sequence's length)
+	Phases   int     // selection phases (0: walk the most visited path to its end; BB: len(L0) phases first)
 	BB       bool    // EMCTS-BB: split the budget over the phases
 	C        float64 // PUCT exploration constant
 	InitTemp float64 // temperature of the root sequence's draw
@@ -168,27 +194,24 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 	root := e.newNode(off, len(e.genes)-off)
 
 	// Phase 2: EMCTS-SEARCH, in phases.
-	phases := e.Phases
-	if phases <= 0 {
-		phases = max(1, int(e.nodes[root].n))
-	}
 	left := e.budget.Sims - e.Sims
 	if e.BB {
+		phases := e.Phases
+		if phases <= 0 {
+			phases = max(1, int(e.nodes[root].n))
+		}
 		for p := range phases {
 			left -= e.run(root, split(ctx, e.budget, max(left, 0), phases-p, deadline))
 			if c := e.bestChild(root); c >= 0 {
 				root = c
 			}
 		}
+		if e.Phases <= 0 {
+			root = e.walk(root, -1)
+		}
 	} else {
 		e.run(root, split(ctx, e.budget, max(left, 0), 1, deadline))
-		for range phases {
-			c := e.bestChild(root)
-			if c < 0 {
-				break
-			}
-			root = c
-		}
+		root = e.walk(root, e.Phases)
 	}
 
 	// Phase 3: the turn is the first turn of the sequence.
@@ -465,6 +488,20 @@ func (e *EMCTS) repair(i int) games.Action {
 		return e.argmax(e.prior[i])
 	}
 	return e.mask.Random(e.rng)
+}
+
+// walk returns the node reached from ni by following the most visited
+// mutation steps times (steps <= 0: until a node none of whose mutations
+// was visited, the end of the principal path).
+func (e *EMCTS) walk(ni int32, steps int) int32 {
+	for i := 0; steps <= 0 || i < steps; i++ {
+		c := e.bestChild(ni)
+		if c < 0 {
+			break
+		}
+		ni = c
+	}
+	return ni
 }
 
 // bestChild returns the most visited child of ni (ties: higher Q, then

@@ -3,7 +3,6 @@ package multi_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -125,12 +124,17 @@ func TestFindsWholeTurnWin(t *testing.T) {
 		}
 		switch {
 		case wins(s, turn):
-		case strings.Contains(name, "emcts"):
-			// Known gap: with random-rollout values and the study's
-			// small c, EMCTS misses this two-mutation win at 2000
-			// simulations (also at c=1.5 and 4 in most seeds).
-			t.Logf("%s: turn %v does not win (known EMCTS gap)", name, turn)
+		case name == "fh-emcts":
+			// Known limitation (see EMCTS): FH-EMCTS's chain settles on
+			// the first 3-turn sequence in which x wins at all, mostly
+			// on turn 3 after an o reply that does not block; 7/20
+			// seeds (1-20) play the immediate win at 500-2,000
+			// simulations (seed 1 is one of the 7).
+			t.Logf("%s: turn %v does not win (known FH-EMCTS limitation)", name, turn)
 		default:
+			// emcts-v and emcts-bb (Phases 0, the study's c) read the
+			// win off the end of their most visited path: 20/20 seeds
+			// at 2,000 simulations (TestEMCTSChain, EMCTS doc).
 			t.Errorf("%s: turn %v does not win", name, turn)
 		}
 	}
