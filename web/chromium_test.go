@@ -61,8 +61,7 @@ func browse(t *testing.T, bin, url, file string) string {
 }
 
 // TestBrowser drives the page in headless Chromium: every game's board
-// (SVG for connect4, tictactoe and hex; the text view and move buttons for
-// the others), an analysis overlay, a replay and a run dashboard. It
+// (SVG boards, Sushi Go's card panels; all with their move buttons), an analysis overlay, a replay and a run dashboard. It
 // checks the DOM for the expected elements and saves a screenshot of each
 // page under runs/web-screenshots for a person to look at.
 func TestBrowser(t *testing.T) {
@@ -124,12 +123,25 @@ func TestBrowser(t *testing.T) {
 		{"replay", "#/replay/hex.json", []string{`class="board board-hex"`, `id="step"`, `id="next"`}},
 		{"runs", "#/runs", []string{`data-run="demo-run"`, `<img src="/runs/demo-run/plots/loss.svg"`, `<th>train.final_loss.Total</th>`}},
 	}
-	for _, g := range []string{"connect4d", "strands", "tetrislink", "sequence", "sushigo:players=2"} {
-		pages = append(pages, struct {
-			name, hash string
-			want       []string
-		}{strings.Split(g, ":")[0], "#/game/" + play(g, []string{"human", "random"}), []string{`<pre class="text" id="text">`, `class="move"`}})
+	// The boards of boards.go: (?s)(X.*){n} asks for n matches of X.
+	more := []struct {
+		name, hash string
+		want       []string
+	}{
+		{"connect4d", "#/game/" + play("connect4d", []string{"human", "random"}, "0d", "1c", "2d", "3e", "4d", "!"),
+			[]string{`class="board board-connect4d"`, `(?s)(class="cell col".*){7}`, `(?s)(class="cell col illegal".*){28}`, `board 0 — to play`}},
+		{"strands", "#/game/" + play("strands", []string{"random", "human"}, "!"),
+			[]string{`class="board board-strands"`, `(?s)(class="cell[ "].*){91}`, `Black groups: 1`}},
+		{"tetrislink", "#/game/" + play("tetrislink", []string{"human", "random"}, "I0@1", "!", "T0@5", "!"),
+			[]string{`class="board board-tetrislink"`, `id="piece-picker"`, `(?s)(class="orient.*){19}`, `(?s)(class="piece".*){10}`, `placements as buttons`}},
+		{"sequence", "#/game/" + play("sequence", []string{"random", "human"}, "!"),
+			[]string{`class="board board-sequence"`, `class="cell mine"`, `(?s)(class="card".*){7}`, `cards, hidden`, `class="move"`}},
+		{"sushigo", "#/game/" + play("sushigo:players=3", []string{"human", "random", "random"}),
+			[]string{`class="boardwrap board board-sushigo"`, `(?s)(<button class="card".*){9}`, `(?s)(cards, hidden.*){2}`, `class="move"`}},
+		{"sushigo-seq", "#/game/" + play("sushigo-seq:players=2", []string{"random", "human"}, "!"),
+			[]string{`class="boardwrap board board-sushigo"`, `chose`, `(?s)(<button class="card".*){5}`}},
 	}
+	pages = append(pages, more...)
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
 			dom := browse(t, bin, hs.URL+"/"+p.hash, "")

@@ -6,9 +6,17 @@
 //   - Play: any registered game (a spec string, as on the command line)
 //     between any agents, or people ("human" seats). Games live on the
 //     server; the page asks for the state, submits moves and asks the
-//     agent to move. Connect Four, tic-tac-toe and Hex are drawn as SVG
-//     boards; every other game falls back to its text drawing and a list of
-//     its legal moves as buttons, so every game is playable.
+//     agent to move. Connect Four, tic-tac-toe, Hex, Connect4d (its boards
+//     side by side), Strands (its numbered hexagon) and Sequence (the card
+//     board, own hand) are drawn as SVG boards that take clicks; Tetris Link
+//     as its well with a piece picker that drops a piece where the mouse
+//     points; Sushi Go as hands and tableaux of card chips (boards.go).
+//     Moves that are not a cell stay buttons, and a game with no drawing
+//     of its own falls back to its text drawing and a list of its legal
+//     moves as buttons, so every game is playable. Drawings use only what
+//     the viewing player may see (Draw(view), sushigo's Knows); with hidden
+//     information the page lists only the viewer's legal moves and hides
+//     chance outcomes (dealt cards) in the history.
 //   - Analysis: per-action visits, Q and prior of an agent.Analyzer (mcts,
 //     az, policy, solver) for the position, overlaid on the board (a table
 //     for the generic view).

@@ -2,10 +2,12 @@ package web
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/games/hex"
+	"github.com/canopy-go/canopy/games/sushigo"
 	"github.com/canopy-go/canopy/games/tictactoe"
 )
 
@@ -58,19 +60,42 @@ type stateJSON struct {
 }
 
 // boardJSON is the drawing data of the games with an SVG board. Cells is
-// row-major with row 0 at the top; a cell holds its owner (0 or 1) or -1
-// when empty. Actions holds each cell's action id (-1: none; Connect
-// Four's cells take their column's action).
+// row-major with row 0 at the top; a cell holds its owner (a player) or -1
+// when empty. Actions holds each cell's action id (-1: none; the cells of
+// Connect Four and Connect4d take their column's action). The optional
+// fields serve the games that need them (boards.go).
 type boardJSON struct {
-	Kind    string  `json:"kind"` // "connect4", "tictactoe" or "hex"
+	// Kind is "connect4", "tictactoe", "hex", "connect4d", "strands",
+	// "tetrislink", "sequence" or "sushigo" (no grid: Rows = Cols = 0).
+	Kind    string  `json:"kind"`
 	Rows    int     `json:"rows"`
 	Cols    int     `json:"cols"`
 	Cells   [][]int `json:"cells"`
 	Actions [][]int `json:"actions"`
+	// Labels are printed on cells: Strands' numbers ("" off the board),
+	// Sequence's card faces ("*" a corner).
+	Labels [][]string `json:"labels,omitempty"`
+	// Marks flag cells: 1 a square of one of the shown hand's cards, 2 a
+	// chip locked in a sequence (Sequence).
+	Marks [][]int `json:"marks,omitempty"`
+	// Boards is Connect4d's number of boards (7 columns each, side by
+	// side); Active the board to play in (-1: none).
+	Boards int `json:"boards,omitempty"`
+	Active int `json:"active"`
+	// Players are per-player panels: pieces left, hands, tableaux.
+	Players    []playerJSON `json:"players,omitempty"`
+	PieceNames []string     `json:"piece_names,omitempty"`
+	// Drops are Tetris Link's offered placements and the cells each fills.
+	Drops []dropJSON `json:"drops,omitempty"`
+	// Buttons: list every legal move as a button, even those the board
+	// takes (games whose moves are best read as text).
+	Buttons bool     `json:"buttons,omitempty"`
+	Notes   []string `json:"notes,omitempty"` // lines shown under the board
 }
 
-// boardOf returns the SVG drawing data of s, or nil for the generic view.
-func boardOf(s games.State) *boardJSON {
+// gridBoard returns the SVG drawing data of the two-player grid games, or
+// nil.
+func gridBoard(s games.State) *boardJSON {
 	switch st := s.(type) {
 	case *connect4.State:
 		b := newBoard("connect4", connect4.Height, connect4.Width)
@@ -140,7 +165,7 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 	out := stateJSON{
 		Game: g.Spec(), Name: t.Name, LongName: t.LongName,
 		Move: s.MoveNumber(), ToMove: s.CurrentPlayer(), Waiting: waiting,
-		Terminal: s.IsTerminal(), View: view, Board: boardOf(s),
+		Terminal: s.IsTerminal(), View: view,
 		History: history, Last: int(last), Legal: []legalJSON{},
 	}
 	if out.Waiting == nil {
@@ -159,8 +184,11 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 		sc.Scores(out.Scores)
 	}
 	m := games.NewMask(g.NumActions())
+	// With hidden information, a player's legal moves name its cards:
+	// list only the viewer's.
+	hidden := t.Information != games.PerfectInformation && view >= 0
 	for _, p := range waiting {
-		if legalFor != nil && !legalFor(p) {
+		if legalFor != nil && !legalFor(p) || hidden && p != view {
 			continue
 		}
 		legal(p, m)
@@ -170,6 +198,7 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 		}
 		out.Legal = append(out.Legal, l)
 	}
+	out.Board = boardOf(s, view, out.Legal)
 	out.Result = summary(s, waiting)
 	if out.Terminal {
 		out.Returns = make([]float64, g.NumPlayers())
@@ -213,6 +242,7 @@ func (ss *session) view(view int) stateJSON {
 	// Texts are formatted in the state where each action was played, so
 	// replay the actions on a fresh state (cheap next to a request).
 	s := ss.game.NewInitialState()
+	hideChance := view >= 0 && ss.game.Type().Information != games.PerfectInformation
 	for i := 0; i < len(ss.actions); {
 		if s.CurrentPlayer() == games.SimultaneousPlayer {
 			n := ss.game.NumPlayers()
@@ -227,12 +257,17 @@ func (ss *session) view(view int) stateJSON {
 		a := ss.actions[i]
 		txt := s.ActionString(a)
 		if ss.movers[i] == games.ChancePlayer {
-			txt = "chance:" + txt
+			if hideChance {
+				txt = "chance" // a dealt card: hidden from a player's view
+			} else {
+				txt = "chance:" + txt
+			}
 		}
 		hist = append(hist, txt)
 		s.Apply(a)
 		i++
 	}
+	hidePending(ss.state, view, ss.movers, hist)
 	last := games.NoAction
 	if n := len(ss.actions); n > 0 {
 		last = ss.actions[n-1]
@@ -270,4 +305,25 @@ func (ss *session) undoPoint() int {
 		}
 	}
 	return -1
+}
+
+// hidePending hides, in a sequential Sushi Go history drawn for player view,
+// the picks of other players that the trick has not revealed yet (the
+// game keeps them as pending and hides them from view's observations).
+func hidePending(s games.State, view int, movers []int, hist []string) {
+	sg, ok := s.(*sushigo.State)
+	if !ok || view < 0 || len(movers) != len(hist) {
+		return
+	}
+	for p := range s.Game().NumPlayers() {
+		if p == view || sg.Pending(p) == games.NoAction {
+			continue
+		}
+		for i := len(movers) - 1; i >= 0; i-- {
+			if movers[i] == p {
+				hist[i] = "p" + strconv.Itoa(p) + ":hidden"
+				break
+			}
+		}
+	}
 }

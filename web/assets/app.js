@@ -78,7 +78,16 @@ function drawBoard(st, onCell, an) {
   const best = an ? Object.values(an).reduce((x, y) => (y.visits > (x ? x.visits : -1) ? y : x), null) : null;
   if (b.kind === "connect4") return drawConnect4(b, st, legal, onCell, an, maxVisits, best);
   if (b.kind === "tictactoe") return drawTicTacToe(b, st, legal, onCell, an, maxVisits, best);
-  return drawHex(b, st, legal, onCell, an, maxVisits, best);
+  if (b.kind === "hex") return drawHex(b, st, legal, onCell, an, maxVisits, best);
+  // The boards below come with notes and per-player panels.
+  let pic = null;
+  if (b.kind === "connect4d") pic = drawConnect4d(b, st, legal, onCell, an, maxVisits, best);
+  else if (b.kind === "strands") pic = drawStrands(b, st, legal, onCell, an, maxVisits, best);
+  else if (b.kind === "tetrislink") pic = drawTetrisLink(b, st, onCell);
+  else if (b.kind === "sequence") pic = drawSequence(b, st, legal, onCell, an, maxVisits, best);
+  return el("div", { class: "boardwrap" + (b.kind === "sushigo" ? " board board-sushigo" : ""), id: b.kind === "sushigo" ? "board" : null },
+    pic, b.notes ? el("div", { class: "notes" }, b.notes.map(n => el("div", { class: "muted" }, n))) : null,
+    b.players ? drawPlayers(b, st, onCell) : null);
 }
 
 function stone(p) { return PLAYER_COLORS[p] || "#888"; }
@@ -208,6 +217,224 @@ function drawHex(b, st, legal, onCell, an, maxVisits, best) {
   return g;
 }
 
+// drawConnect4d draws Connect4d's d boards side by side; only the board to
+// play in (b.active) takes clicks, on its columns (action board*7+column).
+function drawConnect4d(b, st, legal, onCell, an, maxVisits, best) {
+  const d = b.boards, C = b.cols / d, S = Math.max(20, Math.min(48, Math.floor(840 / b.cols))), gap = 14;
+  const top = 22 + (an ? 30 : 0), bw = C * S + 8;
+  const W = d * bw + (d - 1) * gap + 8, H = top + b.rows * S + 16;
+  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "board board-connect4d", id: "board" });
+  for (let k = 0; k < d; k++) {
+    const bx = 4 + k * (bw + gap), active = k === b.active;
+    g.append(svg("text", { x: bx + bw / 2, y: 14, "text-anchor": "middle", "font-size": 12, "font-weight": active ? 700 : 400, fill: active ? "#1f4fa8" : "#666" }, "board " + k + (active ? " — to play" : "")));
+    g.append(svg("rect", { x: bx, y: top - 4, width: bw, height: b.rows * S + 8, rx: 8, fill: active ? "#1f4fa8" : "#5a73a6", stroke: active ? "#e8b400" : "none", "stroke-width": 3 }));
+    for (let c = 0; c < C; c++) {
+      const gc = k * C + c, a = b.actions[0][gc], x = bx + 4 + c * S;
+      const ok = legal.has(a) && onCell;
+      const col = svg("g", { class: "cell col" + (ok ? "" : " illegal"), "data-action": a });
+      const hl = svg("rect", { x, y: top - 4, width: S, height: b.rows * S + 8, fill: "#fff", "fill-opacity": 0 });
+      col.append(hl);
+      if (an && an[a]) {
+        const row = an[a];
+        hl.setAttribute("fill", "#4ade80");
+        hl.setAttribute("fill-opacity", (0.08 + 0.5 * row.visits / maxVisits).toFixed(3));
+        g.append(svg("text", { x: x + S / 2, y: top - 10, "text-anchor": "middle", "font-size": 11, "font-weight": best === row ? 700 : 400, class: "an" }, String(row.visits)));
+        col.append(svg("title", {}, "board " + k + " column " + String.fromCharCode(97 + c) + ": " + anLabel(row)));
+      }
+      for (let r = 0; r < b.rows; r++) {
+        const v = b.cells[r][gc];
+        col.append(svg("circle", { cx: x + S / 2, cy: top + r * S + S / 2, r: S * 0.4, fill: v < 0 ? "#f4f6fb" : stone(v), stroke: "#173c80", "stroke-width": 1.5 }));
+      }
+      if (st.last === a) {
+        for (let r = 0; r < b.rows; r++) {
+          if (b.cells[r][gc] >= 0) { col.append(svg("circle", { cx: x + S / 2, cy: top + r * S + S / 2, r: S * 0.1, fill: "#fff", "fill-opacity": 0.85 })); break; }
+        }
+      }
+      g.append(svg("text", { x: x + S / 2, y: H - 3, "text-anchor": "middle", "font-size": 10, fill: "#888" }, String.fromCharCode(97 + c)));
+      if (ok) {
+        col.onclick = () => onCell(a);
+        col.addEventListener("mouseenter", () => { if (!an) hl.setAttribute("fill-opacity", 0.22); });
+        col.addEventListener("mouseleave", () => { if (!an) hl.setAttribute("fill-opacity", 0); });
+      }
+      g.append(col);
+    }
+  }
+  return g;
+}
+
+// STRANDS_COLORS are the fills of free cells by printed number 1..6.
+const STRANDS_COLORS = ["#eee", "#fde2e2", "#fef3c7", "#d9f99d", "#bfdbfe", "#ddd6fe", "#fbcfe8"];
+
+// drawStrands draws the hexagon of side b.rows/2+1 inside its W x W array
+// (cell (x, y) sits half a cell right per row, as Hex), numbers on free
+// cells; the cells the mover may take have a dark outline.
+function drawStrands(b, st, legal, onCell, an, maxVisits, best) {
+  const n = b.rows, side = (n + 1) / 2, R = side <= 4 ? 26 : side <= 5 ? 23 : 20, w = Math.sqrt(3) * R;
+  const x0 = 24 + w / 2, y0 = 20 + R;
+  const W = x0 + (n - 1) * w + w / 2 + 24, H = y0 + (n - 1) * 1.5 * R + R + 20;
+  const g = svg("svg", { viewBox: `0 0 ${W.toFixed(0)} ${H.toFixed(0)}`, width: W.toFixed(0), height: H.toFixed(0), class: "board board-strands", id: "board" });
+  const center = (r, c) => [x0 + (c + r / 2 - (side - 1) / 2) * w, y0 + r * 1.5 * R];
+  const hexPath = (cx, cy, rad) => { let d = ""; for (let k = 0; k < 6; k++) { const t = Math.PI / 180 * (60 * k - 30); d += (k ? "L" : "M") + (cx + rad * Math.cos(t)).toFixed(1) + " " + (cy + rad * Math.sin(t)).toFixed(1); } return d + "Z"; };
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      const a = b.actions[r][c];
+      if (a < 0) continue;
+      const v = b.cells[r][c], lab = b.labels[r][c], [cx, cy] = center(r, c);
+      const ok = legal.has(a) && onCell;
+      const cell = svg("g", { class: "cell" + (ok ? "" : " illegal"), "data-action": a });
+      const bg = svg("path", { d: hexPath(cx, cy, R - 1), fill: STRANDS_COLORS[+lab] || "#eee", stroke: ok ? "#333" : "#999", "stroke-width": ok ? 2.2 : 1 });
+      cell.append(bg);
+      if (v >= 0) cell.append(svg("circle", { cx, cy, r: R * 0.66, fill: v === 0 ? "#1c1c1c" : "#fbfbfb", stroke: "#555", "stroke-width": 1.5 }));
+      if (!(an && an[a])) cell.append(svg("text", { x: cx, y: cy + R * 0.2, "text-anchor": "middle", "font-size": R * (v >= 0 ? 0.45 : 0.6), fill: v === 0 ? "#bbb" : v === 1 ? "#999" : "#444", "pointer-events": "none" }, lab));
+      if (st.last === a && v >= 0) cell.append(svg("circle", { cx, cy: cy - R * 0.38, r: R * 0.1, fill: v === 0 ? "#fff" : "#222" }));
+      if (an && an[a]) overlayCell(cell, bg, an[a], cx, cy, maxVisits, best, R * 0.5);
+      if (ok) cell.onclick = () => onCell(a);
+      cell.append(svg("title", {}, String.fromCharCode(97 + c) + (r + 1) + ": number " + lab));
+      g.append(cell);
+    }
+  }
+  return g;
+}
+
+// drawTetrisLink draws the 20 x 10 well. With placements on offer
+// (b.drops), a picker chooses the piece orientation and the board shows
+// where it lands under the mouse; a click drops it.
+function drawTetrisLink(b, st, onCell) {
+  const S = 22, top = 6, left = 26, W = left + b.cols * S + 10, H = top + b.rows * S + 22;
+  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "board board-tetrislink", id: "board" });
+  g.append(svg("rect", { x: left - 3, y: top - 3, width: b.cols * S + 6, height: b.rows * S + 6, fill: "#23272e", rx: 4 }));
+  const lastCells = new Set();
+  for (let r = 0; r < b.rows; r++) {
+    g.append(svg("text", { x: left - 6, y: top + r * S + S * 0.7, "text-anchor": "end", "font-size": 9, fill: "#999" }, String(b.rows - r)));
+    for (let c = 0; c < b.cols; c++) {
+      const v = b.cells[r][c];
+      g.append(svg("rect", { x: left + c * S + 1, y: top + r * S + 1, width: S - 2, height: S - 2, rx: 2, fill: v < 0 ? "#2f343c" : stone(v), stroke: v < 0 ? "none" : "#0006", "stroke-width": 1 }));
+    }
+  }
+  for (let c = 0; c < b.cols; c++) g.append(svg("text", { x: left + c * S + S / 2, y: H - 6, "text-anchor": "middle", "font-size": 10, fill: "#666" }, String(c + 1)));
+  const drops = (b.drops || []);
+  if (!drops.length || !onCell) return g;
+  const orients = [...new Set(drops.map(d => d.orient))];
+  if (!game.tlOrient || !orients.includes(game.tlOrient)) game.tlOrient = orients[0];
+  const ghost = svg("g", { "pointer-events": "none" });
+  g.append(ghost);
+  const pickFor = x => {
+    const ds = drops.filter(d => d.orient === game.tlOrient);
+    if (!ds.length) return null;
+    const wd = Math.max(...ds[0].cells.map(p => p[1])) - ds[0].col + 1;
+    const want = x - Math.floor((wd - 1) / 2);
+    return ds.reduce((u, v) => (Math.abs(v.col - want) < Math.abs(u.col - want) ? v : u));
+  };
+  const show = d => {
+    ghost.replaceChildren();
+    if (!d) return;
+    for (const [r, c] of d.cells) ghost.append(svg("rect", { x: left + c * S + 1, y: top + r * S + 1, width: S - 2, height: S - 2, rx: 2, fill: stone(d.player), "fill-opacity": 0.45, stroke: "#fff", "stroke-width": 1.5 }));
+  };
+  for (let c = 0; c < b.cols; c++) {
+    const col = svg("rect", { x: left + c * S, y: top, width: S, height: b.rows * S, fill: "#fff", "fill-opacity": 0, class: "cell col", "data-col": c });
+    col.addEventListener("mouseenter", () => show(pickFor(c)));
+    col.onclick = () => { const d = pickFor(c); if (d) onCell(d.id, d.player); };
+    g.append(col);
+  }
+  g.addEventListener("mouseleave", () => show(null));
+  // The picker: one small drawing per orientation on offer.
+  const picker = el("div", { class: "picker", id: "piece-picker" });
+  for (const o of orients) {
+    const d = drops.find(x => x.orient === o);
+    const r0 = Math.min(...d.cells.map(p => p[0])), c0 = Math.min(...d.cells.map(p => p[1]));
+    const ps = 9, pic = svg("svg", { width: 4 * ps + 4, height: 4 * ps + 4 });
+    for (const [r, c] of d.cells) pic.append(svg("rect", { x: 2 + (c - c0) * ps, y: 2 + (r - r0) * ps, width: ps - 1, height: ps - 1, fill: stone(d.player) }));
+    const btn = el("button", { class: "orient" + (o === game.tlOrient ? " selected" : ""), "data-orient": o, title: o }, pic, el("div", {}, o));
+    btn.onclick = () => { game.tlOrient = o; renderGame(); };
+    picker.append(btn);
+  }
+  show(pickFor(Math.floor(b.cols / 2)));
+  return el("div", {}, el("p", { class: "muted" }, "Pick a piece, then click a column to drop it (the outline shows where it lands)."), picker, g);
+}
+
+const SUITS = { S: ["♠", "#222"], H: ["♥", "#c81e1e"], D: ["♦", "#c81e1e"], C: ["♣", "#222"] };
+
+// cardFace splits "10H" into ["10♥", colour].
+function cardFace(t) {
+  const s = SUITS[t.slice(-1)];
+  return s ? [t.slice(0, -1) + s[0], s[1]] : [t, "#222"];
+}
+
+// drawSequence draws the 10 x 10 card board with chips; squares of the
+// shown hand's cards are tinted; squares a card of the hand can take now
+// are clickable (jacks, dead cards and pass are buttons).
+function drawSequence(b, st, legal, onCell, an, maxVisits, best) {
+  const S = 54, left = 22, top = 6, W = left + 10 * S + 8, H = top + 10 * S + 22;
+  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "board board-sequence", id: "board" });
+  g.append(svg("rect", { x: left - 4, y: top - 4, width: 10 * S + 8, height: 10 * S + 8, rx: 6, fill: "#1f5f3f" }));
+  for (let r = 0; r < 10; r++) {
+    g.append(svg("text", { x: left - 8, y: top + r * S + S / 2 + 4, "text-anchor": "end", "font-size": 10, fill: "#666" }, String(10 - r)));
+    for (let c = 0; c < 10; c++) {
+      const a = b.actions[r][c], v = b.cells[r][c], mark = b.marks[r][c], face = b.labels[r][c], x = left + c * S, y = top + r * S;
+      const ok = a >= 0 && legal.has(a) && onCell;
+      const cell = svg("g", { class: "cell" + (ok ? "" : " illegal") + (mark === 1 ? " mine" : ""), "data-action": a >= 0 ? a : null });
+      const bg = svg("rect", { x: x + 2, y: y + 2, width: S - 4, height: S - 4, rx: 4, fill: mark === 1 ? "#fde68a" : "#fffdf6", stroke: ok ? "#b45309" : "#c9c3b0", "stroke-width": ok ? 2.5 : 1 });
+      cell.append(bg);
+      if (face === "*") {
+        cell.append(svg("text", { x: x + S / 2, y: y + S / 2 + 8, "text-anchor": "middle", "font-size": 24, fill: "#b7950b" }, "★"));
+      } else {
+        const [txt, col] = cardFace(face);
+        cell.append(svg("text", { x: x + S / 2, y: y + (v >= 0 ? 14 : S / 2 + 6), "text-anchor": "middle", "font-size": v >= 0 ? 11 : 16, "font-weight": 600, fill: col }, txt));
+      }
+      if (v >= 0) {
+        cell.append(svg("circle", { cx: x + S / 2, cy: y + S / 2 + 6, r: S * 0.27, fill: stone(v), stroke: mark === 2 ? "#111" : "#fff", "stroke-width": mark === 2 ? 4 : 2 }));
+        if (mark === 2) cell.append(svg("circle", { cx: x + S / 2, cy: y + S / 2 + 6, r: S * 0.08, fill: "#111" }));
+      }
+
+      if (a >= 0 && an && an[a]) overlayCell(cell, bg, an[a], x + S / 2, y + S / 2, maxVisits, best, 13);
+      if (ok) cell.onclick = () => onCell(a);
+      cell.append(svg("title", {}, String.fromCharCode(97 + c) + (10 - r) + (face === "*" ? " corner" : " " + face)));
+      g.append(cell);
+    }
+  }
+  for (let c = 0; c < 10; c++) g.append(svg("text", { x: left + c * S + S / 2, y: H - 6, "text-anchor": "middle", "font-size": 10, fill: "#666" }, String.fromCharCode(97 + c)));
+  return g;
+}
+
+// SUSHI_COLORS are the card chips' colours by card name.
+const SUSHI_COLORS = { tempura: "#c7b8f5", sashimi: "#b7e4a8", dumpling: "#b9dcf7", maki1: "#f7b3b3", maki2: "#f39a9a", maki3: "#ec7f7f",
+  wasabi: "#a7d48d", egg: "#fff0a6", salmon: "#ffc69a", squid: "#ffe08a", pudding: "#f3c8e0", chopsticks: "#cfe7ef" };
+
+function cardChip(name, attrs) {
+  const base = name.startsWith("wasabi+") ? name.slice(7) : name;
+  const face = /^[0-9JQKA]/.test(name) && name.length <= 3 ? cardFace(name) : null;
+  return el(attrs && attrs.onclick ? "button" : "span", Object.assign({ class: "card", style: face ? "color:" + face[1] : "background:" + (SUSHI_COLORS[base] || "#eee") + (base !== name ? ";box-shadow:inset 0 -5px 0 #6aa84f" : "") }, attrs || {}),
+    face ? face[0] : name);
+}
+
+// drawPlayers shows one line per player: pieces left (Tetris Link), its
+// tableau and puddings (Sushi Go), its hand or hand size. Sushi Go hand
+// cards the player may pick alone are buttons.
+function drawPlayers(b, st, onCell) {
+  const legalOf = {};
+  for (const l of st.legal) legalOf[l.player] = new Set(l.actions.map(a => a.id));
+  const box = el("div", { class: "players", id: "players" });
+  for (const p of b.players) {
+    const score = st.scores ? " score " + fmt(st.scores[p.player], 0) : "";
+    const row = el("div", { class: "player", "data-player": p.player }, el("span", { class: "seat p" + p.player }, "P" + p.player), el("span", { class: "muted" }, score + (p.note ? " · " + p.note : "")));
+    if (p.pieces) row.append(el("div", {}, el("span", { class: "muted" }, "pieces left: "), p.pieces.map((n, k) => el("span", { class: "piece" + (n ? "" : " none") }, b.piece_names[k] + "×" + n))));
+    if (p.table) row.append(el("div", { class: "tableau" }, el("span", { class: "muted" }, "table" + (p.puddings ? " (" + p.puddings + " pudding)" : "") + ": "), p.table.length ? p.table.map(c => cardChip(c)) : el("span", { class: "muted" }, "—")));
+    if (!p.pieces) {
+      const hand = el("div", { class: "hand" + (p.hidden ? " hidden" : "") }, el("span", { class: "muted" }, "hand: "));
+      if (p.hidden) hand.append(el("span", { class: "muted" }, p.hand_count + " cards, hidden"));
+      else if (!p.hand || !p.hand.length) hand.append(el("span", { class: "muted" }, "empty"));
+      else p.hand.forEach((c, i) => {
+        const a = p.hand_actions ? p.hand_actions[i] : -1;
+        const ok = onCell && a >= 0 && legalOf[p.player] && legalOf[p.player].has(a);
+        hand.append(cardChip(c, ok ? { onclick: () => onCell(a, p.player), "data-action": a, title: "play " + c } : undefined));
+      });
+      row.append(hand);
+    }
+    box.append(row);
+  }
+  return box;
+}
+
 // ---- play form ----
 
 let catalog = null;
@@ -302,10 +529,12 @@ function renderGame() {
     } catch (e) { toast(e.message); }
   };
   const byId = {};
-  for (const l of st.legal) for (const a of l.actions) byId[a.id] = [l.player, a.text];
+  for (const l of st.legal) for (const a of l.actions) byId[l.player + ":" + a.id] = byId[a.id] = [l.player, a.text];
   const left = el("div", {});
   if (st.board) {
-    left.append(drawBoard(st, humanWaiting && !g.thinking ? (a => byId[a] && send(byId[a][0], byId[a][1])) : null, anMap));
+    // onCell(action, player): player only where several players choose at once.
+    const onCell = (a, p) => { const m = byId[p === undefined ? a : p + ":" + a]; if (m) send(m[0], m[1]); };
+    left.append(drawBoard(st, humanWaiting && !g.thinking ? onCell : null, anMap));
   } else {
     left.append(el("pre", { class: "text", id: "text" }, st.text));
   }
@@ -313,13 +542,20 @@ function renderGame() {
   const status = el("p", { class: "status" + (st.terminal ? " over" : ""), id: "status" }, g.thinking ? st.result + " — the agent is thinking..." : st.result);
   // Buttons for the legal moves; on a drawn board only for those that
   // are not a cell (Hex's swap), the board takes the others.
-  const onBoard = new Set(st.board ? st.board.actions.flat() : []);
+  // Some boards (Sequence, Sushi Go) keep every move as a button; Tetris
+  // Link's placements go to its piece picker, their buttons folded away.
+  const onBoard = new Set(st.board && !st.board.buttons ? st.board.actions.flat() : []);
+  const dropIds = new Set(st.board && st.board.drops ? st.board.drops.map(d => d.id) : []);
   const moves = el("div", { id: "legal" });
   for (const l of st.legal) {
     const acts = l.actions.filter(a => !onBoard.has(a.id));
     if (st.board && !acts.length) continue;
-    moves.append(el("div", {}, el("span", { class: "muted" }, "player " + l.player + ": "),
-      acts.map(a => el("button", { class: "move", "data-action": a.id, disabled: g.thinking, onclick: () => send(l.player, a.text) }, a.text))));
+    const btns = acts.map(a => el("button", { class: "move", "data-action": a.id, disabled: g.thinking, onclick: () => send(l.player, a.text) }, a.text));
+    if (dropIds.size && acts.every(a => dropIds.has(a.id))) {
+      moves.append(el("details", {}, el("summary", { class: "muted" }, "player " + l.player + ": " + acts.length + " placements as buttons"), btns));
+      continue;
+    }
+    moves.append(el("div", {}, el("span", { class: "muted" }, "player " + l.player + ": "), btns));
   }
   const agentBtn = el("button", { id: "agent-move", disabled: g.thinking || st.terminal || humanWaiting && st.waiting.every(p => st.seats[p].human) }, "Agent move");
   agentBtn.onclick = () => agentMove();
