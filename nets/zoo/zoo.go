@@ -7,8 +7,11 @@
 // Shipped networks:
 //
 //   - connect4-zero: Connect Four, 32 channels x 4 residual blocks, the
-//     Polyak-averaged network of the `canopy zero` run recorded in
-//     docs/RESULTS.md (section "AlphaZero on Connect Four from zero").
+//     Polyak-averaged network after 28 + 34 iterations (11,600 self-play
+//     games) of the `canopy zero` runs recorded in docs/RESULTS.md
+//     (section "AlphaZero on Connect Four from zero"): with 800
+//     simulations it plays an optimal move in 89.5% of the 400
+//     solver-labelled positions (the network alone: 49.5%).
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
