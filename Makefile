@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    ?= ./...
 RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: all build run test test-full race bench lint fuzz gpu-check cuda-compile-check clean
+.PHONY: all build run test test-full race bench lint fuzz gpu-check cuda-compile-check clean valgrind
 
 all: lint test
 
@@ -17,10 +17,12 @@ build:
 run: build
 	./bin/canopy zero --out runs/zero-demo --more 2
 
-# The test suite CI runs (short mode keeps it well under 15 minutes on 2 cores).
+# The test suite and the performance gate: exactly what CI runs (.ci/run).
+# Short mode keeps it well under 15 minutes on 2 cores.
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 $(PKGS)
+	$(MAKE) perf-check
 
 # The full suite: deeper perft, every solver line, longer random games.
 test-full:
@@ -92,12 +94,20 @@ CANOPY    ?=
 # Instruction counts of every gate workload under cachegrind against
 # perf/baseline.json (fails above +3%), then native CPU/heap profiles in
 # runs/perf-<rev>/ with their top functions. CI runs it after `make test`.
-perf-check:
+perf-check: valgrind
 	$(PERF_BUILD) -o bin/perf ./perf
 	./bin/perf check -profiles runs/perf-$(PERF_REV)
 
+# The gate counts instructions under valgrind: install it when it is missing
+# (as root with apt-get, as CI machines allow), else say how.
+valgrind:
+	@command -v valgrind >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing valgrind for the performance gate"; apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; \
+	  else echo "the performance gate needs valgrind: sudo apt-get install valgrind"; exit 1; fi; }
+
 # Rewrites perf/baseline.json and perf/baseline/*.txt: commit them saying why.
-perf-baseline:
+perf-baseline: valgrind
 	$(PERF_BUILD) -o bin/perf ./perf
 	./bin/perf baseline
 
