@@ -480,8 +480,14 @@ func fitPL(k int, cs []choice, sd float64, wantCov bool) (beta, cov []float64, e
 		for _, s := range step {
 			maxStep = math.Max(maxStep, math.Abs(t*s))
 		}
+		// Converged when the step is negligible, or when no damped step
+		// improves the objective any more: with tens of thousands of games
+		// the objective's rounding error exceeds what a 1e-10 step changes,
+		// and Newton then stalls at the optimum rather than reaching it to
+		// the last bit.
+		stalled := ft <= f
 		f = ft
-		if maxStep < 1e-10 {
+		if maxStep < 1e-10 || (stalled && maxStep < 1e-6) {
 			converged = true
 			break
 		}

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -453,4 +454,18 @@ func BenchmarkBradleyTerryFFA(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(outs)), "games")
+}
+
+// Tens of thousands of lopsided games (as an interrupted arena of onestep
+// against random gives) still rate: the Newton fit stops where rounding
+// stalls it instead of reporting that no estimate exists.
+func TestRateManyLopsidedGames(t *testing.T) {
+	g := games.MustNew("tictactoe")
+	res, err := Tournament(context.Background(), g, TournamentConfig{Agents: []string{"random", "onestep"}, Games: 61441, Seed: 1, Parallel: 2, Bootstrap: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.Elo[1].Value > res.Elo[0].Value+300) {
+		t.Errorf("Elo %+v: want onestep far ahead of random", res.Elo)
+	}
 }
