@@ -107,6 +107,7 @@ finished so far, marked partial, and exits with status 1.`,
 				ctx, stop := interruptContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
+				engine.Shared.ResetUsage()
 				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
 					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
 					Progress: func(done int) { pr.update(done, "") },
@@ -115,7 +116,7 @@ finished so far, marked partial, and exits with status 1.`,
 					return runErr
 				}
 				for _, u := range engine.Shared.Usage() {
-					if u.Evals == 0 {
+					if u.Evals == 0 || *quiet {
 						continue // validation only
 					}
 					fmt.Fprintf(e.Stderr, "network %s on %s (%s): %d evals in %.1f s (%.0f evals/s), mean batch %.1f, backend busy %.0f%%\n",

@@ -80,6 +80,14 @@ func (x *pooled) usage() Usage {
 		Busy: c.Busy, Wall: time.Since(x.opened)}
 }
 
+// ResetUsage forgets the usage of the engines closed so far (a command
+// that reports usage calls it when it starts).
+func (p *Pool) ResetUsage() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = nil
+}
+
 // Usage returns the usage of every engine the pool has closed, then of
 // those still open (so far).
 func (p *Pool) Usage() []Usage {
