@@ -41,6 +41,16 @@ type Option struct {
 	Key, Default, Help string
 }
 
+// OptionsOf documents the options of a declared spec.Table for the
+// registry (key, default, help with the allowed range).
+func OptionsOf(t spec.Table) []Option {
+	out := make([]Option, len(t))
+	for i, o := range t {
+		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
+	}
+	return out
+}
+
 // Registration describes an agent constructor.
 type Registration struct {
 	Name    string

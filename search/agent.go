@@ -120,12 +120,7 @@ func (m *mctsSpec) table() spec.Table {
 // agentOptions documents the `mcts` options for the registry.
 func agentOptions() []agent.Option {
 	var m mctsSpec
-	t := m.table()
-	out := make([]agent.Option, len(t))
-	for i, o := range t {
-		out[i] = agent.Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
-	}
-	return out
+	return agent.OptionsOf(m.table())
 }
 
 func init() {
@@ -148,10 +143,8 @@ func init() {
 // left for the registry to report.
 func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	var m mctsSpec
-	t := m.table()
-	t.Reset()
 	o := DefaultOptions()
-	if err := t.Apply(s); err != nil {
+	if err := m.table().Parse(s); err != nil {
 		return o, err // spec.Table.Apply names the agent and the option
 	}
 	o.Rule = ruleNames[m.Sel]

@@ -166,6 +166,13 @@ func (t Table) Apply(s *Spec) error {
 	return nil
 }
 
+// Parse stores every option's default, then the values s names (see
+// Apply): the one call an agent constructor needs.
+func (t Table) Parse(s *Spec) error {
+	t.Reset()
+	return t.Apply(s)
+}
+
 // Values returns the current values as key=value text, in table order.
 func (t Table) Values() map[string]string {
 	m := make(map[string]string, len(t))

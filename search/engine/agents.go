@@ -49,25 +49,15 @@ func (o *policyOptions) table() spec.Table {
 	return append(t, spec.Float("temp", &o.Temp, 0, 0, 100, "0: play the most probable legal action; > 0: sample from the policy^(1/temp)"))
 }
 
-func agentOptions(t spec.Table) []agent.Option {
-	out := make([]agent.Option, len(t))
-	for i, o := range t {
-		out[i] = agent.Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
-	}
-	return out
-}
-
 func init() {
 	var az azOptions
 	agent.Register(agent.Registration{
 		Name:    "az",
 		Summary: "AlphaZero: PUCT search with network priors and values, batched with every other network agent on the same net",
-		Options: agentOptions(az.table()),
+		Options: agent.OptionsOf(az.table()),
 		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 			var o azOptions
-			t := o.table()
-			t.Reset()
-			if err := t.Apply(s); err != nil {
+			if err := o.table().Parse(s); err != nil {
 				return nil, err
 			}
 			return NewAZ(g, o.Net, o.Backend, o.Settings, o.Reuse, seed)
@@ -77,12 +67,10 @@ func init() {
 	agent.Register(agent.Registration{
 		Name:    "policy",
 		Summary: "the network alone: the most probable legal action (or sampled with temp > 0), no search",
-		Options: agentOptions(po.table()),
+		Options: agent.OptionsOf(po.table()),
 		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 			var o policyOptions
-			t := o.table()
-			t.Reset()
-			if err := t.Apply(s); err != nil {
+			if err := o.table().Parse(s); err != nil {
 				return nil, err
 			}
 			return NewPolicy(g, o.Net, o.Backend, o.Temp, seed)

@@ -131,10 +131,7 @@ func (m *emctsSpec) table() spec.Table {
 
 func emctsOptions() []agent.Option {
 	var m emctsSpec
-	var out []agent.Option
-	for _, o := range m.table() {
-		out = append(out, agent.Option{Key: o.Key, Default: o.Default, Help: o.Usage()})
-	}
+	out := agent.OptionsOf(m.table())
 	for _, o := range mctsOptions() {
 		for _, k := range evalKeys {
 			if o.Key == k {
@@ -147,9 +144,7 @@ func emctsOptions() []agent.Option {
 
 func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 	var m emctsSpec
-	t := m.table()
-	t.Reset()
-	if err := t.Apply(s); err != nil {
+	if err := m.table().Parse(s); err != nil {
 		return nil, err
 	}
 	if s.Has("time") && !s.Has("sims") {
