@@ -12,7 +12,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -342,31 +341,12 @@ func parseBatches(s string) ([]int, error) {
 	return out, nil
 }
 
-// loadBenchNet returns the network of --net for g ("init": the built-in
-// random-init net) and a description.
+// loadBenchNet returns the network of --net for g (any nets.OpenNet
+// reference: a file, a shipped name, default, init) and a description.
 func loadBenchNet(g games.Game, file string) (*nets.Net, string, error) {
-	var net *nets.Net
-	var desc string
-	if file == "" || file == "init" {
-		cfg, err := builtinConfig(g)
-		if err != nil {
-			return nil, "", fmt.Errorf("no built-in network for %s: %v (pass --net FILE)", g.Spec(), err)
-		}
-		if net, err = nets.New(cfg, 1); err != nil {
-			return nil, "", err
-		}
-		desc = "built-in " + cfg.Preset + " net (random init, seed 1)"
-	} else {
-		var err error
-		if net, err = nets.Load(file); err != nil {
-			return nil, "", fmt.Errorf("--net: %v", err)
-		}
-		desc = file
+	net, src, err := nets.OpenNet(file, g)
+	if err != nil {
+		return nil, "", fmt.Errorf("--net: %v", err)
 	}
-	if net.InputSize() != games.ObservationSize(g) || net.PolicySize() != g.NumActions() {
-		return nil, "", fmt.Errorf("--net %s takes %d inputs and %d actions; %s has %d and %d (make one with `canopy net init --game %s`)",
-			desc, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), g.NumActions(), g.Spec())
-	}
-	desc += fmt.Sprintf(", %.1f MFLOP/eval", float64(net.FLOPs())/1e6)
-	return net, strings.TrimSpace(desc), nil
+	return net, fmt.Sprintf("%s, %.1f MFLOP/eval", src.Desc, float64(net.FLOPs())/1e6), nil
 }

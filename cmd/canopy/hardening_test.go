@@ -147,7 +147,7 @@ func overflowNet(t *testing.T) string {
 
 func mustBuiltin(t *testing.T, g games.Game) nets.Config {
 	t.Helper()
-	cfg, err := builtinConfig(g)
+	cfg, err := nets.DefaultConfig(g)
 	if err != nil {
 		t.Fatal(err)
 	}

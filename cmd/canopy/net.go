@@ -134,7 +134,7 @@ func netInit(e *env, args []string) error {
 // initConfig picks the config of `canopy net init` and says why. The
 // shape always comes from a game: gameSpec, else the preset's own game.
 // With a game and no explicit preset, the config is the game's built-in
-// net (builtinConfig, what selfplay uses without --net).
+// net (nets.DefaultConfig, what selfplay uses without --net).
 func initConfig(preset string, presetGiven bool, gameSpec string) (nets.Config, string, error) {
 	var g games.Game
 	if gameSpec != "" {
@@ -143,7 +143,7 @@ func initConfig(preset string, presetGiven bool, gameSpec string) (nets.Config, 
 			return nets.Config{}, "", usagef("net init: --game: %v", err)
 		}
 		if !presetGiven {
-			cfg, err := builtinConfig(g)
+			cfg, err := nets.DefaultConfig(g)
 			if err != nil {
 				return cfg, "", fmt.Errorf("net init: no built-in net for %s: %v (pass --preset)", g.Spec(), err)
 			}

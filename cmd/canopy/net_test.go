@@ -273,7 +273,7 @@ func TestNetInitGameWithoutPreset(t *testing.T) {
 	dir := t.TempDir()
 	for _, spec := range []string{"strands:size=6", "connect4", "tictactoe"} {
 		g := games.MustNew(spec)
-		want, err := builtinConfig(g)
+		want, err := nets.DefaultConfig(g)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -189,9 +189,6 @@ type netBackend struct {
 	sha  string // sha256 of the weights, or "random"
 }
 
-// builtinConfig is the built-in network for g (nets.DefaultConfig).
-func builtinConfig(g games.Game) (nets.Config, error) { return nets.DefaultConfig(g) }
-
 // openNetwork opens --net (a weights file, a shipped name, "" or "init"
 // for the built-in random-init net, "random" for no net: the random
 // backend) on the --backend spec, and prints the backend choice to

@@ -178,7 +178,7 @@ Example:
 						if cfg, err = cfg.ForGame(g); err != nil {
 							return usagef("--preset: %v", err)
 						}
-					} else if cfg, err = builtinConfig(g); err != nil {
+					} else if cfg, err = nets.DefaultConfig(g); err != nil {
 						return fmt.Errorf("no built-in network for %s: %v (pass --preset or --net)", g.Spec(), err)
 					}
 					if net, err = nets.New(cfg, opt.Seed); err != nil {
