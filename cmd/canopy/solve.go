@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		Name:    "solve",
 		Summary: "solve Connect Four positions exactly (score or per-column analysis)",
-		Usage:   "[--game connect4] [--moves M] [--analyze] [--json]",
+		Usage:   "[--game connect4] [--moves M] [--analyze] [--outcome [--book FILE]] [--json]",
 		Help: `Solves Connect Four positions with the perfect solver. A position is a
 move sequence in Pascal Pons' notation: one digit 1..7 (columns from the
 left) per move, first player first ("4453"; "" is the empty board, which
@@ -33,12 +33,19 @@ Prints "<moves> <score>": the score is from the view of the player to move:
 0 draw, a win scores 22 minus the number of stones the winner has played
 when the game ends, a loss the negative of the opponent's win. With
 --analyze, prints the moves then the score of each of the 7 columns ("-"
-for a full column). --json prints one JSON object per position.`,
+for a full column). --json prints one JSON object per position.
+
+--outcome prints win, draw or loss instead of the score (a cheaper
+search). With --book FILE (an opening book written by genbook, see
+games/connect4/solver/genbook), outcomes of positions with at most 8
+stones come from the book at once.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game to solve (only connect4)")
 			moves := fs.String("moves", "", "position as a move sequence (default: read positions from stdin)")
 			analyze := fs.Bool("analyze", false, "score every column instead of the position")
 			asJSON := fs.Bool("json", false, "print one JSON object per position")
+			outcome := fs.Bool("outcome", false, "print win/draw/loss instead of the exact score")
+			bookFile := fs.String("book", "", "opening `file` for --outcome (written by genbook)")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (positions come from --moves or stdin)", args[0])
@@ -52,7 +59,15 @@ for a full column). --json prints one JSON object per position.`,
 				}
 				hasMoves := false
 				fs.Visit(func(f *flag.Flag) { hasMoves = hasMoves || f.Name == "moves" })
-				sv := &solveRun{out: bufio.NewWriter(e.Stdout), analyze: *analyze, json: *asJSON}
+				sv := &solveRun{out: bufio.NewWriter(e.Stdout), analyze: *analyze, json: *asJSON, outcome: *outcome}
+				if *bookFile != "" {
+					if !*outcome {
+						return usagef("--book answers --outcome queries; add --outcome")
+					}
+					if sv.book, err = solver.ReadBook(*bookFile); err != nil {
+						return fmt.Errorf("--book: %w", err)
+					}
+				}
 				if hasMoves {
 					p, err := connect4.ParsePosition(strings.TrimSpace(*moves))
 					if err != nil {
@@ -70,9 +85,68 @@ for a full column). --json prints one JSON object per position.`,
 // solveRun solves positions with one solver (its table is reused).
 type solveRun struct {
 	s       *solver.Solver
+	book    *solver.Book // optional, for outcome
 	out     *bufio.Writer
 	analyze bool
 	json    bool
+	outcome bool
+}
+
+// outcomeWords names solver.Loss, Draw and Win.
+var outcomeWords = [3]string{"loss", "draw", "win"}
+
+// outcomeOf returns p's outcome for the player to move, from the book
+// when it holds it.
+func (sv *solveRun) outcomeOf(p connect4.Position) int {
+	if sv.book != nil {
+		if v, ok := sv.book.Outcome(p); ok {
+			return v
+		}
+	}
+	return sv.s.Outcome(p)
+}
+
+// solveOutcome prints p's outcome, or with --analyze every column's.
+func (sv *solveRun) solveOutcome(moves string, p connect4.Position) error {
+	if !sv.analyze {
+		w := outcomeWords[sv.outcomeOf(p)+1]
+		if sv.json {
+			return sv.printJSON(struct {
+				Moves   string `json:"moves"`
+				Outcome string `json:"outcome"`
+			}{moves, w})
+		}
+		_, err := fmt.Fprintf(sv.out, "%s %s\n", moves, w)
+		return err
+	}
+	var cols [connect4.Width]*string // nil for a full column or a finished game
+	for col := range connect4.Width {
+		if p.LastMoverWon() || p.Moves() == connect4.Cells || !p.CanPlay(col) {
+			continue
+		}
+		w := outcomeWords[2]
+		if !p.IsWinningMove(col) {
+			q := p
+			q.Play(col)
+			w = outcomeWords[1-sv.outcomeOf(q)]
+		}
+		cols[col] = &w
+	}
+	if sv.json {
+		return sv.printJSON(struct {
+			Moves    string    `json:"moves"`
+			Outcomes []*string `json:"outcomes"`
+		}{moves, cols[:]})
+	}
+	sv.out.WriteString(moves)
+	for _, w := range cols {
+		if w == nil {
+			sv.out.WriteString(" -")
+		} else {
+			sv.out.WriteString(" " + *w)
+		}
+	}
+	return sv.out.WriteByte('\n')
 }
 
 // finish flushes what was solved before err (results stay valid when a
@@ -121,6 +195,9 @@ func (sv *solveRun) lines(r io.Reader) error {
 func (sv *solveRun) solve(moves string, p connect4.Position) error {
 	if sv.s == nil {
 		sv.s = solver.New()
+	}
+	if sv.outcome {
+		return sv.solveOutcome(moves, p)
 	}
 	if !sv.analyze {
 		score := sv.s.Solve(p)

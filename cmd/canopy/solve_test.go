@@ -141,3 +141,37 @@ func TestSolveErrors(t *testing.T) {
 		}
 	}
 }
+
+// --outcome must give the sign of Pons' reference scores, and --book must
+// refuse a file that is not a book.
+func TestSolveOutcomeMatchesReference(t *testing.T) {
+	want := firstLines(c4DataFile(t, "solver_L2_R1.txt"), 100)
+	code, out, errs := runCLI(t, strings.Join(want, "\n"), "solve", "--outcome")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	got := firstLines(out, 1000)
+	if len(got) != len(want) {
+		t.Fatalf("%d output lines for %d positions", len(got), len(want))
+	}
+	for i := range want {
+		ref, res := strings.Fields(want[i]), strings.Fields(got[i])
+		w := "draw"
+		if strings.HasPrefix(ref[1], "-") {
+			w = "loss"
+		} else if ref[1] != "0" {
+			w = "win"
+		}
+		if len(res) != 2 || res[0] != ref[0] || res[1] != w {
+			t.Errorf("line %d: got %q, want %q %s (score %s)", i+1, got[i], ref[0], w, ref[1])
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "book.bin")
+	if err := os.WriteFile(bad, []byte("not a book"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, "", "solve", "--moves", "4", "--outcome", "--book", bad)
+	if code != 1 || !strings.Contains(errs, bad) || !strings.Contains(errs, "not a Connect Four opening book") {
+		t.Fatalf("bad book: status %d %q", code, errs)
+	}
+}

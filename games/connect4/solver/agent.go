@@ -14,19 +14,48 @@ import (
 func init() {
 	agent.Register(agent.Registration{
 		Name:    "solver",
-		Summary: "perfect Connect Four play (exact solver); ties among best moves broken at random; slow in the first few plies",
+		Summary: "perfect Connect Four play (exact solver); ties among best moves broken at random; slow in the first few plies unless given an opening book",
+		Options: agent.OptionsOf(new(agentOptions).table()),
 		Games:   []string{"connect4"},
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
-			return NewAgent(seed), nil
+		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+			var o agentOptions
+			t := o.table()
+			if err := t.Parse(sp); err != nil {
+				return nil, err
+			}
+			a := NewAgent(seed)
+			if o.book != "" {
+				b, err := ReadBook(o.book)
+				if err != nil {
+					return nil, fmt.Errorf("solver agent: book=%s: %w", o.book, err)
+				}
+				a.Book = b
+			}
+			return a, nil
 		},
 	})
+}
+
+type agentOptions struct{ book string }
+
+func (o *agentOptions) table() spec.Table {
+	return spec.Table{
+		spec.String("book", &o.book, "", "opening book file written by genbook: moves with fewer than 8 stones on the board are then chosen at once by outcome (win/draw/loss) instead of exact score"),
+	}
 }
 
 // Agent plays an optimal Connect Four move: the best solver score, ties
 // broken uniformly with the agent's seeded generator. Its 64 MiB table is
 // allocated on first use and kept between moves. Not safe for concurrent
 // use. Cancelling ctx is honoured between the seven column searches.
+//
+// With a Book, moves from positions with fewer than BookPly stones are
+// chosen from the book's outcomes: the agent then keeps every win and
+// every draw (never a worse outcome than the position's) but does not
+// prefer quicker wins or slower losses there, and Analyze reports scores
+// +1, 0, -1 for those moves.
 type Agent struct {
+	Book   *Book // optional opening book; nil solves every position
 	solver *Solver
 	rng    *rand.Rand
 }
@@ -57,9 +86,25 @@ func (a *Agent) scores(ctx context.Context, s games.State, player int) ([connect
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
+		if v, ok := a.bookScore(p, col); ok {
+			out[col] = v
+			continue
+		}
 		out[col] = a.solver.ScoreMove(p, col)
 	}
 	return out, nil
+}
+
+// bookScore returns the outcome of playing col in p from the book, when
+// the book holds it: the opponent's outcome after the move, negated. The
+// signs agree with exact scores, so a mix of both keeps the best moves.
+func (a *Agent) bookScore(p connect4.Position, col int) (int, bool) {
+	if a.Book == nil || p.Moves() >= BookPly || !p.CanPlay(col) || p.IsWinningMove(col) {
+		return 0, false
+	}
+	p.Play(col)
+	v, ok := a.Book.Outcome(p)
+	return -v, ok
 }
 
 // Act implements agent.Agent.
