@@ -45,7 +45,7 @@ stones come from the book at once.`,
 			analyze := fs.Bool("analyze", false, "score every column instead of the position")
 			asJSON := fs.Bool("json", false, "print one JSON object per position")
 			outcome := fs.Bool("outcome", false, "print win/draw/loss instead of the exact score")
-			bookFile := fs.String("book", "", "opening `file` for --outcome (written by genbook)")
+			bookFile := fs.String("book", "", "opening book file for --outcome (written by genbook)")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (positions come from --moves or stdin)", args[0])
