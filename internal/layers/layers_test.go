@@ -30,6 +30,7 @@ var rank = map[string]int{
 	"selfplay":            7,
 	"train":               7,
 	"rl":                  7,
+	"plots":               8,
 	"bench":               8,
 	"zero":                8,
 	"web":                 8,
