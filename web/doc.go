@@ -19,11 +19,24 @@
 //     chance outcomes (dealt cards) in the history.
 //   - Analysis: per-action visits, Q and prior of an agent.Analyzer (mcts,
 //     az, policy, solver) for the position, overlaid on the board (a table
-//     for the generic view).
+//     for the generic view). mcts and az stream it live (stream.go): a
+//     snapshot about every 200 ms while they search, with the principal
+//     variation (the most visited child from the root, a dozen plies) as
+//     a move list, until the budget is spent. The search runs in
+//     increments on one tree (search.Tree.Continue, the engine's jobs
+//     re-queued with a new budget) and its root is read between two
+//     increments, when no simulation is in flight: no locks, no data race,
+//     one pause per snapshot. Other analyzers send one final snapshot.
 //   - Replay: a JSON game log (arena.Log) uploaded from the page or named
 //     from the --logs directory, step by step.
 //   - Runs: the metrics.jsonl of each run directory named on the command
-//     line (zero's layout) as a table, and its plots/*.svg.
+//     line (zero's layout) as a table, and its plots/*.svg. The page
+//     watches each run live (watch.go) while zero or selfplay writes it:
+//     metrics.jsonl records as they appear, the self-play manifest's
+//     totals (selfplay's manifest.json, or zero's newest
+//     selfplay/iter-NNNN/manifest.json) and finished game logs in logs/,
+//     read from disk every Config.WatchEvery; the writers know nothing of
+//     the watch.
 //
 // # API
 //
@@ -34,6 +47,8 @@
 //	POST   /api/games/{id}/move      {"action", "player"}: a person's move
 //	POST   /api/games/{id}/agent     the agent(s) to move play
 //	POST   /api/games/{id}/analyze   {"agent", "player"} -> per-action rows
+//	GET    /api/games/{id}/analyze/live?agent=A&player=P&every=200ms
+//	                                 the same, live: an event stream
 //	POST   /api/games/{id}/undo      takes back the last human move
 //	GET    /api/games/{id}/log       the game so far as an arena.Log
 //	GET    /api/logs                 the logs in --logs
@@ -41,13 +56,27 @@
 //	POST   /api/replay               an uploaded log, replayed into frames
 //	GET    /api/runs                 the run directories
 //	GET    /api/runs/{run}/metrics   metrics.jsonl as a flattened table
+//	GET    /api/runs/{run}/watch     the run's changes as an event stream
 //	GET    /runs/{run}/plots/{file}  one plots/*.svg file
+//	GET    /api/dashboard            the charts the dashboards can draw
+//	GET    /api/dashboard/runs/{run}/{chart}.svg    a run's chart, drawn now
+//	GET    /api/dashboard/logs/{chart}.svg?game=G&by=agent|seat
+//	                                 lengths or heatmap of the --logs games
+//	GET    /api/dashboard/arena/{file}/{chart}.svg  an arena --json result
 //
 // Errors are JSON {"error": "one line"}: 400 for bad input (the messages of
 // games.New, agent.New and ParseAction, as on the command line), 404 for
 // unknown games, logs and runs, 409 for a move out of turn or while an
 // agent is thinking, 413 for bodies over the limit, 429 when the server
-// holds Config.MaxGames games, 504 when an agent overruns its timeout.
+// holds Config.MaxGames games or Config.MaxStreams event streams, 504 when
+// an agent overruns its timeout, 422 when a file a chart is drawn from does
+// not parse (file:line: what).
+//
+// The event streams (text/event-stream) send JSON events: "snapshot" and
+// "error" for a live analysis, which ends after its final snapshot;
+// "metrics", "selfplay" and "game" for a run watch, which lasts until the
+// client goes away. Errors before the first event are JSON answers as
+// above.
 //
 // # Safety
 //
@@ -59,7 +88,11 @@
 // (Config.MoveTimeout). Agent options that name files (net=, eval=,
 // static=) may only name files inside the run directories. Files are read
 // only from the directories named on the command line, through os.Root
-// (no "..", no symlink escapes). A panic in a handler is recovered,
+// (no "..", no symlink escapes). Event streams also refuse requests whose
+// Sec-Fetch-Site names another site (an <img> or <script> elsewhere sends
+// no Origin), hold one of Config.MaxStreams slots each, and a live
+// analysis takes an agent slot and runs under the same caps and deadline
+// as any analysis. A panic in a handler is recovered,
 // logged and answered with 500; tests and fuzzing check that none occurs.
 //
 // # Concurrency
@@ -73,8 +106,16 @@
 // closed exactly once, when the game is deleted, expires (Config.IdleTimeout)
 // or the server closes — after the call in flight, if any, returns.
 // Config.MaxThinking bounds the agent calls running at once server-wide.
+// A stream's events are written by its handler's goroutine only: a live
+// search hands its latest snapshot over through a one-slot mailbox (a newer
+// snapshot replaces one not yet sent, so a slow client never slows the
+// search), and the search stops when the client goes away (the request's
+// context). EndStreams (called by Close, and by `canopy serve` at shutdown)
+// ends every stream.
 //
 // What this package is not for: serving on the open internet (there are no
-// accounts; bind to loopback), live views of running arenas or self-play,
-// and plots of its own (it shows the SVGs that runs already write).
+// accounts; bind to loopback), and drawing charts (package plots draws the
+// dashboards' SVGs). `canopy arena` writes no files while it plays (only
+// its table at the end), so an arena is watched only through game logs
+// that something writes into a run's logs/.
 package web

@@ -1,8 +1,11 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -12,7 +15,7 @@ import (
 // fuzzPost sends body to path on h and checks the answer is a success or
 // a client error with a JSON message, never a 500 (which is how recovered
 // panics and unexpected failures answer).
-func fuzzPost(t *testing.T, h http.Handler, path, body string) *httptest.ResponseRecorder {
+func fuzzPost(t testing.TB, h http.Handler, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest("POST", path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
@@ -122,4 +125,49 @@ func (s *Server) gameIDs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// FuzzStreamQuery sends random query strings to the live analysis and run
+// watch streams: a JSON client error or a stream, never a 500. The watch
+// is cut short by its request's context.
+func FuzzStreamQuery(f *testing.F) {
+	for _, seed := range []string{
+		"agent=mcts:sims=20&every=50ms", "agent=az:net=random,sims=8", "agent=policy:net=random", "agent=random",
+		"player=1", "player=-1", "player=x&every=0", "every=1h", "agent=mcts:sims=1e9", "agent=%00", "agent=solver:depth=2",
+		"agent=mcts:eval=/etc/passwd", "", "every=-5s&agent=mcts",
+	} {
+		f.Add(seed, false)
+	}
+	run := f.TempDir()
+	s, err := New(Config{MaxGames: 4, MaxSims: 50, MaxNodes: 1000, MaxThreads: 2, MaxTime: 100 * time.Millisecond, Runs: []string{run}, Logf: f.Logf})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Handler()
+	rec := fuzzPost(f, h, "/api/games", `{"game":"connect4","players":["human","human"]}`)
+	id := rec.Header().Get("Location")
+	f.Fuzz(func(t *testing.T, query string, watch bool) {
+		path := id + "/analyze/live?" + query
+		ctx, cancel := context.WithCancel(context.Background())
+		if watch {
+			path = "/api/runs/" + filepath.Base(run) + "/watch?" + query
+			cancel() // the first look, then the end
+		}
+		defer cancel()
+		req := httptest.NewRequest("GET", "/", nil).WithContext(ctx)
+		if u, err := neturl.Parse(path); err == nil {
+			req.URL = u
+		} else {
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 || rec.Code >= 400 && !strings.HasPrefix(rec.Body.String(), `{"error":`) {
+			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+		}
+		if n := s.Panics(); n != 0 {
+			t.Fatalf("%d handler panic(s)", n)
+		}
+	})
 }

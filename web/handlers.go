@@ -490,10 +490,44 @@ func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// analyze runs an Analyzer on the position. With req.Agent it builds that
-// agent for the call (and closes it); otherwise it asks the seat's agent,
-// marking the game busy. Called with ss.mu held; released meanwhile.
+// analyze runs an Analyzer on the position. Called with ss.mu held;
+// released meanwhile.
 func (s *Server) analyze(ctx context.Context, ss *session, req analyzeRequest) (*analysisJSON, error) {
+	c, err := s.startAnalysis(ss, req)
+	if err != nil {
+		return nil, err
+	}
+	ss.mu.Unlock()
+	var rows []agent.Analysis
+	err = s.runAnalysis(ctx, ss, c, func(ctx context.Context) error {
+		var err error
+		rows, err = c.an.Analyze(ctx, c.clone, c.player)
+		return err
+	})
+	secs := time.Since(c.start).Seconds()
+	ss.mu.Lock()
+	if err != nil {
+		return nil, err
+	}
+	return c.rowsJSON(rows, secs), nil
+}
+
+// analysisCall is an analysis about to run or running: the analyzer, the
+// player and a clone of the position, which the call owns.
+type analysisCall struct {
+	an     agent.Analyzer
+	name   string // its spec
+	player int
+	clone  games.State
+	own    bool // built for this call: closed after it; else the seat's agent, the game marked busy
+	start  time.Time
+}
+
+// startAnalysis validates req against the position and picks the
+// analyzer: with req.Agent it builds that agent for the call; otherwise it
+// takes the seat's agent and marks the game busy. Called with ss.mu held,
+// which it keeps.
+func (s *Server) startAnalysis(ss *session, req analyzeRequest) (*analysisCall, error) {
 	if ss.busy {
 		return nil, errorf(http.StatusConflict, "an agent is thinking in this game; try again after its move")
 	}
@@ -512,10 +546,8 @@ func (s *Server) analyze(ctx context.Context, ss *session, req analyzeRequest) (
 			return nil, errorf(http.StatusBadRequest, "player %d is not to move (%s)", p, summary(ss.state, waiting))
 		}
 	}
-	var an agent.Analyzer
-	name := req.Agent
-	own := false // built for this call: close it after
-	if name == "" {
+	c := &analysisCall{name: req.Agent, player: p}
+	if c.name == "" {
 		a, ok := ss.agents[p].(agent.Analyzer)
 		if !ok {
 			who := "a person"
@@ -524,58 +556,53 @@ func (s *Server) analyze(ctx context.Context, ss *session, req analyzeRequest) (
 			}
 			return nil, errorf(http.StatusBadRequest, "player %d is %s: name an analyzer (mcts, az, policy, solver), e.g. \"mcts:sims=2000\"", p, clip(who))
 		}
-		an, name = a, ss.specs[p]
+		c.an, c.name = a, ss.specs[p]
 		ss.busy = true
 	} else {
-		a, err := agent.New(ss.game, name, ss.seed)
+		a, err := agent.New(ss.game, c.name, ss.seed)
 		if err != nil {
 			return nil, badRequest(err)
 		}
-		if an, own = a.(agent.Analyzer); !own {
+		if c.an, c.own = a.(agent.Analyzer); !c.own {
 			arena.CloseAgents([]agent.Agent{a})
-			return nil, errorf(http.StatusBadRequest, "agent %s cannot analyse (analyzers: mcts, az, policy, solver)", clip(name))
+			return nil, errorf(http.StatusBadRequest, "agent %s cannot analyse (analyzers: mcts, az, policy, solver)", clip(c.name))
 		}
 	}
-	clone := ss.state.Clone()
-	ss.mu.Unlock()
+	c.clone = ss.state.Clone()
+	c.start = time.Now()
+	return c, nil
+}
 
-	start := time.Now()
-	var rows []agent.Analysis
-	closeOwn := func() {
-		if own {
-			arena.CloseAgents([]agent.Agent{an})
-		}
+// runAnalysis runs f, the analyzer's work on c.clone, under the server's
+// thinking limit and move timeout (think), and ends the call: an analyzer
+// built for it is closed, the game's busy mark cleared. When f overruns
+// (errOverrun) that happens when f returns. Called without ss.mu.
+func (s *Server) runAnalysis(ctx context.Context, ss *session, c *analysisCall, f func(context.Context) error) error {
+	end := ss.endCall
+	if c.own {
+		end = func() { arena.CloseAgents([]agent.Agent{c.an}) }
 	}
-	abandoned := closeOwn
-	if !own {
-		abandoned = ss.endCall
-	}
-	err := s.think(ctx, fmt.Sprintf("analyzer %s", clip(name)), func(ctx context.Context) error {
-		var err error
-		rows, err = an.Analyze(ctx, clone, p)
-		if err != nil {
-			return s.agentError(ctx, name, p, err)
+	err := s.think(ctx, fmt.Sprintf("analyzer %s", clip(c.name)), func(ctx context.Context) error {
+		if err := f(ctx); err != nil {
+			return s.agentError(ctx, c.name, c.player, err)
 		}
 		return nil
-	}, abandoned)
-	secs := time.Since(start).Seconds()
-	ss.mu.Lock()
+	}, end)
 	if errors.Is(err, errOverrun) {
-		return nil, err
+		return err
 	}
-	closeOwn()
-	if !own {
-		ss.endCallLocked()
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := &analysisJSON{Player: p, Agent: name, Move: clone.MoveNumber(), Seconds: secs, Rows: make([]analysisRow, len(rows))}
+	end()
+	return err
+}
+
+// rowsJSON is the analysis rows as the API answers them.
+func (c *analysisCall) rowsJSON(rows []agent.Analysis, secs float64) *analysisJSON {
+	out := &analysisJSON{Player: c.player, Agent: c.name, Move: c.clone.MoveNumber(), Seconds: secs, Rows: make([]analysisRow, len(rows))}
 	for i, x := range rows {
-		out.Rows[i] = analysisRow{int(x.Action), clone.ActionString(x.Action), x.Visits, finite(x.Q), finite(x.Prior), finite(x.Score)}
+		out.Rows[i] = analysisRow{int(x.Action), c.clone.ActionString(x.Action), x.Visits, finite(x.Q), finite(x.Prior), finite(x.Score)}
 		out.Visits += x.Visits
 	}
-	return out, nil
+	return out
 }
 
 // finite maps NaN and infinities (which JSON cannot carry) to 0.

@@ -50,6 +50,11 @@ type Config struct {
 	// Logs is the directory whose *.json game logs can be replayed ("" for
 	// none).
 	Logs string
+	// MaxStreams bounds the event streams (live analyses, run watches)
+	// open at once; one more is refused with 429.
+	MaxStreams int
+	// WatchEvery is how often a run watch looks at the run's files.
+	WatchEvery time.Duration
 	// Logf logs server events (recovered panics, expired games); nil
 	// means the standard logger.
 	Logf func(format string, args ...any)
@@ -68,6 +73,8 @@ func DefaultConfig() Config {
 		MaxTime:     30 * time.Second,
 		MaxBody:     64 << 10,
 		MaxLogBody:  16 << 20,
+		MaxStreams:  8,
+		WatchEvery:  500 * time.Millisecond,
 	}
 }
 
@@ -104,6 +111,12 @@ func (c Config) withDefaults() Config {
 	if c.MaxLogBody <= 0 {
 		c.MaxLogBody = d.MaxLogBody
 	}
+	if c.MaxStreams <= 0 {
+		c.MaxStreams = d.MaxStreams
+	}
+	if c.WatchEvery <= 0 {
+		c.WatchEvery = d.WatchEvery
+	}
 	if c.Logf == nil {
 		c.Logf = log.Printf
 	}
@@ -119,10 +132,14 @@ type Server struct {
 	runs    []*runDir     // fixed after New
 	logs    *dirRoot      // nil without Config.Logs
 	slots   chan struct{} // one token per agent call running (MaxThinking)
-	panics  atomic.Int64  // recovered handler panics, for tests
-	stop    chan struct{}
-	stopped sync.WaitGroup
-	once    sync.Once
+	streams chan struct{} // one token per event stream open (MaxStreams)
+	// streamsEnd is closed by EndStreams: every stream returns.
+	streamsEnd chan struct{}
+	endOnce    sync.Once
+	panics     atomic.Int64 // recovered handler panics, for tests
+	stop       chan struct{}
+	stopped    sync.WaitGroup
+	once       sync.Once
 }
 
 // New returns a server with cfg's limits. It opens the run and log
@@ -136,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 		games: newStore(cfg.MaxGames),
 		slots: make(chan struct{}, cfg.MaxThinking),
 		stop:  make(chan struct{}),
+
+		streams:    make(chan struct{}, cfg.MaxStreams),
+		streamsEnd: make(chan struct{}),
 	}
 	var err error
 	if s.runs, err = openRuns(cfg.Runs); err != nil {
@@ -158,6 +178,7 @@ func New(cfg Config) (*Server, error) {
 // It is safe to call more than once. Call it after http.Server.Shutdown.
 func (s *Server) Close() error {
 	s.once.Do(func() {
+		s.EndStreams()
 		close(s.stop)
 		s.stopped.Wait()
 		s.games.closeAll()
@@ -210,6 +231,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/games/{id}/move", s.handleMove)
 	m.HandleFunc("POST /api/games/{id}/agent", s.handleAgent)
 	m.HandleFunc("POST /api/games/{id}/analyze", s.handleAnalyze)
+	m.HandleFunc("GET /api/games/{id}/analyze/live", s.handleAnalyzeLive)
 	m.HandleFunc("POST /api/games/{id}/undo", s.handleUndo)
 	m.HandleFunc("GET /api/games/{id}/log", s.handleGameLog)
 	m.HandleFunc("GET /api/logs", s.handleLogs)
@@ -217,7 +239,14 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/replay", s.handleReplay)
 	m.HandleFunc("GET /api/runs", s.handleRuns)
 	m.HandleFunc("GET /api/runs/{run}/metrics", s.handleMetrics)
+	m.HandleFunc("GET /api/runs/{run}/watch", s.handleWatch)
 	m.HandleFunc("GET /runs/{run}/plots/{file}", s.handlePlot)
+	// Dashboards (dashboard.go): charts drawn on the fly.
+	m.HandleFunc("GET /dashboard.js", s.serveAsset("assets/dashboard.js"))
+	m.HandleFunc("GET /api/dashboard", s.handleDashboard)
+	m.HandleFunc("GET /api/dashboard/runs/{run}/{chart}", s.handleRunChart)
+	m.HandleFunc("GET /api/dashboard/logs/{chart}", s.handleLogsChart)
+	m.HandleFunc("GET /api/dashboard/arena/{file}/{chart}", s.handleArenaChart)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, "no API endpoint %s %s", r.Method, clip(r.URL.Path)))
 	})

@@ -21,17 +21,20 @@ func init() {
 	register(&command{
 		Name:    "serve",
 		Summary: "the browser UI: play and analyse games, replay logs, look at runs",
-		Usage:   "[--addr HOST:PORT] [--run DIR]... [--logs DIR] [--max-games N] [--move-timeout D] [--max-sims N]",
+		Usage:   "[--addr HOST:PORT] [--run DIR]... [--logs DIR] [--max-games N] [--move-timeout D] [--max-sims N] [--max-streams N]",
 		Help: `Serves Canopy's web page (embedded in the binary; nothing is loaded from
 elsewhere) and its JSON API:
   Play     any game (a spec, as in --game) between agents or people
            ("human" seats); boards drawn for connect4, tictactoe and hex,
            every other game as text with its legal moves as buttons.
   Analyse  visits, Q and prior per move of mcts, az, policy or solver,
-           overlaid on the board.
+           overlaid on the board; mcts and az stream them live (every
+           200ms) with the principal variation while they search.
   Replay   a JSON game log (canopy play --log) uploaded from the page or
            named from --logs DIR, step by step.
-  Runs     metrics.jsonl as a table and plots/*.svg of each --run DIR.
+  Runs     metrics.jsonl as a table and plots/*.svg of each --run DIR,
+           updated live while zero or selfplay writes the directory
+           (metrics.jsonl, the self-play manifest, logs/*.json games).
 
 It listens on 127.0.0.1:8080 (this machine only) unless --addr says
 otherwise; there are no accounts, so expose it only on trusted networks.
@@ -52,6 +55,7 @@ Example:
 			idle := fs.Duration("idle", d.IdleTimeout, "delete games idle this long (their agents closed)")
 			moveTimeout := fs.Duration("move-timeout", d.MoveTimeout, "deadline of one agent move or analysis, 100ms..1h")
 			maxSims := fs.Int("max-sims", d.MaxSims, "largest sims= an agent spec may ask for")
+			maxStreams := fs.Int("max-streams", d.MaxStreams, "live streams (analyses, run watches) open at once, 1..1000")
 			netBackend := agentBackendFlag(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
@@ -66,6 +70,9 @@ Example:
 				if *idle < time.Minute {
 					return usagef("--idle %v: want at least 1m", *idle)
 				}
+				if *maxStreams < 1 || *maxStreams > 1000 {
+					return usagef("--max-streams %d: want 1..1000", *maxStreams)
+				}
 				if *maxSims < 1 {
 					return usagef("--max-sims %d: want at least 1", *maxSims)
 				}
@@ -78,7 +85,7 @@ Example:
 				logger := log.New(e.Stderr, "", log.LstdFlags)
 				srv, err := web.New(web.Config{
 					MaxGames: *maxGames, IdleTimeout: *idle, MoveTimeout: *moveTimeout,
-					MaxSims: *maxSims, MaxTime: *moveTimeout,
+					MaxSims: *maxSims, MaxTime: *moveTimeout, MaxStreams: *maxStreams,
 					Runs: runs, Logs: *logs, Logf: logger.Printf,
 				})
 				if err != nil {
@@ -94,7 +101,7 @@ Example:
 				}
 				ctx, stop := serveContext()
 				defer stop()
-				return serveUntil(ctx, ln, srv.Handler(), logger, e)
+				return serveUntil(ctx, ln, srv.Handler(), srv.EndStreams, logger, e)
 			}
 		},
 	})
@@ -110,8 +117,10 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 // flight (an agent move may take up to --move-timeout).
 const shutdownGrace = 5 * time.Second
 
-// serveUntil serves h on ln until ctx ends, then shuts down gracefully.
-func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, logger *log.Logger, e *env) error {
+// serveUntil serves h on ln until ctx ends, then shuts down gracefully;
+// onShutdown ends the requests that would not end by themselves (event
+// streams).
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, onShutdown func(), logger *log.Logger, e *env) error {
 	hs := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -120,6 +129,7 @@ func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, logger *lo
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          logger,
 	}
+	hs.RegisterOnShutdown(onShutdown)
 	fmt.Fprintf(e.Stdout, "canopy serve: http://%s/ (Ctrl-C to stop)\n", displayAddr(ln.Addr()))
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -26,6 +27,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"serve", "--run", missing}, "--run: cannot read"},
 		{[]string{"serve", "--logs", missing}, "--logs: cannot read"},
 		{[]string{"serve", "--run", ""}, "empty value"},
+		{[]string{"serve", "--max-streams", "0"}, "--max-streams 0"},
 	} {
 		code, _, errs := runCLI(t, "", tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
@@ -56,7 +58,9 @@ func (s *syncBuffer) String() string {
 }
 
 // TestServeStartsAndStops runs the server on a free port, fetches the page
-// and the catalog, and stops it as SIGINT would.
+// and the catalog, and stops it as SIGINT would; a run watch open then
+// (an event stream, which never ends by itself) is ended cleanly, not
+// cut when the shutdown grace runs out.
 func TestServeStartsAndStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	old := serveContext
@@ -92,7 +96,33 @@ func TestServeStartsAndStops(t *testing.T) {
 			t.Errorf("GET %s: %d %q", url+p, resp.StatusCode, body)
 		}
 	}
+	runs, err := http.Get(url + "api/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct{ Name string }
+	err = json.NewDecoder(runs.Body).Decode(&list)
+	runs.Body.Close()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("api/runs: %v %v", list, err)
+	}
+	watch, err := http.Get(url + "api/runs/" + list[0].Name + "/watch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := watch.Header.Get("Content-Type"); watch.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("watch: %d %s", watch.StatusCode, ct)
+	}
+	streamEnd := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(watch.Body)
+		watch.Body.Close()
+		streamEnd <- err
+	}()
 	cancel()
+	if err := <-streamEnd; err != nil {
+		t.Errorf("the watch stream was cut at shutdown (%v), not ended", err)
+	}
 	select {
 	case code := <-done:
 		if code != 0 {

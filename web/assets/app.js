@@ -1,7 +1,7 @@
 // Canopy web UI: plain JavaScript and SVG, served by `canopy serve`.
 // Routes (location.hash): #/ play form, #/game/ID a game (#/game/ID/analyze:
 // with the analysis shown), #/replay and
-// #/replay/NAME replays, #/runs the run dashboards.
+// #/replay/NAME replays, #/runs the run dashboards (watched live).
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -51,6 +51,60 @@ async function api(method, path, body) {
   try { data = await r.json(); } catch (e) { /* not JSON */ }
   if (!r.ok) throw new Error((data && data.error) || (r.status + " " + r.statusText));
   return data;
+}
+
+// streams holds the AbortControllers of the event streams the page has
+// open; a new view closes them (the server stops a live search when its
+// client goes away).
+const streams = new Set();
+
+function closeStreams() {
+  for (const c of streams) c.abort();
+  streams.clear();
+}
+
+// openStream reads the server-sent events of GET path: onEvent(name, data)
+// for each, onEnd(error or null) once at the end. It reads with fetch, not
+// EventSource, so that an error answer's message can be shown and nothing
+// reconnects by itself. It returns the stream's AbortController.
+function openStream(path, onEvent, onEnd) {
+  const ctl = new AbortController();
+  streams.add(ctl);
+  (async () => {
+    let err = null;
+    try {
+      const r = await fetch(path, { signal: ctl.signal });
+      if (!r.ok) {
+        let d = null;
+        try { d = await r.json(); } catch (e) { /* not JSON */ }
+        throw new Error((d && d.error) || (r.status + " " + r.statusText));
+      }
+      const rd = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await rd.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let name = "message", data = "";
+          for (const line of block.split("\n")) {
+            if (line.startsWith("event: ")) name = line.slice(7);
+            else if (line.startsWith("data: ")) data += line.slice(6);
+          }
+          if (data) onEvent(name, JSON.parse(data));
+        }
+      }
+    } catch (e) {
+      if (e.name !== "AbortError") err = e;
+    }
+    streams.delete(ctl);
+    if (onEnd) onEnd(err);
+  })();
+  return ctl;
 }
 
 function fmt(x, d) {
@@ -502,7 +556,7 @@ let game = null; // { id, st, an, auto, view, analyst, thinking }
 // link #/game/ID/analyze).
 async function showGame(id, withAnalysis) {
   setNav("play");
-  game = { id, st: null, an: null, auto: true, view: null, analyst: "mcts:sims=2000", thinking: false };
+  game = { id, st: null, an: null, auto: true, view: null, analyst: "mcts:sims=2000", thinking: false, live: false, analysis: null };
   main.replaceChildren(el("p", { class: "muted" }, "loading game " + id + "..."));
   try {
     game.st = await api("GET", "/api/games/" + encodeURIComponent(id));
@@ -522,6 +576,7 @@ function renderGame() {
   const humanWaiting = st.legal.length > 0;
   const send = async (player, text) => {
     try {
+      stopAnalysis();
       g.an = null;
       g.st = await api("POST", `/api/games/${g.id}/move`, { action: text, player });
       renderGame();
@@ -530,7 +585,7 @@ function renderGame() {
   };
   const byId = {};
   for (const l of st.legal) for (const a of l.actions) byId[l.player + ":" + a.id] = byId[a.id] = [l.player, a.text];
-  const left = el("div", {});
+  const left = el("div", { id: "boardbox" });
   if (st.board) {
     // onCell(action, player): player only where several players choose at once.
     const onCell = (a, p) => { const m = byId[p === undefined ? a : p + ":" + a]; if (m) send(m[0], m[1]); };
@@ -539,7 +594,7 @@ function renderGame() {
     left.append(el("pre", { class: "text", id: "text" }, st.text));
   }
   const seats = el("p", {}, st.seats.map((s, p) => el("span", {}, el("span", { class: "seat p" + p }, "P" + p), s.spec + "  ")));
-  const status = el("p", { class: "status" + (st.terminal ? " over" : ""), id: "status" }, g.thinking ? st.result + " — the agent is thinking..." : st.result);
+  const status = el("p", { class: "status" + (st.terminal ? " over" : ""), id: "status" }, g.thinking ? st.result + (g.live ? " — analysing..." : " — the agent is thinking...") : st.result);
   // Buttons for the legal moves; on a drawn board only for those that
   // are not a cell (Hex's swap), the board takes the others.
   // Some boards (Sequence, Sushi Go) keep every move as a button; Tetris
@@ -568,8 +623,8 @@ function renderGame() {
   const logLink = el("a", { href: `/api/games/${g.id}/log`, download: "game.json" }, "download log");
   const analyst = el("input", { type: "text", id: "analyst", value: g.analyst });
   analyst.oninput = () => { g.analyst = analyst.value; };
-  const anBtn = el("button", { id: "analyze", disabled: st.terminal || g.thinking }, "Analyse");
-  anBtn.onclick = () => analyze();
+  const anBtn = g.live ? el("button", { id: "stop-analysis" }, "Stop") : el("button", { id: "analyze", disabled: st.terminal || g.thinking }, "Analyse");
+  anBtn.onclick = () => (g.live ? stopAnalysis() : analyze());
   const viewSel = el("select", { id: "view" }, el("option", { value: "-1" }, "everything"),
     st.seats.map((s, p) => el("option", { value: String(p) }, "player " + p)));
   viewSel.value = String(st.view);
@@ -581,7 +636,7 @@ function renderGame() {
     moves,
     el("p", { class: "controls" }, agentBtn, " ", el("label", { style: "display:inline" }, auto, " agents move by themselves"), " ", undo, " ", del, " ", logLink),
     el("div", { class: "panel" }, el("label", {}, "Analyse with (mcts, az, policy, solver; empty: the seat's agent)"), analyst, " ", anBtn,
-      g.an ? analysisTable(g.an) : null),
+      el("div", { id: "anbox" }, g.an ? analysisTable(g.an) : null)),
     st.board ? el("details", {}, el("summary", {}, "text view"), el("pre", { class: "text", id: "text" }, st.text)) : null,
     el("label", {}, "View as"), viewSel,
     el("h2", {}, "Moves"), el("div", { class: "history", id: "history" }, st.history.join(" ")));
@@ -590,8 +645,11 @@ function renderGame() {
 
 function analysisTable(an) {
   const total = an.visits;
-  return el("div", { id: "analysis" },
-    el("p", { class: "muted" }, `${an.agent} for player ${an.player}: ${total} visits in ${fmt(an.seconds, 2)} s`),
+  const state = an.live ? (an.final ? " (done)" : " (searching...)") : "";
+  return el("div", { id: "analysis", "data-final": an.final === undefined || an.final ? "true" : "false", "data-visits": total },
+    el("p", { class: "muted" }, `${an.agent} for player ${an.player}: ${total} visits in ${fmt(an.seconds, 2)} s${state}`),
+    an.pv && an.pv.length ? el("p", { id: "pv" }, el("span", { class: "muted" }, "principal variation: "),
+      an.pv.map(m => el("span", { class: "pvmove", "data-action": m.action, title: "player " + m.player }, el("span", { class: "seat p" + m.player }, "P" + m.player), m.text, " "))) : null,
     el("div", { class: "tablewrap" }, el("table", {},
       el("tr", {}, ["move", "visits", "share", "Q", "prior", "score"].map(h => el("th", {}, h))),
       an.rows.map(r => el("tr", {}, el("td", { class: "l" }, r.text), el("td", {}, r.visits),
@@ -629,15 +687,48 @@ async function agentMove() {
   maybeAgent();
 }
 
-async function analyze() {
+// analyze streams the analysis of the position: the overlay, the table
+// and the principal variation are redrawn with every snapshot (about
+// every 200 ms for mcts and az; once for the other analyzers).
+function analyze() {
   const g = game;
+  stopAnalysis();
   g.thinking = true;
+  g.live = true;
   renderGame();
-  try {
-    g.an = await api("POST", `/api/games/${g.id}/analyze`, { agent: g.analyst.trim() });
-  } catch (e) { toast(e.message); }
-  g.thinking = false;
-  if (game === g) renderGame();
+  const q = new URLSearchParams({ agent: g.analyst.trim() });
+  g.analysis = openStream(`/api/games/${g.id}/analyze/live?` + q, (name, data) => {
+    if (game !== g) return;
+    if (name === "snapshot") {
+      g.an = data;
+      renderAnalysis();
+    } else if (name === "error") toast(data.error);
+  }, err => {
+    if (err) toast(err.message);
+    if (g.analysis) g.analysis = null;
+    g.thinking = false;
+    g.live = false;
+    if (game === g) renderGame();
+  });
+}
+
+// stopAnalysis closes the live analysis, if any (the server stops it).
+function stopAnalysis() {
+  if (game && game.analysis) {
+    game.analysis.abort();
+    game.analysis = null;
+  }
+}
+
+// renderAnalysis redraws the board overlay and the analysis panel only,
+// leaving the rest of the page (and what is typed in it) alone.
+function renderAnalysis() {
+  const g = game;
+  const box = document.getElementById("boardbox"), an = document.getElementById("anbox");
+  if (!box || !an || !g.st.board) return renderGame();
+  const anMap = g.an && g.an.move === g.st.move ? Object.fromEntries(g.an.rows.map(r => [r.action, r])) : null;
+  box.replaceChildren(drawBoard(g.st, null, anMap));
+  an.replaceChildren(analysisTable(g.an));
 }
 
 // ---- replay ----
@@ -701,6 +792,10 @@ function showFrames(viewer, rep) {
 
 // ---- runs ----
 
+// maxWatched bounds the runs the page watches live (each watch holds one
+// of the browser's few connections to the server).
+const maxWatched = 4;
+
 async function showRuns() {
   setNav("runs");
   game = null;
@@ -708,22 +803,61 @@ async function showRuns() {
   let runs;
   try { runs = await api("GET", "/api/runs"); } catch (e) { main.append(el("p", { class: "err" }, e.message)); return; }
   if (!runs.length) main.append(el("p", { class: "muted" }, "No run directories: start the server with --run DIR (repeatable), e.g. canopy serve --run runs/zero-demo."));
-  for (const r of runs) {
-    const box = el("div", { class: "panel run", "data-run": r.name }, el("h2", {}, r.name, el("span", { class: "muted" }, "  " + r.path)));
+  runs.forEach((r, k) => {
+    const box = el("div", { class: "panel run", "data-run": r.name }, el("h2", {}, r.name, el("span", { class: "muted" }, "  " + r.path), el("span", { class: "live", hidden: true }, " ● live")));
     main.append(box);
     const plots = el("div", { class: "plots" }, r.plots.map(p => el("img", { src: `/runs/${encodeURIComponent(r.name)}/plots/${encodeURIComponent(p)}`, alt: p, title: p })));
     if (!r.plots.length) plots.append(el("p", { class: "muted" }, "no plots/*.svg yet"));
-    box.append(plots);
-    try {
-      const m = await api("GET", `/api/runs/${encodeURIComponent(r.name)}/metrics`);
-      if (!m.rows.length) { box.append(el("p", { class: "muted" }, "no metrics.jsonl records yet")); continue; }
-      const cols = pickColumns(m.columns);
-      box.append(el("p", { class: "muted" }, `metrics.jsonl: ${m.rows.length} record(s), ${m.columns.length} fields; showing ${cols.length}`),
-        el("div", { class: "tablewrap" }, el("table", { class: "metrics" },
-          el("tr", {}, cols.map(c => el("th", {}, m.columns[c]))),
-          m.rows.map(row => el("tr", {}, cols.map(c => el("td", {}, fmt(row[c])))))))) ;
-    } catch (e) { box.append(el("p", { class: "err" }, e.message)); }
-  }
+    const table = el("div", { class: "metrics-box" });
+    const selfplay = el("p", { class: "selfplay", hidden: true });
+    const gamesList = el("ul", { class: "games" });
+    box.append(plots, selfplay, table, gamesList);
+    const m = { columns: [], rows: [] }; // rows as objects, columns in order of appearance
+    const addRows = rows => {
+      for (const row of rows) {
+        for (const c of Object.keys(row)) if (!m.columns.includes(c)) m.columns.push(c);
+        m.rows.push(row);
+      }
+      renderMetrics(table, m);
+    };
+    api("GET", `/api/runs/${encodeURIComponent(r.name)}/metrics`).then(t => {
+      if (m.rows.length) return; // the watch was first
+      m.columns = t.columns.slice();
+      addRows(t.rows.map(row => Object.fromEntries(row.map((v, i) => [t.columns[i], v]).filter(x => x[1] !== null))));
+    }).catch(e => table.replaceChildren(el("p", { class: "err" }, e.message)));
+    if (k >= maxWatched) {
+      box.append(el("p", { class: "muted" }, "not watched live (the page watches the first " + maxWatched + " runs); reload to update"));
+      return;
+    }
+    const live = box.querySelector(".live");
+    live.hidden = false;
+    openStream(`/api/runs/${encodeURIComponent(r.name)}/watch`, (name, d) => {
+      if (name === "metrics") {
+        if (d.reset) { m.columns = []; m.rows = []; }
+        addRows(d.rows);
+      } else if (name === "selfplay") {
+        selfplay.hidden = false;
+        selfplay.textContent = `self-play ${d.game}: ${d.done} of ${d.games} games, ${d.positions} positions, ${d.shards} shard(s)` +
+          (d.resigned ? `, ${d.resigned} resigned` : "") + ` — ${d.file}` + (d.updated ? ", updated " + d.updated : "");
+      } else if (name === "game") {
+        gamesList.prepend(el("li", { class: "game" }, el("span", { class: "muted" }, d.file + ": "), d.game + ", " + d.players.join(" vs ") + ", " + d.moves + " moves — " + d.result));
+        while (gamesList.children.length > 50) gamesList.lastChild.remove();
+      }
+    }, err => {
+      live.hidden = true;
+      if (err) box.append(el("p", { class: "muted" }, "live updates stopped: " + err.message));
+    });
+  });
+}
+
+// renderMetrics draws the metrics table (m: columns and rows as objects).
+function renderMetrics(box, m) {
+  if (!m.rows.length) { box.replaceChildren(el("p", { class: "muted" }, "no metrics.jsonl records yet")); return; }
+  const cols = pickColumns(m.columns).map(i => m.columns[i]);
+  box.replaceChildren(el("p", { class: "muted" }, `metrics.jsonl: ${m.rows.length} record(s), ${m.columns.length} fields; showing ${cols.length}`),
+    el("div", { class: "tablewrap" }, el("table", { class: "metrics" },
+      el("tr", {}, cols.map(c => el("th", {}, c))),
+      m.rows.map(row => el("tr", {}, cols.map(c => el("td", {}, fmt(row[c]))))))));
 }
 
 // pickColumns keeps the columns worth a table: numbers and short labels,
@@ -737,11 +871,13 @@ function pickColumns(columns) {
 // ---- router ----
 
 function route() {
+  closeStreams();
   const h = location.hash || "#/";
   let m;
   if ((m = h.match(/^#\/game\/([0-9a-f]+)(\/analyze)?$/))) return showGame(m[1], !!m[2]);
   if ((m = h.match(/^#\/replay(?:\/(.+))?$/))) return showReplay(m[1] ? decodeURIComponent(m[1]) : null);
   if (h === "#/runs") return showRuns();
+  if (h === "#/dashboard" && typeof showDashboard === "function") return showDashboard(); // dashboard.js
   game = null;
   return showHome();
 }
