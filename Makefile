@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    ?= ./...
 RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: all build run test test-full race bench lint fuzz gpu-check cuda-compile-check clean valgrind
+.PHONY: all build run test test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium
 
 all: lint test
 
@@ -17,12 +17,26 @@ build:
 run: build
 	./bin/canopy zero --out runs/zero-demo --more 2
 
-# The test suite and the performance gate: exactly what CI runs (.ci/run).
-# Short mode keeps it well under 15 minutes on 2 cores.
+# The test suite, the browser tests and the performance gate: exactly what
+# CI runs (.ci/run). Short mode keeps it well under 15 minutes on 2 cores.
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 $(PKGS)
+	$(MAKE) test-browser
 	$(MAKE) perf-check
+
+# The web UI driven by a real headless Chromium (web/browser_test.go: a
+# full game by clicks, live analysis, replay, screenshots of every board in
+# runs/web-screenshots). Chromium is installed when missing (as root with
+# apt-get, as CI machines allow); elsewhere the tests skip and say why.
+test-browser: chromium
+	$(GO) test -count=1 -run '^TestBrowser' ./web/
+
+chromium:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium for the browser tests"; apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	  else echo "chromium is missing (sudo apt-get install chromium): the browser tests will skip"; fi; }
 
 # The full suite: deeper perft, every solver line, longer random games.
 test-full:
