@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/canopy-go/canopy/fleet"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
@@ -36,6 +37,9 @@ type Options struct {
 	// Status, when set, receives a short live status (progress within a
 	// phase), often; it may overwrite the previous one.
 	Status func(line string)
+	// Fleet, when set, has `canopy worker` processes play the self-play
+	// (see Fleet); nil plays it in this process.
+	Fleet *Fleet
 }
 
 // Run continues (or starts) the AlphaZero run in dir until
@@ -84,6 +88,13 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	if r.opt.Status == nil {
 		r.opt.Status = func(string) {}
 	}
+	if r.opt.Fleet != nil {
+		stop, err := r.startFleet(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	return r.run(ctx)
 }
 
@@ -92,6 +103,10 @@ type runner struct {
 	cfg Config
 	opt Options
 	g   games.Game
+
+	// With Options.Fleet: the fleet's trainer and the run's fleet id.
+	trainer  *fleet.Trainer
+	fleetRun string
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -235,6 +250,12 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 	if err != nil {
 		return out, err
 	}
+	m := selfplay.Manifest{Game: r.g.Spec(), ObsShape: r.g.ObservationShape(), Actions: r.g.NumActions(),
+		Network: netPath, NetworkSHA256: src.SHA256, Settings: r.cfg.SelfPlay,
+		Seed: games.DeriveSeed(r.cfg.Seed, uint64(i)), Games: r.cfg.Games}
+	if r.trainer != nil {
+		return r.fleetSelfPlay(ctx, i, dir, netPath, m)
+	}
 	be, choice, err := nets.OpenBackendSpec(r.cfg.Backend, net, nets.BackendOptions{MaxBatch: 256})
 	if err != nil {
 		return out, fmt.Errorf("backend %s: %w", r.cfg.Backend, err)
@@ -242,9 +263,7 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 	if i == 1 {
 		r.logf("backend: %s", choice)
 	}
-	m := selfplay.Manifest{Game: r.g.Spec(), ObsShape: r.g.ObservationShape(), Actions: r.g.NumActions(),
-		Network: netPath, NetworkSHA256: src.SHA256, Backend: be.Name(), Settings: r.cfg.SelfPlay,
-		Seed: games.DeriveSeed(r.cfg.Seed, uint64(i)), Games: r.cfg.Games}
+	m.Backend = be.Name()
 	o, err := selfplay.OpenOutput(dir, m, true)
 	if err != nil {
 		return out, err

@@ -62,6 +62,11 @@ Every step writes atomically and is skipped when done: after an interruption
 A run keeps the settings it started with (DIR/zero.json); flags given again
 must agree, except --iterations and --more, which extend it.
 
+With --nats, self-play is played by ` + "`canopy worker`" + ` processes (any number, on
+any machines) through NATS JetStream; --nats embedded starts the server in
+this process (store in DIR/nats, listening on --nats-listen). See
+docs/DISTRIBUTED.md.
+
 Example (a few minutes on 2 cores; run it again to continue):
   canopy zero --out runs/zero-demo --more 1`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
@@ -72,6 +77,8 @@ Example (a few minutes on 2 cores; run it again to continue):
 			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
 			more := fs.Int("more", 0, "run this many iterations beyond those finished")
 			quiet := fs.Bool("quiet", false, "no live status line")
+			var nf zeroFleetFlags
+			nf.register(fs)
 			score := fs.String("score", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
@@ -146,10 +153,14 @@ Example (a few minutes on 2 cores; run it again to continue):
 				if err := setAgentBackend(req.Backend, nil); err != nil {
 					return err
 				}
+				fl, err := nf.fleet()
+				if err != nil {
+					return err
+				}
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return fmt.Errorf("interrupted; run the same command to continue %s", *out)

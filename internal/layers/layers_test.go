@@ -28,6 +28,7 @@ var rank = map[string]int{
 	"search":              6,
 	"arena":               7,
 	"selfplay":            7,
+	"fleet":               7,
 	"train":               7,
 	"rl":                  7,
 	"plots":               8,

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/canopy-go/canopy/fleet"
+	"github.com/canopy-go/canopy/zero"
+)
+
+// natsFlags are the connection flags `canopy zero` and `canopy worker`
+// share.
+type natsFlags struct {
+	url, name string
+	sec       fleet.Security
+}
+
+func (n *natsFlags) register(fs *flag.FlagSet, urlHelp string) {
+	fs.StringVar(&n.url, "nats", "", urlHelp)
+	fs.StringVar(&n.name, "nats-name", "canopy", "fleet name: prefixes the streams and buckets on the server (one trainer per name)")
+	fs.StringVar(&n.sec.User, "nats-user", "", "NATS user name (with --nats-password-file)")
+	fs.StringVar(&n.sec.PasswordFile, "nats-password-file", "", "file whose first line is the NATS password")
+	fs.StringVar(&n.sec.NKeySeedFile, "nats-nkey", "", "file holding an NKey user seed (SU...) to authenticate with")
+	fs.StringVar(&n.sec.CAFile, "nats-tls-ca", "", "CA certificate (PEM) to verify the server with (an embedded server: to verify clients)")
+	fs.StringVar(&n.sec.CertFile, "nats-tls-cert", "", "TLS certificate (PEM): the client's, or the embedded server's")
+	fs.StringVar(&n.sec.KeyFile, "nats-tls-key", "", "TLS private key (PEM) of --nats-tls-cert")
+}
+
+func (n *natsFlags) check() error {
+	if err := fleet.CheckName(n.name); err != nil {
+		return usagef("--nats-name: %v", err)
+	}
+	return nil
+}
+
+// zeroFleetFlags are `canopy zero`'s fleet flags.
+type zeroFleetFlags struct {
+	natsFlags
+	listen   string
+	ackWait  time.Duration
+	replicas int
+}
+
+func (z *zeroFleetFlags) register(fs *flag.FlagSet) {
+	z.natsFlags.register(fs, "play self-play on canopy worker processes through NATS JetStream: a server URL, or embedded (a server inside this process, its store in the run directory)")
+	fs.StringVar(&z.listen, "nats-listen", "127.0.0.1:4222", "host:port of the embedded server (another host than loopback needs --nats-user or --nats-nkey)")
+	fs.DurationVar(&z.ackWait, "nats-ack-wait", 30*time.Second, "how long a dead worker's games wait before other workers take them")
+	fs.IntVar(&z.replicas, "nats-replicas", 1, "replicas of the fleet's streams and buckets in a clustered server (1, 3 or 5)")
+}
+
+// fleet returns the zero.Fleet the flags ask for; nil without --nats.
+func (z *zeroFleetFlags) fleet() (*zero.Fleet, error) {
+	if z.url == "" {
+		return nil, nil
+	}
+	if err := z.check(); err != nil {
+		return nil, err
+	}
+	if z.ackWait < time.Second {
+		return nil, usagef("--nats-ack-wait %s: want at least 1s", z.ackWait)
+	}
+	if z.replicas < 1 || z.replicas > 5 {
+		return nil, usagef("--nats-replicas %d: want 1..5 (at most the cluster's servers)", z.replicas)
+	}
+	if z.replicas > 1 && z.url == "embedded" {
+		return nil, usagef("--nats-replicas %d: an embedded server is a single node; point --nats at a cluster", z.replicas)
+	}
+	return &zero.Fleet{URL: z.url, Listen: z.listen, Name: z.name, Security: z.sec, AckWait: z.ackWait, Replicas: z.replicas}, nil
+}
+
+func init() {
+	register(&command{
+		Name:    "worker",
+		Summary: "self-play worker of a distributed `canopy zero --nats` run: plays the games the trainer queues, on this machine's backend",
+		Usage:   "--nats URL [--nats-name N] [--backend B] [--trees N] [--cache DIR] [credentials, TLS]",
+		Help: `Connects to the NATS server of a ` + "`canopy zero --nats`" + ` run, fetches the current
+network from its object store, plays the self-play games the trainer
+queues (up to --trees at once, on the batched search engine with
+--backend) and publishes each finished game; it picks up every new
+network as the trainer publishes it. Any number of workers may join and
+leave at any time: a worker that dies hands its unfinished games back to
+the others after the trainer's --nats-ack-wait. Stop it with Ctrl-C or
+SIGTERM. A line of throughput (games/s, positions/s, simulations/s, the
+share of time spent publishing) is printed every --report.
+
+The games are exactly those in-process self-play would write: game i of an
+iteration is seeded from (iteration seed, i) wherever it is played.
+
+Example, with a trainer on the same machine:
+  canopy zero --out runs/z --nats embedded &
+  canopy worker --nats nats://127.0.0.1:4222`,
+		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
+			var nf natsFlags
+			nf.register(fs, "URL of the NATS server (nats://host:4222, tls://host:4222; several separated by commas)")
+			backend := fs.String("backend", "auto", "backend spec: auto, cpu[:threads=N], cuda[:...]")
+			trees := fs.Int("trees", 64, "games played at once")
+			cache := fs.String("cache", "", "directory for downloaded networks (default: the system's temporary directory)")
+			report := fs.Duration("report", 30*time.Second, "interval of the throughput lines (0 = none)")
+			return func(e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if strings.TrimSpace(nf.url) == "" || nf.url == "embedded" {
+					return usagef("--nats: give the URL of the trainer's server (nats://HOST:4222); `embedded` is for canopy zero")
+				}
+				if err := nf.check(); err != nil {
+					return err
+				}
+				if *trees < 1 || *trees > 1<<16 {
+					return usagef("--trees %d: want 1..%d", *trees, 1<<16)
+				}
+				if *report < 0 {
+					return usagef("--report %s: want >= 0 (0 = none)", *report)
+				}
+				if err := setAgentBackend(*backend, nil); err != nil {
+					return err
+				}
+				logf := func(format string, args ...any) { fmt.Fprintf(e.Stderr, format+"\n", args...) }
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				host, _ := os.Hostname()
+				nc, err := fleet.Connect(ctx, nf.url, nf.sec, fmt.Sprintf("canopy worker %s/%d", host, os.Getpid()), logf)
+				if err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return err
+				}
+				defer nc.Close()
+				rep := *report
+				if rep == 0 {
+					rep = -1
+				}
+				w, err := fleet.NewWorker(nc, fleet.WorkerOptions{Name: nf.name, Backend: *backend, Trees: *trees,
+					Cache: *cache, Log: e.Stderr, Report: rep})
+				if err != nil {
+					return err
+				}
+				logf("worker: connected to %s, fleet %q", nc.ConnectedUrlRedacted(), nf.name)
+				err = w.Run(ctx)
+				g, p, _, _ := w.Counts()
+				logf("worker: stopped after publishing %d games (%d positions)", g, p)
+				return err
+			}
+		},
+	})
+}

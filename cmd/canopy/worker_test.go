@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/selfplay"
+)
+
+func TestWorkerFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"worker"}, "--nats"},
+		{[]string{"worker", "--nats", "embedded"}, "embedded"},
+		{[]string{"worker", "--nats", "nats://127.0.0.1:1", "--nats-name", "a.b"}, "fleet name"},
+		{[]string{"worker", "--nats", "nats://127.0.0.1:1", "--trees", "0"}, "--trees"},
+		{[]string{"worker", "--nats", "nats://127.0.0.1:1", "--nats-user", "u"}, "--nats-password-file"},
+		{[]string{"zero", "--out", t.TempDir(), "--nats", "embedded", "--nats-listen", "0.0.0.0:0"}, "beyond this machine"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+		if code == 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("canopy %s: exit %d, stderr %q; want an error naming %q", strings.Join(tc.args, " "), code, errb.String(), tc.want)
+		}
+	}
+}
+
+// proc is a canopy process of the fault test.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startProc(t *testing.T, bin, logPath string, args ...string) *proc {
+	t.Helper()
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); f.Close() }()
+	return p
+}
+
+// kill9 sends SIGKILL and waits for the process to be gone.
+func (p *proc) kill9() {
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestFleetSurvivesKills runs a small Connect Four run with `canopy zero
+// --nats embedded` (trainer and server in one process) and 3 `canopy
+// worker` processes, kills any of them with SIGKILL at random moments
+// and restarts it, and checks that the run ends with every game once and
+// with the very weights of the same run played in one process without
+// faults.
+func TestFleetSurvivesKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds canopy and runs 2 AlphaZero runs, one in 5 processes (about a minute on 2 cores); skipped under -short")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "canopy")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const iters, gamesPer = 3, 32
+	common := []string{"zero", "--game", "connect4", "--games", fmt.Sprint(gamesPer), "--trees", "8", "--sims", "16",
+		"--steps", "10", "--batch", "32", "--iterations", fmt.Sprint(iters), "--eval-games", "0", "--solver-positions", "0",
+		"--baselines", "", "--backend", "cpu", "--quiet"}
+
+	// The reference: the same run in one process.
+	ref := filepath.Join(tmp, "ref")
+	if out, err := exec.Command(bin, append(common, "--out", ref)...).CombinedOutput(); err != nil {
+		t.Fatalf("reference run: %v\n%s", err, out)
+	}
+
+	dir := filepath.Join(tmp, "fleet")
+	port := freePort(t)
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	trainerArgs := append(common, "--out", dir, "--nats", "embedded", "--nats-listen", fmt.Sprintf("127.0.0.1:%d", port), "--nats-ack-wait", "2s")
+	workerArgs := func(k int) []string {
+		return []string{"worker", "--nats", url, "--trees", "8", "--backend", "cpu", "--cache", filepath.Join(tmp, fmt.Sprint("cache", k)), "--report", "2s"}
+	}
+	logs := filepath.Join(tmp, "logs")
+	os.MkdirAll(logs, 0o755)
+	trainerLog := filepath.Join(logs, "trainer.log")
+	trainer := startProc(t, bin, trainerLog, trainerArgs...)
+	workers := make([]*proc, 3)
+	for k := range workers {
+		workers[k] = startProc(t, bin, filepath.Join(logs, fmt.Sprintf("worker%d.log", k)), workerArgs(k)...)
+	}
+	defer func() {
+		for _, w := range workers {
+			w.kill9()
+		}
+		if t.Failed() {
+			for _, name := range []string{"trainer.log", "worker0.log", "worker1.log", "worker2.log"} {
+				data, _ := os.ReadFile(filepath.Join(logs, name))
+				t.Logf("%s:\n%s", name, data)
+			}
+		}
+	}()
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("fault seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	kills := 0
+	deadline := time.Now().Add(4 * time.Minute)
+	finished := false
+	for !finished {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not finish in 4 minutes (%d kills)", kills)
+		}
+		wait := time.Duration(500+rng.IntN(3000)) * time.Millisecond
+		if kills >= 8 {
+			wait = time.Second // faults over: let it finish
+		}
+		select {
+		case err := <-trainer.done:
+			if err != nil {
+				t.Fatalf("trainer failed: %v", err)
+			}
+			finished = true
+			continue
+		case <-time.After(wait):
+		}
+		if kills >= 8 {
+			continue
+		}
+		kills++
+		// Kills 2 and 5 hit the trainer (with the server), the others
+		// anyone.
+		if victim := rng.IntN(4); victim == 3 || kills == 2 || kills == 5 {
+			trainer.kill9()
+			t.Logf("kill %d: trainer and server", kills)
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
+			trainer = startProc(t, bin, trainerLog, trainerArgs...)
+		} else {
+			workers[victim].kill9()
+			t.Logf("kill %d: worker %d", kills, victim)
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
+			workers[victim] = startProc(t, bin, filepath.Join(logs, fmt.Sprintf("worker%d.log", victim)), workerArgs(victim)...)
+		}
+	}
+
+	for k, w := range workers {
+		select {
+		case err := <-w.done:
+			t.Errorf("worker %d exited by itself: %v", k, err)
+			w.done <- err
+		default:
+		}
+	}
+	if data, err := os.ReadFile(trainerLog); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.Contains(l, "self-play (fleet):") {
+				t.Log(strings.TrimSpace(l))
+			}
+		}
+	}
+	g := games.MustNew("connect4")
+	for i := 1; i <= iters; i++ {
+		name := fmt.Sprintf("iter-%04d", i)
+		got, want := readManifest(t, filepath.Join(dir, "selfplay", name)), readManifest(t, filepath.Join(ref, "selfplay", name))
+		seen := make([]int, gamesPer)
+		for _, sh := range got.Shards {
+			for _, r := range sh.GameIDs {
+				for id := r[0]; id < r[1]; id++ {
+					if id < 0 || id >= gamesPer {
+						t.Fatalf("%s: game id %d out of range", name, id)
+					}
+					seen[id]++
+				}
+			}
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: game %d is in %d shards, want 1", name, id, n)
+			}
+		}
+		if got.Totals.Games != gamesPer || got.Totals.Positions != want.Totals.Positions {
+			t.Errorf("%s: %d games, %d positions; the run without faults has %d and %d", name, got.Totals.Games, got.Totals.Positions, want.Totals.Games, want.Totals.Positions)
+		}
+		// Training on a game twice, or on another game, would change the
+		// weights the iteration ends with.
+		if a, b := weights(t, g, filepath.Join(dir, "checkpoints", name+".safetensors")), weights(t, g, filepath.Join(ref, "checkpoints", name+".safetensors")); a != b {
+			t.Errorf("%s: the fleet run's network differs from the run without faults", name)
+		}
+	}
+	t.Logf("%d kills; run complete", kills)
+}
+
+func readManifest(t *testing.T, dir string) selfplay.Manifest {
+	t.Helper()
+	var m selfplay.Manifest
+	data, err := os.ReadFile(filepath.Join(dir, selfplay.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// weights is the SHA-256 of a checkpoint's weights (its metadata names
+// paths that differ between run directories).
+func weights(t *testing.T, g games.Game, path string) [32]byte {
+	t.Helper()
+	n, _, err := nets.OpenNet(path, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := n.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(data)
+}

@@ -1,0 +1,60 @@
+// Package fleet spreads AlphaZero self-play over any number of worker
+// processes through NATS JetStream (github.com/nats-io/nats.go, and an
+// embedded github.com/nats-io/nats-server/v2 for single-machine runs).
+//
+// # Roles and subjects
+//
+// One trainer (package zero's loop, through Trainer) and any number of
+// workers (Worker, behind `canopy worker`) share a fleet name N, which
+// prefixes everything they use on the server:
+//
+//	KV bucket N-state, key "job"    the Job being played: run id, iteration,
+//	                                game, settings, seed, network name + SHA-256
+//	object store N-nets             the networks, one object per checkpoint
+//	                                file ("iter-0003.avg.safetensors")
+//	stream N-tasks (work queue)     one message per game id to play,
+//	subject N.tasks.ITER            consumed by the shared durable consumer "workers"
+//	stream N-games (work queue)     one message per finished game (EncodeGame),
+//	subject N.games.ITER            consumed by the durable consumer "trainer"
+//
+// A worker takes up to Trees tasks at a time, plays them with
+// selfplay.Run on its own batched engine (game i seeded from (seed, i)
+// exactly as in-process self-play), publishes each finished game with a
+// Nats-Msg-Id of run.iteration.game and waits for the server's
+// acknowledgement (retrying until it comes), and only then acknowledges
+// the task. While it plays, it marks its tasks in progress; a worker that
+// dies or stalls stops doing so and its tasks go back to the queue after
+// the consumer's AckWait, for other workers to take. Nothing waits for a
+// particular worker.
+//
+// The trainer publishes the network and the Job, queues one task per game
+// the run directory still lacks, and consumes finished games into a
+// selfplay.Output (the same shards and manifest in-process self-play
+// writes). It acknowledges a game message only once the shard holding the
+// game, or an earlier shard holding the same game id, is on disk with its
+// manifest; a game id the run already has, or one from another run,
+// iteration or network, is acknowledged and dropped. So a game is written
+// exactly once whatever dies when: a lost acknowledgement means a
+// redelivery, which the id check drops.
+//
+// # Invariants
+//
+//   - What a worker sends is exactly the selfplay.GameRecord in-process
+//     self-play would have produced for the same (network, settings, seed,
+//     game id): DecodeGame(EncodeGame(r)) equals r field for field.
+//   - A game message is acknowledged to the server only after its game is
+//     durable in the run directory (atomic shard + manifest writes).
+//   - A task is acknowledged only after its game's publish was
+//     acknowledged by the server.
+//
+// # Concurrency
+//
+// A Trainer is used by one goroutine at a time. A Worker runs in the
+// goroutine that calls Run, with helper goroutines of its own; several
+// Workers may run in one process. EncodeGame and DecodeGame are safe for
+// concurrent use.
+//
+// It is not a scheduler of its own (JetStream's consumers distribute the
+// work), not a training service (the trainer is package zero's loop) and
+// not tied to one machine: workers reach the server by URL.
+package fleet

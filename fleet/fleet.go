@@ -1,0 +1,184 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Job is what the workers play: the trainer publishes it under the key
+// "job" of the KV bucket N-state, and workers follow it.
+type Job struct {
+	// Run identifies the run directory's run (random, kept in the run
+	// directory), so that games of another run sharing the fleet name are
+	// never taken for this one's.
+	Run       string `json:"run"`
+	Iteration int    `json:"iteration"`
+	Game      string `json:"game"`
+	// Settings, Seed and Games are the iteration's self-play manifest's:
+	// game i of the iteration is seeded from (Seed, i), i < Games.
+	Settings selfplay.Settings `json:"settings"`
+	Seed     uint64            `json:"seed"`
+	Games    int               `json:"games"`
+	// Network names the object in N-nets holding the weights;
+	// NetworkSHA256 is the SHA-256 of its bytes.
+	Network       string `json:"network"`
+	NetworkSHA256 string `json:"network_sha256"`
+}
+
+// same reports whether two jobs ask for the same games.
+func (j Job) same(k Job) bool {
+	return j.Run == k.Run && j.Iteration == k.Iteration && j.NetworkSHA256 == k.NetworkSHA256 &&
+		j.Settings == k.Settings && j.Seed == k.Seed && j.Game == k.Game
+}
+
+// task is one game to play, the body of a message on N.tasks.ITER.
+type task struct {
+	Run       string `json:"run"`
+	Iteration int    `json:"iteration"`
+	ID        int    `json:"id"`
+}
+
+// msgID is the Nats-Msg-Id of game id's message (and of its task) in
+// iteration iter of run: JetStream drops a second message with the same
+// id within the stream's duplicate window.
+func msgID(run string, iter, id int) string {
+	return run + "." + strconv.Itoa(iter) + "." + strconv.Itoa(id)
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+
+// CheckName reports whether name can be a fleet name: 1 to 32 letters,
+// digits, '-' or '_' (it prefixes stream, bucket and subject names).
+func CheckName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("fleet name %q: want 1-32 letters, digits, '-' or '_'", name)
+	}
+	return nil
+}
+
+// names are the server-side names of fleet N.
+type names struct{ fleet string }
+
+func (n names) state() string { return n.fleet + "-state" }
+func (n names) nets() string  { return n.fleet + "-nets" }
+func (n names) tasks() string { return n.fleet + "-tasks" }
+func (n names) games() string { return n.fleet + "-games" }
+func (n names) taskSubject(iter int) string {
+	return n.fleet + ".tasks." + strconv.Itoa(iter)
+}
+func (n names) gameSubject(iter int) string {
+	return n.fleet + ".games." + strconv.Itoa(iter)
+}
+
+const (
+	jobKey           = "job"
+	workersConsumer  = "workers"
+	trainerConsumer  = "trainer"
+	defaultAckWait   = 30 * time.Second
+	defaultDuplicate = 10 * time.Minute
+)
+
+// Setup are the server-side settings the trainer creates the fleet with.
+type Setup struct {
+	// Name is the fleet name (CheckName).
+	Name string
+	// AckWait is how long a delivered task or game may stay
+	// unacknowledged before the server gives it to another consumer
+	// client: how long a dead worker's games wait. Workers in good health
+	// renew it while they play. Default 30 s.
+	AckWait time.Duration
+	// Duplicates is the streams' duplicate window (Nats-Msg-Id). Default
+	// 10 minutes; the trainer's id check covers what falls outside it.
+	Duplicates time.Duration
+	// Replicas is the streams' replication in a clustered server
+	// (default 1; 3 in a 3-node cluster survives the loss of one node).
+	Replicas int
+}
+
+func (s *Setup) defaults() {
+	if s.AckWait <= 0 {
+		s.AckWait = defaultAckWait
+	}
+	if s.Duplicates <= 0 {
+		s.Duplicates = defaultDuplicate
+	}
+	if s.Replicas <= 0 {
+		s.Replicas = 1
+	}
+}
+
+// handles are the JetStream objects of one fleet.
+type handles struct {
+	n     names
+	js    jetstream.JetStream
+	state jetstream.KeyValue
+	nets  jetstream.ObjectStore
+	tasks jetstream.Stream
+	games jetstream.Stream
+}
+
+// create makes (or updates) the fleet's streams, buckets and consumers.
+func create(ctx context.Context, js jetstream.JetStream, s Setup) (*handles, error) {
+	s.defaults()
+	h := &handles{n: names{s.Name}, js: js}
+	var err error
+	if h.state, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: h.n.state(),
+		Description: "canopy fleet: the job workers play", Storage: jetstream.FileStorage, Replicas: s.Replicas}); err != nil {
+		return nil, fmt.Errorf("fleet: creating KV bucket %s: %w", h.n.state(), err)
+	}
+	if h.nets, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: h.n.nets(),
+		Description: "canopy fleet: networks by checkpoint name", Storage: jetstream.FileStorage, Replicas: s.Replicas}); err != nil {
+		return nil, fmt.Errorf("fleet: creating object store %s: %w", h.n.nets(), err)
+	}
+	for _, st := range []struct {
+		stream  *jetstream.Stream
+		name    string
+		subject string
+		cons    string
+	}{{&h.tasks, h.n.tasks(), h.n.fleet + ".tasks.>", workersConsumer}, {&h.games, h.n.games(), h.n.fleet + ".games.>", trainerConsumer}} {
+		*st.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: st.name, Subjects: []string{st.subject},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: s.Duplicates, Replicas: s.Replicas})
+		if err != nil {
+			return nil, fmt.Errorf("fleet: creating stream %s: %w", st.name, err)
+		}
+		if _, err := js.CreateOrUpdateConsumer(ctx, st.name, jetstream.ConsumerConfig{Durable: st.cons,
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: s.AckWait, MaxAckPending: 1 << 16,
+			MaxRequestBatch: 4096, Replicas: s.Replicas}); err != nil {
+			return nil, fmt.Errorf("fleet: creating consumer %s on %s: %w", st.cons, st.name, err)
+		}
+	}
+	return h, nil
+}
+
+// open finds the fleet's streams and buckets, which the trainer creates.
+func open(ctx context.Context, js jetstream.JetStream, name string) (*handles, error) {
+	h := &handles{n: names{name}, js: js}
+	var err error
+	if h.state, err = js.KeyValue(ctx, h.n.state()); err != nil {
+		return nil, err
+	}
+	if h.nets, err = js.ObjectStore(ctx, h.n.nets()); err != nil {
+		return nil, err
+	}
+	if h.tasks, err = js.Stream(ctx, h.n.tasks()); err != nil {
+		return nil, err
+	}
+	if h.games, err = js.Stream(ctx, h.n.games()); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// notYet reports whether err means that the trainer has not created the
+// fleet yet.
+func notYet(err error) bool {
+	return errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) ||
+		errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound)
+}

@@ -1,0 +1,273 @@
+package fleet
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/tictactoe"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// testFleet is an embedded server with a trainer, for tests.
+type testFleet struct {
+	srv *Server
+	nc  *nats.Conn
+	tr  *Trainer
+	dir string
+}
+
+func startFleet(t testing.TB, s Setup) *testFleet {
+	t.Helper()
+	dir := t.TempDir()
+	srv, err := StartServer(ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	nc := connect(t, srv.URL())
+	if s.Name == "" {
+		s.Name = "test"
+	}
+	tr, err := NewTrainer(context.Background(), nc, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.FetchWait = 100 * time.Millisecond
+	return &testFleet{srv: srv, nc: nc, tr: tr, dir: dir}
+}
+
+func connect(t testing.TB, url string) *nats.Conn {
+	t.Helper()
+	nc, err := Connect(context.Background(), url, Security{}, "test", func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// tinyJob writes a random tictactoe network and returns a job of n games
+// with few simulations.
+func tinyJob(t testing.TB, dir string, n int) (Job, string) {
+	t.Helper()
+	g := games.MustNew("tictactoe")
+	net, _, err := nets.OpenNet("init", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "iter-0000.safetensors")
+	if err := net.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := selfplay.DefaultSettings()
+	st.Sims = 8
+	return Job{Run: "r1", Iteration: 1, Game: g.Spec(), Settings: st, Seed: 7, Games: n,
+		Network: filepath.Base(path), NetworkSHA256: sha(data)}, path
+}
+
+func openOutput(t testing.TB, dir string, job Job) *selfplay.Output {
+	t.Helper()
+	g := games.MustNew(job.Game)
+	o, err := selfplay.OpenOutput(dir, selfplay.Manifest{Game: job.Game, ObsShape: g.ObservationShape(), Actions: g.NumActions(),
+		Network: job.Network, NetworkSHA256: job.NetworkSHA256, Backend: "fleet", Settings: job.Settings, Seed: job.Seed, Games: job.Games}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// localGames plays job's games in this process, the reference.
+func localGames(t testing.TB, job Job, netPath string) map[int]*selfplay.GameRecord {
+	t.Helper()
+	g := games.MustNew(job.Game)
+	net, _, err := nets.OpenNet(netPath, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, _, err := nets.OpenBackendSpec("cpu", net, nets.BackendOptions{MaxBatch: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(g, be, engine.Options{Leaves: job.Settings.Leaves, Batch: 64, Slots: engine.SlotsFor(16, job.Settings.Leaves)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	out := map[int]*selfplay.GameRecord{}
+	var mu sync.Mutex
+	err = selfplay.Run(context.Background(), e, selfplay.Config{Settings: job.Settings, Seed: job.Seed, NumGames: job.Games, Trees: 16,
+		OnGame: func(r *selfplay.GameRecord) error { mu.Lock(); out[r.ID] = r; mu.Unlock(); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func startWorker(t testing.TB, ctx context.Context, url string, trees int) (*Worker, chan error) {
+	t.Helper()
+	w, err := NewWorker(connect(t, url), WorkerOptions{Name: "test", Backend: "cpu", Trees: trees, Cache: t.TempDir(), Report: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	return w, done
+}
+
+func TestTrainerCollectsWorkersGames(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: 2 * time.Second})
+	job, netPath := tinyJob(t, f.dir, 24)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	wctx, stopWorkers := context.WithCancel(ctx)
+	var dones []chan error
+	for range 2 {
+		_, d := startWorker(t, wctx, f.srv.URL(), 4)
+		dones = append(dones, d)
+	}
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	got := map[int]*selfplay.GameRecord{}
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord) {
+		if got[r.ID] != nil {
+			t.Errorf("game %d handed over twice", r.ID)
+		}
+		got[r.ID] = r
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopWorkers()
+	for _, d := range dones {
+		if err := <-d; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}
+	if st.Games != job.Games || o.Manifest().Totals.Games != job.Games || len(o.Pending()) != 0 {
+		t.Fatalf("stats %+v, manifest %+v, pending %v; want all %d games once", st, o.Manifest().Totals, o.Pending(), job.Games)
+	}
+	want := localGames(t, job, netPath)
+	for id, r := range want {
+		if !sameRecord(got[id], r) {
+			t.Errorf("game %d from the fleet differs from in-process self-play's", id)
+		}
+	}
+}
+
+// TestDeadWorkerDoesNotBlock has a "worker" take tasks and die with them
+// (never acknowledging, never renewing): a live worker still finishes the
+// iteration once the dead one's tasks come back after AckWait.
+func TestDeadWorkerDoesNotBlock(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: time.Second})
+	job, netPath := tinyJob(t, f.dir, 16)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	type result struct {
+		st  Stats
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		res <- result{st, err}
+	}()
+	// The dead worker: takes 6 tasks as soon as they are queued.
+	dead := connect(t, f.srv.URL())
+	js, err := jetstream.New(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
+	for err != nil && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
+	}
+	taken := 0
+	for taken < 6 && ctx.Err() == nil {
+		mb, err := cons.Fetch(6-taken, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range mb.Messages() {
+			taken++
+		}
+	}
+	wctx, stop := context.WithCancel(ctx)
+	_, done := startWorker(t, wctx, f.srv.URL(), 4)
+	r := <-res
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := o.Manifest().Totals.Games; got != job.Games || r.st.Games != job.Games {
+		t.Fatalf("%d games on disk, %d received; want %d", got, r.st.Games, job.Games)
+	}
+}
+
+// TestStaleAndDuplicateGamesDropped publishes games by hand: one of
+// another run, one of another iteration, and the same game twice under
+// different message ids (so that JetStream's window keeps both): the
+// trainer writes each wanted game once and drops the rest.
+func TestStaleAndDuplicateGamesDropped(t *testing.T) {
+	f := startFleet(t, Setup{})
+	job, netPath := tinyJob(t, f.dir, 3)
+	want := localGames(t, job, netPath)
+	js, err := jetstream.New(f.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	obs := len(want[0].Obs) / want[0].Positions()
+	send := func(run string, iter, id int, msgID string) {
+		data, err := EncodeGame(nil, &Game{Run: run, Iteration: iter, NetworkSHA256: job.NetworkSHA256, Record: want[id]}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(msgID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("other", 1, 0, "a")
+	send(job.Run, 2, 0, "b")
+	send(job.Run, 1, 0, "c")
+	send(job.Run, 1, 0, "d") // the same game again, past the id window
+	send(job.Run, 1, 0, "c") // dropped by JetStream
+	send(job.Run, 1, 1, "e")
+	send(job.Run, 1, 2, "f")
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (Stats{Games: 3, Duplicates: 1, Stale: 2}) {
+		t.Errorf("stats %+v, want 3 games, 1 duplicate, 2 stale", st)
+	}
+	if m := o.Manifest(); m.Totals.Games != 3 || m.Totals.Positions != want[0].Positions()+want[1].Positions()+want[2].Positions() {
+		t.Errorf("manifest totals %+v", m.Totals)
+	}
+	// Everything was acknowledged: nothing is left for a restarted trainer.
+	info, err := f.tr.h.games.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Errorf("%d game messages left in the stream after the iteration", info.State.Msgs)
+	}
+}

@@ -1,0 +1,249 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Trainer is the trainer's side of a fleet: it publishes jobs and
+// collects their games into run directories. It is used by one goroutine
+// at a time.
+type Trainer struct {
+	h   *handles
+	log io.Writer
+	// FetchWait bounds one wait for games; it also paces the flushes of
+	// games buffered for longer than the Output's FlushEvery.
+	FetchWait time.Duration
+}
+
+// NewTrainer creates the fleet s on nc's server (streams, buckets and
+// consumers; those that exist are updated to s) and returns its trainer.
+// log receives one line per notable event (nil discards).
+func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Trainer, error) {
+	if err := CheckName(s.Name); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	h, err := create(ctx, js, s)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	return &Trainer{h: h, log: log, FetchWait: 500 * time.Millisecond}, nil
+}
+
+func (t *Trainer) logf(format string, args ...any) { fmt.Fprintf(t.log, format+"\n", args...) }
+
+// Stats count what a SelfPlay call received.
+type Stats struct {
+	Games      int // games added to the run directory
+	Duplicates int // games whose id the run already had (or had buffered)
+	Stale      int // games of another run, iteration or network, dropped
+	Bad        int // messages that were not games (terminated, never redelivered)
+}
+
+// SelfPlay has the fleet play job's games that o still lacks and writes
+// them to o: it stores the network file netFile as job.Network (unless the
+// object store holds those bytes already), publishes job, queues one task
+// per pending game and consumes finished games until o has them all.
+// job.NetworkSHA256 must be the file's SHA-256, and o the output of the
+// self-play run job describes (the same settings, seed and game count).
+// onGame, when set, sees every game added. Games are acknowledged to the
+// server only after they are on disk (see the package doc).
+//
+// When ctx ends, the games received so far are flushed, acknowledged,
+// and ctx.Err() is returned; the tasks stay queued for the next call.
+func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
+	var st Stats
+	if err := t.publishNet(ctx, job, netFile); err != nil {
+		return st, err
+	}
+	data, err := json.Marshal(job)
+	if err != nil {
+		return st, err
+	}
+	if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+		return st, fmt.Errorf("fleet: publishing the job: %w", err)
+	}
+	pending := o.Pending()
+	if err := t.queue(ctx, job, pending); err != nil {
+		return st, err
+	}
+	t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
+	st, err = t.collect(ctx, job, pending, o, onGame)
+	if err != nil {
+		return st, err
+	}
+	// Every game is on disk: the tasks left (duplicates of played games)
+	// are of no use.
+	if err := t.h.tasks.Purge(ctx, jetstream.WithPurgeSubject(t.h.n.taskSubject(job.Iteration))); err != nil {
+		t.logf("  fleet: warning: cannot purge iteration %d's remaining tasks: %v (workers will drop them)", job.Iteration, err)
+	}
+	return st, nil
+}
+
+// publishNet stores netFile's bytes as job.Network after checking their
+// SHA-256, unless an object of that name and digest is there.
+func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error {
+	if info, err := t.h.nets.GetInfo(ctx, job.Network); err == nil && info.Metadata["sha256"] == job.NetworkSHA256 {
+		return nil
+	}
+	data, err := os.ReadFile(netFile)
+	if err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != job.NetworkSHA256 {
+		return fmt.Errorf("fleet: %s has SHA-256 %x, the job says %s", netFile, sum, job.NetworkSHA256)
+	}
+	meta := jetstream.ObjectMeta{Name: job.Network, Description: "canopy network", Metadata: map[string]string{"sha256": job.NetworkSHA256}}
+	if _, err := t.h.nets.Put(ctx, meta, bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("fleet: storing network %s: %w", job.Network, err)
+	}
+	return nil
+}
+
+// queue publishes one task per id, each with its msgID so that a second
+// queueing (a restarted trainer) inside the duplicate window adds none.
+func (t *Trainer) queue(ctx context.Context, job Job, ids []int) error {
+	subj := t.h.n.taskSubject(job.Iteration)
+	const window = 1024 // publishes in flight at once
+	for lo := 0; lo < len(ids); lo += window {
+		var acks []jetstream.PubAckFuture
+		for _, id := range ids[lo:min(lo+window, len(ids))] {
+			body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id})
+			f, err := t.h.js.PublishAsync(subj, body, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)))
+			if err != nil {
+				return fmt.Errorf("fleet: queueing tasks: %w", err)
+			}
+			acks = append(acks, f)
+		}
+		for _, f := range acks {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return fmt.Errorf("fleet: queueing tasks: %w", err)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// collect consumes games until o holds every id of pending.
+//
+// held are messages delivered but not yet acknowledged: games in o's
+// buffer, and duplicates of those (or of games on disk). They are
+// acknowledged right after the next flush writes the buffer.
+func (t *Trainer) collect(ctx context.Context, job Job, pending []int, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
+	var st Stats
+	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
+	if err != nil {
+		return st, fmt.Errorf("fleet: the trainer's consumer: %w", err)
+	}
+	need := make(map[int]bool, len(pending))
+	for _, id := range pending {
+		need[id] = true
+	}
+	var held []jetstream.Msg
+	var heldSince time.Time
+	flushed := o.Manifest().Totals.Games
+	ackHeld := func() {
+		for _, m := range held {
+			m.Ack() // a lost ack means a redelivery, which the id check drops
+		}
+		held = held[:0]
+		flushed = o.Manifest().Totals.Games
+	}
+	flush := func() error {
+		if err := o.Flush(); err != nil {
+			return err
+		}
+		ackHeld()
+		return nil
+	}
+	hold := func(m jetstream.Msg) {
+		if len(held) == 0 {
+			heldSince = time.Now()
+		}
+		held = append(held, m)
+	}
+	var last time.Time
+	for len(need) > 0 {
+		if ctx.Err() != nil {
+			return st, errors.Join(ctx.Err(), flush())
+		}
+		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
+		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
+		if err != nil {
+			cancel()
+			if ctx.Err() == nil && time.Since(last) > 10*time.Second {
+				t.logf("  fleet: waiting for the server: %v", err)
+				last = time.Now()
+			}
+			if ctx.Err() == nil {
+				time.Sleep(t.FetchWait)
+			}
+			continue
+		}
+		for m := range batch.Messages() {
+			g, err := DecodeGame(m.Data())
+			if err != nil {
+				st.Bad++
+				t.logf("  fleet: dropped message %s: %v", m.Subject(), err)
+				m.Term()
+				continue
+			}
+			id := g.Record.ID
+			switch {
+			case g.Run != job.Run || g.Iteration != job.Iteration || g.NetworkSHA256 != job.NetworkSHA256:
+				st.Stale++
+				m.Ack()
+			case !need[id]:
+				st.Duplicates++
+				hold(m)
+			default:
+				delete(need, id)
+				hold(m)
+				if err := o.Add(g.Record); err != nil {
+					cancel()
+					return st, err
+				}
+				st.Games++
+				if onGame != nil {
+					onGame(g.Record)
+				}
+				if o.Manifest().Totals.Games != flushed { // Add wrote a shard
+					ackHeld()
+				}
+			}
+		}
+		if err := batch.Error(); err != nil && ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			t.logf("  fleet: fetching games: %v", err)
+		}
+		cancel()
+		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
+			if err := flush(); err != nil {
+				return st, err
+			}
+		}
+	}
+	return st, flush()
+}

@@ -1,0 +1,500 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// errTransient marks failures a worker waits out (the server is away).
+var errTransient = errors.New("the server may be back soon")
+
+// WorkerOptions configure a Worker.
+type WorkerOptions struct {
+	Name    string // fleet name (CheckName)
+	Backend string // backend spec (nets.OpenBackendSpec); default "auto"
+	// Trees is the number of games played at once, the tasks taken at a
+	// time; default 64.
+	Trees int
+	// Cache is the directory for downloaded networks (one file per
+	// SHA-256); default os.TempDir()/canopy-worker.
+	Cache string
+	// Log receives one line per event and the throughput reports; nil
+	// discards.
+	Log io.Writer
+	// Report is the interval of throughput lines; default 30 s, < 0 never.
+	Report time.Duration
+}
+
+// Worker plays the fleet's tasks. Run it once.
+type Worker struct {
+	opt WorkerOptions
+	nc  *nats.Conn
+	h   *handles
+	// cons is the shared durable tasks consumer; ackWait its AckWait.
+	cons    jetstream.Consumer
+	ackWait time.Duration
+
+	mu     sync.Mutex
+	job    *Job               // the latest job published
+	notify chan struct{}      // closed when job changes; replaced then
+	cancel context.CancelFunc // stops the batch in play (nil between batches)
+	played Job                // the job of the batch in play
+
+	// for the engine of played's network
+	netSHA string
+	g      games.Game
+	e      *engine.Engine
+	be     nets.Backend
+
+	games, positions, nodes atomic.Int64
+	publishNs               atomic.Int64 // time spent publishing, ns
+}
+
+// NewWorker returns a worker for nc's fleet opt.Name.
+func NewWorker(nc *nats.Conn, opt WorkerOptions) (*Worker, error) {
+	if err := CheckName(opt.Name); err != nil {
+		return nil, err
+	}
+	if opt.Backend == "" {
+		opt.Backend = "auto"
+	}
+	if opt.Trees <= 0 {
+		opt.Trees = 64
+	}
+	if opt.Cache == "" {
+		opt.Cache = filepath.Join(os.TempDir(), "canopy-worker")
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	if opt.Report == 0 {
+		opt.Report = 30 * time.Second
+	}
+	return &Worker{opt: opt, nc: nc, notify: make(chan struct{})}, nil
+}
+
+func (w *Worker) logf(format string, args ...any) { fmt.Fprintf(w.opt.Log, format+"\n", args...) }
+
+// Counts returns the games, positions and simulations this worker has
+// published so far, and the time its publishes took.
+func (w *Worker) Counts() (gamesN, positions, nodes int64, publishing time.Duration) {
+	return w.games.Load(), w.positions.Load(), w.nodes.Load(), time.Duration(w.publishNs.Load())
+}
+
+// Run plays tasks until ctx ends, then returns nil; an error means the
+// worker cannot go on (a job it cannot play, a network that does not
+// load). It waits for the trainer to create the fleet, for jobs, and for
+// the server when the connection drops.
+func (w *Worker) Run(ctx context.Context) error {
+	defer w.closeEngine()
+	js, err := jetstream.New(w.nc)
+	if err != nil {
+		return err
+	}
+	if err := w.attach(ctx, js); err != nil {
+		return ignoreDone(ctx, err)
+	}
+	go w.follow(ctx)
+	if w.opt.Report > 0 {
+		go w.report(ctx)
+	}
+	for ctx.Err() == nil {
+		job := w.waitJob(ctx)
+		if job == nil {
+			break
+		}
+		if err := w.prepare(ctx, *job); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if !errors.Is(err, errTransient) {
+				return err
+			}
+			w.logf("%v (retrying)", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		if err := w.batch(ctx, js, *job); err != nil {
+			return ignoreDone(ctx, err)
+		}
+	}
+	return nil
+}
+
+func ignoreDone(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// attach waits until the trainer has created the fleet, then opens it.
+func (w *Worker) attach(ctx context.Context, js jetstream.JetStream) error {
+	said := false
+	for {
+		h, err := open(ctx, js, w.opt.Name)
+		var cons jetstream.Consumer
+		if err == nil {
+			cons, err = js.Consumer(ctx, h.n.tasks(), workersConsumer)
+		}
+		if err == nil {
+			w.h, w.cons = h, cons
+			w.ackWait = cons.CachedInfo().Config.AckWait
+			return nil
+		}
+		if !said {
+			if notYet(err) {
+				w.logf("worker: waiting for a trainer to create fleet %q", w.opt.Name)
+			} else {
+				w.logf("worker: waiting for the server: %v", err)
+			}
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// follow watches the job key and records every new job; a job that asks
+// for other games than the batch in play stops that batch.
+func (w *Worker) follow(ctx context.Context) {
+	for ctx.Err() == nil {
+		kw, err := w.h.state.Watch(ctx, jobKey)
+		if err != nil {
+			time.Sleep(time.Second)
+			continue
+		}
+		for e := range kw.Updates() {
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var j Job
+			if err := json.Unmarshal(e.Value(), &j); err != nil {
+				w.logf("worker: ignoring a job that does not parse: %v", err)
+				continue
+			}
+			w.setJob(&j)
+		}
+		kw.Stop()
+	}
+}
+
+func (w *Worker) setJob(j *Job) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.job != nil && w.job.same(*j) {
+		return
+	}
+	w.job = j
+	close(w.notify)
+	w.notify = make(chan struct{})
+	if w.cancel != nil && !w.played.same(*j) {
+		w.cancel()
+	}
+}
+
+// waitJob returns the latest job, waiting for one; nil when ctx ends.
+func (w *Worker) waitJob(ctx context.Context) *Job {
+	for {
+		w.mu.Lock()
+		j, ch := w.job, w.notify
+		w.mu.Unlock()
+		if j != nil {
+			return j
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ch:
+		}
+	}
+}
+
+// prepare makes the engine for job's network, fetching it when it is not
+// in the cache.
+func (w *Worker) prepare(ctx context.Context, job Job) error {
+	if job.NetworkSHA256 == w.netSHA && w.g != nil && w.g.Spec() == job.Game {
+		return nil
+	}
+	g, err := games.New(job.Game)
+	if err != nil {
+		return fmt.Errorf("worker: the job's game: %v", err)
+	}
+	path, err := w.fetchNet(ctx, job)
+	if err != nil {
+		return err
+	}
+	net, _, err := nets.OpenNet(path, g)
+	if err != nil {
+		return fmt.Errorf("worker: network %s: %v", job.Network, err)
+	}
+	be, choice, err := nets.OpenBackendSpec(w.opt.Backend, net, nets.BackendOptions{MaxBatch: 256})
+	if err != nil {
+		return fmt.Errorf("worker: backend %s: %v", w.opt.Backend, err)
+	}
+	e, err := engine.New(g, be, engine.Options{Leaves: job.Settings.Leaves, Batch: min(256, be.MaxBatch()),
+		Slots: engine.SlotsFor(w.opt.Trees, job.Settings.Leaves)})
+	if err != nil {
+		return err
+	}
+	w.closeEngine()
+	w.g, w.e, w.be, w.netSHA = g, e, be, job.NetworkSHA256
+	w.logf("worker: playing iteration %d of run %s with %s; backend: %s", job.Iteration, job.Run, job.Network, choice)
+	return nil
+}
+
+func (w *Worker) closeEngine() {
+	if w.e != nil {
+		w.e.Close()
+	}
+	if c, ok := w.be.(io.Closer); ok {
+		c.Close()
+	}
+	w.e, w.be, w.g, w.netSHA = nil, nil, nil, ""
+}
+
+// fetchNet returns the path of job's network in the cache, downloading it
+// (and checking its SHA-256) when it is not there.
+func (w *Worker) fetchNet(ctx context.Context, job Job) (string, error) {
+	if len(job.NetworkSHA256) != 64 {
+		return "", fmt.Errorf("worker: the job's network SHA-256 %q is not 64 hex digits", job.NetworkSHA256)
+	}
+	if _, err := hex.DecodeString(job.NetworkSHA256); err != nil {
+		return "", fmt.Errorf("worker: the job's network SHA-256 %q: %v", job.NetworkSHA256, err)
+	}
+	path := filepath.Join(w.opt.Cache, job.NetworkSHA256+".safetensors")
+	if data, err := os.ReadFile(path); err == nil && sha(data) == job.NetworkSHA256 {
+		return path, nil
+	}
+	data, err := w.h.nets.GetBytes(ctx, job.Network)
+	if err != nil {
+		return "", fmt.Errorf("worker: fetching network %s: %v: %w", job.Network, err, errTransient)
+	}
+	if got := sha(data); got != job.NetworkSHA256 {
+		return "", fmt.Errorf("worker: network %s has SHA-256 %s, the job says %s (a trainer replaced it; restart the worker)", job.Network, got, job.NetworkSHA256)
+	}
+	if err := os.MkdirAll(w.opt.Cache, 0o755); err != nil {
+		return "", fmt.Errorf("worker: --cache: %v", err)
+	}
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		return "", fmt.Errorf("worker: --cache: %v", err)
+	}
+	return path, nil
+}
+
+func sha(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// batch takes up to Trees tasks and plays those of job. It takes the
+// tasks queued now, or, when there are none, waits up to 2 s for one and
+// then takes those queued by then: a worker never sits on tasks waiting
+// for a full batch.
+func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) error {
+	held := map[int]jetstream.Msg{}
+	var ids []int
+	take := func(mb jetstream.MessageBatch) int {
+		n := 0
+		for m := range mb.Messages() {
+			n++
+			var t task
+			if err := json.Unmarshal(m.Data(), &t); err != nil {
+				w.logf("worker: dropped a task that does not parse: %v", err)
+				m.Term()
+				continue
+			}
+			switch {
+			case t.Run != job.Run || t.Iteration < job.Iteration:
+				m.Ack() // another run's or a finished iteration's task
+			case t.ID < 0 || t.ID >= job.Games:
+				w.logf("worker: dropped task %d of iteration %d: the job has games 0..%d", t.ID, t.Iteration, job.Games-1)
+				m.Term()
+			case t.Iteration > job.Iteration || held[t.ID] != nil:
+				// A job this worker has not seen yet, or a second copy
+				// of a task in hand: leave it a while.
+				m.NakWithDelay(time.Second)
+			default:
+				held[t.ID] = m
+				ids = append(ids, t.ID)
+			}
+		}
+		return n
+	}
+	mb, err := w.cons.FetchNoWait(w.opt.Trees)
+	if err == nil && take(mb) == 0 {
+		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		mb, err = w.cons.Fetch(1, jetstream.FetchContext(fctx))
+		if err == nil && take(mb) > 0 && w.opt.Trees > 1 {
+			if mb, err = w.cons.FetchNoWait(w.opt.Trees - 1); err == nil {
+				take(mb)
+			}
+		}
+		cancel()
+	}
+	if err != nil && len(ids) == 0 {
+		if ctx.Err() == nil {
+			time.Sleep(500 * time.Millisecond) // the server is away: nats reconnects meanwhile
+		}
+		return nil
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return w.play(ctx, js, job, ids, held)
+}
+
+// play plays ids of job, publishing each finished game and then
+// acknowledging its task; tasks not finished are handed back.
+func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids []int, held map[int]jetstream.Msg) error {
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.mu.Lock()
+	w.cancel, w.played = cancel, job
+	stale := !w.job.same(job)
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.cancel = nil
+		w.mu.Unlock()
+	}()
+	if stale {
+		cancel()
+	}
+	obs := 1
+	for _, d := range w.g.ObservationShape() {
+		obs *= d
+	}
+	var mu sync.Mutex // guards held
+	finished := make(chan *selfplay.GameRecord, len(ids))
+	pubErr := make(chan error, 1)
+	go func() {
+		pubErr <- w.publish(ctx, js, job, obs, finished, func(id int) {
+			mu.Lock()
+			m := held[id]
+			delete(held, id)
+			mu.Unlock()
+			m.Ack()
+		})
+	}()
+	// Keep the tasks in hand: a worker that stops renewing them (dead,
+	// stalled) loses them to the others after AckWait.
+	tick := time.NewTicker(max(w.ackWait/3, 100*time.Millisecond))
+	defer tick.Stop()
+	go func() {
+		for {
+			select {
+			case <-bctx.Done():
+				return
+			case <-tick.C:
+				mu.Lock()
+				for _, m := range held {
+					m.InProgress()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	err := selfplay.Run(bctx, w.e, selfplay.Config{Settings: job.Settings, Seed: job.Seed, Games: ids, Trees: w.opt.Trees,
+		OnGame: func(r *selfplay.GameRecord) error { finished <- r; return nil }})
+	close(finished)
+	perr := <-pubErr
+	cancel()
+	mu.Lock()
+	for _, m := range held {
+		m.Nak() // unplayed: back to the queue for anyone
+	}
+	mu.Unlock()
+	if perr != nil {
+		return perr
+	}
+	if err != nil && bctx.Err() == nil {
+		return fmt.Errorf("worker: self-play: %w", err)
+	}
+	return nil
+}
+
+// publish sends every finished game, retrying until the server
+// acknowledges it, then calls done with its id.
+func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, done func(id int)) error {
+	subj := w.h.n.gameSubject(job.Iteration)
+	var buf []byte
+	for r := range finished {
+		if ctx.Err() != nil {
+			continue // drain: the run is ending
+		}
+		t0 := time.Now()
+		var err error
+		buf, err = EncodeGame(buf[:0], &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		if err != nil {
+			return err
+		}
+		if limit := w.nc.MaxPayload(); limit > 0 && int64(len(buf)) > limit {
+			return fmt.Errorf("worker: game %d is a message of %d bytes, above the server's max_payload of %d: raise max_payload in the server's configuration", r.ID, len(buf), limit)
+		}
+		for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+			_, err = js.Publish(ctx, subj, buf, jetstream.WithMsgID(msgID(job.Run, job.Iteration, r.ID)))
+			if err == nil || ctx.Err() != nil {
+				break
+			}
+			w.logf("worker: publishing game %d: %v (retrying in %s)", r.ID, err, wait)
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
+		if err != nil {
+			continue
+		}
+		w.publishNs.Add(int64(time.Since(t0)))
+		w.games.Add(1)
+		w.positions.Add(int64(r.Positions()))
+		w.nodes.Add(r.Nodes)
+		done(r.ID)
+	}
+	return nil
+}
+
+// report logs the throughput every Report.
+func (w *Worker) report(ctx context.Context) {
+	t := time.NewTicker(w.opt.Report)
+	defer t.Stop()
+	g0, p0, n0, pub0 := w.Counts()
+	t0 := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			g, p, n, pub := w.Counts()
+			s := now.Sub(t0).Seconds()
+			w.logf("worker: %.2f games/s, %.0f positions/s, %.0f simulations/s over %.0f s; waiting on publishes (alongside play) %.2f%% of it; %d games in all",
+				float64(g-g0)/s, float64(p-p0)/s, float64(n-n0)/s, s, 100*(pub-pub0).Seconds()/s, g)
+			g0, p0, n0, pub0, t0 = g, p, n, pub, now
+		}
+	}
+}

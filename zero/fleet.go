@@ -1,0 +1,175 @@
+package zero
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/canopy-go/canopy/fleet"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats.go"
+)
+
+// Fleet has a run's self-play played by `canopy worker` processes
+// through NATS JetStream (package fleet) instead of in this process. The
+// games are the ones in-process self-play would write (game i of an
+// iteration is seeded from the iteration's seed and i wherever it is
+// played), so a run may switch between the two at any restart. The run
+// directory gains fleet.json (the run's id on the server) and, with an
+// embedded server, nats/ (its JetStream store).
+type Fleet struct {
+	// URL is the NATS server's URL, or "embedded": a server started in
+	// the run's process, its store in the run directory's nats/, listening
+	// on Listen.
+	URL    string
+	Listen string // embedded only: host:port; default 127.0.0.1:4222
+	// Name prefixes the streams and buckets on the server (default
+	// "canopy"); one trainer per name.
+	Name     string
+	Security fleet.Security
+	// AckWait is how long a dead worker's games wait before others take
+	// them (default 30 s).
+	AckWait time.Duration
+	// Replicas is the replication of the fleet's streams and buckets on
+	// a clustered server (default 1).
+	Replicas int
+}
+
+// fleetName is the file in the run directory holding the run's fleet
+// identity.
+const fleetName = "fleet.json"
+
+// fleetState is what fleet.json holds.
+type fleetState struct {
+	// Run is a random id that tags the run's jobs, tasks and games on
+	// the server, so that games of another run are never taken for this
+	// one's.
+	Run string `json:"run"`
+}
+
+// startFleet starts (for "embedded") and connects to the server and
+// creates the fleet; the returned function stops them.
+func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
+	f := *r.opt.Fleet
+	if f.Name == "" {
+		f.Name = "canopy"
+	}
+	// The connection's callbacks log from goroutines of their own.
+	r.opt.Log = &lockedWriter{w: r.opt.Log}
+	var st fleetState
+	path := r.path(fleetName)
+	if ok, err := readJSON(path, &st); err != nil {
+		return nil, err
+	} else if !ok || st.Run == "" {
+		var b [8]byte
+		rand.Read(b[:])
+		st.Run = hex.EncodeToString(b[:])
+		if err := writeJSON(path, st); err != nil {
+			return nil, err
+		}
+	}
+	r.fleetRun = st.Run
+	url := f.URL
+	var srv *fleet.Server
+	if url == "embedded" {
+		srv, err = fleet.StartServer(fleet.ServerOptions{StoreDir: r.path("nats"), Listen: f.Listen, Security: f.Security})
+		if err != nil {
+			return nil, err
+		}
+		url = srv.URL()
+		r.logf("fleet: embedded NATS server on %s (store %s); start workers with: canopy worker --nats %s --nats-name %s", url, r.path("nats"), url, f.Name)
+	}
+	stopSrv := func() {
+		if srv != nil {
+			srv.Close()
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	nc, err := fleet.Connect(cctx, url, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	if err != nil {
+		stopSrv()
+		return nil, err
+	}
+	t, err := fleet.NewTrainer(cctx, nc, fleet.Setup{Name: f.Name, AckWait: f.AckWait, Replicas: f.Replicas}, r.opt.Log)
+	if err != nil {
+		nc.Close()
+		stopSrv()
+		return nil, fmt.Errorf("%v (is the NATS server at %s running with JetStream enabled?)", err, url)
+	}
+	r.trainer = t
+	return func() {
+		nc.Drain()
+		waitClosed(nc)
+		stopSrv()
+	}, nil
+}
+
+// lockedWriter serialises the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// waitClosed waits (a little) until a draining connection has closed.
+func waitClosed(nc *nats.Conn) {
+	for range 50 {
+		if nc.IsClosed() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	nc.Close()
+}
+
+// fleetSelfPlay has the workers play iteration i's games that dir (with
+// manifest m) lacks, with network file netPath.
+func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, m selfplay.Manifest) (SelfPlayRecord, error) {
+	var out SelfPlayRecord
+	m.Backend = "fleet"
+	o, err := selfplay.OpenOutput(dir, m, true)
+	if err != nil {
+		return out, err
+	}
+	for _, w := range o.Warnings() {
+		r.logf("  warning: %s", w)
+	}
+	// The trainer acknowledges games when their shard is written: flush
+	// well within AckWait, or the server would deliver them again.
+	if aw := r.opt.Fleet.AckWait; aw > 0 {
+		o.FlushEvery = min(o.FlushEvery, aw/3)
+	}
+	job := fleet.Job{Run: r.fleetRun, Iteration: i, Game: m.Game, Settings: m.Settings, Seed: m.Seed, Games: m.Games,
+		Network: filepath.Base(netPath), NetworkSHA256: m.NetworkSHA256}
+	t0 := time.Now()
+	pending := len(o.Pending())
+	var done, positions int
+	var nodes int64
+	st, err := r.trainer.SelfPlay(ctx, job, netPath, o, func(g *selfplay.GameRecord) {
+		done++
+		positions += g.Positions()
+		nodes += g.Nodes
+		el := time.Since(t0).Seconds()
+		r.opt.Status(fmt.Sprintf("iteration %d self-play (fleet): %d/%d games, %.1f games/s, %.0f simulations/s", i, done, pending, float64(done)/el, float64(nodes)/el))
+	})
+	if err != nil {
+		return out, err
+	}
+	mf := o.Manifest()
+	el := time.Since(t0).Seconds()
+	out = SelfPlayRecord{Games: mf.Totals.Games, Positions: mf.Totals.Positions, Seconds: el, NewGames: st.Games}
+	r.logf("  self-play (fleet): %d games, %d positions (%d games this session, %.1f games/s; %d duplicates and %d stale games dropped)",
+		out.Games, out.Positions, st.Games, float64(st.Games)/max(el, 1e-9), st.Duplicates, st.Stale)
+	return out, nil
+}
