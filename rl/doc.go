@@ -23,6 +23,23 @@
 // the legal actions in N masks. Stepping allocates nothing; each game has
 // its own random stream, so results do not depend on the worker count.
 //
+// # Opponents
+//
+// An Opponents value picks the opponent of every new game, from the
+// environment's own stream, and the environment counts games per
+// opponent kind (StatsByKind). Fixed is one opponent (any agent through
+// AgentOpponent). A League mixes the learner's latest weights, a pool of
+// its snapshots and fixed opponents, in a warm-up phase and a main one:
+// Study002League is study 002's fictitious self-play (pool of 20, 80%
+// latest, 20% a uniform snapshot) and Study000League study 000's schedule
+// (greedy and random for 400 updates, then 70% a pool of the 5 newest
+// checkpoints, 15% greedy, 15% random). Network opponents (NetOpponent)
+// sample from their masked policy.
+//
+// The learner's observation is the game's, or with nets.Encoding's
+// LegalPlane study 002's three planes (the third marks the legal moves);
+// Shaping adds study 002's dense rewards (off by default).
+//
 // # PPO
 //
 // Rollout holds T steps of N environments (time-major, index t*N+e).
@@ -33,7 +50,19 @@
 // value), which nets.Net.Backward propagates to the weights. PPO ties it
 // together: it collects rollouts with a nets.Net, and trains it for
 // several epochs of shuffled minibatches with advantage normalisation,
-// global-norm gradient clipping and Adam.
+// global-norm gradient clipping and Adam, with the entropy-coefficient and
+// learning-rate schedules of Options.
+//
+// # Runs
+//
+// Train runs the updates of one run directory (see ConfigFile): metrics
+// per update, checkpoints with Adam's state beside them, and a League's
+// snapshots at the checkpoint cadence. With Options.FreshGames every
+// update starts new games from streams derived from the seed and the
+// update number, so Resume continues a run exactly: the weights after a
+// run killed and resumed equal, bit for bit, those of an uninterrupted
+// run (opponents with random state of their own take part by implementing
+// Reseeder, as SpecOpponent does).
 //
 // Nothing in this package is safe for concurrent use unless its doc says
 // so.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
 )
 
 // Opponent plays every seat but the learner's inside a VecEnv.
@@ -80,8 +81,17 @@ type EnvOptions struct {
 	// N is the number of environments (games in lock-step); default 16
 	// (study 002, section 5.1).
 	N int
-	// Opponent plays the other seats; default RandomOpponent.
+	// Opponent plays the other seats; default RandomOpponent. Its games
+	// are counted under the kind "opponent".
 	Opponent Opponent
+	// Opponents, when set, chooses the opponent of every game instead
+	// (Opponent must then be nil): a League, or any Opponents.
+	Opponents Opponents
+	// Encoding is the learner's observation (default: the game's own).
+	Encoding nets.Encoding
+	// Shaping adds study 002's dense rewards to the learner's (default
+	// none).
+	Shaping Shaping
 	// Seat is the learner's seat, or SeatAlternate (the default is seat
 	// 0; use SeatAlternate to learn both sides as study 002 does).
 	Seat int
@@ -152,10 +162,15 @@ type VecEnv struct {
 	obsSize  int
 	nActions int
 
+	enc   *nets.Encoder
+	kinds int // opponent kinds
+
 	init   games.State
 	states []games.State
 	seat   []int // learner's seat per environment
 	rngs   []*rand.Rand
+	opp    []Opponent // opponent of each environment's current game
+	kind   []int      // its kind
 	epRet  []float64
 	epLen  []int
 
@@ -164,11 +179,12 @@ type VecEnv struct {
 	legalF  []float32    // N x nActions, 1 legal / 0 illegal
 	rewards []float32
 	dones   []bool
-	stats   []EpisodeStats // per worker, summed by Stats
+	stats   []EpisodeStats // per worker and opponent kind (w*kinds+k), summed by Stats
 	errs    []error        // per worker
 	returns [][]float64    // per worker scratch for State.Returns
 	omask   []games.Mask   // per worker scratch for the opponent's legal actions
 	actions []games.Action // the actions of the Step in flight
+	scratch []shapeScratch // per worker, for Shaping
 
 	start []chan struct{}
 	wg    sync.WaitGroup
@@ -191,10 +207,27 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 	if opt.Workers == 0 {
 		opt.Workers = 1
 	}
-	if opt.Opponent == nil {
-		opt.Opponent = RandomOpponent()
+	if opt.Opponents != nil && opt.Opponent != nil {
+		return nil, errors.New("rl: EnvOptions sets both Opponent and Opponents; set one")
+	}
+	if opt.Opponents == nil {
+		if opt.Opponent == nil {
+			opt.Opponent = RandomOpponent()
+		}
+		opt.Opponents = Fixed{Name: "opponent", Opponent: opt.Opponent}
+	}
+	kinds := len(opt.Opponents.Kinds())
+	if kinds < 1 {
+		return nil, errors.New("rl: the opponents name no kind")
+	}
+	enc, err := nets.NewEncoder(g, opt.Encoding)
+	if err != nil {
+		return nil, err
 	}
 	players := g.NumPlayers()
+	if err := opt.Shaping.check(players); err != nil {
+		return nil, err
+	}
 	switch {
 	case opt.N < 1 || opt.N > 1<<20:
 		return nil, fmt.Errorf("rl: N = %d environments, want 1..%d", opt.N, 1<<20)
@@ -206,34 +239,31 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 		return nil, fmt.Errorf("rl: unknown reward %d", opt.Reward)
 	}
 	opt.Workers = min(opt.Workers, opt.N)
-	obsSize := 1
-	for _, d := range g.ObservationShape() {
-		obsSize *= d
-	}
+	obsSize := enc.Size()
 	n, na := opt.N, g.NumActions()
 	e := &VecEnv{
-		game: g, opt: opt, players: players, obsSize: obsSize, nActions: na,
+		game: g, opt: opt, players: players, obsSize: obsSize, nActions: na, enc: enc, kinds: kinds,
 		init:   g.NewInitialState(),
 		states: make([]games.State, n), seat: make([]int, n), rngs: make([]*rand.Rand, n),
+		opp: make([]Opponent, n), kind: make([]int, n),
 		epRet: make([]float64, n), epLen: make([]int, n),
 		obs: make([]float32, n*obsSize), legal: make([]games.Mask, n), legalF: make([]float32, n*na),
 		rewards: make([]float32, n), dones: make([]bool, n),
-		stats: make([]EpisodeStats, opt.Workers), errs: make([]error, opt.Workers),
+		stats: make([]EpisodeStats, opt.Workers*kinds), errs: make([]error, opt.Workers),
 		returns: make([][]float64, opt.Workers), omask: make([]games.Mask, opt.Workers),
+		scratch: make([]shapeScratch, opt.Workers),
 	}
 	for w := range opt.Workers {
 		e.returns[w] = make([]float64, players)
 		e.omask[w] = games.NewMask(na)
+		if opt.Shaping.enabled() {
+			e.scratch[w] = newShapeScratch(g)
+		}
 	}
 	for i := range n {
 		e.states[i] = g.NewInitialState()
 		e.legal[i] = games.NewMask(na)
-		e.rngs[i] = games.NewRand(opt.Seed*0x9E3779B97F4A7C15 + uint64(i) + 1)
-		if opt.Seat == SeatAlternate {
-			e.seat[i] = (i + players - 1) % players // reset moves it on to i mod players
-		} else {
-			e.seat[i] = opt.Seat
-		}
+		e.rngs[i] = games.NewRand(envSeed(opt.Seed, i))
 	}
 	if err := e.Reset(); err != nil {
 		return nil, err
@@ -308,14 +338,48 @@ func (e *VecEnv) Stats() EpisodeStats {
 	return s
 }
 
+// StatsByKind returns the statistics of the games finished since the
+// last ResetStats per opponent kind, in the order of Opponents.Kinds.
+func (e *VecEnv) StatsByKind() []EpisodeStats {
+	out := make([]EpisodeStats, e.kinds)
+	for i, w := range e.stats {
+		out[i%e.kinds].Add(w)
+	}
+	return out
+}
+
+// Kinds names the opponent kinds of StatsByKind.
+func (e *VecEnv) Kinds() []string { return e.opt.Opponents.Kinds() }
+
+// envSeed is the seed of environment i's stream under seed.
+func envSeed(seed uint64, i int) uint64 { return seed*0x9E3779B97F4A7C15 + uint64(i) + 1 }
+
+// Reseed gives every environment a new random stream derived from seed
+// and starts new games in all of them (Reset), with the learner back in
+// its first seat. After Reseed(s) the environments play exactly as
+// NewEnv's with Seed s would, given the same learner actions: a run that
+// reseeds at every update can be resumed exactly.
+func (e *VecEnv) Reseed(seed uint64) error {
+	for i, r := range e.rngs {
+		*r = *games.NewRand(envSeed(seed, i))
+	}
+	return e.Reset()
+}
+
 // ResetStats clears the episode statistics.
 func (e *VecEnv) ResetStats() { clear(e.stats) }
 
 // Reset starts a new game in every environment (unfinished games are
-// dropped without being counted) and plays the opponents' moves up to the
-// learner's first decision.
+// dropped without being counted), with the learner back in its first
+// seat and a newly picked opponent, and plays the opponents' moves up to
+// the learner's first decision.
 func (e *VecEnv) Reset() error {
 	for i := range e.states {
+		if e.opt.Seat == SeatAlternate {
+			e.seat[i] = (i + e.players - 1) % e.players // resetOne moves it on to i mod players
+		} else {
+			e.seat[i] = e.opt.Seat
+		}
 		if err := e.resetOne(0, i); err != nil {
 			return err
 		}
@@ -378,12 +442,16 @@ func (e *VecEnv) stepOne(w, i int, a games.Action) error {
 	if !e.legal[i].Has(a) {
 		return fmt.Errorf("rl: environment %d: learner action %d is not legal in %s", i, a, s)
 	}
+	var shaped float64
+	if e.opt.Shaping.enabled() {
+		shaped = e.opt.Shaping.reward(&e.scratch[w], s, e.seat[i], a, e.legal[i])
+	}
 	s.Apply(a)
 	e.epLen[i]++
 	if err := e.advance(w, i); err != nil {
 		return err
 	}
-	e.rewards[i], e.dones[i] = 0, false
+	e.rewards[i], e.dones[i] = float32(shaped), false
 	if !s.IsTerminal() {
 		e.encode(i)
 		return nil
@@ -398,7 +466,7 @@ func (e *VecEnv) stepOne(w, i int, a games.Action) error {
 			others = others || v > r
 		}
 	}
-	st := &e.stats[w]
+	st := &e.stats[w*e.kinds+e.kind[i]]
 	st.Episodes++
 	switch {
 	case best:
@@ -416,7 +484,7 @@ func (e *VecEnv) stepOne(w, i int, a games.Action) error {
 	}
 	st.ReturnSum += r
 	st.LengthSum += int64(e.epLen[i])
-	e.rewards[i], e.dones[i] = float32(r), true
+	e.rewards[i], e.dones[i] = float32(r+shaped), true
 	return e.resetOne(w, i)
 }
 
@@ -428,6 +496,13 @@ func (e *VecEnv) resetOne(w, i int) error {
 		e.epLen[i] = 0
 		if e.opt.Seat == SeatAlternate {
 			e.seat[i] = (e.seat[i] + 1) % e.players
+		}
+		e.opp[i], e.kind[i] = e.opt.Opponents.Pick(e.rngs[i])
+		if k := e.kind[i]; k < 0 || k >= e.kinds {
+			return fmt.Errorf("rl: environment %d: opponent kind %d, want 0..%d", i, k, e.kinds-1)
+		}
+		if e.opp[i] == nil {
+			return fmt.Errorf("rl: environment %d: no opponent picked", i)
 		}
 		if err := e.advance(w, i); err != nil {
 			return err
@@ -462,7 +537,7 @@ func (e *VecEnv) advance(w, i int) error {
 			return fmt.Errorf("rl: environment %d: unsupported player %d to move in %s", i, p, s)
 		}
 		s.Legal(m)
-		a, err := e.opt.Opponent.Act(s, p, m, rng)
+		a, err := e.opp[i].Act(s, p, m, rng)
 		if err != nil {
 			return fmt.Errorf("rl: environment %d: opponent: %w", i, err)
 		}
@@ -477,9 +552,9 @@ func (e *VecEnv) advance(w, i int) error {
 // encode writes environment i's learner observation and legal actions.
 func (e *VecEnv) encode(i int) {
 	s := e.states[i]
-	s.Observation(e.seat[i], e.obs[i*e.obsSize:(i+1)*e.obsSize])
 	m := e.legal[i]
 	s.Legal(m)
+	e.enc.Encode(s, e.seat[i], m, e.obs[i*e.obsSize:(i+1)*e.obsSize])
 	lf := e.legalF[i*e.nActions : (i+1)*e.nActions]
 	clear(lf)
 	for a := range m.All() {

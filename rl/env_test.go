@@ -10,6 +10,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
 	_ "github.com/canopy-go/canopy/games/tictactoe"
+	"github.com/canopy-go/canopy/nets"
 )
 
 func connect4Game(t testing.TB) games.Game {
@@ -153,7 +154,9 @@ func TestEnvAgentOpponent(t *testing.T) {
 
 func TestEnvAllocs(t *testing.T) {
 	for _, workers := range []int{1, 2} {
-		e, err := NewEnv(connect4Game(t), EnvOptions{N: 16, Seed: 4, Workers: workers, Seat: SeatAlternate})
+		// Shaping and the legal-move plane allocate nothing either.
+		e, err := NewEnv(connect4Game(t), EnvOptions{N: 16, Seed: 4, Workers: workers, Seat: SeatAlternate,
+			Shaping: Study002Shaping(), Encoding: nets.Encoding{LegalPlane: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

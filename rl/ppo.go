@@ -30,7 +30,23 @@ type Options struct {
 	LR, AdamEps float64
 	// AnnealUpdates, when > 0, anneals the learning rate linearly from LR
 	// to 0 over that many updates (Schulman et al. 2017, Atari setup).
+	// Studies 000 and 002 keep it constant (0).
 	AnnealUpdates int
+	// EntropyDecayUpdates, when > 0, moves the entropy coefficient
+	// linearly from Loss.EntropyCoef to EntropyFinal over that many
+	// updates and keeps it there (study 000, section 4: 0.01 to 0.001
+	// over the first 40% of the updates). Study 002 keeps it constant.
+	EntropyDecayUpdates int
+	EntropyFinal        float64
+	// FreshGames starts every update with new games in every environment,
+	// from random streams (environments, opponents' picks, sampling,
+	// shuffling, and opponents that are Reseeders) derived from Seed and
+	// the update number alone; the last
+	// unfinished game of each environment is bootstrapped by GAE and then
+	// dropped. Together with the optimizer state (AdamState) it makes a
+	// resumed run identical to an uninterrupted one. Off, games run on
+	// across updates and one stream continues from NewPPO.
+	FreshGames bool
 	// Seed seeds action sampling and minibatch shuffles.
 	Seed uint64
 }
@@ -73,6 +89,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("rl: learning rate %g, Adam epsilon %g: want > 0", o.LR, o.AdamEps)
 	case o.AnnealUpdates < 0:
 		return fmt.Errorf("rl: anneal updates = %d, want >= 0", o.AnnealUpdates)
+	case o.EntropyDecayUpdates < 0 || !(o.EntropyFinal >= 0) || !finite(o.EntropyFinal):
+		return fmt.Errorf("rl: entropy decay over %d updates to %g: want >= 0 updates and a finite final coefficient >= 0",
+			o.EntropyDecayUpdates, o.EntropyFinal)
 	}
 	return nil
 }
@@ -106,9 +125,13 @@ type UpdateStats struct {
 	Loss              LossStats
 	GradNorm          float64 // global gradient norm before clipping
 	LR                float64
+	EntropyCoef       float64
 	ExplainedVariance float64 // 1 - Var(R - V_old) / Var(R) over the rollout
 	Episodes          EpisodeStats
-	Samples           int // samples in the rollout
+	// ByKind is Episodes per opponent kind, named by Kinds.
+	ByKind  []EpisodeStats
+	Kinds   []string
+	Samples int // samples in the rollout
 }
 
 // PPO trains a nets.Net with PPO on a VecEnv. It is not safe for
@@ -118,8 +141,12 @@ type PPO struct {
 	Env *VecEnv
 	Opt Options
 	Buf *Rollout
-	// Updates counts completed updates (for the learning-rate schedule).
+	// Updates counts completed updates (for the schedules).
 	Updates int
+	// League, when set, is the environment's Opponents: Collect syncs its
+	// latest opponent with Net and sets its phase before every rollout.
+	// Snapshots are the caller's (Train adds one at every checkpoint).
+	League *League
 
 	adam                    *nets.Adam
 	rng                     *rand.Rand
@@ -169,6 +196,24 @@ func NewPPO(net *nets.Net, env *VecEnv, opt Options) (*PPO, error) {
 func (p *PPO) Collect() (EpisodeStats, error) {
 	b, env := p.Buf, p.Env
 	N, P, O := b.N, b.P, b.ObsSize
+	if l := p.League; l != nil {
+		l.SetUpdate(p.Updates)
+		if err := l.Sync(p.Net); err != nil {
+			return EpisodeStats{}, err
+		}
+	}
+	if p.Opt.FreshGames {
+		seed := UpdateSeed(p.Opt.Seed, p.Updates)
+		*p.rng = *games.NewRand(seed)
+		if r, ok := env.opt.Opponents.(Reseeder); ok {
+			if err := r.Reseed(seed); err != nil {
+				return EpisodeStats{}, err
+			}
+		}
+		if err := env.Reseed(seed); err != nil {
+			return EpisodeStats{}, err
+		}
+	}
 	env.ResetStats()
 	for t := range b.T {
 		obs := env.Observations()
@@ -203,6 +248,43 @@ func (p *PPO) Collect() (EpisodeStats, error) {
 	return env.Stats(), nil
 }
 
+// UpdateSeed is the seed of update u's streams under FreshGames.
+func UpdateSeed(seed uint64, u int) uint64 {
+	x := seed + uint64(u+1)*0x9E3779B97F4A7C15
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	return x ^ x>>31
+}
+
+// EntropyCoef is the entropy coefficient of update u (0-based) under the
+// schedule of Options.
+func (o Options) EntropyCoef(u int) float64 {
+	if o.EntropyDecayUpdates <= 0 {
+		return o.Loss.EntropyCoef
+	}
+	f := min(1, float64(u)/float64(o.EntropyDecayUpdates))
+	return o.Loss.EntropyCoef*(1-f) + o.EntropyFinal*f // exact at both ends
+}
+
+// LearningRate is the learning rate of update u (0-based) under the
+// schedule of Options.
+func (o Options) LearningRate(u int) float64 {
+	if o.AnnealUpdates <= 0 {
+		return o.LR
+	}
+	return o.LR * max(0, 1-float64(u)/float64(o.AnnealUpdates))
+}
+
+// AdamState returns a copy of the optimizer's state (moments and step
+// count, in the order of Net.Params).
+func (p *PPO) AdamState() nets.AdamState { return p.adam.State(p.Net.Params()) }
+
+// SetAdamState restores a state from AdamState (of a net of the same
+// architecture).
+func (p *PPO) SetAdamState(s nets.AdamState) error { return p.adam.SetState(p.Net.Params(), s) }
+
 // sample draws an action from probs restricted to legal.
 func sample(probs []float32, legal games.Mask, rng *rand.Rand) games.Action {
 	x := rng.Float32()
@@ -223,12 +305,11 @@ func sample(probs []float32, legal games.Mask, rng *rand.Rand) games.Action {
 func (p *PPO) Update() (UpdateStats, error) {
 	b, o := p.Buf, p.Opt
 	n, P, O := b.T*b.N, b.P, b.ObsSize
-	lr := o.LR
-	if o.AnnealUpdates > 0 {
-		lr *= max(0, 1-float64(p.Updates)/float64(o.AnnealUpdates))
-	}
+	lr := o.LearningRate(p.Updates)
 	p.adam.LR = lr
-	st := UpdateStats{LR: lr, Samples: n, ExplainedVariance: explainedVariance(b.Value[:n], b.Return[:n])}
+	lo := o.Loss
+	lo.EntropyCoef = o.EntropyCoef(p.Updates)
+	st := UpdateStats{LR: lr, EntropyCoef: lo.EntropyCoef, Samples: n, ExplainedVariance: explainedVariance(b.Value[:n], b.Return[:n])}
 	for i := range p.perm {
 		p.perm[i] = i
 	}
@@ -250,7 +331,7 @@ func (p *PPO) Update() (UpdateStats, error) {
 			if err := p.Net.ForwardTrain(B, p.mbObs[:B*O], logits, vals); err != nil {
 				return st, err
 			}
-			ls, err := Loss(o.Loss, mb, logits, vals, p.mbDLogits[:B*P], p.mbDVals[:B])
+			ls, err := Loss(lo, mb, logits, vals, p.mbDLogits[:B*P], p.mbDVals[:B])
 			if err != nil {
 				return st, err
 			}
@@ -292,8 +373,9 @@ func (p *PPO) Iterate() (UpdateStats, error) {
 	if err != nil {
 		return UpdateStats{}, err
 	}
+	byKind := p.Env.StatsByKind()
 	st, err := p.Update()
-	st.Episodes = ep
+	st.Episodes, st.ByKind, st.Kinds = ep, byKind, p.Env.Kinds()
 	return st, err
 }
 

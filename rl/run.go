@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/nets/safetensors"
 	"github.com/canopy-go/canopy/train"
 )
 
@@ -24,6 +26,7 @@ import (
 //
 //	ppo.json                     the RunConfig (written once, when the run starts)
 //	update-NNNNNN.safetensors    checkpoints: the net after NNNNNN updates, with CheckpointInfo metadata
+//	update-NNNNNN.adam.safetensors  Adam's step count and moments at that checkpoint (written first)
 //	metrics.jsonl                one Metrics line per update, in order
 //
 // Checkpoints and ppo.json are written atomically. metrics.jsonl is
@@ -61,15 +64,26 @@ var ErrNoRun = errors.New("no checkpoint to resume from")
 // RunConfig is the settings of a PPO run, fixed when it starts and stored
 // in ConfigFile. A resumed run keeps them.
 type RunConfig struct {
-	Game     string  `json:"game"`             // game spec
-	Preset   string  `json:"preset,omitempty"` // architecture preset of the net, when known
-	Net      string  `json:"net,omitempty"`    // the weights file the run started from ("" = fresh weights)
-	Opponent string  `json:"opponent"`         // agent spec of the opponent ("random": RandomOpponent)
-	Envs     int     `json:"envs"`             // environments in lock-step
-	Seed     uint64  `json:"seed"`             // seeds weights, environments, sampling and the opponent
-	Every    int     `json:"checkpoint_every"` // updates between checkpoints
-	Updates  int     `json:"updates"`          // the update count the run was last asked to reach
-	Options  Options `json:"options"`          // PPO options (Seed is overridden per session; see Session)
+	Game     string `json:"game"`             // game spec
+	Preset   string `json:"preset,omitempty"` // architecture preset of the net, when known
+	Net      string `json:"net,omitempty"`    // the weights file the run started from ("" = fresh weights)
+	Opponent string `json:"opponent"`         // agent spec of the opponent ("random": RandomOpponent)
+	// League is "" or "fixed" (every game against Opponent), "fsp"
+	// (Study002League) or "schedule" (Study000League, greedy played by
+	// Opponent).
+	League string `json:"league,omitempty"`
+	Greedy string `json:"greedy,omitempty"` // agent spec of the greedy opponent of "schedule"
+	Warmup int    `json:"warmup,omitempty"` // warm-up updates of "schedule"
+	// LegalPlane adds study 002's legal-move plane to a fresh net's input
+	// (Encoding.LegalPlane); a net from a file brings its own encoding.
+	LegalPlane bool `json:"legal_plane,omitempty"`
+	// Shaping is the dense reward (none by default).
+	Shaping Shaping `json:"shaping,omitzero"`
+	Envs    int     `json:"envs"`             // environments in lock-step
+	Seed    uint64  `json:"seed"`             // seeds weights, environments, sampling and the opponent
+	Every   int     `json:"checkpoint_every"` // updates between checkpoints
+	Updates int     `json:"updates"`          // the update count the run was last asked to reach
+	Options Options `json:"options"`          // PPO options (Seed is overridden per session; see Session)
 }
 
 // CheckpointInfo is the training metadata of a PPO checkpoint.
@@ -120,6 +134,66 @@ func ParseCheckpointInfo(meta map[string]string) (info CheckpointInfo, ok bool, 
 // CheckpointPath is the checkpoint of update u in dir.
 func CheckpointPath(dir string, u int) string {
 	return filepath.Join(dir, fmt.Sprintf("update-%06d.safetensors", u))
+}
+
+// AdamPath is the optimizer state of the checkpoint of update u in dir.
+func AdamPath(dir string, u int) string {
+	return filepath.Join(dir, fmt.Sprintf("update-%06d.adam.safetensors", u))
+}
+
+// Metadata key of an optimizer state file: Adam's step count.
+const MetaAdamStep = "canopy.rl.adam_step"
+
+// SaveAdamState writes s to path, atomically: one tensor "m.I" and
+// "v.I" per parameter I that Adam has stepped.
+func SaveAdamState(path string, s nets.AdamState) error {
+	var ts []safetensors.Tensor
+	for i, m := range s.M {
+		if m != nil {
+			ts = append(ts, safetensors.FromFloat32(fmt.Sprintf("m.%d", i), []int{len(m)}, m),
+				safetensors.FromFloat32(fmt.Sprintf("v.%d", i), []int{len(m)}, s.V[i]))
+		}
+	}
+	meta := map[string]string{MetaAdamStep: strconv.Itoa(s.Step), "canopy.rl.adam_params": strconv.Itoa(len(s.M))}
+	if err := safetensors.WriteFile(path, ts, meta); err != nil {
+		return fmt.Errorf("rl: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadAdamState reads an optimizer state file written by SaveAdamState
+// for a net with params parameters.
+func LoadAdamState(path string, params int) (nets.AdamState, error) {
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		return nets.AdamState{}, err
+	}
+	s := nets.AdamState{M: make([][]float32, params), V: make([][]float32, params)}
+	step, err := strconv.Atoi(f.Metadata[MetaAdamStep])
+	if err != nil || step < 0 {
+		return s, fmt.Errorf("%s: metadata %s = %q is not a step count", path, MetaAdamStep, f.Metadata[MetaAdamStep])
+	}
+	if n := f.Metadata["canopy.rl.adam_params"]; n != strconv.Itoa(params) {
+		return s, fmt.Errorf("%s: optimizer state of %s parameters, the net has %d", path, n, params)
+	}
+	s.Step = step
+	for _, t := range f.Tensors {
+		var i int
+		var kind byte
+		if _, err := fmt.Sscanf(t.Name, "%c.%d", &kind, &i); err != nil || i < 0 || i >= params || (kind != 'm' && kind != 'v') {
+			return s, fmt.Errorf("%s: unexpected tensor %q", path, t.Name)
+		}
+		x, err := t.Float32()
+		if err != nil {
+			return s, fmt.Errorf("%s: tensor %s: %v", path, t.Name, err)
+		}
+		if kind == 'm' {
+			s.M[i] = x
+		} else {
+			s.V[i] = x
+		}
+	}
+	return s, nil
 }
 
 var checkpointName = regexp.MustCompile(`^update-([0-9]{6})\.safetensors$`)
@@ -185,6 +259,7 @@ type Metrics struct {
 	// SamplesPerSec is this update's samples over its time.
 	SamplesPerSec float64 `json:"samples_per_s"`
 	LR            float64 `json:"lr"`
+	EntropyCoef   float64 `json:"entropy_coef"`
 	Loss          float64 `json:"loss"`
 	PolicyLoss    float64 `json:"policy_loss"`
 	ValueLoss     float64 `json:"value_loss"`
@@ -203,6 +278,18 @@ type Metrics struct {
 	WinRate    float64 `json:"win_rate"`
 	MeanReturn float64 `json:"mean_return"`
 	MeanLength float64 `json:"mean_length"`
+	// Opponents is the same per opponent kind that played a game (the
+	// kinds of a league: latest, pool, and the fixed opponents' names).
+	Opponents map[string]KindMetrics `json:"opponents,omitempty"`
+}
+
+// KindMetrics is the games of one update against one opponent kind.
+type KindMetrics struct {
+	Episodes int64   `json:"episodes"`
+	Wins     int64   `json:"wins"`
+	Draws    int64   `json:"draws"`
+	Losses   int64   `json:"losses"`
+	WinRate  float64 `json:"win_rate"`
 }
 
 // NewMetrics fills a Metrics line from an update's statistics.
@@ -213,6 +300,16 @@ func NewMetrics(update int, samples int64, st UpdateStats, d time.Duration) Metr
 		ApproxKL: st.Loss.ApproxKL, ClipFrac: st.Loss.ClipFrac, GradNorm: st.GradNorm,
 		Episodes: st.Episodes.Episodes, Wins: st.Episodes.Wins, Draws: st.Episodes.Draws, Losses: st.Episodes.Losses,
 		WinRate: st.Episodes.WinRate(), MeanReturn: st.Episodes.MeanReturn(), MeanLength: st.Episodes.MeanLength(),
+	}
+	m.EntropyCoef = st.EntropyCoef
+	for k, e := range st.ByKind {
+		if e.Episodes == 0 || k >= len(st.Kinds) {
+			continue
+		}
+		if m.Opponents == nil {
+			m.Opponents = map[string]KindMetrics{}
+		}
+		m.Opponents[st.Kinds[k]] = KindMetrics{Episodes: e.Episodes, Wins: e.Wins, Draws: e.Draws, Losses: e.Losses, WinRate: e.WinRate()}
 	}
 	if d > 0 {
 		m.SamplesPerSec = float64(st.Samples) / d.Seconds()
@@ -339,6 +436,10 @@ type Resumed struct {
 	Info       CheckpointInfo
 	Checkpoint string // its path
 	Metrics    []Metrics
+	// Adam is the optimizer state saved with the checkpoint; nil for a
+	// checkpoint without one (update 0, or a run from before they were
+	// saved), after which Adam restarts.
+	Adam *nets.AdamState
 }
 
 // Resume reads the run in dir for continuing it: its ppo.json, its last
@@ -347,10 +448,11 @@ type Resumed struct {
 // checkpoint (later lines belong to updates whose weights were lost and
 // will be redone). A directory without a checkpoint is ErrNoRun.
 //
-// Adam's moments, the sampling and shuffling random streams and the games
-// in progress are not saved: a resumed run restarts Adam (bias correction
-// included) and draws new streams (see SessionSeed), so it is not
-// bit-identical to an uninterrupted one.
+// Adam's moments and step count are restored from the checkpoint's
+// AdamPath file when it exists. The games in progress and the random
+// streams are not saved: a run with Options.FreshGames needs neither (each
+// update starts new games from streams of its own), so it resumes exactly;
+// without it a resumed run draws new streams (see SessionSeed).
 func Resume(dir string) (Resumed, error) {
 	var r Resumed
 	c, ok, err := LoadRunConfig(dir)
@@ -378,7 +480,16 @@ func Resume(dir string) (Resumed, error) {
 	if err != nil {
 		return r, err
 	}
-	return Resumed{Config: c, Net: net, Info: info, Checkpoint: path, Metrics: ms}, nil
+	r = Resumed{Config: c, Net: net, Info: info, Checkpoint: path, Metrics: ms}
+	ap := AdamPath(dir, info.Updates)
+	if _, err := os.Stat(ap); err == nil {
+		s, err := LoadAdamState(ap, len(net.Params()))
+		if err != nil {
+			return r, err
+		}
+		r.Adam = &s
+	}
+	return r, nil
 }
 
 // SessionSeed is the seed of a training session of a run with seed seed
@@ -409,6 +520,10 @@ type TrainOptions struct {
 	Info CheckpointInfo
 	// Progress, when set, is called after every update.
 	Progress func(Metrics)
+	// Snapshot, when set, is called with the net after every checkpoint
+	// at the Every cadence (not the last or an interrupted one off the
+	// cadence), to add it to a League's pool.
+	Snapshot func(*nets.Net) error
 }
 
 // TrainResult summarises a Train call.
@@ -450,6 +565,9 @@ func Train(ctx context.Context, p *PPO, o TrainOptions) (TrainResult, error) {
 		if saved == p.Updates && res.Checkpoint != "" {
 			return nil
 		}
+		if err := SaveAdamState(AdamPath(o.Dir, p.Updates), p.AdamState()); err != nil {
+			return err
+		}
 		path, err := SaveCheckpoint(o.Dir, p.Net, info)
 		if err != nil {
 			return err
@@ -481,8 +599,14 @@ func Train(ctx context.Context, p *PPO, o TrainOptions) (TrainResult, error) {
 			return res, err
 		}
 		res.Last = m
-		if (o.Every > 0 && p.Updates%o.Every == 0) || p.Updates == o.Updates {
+		onCadence := o.Every > 0 && p.Updates%o.Every == 0
+		if onCadence || p.Updates == o.Updates {
 			if err := save(); err != nil {
+				return res, err
+			}
+		}
+		if onCadence && o.Snapshot != nil {
+			if err := o.Snapshot(p.Net); err != nil {
 				return res, err
 			}
 		}
@@ -492,4 +616,23 @@ func Train(ctx context.Context, p *PPO, o TrainOptions) (TrainResult, error) {
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// PoolCheckpoints returns the checkpoints of dir that a League's pool
+// holds after update upto when a snapshot is taken at every checkpoint on
+// the every cadence (update 0 included): the last n of them, oldest first.
+func PoolCheckpoints(dir string, upto, every, n int) ([]string, error) {
+	if every < 1 {
+		return nil, fmt.Errorf("rl: checkpoint cadence %d, want >= 1", every)
+	}
+	var out []string
+	for u := upto - upto%every; u >= 0 && len(out) < n; u -= every {
+		p := CheckpointPath(dir, u)
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("rl: the league pool needs %s: %w", p, err)
+		}
+		out = append(out, p)
+	}
+	slices.Reverse(out)
+	return out, nil
 }

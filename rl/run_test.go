@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,5 +148,56 @@ func TestTrainAndResume(t *testing.T) {
 func TestSessionSeed(t *testing.T) {
 	if SessionSeed(7, 0) != 7 || SessionSeed(7, 10) == 7 || SessionSeed(7, 10) == SessionSeed(7, 20) {
 		t.Fatal("session seeds: fresh runs keep the seed, resumed sessions get their own")
+	}
+}
+
+// Adam's state survives its file; a file for another net is refused.
+func TestAdamStateFile(t *testing.T) {
+	p := tictactoePPO(t, 2)
+	p.Opt.Steps = 4
+	if _, err := p.Iterate(); err != nil {
+		t.Fatal(err)
+	}
+	st := p.AdamState()
+	path := AdamPath(t.TempDir(), 1)
+	if err := SaveAdamState(path, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadAdamState(path, len(p.Net.Params()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Step != st.Step || st.Step != p.Opt.Epochs*p.Opt.Minibatches {
+		t.Fatalf("step %d, saved %d, want %d", got.Step, st.Step, p.Opt.Epochs*p.Opt.Minibatches)
+	}
+	for i := range st.M {
+		if !slices.Equal(got.M[i], st.M[i]) || !slices.Equal(got.V[i], st.V[i]) {
+			t.Fatalf("moments of parameter %d differ", i)
+		}
+	}
+	if _, err := LoadAdamState(path, len(p.Net.Params())+1); err == nil {
+		t.Fatal("state loaded for a net with another parameter count")
+	}
+}
+
+// The pool after update u is the last n checkpoints on the cadence.
+func TestPoolCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	for _, u := range []int{0, 3, 5, 6, 9, 12} {
+		if err := os.WriteFile(CheckpointPath(dir, u), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := PoolCheckpoints(dir, 11, 3, 3)
+	want := []string{CheckpointPath(dir, 3), CheckpointPath(dir, 6), CheckpointPath(dir, 9)}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("pool %v, %v; want %v", got, err, want)
+	}
+	if got, err := PoolCheckpoints(dir, 12, 3, 20); err != nil || len(got) != 5 || got[0] != CheckpointPath(dir, 0) {
+		t.Fatalf("whole pool %v, %v", got, err)
+	}
+	os.Remove(CheckpointPath(dir, 6))
+	if _, err := PoolCheckpoints(dir, 11, 3, 3); err == nil {
+		t.Fatal("missing checkpoint not reported")
 	}
 }

@@ -6,14 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/plots"
 	"github.com/canopy-go/canopy/rl"
 )
 
@@ -29,42 +33,68 @@ const (
 
 // ppoSettings are the flags that make a run's RunConfig; a resumed run
 // must not be given different values.
-var ppoSettings = []string{"game", "net", "preset", "opponent", "envs", "steps", "lr", "ent", "epochs", "minibatches", "seed", "checkpoint-every"}
+var ppoSettings = []string{"game", "net", "preset", "opponent", "envs", "steps", "lr", "ent", "epochs", "minibatches", "seed", "checkpoint-every",
+	"league", "greedy", "warmup", "legal-plane", "shaping", "ent-final", "ent-decay", "lr-anneal", "fresh-games"}
 
 func init() {
 	def := rl.DefaultOptions()
 	register(&command{
 		Name:    "ppo",
 		Summary: "train a policy network without search by PPO against an opponent, in one resumable run directory",
-		Usage:   "[--game G] --out DIR [--updates N] [--envs N] [--steps N] [--lr X] [--ent X] [--opponent SPEC] [--seed S] [--net F | --preset P] [--resume] [--json] [--quiet]",
+		Usage:   "[--game G] --out DIR [--updates N] [--envs N] [--steps N] [--lr X] [--ent X] [--league fixed|fsp|schedule] [--opponent SPEC] [--seed S] [--net F | --preset P [--legal-plane]] [--shaping] [--resume] [--json] [--quiet]",
 		Help: `Trains a network by Proximal Policy Optimization (package rl): --envs games
 in lock-step, the learner alternating seats game by game and seeing the board
-from its own side, every other seat played by --opponent (any agent spec,
-default random). Each update collects --steps learner moves per environment
-with the net's masked policy, computes GAE advantages, and trains --epochs
-passes of --minibatches shuffled minibatches (clipped objective, value loss,
-entropy bonus --ent, gradient clipping, Adam at --lr).
+from its own side, every other seat played by an opponent chosen per game.
+Each update collects --steps learner moves per environment with the net's
+masked policy, computes GAE advantages, and trains --epochs passes of
+--minibatches shuffled minibatches (clipped objective, value loss, entropy
+bonus --ent, gradient clipping, Adam at --lr).
+
+Opponents (--league):
+  fixed     --opponent (any agent spec, default random) in every game; with
+            several specs separated by ';' ('onestep;random'), one of them
+            drawn uniformly per game
+  fsp       study 002's fictitious self-play: 80% the learner's latest
+            weights, 20% a checkpoint drawn uniformly from the last 20
+  schedule  study 000's: --greedy (default onestep) or random, 50% each, for
+            the first --warmup updates (default 400, the study's); then 70%
+            one of the last 5 checkpoints, 15% --greedy, 15% random
+The pool's snapshots are the checkpoints taken every --checkpoint-every
+updates (update 0 included).
+
+Schedules: --ent-decay F moves the entropy coefficient linearly from --ent to
+--ent-final over the first F x --updates updates (study 000: --ent 0.01
+--ent-final 0.001 --ent-decay 0.4); --lr-anneal anneals the learning rate to
+0 (the studies keep it constant). --shaping adds study 002's dense rewards
+(+0.1 for blocking an immediate opponent win, +0.05 for creating an immediate
+win of one's own; off by default). --legal-plane gives a fresh net study
+002's third input plane, the legal moves broadcast over the board; nets
+without it keep working.
 
 The net is --net (any canopy network file with the game's shapes), a fresh
 --preset, or by default a fresh "connect4-ppo" CNN shaped for the game.
 
 The run directory --out holds ppo.json (the settings), metrics.jsonl (one
-line per update: losses, approximate KL, clip fraction, entropy, the win
-rate against the opponent over the games that ended in that update, and
-samples/s) and checkpoints update-NNNNNN.safetensors every --checkpoint-every
-updates and at the end (written atomically; metadata: game, preset, opponent,
-updates, samples). Each checkpoint plays as the policy agent:
+line per update: losses, approximate KL, clip fraction, entropy and its
+coefficient, learning rate, the win rate over the games that ended in that
+update, in all and per opponent kind, and samples/s), checkpoints
+update-NNNNNN.safetensors every --checkpoint-every updates and at the end
+(written atomically; metadata: game, preset, opponent, updates, samples) with
+Adam's state beside them (update-NNNNNN.adam.safetensors), and the charts
+(loss terms, win rate) as SVG and PNG. Each checkpoint plays as the policy
+agent:
   canopy arena --game connect4 --agents 'policy:net=DIR/update-000010.safetensors;random'
 
 --resume continues a run from its last checkpoint: it restores the weights,
-the update and sample counts, the settings in ppo.json and the metrics up to
-that checkpoint (lines of later, lost updates are dropped and redone). It
-does not restore Adam's moments (the optimizer restarts from zero moments and
-its bias correction), the random streams or the games in progress, so a
-resumed run is not bit-identical to an uninterrupted one. --updates is the
-total the run should reach (default on --resume: the target it was started
-with); flags that change the settings are refused. Ctrl-C saves a checkpoint
-of the updates done.
+Adam's moments and step count, the update and sample counts, the settings in
+ppo.json, the league's pool and the metrics up to that checkpoint (lines of
+later, lost updates are dropped and redone). With --fresh-games (the
+default) every update starts new games from random streams of its own (the
+opponent agents made anew with seeds of that update), so a resumed run
+computes the same weights, bit for bit, as an uninterrupted one. --updates
+is the total the run should reach (default on --resume: the target it was
+started with); flags that change the settings are refused. Ctrl-C saves a
+checkpoint of the updates done.
 
 Example (connect4 against random: 8,192 samples per update, about 450
 samples/s with the default net on a loaded 2-core machine, so 30 minutes):
@@ -82,11 +112,20 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 			fs.Float64Var(&c.Options.Loss.EntropyCoef, "ent", def.Loss.EntropyCoef, "entropy bonus coefficient, [0, 10]")
 			fs.IntVar(&c.Options.Epochs, "epochs", def.Epochs, fmt.Sprintf("passes over each rollout, 1..%d", ppoMaxEpochs))
 			fs.IntVar(&c.Options.Minibatches, "minibatches", def.Minibatches, "minibatches per epoch, 1..envs x steps")
-			fs.StringVar(&c.Opponent, "opponent", "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents)")
+			fs.StringVar(&c.Opponent, "opponent", "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents); with --league fixed, several separated by ';' are drawn uniformly per game")
 			fs.Uint64Var(&c.Seed, "seed", 1, "random seed (fresh weights, environments, sampling, opponent)")
 			fs.StringVar(&c.Net, "net", "", "network file to start from (default: a fresh --preset)")
 			fs.StringVar(&c.Preset, "preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+" (default "+ppoDefaultPreset+")")
 			fs.IntVar(&c.Every, "checkpoint-every", 10, fmt.Sprintf("updates between checkpoints, 1..%d (the last update is always saved)", rl.MaxUpdate))
+			fs.StringVar(&c.League, "league", "fixed", "opponents: fixed (--opponent in every game), fsp (study 002: 80% the latest weights, 20% one of the last 20 checkpoints), schedule (study 000: --greedy/random for 400 updates, then 70% one of the last 5 checkpoints, 15% --greedy, 15% random)")
+			fs.StringVar(&c.Greedy, "greedy", "onestep", "agent spec of the greedy opponent of --league schedule")
+			fs.IntVar(&c.Warmup, "warmup", 400, fmt.Sprintf("updates of --league schedule's warm-up against --greedy and random, 0..%d", rl.MaxUpdate))
+			fs.BoolVar(&c.LegalPlane, "legal-plane", false, "give a fresh net study 002's third input plane, the legal moves")
+			shaping := fs.Bool("shaping", false, "add study 002's dense rewards: +0.1 for blocking an immediate loss, +0.05 for creating an immediate win")
+			fs.Float64Var(&c.Options.EntropyFinal, "ent-final", 0, "entropy coefficient at the end of --ent-decay")
+			entDecay := fs.Float64("ent-decay", 0, "fraction of --updates over which the entropy coefficient moves linearly from --ent to --ent-final (study 000: 0.4); 0 keeps --ent")
+			lrAnneal := fs.Bool("lr-anneal", false, "anneal the learning rate linearly to 0 over --updates (the studies keep it constant)")
+			fs.BoolVar(&c.Options.FreshGames, "fresh-games", true, "start new games at every update from streams of (seed, update), so that --resume continues exactly")
 			resume := fs.Bool("resume", false, "continue the run in --out from its last checkpoint")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
@@ -104,6 +143,34 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 					return usagef("--net and --preset exclude each other: --net starts from existing weights, --preset builds fresh ones")
 				}
 				c.Updates = *updates
+				if *shaping {
+					c.Shaping = rl.Study002Shaping()
+				}
+				if !(*entDecay >= 0 && *entDecay <= 1) {
+					return usagef("--ent-decay = %g, want a fraction of --updates in [0, 1]", *entDecay)
+				}
+				if !(c.Options.EntropyFinal >= 0 && c.Options.EntropyFinal <= 10) {
+					return usagef("--ent-final = %g, want [0, 10]", c.Options.EntropyFinal)
+				}
+				if *entDecay > 0 {
+					c.Options.EntropyDecayUpdates = max(1, int(math.Round(*entDecay*float64(c.Updates))))
+				} else if flagSet(fs, "ent-final") {
+					return usagef("--ent-final needs --ent-decay, the fraction of the updates it takes to reach it")
+				}
+				if *lrAnneal {
+					c.Options.AnnealUpdates = c.Updates
+				}
+				if c.Warmup < 0 || c.Warmup > rl.MaxUpdate {
+					return usagef("--warmup = %d, want 0..%d", c.Warmup, rl.MaxUpdate)
+				}
+				switch c.League {
+				case "fixed", "fsp", "schedule":
+				default:
+					return usagef("--league %q: want fixed, fsp or schedule", c.League)
+				}
+				if c.LegalPlane && c.Net != "" {
+					return usagef("--legal-plane shapes a fresh net; a --net file brings its own input planes")
+				}
 				if *resume {
 					return runPPOResume(e, fs, c, *out, *asJSON, *quiet)
 				}
@@ -168,6 +235,16 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 		if cfg, err = cfg.ForGame(g); err != nil {
 			return usagef("--preset: %v", err)
 		}
+		if c.LegalPlane {
+			enc := nets.Encoding{LegalPlane: true}
+			if err := enc.Check(g); err != nil {
+				return usagef("--legal-plane: %v", err)
+			}
+			cfg.InputPlanes++
+			if err := cfg.Normalize(); err != nil {
+				return usagef("--legal-plane: %v", err)
+			}
+		}
 		if net, err = nets.New(cfg, c.Seed); err != nil {
 			return err
 		}
@@ -179,7 +256,7 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 	}
 	defer lock.Release()
 	// Check that the net and the opponent fit before the run is recorded.
-	p, closeOpp, err := newPPO(g, net, c, 0)
+	p, closeOpp, err := newPPO(g, net, c, dir, 0)
 	if err != nil {
 		return err
 	}
@@ -195,6 +272,11 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 	info := rl.CheckpointInfo{Game: g.Spec(), Preset: c.Preset, Opponent: c.Opponent}
 	if _, err := rl.SaveCheckpoint(dir, net, info); err != nil {
 		return err
+	}
+	if p.League != nil {
+		if err := p.League.AddSnapshot(net); err != nil {
+			return err
+		}
 	}
 	if !quiet {
 		fmt.Fprintf(e.Stderr, "ppo: %s against %s, %s, %d parameters; %d envs x %d steps = %d samples per update\n",
@@ -229,6 +311,13 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 		"lr": {fmt.Sprint(c.Options.LR), fmt.Sprint(stored.Options.LR)}, "ent": {fmt.Sprint(c.Options.Loss.EntropyCoef), fmt.Sprint(stored.Options.Loss.EntropyCoef)},
 		"epochs": {fmt.Sprint(c.Options.Epochs), fmt.Sprint(stored.Options.Epochs)}, "minibatches": {fmt.Sprint(c.Options.Minibatches), fmt.Sprint(stored.Options.Minibatches)},
 		"seed": {fmt.Sprint(c.Seed), fmt.Sprint(stored.Seed)}, "checkpoint-every": {fmt.Sprint(c.Every), fmt.Sprint(stored.Every)},
+		"league": {c.League, leagueName(stored.League)}, "greedy": {c.Greedy, stored.Greedy}, "warmup": {fmt.Sprint(c.Warmup), fmt.Sprint(stored.Warmup)},
+		"legal-plane": {fmt.Sprint(c.LegalPlane), fmt.Sprint(stored.LegalPlane)},
+		"shaping":     {fmt.Sprint(c.Shaping != rl.Shaping{}), fmt.Sprint(stored.Shaping != rl.Shaping{})},
+		"ent-final":   {fmt.Sprint(c.Options.EntropyFinal), fmt.Sprint(stored.Options.EntropyFinal)},
+		"ent-decay":   {fmt.Sprint(c.Options.EntropyDecayUpdates), fmt.Sprint(stored.Options.EntropyDecayUpdates)},
+		"lr-anneal":   {fmt.Sprint(c.Options.AnnealUpdates), fmt.Sprint(stored.Options.AnnealUpdates)},
+		"fresh-games": {fmt.Sprint(c.Options.FreshGames), fmt.Sprint(stored.Options.FreshGames)},
 	}
 	for _, name := range ppoSettings {
 		if v := now[name]; flagSet(fs, name) && v[0] != v[1] {
@@ -251,51 +340,157 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 	if err != nil {
 		return err
 	}
-	p, closeOpp, err := newPPO(g, r.Net, stored, r.Info.Updates)
+	p, closeOpp, err := newPPO(g, r.Net, stored, dir, r.Info.Updates)
 	if err != nil {
 		return err
 	}
 	defer closeOpp()
+	adam := "Adam restarts from zero moments (the checkpoint has no optimizer state)"
+	if r.Adam != nil {
+		if err := p.SetAdamState(*r.Adam); err != nil {
+			return fmt.Errorf("%s: %v", rl.AdamPath(dir, r.Info.Updates), err)
+		}
+		adam = fmt.Sprintf("Adam restored at step %d", r.Adam.Step)
+	}
 	if !quiet {
-		fmt.Fprintf(e.Stderr, "ppo: resuming %s at update %d (%d samples) from %s; Adam restarts from zero moments\n",
-			dir, r.Info.Updates, r.Info.Samples, r.Checkpoint)
+		fmt.Fprintf(e.Stderr, "ppo: resuming %s at update %d (%d samples) from %s; %s\n",
+			dir, r.Info.Updates, r.Info.Samples, r.Checkpoint, adam)
 	}
 	return trainPPO(e, p, stored, dir, r.Info, asJSON, quiet)
 }
 
-// newPPO builds the environments, the opponent and the learner of a
-// session starting after update start. The returned function closes the
-// opponent.
-func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, start int) (*rl.PPO, func(), error) {
+// leagueName is a stored league setting ("" in runs from before leagues
+// is "fixed").
+func leagueName(l string) string {
+	if l == "" {
+		return "fixed"
+	}
+	return l
+}
+
+// newPPO builds the environments, the opponents and the learner of a
+// session of the run in dir starting after update start; a league's pool
+// is refilled from the run's checkpoints. The returned function closes
+// the opponents.
+func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) (*rl.PPO, func(), error) {
 	seed := rl.SessionSeed(c.Seed, start)
-	opp, closeOpp := rl.RandomOpponent(), func() {}
-	if c.Opponent != "random" {
-		a, err := agent.New(g, c.Opponent, seed+1)
-		if err != nil {
-			return nil, nil, usagef("--opponent: %v", err)
-		}
-		opp = rl.AgentOpponent(a)
-		if cl, ok := a.(io.Closer); ok {
-			closeOpp = func() { cl.Close() }
+	if c.Options.FreshGames {
+		seed = c.Seed // every update derives its own streams (rl.UpdateSeed)
+	}
+	var closers []io.Closer
+	closeAll := func() {
+		for _, cl := range closers {
+			cl.Close()
 		}
 	}
-	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Opponent: opp, Seat: rl.SeatAlternate, Seed: seed})
+	agentOpp := func(flag, spec string, seed uint64) (rl.Opponent, error) {
+		if spec == "random" {
+			return rl.RandomOpponent(), nil
+		}
+		o, err := rl.NewSpecOpponent(g, spec, seed)
+		if err != nil {
+			return nil, usagef("--%s: %v", flag, err)
+		}
+		closers = append(closers, o)
+		return o, nil
+	}
+	enc, err := nets.EncodingFor(g, net.InputSize())
 	if err != nil {
-		closeOpp()
+		if c.Net != "" {
+			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
+		}
+		return nil, nil, err
+	}
+	eo := rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: enc, Shaping: c.Shaping}
+	var league *rl.League
+	var pool int
+	switch leagueName(c.League) {
+	case "fixed":
+		specs := strings.Split(c.Opponent, ";")
+		if len(specs) == 1 {
+			opp, err := agentOpp("opponent", c.Opponent, seed+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			eo.Opponents = rl.Fixed{Name: c.Opponent, Opponent: opp}
+			break
+		}
+		// Several agents: each game against one of them, uniformly.
+		var mix rl.Mixture
+		seen := map[string]bool{}
+		for i, spec := range specs {
+			spec = strings.TrimSpace(spec)
+			if spec == "" || seen[spec] {
+				closeAll()
+				return nil, nil, usagef("--opponent %q: want distinct, non-empty agent specs separated by ';'", c.Opponent)
+			}
+			seen[spec] = true
+			opp, err := agentOpp("opponent", spec, seed+1+uint64(i))
+			if err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+			mix.Fixed = append(mix.Fixed, rl.WeightedOpponent{Name: spec, Opponent: opp, Weight: 1})
+		}
+		if league, err = rl.NewLeague(g, net, rl.LeagueOptions{Main: mix}); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		eo.Opponents = league
+	case "fsp", "schedule":
+		lo := rl.Study002League()
+		if c.League == "schedule" {
+			greedy, err := agentOpp("greedy", c.Greedy, seed+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			lo = rl.Study000League(greedy, rl.RandomOpponent())
+			lo.WarmupUpdates = c.Warmup
+		}
+		if league, err = rl.NewLeague(g, net, lo); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		pool = lo.PoolSize
+		eo.Opponents = league
+	default:
+		return nil, nil, fmt.Errorf("league %q: want fixed, fsp or schedule", c.League)
+	}
+	if league != nil && start > 0 {
+		paths, err := rl.PoolCheckpoints(dir, start, c.Every, pool)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		for _, path := range paths {
+			snap, _, err := rl.LoadCheckpoint(path)
+			if err == nil {
+				err = league.AddSnapshot(snap)
+			}
+			if err != nil {
+				closeAll()
+				return nil, nil, fmt.Errorf("league pool: %v", err)
+			}
+		}
+	}
+	env, err := rl.NewEnv(g, eo)
+	if err != nil {
+		closeAll()
 		return nil, nil, err
 	}
 	o := c.Options
 	o.Seed = seed
 	p, err := rl.NewPPO(net, env, o)
 	if err != nil {
-		closeOpp()
+		closeAll()
 		if c.Net != "" {
 			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
 		}
 		return nil, nil, err
 	}
 	p.Updates = start
-	return p, closeOpp, nil
+	p.League = league
+	return p, closeAll, nil
 }
 
 // trainPPO runs the updates and reports the result.
@@ -308,11 +503,18 @@ func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointI
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	prog := newProgress(e.Stderr, "ppo", c.Updates-start, quiet)
-	res, err := rl.Train(ctx, p, rl.TrainOptions{Dir: dir, Updates: c.Updates, Every: c.Every, Info: info,
+	to := rl.TrainOptions{Dir: dir, Updates: c.Updates, Every: c.Every, Info: info,
 		Progress: func(m rl.Metrics) {
-			prog.update(m.Update-start, fmt.Sprintf("| update %d: win %.3f (%d games) loss %.4f kl %.4f clip %.3f entropy %.3f, %.0f samples/s",
-				m.Update, m.WinRate, m.Episodes, m.Loss, m.ApproxKL, m.ClipFrac, m.Entropy, m.SamplesPerSec))
-		}})
+			prog.update(m.Update-start, fmt.Sprintf("| update %d: win %.3f (%d games%s) loss %.4f kl %.4f clip %.3f entropy %.3f, %.0f samples/s",
+				m.Update, m.WinRate, m.Episodes, kindRates(m), m.Loss, m.ApproxKL, m.ClipFrac, m.Entropy, m.SamplesPerSec))
+		}}
+	if p.League != nil {
+		to.Snapshot = p.League.AddSnapshot
+	}
+	res, err := rl.Train(ctx, p, to)
+	if perr := writePPOPlots(dir, c); perr != nil && !quiet {
+		fmt.Fprintf(e.Stderr, "ppo: plots: %v\n", perr)
+	}
 	if err != nil {
 		if !quiet {
 			fmt.Fprintln(e.Stderr)
@@ -333,4 +535,31 @@ func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointI
 		start+1, m.Update, c.Game, c.Opponent, res.Samples, res.SamplesPerSec(), m.WinRate, m.Episodes, m.Loss, m.Entropy)
 	fmt.Fprintf(e.Stdout, "wrote %s (%d updates, %d samples in all)\n", res.Checkpoint, res.Info.Updates, res.Info.Samples)
 	return nil
+}
+
+// kindRates is ", KIND WINRATE ..." for the opponent kinds of a league
+// update ("" for one kind).
+func kindRates(m rl.Metrics) string {
+	if len(m.Opponents) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m.Opponents)) {
+		fmt.Fprintf(&b, ", %s %.2f", k, m.Opponents[k].WinRate)
+	}
+	return b.String()
+}
+
+// writePPOPlots draws the run's charts (loss terms, win rate) into dir.
+func writePPOPlots(dir string, c rl.RunConfig) error {
+	ms, err := rl.ReadMetrics(dir)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	opp := c.Opponent
+	if l := leagueName(c.League); l != "fixed" {
+		opp = "league " + l
+	}
+	_, err = plots.WriteFiles(filepath.Clean(dir), plots.PPOFigures(c.Game, opp, ms))
+	return err
 }
