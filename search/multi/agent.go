@@ -3,6 +3,7 @@ package multi
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/canopy-go/canopy/agent"
@@ -56,6 +57,45 @@ func (a *Agent) Act(ctx context.Context, s games.State, player int) (games.Actio
 	a.next++
 	a.want.Apply(act)
 	return act, nil
+}
+
+// Explainer is implemented by planners that report the statistics of
+// the turn they planned last; every planner of this package does.
+type Explainer interface {
+	// Explain appends one row per atomic action of the last turn planned,
+	// in the order they are played (the meaning of Visits, Q, Prior and
+	// Score is the planner's: see its Explain).
+	Explain(dst []agent.Analysis) []agent.Analysis
+}
+
+// Analyze implements agent.Analyzer: it plans the turn from s and returns
+// one row per atomic action of the turn, in playing order, with the
+// planner's statistics (Explainer). An Act on s right after it plays the
+// analysed turn.
+func (a *Agent) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
+	ex, ok := a.p.(Explainer)
+	if !ok {
+		return nil, fmt.Errorf("multi: planner %T cannot explain its turns", a.p)
+	}
+	if s.IsTerminal() || s.CurrentPlayer() != player {
+		return nil, fmt.Errorf("multi: player %d is not to move", player)
+	}
+	var err error
+	if a.plan, err = a.p.PlanTurn(ctx, s, a.plan[:0]); err != nil {
+		return nil, err
+	}
+	a.next = 0
+	s.CloneInto(a.want)
+	return ex.Explain(nil), nil
+}
+
+// Close releases what the planner's evaluator holds (a network
+// evaluator's shared engine); the agent must not be used afterwards.
+func (a *Agent) Close() error {
+	if c, ok := a.p.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // The registered agents. MCTS-V as the study defines it (Algorithm 2: one
@@ -129,9 +169,10 @@ func (m *emctsSpec) table() spec.Table {
 	}
 }
 
-func emctsOptions() []agent.Option {
-	var m emctsSpec
-	out := agent.OptionsOf(m.table())
+// withEvalOptions returns the options of table t followed by the
+// evaluator options of `mcts` (evalKeys).
+func withEvalOptions(t spec.Table) []agent.Option {
+	out := agent.OptionsOf(t)
 	for _, o := range mctsOptions() {
 		for _, k := range evalKeys {
 			if o.Key == k {
@@ -142,15 +183,11 @@ func emctsOptions() []agent.Option {
 	return out
 }
 
-func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
-	var m emctsSpec
-	if err := m.table().Parse(s); err != nil {
-		return nil, err
-	}
-	if s.Has("time") && !s.Has("sims") {
-		m.Sims = 0
-	}
-	sub, _ := spec.Parse("emcts")
+// parseEval returns the evaluator that the evalKeys of s choose, with
+// their mcts meaning (a network for eval=NET, through the resolver that
+// search/engine installs).
+func parseEval(g games.Game, s *spec.Spec) (search.Evaluator, error) {
+	sub, _ := spec.Parse(s.Name)
 	for _, k := range evalKeys {
 		if s.Has(k) {
 			sub.Set(k, s.String(k, ""))
@@ -161,13 +198,79 @@ func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error)
 		return nil, err
 	}
 	if err := sub.Err(evalKeys...); err != nil {
+		closeEval(o.Eval)
 		return nil, err
 	}
-	p, err := NewEMCTS(g, o.Eval, Budget{Sims: m.Sims, Time: m.Time}, seed)
+	return o.Eval, nil
+}
+
+// closeEval releases what an evaluator holds (a network evaluator's
+// shared engine).
+func closeEval(ev search.Evaluator) error {
+	if c, ok := ev.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+	var m emctsSpec
+	if err := m.table().Parse(s); err != nil {
+		return nil, err
+	}
+	if s.Has("time") && !s.Has("sims") {
+		m.Sims = 0
+	}
+	ev, err := parseEval(g, s)
 	if err != nil {
 		return nil, err
 	}
+	p, err := NewEMCTS(g, ev, Budget{Sims: m.Sims, Time: m.Time}, seed)
+	if err != nil {
+		closeEval(ev)
+		return nil, err
+	}
 	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp
+	return NewAgent(g, p), nil
+}
+
+// oepSpec holds the `oep` options.
+type oepSpec struct {
+	Sims, Pop          int
+	Time               time.Duration
+	Survival, Mutation float64
+	Reeval             bool
+}
+
+func (m *oepSpec) table() spec.Table {
+	return spec.Table{
+		spec.Int("sims", &m.Sims, defaultSims, 0, 1<<30, "evaluations per turn (0 = time only)"),
+		spec.Duration("time", &m.Time, 0, 24*time.Hour, "time per turn, e.g. 1s (0 = sims only)"),
+		spec.Int("pop", &m.Pop, oepPopulation, 2, 1<<16, "population: whole turns per generation"),
+		spec.Float("survival", &m.Survival, oepSurvival, 0.001, 1, "fraction of the population kept (unchanged) each generation"),
+		spec.Float("mutation", &m.Mutation, oepMutation, 0, 1, "probability that a child is mutated (one action changed, the rest repaired)"),
+		spec.Bool("reeval", &m.Reeval, true, "evaluate survivors again each generation, fitness = mean (for noisy evaluators such as rollouts; false for a network)"),
+	}
+}
+
+func newOEPAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+	var m oepSpec
+	if err := m.table().Parse(s); err != nil {
+		return nil, err
+	}
+	if s.Has("time") && !s.Has("sims") {
+		m.Sims = 0
+	}
+	ev, err := parseEval(g, s)
+	if err != nil {
+		return nil, err
+	}
+	p, err := NewOEP(g, ev, Budget{Sims: m.Sims, Time: m.Time}, seed)
+	if err != nil {
+		closeEval(ev)
+		return nil, err
+	}
+	p.Population, p.Survival, p.Mutation, p.Reeval = m.Pop, m.Survival, m.Mutation, m.Reeval
 	return NewAgent(g, p), nil
 }
 
@@ -187,7 +290,13 @@ func init() {
 	agent.Register(agent.Registration{
 		Name:    "emcts",
 		Summary: "evolutionary MCTS over whole-turn action sequences (study 004, Algorithm 4): bb=true for EMCTS-BB, horizon=3 for flexible horizon",
-		Options: emctsOptions(),
+		Options: withEvalOptions(new(emctsSpec).table()),
 		New:     newEMCTSAgent,
+	})
+	agent.Register(agent.Registration{
+		Name:    "oep",
+		Summary: "online evolutionary planning (Justesen et al. 2016/2017): a population of whole turns, uniform crossover and mutation with repair, no tree; the study 004 baseline for multi-action turns",
+		Options: withEvalOptions(new(oepSpec).table()),
+		New:     newOEPAgent,
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/search"
 )
@@ -38,7 +39,7 @@ type BB struct {
 
 	g      games.Game
 	tree   *search.Tree
-	eval   search.Evaluator
+	eval   *countingEval // the tree's evaluator
 	budget Budget
 	expand bool // pass priors to Backup (ExpandVisits 0)
 	rng    *rand.Rand
@@ -46,6 +47,7 @@ type BB struct {
 	cur, scratch games.State
 	mask         games.Mask
 	stats        []search.ActionStat
+	rows         []agent.Analysis // the last turn's, for Explain
 
 	// Sims is the number of simulations run for the last turn.
 	Sims int
@@ -68,6 +70,11 @@ func NewBB(g games.Game, o search.Options, vanilla bool, seed uint64) (*BB, erro
 		return nil, err
 	}
 	o.Reuse = true
+	ev := &countingEval{Evaluator: o.Eval}
+	if ev.Evaluator == nil {
+		ev.Evaluator = &search.Rollout{}
+	}
+	o.Eval = ev
 	if o.MaxNodes == 0 && o.Time == 0 {
 		o.MaxNodes = min(2*o.Sims+16, 1<<20) // this turn's simulations plus a reused subtree
 	}
@@ -77,7 +84,7 @@ func NewBB(g games.Game, o search.Options, vanilla bool, seed uint64) (*BB, erro
 	}
 	o = t.Options()
 	return &BB{
-		Vanilla: vanilla, g: g, tree: t, eval: o.Eval, budget: b,
+		Vanilla: vanilla, g: g, tree: t, eval: ev, budget: b,
 		expand: o.ExpandVisits == 0, rng: games.NewRand(seed ^ 0xbb),
 		cur: g.NewInitialState(), scratch: g.NewInitialState(),
 		mask: games.NewMask(g.NumActions()),
@@ -97,8 +104,23 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 	deadline := b.budget.start()
 	left := b.budget.Sims
 	b.Sims = 0
+	b.rows = b.rows[:0]
 	for phase := 0; inTurn(b.cur, turn); phase++ {
 		phases := actionsLeft(b.cur, b.scratch, b.mask)
+		// Prepare reuses the subtree below the committed actions; a new
+		// root is expanded there, with a call of the evaluator when the
+		// rule takes priors from it (PUCT), which the budget counts. When
+		// the phase will not search (MCTS-V's walk, no simulation left,
+		// cancelled) it gets uniform priors instead: it is only walked,
+		// and an unvisited root's action is drawn uniformly anyway.
+		if (b.Vanilla && phase > 0) || (b.budget.Sims > 0 && left <= 0) || ctx.Err() != nil {
+			b.tree.PrepareWith(b.cur, nil)
+		} else {
+			calls := b.eval.calls
+			b.tree.Prepare(b.cur)
+			b.Sims += b.eval.calls - calls
+			left -= b.eval.calls - calls
+		}
 		var st stopper
 		switch {
 		case !b.Vanilla:
@@ -108,7 +130,6 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 		default:
 			st = stopper{ctx: ctx} // sims 0: walk the tree
 		}
-		b.tree.Prepare(b.cur) // reuses the subtree below the committed actions
 		n := b.run(st)
 		b.Sims += n
 		left -= n
@@ -117,10 +138,49 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 		if a == games.NoAction {
 			return dst, fmt.Errorf("multi: no legal action")
 		}
+		b.rows = append(b.rows, b.row(a))
 		dst = append(dst, a)
 		b.cur.Apply(a)
 	}
 	return dst, nil
+}
+
+// row returns a's statistics among b.stats for Explain.
+func (b *BB) row(a games.Action) agent.Analysis {
+	r := agent.Analysis{Action: a}
+	total := 0
+	for _, st := range b.stats {
+		total += st.Visits
+		if st.Action == a {
+			r.Visits, r.Q, r.Prior = st.Visits, st.Q, float64(st.Prior)
+		}
+	}
+	if total > 0 {
+		r.Score = float64(r.Visits) / float64(total)
+	}
+	return r
+}
+
+// Explain implements Explainer: per action of the last turn, the
+// statistics of its edge at the node it was chosen from (Visits, Q from
+// the mover's view, Prior) and its share of that node's visits, the
+// improved policy of Eq. 1 (Score).
+func (b *BB) Explain(dst []agent.Analysis) []agent.Analysis { return append(dst, b.rows...) }
+
+// Close releases what the evaluator holds (a network's shared engine).
+func (b *BB) Close() error { return closeEval(b.eval.Evaluator) }
+
+// countingEval counts the calls of the evaluator it wraps (one
+// goroutine: BB's tree is single-threaded).
+type countingEval struct {
+	search.Evaluator
+	calls int
+}
+
+// Evaluate implements search.Evaluator.
+func (c *countingEval) Evaluate(ctx *search.EvalContext, s games.State, value []float64, priors []float32) bool {
+	c.calls++
+	return c.Evaluator.Evaluate(ctx, s, value, priors)
 }
 
 // run is MCTS-SEARCH of Algorithms 2-3: simulations through the search

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/search"
 )
@@ -64,21 +65,43 @@ import (
 // prior), so a sequence is re-evaluated while it scores well and a
 // winning sequence is kept for the rest of the search (each keep scores
 // exactly +1). On the Connect4d test position (multi_test.go, random
-// rollouts, 2,000 simulations) the chain first reaches the winning turn
-// at depth 21-114 (seeds 1-6) and its winning edges have Q = 1, but a
-// walk of 5 steps returned a sequence near L0 that does not win: 0/20
-// seeds for EMCTS-V and EMCTS-BB with Phases 5, against 20/20 for both
-// with Phases 0 (seeds 1-20; at 1,000 simulations 20/20 and 18/20, at
-// 500 18/20, at 250 13/20 and 14/20, nearly always exactly the runs whose
-// chain had reached the win). TestEMCTSChain pins this.
+// rollouts) the chain first reaches the winning turn far below the root
+// and its winning edges have Q = 1, but a walk of 5 steps returns a
+// sequence near L0 that does not win. Seeds 1-20 finding the whole-turn
+// win at 250, 500, 1,000 and 2,000 simulations: EMCTS-V and EMCTS-BB
+// with Phases 0 13, 18, 20 and 20 each; with Phases 5 0 at every budget.
+// TestEMCTSChain pins this.
 //
-// FH-EMCTS (Horizon 3) finds the immediate win on that position in only
-// 7/20 seeds at 500-2,000 simulations, a limitation, not a readout
-// error: its chain is absorbed by the first sequence it meets in which x
-// wins at all, mostly on turn 3 after a reply of o's that does not block
-// (the keep mutation scores for the root's mover, a later win counts as
-// much as an immediate one, and the refuting mutations of o's actions
-// are never tried once the keep scores +1).
+// FH-EMCTS (Horizon 3) plays that immediate win in only 3, 5, 5 and 5 of
+// 20 seeds at the same budgets. This was checked against Algorithm 4
+// step by step (the sequence initialised from the policy, PUCT over the
+// mutations with Q = 0 for unvisited ones, the sequence played from the
+// root and evaluated, each mutation scored for the player of its action,
+// expansion, the turn read off the sequence) and against the study's
+// published code (github.com/Hadrien-Cr/MegaZero, EMCTS.pyx); no step
+// differs in a way that explains it. Neither helps: priors per position
+// not renormalised over the mutation set (the published code's choice)
+// nor dropping the keep mutation (measured with the earlier selection
+// code, whose random stream gave this variant 7/20 at 500 and 2,000
+// simulations: 3 and 4 of 20 without renormalising; 0 of 20 for every
+// variant without the keep mutation, whose chain then never stays on a
+// good sequence).
+// It is the search's limitation: the chain is absorbed by the first
+// sequence it meets in which x wins at all, which with three turns is
+// mostly a win on x's next turn after an o reply that does not block.
+// Such a sequence scores exactly +1, as an immediate win does, its keep
+// mutation (x's) is then taken at every visit, and o's mutations, which
+// start at Q = 0 with a prior of about 1/100, are rarely tried (8-456 of
+// the 1,999 edges first taken in a turn), so the reply that would refute
+// it is not found. On seeds 1-20 at 2,000 simulations, in 14 of the 15
+// misses no sequence of the tree wins at once, and in 13 of them 998-2,000
+// of the 2,000 sequences are such later wins (TestFHEMCTSAbsorbed pins
+// seed 4: 0 and 1,913; seed 16 met no win at all, seed 12 met the
+// immediate win in 6 sequences and did not settle on it); in the 5 hits the
+// immediate win appears at node 104-283 and then fills the chain
+// (1,717-1,896 sequences). A horizon of 2 turns (x's turn and o's
+// reply), where a later win lies beyond the horizon, finds it in 12, 16,
+// 18 and 19 of 20.
 //
 // Budget: every evaluator call counts as one simulation, the policy calls
 // that build L0 included, so Budget.Sims bounds the evaluator calls of a
@@ -104,11 +127,13 @@ type EMCTS struct {
 	mask              games.Mask
 	turn              int
 
-	nodes []emNode
-	edges []emEdge
-	genes []games.Action // the genomes of all nodes, back to back
-	prior [][]float32    // per root-sequence position: policy by action id
-	path  []int32        // edges of the current simulation
+	nodes  []emNode
+	edges  []emEdge
+	genes  []games.Action // the genomes of all nodes, back to back
+	prior  [][]float32    // per root-sequence position: policy by action id
+	visits []emVisit      // the statistics of every visited edge
+	path   []int32        // the current simulation's path: emVisit indices
+	last   []games.Action // the last turn planned
 
 	// Sims is the number of evaluator calls and terminal evaluations of
 	// the last turn.
@@ -117,11 +142,35 @@ type EMCTS struct {
 
 // emNode is one sequence: genes[off:off+n] (nodes made by the keep
 // mutation share their parent's genes).
+//
+// Selection only ever compares the visited edges and the unvisited ones
+// of largest prior (all unvisited edges have Q = 0 and the same visit
+// term), so a node lists the statistics of its visited edges (visited,
+// into EMCTS.visits, linked by emVisit.next) and keeps the largest prior
+// among its unvisited edges (maxUnv) and how many unvisited edges have it
+// (nMaxUnv). Selection then costs O(visited edges), not O(edges), and
+// reads memory laid out in the order of the first visits: EMCTS's tree is
+// nearly one chain as deep as the budget, and every simulation descends
+// all of it.
 type emNode struct {
 	off, n     int32
 	first, cnt int32 // edges; cnt 0 until expanded
 	visits     int32
+	visited    int32 // first of the visited edges' emVisit, -1 none
+	nMaxUnv    int32 // unvisited edges whose prior is maxUnv
+	maxUnv     float32
 	expanded   bool
+}
+
+// emVisit holds the statistics of a visited edge (created when the edge
+// is first taken).
+type emVisit struct {
+	edge, child int32
+	next        int32 // the parent's next visited edge, -1 none
+	n           int32
+	prior       float32
+	player      int8
+	w           float64 // sum of values for player
 }
 
 // emEdge is one mutation: position pos of the parent's sequence set to
@@ -130,8 +179,7 @@ type emEdge struct {
 	pos    int32
 	act    games.Action
 	child  int32 // -1 until first taken
-	n      int32
-	w      float64 // sum of values for player
+	visit  int32 // its emVisit once taken, -1 before
 	prior  float32
 	player int8
 }
@@ -148,11 +196,7 @@ func NewEMCTS(g games.Game, eval search.Evaluator, b Budget, seed uint64) (*EMCT
 	if eval == nil {
 		eval = &search.Rollout{}
 	}
-	// An evaluation context with the game's return scaling comes from a
-	// walker; a one-node tree provides it.
-	o := search.DefaultOptions()
-	o.Sims, o.MaxNodes, o.Eval = 1, 1, eval
-	t, err := search.New(g, o, seed)
+	ctx, err := evalContext(g, eval, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +205,7 @@ func NewEMCTS(g games.Game, eval search.Evaluator, b Budget, seed uint64) (*EMCT
 	return &EMCTS{
 		Horizon: 1, C: 1.5 / 8, InitTemp: 0.5,
 		g: g, eval: eval, policy: !rollout, budget: b,
-		rng: games.NewRand(seed ^ 0xe3c75), ctx: t.NewWalker(seed ^ 0x5eed).Ctx,
+		rng: games.NewRand(seed ^ 0xe3c75), ctx: ctx,
 		value: make([]float64, g.NumPlayers()), pri: make([]float32, n), ret: make([]float64, g.NumPlayers()),
 		root0: g.NewInitialState(), work: g.NewInitialState(), leaf: g.NewInitialState(),
 		mask: games.NewMask(n),
@@ -184,7 +228,7 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 	}
 	s.CloneInto(e.root0)
 	e.turn = turnOf(s)
-	e.nodes, e.edges, e.genes, e.prior = e.nodes[:0], e.edges[:0], e.genes[:0], e.prior[:0]
+	e.nodes, e.edges, e.visits, e.genes, e.prior = e.nodes[:0], e.edges[:0], e.visits[:0], e.genes[:0], e.prior[:0]
 	e.Sims = 0
 	deadline := e.budget.start()
 
@@ -215,6 +259,7 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 	}
 
 	// Phase 3: the turn is the first turn of the sequence.
+	start := len(dst)
 	e.root0.CloneInto(e.work)
 	for _, a := range e.genome(root) {
 		if !inTurn(e.work, e.turn) {
@@ -229,6 +274,7 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 		dst = append(dst, a)
 		e.work.Apply(a)
 	}
+	e.last = append(e.last[:0], dst[start:]...)
 	return dst, nil
 }
 
@@ -317,7 +363,7 @@ func (e *EMCTS) argmax(row []float32) games.Action {
 }
 
 func (e *EMCTS) newNode(off, n int) int32 {
-	e.nodes = append(e.nodes, emNode{off: int32(off), n: int32(n)})
+	e.nodes = append(e.nodes, emNode{off: int32(off), n: int32(n), visited: -1})
 	return int32(len(e.nodes) - 1)
 }
 
@@ -343,64 +389,124 @@ func (e *EMCTS) simulate(root int32) {
 	e.path = e.path[:0]
 	cur := root
 	for e.nodes[cur].expanded {
-		ei := e.selectEdge(cur)
-		if e.edges[ei].child < 0 {
-			c := e.mutate(cur, ei)
-			e.edges[ei].child = c
+		ei, v := e.selectEdge(cur)
+		if v < 0 {
+			e.edges[ei].child = e.mutate(cur, ei)
+			v = e.addVisit(cur, ei)
 		}
-		e.path = append(e.path, ei)
-		cur = e.edges[ei].child
+		e.path = append(e.path, v)
+		cur = e.visits[v].child
 	}
-	// Play the sequence from the turn's first state and evaluate.
-	e.root0.CloneInto(e.leaf)
-	for _, a := range e.genome(cur) {
-		if e.leaf.IsTerminal() {
-			break
-		}
-		e.leaf.Apply(a)
-	}
-	if e.leaf.IsTerminal() {
-		e.ctx.Terminal(e.leaf, e.value)
+	// Expand the node, playing its sequence from the turn's first state
+	// into e.work, and evaluate the state reached.
+	e.expand(cur)
+	if e.work.IsTerminal() {
+		e.ctx.Terminal(e.work, e.value)
 	} else {
-		e.eval.Evaluate(e.ctx, e.leaf, e.value, nil)
+		e.eval.Evaluate(e.ctx, e.work, e.value, nil)
 	}
 	e.Sims++
 	// Back up.
 	e.nodes[root].visits++
-	for _, ei := range e.path {
-		ed := &e.edges[ei]
-		ed.n++
-		ed.w += e.value[ed.player]
-		e.nodes[ed.child].visits++
+	for _, v := range e.path {
+		x := &e.visits[v]
+		x.n++
+		x.w += e.value[x.player]
+		e.nodes[x.child].visits++
 	}
-	e.expand(cur)
+}
+
+// addVisit creates the statistics of edge ei of node ni, taken for the
+// first time, links them into ni's visited list and updates ni's largest
+// unvisited prior; it returns their index.
+func (e *EMCTS) addVisit(ni, ei int32) int32 {
+	nd, ed := &e.nodes[ni], &e.edges[ei]
+	ed.visit = int32(len(e.visits))
+	e.visits = append(e.visits, emVisit{edge: ei, child: ed.child, next: nd.visited, prior: ed.prior, player: ed.player})
+	nd.visited = ed.visit
+	if ed.prior != nd.maxUnv {
+		return ed.visit
+	}
+	if nd.nMaxUnv--; nd.nMaxUnv > 0 {
+		return ed.visit
+	}
+	// That was the last unvisited edge of largest prior: find the next.
+	nd.maxUnv, nd.nMaxUnv = 0, 0
+	for i := nd.first; i < nd.first+nd.cnt; i++ {
+		if x := &e.edges[i]; x.visit < 0 {
+			nd.noteUnvisited(x.prior)
+		}
+	}
+	return ed.visit
+}
+
+// noteUnvisited counts an unvisited edge of prior p into maxUnv/nMaxUnv.
+func (nd *emNode) noteUnvisited(p float32) {
+	switch {
+	case nd.nMaxUnv == 0 || p > nd.maxUnv:
+		nd.maxUnv, nd.nMaxUnv = p, 1
+	case p == nd.maxUnv:
+		nd.nMaxUnv++
+	}
 }
 
 // selectEdge is UCB-SELECT-BEST with priors (PUCT): Q + C*P*sqrt(N+1)/(1+n),
-// Q = 0 for unvisited mutations, exact ties at random.
-func (e *EMCTS) selectEdge(ni int32) int32 {
+// Q = 0 for unvisited mutations, exact ties uniformly at random. It
+// scores the visited edges and, for all unvisited ones, the largest
+// prior (see emNode). It returns the edge and its emVisit (-1 when the
+// edge was never taken).
+func (e *EMCTS) selectEdge(ni int32) (edge, visit int32) {
 	nd := &e.nodes[ni]
 	sq := math.Sqrt(float64(nd.visits) + 1)
 	best, ties := int32(-1), 0
 	var bv float64
-	for i := nd.first; i < nd.first+nd.cnt; i++ {
-		ed := &e.edges[i]
-		q := 0.0
-		if ed.n > 0 {
-			q = ed.w / float64(ed.n)
-		}
-		v := q + e.C*float64(ed.prior)*sq/float64(1+ed.n)
+	for v := nd.visited; v >= 0; v = e.visits[v].next {
+		x := &e.visits[v]
+		s := x.w/float64(x.n) + e.C*float64(x.prior)*sq/float64(1+x.n)
 		switch {
-		case best < 0 || v > bv:
-			best, bv, ties = i, v, 1
-		case v == bv:
+		case ties == 0 || s > bv:
+			best, bv, ties = v, s, 1
+		case s == bv:
 			ties++
-			if e.rng.IntN(ties) == 0 {
-				best = i
+		}
+	}
+	unv := 0
+	if nd.nMaxUnv > 0 {
+		switch s := e.C * float64(nd.maxUnv) * sq; {
+		case ties == 0 || s > bv:
+			bv, ties, unv = s, 0, int(nd.nMaxUnv)
+		case s == bv:
+			unv = int(nd.nMaxUnv)
+		}
+	}
+	if ties == 1 && unv == 0 {
+		return e.visits[best].edge, best // the common case on a chain: one edge ahead
+	}
+	r := 0
+	if ties+unv > 1 {
+		r = e.rng.IntN(ties + unv)
+	}
+	if r < ties { // the r-th visited edge scoring bv, in list order
+		for v := nd.visited; v >= 0; v = e.visits[v].next {
+			x := &e.visits[v]
+			if x.w/float64(x.n)+e.C*float64(x.prior)*sq/float64(1+x.n) == bv {
+				if r == 0 {
+					return x.edge, v
+				}
+				r--
 			}
 		}
 	}
-	return best
+	r -= ties
+	for i := nd.first; i < nd.first+nd.cnt; i++ { // the r-th unvisited edge of prior maxUnv
+		if ed := &e.edges[i]; ed.visit < 0 && ed.prior == nd.maxUnv {
+			if r == 0 {
+				return i, -1
+			}
+			r--
+		}
+	}
+	panic("multi: emcts selection found no edge") // unreachable: a node has its keep edge
 }
 
 // priorOf returns the root policy of action a at sequence position i
@@ -414,7 +520,9 @@ func (e *EMCTS) priorOf(i int, a games.Action, legal int) float32 {
 
 // expand creates node ni's edges: every legal replacement of every
 // position, then the keep mutation; priors are normalised to sum to 1,
-// the keep mutation weighing as much as one position.
+// the keep mutation weighing as much as one position. It plays the
+// node's sequence from the turn's first state into e.work on the way and
+// leaves e.work at the state reached (where the game ended, if earlier).
 func (e *EMCTS) expand(ni int32) {
 	g := e.genome(ni)
 	first := int32(len(e.edges))
@@ -433,19 +541,19 @@ func (e *EMCTS) expand(ni int32) {
 			}
 			pr := e.priorOf(i, a, k)
 			sum += pr
-			e.edges = append(e.edges, emEdge{pos: int32(i), act: a, child: -1, prior: pr, player: p})
+			e.edges = append(e.edges, emEdge{pos: int32(i), act: a, child: -1, visit: -1, prior: pr, player: p})
 		}
 		e.work.Apply(cur)
 	}
-	e.root0.CloneInto(e.work)
 	keep := float32(1)
 	sum += keep
-	e.edges = append(e.edges, emEdge{pos: -1, act: games.NoAction, child: -1, prior: keep, player: int8(e.work.CurrentPlayer())})
-	for i := first; i < int32(len(e.edges)); i++ {
-		e.edges[i].prior /= sum
-	}
+	e.edges = append(e.edges, emEdge{pos: -1, act: games.NoAction, child: -1, visit: -1, prior: keep, player: int8(e.root0.CurrentPlayer())})
 	nd := &e.nodes[ni]
 	nd.first, nd.cnt, nd.expanded = first, int32(len(e.edges))-first, true
+	for i := first; i < int32(len(e.edges)); i++ {
+		e.edges[i].prior /= sum
+		nd.noteUnvisited(e.edges[i].prior)
+	}
 }
 
 // mutate creates the child of node ni by edge ei: the sequence with
@@ -505,26 +613,58 @@ func (e *EMCTS) walk(ni int32, steps int) int32 {
 }
 
 // bestChild returns the most visited child of ni (ties: higher Q, then
-// first), or -1 when none was visited.
+// lower edge index), or -1 when none was visited.
 func (e *EMCTS) bestChild(ni int32) int32 {
-	nd := &e.nodes[ni]
-	best := int32(-1)
-	for i := nd.first; i < nd.first+nd.cnt; i++ {
-		ed := &e.edges[i]
-		if ed.n == 0 || ed.child < 0 {
+	var b *emVisit
+	for v := e.nodes[ni].visited; v >= 0; v = e.visits[v].next {
+		x := &e.visits[v]
+		if b == nil {
+			b = x
 			continue
 		}
-		if best < 0 {
-			best = i
-			continue
-		}
-		b := &e.edges[best]
-		if ed.n > b.n || (ed.n == b.n && ed.w/float64(ed.n) > b.w/float64(b.n)) {
-			best = i
+		qx, qb := x.w/float64(x.n), b.w/float64(b.n)
+		if x.n > b.n || (x.n == b.n && (qx > qb || (qx == qb && x.edge < b.edge))) {
+			b = x
 		}
 	}
-	if best < 0 {
+	if b == nil {
 		return -1
 	}
-	return e.edges[best].child
+	return b.child
 }
+
+// Explain implements Explainer with the improved policy history of the
+// study's Eq. 2: for the action a at position i of the last turn, Visits
+// is the number of times a mutation (i, a) was taken in the tree, Q their
+// mean value for the mover, Prior the root policy at i (uniform without
+// a policy) and Score the share of a among all mutations taken at i (0
+// when position i was never mutated: a kept from L0).
+func (e *EMCTS) Explain(dst []agent.Analysis) []agent.Analysis {
+	for i, a := range e.last {
+		r := agent.Analysis{Action: a}
+		if i < len(e.prior) {
+			r.Prior = float64(e.prior[i][a])
+		}
+		var w float64
+		total := 0
+		for k := range e.visits {
+			x := &e.visits[k]
+			if ed := &e.edges[x.edge]; int(ed.pos) == i {
+				total += int(x.n)
+				if ed.act == a {
+					r.Visits += int(x.n)
+					w += x.w
+				}
+			}
+		}
+		if r.Visits > 0 {
+			r.Q = w / float64(r.Visits)
+			r.Score = float64(r.Visits) / float64(total)
+		}
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+// Close releases what the evaluator holds (a network's shared engine).
+func (e *EMCTS) Close() error { return closeEval(e.eval) }

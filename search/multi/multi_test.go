@@ -107,6 +107,11 @@ func planners(t *testing.T, g games.Game, sims int, eval search.Evaluator, seed 
 		e.BB, e.Horizon = c.bb, c.horizon
 		out[c.name] = e
 	}
+	oep, err := multi.NewOEP(g, eval, multi.Budget{Sims: sims}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["oep"] = oep
 	return out
 }
 
@@ -117,25 +122,37 @@ func TestFindsWholeTurnWin(t *testing.T) {
 		t.Fatal("brute force: no winning turn in the test position")
 	}
 	t.Logf("brute force: %d winning turns of %d", w, all)
-	for name, p := range planners(t, s.Game(), 2000, nil, 1) {
-		turn, err := p.PlanTurn(context.Background(), s, nil)
-		if err != nil {
-			t.Fatal(name, err)
+	seeds := 20
+	if testing.Short() {
+		seeds = 3
+	}
+	found := map[string]int{}
+	for seed := range seeds {
+		for name, p := range planners(t, s.Game(), 2000, nil, uint64(seed+1)) {
+			turn, err := p.PlanTurn(context.Background(), s, nil)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			if wins(s, turn) {
+				found[name]++
+			}
 		}
-		switch {
-		case wins(s, turn):
+	}
+	for _, name := range []string{"mcts-v", "mcts-bb", "emcts-v", "emcts-bb", "oep", "fh-emcts"} {
+		t.Logf("%s: the win in %d of %d seeds", name, found[name], seeds)
+		switch n := found[name]; {
 		case name == "fh-emcts":
-			// Known limitation (see EMCTS): FH-EMCTS's chain settles on
-			// the first 3-turn sequence in which x wins at all, mostly
-			// on turn 3 after an o reply that does not block; 7/20
-			// seeds (1-20) play the immediate win at 500-2,000
-			// simulations (seed 1 is one of the 7).
-			t.Logf("%s: turn %v does not win (known FH-EMCTS limitation)", name, turn)
-		default:
-			// emcts-v and emcts-bb (Phases 0, the study's c) read the
-			// win off the end of their most visited path: 20/20 seeds
-			// at 2,000 simulations (TestEMCTSChain, EMCTS doc).
-			t.Errorf("%s: turn %v does not win", name, turn)
+			// Known limitation (see EMCTS, TestFHEMCTSAbsorbed): the
+			// chain settles on the first 3-turn sequence in which x wins
+			// at all, mostly on x's next turn after an o reply that does
+			// not block: 5 of seeds 1-20.
+			if n > seeds/2 {
+				t.Errorf("%s finds the win in %d of %d seeds: update the EMCTS doc", name, n, seeds)
+			}
+		case n != seeds:
+			// emcts-v and emcts-bb (Phases 0, the study's c) read the win
+			// off the end of their most visited path (TestEMCTSChain).
+			t.Errorf("%s: the win in only %d of %d seeds", name, n, seeds)
 		}
 	}
 }
@@ -209,7 +226,7 @@ func TestCancelled(t *testing.T) {
 // agent.New and the registry (small budgets), checking each action's
 // legality.
 func TestFullGames(t *testing.T) {
-	specs := []string{"mcts-v:sims=40", "mcts-bb:sims=40", "emcts:sims=40", "emcts:sims=40,bb=true", "emcts:sims=40,horizon=2,eval=rollout"}
+	specs := []string{"mcts-v:sims=40", "mcts-bb:sims=40", "emcts:sims=40", "emcts:sims=40,bb=true", "emcts:sims=40,horizon=2,eval=rollout", "oep:sims=40", "oep:sims=40,pop=4,survival=0.25,mutation=1,reeval=false", "oep:time=20ms,survival=1,reeval=false"}
 	for _, gs := range []string{"connect4d:d=4", "strands:size=4"} {
 		g := games.MustNew(gs)
 		for i, sp := range specs {
@@ -240,7 +257,7 @@ func TestFullGames(t *testing.T) {
 
 func TestAgentOptions(t *testing.T) {
 	g := games.MustNew("connect4d")
-	for _, sp := range []string{"emcts:nosuch=1", "mcts-bb:threads=2", "emcts:horizon=0"} {
+	for _, sp := range []string{"emcts:nosuch=1", "mcts-bb:threads=2", "emcts:horizon=0", "oep:pop=1", "oep:survival=0", "oep:mutation=2", "oep:eval=nosuch"} {
 		if _, err := agent.New(g, sp, 1); err == nil {
 			t.Errorf("%s: no error", sp)
 		}

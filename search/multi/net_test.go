@@ -1,0 +1,161 @@
+package multi_test
+
+import (
+	"context"
+	"io"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine" // eval=NET: the network evaluator resolver
+	"github.com/canopy-go/canopy/search/multi"
+)
+
+// tinyNet writes a small random network for g (1 block of 4 channels)
+// and returns it with its weights file.
+func tinyNet(t *testing.T, g games.Game) (*nets.Net, string) {
+	t.Helper()
+	cfg, err := nets.DefaultConfig(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Channels, cfg.Blocks, cfg.ValueHidden = 4, 1, 8
+	n, err := nets.New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.safetensors")
+	if err := n.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return n, path
+}
+
+// netPolicy computes the network's masked softmax at s directly (no
+// engine, no search), for the mover.
+func netPolicy(n *nets.Net, s games.State) []float32 {
+	g := s.Game()
+	in := make([]float32, n.InputSize())
+	s.Observation(s.CurrentPlayer(), in)
+	logits, v := make([]float32, g.NumActions()), make([]float32, 1)
+	n.Forward(1, in, logits, v)
+	mask := games.NewMask(g.NumActions())
+	s.Legal(mask)
+	probs := make([]float32, g.NumActions())
+	mx := math.Inf(-1)
+	for a := range mask.All() {
+		mx = math.Max(mx, float64(logits[a]))
+	}
+	var sum float64
+	for a := range mask.All() {
+		sum += math.Exp(float64(logits[a]) - mx)
+	}
+	for a := range mask.All() {
+		probs[a] = float32(math.Exp(float64(logits[a])-mx) / sum)
+	}
+	return probs
+}
+
+// evals returns the number of network rows evaluated by the shared
+// engines so far.
+func evals() int64 {
+	var n int64
+	for _, u := range engine.Shared.Usage() {
+		n += u.Evals
+	}
+	return n
+}
+
+// The variants evaluate leaves with a network through eval=NET (the
+// pooled batched engine of search/engine): the network's policy is what
+// they read, every evaluation is one network row, exactly the budget,
+// and closing the agents releases the engine.
+func TestNetworkEvaluation(t *testing.T) {
+	g := games.MustNew("connect4d")
+	n, path := tinyNet(t, g)
+	s := g.NewInitialState()
+	for _, a := range []games.Action{3, 10, 17, 24, 31, 2, 9, 16, 23, 30} { // a turn each: x in column d, o in column c
+		s.Apply(a)
+	}
+	ctx := context.Background()
+
+	// EMCTS-V with the budget of its root sequence only (5 policy calls,
+	// no EMCTS-SEARCH simulation): with itemp=0 the turn is the
+	// network's greedy sequence, and Explain's priors are its policy.
+	want := []games.Action{}
+	c := s.Clone()
+	var wantPri []float32
+	for range 5 {
+		p := netPolicy(n, c)
+		best := games.NoAction
+		for a := range p {
+			if p[a] > 0 && (best == games.NoAction || p[a] > p[best]) {
+				best = games.Action(a)
+			}
+		}
+		want = append(want, best)
+		wantPri = append(wantPri, p[best])
+		c.Apply(best)
+	}
+	for _, tc := range []struct {
+		spec string
+		sims int
+	}{
+		{"emcts:itemp=0,sims=5,eval=" + path, 5},
+		{"emcts:sims=200,eval=" + path, 200},
+		{"emcts:sims=200,horizon=2,eval=" + path, 200},
+		{"emcts:sims=200,bb=true,eval=" + path, 200},
+		{"mcts-v:sel=puct,sims=200,eval=" + path, 200},
+		{"mcts-bb:sel=puct,sims=200,eval=" + path, 200},
+		{"oep:sims=200,reeval=false,eval=" + path, 200},
+	} {
+		ag, err := agent.New(g, tc.spec, 1)
+		if err != nil {
+			t.Fatal(tc.spec, err)
+		}
+		before := evals()
+		rows, err := ag.(agent.Analyzer).Analyze(ctx, s, 0)
+		if err != nil {
+			t.Fatal(tc.spec, err)
+		}
+		if got := evals() - before; got != int64(tc.sims) {
+			t.Errorf("%s: %d network evaluations, want exactly %d", tc.spec, got, tc.sims)
+		}
+		turn := make([]games.Action, len(rows))
+		for i, r := range rows {
+			turn[i] = r.Action
+		}
+		c := s.Clone()
+		for _, a := range turn {
+			if err := games.ApplyChecked(c, a); err != nil {
+				t.Fatalf("%s: turn %v: %v", tc.spec, turn, err)
+			}
+		}
+		if len(turn) != 5 || c.(games.MultiActionState).TurnNumber() != 3 {
+			t.Errorf("%s: turn %v is not one whole turn", tc.spec, turn)
+		}
+		if tc.sims == 5 {
+			for i := range want {
+				if turn[i] != want[i] || math.Abs(rows[i].Prior-float64(wantPri[i])) > 1e-4 {
+					t.Errorf("%s: action %d: %d with prior %.5f; the network's greedy choice is %d with %.5f",
+						tc.spec, i, turn[i], rows[i].Prior, want[i], wantPri[i])
+				}
+			}
+		}
+		if tc.spec[:4] == "mcts" { // the first action's prior is the root policy
+			if p := netPolicy(n, s)[turn[0]]; math.Abs(rows[0].Prior-float64(p)) > 1e-4 {
+				t.Errorf("%s: first action %d has prior %.5f, the network says %.5f", tc.spec, turn[0], rows[0].Prior, p)
+			}
+		}
+		if err := ag.(io.Closer).Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if k := engine.Shared.Open(); k != 0 {
+		t.Errorf("%d engines still open after closing every agent", k)
+	}
+	var _ multi.Explainer = (*multi.OEP)(nil)
+}
