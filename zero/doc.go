@@ -13,7 +13,11 @@
 //	train/iter-NNNN.json           iteration N's training result
 //	iterations/iter-NNNN.json      iteration N's record, written last
 //	metrics.jsonl                  one record per finished iteration
-//	plots/{loss,elo,solver}.{svg,png}
+//	plots/{loss,elo,solver}.{svg,png}  charts (package plots); elo and
+//	                               solver only once there is data for them
+//	fleet.json                     the run's id on a NATS fleet (--nats)
+//	nats/                          the embedded NATS server's JetStream
+//	                               store (--nats embedded)
 //
 // # Resuming
 //
