@@ -1,9 +1,14 @@
 // Package arena plays games between agents and summarises the results:
 // single games with full records (PlayGame), batches of games with seats
 // rotated and statistics with confidence intervals (Stats), and, for
-// tournaments, pairwise tables and ratings.
+// tournaments, pairwise tables, ratings and per agent the columns the
+// search studies report (Summaries: sole and shared wins, pairwise score,
+// mean ordinal with ties shared, wall-clock time per move, by seat).
 //
 // Everything is reproducible from a seed: game i of a run uses seeds derived
 // from (seed, i) only, so results do not depend on scheduling when games run
-// in parallel.
+// in parallel; only the measured times per move do. Stats and Tournament
+// build their own agents for every game and may run concurrently;
+// PlayGame and PlayFrom use the agents they are given, which must not be
+// shared with another game in progress.
 package arena

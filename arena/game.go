@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -25,6 +26,21 @@ type Record struct {
 	Returns   []float64
 	Scores    []float64 // final scores for games implementing games.Scorer, else nil
 	Final     games.State
+	// Moves[p] is the number of decisions seat p made (its Act calls) and
+	// Think[p] their total wall-clock time: the time per move the studies
+	// report. Under parallel games the wall time includes waiting for the
+	// CPU, so compare times from runs with one game at a time.
+	Moves []int
+	Think []time.Duration
+}
+
+// MoveTime returns seat p's mean wall-clock time per decision (0 when it
+// made none).
+func (r *Record) MoveTime(p int) time.Duration {
+	if p >= len(r.Moves) || r.Moves[p] == 0 {
+		return 0
+	}
+	return r.Think[p] / time.Duration(r.Moves[p])
 }
 
 // Decisions is the number of player decisions in the game.
@@ -45,7 +61,14 @@ func PlayFrom(ctx context.Context, s games.State, agents []agent.Agent, names []
 		return nil, fmt.Errorf("%s needs %d agents, got %d", g.Spec(), g.NumPlayers(), len(agents))
 	}
 	rng := games.NewRand(chanceSeed)
-	rec := &Record{Spec: g.Spec(), Agents: names}
+	rec := &Record{Spec: g.Spec(), Agents: names, Moves: make([]int, g.NumPlayers()), Think: make([]time.Duration, g.NumPlayers())}
+	act := func(p int) (games.Action, error) {
+		start := time.Now()
+		a, err := agents[p].Act(ctx, s, p)
+		rec.Think[p] += time.Since(start)
+		rec.Moves[p]++
+		return a, err
+	}
 	mask := games.NewMask(g.NumActions())
 	joint := make([]games.Action, g.NumPlayers())
 	for steps := 0; !s.IsTerminal(); steps++ {
@@ -68,7 +91,7 @@ func PlayFrom(ctx context.Context, s games.State, agents []agent.Agent, names []
 			ss := s.(games.SimultaneousState)
 			for i := range joint {
 				ss.LegalFor(i, mask)
-				a, err := agents[i].Act(ctx, s, i)
+				a, err := act(i)
 				if err != nil {
 					return rec, fmt.Errorf("agent %s (player %d): %w", names[i], i, err)
 				}
@@ -88,7 +111,7 @@ func PlayFrom(ctx context.Context, s games.State, agents []agent.Agent, names []
 			}
 		default:
 			s.Legal(mask)
-			a, err := agents[p].Act(ctx, s, p)
+			a, err := act(p)
 			if err != nil {
 				return rec, fmt.Errorf("agent %s (player %d): %w", names[p], p, err)
 			}

@@ -18,6 +18,22 @@ type Log struct {
 	Moves   []LogMove `json:"moves"`
 	// Returns at the end of the game (absent for unfinished games).
 	Returns []float64 `json:"returns,omitempty"`
+	// Summary of a finished game per seat (absent for unfinished games
+	// and in logs written before it existed).
+	Summary *LogSummary `json:"summary,omitempty"`
+}
+
+// LogSummary is a finished game's summary per seat: the columns the
+// studies report for one game.
+type LogSummary struct {
+	// Ordinals[p] is seat p's finishing position, 1 = best, tied seats
+	// sharing the mean of the positions they span (Ordinal).
+	Ordinals []float64 `json:"ordinals"`
+	// Moves[p] is the number of seat p's decisions and MoveTimeMS[p]
+	// their mean wall-clock time in milliseconds; absent when the game's
+	// record has no times (e.g. a log rebuilt from moves).
+	Moves      []int     `json:"moves,omitempty"`
+	MoveTimeMS []float64 `json:"move_time_ms,omitempty"`
 }
 
 // LogMove is one applied action. Player is the mover, -1 for chance. At a
@@ -60,8 +76,58 @@ func LogFromRecord(g games.Game, rec *Record, seed uint64) (*Log, error) {
 	if s.IsTerminal() {
 		l.Returns = make([]float64, g.NumPlayers())
 		s.Returns(l.Returns)
+		sum := &LogSummary{Ordinals: make([]float64, g.NumPlayers())}
+		for p := range sum.Ordinals {
+			sum.Ordinals[p] = Ordinal(l.Returns, p)
+		}
+		if len(rec.Moves) == g.NumPlayers() && len(rec.Think) == g.NumPlayers() {
+			sum.Moves = rec.Moves
+			sum.MoveTimeMS = make([]float64, g.NumPlayers())
+			for p := range sum.MoveTimeMS {
+				sum.MoveTimeMS[p] = float64(rec.MoveTime(p).Nanoseconds()) / 1e6
+			}
+		}
+		l.Summary = sum
 	}
 	return l, nil
+}
+
+// checkSummary checks a log's summary against its replay: ordinals from
+// the returns, decision counts from the moves, times finite and >= 0.
+func checkSummary(l *Log, n int) error {
+	sum := l.Summary
+	if l.Returns == nil {
+		return fmt.Errorf("game log: a summary but no returns (summaries are for finished games)")
+	}
+	if len(sum.Ordinals) != n {
+		return fmt.Errorf("game log: summary has %d ordinals for %d players", len(sum.Ordinals), n)
+	}
+	for p, o := range sum.Ordinals {
+		if want := Ordinal(l.Returns, p); math.Abs(o-want) > 1e-9 {
+			return fmt.Errorf("game log: summary gives player %d ordinal %v, the returns %v give %v", p, o, l.Returns, want)
+		}
+	}
+	if sum.Moves == nil && sum.MoveTimeMS == nil {
+		return nil
+	}
+	if len(sum.Moves) != n || len(sum.MoveTimeMS) != n {
+		return fmt.Errorf("game log: summary needs %d move counts and times (got %d and %d)", n, len(sum.Moves), len(sum.MoveTimeMS))
+	}
+	count := make([]int, n)
+	for _, m := range l.Moves {
+		if m.Player >= 0 {
+			count[m.Player]++
+		}
+	}
+	for p := range n {
+		if sum.Moves[p] != count[p] {
+			return fmt.Errorf("game log: summary counts %d decisions for player %d, the log has %d", sum.Moves[p], p, count[p])
+		}
+		if t := sum.MoveTimeMS[p]; !(t >= 0) || math.IsInf(t, 0) {
+			return fmt.Errorf("game log: summary time per move of player %d is %v; want a finite number >= 0", p, t)
+		}
+	}
+	return nil
 }
 
 func scoresOf(s games.State, buf []float64) []float64 {
@@ -108,6 +174,11 @@ func ReadLog(r io.Reader) (*Log, games.State, error) {
 		s.Returns(got)
 		if !closeAll(got, l.Returns) {
 			return nil, nil, fmt.Errorf("game log: recorded returns %v, replay gives %v", l.Returns, got)
+		}
+	}
+	if l.Summary != nil {
+		if err := checkSummary(&l, g.NumPlayers()); err != nil {
+			return nil, nil, err
 		}
 	}
 	return &l, s, nil

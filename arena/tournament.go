@@ -34,6 +34,10 @@ type GameResult struct {
 	Seats   []int     `json:"seats"` // agent index per seat
 	Returns []float64 `json:"returns"`
 	Length  int       `json:"length"` // player decisions
+	// Moves and Think: decisions per seat and their total wall-clock time
+	// in seconds (Record.Moves, Record.Think); nil when not recorded.
+	Moves []int     `json:"moves,omitempty"`
+	Think []float64 `json:"think_s,omitempty"`
 }
 
 // TournamentResult is what Tournament reports.
@@ -48,6 +52,9 @@ type TournamentResult struct {
 	Pairwise [][]PairStats `json:"pairwise"`
 	// Length[a] summarises the length (player decisions) of a's games.
 	Length []Summary `json:"game_length_decisions"`
+	// PerAgent[a] holds the columns the studies report: sole and shared
+	// wins, pairwise score, mean ordinal, time per move (Summaries).
+	PerAgent []AgentSummary `json:"per_agent"`
 	// Elo: maximum-likelihood Elo, mean 0, bootstrap 95% intervals.
 	Elo []Rating `json:"elo"`
 	// BradleyTerry: Bayesian Plackett-Luce MAP log-strengths (natural
@@ -111,7 +118,7 @@ func Schedule(n, k, games int) ([][]int, error) {
 // only seeds derived from DeriveSeed(cfg.Seed, i) (agents seeded per seat
 // as in NewAgents, chance from a further derived seed), and the bootstrap
 // uses its own derived seed, so the result does not depend on
-// cfg.Parallel. The first failing game (or the end of ctx) stops the
+// cfg.Parallel (except the measured times per move). The first failing game (or the end of ctx) stops the
 // tournament and is returned as the error (ctx.Err() itself when ctx
 // ended), together with the ratings of the games that finished before it,
 // marked Partial; the result is nil when no game finished.
@@ -176,7 +183,11 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 					CloseAgents(ags)
 				}
 				if err == nil {
-					results[i] = GameResult{Seats: seats, Returns: rec.Returns, Length: rec.Decisions()}
+					think := make([]float64, len(rec.Think))
+					for p, d := range rec.Think {
+						think[p] = d.Seconds()
+					}
+					results[i] = GameResult{Seats: seats, Returns: rec.Returns, Length: rec.Decisions(), Moves: rec.Moves, Think: think}
 				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
@@ -265,6 +276,9 @@ func Rate(game string, agents []string, results []GameResult, opt RateOptions) (
 	}
 	for a := range lens {
 		res.Length[a] = lens[a].summary()
+	}
+	if res.PerAgent, err = Summaries(agents, results); err != nil {
+		return nil, err
 	}
 	if res.Elo, err = BootstrapElo(agents, outs, EloPriorSD, opt.Bootstrap, DeriveSeed(opt.Seed, 1<<40)); err != nil {
 		return nil, fmt.Errorf("Elo: %w", err)

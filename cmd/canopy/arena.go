@@ -29,15 +29,24 @@ count.
 
 Reports the pairwise table (row agent against column agent: wins-draws-
 losses and score with a 95% Wilson interval, draws count half), game length
-per agent, and three ratings:
+per agent, the columns the search studies report per agent (sole wins:
+games with a return strictly above every other seat's; shared: tied for
+first; pairwise: comparisons with every other seat won-drawn-lost and the
+mean share won per game, draws half; mean ordinal: finishing position,
+1 = first, tied seats sharing the mean of their positions, so that with
+two players it is 2 - pairwise score; 95% Wilson intervals, for shares on
+their sum over games; ms/move: mean wall-clock time of the agent's
+decisions, which counts waiting for the CPU, so measure with --parallel 1
+on an idle machine), the pairwise score by seat, and three ratings:
   Elo   maximum-likelihood Elo from the pairwise results, mean 0, with 95%
         bootstrap intervals (B resamples of the games; 0 for none);
   BT    Bayesian Bradley-Terry / Plackett-Luce log-strengths (natural log,
         Gaussian prior sd 2), MAP with 95% Laplace intervals of the centred
         log-strengths;
   ILSR  Plackett-Luce log-strengths by Iterative Luce Spectral Ranking.
-Results depend only on --seed, not on --parallel. --csv prints one long
-table (columns: table,agent,opponent,games,wins,draws,losses,value,lo,hi).
+Results depend only on --seed, not on --parallel (times per move aside).
+--csv prints one long table (columns: table,agent,opponent,games,wins,
+draws,losses,value,lo,hi).
 
 Limits: at most 10000000 games in all and 100000 bootstrap resamples.
 Interrupted (Ctrl-C), it prints the table and ratings of the games
@@ -189,6 +198,20 @@ func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) err
 	for i, l := range res.Length {
 		fmt.Fprintf(tw, "#%d\t%d games\t%s\n", i+1, l.N, l)
 	}
+	fmt.Fprintln(tw, "\nPer agent: sole wins [95% Wilson], shared wins, pairwise won-drawn-lost and score [95%], mean ordinal (1 = first, ties share) [95%], time per move")
+	fmt.Fprintln(tw, "\tgames\tsole wins\tshared\tpairwise\tmean ordinal\tms/move")
+	for i, a := range res.PerAgent {
+		fmt.Fprintf(tw, "#%d\t%d\t%d %s\t%d\t%d-%d-%d %s\t%.3f [%.3f, %.3f]\t%s\n", i+1, a.Games, a.SoleWins, a.SoleWinRate,
+			a.SharedWins, a.PairWins, a.PairDraws, a.PairLosses, a.PairScore, a.MeanOrdinal.Value, a.MeanOrdinal.Lo, a.MeanOrdinal.Hi, msPerMove(a))
+	}
+	fmt.Fprintln(tw, "\nBy seat (0 moves first): games and pairwise score [95%]")
+	for i, a := range res.PerAgent {
+		fmt.Fprintf(tw, "#%d", i+1)
+		for s, st := range a.Seats {
+			fmt.Fprintf(tw, "\tseat %d: %d games %s", s, st.Games, st.PairScore)
+		}
+		fmt.Fprintln(tw)
+	}
 	elo := "Elo (mean 0)"
 	if res.Bootstrap > 0 {
 		elo = fmt.Sprintf("Elo [95%% bootstrap, B=%d]", res.Bootstrap)
@@ -206,9 +229,27 @@ func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) err
 	return tw.Flush()
 }
 
+// msPerMove formats an agent's mean time per move in milliseconds, "-"
+// when no time was recorded.
+func msPerMove(a arena.AgentSummary) string {
+	if a.Moves == 0 {
+		return "-"
+	}
+	ms := 1000 * a.MoveTime
+	if ms < 1 {
+		return fmt.Sprintf("%.4f (%d moves)", ms, a.Moves)
+	}
+	return fmt.Sprintf("%.1f (%d moves)", ms, a.Moves)
+}
+
 // writeArenaCSV prints the results as one long table: rows "pair"
 // (agent against opponent), "length" (value = mean, lo = min, hi = max),
-// "elo", "bt" and "ilsr" (value with interval; ILSR has none).
+// per agent "sole" (wins = sole wins, draws = shared wins, losses = the
+// other games; value = sole win rate), "pairscore" (wins, draws, losses =
+// pairwise comparisons; value = mean share won), "ordinal" (mean
+// finishing position) and "move_ms" (games = decisions, value = mean
+// milliseconds per decision), then "elo", "bt" and "ilsr" (value with
+// interval; ILSR has none).
 func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 	cw := csv.NewWriter(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
@@ -224,6 +265,15 @@ func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 	}
 	for i, l := range res.Length {
 		cw.Write([]string{"length", res.Agents[i], "", strconv.Itoa(l.N), "", "", "", f(l.Mean), f(l.Min), f(l.Max)})
+	}
+	for _, a := range res.PerAgent {
+		n := strconv.Itoa(a.Games)
+		cw.Write([]string{"sole", a.Agent, "", n, strconv.Itoa(a.SoleWins), strconv.Itoa(a.SharedWins),
+			strconv.Itoa(a.Games - a.SoleWins - a.SharedWins), f(a.SoleWinRate.Value), f(a.SoleWinRate.Lo), f(a.SoleWinRate.Hi)})
+		cw.Write([]string{"pairscore", a.Agent, "", n, strconv.Itoa(a.PairWins), strconv.Itoa(a.PairDraws),
+			strconv.Itoa(a.PairLosses), f(a.PairScore.Value), f(a.PairScore.Lo), f(a.PairScore.Hi)})
+		cw.Write([]string{"ordinal", a.Agent, "", n, "", "", "", f(a.MeanOrdinal.Value), f(a.MeanOrdinal.Lo), f(a.MeanOrdinal.Hi)})
+		cw.Write([]string{"move_ms", a.Agent, "", strconv.Itoa(a.Moves), "", "", "", f(1000 * a.MoveTime), "", ""})
 	}
 	for i, a := range res.Agents {
 		e, bt := res.Elo[i], res.BradleyTerry[i]

@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"math"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +22,8 @@ func TestArenaText(t *testing.T) {
 		t.Fatalf("status %d: %s", code, errs)
 	}
 	for _, want := range []string{`#1\s+random\n`, `#2\s+onestep\n`, "Pairwise", `#2\s+-?\s*\d+-\d+-\d+ \d+\.\d% \[\d+\.\d, \d+\.\d\]`, "Game length",
-		`Elo \[95% bootstrap, B=30\]`, "ILSR", `60 \(20 per table, seed 3\)`} {
+		`Elo \[95% bootstrap, B=30\]`, "ILSR", `60 \(20 per table, seed 3\)`,
+		"Per agent", `#2\s+40\s+\d+ \d+\.\d% \[\d+\.\d, \d+\.\d\]\s+\d+\s+\d+-\d+-\d+ \d+\.\d% \[[\d.]+, [\d.]+\]\s+1\.\d{3} \[[\d.]+, [\d.]+\]\s+\d+\.\d+ \(\d+ moves\)`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -39,12 +43,25 @@ func TestArenaJSONReproducible(t *testing.T) {
 		t.Errorf("--quiet still wrote %q", errs)
 	}
 	_, out2, _ := runCLI(t, "", append(args, "--parallel", "3")...)
-	if out1 != out2 {
-		t.Error("JSON output depends on --parallel")
-	}
-	var res arena.TournamentResult
+	var res, res2 arena.TournamentResult
 	if err := json.Unmarshal([]byte(out1), &res); err != nil {
 		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out2), &res2); err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.PerAgent { // measured times differ between runs
+		if !(res.PerAgent[i].MoveTime > 0) || !(res2.PerAgent[i].MoveTime > 0) {
+			t.Errorf("agent %d: times per move %v and %v, want > 0", i, res.PerAgent[i].MoveTime, res2.PerAgent[i].MoveTime)
+		}
+		res.PerAgent[i].MoveTime, res2.PerAgent[i].MoveTime = 0, 0
+	}
+	if !reflect.DeepEqual(res, res2) {
+		t.Error("JSON output depends on --parallel")
+	}
+	if len(res.PerAgent) != 2 || res.PerAgent[0].Games != 10 || res.PerAgent[1].SoleWins != res.Pairwise[1][0].Wins ||
+		math.Abs(res.PerAgent[1].MeanOrdinal.Value-(2-res.Pairwise[1][0].Score.Value)) > 1e-12 {
+		t.Errorf("per-agent columns %+v do not match the pairwise table %+v", res.PerAgent, res.Pairwise)
 	}
 	if res.TotalGames != 10 || len(res.Elo) != 2 || len(res.BradleyTerry) != 2 || len(res.ILSR) != 2 || res.Pairwise[0][1].Games != 10 {
 		t.Errorf("unexpected result %+v", res)
@@ -63,9 +80,30 @@ func TestArenaCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// header + 2 pair rows + 2 length rows + 3 ratings x 2 agents
-	if len(rows) != 1+2+2+6 || rows[0][0] != "table" || rows[1][0] != "pair" || rows[1][3] != "6" {
+	// header + 2 pair rows + 2 length rows + 4 per-agent rows x 2 agents + 3 ratings x 2 agents
+	if len(rows) != 1+2+2+8+6 || rows[0][0] != "table" || rows[1][0] != "pair" || rows[1][3] != "6" {
 		t.Errorf("CSV rows %v", rows)
+	}
+	kinds := map[string]int{}
+	for _, r := range rows[1:] {
+		kinds[r[0]]++
+		if r[0] == "ordinal" {
+			// Two players: the mean ordinal is 2 minus the pair score.
+			for _, q := range rows[1:] {
+				if q[0] == "pairscore" && q[1] == r[1] {
+					o, _ := strconv.ParseFloat(r[7], 64)
+					p, _ := strconv.ParseFloat(q[7], 64)
+					if math.Abs(o-(2-p)) > 1e-6 {
+						t.Errorf("%s: ordinal %v, pair score %v: want ordinal = 2 - score", r[1], o, p)
+					}
+				}
+			}
+		}
+	}
+	for _, k := range []string{"sole", "pairscore", "ordinal", "move_ms"} {
+		if kinds[k] != 2 {
+			t.Errorf("%d %q rows, want one per agent: %v", kinds[k], k, rows)
+		}
 	}
 }
 

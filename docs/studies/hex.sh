@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Study 001's Hex validation (the Tetris Link thesis, section 6.9, figures
+# 25-26, ../shared/studies/001_1320adf06c48709f.txt) under its protocol:
+# UCT, RAVE and PoolRAVE against the two-distance (Dijkstra) heuristic
+# hexdist, no swap rule, 100 games per row.
+#
+# Seats: the thesis gave the heuristic the first move in every game; here
+# the arena alternates the seats, so each row holds both seats (50 games
+# each; the JSON's per_agent[].seats splits the results by seat).
+#
+# Budget: the thesis's 1000 ms per move at its measured rates on 7x7
+# (section 6.9): about 35,000 simulations with the random default policy
+# (sims=35000) and 4,500 with the heuristic one (sims=4500,
+# rollout=heuristic: epsilon-greedy on Canopy's Hex heuristic).
+#
+# Constants: as in tetrislink.sh (thesis: UCB1 with Cp = 2.0 on 0/1
+# rewards, RAVE x + alpha x_RAVE + sqrt(2 ln n / n_j) with beta = 1000,
+# PoolRAVE's pool in tree selection; Canopy: the mcts defaults).
+#
+# Sizes: SIZES (default "3 5 7 9 11"; the thesis plotted 2x2 to 12x12)
+# for the random default policy, HEUR_SIZES (default "3 5 7") for the
+# heuristic one: Canopy's heuristic rollouts score every legal move by
+# two-distance at every step, so at 4,500 simulations a game takes about
+# 12 s on 5x5 and 4-5 min on 7x7 on the development machine, growing about
+# twentyfold per size step (hours per game from 9x9 on), where the thesis
+# measured 4,500 simulations per second on 7x7.
+#
+# Run `docs/studies/hex.sh --list` for the commands; see lib.sh for the
+# options (GAMES=N for a reduced run, --time to measure).
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+STUDY=hex
+GAMES_DEFAULT=100
+SIZES=${SIZES:-3 5 7 9 11}
+HEUR_SIZES=${HEUR_SIZES:-3 5 7}
+
+declare -A method=(
+	[thesis-uct]="sel=uct,rewards=01,c=5.657"
+	[thesis-rave]="sel=rave,ravesched=study001,ravek=1000"
+	[thesis-poolrave]="sel=poolrave,ravesched=study001,ravek=1000,pool=tree,poolp=0.5,poolk=10"
+	[canopy-uct]="sel=uct"
+	[canopy-rave]="sel=rave"
+	[canopy-poolrave]="sel=poolrave"
+)
+order=(thesis-uct thesis-rave thesis-poolrave canopy-uct canopy-rave canopy-poolrave)
+declare -A policy=(
+	[random]="sims=35000"
+	[heuristic]="sims=4500,rollout=heuristic"
+)
+
+for pol in random heuristic; do
+	sizes=$SIZES
+	[[ $pol == heuristic ]] && sizes=$HEUR_SIZES
+	for n in $sizes; do
+		[[ $n =~ ^[0-9]+$ ]] && ((n >= 2 && n <= 13)) || die "SIZES/HEUR_SIZES: $n is not a Hex size (2..13)"
+		for m in "${order[@]}"; do
+			row "s$n-$pol-$m" "hex:size=$n" "mcts:${method[$m]},${policy[$pol]};hexdist"
+		done
+	done
+done
+
+main "$@"

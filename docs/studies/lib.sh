@@ -1,0 +1,180 @@
+# lib.sh: the runner shared by the study protocol scripts in this folder
+# (sushigo.sh, tetrislink.sh, hex.sh). It is sourced, not run. A script
+# declares its table rows with `row NAME GAME AGENTS`, sets GAMES_DEFAULT
+# and STUDY, and calls `main "$@"`.
+#
+# Every row is one `canopy arena` run between the row's agents (two-player
+# games: GAMES games with seats alternating; the 4-player Sushi Go table:
+# GAMES games with seats rotated), written as JSON to $OUT/NAME.json (the
+# per-agent columns: sole and shared wins, pairwise score, mean ordinal,
+# ms per move, by seat) with the exact command in $OUT/NAME.cmd. A row
+# whose JSON exists is skipped, so an interrupted run resumes where it
+# stopped. $OUT/env.txt records the commit, CPU, Go version and date.
+#
+# Usage: SCRIPT [--list | --time | ROW...]
+#   (no argument)  run every row
+#   ROW...         run these rows (names from --list; shell globs allowed)
+#   --list         print every row's name and command, run nothing
+#   --time [ROW...] play TIME_GAMES games of each row (default 2), one
+#                  at a time, and print the wall time per game and the
+#                  estimated CPU time of the full protocol (GAMES games)
+# Variables:
+#   GAMES     games per row (the study's count by default); smaller for a
+#             reduced run
+#   OUT       output folder (default runs/studies/STUDY)
+#   SEED      arena seed (default 20261123)
+#   PARALLEL  games at once (default 1: the budgets in time need idle
+#             cores; every agent searches on one thread)
+#   CANOPY    the canopy binary (default: built from this checkout into
+#             bin/canopy before the run)
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SEED=${SEED:-20261123}
+PARALLEL=${PARALLEL:-1}
+TIME_GAMES=${TIME_GAMES:-2}
+ROWS=()
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+# row NAME GAME AGENTS: one table row (AGENTS separated by ';').
+row() {
+	[[ $1 =~ ^[a-z0-9][a-z0-9._-]*$ ]] || die "row name $1: use a-z, 0-9, '.', '_', '-'"
+	ROWS+=("$1|$2|$3")
+}
+
+# quote ARG...: the arguments as shell words, single-quoted where needed.
+quote() {
+	local a out=()
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./:=+-]+$ ]]; then
+			out+=("$a")
+		else
+			[[ $a != *"'"* ]] || die "argument $a holds a single quote"
+			out+=("'$a'")
+		fi
+	done
+	echo "${out[*]}"
+}
+
+# command_of GAME AGENTS N: the arena command of a row with N games.
+command_of() {
+	quote "$CANOPY" arena --game "$1" --agents "$2" --games "$3" --seed "$SEED" \
+		--parallel "$PARALLEL" --bootstrap 0 --json --quiet
+}
+
+build() {
+	if [[ -z ${CANOPY:-} ]]; then
+		CANOPY=$ROOT/bin/canopy
+		(cd "$ROOT" && go build -o bin/canopy ./cmd/canopy) || die "go build ./cmd/canopy failed"
+	fi
+	[[ -x $CANOPY ]] || die "CANOPY=$CANOPY is not an executable"
+}
+
+# selected PATTERN...: sets SEL to the rows whose names match a pattern
+# (every row without patterns); a pattern matching no row is an error.
+selected() {
+	local r name p hit
+	SEL=()
+	if (($# == 0)); then
+		SEL=("${ROWS[@]}")
+		return
+	fi
+	for p in "$@"; do
+		hit=0
+		for r in "${ROWS[@]}"; do
+			name=${r%%|*}
+			# shellcheck disable=SC2053 # the pattern is a glob on purpose
+			if [[ $name == $p ]]; then
+				SEL+=("$r")
+				hit=1
+			fi
+		done
+		((hit)) || die "no row matches $p (see --list)"
+	done
+}
+
+write_env() {
+	{
+		echo "study: $STUDY"
+		echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')"
+		echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') x $(nproc) ($(grep -m1 -o -w 'avx512f' /proc/cpuinfo || grep -m1 -o -w avx2 /proc/cpuinfo || echo 'no AVX2'))"
+		echo "go: $(go version 2>/dev/null || echo unknown)"
+		echo "canopy: $CANOPY"
+		echo "games per row: $GAMES, seed $SEED, parallel $PARALLEL"
+	} >"$OUT/env.txt.tmp"
+	mv "$OUT/env.txt.tmp" "$OUT/env.txt"
+}
+
+run_rows() {
+	local r name game agents cmd
+	mkdir -p "$OUT"
+	exec 9>"$OUT/.lock"
+	flock -n 9 || die "another run holds $OUT (its lock file $OUT/.lock)"
+	selected "$@"
+	write_env
+	for r in "${SEL[@]}"; do
+		IFS='|' read -r name game agents <<<"$r"
+		if [[ -s $OUT/$name.json ]]; then
+			echo "$name: done already ($OUT/$name.json)"
+			continue
+		fi
+		cmd=$(command_of "$game" "$agents" "$GAMES")
+		echo "$name: $cmd"
+		echo "$cmd" >"$OUT/$name.cmd"
+		eval "$cmd" >"$OUT/$name.json.tmp" || die "row $name failed (partial output in $OUT/$name.json.tmp)"
+		mv "$OUT/$name.json.tmp" "$OUT/$name.json"
+		jq -r --arg row "$name" '.per_agent[] | "\($row)\t\(.agent)\tsole \(.sole_wins)/\(.games) shared \(.shared_wins)\tpair \(.pair_score.value*1000|round/10)% [\(.pair_score.lo*1000|round/10), \(.pair_score.hi*1000|round/10)]\tordinal \(.mean_ordinal.value*1000|round/1000)\t\(.move_time_s*1e4|round/10) ms/move"' \
+			"$OUT/$name.json" 2>/dev/null || true
+	done
+}
+
+time_rows() {
+	local r name game agents start end per
+	selected "$@"
+	printf '%-32s %10s %20s\n' row "s/game" "CPU h (${GAMES} games)"
+	for r in "${SEL[@]}"; do
+		IFS='|' read -r name game agents <<<"$r"
+		start=$(date +%s.%N)
+		eval "$(command_of "$game" "$agents" "$TIME_GAMES")" >/dev/null || die "row $name failed"
+		end=$(date +%s.%N)
+		per=$(echo "($end - $start) / $TIME_GAMES" | bc -l)
+		printf '%-32s %10.1f %20.2f\n' "$name" "$per" "$(echo "$per * $GAMES / 3600" | bc -l)"
+	done
+}
+
+main() {
+	GAMES=${GAMES:-$GAMES_DEFAULT}
+	OUT=${OUT:-$ROOT/runs/studies/$STUDY}
+	[[ $GAMES =~ ^[1-9][0-9]*$ ]] || die "GAMES=$GAMES: want a positive number of games per row"
+	case ${1:-} in
+	--list)
+		shift
+		CANOPY=${CANOPY:-canopy}
+		local r name game agents
+		selected "$@"
+		for r in "${SEL[@]}"; do
+			IFS='|' read -r name game agents <<<"$r"
+			echo "$name: $(command_of "$game" "$agents" "$GAMES")"
+		done
+		;;
+	--time)
+		shift
+		build
+		PARALLEL=1
+		time_rows "$@"
+		;;
+	-*)
+		die "unknown option $1 (want --list, --time or row names)"
+		;;
+	*)
+		build
+		run_rows "$@"
+		;;
+	esac
+}
