@@ -27,6 +27,11 @@ type TournamentConfig struct {
 	// Progress, when non-nil, is called after each finished game with the
 	// number of games done (from one goroutine at a time).
 	Progress func(done int)
+	// OnGame, when non-nil, is called with each finished game (index i in
+	// schedule order, its record and its chance seed), concurrently from
+	// the goroutines that play the games. An error stops the tournament
+	// as a failed game does.
+	OnGame func(i int, rec *Record, chanceSeed uint64) error
 }
 
 // GameResult is the outcome of one tournament game.
@@ -181,6 +186,9 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 				if err == nil {
 					rec, err = PlayGame(ctx, g, ags, specs, DeriveSeed(seed, 1<<32))
 					CloseAgents(ags)
+				}
+				if err == nil && cfg.OnGame != nil {
+					err = cfg.OnGame(i, rec, DeriveSeed(seed, 1<<32))
 				}
 				if err == nil {
 					think := make([]float64, len(rec.Think))

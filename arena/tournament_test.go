@@ -218,3 +218,41 @@ func withoutTimes(r *TournamentResult) *TournamentResult {
 	}
 	return &c
 }
+
+// OnGame sees every finished game once, with its schedule index, and its
+// error stops the tournament.
+func TestTournamentOnGame(t *testing.T) {
+	g, _ := games.New("tictactoe")
+	seen := make(chan int, 16)
+	cfg := TournamentConfig{Agents: []string{"random", "onestep"}, Games: 8, Seed: 2, Parallel: 3, Bootstrap: -1,
+		OnGame: func(i int, rec *Record, _ uint64) error {
+			if len(rec.Actions) == 0 {
+				t.Errorf("game %d: empty record", i)
+			}
+			seen <- i
+			return nil
+		}}
+	if _, err := Tournament(context.Background(), g, cfg); err != nil {
+		t.Fatal(err)
+	}
+	close(seen)
+	got := map[int]bool{}
+	for i := range seen {
+		if got[i] {
+			t.Fatalf("game %d reported twice", i)
+		}
+		got[i] = true
+	}
+	if len(got) != 8 {
+		t.Fatalf("OnGame saw %d games, want 8", len(got))
+	}
+	stop := errors.New("disk full")
+	cfg.OnGame = func(int, *Record, uint64) error { return stop }
+	res, err := Tournament(context.Background(), g, cfg)
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v, want the OnGame error", err)
+	}
+	if res != nil && !res.Partial {
+		t.Fatal("a stopped tournament's result is not marked partial")
+	}
+}

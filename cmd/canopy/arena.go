@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -18,7 +24,7 @@ func init() {
 	register(&command{
 		Name:    "arena",
 		Summary: "all-play-all tournament with pairwise table and Elo, Bradley-Terry and ILSR ratings",
-		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--json|--csv]",
+		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--logs DIR] [--json|--csv]",
 		Help: `Plays an all-play-all tournament between the listed agents (separate them
 with ',' or ';'; options of an agent spec stay with it, e.g.
 "onestep;mcts:sims=100,c=1.4"). Two-player games: N games per pairing with
@@ -48,6 +54,12 @@ Results depend only on --seed, not on --parallel (times per move aside).
 --csv prints one long table (columns: table,agent,opponent,games,wins,
 draws,losses,value,lo,hi).
 
+--logs DIR writes every finished game, as it finishes, to DIR/game-NNNNNN.json
+(N: the game's number in the schedule; the JSON game log that replay, plot
+logs and serve read), so a running arena can be watched (serve --logs DIR)
+and its games plotted (plot logs, e.g. study 000's Sequence heatmaps). DIR
+is locked while the arena runs and must not hold logs already.
+
 Limits: at most 10000000 games in all and 100000 bootstrap resamples.
 Interrupted (Ctrl-C), it prints the table and ratings of the games
 finished so far, marked partial, and exits with status 1.`,
@@ -62,6 +74,7 @@ finished so far, marked partial, and exits with status 1.`,
 			asJSON := fs.Bool("json", false, "print as JSON")
 			asCSV := fs.Bool("csv", false, "print as CSV")
 			quiet := fs.Bool("quiet", false, "no progress line")
+			logs := fs.String("logs", "", "directory to write each finished game's JSON log to")
 			return func(e *env, args []string) error {
 				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
@@ -113,6 +126,15 @@ finished so far, marked partial, and exits with status 1.`,
 				if b == 0 {
 					b = -1 // TournamentConfig: negative means none
 				}
+				var onGame func(int, *arena.Record, uint64) error
+				if *logs != "" {
+					release, write, err := openArenaLogs(*logs, g)
+					if err != nil {
+						return err
+					}
+					defer release()
+					onGame = write
+				}
 				ctx, stop := interruptContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
@@ -120,6 +142,7 @@ finished so far, marked partial, and exits with status 1.`,
 				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
 					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
 					Progress: func(done int) { pr.update(done, "") },
+					OnGame:   onGame,
 				})
 				if res == nil {
 					return runErr
@@ -283,4 +306,34 @@ func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// openArenaLogs prepares dir for an arena's game logs: it creates and
+// locks it and refuses one that holds game logs already. write saves game
+// i's log atomically; release unlocks the directory.
+func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *arena.Record, uint64) error, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("--logs: %v", err)
+	}
+	lock, err := runlock.Acquire(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--logs: %w", err)
+	}
+	old, err := filepath.Glob(filepath.Join(dir, "game-*.json"))
+	if err == nil && len(old) > 0 {
+		lock.Release()
+		return nil, nil, usagef("--logs %s already holds %d game logs (%s, ...): choose another directory or move them away", dir, len(old), filepath.Base(old[0]))
+	}
+	write = func(i int, rec *arena.Record, chanceSeed uint64) error {
+		l, err := arena.LogFromRecord(g, rec, chanceSeed)
+		if err != nil {
+			return fmt.Errorf("game log %d: %w", i+1, err)
+		}
+		var buf bytes.Buffer
+		if err := arena.WriteLog(&buf, l); err != nil {
+			return fmt.Errorf("game log %d: %w", i+1, err)
+		}
+		return atomicfile.WriteFile(filepath.Join(dir, fmt.Sprintf("game-%06d.json", i+1)), buf.Bytes())
+	}
+	return func() { lock.Release() }, write, nil
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -126,5 +129,48 @@ func TestArenaErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 1 {
 			t.Errorf("%v: status %d, stderr %q; want status %d mentioning %q", tc.args, code, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// arena --logs writes one replayable log per game, seated as scheduled,
+// that plot logs reads; a second arena into the same directory is refused.
+func TestArenaLogs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	code, _, errs := runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--games", "6", "--logs", dir, "--quiet")
+	if code != 0 {
+		t.Fatalf("arena --logs: status %d: %s", code, errs)
+	}
+	sched, err := arena.Schedule(2, 2, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"random", "onestep"}
+	for i, seats := range sched {
+		f, err := os.Open(filepath.Join(dir, fmt.Sprintf("game-%06d.json", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, st, err := arena.ReadLog(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("game %d: %v", i+1, err)
+		}
+		if !st.IsTerminal() {
+			t.Errorf("game %d: the log replays to an unfinished game", i+1)
+		}
+		for s, a := range seats {
+			if l.Players[s] != names[a] {
+				t.Errorf("game %d seat %d: %q, scheduled %q", i+1, s, l.Players[s], names[a])
+			}
+		}
+	}
+	out := t.TempDir()
+	logs, _ := filepath.Glob(filepath.Join(dir, "game-*.json"))
+	if code, _, errs := runCLI(t, "", append([]string{"plot", "logs", "--out", out}, logs...)...); code != 0 {
+		t.Fatalf("plot logs of the arena's logs: status %d: %s", code, errs)
+	}
+	code, _, errs = runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--games", "2", "--logs", dir)
+	if code != 2 || !strings.Contains(errs, "already holds 6 game logs") {
+		t.Fatalf("second arena into %s: status %d %q", dir, code, errs)
 	}
 }
