@@ -54,11 +54,15 @@ func (stateHeuristic) Score(s games.State, player int, a games.Action) float64 {
 	return 0
 }
 
+// unitHeuristic scores every action 1 (pbh=one): progressive bias then
+// adds b/(1+n) to every edge alike.
+var unitHeuristic = HeuristicFunc(func(games.State, int, games.Action) float64 { return 1 })
+
 // mctsSpec holds the `mcts` agent's options as given; ParseOptions
 // turns them into Options (rule-dependent defaults, evaluators).
 type mctsSpec struct {
 	Sel, Full, Eval, Rollout, Static, RaveSched, Final, SimSel, SimFinal string
-	PBForm, AmafExplore, Rewards, Cut                                    string
+	PBForm, PBH, AmafExplore, Rewards, Cut, Pool                         string
 	C, FPU, Dir, DirFrac, RaveK, RaveB, Alpha, PoolP, Bias, Temp, Eps    float64
 	Blend, SimGamma, CutScale                                            float64
 	Sims, Nodes, Expand, PoolK, TempPlies, Threads, Root, Det            int
@@ -99,7 +103,9 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Float("alpha", &m.Alpha, 0, 0, 1, "alphaamaf: constant weight when ravek=0"),
 		spec.Int("poolk", &m.PoolK, d.PoolK, 1, 64, "poolrave: pool size"),
 		spec.Float("poolp", &m.PoolP, d.PoolP, 0, 1, "poolrave: probability of a pool move"),
+		spec.Choice("pool", &m.Pool, d.PoolAt, []string{"rollout", "tree"}, "poolrave: where pool moves are played: rollout (Rimmel et al. 2010: rollout moves from the last tree node's pool), or tree (study 001, section 4.1.4: with probability poolp a selection step takes one of the poolk edges with the best AMAF value instead of the tree policy)"),
 		spec.Float("bias", &m.Bias, 0, -1e6, 1e6, "progressive bias weight b on the heuristic scaled to [0, 1] per node (needs a game heuristic; pbform=study003: default 0.2)"),
+		spec.Choice("pbh", &m.PBH, "game", []string{"game", "one"}, "progressive bias heuristic: game (the game's heuristic, scaled to [0, 1] per node) or one (h = 1 for every action: the bias term is b/(1+n), study 003's eq. 5 as printed, its \"Progressive Bias\" row without the custom heuristic; any game)"),
 		spec.Choice("pbform", &m.PBForm, d.PBForm, []string{"canopy", "study003"}, "progressive bias score: canopy = rule + b*h/(1+n); study003 = Q + c*sqrt(ln(N+1)/n) + b*h/(1+n), sel=uct, c default 5, bias default 0.2"),
 		spec.Choice("rewards", &m.Rewards, "signed", []string{"signed", "01"}, "value scale in selection: signed [-1, 1], or 01 (x = (v+1)/2, as in studies with 0/1 rewards: study 001's UCB1 with Cp is c = 2*sqrt(2)*Cp)"),
 		spec.Choice("final", &m.Final, d.Final, []string{"visits", "value"}, "final move: most visits or best value"),
@@ -110,7 +116,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Bool("reuse", &m.Reuse, false, "reuse the subtree of the position reached between moves"),
 		spec.Bool("tt", &m.TT, false, "transposition table (Zobrist hash, verified)"),
 		spec.Int("det", &m.Det, -1, -1, 1<<20, "determinizations K: K sampled deals x sims/K each (-1: 8 for hidden information, else 0)"),
-		spec.Bool("ismcts", &m.ISMCTS, false, "single-observer ISMCTS (re-determinize every simulation)"),
+		spec.Bool("ismcts", &m.ISMCTS, false, "single-observer ISMCTS: re-determinize every simulation; every sel rule, with availability counts for N; sequential-move games, threads=1, no det"),
 		spec.Choice("simsel", &m.SimSel, "ucb", simRuleNames, "simultaneous nodes: ucb (decoupled sel rule), exp3 or rm (regret matching), sampled per player"),
 		spec.Float("simgamma", &m.SimGamma, d.SimGamma, 0, 1, "simsel=exp3/rm: uniform exploration mixed into the strategy (exp3 eta = simgamma/K)"),
 		spec.Choice("simfinal", &m.SimFinal, d.SimFinal, []string{"sample", "max"}, "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"),
@@ -159,7 +165,7 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	o.FPU, o.DirichletA, o.DirichletEps = m.FPU, m.Dir, m.DirFrac
 	o.RaveSchedule, o.RaveK, o.RaveB, o.Alpha = m.RaveSched, m.RaveK, m.RaveB, m.Alpha
 	o.AmafExplore, o.PBForm, o.Rewards01 = m.AmafExplore, m.PBForm, m.Rewards == "01"
-	o.PoolK, o.PoolP = m.PoolK, m.PoolP
+	o.PoolK, o.PoolP, o.PoolAt = m.PoolK, m.PoolP, m.Pool
 	o.Bias, o.Final, o.Temp, o.TempPlies = m.Bias, m.Final, m.Temp, m.TempPlies
 	if o.PBForm == "study003" && !s.Has("bias") {
 		o.Bias = 0.2 // study 003's progressiveBiasFactor
@@ -174,7 +180,15 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	}
 	o.SimGamma, o.SimFinal = m.SimGamma, m.SimFinal
 	rollout, eps, depth, blendW, staticName, turns, evalName := m.Rollout, m.Eps, m.Depth, m.Blend, m.Static, m.Turns, m.Eval
-	if o.Bias != 0 || rollout == "heuristic" || m.Cut == "heuristic" {
+	if m.PBH == "one" {
+		if o.Bias == 0 {
+			return o, fmt.Errorf("mcts: pbh=one sets progressive bias's heuristic; it needs bias=B or pbform=study003")
+		}
+		if rollout == "heuristic" || m.Cut == "heuristic" {
+			return o, fmt.Errorf("mcts: pbh=one replaces the game's heuristic by 1, which rollout=heuristic and cut=heuristic cannot use; drop pbh=one or those")
+		}
+		o.Heuristic = unitHeuristic
+	} else if o.Bias != 0 || rollout == "heuristic" || m.Cut == "heuristic" {
 		o.Heuristic = lookupHeuristic(g)
 		if o.Heuristic == nil {
 			return o, fmt.Errorf("mcts: %s has no heuristic (the games.Heuristic capability), which bias=, rollout=heuristic and cut=heuristic need; games with one: hex, sequence, sushigo, tetrislink", g.Type().Name)
@@ -268,10 +282,23 @@ func NewAgent(g games.Game, o Options, seed uint64) (*Agent, error) {
 				to.Sims = max(1, o.Sims/o.Root)
 			}
 		}
-		if o.Determinize > 0 && to.Sims > 0 {
-			to.Sims = max(1, to.Sims/o.Determinize)
+		// The K determinizations share the move's budget, in simulations
+		// and in time alike (a time budget alone was not split before,
+		// so det=8,time=100ms took 800 ms per move), and under a time
+		// budget the default arena too (2^20 nodes, 2^24 edges at most;
+		// see Options.MaxNodes): each tree searches 1/K of the time, and
+		// K full-size arenas cost more to allocate per game than the
+		// searches themselves (about 1 GB each).
+		if o.Determinize > 0 {
+			if to.Sims > 0 {
+				to.Sims = max(1, to.Sims/o.Determinize)
+			}
 			if to.Time > 0 {
 				to.Time /= time.Duration(o.Determinize)
+				if to.MaxNodes == 0 && to.MaxEdges == 0 && to.Sims == 0 {
+					to.MaxNodes = max(1<<20/o.Determinize, 1<<12)
+					to.MaxEdges = max(1<<24/o.Determinize, 1<<16)
+				}
 			}
 		}
 		t, err := New(g, to, seed+uint64(i)*0x632be59bd9b4e019)
@@ -288,10 +315,13 @@ func NewAgent(g games.Game, o Options, seed uint64) (*Agent, error) {
 	}
 	if o.ISMCTS {
 		if o.Threads > 1 || o.Determinize > 0 {
-			return nil, fmt.Errorf("mcts: ismcts runs single-threaded and without det (got threads=%d, det=%d)", o.Threads, o.Determinize)
+			return nil, fmt.Errorf("mcts: ismcts runs single-threaded and without det (got threads=%d, det=%d): use threads=1 (root=N for parallel trees) and leave det unset", o.Threads, o.Determinize)
 		}
-		if err := o.ismctsSupported(); err != nil {
-			return nil, err
+		if g.Type().Dynamics == games.Simultaneous {
+			// A joint node's edges come from the deal that expanded it;
+			// another deal's hands make some of them illegal, and
+			// ApplyJoint does not check.
+			return nil, fmt.Errorf("mcts: ismcts does not support simultaneous moves (%s): use det=K (root determinization) or the game's sequential view (e.g. sushigo-seq)", g.Type().Name)
 		}
 		for _, t := range a.trees {
 			t.ismcts = true

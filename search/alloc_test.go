@@ -32,3 +32,10 @@ func TestZeroAllocsPerSimulation(t *testing.T) {
 		}
 	}
 }
+
+// The record sizes the package documents (doc.go, Memory layout).
+func TestRecordSizes(t *testing.T) {
+	if NodeBytes != 20 || EdgeBytes != 32 || EdgeExtBytes != 24 {
+		t.Errorf("node %d bytes, edge %d bytes, extension %d bytes; doc.go says 20, 32 and 24", NodeBytes, EdgeBytes, EdgeExtBytes)
+	}
+}

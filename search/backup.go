@@ -64,7 +64,7 @@ func (t *Tree) backupAtomic(w *Walker, value []float64) {
 			v := value[st.player]
 			t.add64(&h.w, int64(v*valueScale)) // truncation: error < 2^-24
 			if t.squares && !st.bandit {       // bandit edges keep their sums in w2
-				t.add64(&t.a.edges[st.edge].w2, int64(v*v*valueScale))
+				t.add64(&t.a.ext[st.edge].w2, int64(v*v*valueScale))
 			}
 		}
 		if st.first {
@@ -110,10 +110,10 @@ func (t *Tree) backupAMAF(w *Walker, value []float64) {
 		}
 		v := int64(math.Round(value[p] * valueScale))
 		for j := first; j < first+cnt; j++ {
-			e := &t.a.edges[j]
-			if mask.Has(e.action) {
-				t.add32(&e.amafN, 1)
-				t.add64(&e.amafW, v)
+			if mask.Has(t.a.edges[j].action) {
+				x := &t.a.ext[j]
+				t.add32(&x.amafN, 1)
+				t.add64(&x.amafW, v)
 			}
 		}
 	}

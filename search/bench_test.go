@@ -13,9 +13,14 @@ import (
 // gs, sims simulations per search, and reports simulations/s, nodes/s,
 // bytes per node and bytes per expanded child (edge).
 func benchSearch(b *testing.B, gs string, threads, sims int) {
-	g := games.MustNew(gs)
 	o := DefaultOptions()
 	o.Sims, o.Threads, o.MaxNodes = sims, threads, sims+16
+	benchOptions(b, gs, o)
+}
+
+// benchOptions is benchSearch with options o.
+func benchOptions(b *testing.B, gs string, o Options) {
+	g := games.MustNew(gs)
 	tr, err := New(g, o, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -39,6 +44,20 @@ func benchSearch(b *testing.B, gs string, threads, sims int) {
 	b.ReportMetric(float64(st.Bytes)/float64(st.Nodes), "B/node")
 	if st.Edges > 0 {
 		b.ReportMetric(float64(st.Bytes)/float64(st.Edges), "B/child")
+	}
+}
+
+// BenchmarkPUCT: PUCT with uniform priors and no rollout (the layout the
+// batched engine's trees have: every leaf expanded at its evaluation), one
+// thread; B/child is the figure the engine's memory traffic follows.
+func BenchmarkPUCT(b *testing.B) {
+	for _, sims := range []int{200, 10000} {
+		b.Run(fmt.Sprintf("connect4/sims=%d", sims), func(b *testing.B) {
+			o := DefaultOptions()
+			o.Rule, o.Eval, o.ExpandVisits = PUCT, Uniform{}, 0
+			o.Sims, o.MaxNodes = sims, sims+16
+			benchOptions(b, "connect4", o)
+		})
 	}
 }
 

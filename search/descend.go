@@ -107,7 +107,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				first, cnt := simSegment(t.a, nd, q, t.players)
 				st := step{node: cur, player: int32(q), first: q == 0}
 				if t.opt.SimSel == SimUCB {
-					st.edge = t.selectEdge(nd, first, cnt)
+					st.edge = t.selectTree(w, nd, first, cnt)
 				} else {
 					st.edge, st.prob = t.selectSim(w, first, cnt)
 					st.bandit = true
@@ -121,13 +121,13 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				}
 			}
 			s.(games.SimultaneousState).ApplyJoint(joint)
-			childp = &nd.next
+			childp = &t.a.edges[nd.firstEdge].child // the open-loop child
 		default:
 			var ei int32
 			if t.plainUCT && !t.shared {
 				ei = t.selectUCTPlain(nd)
 			} else {
-				ei = t.selectEdge(nd, nd.firstEdge, nd.numEdges)
+				ei = t.selectTree(w, nd, nd.firstEdge, nd.numEdges)
 			}
 			e := &t.a.edges[ei]
 			w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
@@ -221,30 +221,61 @@ func (t *Tree) evalLeaf(w *Walker, ni int32) bool {
 		w.expandAt = true
 		t.legalOf(w, w.State)
 	}
-	if t.opt.Rule == PoolRAVE && len(w.path) > 0 {
+	if t.opt.Rule == PoolRAVE && !t.poolTree && len(w.path) > 0 {
 		t.fillPool(w, w.path[len(w.path)-1].node)
 	}
 	return true
 }
 
-// fillPool puts the PoolK actions with the best AMAF mean at node ni
-// (visited at least once in AMAF) into the walker's rollout pool.
-func (t *Tree) fillPool(w *Walker, ni int32) {
-	nd := &t.a.nodes[ni]
-	if atomic.LoadUint32(&nd.state) != expanded || nd.player < 0 {
-		return
+// selectTree is the tree policy at a decision node (or one player's
+// segment of a simultaneous node): selectEdge, except that under
+// pool=tree a pool move replaces it with probability PoolP (selectPool).
+func (t *Tree) selectTree(w *Walker, nd *node, first, cnt int32) int32 {
+	if t.poolTree && w.Ctx.Rng.Float64() < t.opt.PoolP {
+		if ei := t.selectPool(w, first, cnt, nil); ei != NilEdge {
+			return ei
+		}
 	}
-	pool := w.Ctx.Pool[:0]
-	var vals [64]float64
-	k := min(t.opt.PoolK, len(vals))
-	for j := nd.firstEdge; j < nd.firstEdge+nd.numEdges; j++ {
-		e := &t.a.edges[j]
-		an := atomic.LoadInt32(&e.amafN)
-		if an == 0 {
+	return t.selectEdge(nd, first, cnt)
+}
+
+// selectPool is PoolRAVE's pool in tree selection (pool=tree), as study
+// 001 describes it (section 4.1.4): "At the beginning of the selection
+// step with a fixed probability p, one of the k best moves according to
+// the RAVE value is chosen for further exploitation instead of using the
+// normal tree policy." Read here as: at every node of the descent (each
+// step of the selection phase, where the tree policy would choose), the
+// caller flips the coin with p = PoolP, and on success this returns an
+// edge drawn uniformly from the pool: the PoolK edges among cnt from first
+// with the highest RAVE value x_RAVE, the AMAF mean (the "percentage of
+// wins established with RAVE values"), counting only edges with AMAF data
+// (and, when legal is not nil, whose action is in legal: SO-ISMCTS). It
+// returns NilEdge when no edge qualifies; the tree policy then chooses.
+// (The thesis's program drew its pool moves in the rollouts instead, as
+// pool=rollout does, there from the moves with the most AMAF visits.)
+func (t *Tree) selectPool(w *Walker, first, cnt int32, legal games.Mask) int32 {
+	pool := t.topAMAF(w, first, cnt, legal)
+	if len(pool) == 0 {
+		return NilEdge
+	}
+	return pool[w.Ctx.Rng.IntN(len(pool))]
+}
+
+// topAMAF returns in w.order the at most PoolK edges among cnt from first
+// with the highest AMAF mean, best first (ties keep arena order, which is
+// random), skipping edges without AMAF visits and, when legal is not nil,
+// edges whose action is not in legal.
+func (t *Tree) topAMAF(w *Walker, first, cnt int32, legal games.Mask) []int32 {
+	k := t.opt.PoolK
+	pool, vals := w.order[:0], w.orderV[:0]
+	for j := first; j < first+cnt; j++ {
+		x := &t.a.ext[j]
+		an := atomic.LoadInt32(&x.amafN)
+		if an == 0 || (legal != nil && !legal.Has(t.a.edges[j].action)) {
 			continue
 		}
-		v := float64(atomic.LoadInt64(&e.amafW)) / valueScale / float64(an)
-		// insertion into the sorted top-k
+		v := amafMean(atomic.LoadInt64(&x.amafW), int(an))
+		// insertion into the sorted top k
 		pos := len(pool)
 		if pos == k {
 			if v <= vals[k-1] {
@@ -252,13 +283,29 @@ func (t *Tree) fillPool(w *Walker, ni int32) {
 			}
 			pos--
 		} else {
-			pool = append(pool, 0)
+			pool, vals = append(pool, 0), append(vals, 0)
 		}
 		for pos > 0 && vals[pos-1] < v {
 			vals[pos], pool[pos] = vals[pos-1], pool[pos-1]
 			pos--
 		}
-		vals[pos], pool[pos] = v, e.action
+		vals[pos], pool[pos] = v, j
+	}
+	w.order, w.orderV = pool, vals
+	return pool
+}
+
+// fillPool puts the PoolK actions with the best AMAF mean at node ni
+// (visited at least once in AMAF) into the walker's rollout pool
+// (pool=rollout).
+func (t *Tree) fillPool(w *Walker, ni int32) {
+	nd := &t.a.nodes[ni]
+	if atomic.LoadUint32(&nd.state) != expanded || nd.player < 0 {
+		return
+	}
+	pool := w.Ctx.Pool[:0]
+	for _, j := range t.topAMAF(w, nd.firstEdge, nd.numEdges, nil) {
+		pool = append(pool, t.a.edges[j].action)
 	}
 	w.Ctx.Pool = pool
 }

@@ -7,9 +7,10 @@
 // (random and heuristic rollouts, static value+prior evaluators, blends),
 // backups of per-player value vectors (so 2-player zero-sum, 3-4 player,
 // multi-action and simultaneous games share one code path), root
-// determinization and SO-ISMCTS for hidden information, tree and root
-// parallelism, tree reuse between moves and an optional transposition
-// table. The agent `mcts` (agent.go) exposes all of this through spec
+// determinization and SO-ISMCTS for hidden information (every selection
+// rule, with availability counts in place of the parent's visits), tree
+// and root parallelism, tree reuse between moves and an optional
+// transposition table. The agent `mcts` (agent.go) exposes all of this through spec
 // strings such as "mcts:sel=ucb1tuned,c=0.7,sims=2000".
 //
 // # The studies' variants
@@ -19,8 +20,12 @@
 // b*h/(1+n) (pbform=study003, K = 5, b = 0.2) and alpha-AMAF with
 // UCB1-Tuned exploration (amafexplore=ucb1tuned); study 001's RAVE score
 // x + alpha*x_RAVE + sqrt(2 ln n / n_j), alpha = (beta - n_RAVE)/beta
-// (ravesched=study001) and 0/1 rewards in selection (rewards=01); study
-// 000's cut-off rollouts scored by the game (cut=heuristic, cut=score).
+// (ravesched=study001), 0/1 rewards in selection (rewards=01) and
+// PoolRAVE's pool in tree selection (pool=tree: with probability poolp a
+// selection step takes one of the poolk edges with the best AMAF value;
+// pool=rollout, the default, plays pool moves in the rollouts as Rimmel
+// et al. 2010 do); study 000's cut-off rollouts scored by the game
+// (cut=heuristic, cut=score).
 // Progressive bias always sees the heuristic min-max scaled to [0, 1]
 // among a node's actions, per player at simultaneous nodes.
 //
@@ -45,17 +50,34 @@
 //
 // # Memory layout
 //
-// A node is 24 bytes (first edge, edge count, visits, expansion state,
-// open-loop child, mover); an edge is 56 bytes in two parallel arrays: 24
-// hot bytes read by every selection step (value sum, visits, virtual
-// losses, prior) and 32 cold ones (squared-value sum, AMAF sum, action,
-// child, AMAF count). Edges of a node are contiguous and created all at
-// once when the node is expanded; child nodes are created lazily when an
-// edge is first taken. Measured on connect4 UCT searches: about 68 bytes
-// per edge (expanded child) including the nodes, see BenchmarkUCT's B/child.
+// A node is 20 bytes (first edge, edge count, visits, expansion state,
+// mover; a simultaneous node's open-loop child is its first header edge's
+// child). An edge is 32 bytes in two parallel arrays: 24 hot bytes read by
+// every selection step (value sum, visits, virtual losses, prior) and 8
+// that the descent follows (action, child). Rules that keep more per edge
+// (UCB1-Tuned's squared-value sum, the RAVE family's AMAF sum and count,
+// simsel=exp3/rm's bandit sums, SO-ISMCTS availability counts) get a third
+// parallel array of 24 bytes; UCT and PUCT trees do not allocate it.
+// Edges of a node are contiguous and created all at once when the node is
+// expanded; child nodes are created lazily when an edge is first taken.
+// Measured on connect4 UCT searches: about 42 bytes per edge (expanded
+// child) including the nodes, 68 before the split (BenchmarkUCT's
+// B/child).
 // Arenas are sized by MaxNodes/MaxEdges; when one is full the search keeps
 // simulating without new nodes (full=keep: leaves are evaluated below the
 // deepest node and statistics keep accumulating) or stops (full=stop).
+// Tree.Reset makes a used tree equal to a new one with its memory kept
+// (self-play reuses one tree per slot across games), and subtree reuse
+// (reuse.go) moves the played child's subtree to the root.
+//
+// # Searching in steps
+//
+// Tree.Continue runs more simulations on a searched tree without
+// resetting it, and Tree.PV reads the principal variation (most visited
+// child from the root); between two calls no simulation runs, so a
+// caller may read the root's statistics without locks. Agent.AnalyzeLive
+// searches in such increments and reports a Snapshot after each (the web
+// UI's live analysis); the result equals one search of the same budget.
 //
 // # Values
 //
@@ -91,10 +113,10 @@
 // Strategy): sampled from it (simfinal=sample, default: the
 // equilibrium-consistent choice, needed for mixed equilibria such as
 // matching pennies) or its most probable action (simfinal=max). The bandit
-// sums live in edge.w2 and the cumulative strategy in edge.amafW, fields
-// otherwise used by UCB1-Tuned and the RAVE family, whose statistics are
-// therefore not kept at joint nodes under exp3/rm; the edge stays 56 bytes
-// (simsel.go). Exp3/RM simulations allocate nothing and are race-free with
+// sums live in edgeExt.w2 and the cumulative strategy in edgeExt.amafW,
+// fields otherwise used by UCB1-Tuned and the RAVE family, whose statistics
+// are therefore not kept at joint nodes under exp3/rm; the edge stays 56
+// bytes with its extension (simsel.go). Exp3/RM simulations allocate nothing and are race-free with
 // threads > 1 (atomic loads and adds; strategies are computed from
 // snapshots that may miss the simulations in flight).
 //

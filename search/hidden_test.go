@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/sequence"
@@ -111,6 +112,40 @@ func TestISMCTS(t *testing.T) {
 		act, err := a.Act(context.Background(), s, s.CurrentPlayer())
 		if err != nil || !m.Has(act) {
 			t.Errorf("Act: %v %v", act, err)
+		}
+	}
+}
+
+// The K determinizations split the move's budget: sims/K simulations and
+// time/K each, for a time budget alone too (it used to be left whole, so
+// that det=8,time=100ms searched for 800 ms), and under a time budget the
+// default arena (2^20 nodes, 2^24 edges) too; sequence has 700 actions, so
+// a node reserves 128 edges (Options.MaxEdges).
+func TestDeterminizationSplitsBudget(t *testing.T) {
+	g := games.MustNew("sequence")
+	for _, c := range []struct {
+		sp           string
+		sims         int
+		dt           time.Duration
+		nodes, edges int // 0: the tree's own default (not checked)
+	}{
+		{"mcts:det=8,time=100ms", 0, 12500 * time.Microsecond, 1 << 17, 1 << 21},
+		{"mcts:det=8,time=100ms,nodes=5000", 0, 12500 * time.Microsecond, 5000, 5000 * 128},
+		{"mcts:det=4,sims=1000", 250, 0, 0, 0},
+		{"mcts:det=4,sims=1000,time=1s", 250, 250 * time.Millisecond, 0, 0},
+		{"mcts:det=1,time=100ms,nodes=1000", 0, 100 * time.Millisecond, 1000, 1000 * 128},
+	} {
+		sp, _ := spec.Parse(c.sp)
+		o, err := ParseOptions(g, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := newAgent(t, g, o, 1)
+		if to := a.Tree().Options(); to.Sims != c.sims || to.Time != c.dt {
+			t.Errorf("%s: each tree gets sims=%d time=%v, want sims=%d time=%v", c.sp, to.Sims, to.Time, c.sims, c.dt)
+		}
+		if n, e := len(a.Tree().a.nodes), len(a.Tree().a.edges); c.nodes != 0 && (n != c.nodes || e != c.edges) {
+			t.Errorf("%s: each tree has room for %d nodes and %d edges, want %d and %d", c.sp, n, e, c.nodes, c.edges)
 		}
 	}
 }

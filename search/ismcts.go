@@ -1,7 +1,6 @@
 package search
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/canopy-go/canopy/games"
@@ -16,33 +15,37 @@ import (
 // copied to a larger one; the old block is abandoned), and selection
 // considers only the edges legal in the current determinization.
 //
-// Availability counts: in ISMCTS trees edge.w2 counts how many times the
-// edge was legal when its node was visited, and UCT uses
-// c*sqrt(ln(avail)/n) instead of c*sqrt(ln(N)/n). (UCB1-Tuned's squared
-// sums are therefore not available with ISMCTS.) ISMCTS runs single-threaded.
+// Availability counts: edgeExt.avail counts how many times the edge was
+// legal when its node was visited, and every rule uses it where it would
+// use the parent's visit count N (Cowling et al. 2012, section 5.2): UCT's
+// and the RAVE family's c*sqrt(ln N / n) and study 001's
+// c*sqrt(2 ln N / n), UCB1-Tuned's ln N, PUCT's sqrt(N), ln(N+1) under
+// pbform=study003. Everything else is as in the tree's rule (edgeScore):
+// the value and squared-value sums, the AMAF statistics (updated for the
+// path's edges whose action the player played below, legal in this
+// determinization or not), progressive bias, rewards=01 and PoolRAVE's
+// pool (pool=tree draws from the legal edges only; pool=rollout from the
+// last node's best AMAF actions, skipped in a rollout when illegal there).
 //
-// Rules: ismctsStep scores UCT (with availability counts) and PUCT only;
-// the other rules, progressive bias, rewards=01 and pbform=study003 are
-// refused with an error (ismctsSupported) rather than silently replaced.
-
-// ismctsSupported returns an error naming what ISMCTS does not support
-// in o, or nil.
-func (o *Options) ismctsSupported() error {
-	if o.Rule != UCT && o.Rule != PUCT {
-		return fmt.Errorf("mcts: ismcts supports sel=uct and sel=puct only, not sel=%v (UCB1-Tuned's squared sums hold the availability counts; the RAVE family's AMAF statistics are not kept per determinization)", o.Rule)
-	}
-	if o.Bias != 0 || o.PBForm == "study003" || o.Rewards01 {
-		return fmt.Errorf("mcts: ismcts does not support bias, pbform=study003 or rewards=01 (its selection step scores plain UCT and PUCT)")
-	}
-	return nil
-}
+// Progressive bias under ISMCTS: an edge's prior is the heuristic of the
+// determinization in which the edge was created (at expansion, or when a
+// later determinization extends the node), min-max scaled over that
+// determinization's legal actions; it is not recomputed per
+// determinization (that would call the heuristic at every node of every
+// simulation).
+//
+// ISMCTS runs single-threaded, without det and in games with sequential
+// moves only (NewAgent refuses the other combinations: a simultaneous
+// node's edge segments come from the deal that expanded it, and another
+// deal's hands would make some of them illegal); every selection rule and
+// option is supported.
 
 // ismctsStep selects the edge to follow at node cur for state s (which is
 // a determinization). It returns NilEdge when the edge arena is full.
 func (t *Tree) ismctsStep(w *Walker, cur int32, s games.State) int32 {
 	nd := &t.a.nodes[cur]
 	s.Legal(w.legal)
-	if !t.ismctsCover(nd, w.legal) && !t.ismctsExtend(w, nd) {
+	if !t.ismctsCover(nd, w.legal) && !t.ismctsExtend(w, nd, s) {
 		return NilEdge
 	}
 	edges := t.a.edges[nd.firstEdge : nd.firstEdge+nd.numEdges]
@@ -55,31 +58,26 @@ func (t *Tree) ismctsStep(w *Walker, cur int32, s games.State) int32 {
 		}
 		return NilEdge
 	}
+	ext := t.a.ext[nd.firstEdge : nd.firstEdge+nd.numEdges]
 	for i := range edges {
 		if w.legal.Has(edges[i].action) {
-			edges[i].w2++
+			ext[i].avail++
+		}
+	}
+	if t.poolTree && w.Ctx.Rng.Float64() < t.opt.PoolP {
+		if ei := t.selectPool(w, nd.firstEdge, nd.numEdges, w.legal); ei != NilEdge {
+			return ei
 		}
 	}
 	best, bestScore := NilEdge, math.Inf(-1)
 	for i := range edges {
-		e, h := &edges[i], &t.a.hot[nd.firstEdge+int32(i)]
-		if !w.legal.Has(e.action) {
+		if !w.legal.Has(edges[i].action) {
 			continue
 		}
-		n := int(h.n + h.vloss)
-		var score float64
-		switch {
-		case t.opt.Rule == PUCT:
-			q := t.opt.FPU
-			if n > 0 {
-				q = (float64(h.w)/valueScale - float64(h.vloss)) / float64(n)
-			}
-			score = q + t.opt.C*float64(h.prior)*math.Sqrt(float64(e.w2))/(1+float64(n))
-		case n == 0:
+		pn := t.parentOf(int(ext[i].avail))
+		score, now := t.edgeScore(&ext[i], &t.a.hot[nd.firstEdge+int32(i)], &pn)
+		if now {
 			return nd.firstEdge + int32(i)
-		default:
-			q := (float64(h.w)/valueScale - float64(h.vloss)) / float64(n)
-			score = q + t.opt.C*math.Sqrt(math.Log(float64(e.w2))/float64(n))
 		}
 		if score > bestScore {
 			best, bestScore = nd.firstEdge+int32(i), score
@@ -105,8 +103,10 @@ func (t *Tree) countCovered(nd *node, legal games.Mask) int {
 }
 
 // ismctsExtend copies nd's edges into a block that also holds the legal
-// actions it lacked.
-func (t *Tree) ismctsExtend(w *Walker, nd *node) bool {
+// actions of s (w.legal) it lacked. The new edges get the uniform prior
+// 1/|legal|, or with progressive bias the heuristic of s scaled over
+// w.legal (heuristicPriors).
+func (t *Tree) ismctsExtend(w *Walker, nd *node, s games.State) bool {
 	extra := w.legal.Count() - t.countCovered(nd, w.legal)
 	old := nd.numEdges
 	first := t.a.newEdges(int(old) + extra)
@@ -116,16 +116,24 @@ func (t *Tree) ismctsExtend(w *Walker, nd *node) bool {
 	}
 	copy(t.a.edges[first:first+old], t.a.edges[nd.firstEdge:nd.firstEdge+old])
 	copy(t.a.hot[first:first+old], t.a.hot[nd.firstEdge:nd.firstEdge+old])
+	copy(t.a.ext[first:first+old], t.a.ext[nd.firstEdge:nd.firstEdge+old])
 	have := w.Ctx.Mask
 	have.Clear()
 	for _, e := range t.a.edges[nd.firstEdge : nd.firstEdge+old] {
 		have.Set(e.action)
+	}
+	bias := t.opt.Bias != 0 && nd.player >= 0
+	if bias {
+		heuristicPriors(w.hprior, w.hraw, w.legal, s, int(nd.player), t.opt.Heuristic)
 	}
 	i := first + old
 	for a := range w.legal.All() {
 		if !have.Has(a) {
 			t.a.edges[i] = edge{action: a, child: NilNode}
 			t.a.hot[i].prior = 1 / float32(w.legal.Count())
+			if bias {
+				t.a.hot[i].prior = w.hprior[a]
+			}
 			i++
 		}
 	}

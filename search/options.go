@@ -47,6 +47,14 @@ type Options struct {
 	Alpha        float64 // constant alpha-AMAF weight when RaveK = 0 (alpha)
 	PoolK        int     // PoolRAVE pool size (poolk)
 	PoolP        float64 // PoolRAVE probability of a pool move (poolp)
+	// PoolAt is where PoolRAVE plays its pool moves (pool): "rollout"
+	// (the default; Rimmel et al. 2010: with probability PoolP a rollout
+	// move is drawn from the PoolK actions with the best AMAF value at
+	// the last tree node) or "tree" (study 001, section 4.1.4: with
+	// probability PoolP a selection step takes one of the PoolK edges
+	// with the best AMAF value instead of the tree policy; rollouts are
+	// then plain). See selectPool.
+	PoolAt string
 	// AmafExplore is the exploration term of the RAVE family
 	// (amafexplore): "uct" (c*sqrt(ln N / n), the default) or "ucb1tuned"
 	// (UCB1-Tuned's variance bound around the blended mean, as study 003
@@ -92,8 +100,9 @@ type Options struct {
 	TT bool
 
 	// Hidden information: Determinize = K sampled deals with Sims/K
-	// simulations each (det, "K"), or ISMCTS (ismcts=true) re-determinizes
-	// at every simulation.
+	// simulations each (det, "K"; a time budget and the default arena are
+	// split likewise), or ISMCTS (ismcts=true) re-determinizes at every
+	// simulation (every Rule, with availability counts; ismcts.go).
 	Determinize int
 	ISMCTS      bool
 
@@ -114,7 +123,7 @@ func DefaultOptions() Options {
 	return Options{
 		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
 		DirichletEps: 0.25, RaveSchedule: "sqrt", RaveK: 1000, RaveB: 0.1, AmafExplore: "uct", PBForm: "canopy",
-		PoolK: 10, PoolP: 0.5, Final: "visits", Temp: 1, Threads: 1, Root: 1,
+		PoolK: 10, PoolP: 0.5, PoolAt: "rollout", Final: "visits", Temp: 1, Threads: 1, Root: 1,
 		SimSel: SimUCB, SimGamma: 0.1, SimFinal: "sample",
 	}
 }
@@ -188,6 +197,17 @@ func (o *Options) normalize() error {
 		}
 	default:
 		return fmt.Errorf("search: amafexplore %q: want uct or ucb1tuned", o.AmafExplore)
+	}
+	switch o.PoolAt {
+	case "":
+		o.PoolAt = "rollout"
+	case "rollout":
+	case "tree":
+		if o.Rule != PoolRAVE {
+			return fmt.Errorf("search: pool=tree is PoolRAVE's pool in tree selection; it needs sel=poolrave, not sel=%v", o.Rule)
+		}
+	default:
+		return fmt.Errorf("search: pool %q: want rollout or tree", o.PoolAt)
 	}
 	switch o.PBForm {
 	case "canopy":

@@ -194,11 +194,12 @@ func TestPoolRAVEPool(t *testing.T) {
 	rn := &tr.a.nodes[tr.root]
 	// AMAF means by action: a -> (a-3)/10, counts 1; action 6 unvisited.
 	for i := rn.firstEdge; i < rn.firstEdge+rn.numEdges; i++ {
-		e := &tr.a.edges[i]
-		if e.action == 6 {
+		a := tr.a.edges[i].action
+		if a == 6 {
 			continue
 		}
-		e.amafN, e.amafW = 1, int64(float64(e.action-3)/10*valueScale)
+		x := &tr.a.ext[i]
+		x.amafN, x.amafW = 1, int64(float64(a-3)/10*valueScale)
 	}
 	w := tr.NewWalker(1)
 	tr.fillPool(w, tr.root)

@@ -69,11 +69,14 @@ func TestSelectLeafBackupBatched(t *testing.T) {
 func TestParallelSearch(t *testing.T) {
 	for _, gs := range []string{"connect4", "tetrislink:players=3"} {
 		g := games.MustNew(gs)
-		for _, rule := range []Rule{UCT, PUCT, RAVE} {
+		for _, rule := range []Rule{UCT, PUCT, RAVE, PoolRAVE} {
 			o := DefaultOptions()
 			o.Rule, o.Sims, o.Threads = rule, 1000, 4
 			if rule == PUCT {
 				o.Eval = Uniform{}
+			}
+			if rule == PoolRAVE {
+				o.PoolAt = "tree" // pool draws from shared AMAF statistics
 			}
 			tr, err := New(g, o, 1)
 			if err != nil {

@@ -39,22 +39,26 @@ func (t *Tree) RootStats(player int, dst []ActionStat) []ActionStat {
 		first, cnt = simSegment(t.a, nd, player, t.players)
 		if t.opt.SimSel != SimUCB {
 			for i := first; i < first+cnt; i++ {
-				strat += float64(t.a.edges[i].amafW)
+				strat += float64(t.a.ext[i].amafW)
 			}
 		}
 	}
 	start := len(dst)
 	for i := first; i < first+cnt; i++ {
-		e, h := &t.a.edges[i], &t.a.hot[i]
-		st := ActionStat{Action: e.action, Visits: int(h.n), Prior: h.prior, AmafVisits: int(e.amafN)}
+		h := &t.a.hot[i]
+		st := ActionStat{Action: t.a.edges[i].action, Visits: int(h.n), Prior: h.prior}
 		if h.n > 0 {
 			st.Q = float64(h.w) / valueScale / float64(h.n)
 		}
-		if e.amafN > 0 {
-			st.AmafQ = float64(e.amafW) / valueScale / float64(e.amafN)
-		}
-		if strat > 0 {
-			st.Strategy = float64(e.amafW) / strat
+		if len(t.a.ext) > 0 {
+			x := &t.a.ext[i]
+			st.AmafVisits = int(x.amafN)
+			if x.amafN > 0 {
+				st.AmafQ = float64(x.amafW) / valueScale / float64(x.amafN)
+			}
+			if strat > 0 {
+				st.Strategy = float64(x.amafW) / strat
+			}
 		}
 		dst = append(dst, st)
 	}
@@ -154,7 +158,10 @@ func (t *Tree) addNoise(nd *node) {
 	o := &t.opt
 	edges := t.a.hot[nd.firstEdge : nd.firstEdge+nd.numEdges]
 	var sum float64
-	noise := make([]float64, len(edges))
+	if cap(t.noise) < len(edges) {
+		t.noise = make([]float64, t.game.NumActions())
+	}
+	noise := t.noise[:len(edges)]
 	for i := range noise {
 		noise[i] = gamma(t.rng, o.DirichletA)
 		sum += noise[i]

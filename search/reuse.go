@@ -50,7 +50,7 @@ func (t *Tree) tryReuse(s games.State) bool {
 		return false
 	}
 	if t.spare == nil {
-		t.spare = newArena(len(t.a.nodes), len(t.a.edges))
+		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0)
 	}
 	if len(r.remap) < len(t.a.nodes) {
 		r.remap = make([]int32, len(t.a.nodes))
@@ -107,7 +107,6 @@ func (t *Tree) copyNode(ni int32, dst *arena) int32 {
 	dst.numNodes++
 	t.reuse.remap[ni] = nj
 	dst.nodes[nj] = *src
-	dst.nodes[nj].next = NilNode
 	if src.state != expanded {
 		dst.nodes[nj].state = unexpanded
 		dst.nodes[nj].firstEdge, dst.nodes[nj].numEdges = NilEdge, 0
@@ -117,14 +116,16 @@ func (t *Tree) copyNode(ni int32, dst *arena) int32 {
 	dst.numEdges += src.numEdges
 	copy(dst.edges[fe:fe+src.numEdges], t.a.edges[src.firstEdge:src.firstEdge+src.numEdges])
 	copy(dst.hot[fe:fe+src.numEdges], t.a.hot[src.firstEdge:src.firstEdge+src.numEdges])
+	if len(dst.ext) > 0 {
+		copy(dst.ext[fe:fe+src.numEdges], t.a.ext[src.firstEdge:src.firstEdge+src.numEdges])
+	}
 	dst.nodes[nj].firstEdge = fe
+	// Every child, a simultaneous node's open-loop one (its first
+	// header edge's) included.
 	for i := range src.numEdges {
 		if c := t.a.edges[src.firstEdge+i].child; c != NilNode {
 			dst.edges[fe+i].child = t.copyNode(c, dst)
 		}
-	}
-	if src.next != NilNode {
-		dst.nodes[nj].next = t.copyNode(src.next, dst)
 	}
 	return nj
 }

@@ -23,7 +23,9 @@ const (
 	RAVE
 	// PoolRAVE is RAVE in the tree plus pool-guided rollouts (Rimmel et
 	// al. 2010): with probability PoolP a rollout move is drawn from the
-	// PoolK moves with the best AMAF value at the last tree node.
+	// PoolK moves with the best AMAF value at the last tree node; or,
+	// under Options.PoolAt = "tree", RAVE whose selection steps take a
+	// pool edge with probability PoolP (study 001; see selectPool).
 	PoolRAVE
 	// AlphaAMAF uses (1-a)*Q + a*Q_amaf with a = max(0, (k-n)/k) (or the
 	// constant Options.Alpha when AlphaK is 0), plus the UCT term.
@@ -53,7 +55,7 @@ func (r Rule) usesAMAF() bool { return r == RAVE || r == PoolRAVE || r == AlphaA
 // boundaries and counts beyond the tables included), so there is no
 // separate reference implementation. They are small enough to be inlined
 // into the loops (only the RAVE family's choice of beta schedule stays in
-// selectEdge's loop; TestSelectionLoops covers it).
+// edgeScore; TestSelectionLoops covers it).
 //
 // Conventions: an edge has done completed visits with value sum w (fixed
 // point, valueScale) for the player who chooses it and vl virtual losses
@@ -230,7 +232,7 @@ func AlphaAMAFWeight(n int, k float64) float64 {
 // (1-beta)*q + beta*qa + c*sqrt(ln N / max(n, 1)): the UCT score of the
 // blended mean, k = uctExplore(lnOf(N), c). q is 0 when n = 0, qa when an = 0.
 // beta comes from RaveBetaSqrt, RaveBetaSilver, AlphaAMAFWeight or the
-// constant Options.Alpha, chosen in selectEdge's loop (the choice is too
+// constant Options.Alpha, chosen in edgeScore (the choice is too
 // large for the inliner as a function of its own).
 func raveScore(q, qa, beta float64, n int, k float64) float64 {
 	return uctScore((1-beta)*q+beta*qa, max(n, 1), k)
@@ -264,132 +266,183 @@ func orderKey(x float64) int64 {
 // where unvisited edges are tried in decreasing order of the heuristic.
 // Without progressive bias, rewards=01 or pbform=study003 (t.fastSel),
 // UCT and PUCT take their table-driven loops (selectUCT, selectPUCT).
-//
-// With rewards=01 values are mapped to [0, 1] (to01) before the score is
-// computed (the FPU included); UCB1-Tuned's score, computed on [0, 1]
-// already, is mapped the same way, so that the bias term keeps its size
-// relative to it. Under pbform=study003 the UCT term uses ln(N+1)
-// (study 003, eq. 5).
+// The per-edge score of the general loop is edgeScore.
 func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
-	o := &t.opt
 	parentN := max(int(atomic.LoadInt32(&nd.n)), 1)
 	if t.fastSel {
-		switch o.Rule {
+		switch t.opt.Rule {
 		case UCT:
 			return t.selectUCT(parentN, first, cnt)
 		case PUCT:
 			return t.selectPUCT(parentN, first, cnt)
 		}
 	}
-	lnN := lnOf(parentN)
-	if o.PBForm == "study003" {
-		lnN = lnOf(int(atomic.LoadInt32(&nd.n)) + 1)
+	pn := t.parentOf(parentN)
+	hot := t.a.hot[first : first+cnt]
+	var ext []edgeExt // nil for UCT and PUCT, whose scores do not read it
+	if len(t.a.ext) > 0 {
+		ext = t.a.ext[first : first+cnt]
 	}
-	k := uctExplore(lnN, o.C)
-	sqrtN := math.Sqrt(float64(parentN))
-	rule, bias, r01 := o.Rule, o.Bias, o.Rewards01 // locals: the atomic loads below would make the loop reload them
-	tuned, study001 := o.AmafExplore == "ucb1tuned", o.RaveSchedule == "study001" && rule != AlphaAMAF
-	edges, hot := t.a.edges[first:first+cnt], t.a.hot[first:first+cnt]
 	best, bestScore := 0, math.Inf(-1)
 	for i := range hot {
-		e, h := &edges[i], &hot[i]
-		vl := atomic.LoadInt32(&h.vloss)
-		n := int(atomic.LoadInt32(&h.n)) + int(vl)
-		var q float64
-		if n > 0 {
-			q = edgeMean(atomic.LoadInt64(&h.w), vl, n)
+		var x *edgeExt
+		if ext != nil {
+			x = &ext[i]
 		}
-		var score float64
-		switch rule {
-		case PUCT:
-			if n == 0 {
-				q = o.FPU
-			}
-			if r01 {
-				q = to01(q)
-			}
-			score = puctScore(q, h.prior, n, o.C, sqrtN)
-		case UCT:
-			if n == 0 {
-				score = unvisitedScore // only with bias, rewards=01 or pbform=study003: else selectUCT
-				if bias == 0 {
-					return first + int32(i)
-				}
-				break
-			}
-			if r01 {
-				q = to01(q)
-			}
-			score = uctScore(q, n, k)
-		case UCB1Tuned:
-			if n == 0 {
-				if bias == 0 {
-					return first + int32(i)
-				}
-				score = unvisitedScore
-				break
-			}
-			score = ucb1TunedScore(q, edgeMeanSq(atomic.LoadInt64(&e.w2), vl, n), invOf(n), lnN, o.C)
-			if r01 {
-				score = to01(score)
-			}
-		default: // RAVE family
-			an := int(atomic.LoadInt32(&e.amafN))
-			if n == 0 && (an == 0 || tuned || study001) {
-				if bias == 0 {
-					return first + int32(i)
-				}
-				score = unvisitedScore
-				break
-			}
-			var qa float64
-			if an > 0 {
-				qa = amafMean(atomic.LoadInt64(&e.amafW), an)
-			}
-			if study001 {
-				var xr float64
-				if an > 0 {
-					xr = to01(qa)
-				}
-				score = raveStudy001Score(to01(q), xr, an, o.RaveK, n, lnN, o.C)
-				break
-			}
-			var beta float64
-			switch {
-			case an == 0:
-				beta = 0
-			case n == 0:
-				beta = 1
-			case rule == AlphaAMAF && o.RaveK > 0:
-				beta = AlphaAMAFWeight(n, o.RaveK)
-			case rule == AlphaAMAF:
-				beta = o.Alpha
-			case o.RaveSchedule == "silver":
-				beta = RaveBetaSilver(n, an, o.RaveB)
-			default:
-				beta = RaveBetaSqrt(n, o.RaveK)
-			}
-			if tuned {
-				m := (1-beta)*q + beta*qa
-				score = amafTunedScore(m, q, edgeMeanSq(atomic.LoadInt64(&e.w2), vl, n), invOf(n), lnN, o.C)
-				if r01 {
-					score = to01(score)
-				}
-				break
-			}
-			if r01 {
-				q, qa = to01(q), to01(qa)
-			}
-			score = raveScore(q, qa, beta, n, k)
-		}
-		if bias != 0 {
-			score += ProgressiveBias(float64(h.prior), n, bias)
+		score, now := t.edgeScore(x, &hot[i], &pn)
+		if now {
+			return first + int32(i)
 		}
 		if score > bestScore {
 			best, bestScore = i, score
 		}
 	}
 	return first + int32(best)
+}
+
+// parentTerms holds the per-parent factors of the general selection
+// scores: lnN = ln N (ln(N+1) under pbform=study003), k =
+// uctExplore(lnN, c) and sqrtN = sqrt(N). selectEdge computes them once per
+// node from the node's visits; SO-ISMCTS once per edge from its
+// availability count (ismcts.go).
+type parentTerms struct{ lnN, k, sqrtN float64 }
+
+// parentOf returns the parent terms for N visits (N >= 1).
+func (t *Tree) parentOf(parentN int) parentTerms {
+	lnN := lnOf(parentN)
+	if t.form.pbStudy003 {
+		lnN = lnOf(parentN + 1)
+	}
+	return parentTerms{lnN: lnN, k: uctExplore(lnN, t.opt.C), sqrtN: math.Sqrt(float64(parentN))}
+}
+
+// scoreForm holds the options' string-valued choices that edgeScore
+// needs, as flags set once by New (string compares per edge would cost
+// more than the score).
+type scoreForm struct {
+	amafTuned    bool // amafexplore=ucb1tuned
+	raveStudy001 bool // ravesched=study001 under sel=rave or poolrave
+	raveSilver   bool // ravesched=silver
+	pbStudy003   bool // pbform=study003
+}
+
+func formOf(o *Options) scoreForm {
+	return scoreForm{
+		amafTuned:    o.AmafExplore == "ucb1tuned",
+		raveStudy001: o.RaveSchedule == "study001" && (o.Rule == RAVE || o.Rule == PoolRAVE),
+		raveSilver:   o.RaveSchedule == "silver",
+		pbStudy003:   o.PBForm == "study003",
+	}
+}
+
+// edgeScore returns the score of one edge under the tree's rule with
+// parent terms pn, or now = true when the edge is to be taken at once (an
+// unvisited edge without progressive bias; see selectEdge).
+//
+// With rewards=01 values are mapped to [0, 1] (to01) before the score is
+// computed (the FPU included); UCB1-Tuned's score, computed on [0, 1]
+// already, is mapped the same way, so that the bias term keeps its size
+// relative to it. Under pbform=study003 the UCT term uses ln(N+1)
+// (study 003, eq. 5; parentOf).
+//
+// x is the edge's extension: nil only for UCT and PUCT, which do not read
+// it.
+func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float64, now bool) {
+	o := &t.opt
+	rule, bias, r01 := o.Rule, o.Bias, o.Rewards01
+	vl := atomic.LoadInt32(&h.vloss)
+	n := int(atomic.LoadInt32(&h.n)) + int(vl)
+	var q float64
+	if n > 0 {
+		q = edgeMean(atomic.LoadInt64(&h.w), vl, n)
+	}
+	switch rule {
+	case PUCT:
+		if n == 0 {
+			q = o.FPU
+		}
+		if r01 {
+			q = to01(q)
+		}
+		score = puctScore(q, h.prior, n, o.C, pn.sqrtN)
+	case UCT:
+		if n == 0 {
+			if bias == 0 {
+				return 0, true
+			}
+			score = unvisitedScore
+			break
+		}
+		if r01 {
+			q = to01(q)
+		}
+		score = uctScore(q, n, pn.k)
+	case UCB1Tuned:
+		if n == 0 {
+			if bias == 0 {
+				return 0, true
+			}
+			score = unvisitedScore
+			break
+		}
+		score = ucb1TunedScore(q, edgeMeanSq(atomic.LoadInt64(&x.w2), vl, n), invOf(n), pn.lnN, o.C)
+		if r01 {
+			score = to01(score)
+		}
+	default: // RAVE family
+		tuned, study001 := t.form.amafTuned, t.form.raveStudy001
+		an := int(atomic.LoadInt32(&x.amafN))
+		if n == 0 && (an == 0 || tuned || study001) {
+			if bias == 0 {
+				return 0, true
+			}
+			score = unvisitedScore
+			break
+		}
+		var qa float64
+		if an > 0 {
+			qa = amafMean(atomic.LoadInt64(&x.amafW), an)
+		}
+		if study001 {
+			var xr float64
+			if an > 0 {
+				xr = to01(qa)
+			}
+			score = raveStudy001Score(to01(q), xr, an, o.RaveK, n, pn.lnN, o.C)
+			break
+		}
+		var beta float64
+		switch {
+		case an == 0:
+			beta = 0
+		case n == 0:
+			beta = 1
+		case rule == AlphaAMAF && o.RaveK > 0:
+			beta = AlphaAMAFWeight(n, o.RaveK)
+		case rule == AlphaAMAF:
+			beta = o.Alpha
+		case t.form.raveSilver:
+			beta = RaveBetaSilver(n, an, o.RaveB)
+		default:
+			beta = RaveBetaSqrt(n, o.RaveK)
+		}
+		if tuned {
+			m := (1-beta)*q + beta*qa
+			score = amafTunedScore(m, q, edgeMeanSq(atomic.LoadInt64(&x.w2), vl, n), invOf(n), pn.lnN, o.C)
+			if r01 {
+				score = to01(score)
+			}
+			break
+		}
+		if r01 {
+			q, qa = to01(q), to01(qa)
+		}
+		score = raveScore(q, qa, beta, n, pn.k)
+	}
+	if bias != 0 {
+		score += ProgressiveBias(float64(h.prior), n, bias)
+	}
+	return score, false
 }
 
 // selectUCT is selectEdge's UCT loop without progressive bias: k =

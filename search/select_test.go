@@ -367,9 +367,12 @@ func TestSelectionLoops(t *testing.T) {
 		set := func(first int32, es []edgeSetup, parentN int) {
 			nd.n = int32(parentN)
 			for i, e := range es {
-				h, ed := &tr.a.hot[first+int32(i)], &tr.a.edges[first+int32(i)]
+				h := &tr.a.hot[first+int32(i)]
 				h.n, h.vloss, h.w, h.prior = e.done, e.vl, e.w, e.prior
-				ed.w2, ed.amafN, ed.amafW = e.w2, e.an, e.amafW
+				if len(tr.a.ext) > 0 { // UCT and PUCT trees keep no extensions
+					x := &tr.a.ext[first+int32(i)]
+					x.w2, x.amafN, x.amafW = e.w2, e.an, e.amafW
+				}
 			}
 		}
 		pick := func(first, cnt int32) []int32 {
@@ -477,8 +480,8 @@ func TestSelectSimProbabilities(t *testing.T) {
 		first, cnt := simSegment(tr.a, nd, 0, 2)
 		sums := []float64{3, -1}
 		for i := range cnt {
-			tr.a.edges[first+i].w2 = int64(sums[i] * valueScale)
-			tr.a.edges[first+i].amafW = 0
+			tr.a.ext[first+i].w2 = int64(sums[i] * valueScale)
+			tr.a.ext[first+i].amafW = 0
 		}
 		var rho [2]float64
 		if sel == SimExp3 {
@@ -494,7 +497,7 @@ func TestSelectSimProbabilities(t *testing.T) {
 			t.Errorf("%v: chose %d with probability %v, textbook %v", sel, i, prob, want)
 		}
 		for j := range cnt {
-			if got := float64(tr.a.edges[first+j].amafW) / valueScale; math.Abs(got-rho[j]) > 1e-6 {
+			if got := float64(tr.a.ext[first+j].amafW) / valueScale; math.Abs(got-rho[j]) > 1e-6 {
 				t.Errorf("%v: cumulative strategy of %d = %v, want rho %v", sel, j, got, rho[j])
 			}
 		}

@@ -85,17 +85,18 @@ func MixUniform(rho, gamma float64, k int) float64 {
 // Storage: a bandit edge (one action of one player's segment at a joint
 // node) keeps, besides the usual value sum and visit count in edgeStats,
 //
-//   - edge.w2: the bandit sum, fixed point (valueScale): Exp3's cumulative
+//   - edgeExt.w2: the bandit sum, fixed point (valueScale): Exp3's cumulative
 //     importance-weighted reward X_a, or regret matching's cumulative
 //     regret R_a;
-//   - edge.amafW: the cumulative strategy, fixed point: the sum over the
+//   - edgeExt.amafW: the cumulative strategy, fixed point: the sum over the
 //     node's visits of rho_a, the player's strategy before the exploration
 //     mixture (the average strategy is amafW / sum of the segment's amafW).
 //
 // Those two fields are otherwise used by UCB1-Tuned (w2) and the RAVE
 // family (amafW), whose statistics are therefore not kept at joint nodes
 // under simsel=exp3/rm (backupAtomic and backupAMAF skip bandit steps);
-// edge.amafN stays 0 there. Nothing is added to the 56 bytes per edge.
+// edgeExt.amafN stays 0 there. Nothing is added to the 56 bytes per edge
+// (edge, edgeStats and edgeExt).
 //
 // Rewards are the player's value mapped to [0, 1], x = (v+1)/2. With the
 // sampling probability sigma_c of the chosen edge c, the importance-
@@ -121,9 +122,9 @@ const minBanditProb = 1e-9
 func (t *Tree) selectSim(w *Walker, first, cnt int32) (int32, float32) {
 	k := int(cnt)
 	x, rho := w.simX[:k], w.simRho[:k]
-	edges := t.a.edges[first : first+cnt]
-	for i := range edges {
-		x[i] = float64(atomic.LoadInt64(&edges[i].w2)) * (1.0 / valueScale)
+	ext := t.a.ext[first : first+cnt]
+	for i := range ext {
+		x[i] = float64(atomic.LoadInt64(&ext[i].w2)) * (1.0 / valueScale)
 	}
 	g := t.opt.SimGamma
 	if t.opt.SimSel == SimExp3 {
@@ -133,8 +134,8 @@ func (t *Tree) selectSim(w *Walker, first, cnt int32) (int32, float32) {
 	}
 	r := w.Ctx.Rng.Float64()
 	chosen, prob := -1, 0.0
-	for i := range edges {
-		t.add64(&edges[i].amafW, int64(rho[i]*valueScale))
+	for i := range ext {
+		t.add64(&ext[i].amafW, int64(rho[i]*valueScale))
 		s := MixUniform(rho[i], g, k)
 		if s > 0 {
 			if r >= 0 { // not passed yet; the last positive one absorbs rounding
@@ -157,7 +158,7 @@ func (t *Tree) backupSim(w *Walker, value []float64) {
 		x := (value[st.player] + 1) / 2
 		iw := x / float64(st.prob)
 		if t.opt.SimSel == SimExp3 {
-			t.add64(&t.a.edges[st.edge].w2, int64(iw*valueScale))
+			t.add64(&t.a.ext[st.edge].w2, int64(iw*valueScale))
 			continue
 		}
 		first, cnt := simSegment(t.a, &t.a.nodes[st.node], int(st.player), t.players)
@@ -166,7 +167,7 @@ func (t *Tree) backupSim(w *Walker, value []float64) {
 			if j == st.edge {
 				d += iw
 			}
-			t.add64(&t.a.edges[j].w2, int64(d*valueScale))
+			t.add64(&t.a.ext[j].w2, int64(d*valueScale))
 		}
 	}
 }

@@ -145,7 +145,7 @@ func TestBanditUpdates(t *testing.T) {
 		for p := range 2 {
 			first, cnt := simSegment(tr.a, nd, p, 2)
 			for i := first; i < first+cnt; i++ {
-				e := &tr.a.edges[i]
+				e, x := &tr.a.edges[i], &tr.a.ext[i]
 				want := 0.0
 				chosen := i == w.path[p].edge
 				switch {
@@ -157,10 +157,10 @@ func TestBanditUpdates(t *testing.T) {
 				case sel == SimRM:
 					want = -1
 				}
-				if got := float64(e.w2) / valueScale; !approx(got, want) {
+				if got := float64(x.w2) / valueScale; !approx(got, want) {
 					t.Errorf("%v player %d action %d (chosen %v, winner %d): sum %v, want %v", sel, p, e.action, chosen, winner, got, want)
 				}
-				if got := float64(e.amafW) / valueScale; !approx(got, 0.5) {
+				if got := float64(x.amafW) / valueScale; !approx(got, 0.5) {
 					t.Errorf("%v: cumulative strategy %v, want 0.5", sel, got)
 				}
 			}
@@ -281,9 +281,9 @@ func TestBanditZeroAllocs(t *testing.T) {
 			first, cnt := simSegment(tr.a, nd, 0, 2)
 			var sum float64
 			for i := first; i < first+cnt; i++ {
-				sum += float64(tr.a.edges[i].amafW) / valueScale
-				if tr.a.edges[i].amafN != 0 {
-					t.Errorf("%v %v: AMAF count %d on a bandit edge", sel, rule, tr.a.edges[i].amafN)
+				sum += float64(tr.a.ext[i].amafW) / valueScale
+				if tr.a.ext[i].amafN != 0 {
+					t.Errorf("%v %v: AMAF count %d on a bandit edge", sel, rule, tr.a.ext[i].amafN)
 				}
 			}
 			if math.Abs(sum-float64(nd.n)) > 1e-3*float64(nd.n) {

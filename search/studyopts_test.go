@@ -315,16 +315,19 @@ func TestStudyOptionsParse(t *testing.T) {
 		{c4, "mcts:sel=alphaamaf,ravesched=study001", "sel=rave and poolrave"},
 		{c4, "mcts:cut=score,depth=4", "games.Scorer"},
 		{c4, "mcts:cut=heuristic,depth=4", "no heuristic"},
-		{g, "mcts:ismcts=true,sel=rave", "sel=rave"},
-		{g, "mcts:ismcts=true,sel=ucb1tuned", "sel=ucb1tuned"},
-		{g, "mcts:ismcts=true,sel=alphaamaf", "sel=alphaamaf"},
-		{g, "mcts:ismcts=true,bias=1", "bias"},
+		{g, "mcts:ismcts=true,threads=2", "single-threaded"},
+		{g, "mcts:ismcts=true,det=4", "without det"},
+		{c4, "mcts:ismcts=true", "hidden-information"},
+		{games.MustNew("sushigo:players=2"), "mcts:ismcts=true", "sushigo-seq"},
+		{c4, "mcts:sel=rave,pool=tree", "sel=poolrave"},
 	} {
 		if _, err := parse(c.game, c.sp); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", c.sp, err, c.want)
 		}
 	}
-	for _, sp := range []string{"mcts:ismcts=true,sel=uct", "mcts:ismcts=true,sel=puct"} {
+	for _, sp := range []string{"mcts:ismcts=true,sel=uct", "mcts:ismcts=true,sel=puct", "mcts:ismcts=true,sel=rave",
+		"mcts:ismcts=true,sel=ucb1tuned", "mcts:ismcts=true,sel=alphaamaf,amafexplore=ucb1tuned", "mcts:ismcts=true,bias=1",
+		"mcts:ismcts=true,pbform=study003", "mcts:ismcts=true,rewards=01", "mcts:ismcts=true,sel=poolrave,pool=tree"} {
 		if _, err := parse(g, sp); err != nil {
 			t.Errorf("%s: %v", sp, err)
 		}
@@ -372,6 +375,48 @@ func TestStudyOptionsChangeSearch(t *testing.T) {
 		}
 		if same {
 			t.Errorf("%s: same root statistics as %s", c.sp, c.base)
+		}
+	}
+}
+
+// pbh=one is study 003's eq. 5 as printed: the bias term b/(1+n) with no
+// heuristic, so every root edge carries the prior 1 (in any game, one
+// without a heuristic included), and it is refused where it means nothing.
+func TestProgressiveBiasUnit(t *testing.T) {
+	ctx := context.Background()
+	for _, gs := range []string{"connect4", "sushigo:players=2"} {
+		g := games.MustNew(gs)
+		s, sp := g.NewInitialState(), "mcts:pbform=study003,pbh=one,sims=50"
+		if gs != "connect4" {
+			s, sp = sushiPosition(g, 1, 3), sp+",det=1"
+		}
+		a, err := newMCTS(t, g, sp, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", gs, err)
+		}
+		st, err := a.Stats(ctx, s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for _, x := range st {
+			total += x.Visits
+			if x.Prior != 1 {
+				t.Errorf("%s: %s prior %v, want 1 for every action", gs, s.ActionString(x.Action), x.Prior)
+			}
+		}
+		if total != 50 {
+			t.Errorf("%s: %d root visits, want 50", gs, total)
+		}
+	}
+	c4 := games.MustNew("connect4")
+	for _, c := range []struct{ sp, want string }{
+		{"mcts:pbh=one", "needs bias"},
+		{"mcts:bias=1,pbh=one,rollout=heuristic", "drop pbh=one"},
+		{"mcts:bias=1", "no heuristic"},
+	} {
+		if _, err := newMCTS(t, c4, c.sp, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming %q", c.sp, err, c.want)
 		}
 	}
 }

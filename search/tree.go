@@ -32,27 +32,30 @@ const (
 // independent of the order of concurrent backups.
 const valueScale = 1 << 24
 
-// node is one state of the tree (24 bytes).
+// node is one state of the tree (20 bytes).
 //
 // Invariants: firstEdge/numEdges are written before state becomes
 // expanded and never change afterwards (until the arena is reset); readers
 // load state (atomic, acquire) before reading them. n counts the
-// simulations whose path went through this node (the root included).
+// simulations whose path went through this node (the root included). The
+// shared (open-loop) child of a simultaneous node is the child of its
+// first header edge (simSegment), so that no node carries a field only
+// simultaneous nodes use.
 type node struct {
 	firstEdge int32  // index of the first edge in Tree.edges
-	numEdges  int32  // number of edges; at simultaneous nodes see simHeader
+	numEdges  int32  // number of edges; at simultaneous nodes see simSegment
 	n         int32  // visits (atomic when the tree is shared)
 	state     uint32 // unexpanded, expanding or expanded (atomic)
-	next      int32  // simultaneous nodes: the shared (open-loop) child, else NilNode
 	player    int8   // mover: >= 0, or games.ChancePlayer / SimultaneousPlayer / TerminalPlayer
-	_         [3]byte
 }
 
-// An edge (one action of a node) is split over two parallel arrays with
-// the same index: edgeStats holds what every selection step reads (24
-// bytes, the PUCT prior included, so a node's children share few cache
-// lines and selection reads one edge record only), edge the rest (32
-// bytes). 56 bytes per edge in all.
+// An edge (one action of a node) is split over parallel arrays with the
+// same index: edgeStats holds what every selection step reads (24 bytes,
+// the PUCT prior included, so a node's children share few cache lines and
+// selection reads one edge record only), edge the action and child the
+// descent follows (8 bytes), and edgeExt the statistics only some rules
+// keep (24 bytes, allocated only for trees that use them: see needsExt).
+// 32 bytes per edge for UCT and PUCT, 56 for the others.
 //
 // w, w2 and amafW are fixed-point sums (valueScale) of the value of the
 // player who chooses this edge (the node's mover; at simultaneous nodes the
@@ -72,17 +75,29 @@ type edgeStats struct {
 }
 
 type edge struct {
-	w2     int64        // sum of squared values (kept when Tree.squares only; ISMCTS: availability count)
-	amafW  int64        // AMAF (all-moves-as-first) value sum (RAVE family)
 	action games.Action // the action
 	child  int32        // child node or NilNode (CAS from NilNode when created)
-	amafN  int32        // AMAF visit count
 }
 
-// Sizes of the arena records, for documentation and benchmarks.
+// edgeExt holds the per-edge statistics of the rules that need more than
+// edgeStats (needsExt).
+type edgeExt struct {
+	w2    int64 // sum of squared values (kept when Tree.squares only); simsel=exp3/rm's bandit sum
+	amafW int64 // AMAF (all-moves-as-first) value sum (RAVE family); simsel=exp3/rm's cumulative strategy
+	amafN int32 // AMAF visit count
+	// avail is the availability count of SO-ISMCTS trees: how many times
+	// the edge was legal when its node was visited (ismcts.go); 0 in
+	// other trees.
+	avail int32
+}
+
+// Sizes of the arena records, for documentation and benchmarks: a node,
+// an edge of any tree, and the extension of an edge in trees whose rule
+// keeps one (needsExt).
 const (
-	NodeBytes = int(unsafe.Sizeof(node{}))
-	EdgeBytes = int(unsafe.Sizeof(edge{}) + unsafe.Sizeof(edgeStats{}))
+	NodeBytes    = int(unsafe.Sizeof(node{}))
+	EdgeBytes    = int(unsafe.Sizeof(edge{}) + unsafe.Sizeof(edgeStats{}))
+	EdgeExtBytes = int(unsafe.Sizeof(edgeExt{}))
 )
 
 // arena is the preallocated storage of a tree. Nodes and edges are handed
@@ -92,12 +107,27 @@ type arena struct {
 	nodes    []node
 	edges    []edge
 	hot      []edgeStats // parallel to edges
+	ext      []edgeExt   // parallel to edges, or empty when the tree keeps no extension
 	numNodes int32       // allocated nodes (atomic)
 	numEdges int32       // allocated edges (atomic)
 }
 
-func newArena(maxNodes, maxEdges int) *arena {
-	return &arena{nodes: make([]node, maxNodes), edges: make([]edge, maxEdges), hot: make([]edgeStats, maxEdges)}
+// newArena returns an arena of maxNodes nodes and maxEdges edges, with
+// edge extensions when ext is set.
+func newArena(maxNodes, maxEdges int, ext bool) *arena {
+	a := &arena{nodes: make([]node, maxNodes), edges: make([]edge, maxEdges), hot: make([]edgeStats, maxEdges)}
+	if ext {
+		a.ext = make([]edgeExt, maxEdges)
+	}
+	return a
+}
+
+// needsExt reports whether trees with options o keep edge extensions:
+// squared sums (UCB1-Tuned, amafexplore=ucb1tuned), AMAF statistics (the
+// RAVE family), bandit sums (simsel=exp3/rm) or availability counts
+// (SO-ISMCTS).
+func needsExt(o *Options) bool {
+	return o.Rule == UCB1Tuned || o.Rule.usesAMAF() || o.SimSel != SimUCB || o.ISMCTS
 }
 
 func (a *arena) reset() {
@@ -113,7 +143,7 @@ func (a *arena) newNode(player int) int32 {
 		atomic.AddInt32(&a.numNodes, -1)
 		return NilNode
 	}
-	a.nodes[i] = node{firstEdge: NilEdge, next: NilNode, player: int8(player)}
+	a.nodes[i] = node{firstEdge: NilEdge, player: int8(player)}
 	return i
 }
 
@@ -125,13 +155,16 @@ func (a *arena) newEdges(k int) int32 {
 		return NilEdge
 	}
 	clear(a.hot[i : int(i)+k])
+	if len(a.ext) > 0 {
+		clear(a.ext[i : int(i)+k])
+	}
 	return i
 }
 
 // Stats reports the size of a tree.
 type Stats struct {
 	Nodes, Edges int // allocated records
-	Bytes        int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes
+	Bytes        int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes (+ Edges*EdgeExtBytes with extensions)
 	// ExpandedNodes is the number of nodes with edges.
 	ExpandedNodes int
 }
@@ -140,6 +173,9 @@ func (a *arena) stats() Stats {
 	nn := int(atomic.LoadInt32(&a.numNodes))
 	ne := int(atomic.LoadInt32(&a.numEdges))
 	st := Stats{Nodes: nn, Edges: ne, Bytes: nn*NodeBytes + ne*EdgeBytes}
+	if len(a.ext) > 0 {
+		st.Bytes += ne * EdgeExtBytes
+	}
 	for i := range nn {
 		if a.nodes[i].state == expanded {
 			st.ExpandedNodes++
@@ -151,7 +187,8 @@ func (a *arena) stats() Stats {
 // Simultaneous nodes (decoupled selection) store one segment of edges per
 // player. The node's first NumPlayers edges are headers whose action field
 // holds the length of player p's segment; the segments follow in player
-// order. Header edges carry no statistics.
+// order. Header edges carry no statistics; the first one's child is the
+// node's open-loop child (the state after any joint action).
 func simSegment(a *arena, nd *node, p, players int) (first, count int32) {
 	first = nd.firstEdge + int32(players)
 	for q := 0; q < p; q++ {
@@ -181,9 +218,13 @@ type Tree struct {
 	// fastSel: no progressive bias, rewards=01 or pbform=study003, so
 	// that UCT and PUCT take their table-driven loops (selectEdge).
 	fastSel bool
-	// squares: backups keep the squared value sums in edge.w2 (UCB1-Tuned,
+	// squares: backups keep the squared value sums in edgeExt.w2 (UCB1-Tuned,
 	// and the RAVE family under amafexplore=ucb1tuned).
 	squares bool
+	// poolTree: PoolRAVE plays its pool moves in tree selection
+	// (pool=tree, selectPool).
+	poolTree bool
+	form     scoreForm // the options' forms as flags (edgeScore)
 
 	full    atomic.Bool  // an allocation failed since the last Prepare
 	claimed atomic.Int64 // simulations started in the current Search
@@ -192,6 +233,8 @@ type Tree struct {
 
 	walkers []*Walker // walkers[i] is used by Search's goroutine i
 	seed    uint64
+	srcs    []*rand.PCG // Reset's sources: rng's, then walkers[i]'s (recycle.go)
+	noise   []float64   // addNoise scratch
 
 	reuse reuseState // tree-reuse bookkeeping (reuse.go)
 
@@ -229,7 +272,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	}
 	t := &Tree{
 		game: g, opt: o, players: g.NumPlayers(),
-		a:         newArena(maxNodes, maxEdges),
+		a:         newArena(maxNodes, maxEdges, needsExt(&o)),
 		rootState: g.NewInitialState(),
 		rng:       games.NewRand(seed),
 		seed:      seed,
@@ -238,6 +281,8 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	t.fastSel = o.Bias == 0 && !o.Rewards01 && o.PBForm != "study003"
 	t.plainUCT = o.Rule == UCT && t.fastSel
 	t.squares = o.Rule == UCB1Tuned || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
+	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == "tree"
+	t.form = formOf(&t.opt)
 	if o.TT {
 		t.tt = newTransTable(maxNodes)
 	}
@@ -297,7 +342,8 @@ type Walker struct {
 	perm     []int32        // expansion scratch: edge order (drawSwaps)
 	acts     []games.Action // expansion scratch: shuffled actions
 	amaf     []games.Mask   // AMAF: actions each player played below a node
-	order    []int32        // scratch for PoolRAVE
+	order    []int32        // selectPool scratch: the pool's edges
+	orderV   []float64      // selectPool scratch: their AMAF means
 	simX     []float64      // simsel=exp3/rm scratch: a segment's sums
 	simRho   []float64      // simsel=exp3/rm scratch: a segment's strategy
 }
@@ -316,7 +362,8 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 		hprior: make([]float32, n),
 		perm:   make([]int32, n+t.players),
 		acts:   make([]games.Action, n),
-		order:  make([]int32, 0, 64),
+		order:  make([]int32, 0, max(t.opt.PoolK, 1)),
+		orderV: make([]float64, 0, max(t.opt.PoolK, 1)),
 		simX:   make([]float64, n),
 		simRho: make([]float64, n),
 	}
