@@ -13,6 +13,13 @@
 // resignation keeps a fraction of games playing on to count false
 // positives.
 //
+// Trees are kept between moves and games: a move's search starts from the
+// subtree of the position reached (its statistics kept, root noise drawn
+// afresh; noreuse turns this off, and it never applies under Gumbel
+// search or on sampled deals), and a slot's trees are Reset, not
+// reallocated, when it starts its next game, so that a long run allocates
+// only its game records.
+//
 // Options beyond plain AlphaZero (all off by default): playout-cap
 // randomisation (pcr: a share of moves get the full budget and are
 // recorded, the rest a fast search and are not; KataGo), policy target

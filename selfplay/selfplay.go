@@ -44,6 +44,15 @@ type Settings struct {
 	// pruning (Wu 2019, section 3.2; see pruneVisits). Not with Gumbel,
 	// whose target is the improved policy.
 	Prune bool `json:"prune"`
+	// NoReuse starts every search from an empty tree. By default a move's
+	// search keeps the subtree of the position reached (the played
+	// child, its statistics and its descendants), as AlphaGo Zero's
+	// self-play does; root Dirichlet noise is drawn afresh over the kept
+	// root's network priors. Trees are never reused under Gumbel search
+	// (sequential halving needs a fresh root) nor on sampled deals of
+	// hidden-information games. The zero value (reuse) is the default, so
+	// that manifests written before the option read back unchanged.
+	NoReuse bool `json:"noreuse"`
 }
 
 // Table declares the settings' options (flags of `canopy selfplay`, keys
@@ -57,7 +66,8 @@ func (s *Settings) Table() spec.Table {
 		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"),
 		spec.Float("pcr", &s.PCR, 0, 0, 1, "playout-cap randomisation: probability that a move is a full, recorded search (0 = off: every move; KataGo 0.25)"),
 		spec.Int("pcrfast", &s.PCRFast, 0, 0, 1<<24, "simulations of the fast, unrecorded searches under pcr (0 = sims/4)"),
-		spec.Bool("prune", &s.Prune, false, "record visit distributions after KataGo's policy target pruning"))
+		spec.Bool("prune", &s.Prune, false, "record visit distributions after KataGo's policy target pruning"),
+		spec.Bool("noreuse", &s.NoReuse, false, "search every move from an empty tree (default: keep the subtree of the position reached, with fresh root noise)"))
 	for _, kv := range [][2]string{{"dir", "1"}, {"tempplies", "8"}, {"det", "1"}} {
 		for i := range t {
 			if t[i].Key == kv[0] {
@@ -224,7 +234,10 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	o := so.Search
 	k := r.cfg.Settings.Det
 	o.Sims = max(st.Sims/k, 1)
-	o.MaxNodes = o.Sims + st.Leaves + 16
+	// A kept subtree holds the played child's visits, so trees that
+	// reuse get room for several searches (as engine.NewSearcher's).
+	o.Reuse = !st.NoReuse && !r.det && so.Gumbel.M == 0
+	o.MaxNodes = arenaNodes(o.Sims, st.Leaves, o.Reuse)
 	o.MaxEdges = o.MaxNodes * min(g.NumActions(), 64)
 	r.opts = o
 	r.gumb = so.Gumbel
@@ -233,7 +246,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 		fo := o
 		fo.DirichletA = 0
 		fo.Sims = max(r.cfg.Settings.FastSims()/k, 1)
-		fo.MaxNodes = fo.Sims + st.Leaves + 16
+		fo.MaxNodes = arenaNodes(fo.Sims, st.Leaves, fo.Reuse)
 		fo.MaxEdges = fo.MaxNodes * min(g.NumActions(), 64)
 		r.fast = fo
 	}
@@ -299,15 +312,15 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 	sl.rec.ResignOffGame = sl.resignOff
 	clear(sl.would)
 	for q, j := range sl.jobs {
-		t, err := search.New(r.g, r.opts, arena.DeriveSeed(sl.seed, uint64(2*q+1)))
-		if err != nil {
+		// The slot's trees are made for its first game and Reset (same
+		// streams as new ones, arenas kept) for the next.
+		if err := renew(&sl.full[q], r.g, r.opts, arena.DeriveSeed(sl.seed, uint64(2*q+1))); err != nil {
 			w.Fail(err)
 			return false
 		}
-		j.SetTree(t, 0)
-		sl.full[q] = t
+		j.SetTree(sl.full[q], 0)
 		if st.PCR > 0 {
-			if sl.fast[q], err = search.New(r.g, r.fast, arena.DeriveSeed(sl.seed, uint64(2*q+2))); err != nil {
+			if err := renew(&sl.fast[q], r.g, r.fast, arena.DeriveSeed(sl.seed, uint64(2*q+2))); err != nil {
 				w.Fail(err)
 				return false
 			}
@@ -316,6 +329,28 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 	}
 	sl.startMove(w)
 	return true
+}
+
+// arenaNodes is the node capacity of a tree that runs sims simulations a
+// move with leaves in flight: one search's worth, or four when subtrees
+// are kept (the played child keeps most of the root's visits).
+func arenaNodes(sims, leaves int, reuse bool) int {
+	if reuse {
+		return 4*sims + leaves + 16
+	}
+	return sims + leaves + 16
+}
+
+// renew makes *t a tree with options o and seed seed: a new one the first
+// time, else the same tree Reset.
+func renew(t **search.Tree, g games.Game, o search.Options, seed uint64) error {
+	if *t != nil {
+		(*t).Reset(seed)
+		return nil
+	}
+	var err error
+	*t, err = search.New(g, o, seed)
+	return err
 }
 
 // startMove samples chance events, then starts the searches of the move
