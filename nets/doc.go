@@ -1,7 +1,10 @@
 // Package nets holds Canopy's policy-value neural networks on the CPU:
 // residual AlphaZero networks and the small PPO CNN, their inference and
 // training (backward passes, SGD with momentum and Adam, L2, Polyak
-// averaging), an LSTM cell for recurrent policies, weight files in the
+// averaging), an LSTM cell and an LSTM layer over segments (truncated
+// backpropagation through time), study 000's recurrent CNN-LSTM with its
+// factored card x square policy (Recurrent), input encodings (Encoding:
+// the legal-move plane, the feature encoding), weight files in the
 // safetensors format, and the batch-first Backend interface with its
 // registry and the always-available "cpu" backend.
 //

@@ -8,9 +8,15 @@ import (
 
 // Encoding is how a net's input is made from a state: the game's own
 // observation from the mover's side (State.Observation), optionally
-// followed by one more plane. A net's input size tells which encoding it
-// was built for (EncodingFor).
+// followed by one more plane, or the game's flat feature encoding. A
+// plain net's input size tells which of the first two it was built for
+// (EncodingFor); recurrent nets read the features.
 type Encoding struct {
+	// Features replaces the observation by the game's flat feature
+	// encoding (FeatureState.Features: study 000's board planes, hand
+	// one-hot and rank counts for games/sequence), the input of a
+	// Recurrent net. It excludes LegalPlane.
+	Features bool
 	// LegalPlane appends study 002's broadcast legal-move plane (section
 	// 4.1, input channel 2) after the game's planes: for a game whose
 	// actions are the board's columns (NumActions = width, Connect Four)
@@ -32,6 +38,17 @@ func boardDims(g games.Game) (h, w int) {
 
 // Check reports whether e fits g.
 func (e Encoding) Check(g games.Game) error {
+	if e.Features {
+		if e.LegalPlane {
+			return fmt.Errorf("nets: the feature encoding has no legal-move plane")
+		}
+		_, okG := g.(FeatureGame)
+		_, okS := g.NewInitialState().(FeatureState)
+		if !okG || !okS {
+			return fmt.Errorf("nets: game %s has no flat feature encoding (FeatureSize and Features)", g.Spec())
+		}
+		return nil
+	}
 	if !e.LegalPlane {
 		return nil
 	}
@@ -45,6 +62,9 @@ func (e Encoding) Check(g games.Game) error {
 
 // Size is the length of an observation of g under e.
 func (e Encoding) Size(g games.Game) int {
+	if fg, ok := g.(FeatureGame); ok && e.Features {
+		return fg.FeatureSize()
+	}
 	n := games.ObservationSize(g)
 	if e.LegalPlane {
 		h, w := boardDims(g)
@@ -66,7 +86,11 @@ func NewEncoder(g games.Game, e Encoding) (*Encoder, error) {
 		return nil, err
 	}
 	h, w := boardDims(g)
-	return &Encoder{enc: e, obsSize: games.ObservationSize(g), h: h, w: w, nAct: g.NumActions()}, nil
+	c := &Encoder{enc: e, obsSize: games.ObservationSize(g), h: h, w: w, nAct: g.NumActions()}
+	if e.Features {
+		c.obsSize = g.(FeatureGame).FeatureSize()
+	}
+	return c, nil
 }
 
 // Size is the length of one observation.
@@ -80,6 +104,10 @@ func (c *Encoder) Size() int {
 // Encode writes player's observation of s into dst (Size values); legal
 // is the legal actions of s. It allocates nothing.
 func (c *Encoder) Encode(s games.State, player int, legal games.Mask, dst []float32) {
+	if c.enc.Features {
+		s.(FeatureState).Features(player, dst[:c.obsSize])
+		return
+	}
 	s.Observation(player, dst[:c.obsSize])
 	if !c.enc.LegalPlane {
 		return

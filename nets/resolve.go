@@ -163,6 +163,9 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 		if err != nil {
 			return nil, src, fmt.Errorf("network %q: %v", ref, err)
 		}
+		if IsRecurrentFile(buf) {
+			return nil, src, fmt.Errorf("network %s is a recurrent net (study 000's CNN-LSTM): only the policy agent plays it", ref)
+		}
 		if net, err = Decode(buf); err != nil {
 			return nil, src, fmt.Errorf("network %s: %v (is it a canopy .safetensors file?)", ref, err)
 		}
@@ -170,13 +173,11 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 	}
 	sum := sha256.Sum256(buf)
 	src.SHA256 = hex.EncodeToString(sum[:])
-	obs := 1
-	for _, d := range g.ObservationShape() {
-		obs *= d
-	}
-	if net.InputSize() != obs || net.PolicySize() != g.NumActions() {
-		return nil, src, fmt.Errorf("network %s takes %d inputs and %d actions; %s needs %d and %d (make one with `canopy net init --game %s`)",
-			src.Desc, net.InputSize(), net.PolicySize(), g.Spec(), obs, g.NumActions(), g.Spec())
+	// The input is the game's observation, or the observation followed by
+	// the legal-move plane (nets trained with `canopy ppo --legal-plane`).
+	if _, encErr := EncodingFor(g, net.InputSize()); encErr != nil || net.PolicySize() != g.NumActions() {
+		return nil, src, fmt.Errorf("network %s takes %d inputs and %d actions; %s needs %d (or %d with the legal-move plane) and %d (make one with `canopy net init --game %s`)",
+			src.Desc, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), Encoding{LegalPlane: true}.Size(g), g.NumActions(), g.Spec())
 	}
 	return net, src, nil
 }

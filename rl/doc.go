@@ -53,6 +53,19 @@
 // global-norm gradient clipping and Adam, with the entropy-coefficient and
 // learning-rate schedules of Options.
 //
+// # Recurrent PPO
+//
+// NewRecurrentPPO trains study 000's CNN-LSTM (nets.Recurrent) on the
+// game's feature encoding (nets.Encoding{Features: true}). Each
+// environment carries its LSTM state from step to step, zeroed when its
+// game starts; a rollout stores the states at its start and the game-start
+// flags of every step, and training replays each environment's segment
+// from there (minibatches are groups of whole environments), so the
+// gradient flows back through time over the segment and stops at its
+// start and at game starts. Study000Options holds the study's settings.
+// Leagues of snapshots need a plain net; a recurrent learner plays fixed
+// opponents.
+//
 // # Runs
 //
 // Train runs the updates of one run directory (see ConfigFile): metrics

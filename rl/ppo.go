@@ -134,10 +134,13 @@ type UpdateStats struct {
 	Samples int // samples in the rollout
 }
 
-// PPO trains a nets.Net with PPO on a VecEnv. It is not safe for
-// concurrent use.
+// PPO trains a nets.Net, or study 000's nets.Recurrent (NewRecurrentPPO),
+// with PPO on a VecEnv. It is not safe for concurrent use.
 type PPO struct {
+	// Net is the learner's network, or nil for a recurrent learner (Rec,
+	// see NewRecurrentPPO); exactly one of the two is set.
 	Net *nets.Net
+	Rec *nets.Recurrent
 	Env *VecEnv
 	Opt Options
 	Buf *Rollout
@@ -156,6 +159,7 @@ type PPO struct {
 	mbObs, mbLogits, mbVals []float32
 	mbDLogits, mbDVals      []float32
 	mb                      Minibatch
+	rec                     *recurrentState // Rec's state and scratch
 }
 
 // NewPPO returns a PPO learner of net on env. The net must take env's
@@ -195,11 +199,38 @@ func NewPPO(net *nets.Net, env *VecEnv, opt Options) (*PPO, error) {
 // targets (GAE), and returns the statistics of the episodes that ended.
 func (p *PPO) Collect() (EpisodeStats, error) {
 	b, env := p.Buf, p.Env
-	N, P, O := b.N, b.P, b.ObsSize
+	N := b.N
+	fresh, err := p.beginCollect()
+	if err != nil {
+		return EpisodeStats{}, err
+	}
+	if p.Rec != nil {
+		return p.collectRecurrent(fresh)
+	}
+	for t := range b.T {
+		p.Net.Forward(N, p.record(t), p.logits, p.values)
+		if err := p.act(t); err != nil {
+			return EpisodeStats{}, err
+		}
+	}
+	p.Net.Forward(N, env.Observations(), p.logits, b.LastValue)
+	if err := GAE(b.T, N, b.Reward, b.Value, b.Done, b.LastValue, p.Opt.Gamma, p.Opt.Lambda, b.Advantage, b.Return); err != nil {
+		return EpisodeStats{}, err
+	}
+	return env.Stats(), nil
+}
+
+// beginCollect prepares a rollout: the league's phase and latest weights,
+// and under FreshGames new streams and new games (reported by fresh).
+func (p *PPO) beginCollect() (fresh bool, err error) {
+	env := p.Env
 	if l := p.League; l != nil {
+		if p.Net == nil {
+			return false, errors.New("rl: a league's snapshots are plain nets; a recurrent learner plays fixed opponents")
+		}
 		l.SetUpdate(p.Updates)
 		if err := l.Sync(p.Net); err != nil {
-			return EpisodeStats{}, err
+			return false, err
 		}
 	}
 	if p.Opt.FreshGames {
@@ -207,45 +238,56 @@ func (p *PPO) Collect() (EpisodeStats, error) {
 		*p.rng = *games.NewRand(seed)
 		if r, ok := env.opt.Opponents.(Reseeder); ok {
 			if err := r.Reseed(seed); err != nil {
-				return EpisodeStats{}, err
+				return false, err
 			}
 		}
 		if err := env.Reseed(seed); err != nil {
-			return EpisodeStats{}, err
+			return false, err
 		}
 	}
 	env.ResetStats()
-	for t := range b.T {
-		obs := env.Observations()
-		base := t * N
-		copy(b.Obs[base*O:(base+N)*O], obs)
-		copy(b.Legal[base*P:(base+N)*P], env.LegalFloats())
-		p.Net.Forward(N, obs, p.logits, p.values)
-		for e := range N {
-			i := base + e
-			legal := env.Legal(e)
-			if !nets.MaskedSoftmax(p.logits[e*P:(e+1)*P], legal, p.probs) {
-				return EpisodeStats{}, fmt.Errorf("rl: environment %d has no legal action", e)
-			}
-			a := sample(p.probs, legal, p.rng)
-			lp := math.Log(float64(p.probs[a]))
-			if math.IsNaN(lp) || math.IsInf(lp, 0) {
-				return EpisodeStats{}, fmt.Errorf("rl: the net's policy is not finite in environment %d (log-probability %g)", e, lp)
-			}
-			p.actions[e] = a
-			b.Action[i], b.LogProb[i], b.Value[i] = int32(a), float32(lp), p.values[e]
+	return p.Opt.FreshGames, nil
+}
+
+// record copies the environments' observations and legal actions into
+// step t of the rollout and returns the observations.
+func (p *PPO) record(t int) []float32 {
+	b, env := p.Buf, p.Env
+	N, P, O := b.N, b.P, b.ObsSize
+	obs := env.Observations()
+	base := t * N
+	copy(b.Obs[base*O:(base+N)*O], obs)
+	copy(b.Legal[base*P:(base+N)*P], env.LegalFloats())
+	return obs
+}
+
+// act samples every environment's action at step t from p.logits (the
+// masked policy), records it with its log-probability and p.values, and
+// steps the environments.
+func (p *PPO) act(t int) error {
+	b, env := p.Buf, p.Env
+	N, P := b.N, b.P
+	base := t * N
+	for e := range N {
+		i := base + e
+		legal := env.Legal(e)
+		if !nets.MaskedSoftmax(p.logits[e*P:(e+1)*P], legal, p.probs) {
+			return fmt.Errorf("rl: environment %d has no legal action", e)
 		}
-		if err := env.Step(p.actions); err != nil {
-			return EpisodeStats{}, err
+		a := sample(p.probs, legal, p.rng)
+		lp := math.Log(float64(p.probs[a]))
+		if math.IsNaN(lp) || math.IsInf(lp, 0) {
+			return fmt.Errorf("rl: the net's policy is not finite in environment %d (log-probability %g)", e, lp)
 		}
-		copy(b.Reward[base:base+N], env.Rewards())
-		copy(b.Done[base:base+N], env.Dones())
+		p.actions[e] = a
+		b.Action[i], b.LogProb[i], b.Value[i] = int32(a), float32(lp), p.values[e]
 	}
-	p.Net.Forward(N, env.Observations(), p.logits, b.LastValue)
-	if err := GAE(b.T, N, b.Reward, b.Value, b.Done, b.LastValue, p.Opt.Gamma, p.Opt.Lambda, b.Advantage, b.Return); err != nil {
-		return EpisodeStats{}, err
+	if err := env.Step(p.actions); err != nil {
+		return err
 	}
-	return env.Stats(), nil
+	copy(b.Reward[base:base+N], env.Rewards())
+	copy(b.Done[base:base+N], env.Dones())
+	return nil
 }
 
 // UpdateSeed is the seed of update u's streams under FreshGames.
@@ -279,11 +321,19 @@ func (o Options) LearningRate(u int) float64 {
 
 // AdamState returns a copy of the optimizer's state (moments and step
 // count, in the order of Net.Params).
-func (p *PPO) AdamState() nets.AdamState { return p.adam.State(p.Net.Params()) }
+func (p *PPO) AdamState() nets.AdamState { return p.adam.State(p.params()) }
+
+// params is the learner's parameters, plain or recurrent.
+func (p *PPO) params() []*nets.Param {
+	if p.Rec != nil {
+		return p.Rec.Params()
+	}
+	return p.Net.Params()
+}
 
 // SetAdamState restores a state from AdamState (of a net of the same
 // architecture).
-func (p *PPO) SetAdamState(s nets.AdamState) error { return p.adam.SetState(p.Net.Params(), s) }
+func (p *PPO) SetAdamState(s nets.AdamState) error { return p.adam.SetState(p.params(), s) }
 
 // sample draws an action from probs restricted to legal.
 func sample(probs []float32, legal games.Mask, rng *rand.Rand) games.Action {
@@ -303,6 +353,9 @@ func sample(probs []float32, legal games.Mask, rng *rand.Rand) games.Action {
 // shuffled minibatches, each a Loss, a Backward, a global-norm gradient
 // clip and an Adam step.
 func (p *PPO) Update() (UpdateStats, error) {
+	if p.Rec != nil {
+		return p.updateRecurrent()
+	}
 	b, o := p.Buf, p.Opt
 	n, P, O := b.T*b.N, b.P, b.ObsSize
 	lr := o.LearningRate(p.Updates)
@@ -345,16 +398,28 @@ func (p *PPO) Update() (UpdateStats, error) {
 			norm := ClipGradNorm(p.Net.Params(), o.MaxGradNorm)
 			p.adam.Step(p.Net.Params())
 			p.Net.Invalidate()
-			st.Loss.Total += ls.Total
-			st.Loss.Policy += ls.Policy
-			st.Loss.Value += ls.Value
-			st.Loss.Entropy += ls.Entropy
-			st.Loss.ApproxKL += ls.ApproxKL
-			st.Loss.ClipFrac += ls.ClipFrac
-			st.GradNorm += norm
+			st.add(ls, norm)
 			count++
 		}
 	}
+	st.mean(count)
+	p.Updates++
+	return st, nil
+}
+
+// add sums one minibatch's loss statistics and gradient norm into st.
+func (st *UpdateStats) add(ls LossStats, norm float64) {
+	st.Loss.Total += ls.Total
+	st.Loss.Policy += ls.Policy
+	st.Loss.Value += ls.Value
+	st.Loss.Entropy += ls.Entropy
+	st.Loss.ApproxKL += ls.ApproxKL
+	st.Loss.ClipFrac += ls.ClipFrac
+	st.GradNorm += norm
+}
+
+// mean turns the sums of count minibatches into means.
+func (st *UpdateStats) mean(count int) {
 	inv := 1 / float64(count)
 	st.Loss.Total *= inv
 	st.Loss.Policy *= inv
@@ -363,8 +428,6 @@ func (p *PPO) Update() (UpdateStats, error) {
 	st.Loss.ApproxKL *= inv
 	st.Loss.ClipFrac *= inv
 	st.GradNorm *= inv
-	p.Updates++
-	return st, nil
 }
 
 // Iterate is one Collect followed by one Update.

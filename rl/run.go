@@ -432,7 +432,8 @@ func SaveRunConfig(dir string, c RunConfig) error {
 // Resumed is what Resume restores of a run.
 type Resumed struct {
 	Config     RunConfig
-	Net        *nets.Net // the weights of the last checkpoint
+	Net        *nets.Net       // the weights of the last checkpoint (nil for a recurrent net)
+	Rec        *nets.Recurrent // the weights of a recurrent run's last checkpoint
 	Info       CheckpointInfo
 	Checkpoint string // its path
 	Metrics    []Metrics
@@ -466,7 +467,23 @@ func Resume(dir string) (Resumed, error) {
 	if !ok || path == "" {
 		return r, fmt.Errorf("%s: %w", dir, ErrNoRun)
 	}
-	net, info, err := LoadCheckpoint(path)
+	var (
+		net     *nets.Net
+		rec     *nets.Recurrent
+		info    CheckpointInfo
+		nParams int
+	)
+	if recurrentFile(path) {
+		rec, info, err = LoadRecurrentCheckpoint(path)
+		if rec != nil {
+			nParams = len(rec.Params())
+		}
+	} else {
+		net, info, err = LoadCheckpoint(path)
+		if net != nil {
+			nParams = len(net.Params())
+		}
+	}
 	if err != nil {
 		return r, err
 	}
@@ -480,10 +497,10 @@ func Resume(dir string) (Resumed, error) {
 	if err != nil {
 		return r, err
 	}
-	r = Resumed{Config: c, Net: net, Info: info, Checkpoint: path, Metrics: ms}
+	r = Resumed{Config: c, Net: net, Rec: rec, Info: info, Checkpoint: path, Metrics: ms}
 	ap := AdamPath(dir, info.Updates)
 	if _, err := os.Stat(ap); err == nil {
-		s, err := LoadAdamState(ap, len(net.Params()))
+		s, err := LoadAdamState(ap, nParams)
 		if err != nil {
 			return r, err
 		}
@@ -568,7 +585,7 @@ func Train(ctx context.Context, p *PPO, o TrainOptions) (TrainResult, error) {
 		if err := SaveAdamState(AdamPath(o.Dir, p.Updates), p.AdamState()); err != nil {
 			return err
 		}
-		path, err := SaveCheckpoint(o.Dir, p.Net, info)
+		path, err := p.saveCheckpoint(o.Dir, info)
 		if err != nil {
 			return err
 		}
@@ -605,7 +622,7 @@ func Train(ctx context.Context, p *PPO, o TrainOptions) (TrainResult, error) {
 				return res, err
 			}
 		}
-		if onCadence && o.Snapshot != nil {
+		if onCadence && o.Snapshot != nil && p.Net != nil {
 			if err := o.Snapshot(p.Net); err != nil {
 				return res, err
 			}

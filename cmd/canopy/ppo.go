@@ -74,6 +74,18 @@ without it keep working.
 The net is --net (any canopy network file with the game's shapes), a fresh
 --preset, or by default a fresh "connect4-ppo" CNN shaped for the game.
 
+Study 000's recurrent CNN-LSTM: --preset sequence-lstm on Sequence
+(--game sequence:jacks=false is the study's variant) reads the game's
+feature encoding (chip and face planes, hand one-hot, rank counts), keeps
+each environment's LSTM state through its game (zeroed when a game starts),
+and trains by backpropagation through time over each rollout of --steps
+moves; its minibatches are groups of whole environments (--minibatches at
+most --envs). It trains against one fixed --opponent for now (no league).
+The study's settings:
+  canopy ppo --game sequence:jacks=false --preset sequence-lstm --opponent sequence-greedy \
+    --envs 16 --steps 1024 --epochs 5 --minibatches 8 --lr 3e-4 \
+    --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --updates 140 --out runs/ppo-seq
+
 The run directory --out holds ppo.json (the settings), metrics.jsonl (one
 line per update: losses, approximate KL, clip fraction, entropy and its
 coefficient, learning rate, the win rate over the games that ended in that
@@ -115,7 +127,7 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 			fs.StringVar(&c.Opponent, "opponent", "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents); with --league fixed, several separated by ';' are drawn uniformly per game")
 			fs.Uint64Var(&c.Seed, "seed", 1, "random seed (fresh weights, environments, sampling, opponent)")
 			fs.StringVar(&c.Net, "net", "", "network file to start from (default: a fresh --preset)")
-			fs.StringVar(&c.Preset, "preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+" (default "+ppoDefaultPreset+")")
+			fs.StringVar(&c.Preset, "preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+", or the recurrent "+strings.Join(nets.RecurrentPresets(), ", ")+" (default "+ppoDefaultPreset+")")
 			fs.IntVar(&c.Every, "checkpoint-every", 10, fmt.Sprintf("updates between checkpoints, 1..%d (the last update is always saved)", rl.MaxUpdate))
 			fs.StringVar(&c.League, "league", "fixed", "opponents: fixed (--opponent in every game), fsp (study 002: 80% the latest weights, 20% one of the last 20 checkpoints), schedule (study 000: --greedy/random for 400 updates, then 70% one of the last 5 checkpoints, 15% --greedy, 15% random)")
 			fs.StringVar(&c.Greedy, "greedy", "onestep", "agent spec of the greedy opponent of --league schedule")
@@ -216,6 +228,9 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 	g, err := newGame(c.Game)
 	if err != nil {
 		return err
+	}
+	if _, ok := nets.RecurrentPreset(c.Preset); ok {
+		return runRecurrentPPOFresh(e, g, c, dir, asJSON, quiet)
 	}
 	var net *nets.Net
 	if c.Net != "" {
@@ -340,7 +355,13 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 	if err != nil {
 		return err
 	}
-	p, closeOpp, err := newPPO(g, r.Net, stored, dir, r.Info.Updates)
+	var p *rl.PPO
+	var closeOpp func()
+	if r.Rec != nil {
+		p, closeOpp, err = newRecurrentPPO(g, r.Rec, stored, r.Info.Updates)
+	} else {
+		p, closeOpp, err = newPPO(g, r.Net, stored, dir, r.Info.Updates)
+	}
 	if err != nil {
 		return err
 	}
@@ -357,6 +378,108 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 			dir, r.Info.Updates, r.Info.Samples, r.Checkpoint, adam)
 	}
 	return trainPPO(e, p, stored, dir, r.Info, asJSON, quiet)
+}
+
+// runRecurrentPPOFresh starts a new run of study 000's recurrent PPO in
+// dir: a fresh CNN-LSTM from a recurrent preset, the game's feature
+// encoding, one fixed opponent.
+func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJSON, quiet bool) error {
+	cfg, _ := nets.RecurrentPreset(c.Preset)
+	cfg, err := cfg.ForGame(g)
+	if err != nil {
+		return usagef("--preset %s: %v", c.Preset, err)
+	}
+	if err := checkRecurrentFlags(c); err != nil {
+		return err
+	}
+	net, err := nets.NewRecurrent(cfg, c.Seed)
+	if err != nil {
+		return err
+	}
+	lock, err := runlock.Acquire(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	p, closeAll, err := newRecurrentPPO(g, net, c, 0)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	o := p.Opt
+	if err := rl.Start(dir, c); err != nil {
+		if errors.Is(err, rl.ErrRunExists) {
+			return fmt.Errorf("%v; pass --resume to continue it, or choose another --out", err)
+		}
+		return err
+	}
+	info := rl.CheckpointInfo{Game: g.Spec(), Preset: c.Preset, Opponent: c.Opponent}
+	if _, err := rl.SaveRecurrentCheckpoint(dir, net, info); err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(e.Stderr, "ppo: %s against %s, recurrent %s (CNN %v, LSTM %d, %d x %d factored policy), %d parameters; %d envs x %d steps = %d samples per update, BPTT over %d steps\n",
+			g.Spec(), c.Opponent, c.Preset, cfg.ConvChannels, cfg.Hidden, cfg.Cards, cfg.Squares, net.NumParams(), c.Envs, o.Steps, c.Envs*o.Steps, o.Steps)
+	}
+	return trainPPO(e, p, c, dir, info, asJSON, quiet)
+}
+
+// checkRecurrentFlags reports the settings a recurrent run does not take.
+func checkRecurrentFlags(c rl.RunConfig) error {
+	switch {
+	case c.LegalPlane:
+		return usagef("--legal-plane: the recurrent preset %s reads the game's features, which have no legal-move plane", c.Preset)
+	case leagueName(c.League) != "fixed" || strings.Contains(c.Opponent, ";"):
+		return usagef("--preset %s trains against one fixed --opponent for now (--league fixed, one agent spec): pools of recurrent snapshots are not implemented", c.Preset)
+	case c.Options.Minibatches > c.Envs:
+		return usagef("--minibatches = %d: a recurrent learner's minibatches are groups of whole environments, want at most --envs (%d)", c.Options.Minibatches, c.Envs)
+	}
+	return nil
+}
+
+// newRecurrentPPO builds the environments (the game's feature encoding),
+// the fixed opponent and the recurrent learner of a session of a run
+// starting after update start. The returned function closes the
+// opponent and the environments.
+func newRecurrentPPO(g games.Game, net *nets.Recurrent, c rl.RunConfig, start int) (*rl.PPO, func(), error) {
+	if err := checkRecurrentFlags(c); err != nil {
+		return nil, nil, err
+	}
+	seed := rl.SessionSeed(c.Seed, start)
+	if c.Options.FreshGames {
+		seed = c.Seed // every update derives its own streams (rl.UpdateSeed)
+	}
+	var closers []func()
+	closeAll := func() {
+		for _, f := range closers {
+			f()
+		}
+	}
+	var opp rl.Opponent = rl.RandomOpponent()
+	if c.Opponent != "random" {
+		so, err := rl.NewSpecOpponent(g, c.Opponent, seed+1)
+		if err != nil {
+			return nil, nil, usagef("--opponent: %v", err)
+		}
+		closers = append(closers, func() { so.Close() })
+		opp = so
+	}
+	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: nets.Encoding{Features: true},
+		Shaping: c.Shaping, Opponents: rl.Fixed{Name: c.Opponent, Opponent: opp}})
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	closers = append(closers, env.Close)
+	o := c.Options
+	o.Seed = seed
+	p, err := rl.NewRecurrentPPO(net, env, o)
+	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	p.Updates = start
+	return p, closeAll, nil
 }
 
 // leagueName is a stored league setting ("" in runs from before leagues

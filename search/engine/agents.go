@@ -66,12 +66,20 @@ func init() {
 	var po policyOptions
 	agent.Register(agent.Registration{
 		Name:    "policy",
-		Summary: "the network alone: the most probable legal action (or sampled with temp > 0), no search",
+		Summary: "the network alone: the most probable legal action (or sampled with temp > 0), no search; a recurrent net keeps its LSTM state across the game",
 		Options: agent.OptionsOf(po.table()),
 		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 			var o policyOptions
 			if err := o.table().Parse(s); err != nil {
 				return nil, err
+			}
+			// A recurrent net (study 000's CNN-LSTM) keeps its state
+			// across the game: it plays through RecurrentPolicy.
+			if rec, err := openRecurrent(o.Net); rec != nil || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				return NewRecurrentPolicy(g, rec, o.Temp, seed)
 			}
 			return NewPolicy(g, o.Net, o.Backend, o.Temp, seed)
 		},

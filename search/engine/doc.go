@@ -11,8 +11,9 @@
 //
 //  1. for every job that is ready: select up to Leaves leaves with
 //     Tree.SelectLeaf (virtual loss spreads them), back terminal leaves up
-//     at once, encode the others (the leaf mover's Observation) straight
-//     into reserved batcher slots and Commit them;
+//     at once, encode the others (the leaf mover's Observation, followed
+//     by the legal-move plane for nets built with it: nets.EncodingFor)
+//     straight into reserved batcher slots and Commit them;
 //  2. wait for completions (Client.Wait), turn each result into the
 //     per-player value vector and masked-softmax priors in the leaf's
 //     Walker, Release the slot;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,23 +53,36 @@ type Engine struct {
 	opt     Options
 	inSize  int
 	polSize int
+	// enc writes a network row from a state: the game's observation, plus
+	// the legal-move plane for nets trained with it (nets.EncodingFor).
+	enc *nets.Encoder
+	// legal says whether enc reads the legal actions; masks holds the
+	// scratch masks Evaluate then needs (one per concurrent call).
+	legal bool
+	masks sync.Pool // *games.Mask
 
 	nodes  atomic.Int64 // simulations backed up
 	evals  atomic.Int64 // network rows submitted
 	active atomic.Int64 // rows the running searches keep in flight (Paced)
 }
 
-// New starts an engine for g on backend be. The backend's shape must
-// match g's observation size and action count.
+// New starts an engine for g on backend be. The backend's input size
+// picks the encoding (nets.EncodingFor): g's observation, or the
+// observation followed by the legal-move plane; its policy size must be
+// g's action count.
 func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	in, ps := be.Shape()
-	obs := 1
-	for _, d := range g.ObservationShape() {
-		obs *= d
+	enc, err := nets.EncodingFor(g, in)
+	if err != nil {
+		return nil, fmt.Errorf("engine: backend %s: %w", be.Name(), err)
 	}
-	if in != obs || ps != g.NumActions() {
-		return nil, fmt.Errorf("engine: backend %s takes %d inputs and %d policy logits, but %s has %d observation values and %d actions",
-			be.Name(), in, ps, g.Spec(), obs, g.NumActions())
+	if ps != g.NumActions() {
+		return nil, fmt.Errorf("engine: backend %s has %d policy logits, but %s has %d actions",
+			be.Name(), ps, g.Spec(), g.NumActions())
+	}
+	encoder, err := nets.NewEncoder(g, enc)
+	if err != nil {
+		return nil, fmt.Errorf("engine: backend %s: %w", be.Name(), err)
 	}
 	if g.Type().Dynamics == games.Simultaneous {
 		return nil, fmt.Errorf("engine: %s has simultaneous moves; use its sequential view (e.g. sushigo-seq)", g.Spec())
@@ -85,7 +99,8 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	if opt.Wait == 0 {
 		opt.Wait = -1
 	}
-	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps}
+	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps, enc: encoder, legal: enc.LegalPlane}
+	e.masks.New = func() any { m := games.NewMask(g.NumActions()); return &m }
 	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots}
 	if opt.Paced {
 		bo.Target = func() int { return int(e.active.Load()) }
@@ -106,6 +121,19 @@ func (e *Engine) Options() Options { return e.opt }
 
 // Game is the game the engine evaluates.
 func (e *Engine) Game() games.Game { return e.game }
+
+// Encoding is how the engine encodes a state for its network.
+func (e *Engine) Encoding() nets.Encoding { return nets.Encoding{LegalPlane: e.legal} }
+
+// encode writes mover's network input for s into row; legal is s's legal
+// actions, read only when the encoding has the legal-move plane.
+func (e *Engine) encode(s games.State, mover int, legal games.Mask, row []float32) {
+	if !e.legal {
+		s.Observation(mover, row) // the default path, as fast as before
+		return
+	}
+	e.enc.Encode(s, mover, legal, row)
+}
 
 // Backend is the backend behind the batcher (unwrapped).
 func (e *Engine) Backend() nets.Backend { return e.be.Backend }
@@ -133,7 +161,16 @@ func (e *Engine) Counters() Counters {
 func (e *Engine) Evaluate(ctx context.Context, s games.State, mover int, policy []float32) (float32, error) {
 	e.active.Add(1)
 	defer e.active.Add(-1)
-	v, err := e.b.Evaluate(ctx, func(row []float32) { s.Observation(mover, row) }, policy)
+	var v float32
+	var err error
+	if e.legal {
+		m := e.masks.Get().(*games.Mask)
+		s.Legal(*m)
+		v, err = e.b.Evaluate(ctx, func(row []float32) { e.enc.Encode(s, mover, *m, row) }, policy)
+		e.masks.Put(m)
+	} else {
+		v, err = e.b.Evaluate(ctx, func(row []float32) { s.Observation(mover, row) }, policy)
+	}
 	if err == nil {
 		e.evals.Add(1)
 	}

@@ -210,8 +210,9 @@ func (w *Worker) drain() {
 // returned an error that its owner handled).
 func (w *Worker) Reset() { w.err = nil }
 
-// submit reserves a slot for l, writes the observation and commits. It
-// returns false on ErrFull (the caller retries later).
+// submit reserves a slot for l, writes the network input (the encoding
+// reads l.mask, which classify or the root set to s's legal actions) and
+// commits. It returns false on ErrFull (the caller retries later).
 func (w *Worker) submit(l *leaf, s games.State) bool {
 	t, row, err := w.e.b.Reserve(w.client, l.tag)
 	if err != nil {
@@ -220,7 +221,7 @@ func (w *Worker) submit(l *leaf, s games.State) bool {
 		}
 		return false
 	}
-	s.Observation(l.mover, row)
+	w.e.encode(s, l.mover, l.mask, row)
 	w.e.b.Commit(t)
 	w.e.evals.Add(1)
 	return true
