@@ -209,3 +209,18 @@ func TestBookOutcomeMatchesReferenceScores(t *testing.T) {
 		t.Fatal("no position after 7 plies in solver_L1_R1.txt")
 	}
 }
+
+// A book file of any content decodes or fails with ErrBookFormat; it never
+// panics.
+func FuzzBookUnmarshal(f *testing.F) {
+	b := NewBook()
+	data, _ := b.MarshalBinary()
+	f.Add(data)
+	f.Add([]byte(bookMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c Book
+		if err := c.UnmarshalBinary(data); err != nil && !errors.Is(err, ErrBookFormat) {
+			t.Fatalf("error not wrapping ErrBookFormat: %v", err)
+		}
+	})
+}
