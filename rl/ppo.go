@@ -349,6 +349,16 @@ func sample(probs []float32, legal games.Mask, rng *rand.Rand) games.Action {
 	return last
 }
 
+// gather copies sample s of Buf into row d of the minibatch.
+func (p *PPO) gather(d, s int) {
+	b, mb := p.Buf, &p.mb
+	O, P := b.ObsSize, b.P
+	copy(p.mbObs[d*O:(d+1)*O], b.Obs[s*O:(s+1)*O])
+	copy(mb.Legal[d*P:(d+1)*P], b.Legal[s*P:(s+1)*P])
+	mb.Action[d], mb.OldLogProb[d], mb.OldValue[d] = b.Action[s], b.LogProb[s], b.Value[s]
+	mb.Advantage[d], mb.Return[d] = b.Advantage[s], b.Return[s]
+}
+
 // Update trains the net on Buf (filled by Collect): Epochs passes of
 // shuffled minibatches, each a Loss, a Backward, a global-norm gradient
 // clip and an Adam step.
@@ -375,10 +385,7 @@ func (p *PPO) Update() (UpdateStats, error) {
 			mb := &p.mb
 			mb.B = B
 			for j, s := range idx {
-				copy(p.mbObs[j*O:(j+1)*O], b.Obs[s*O:(s+1)*O])
-				copy(mb.Legal[j*P:(j+1)*P], b.Legal[s*P:(s+1)*P])
-				mb.Action[j], mb.OldLogProb[j], mb.OldValue[j] = b.Action[s], b.LogProb[s], b.Value[s]
-				mb.Advantage[j], mb.Return[j] = b.Advantage[s], b.Return[s]
+				p.gather(j, s)
 			}
 			logits, vals := p.mbLogits[:B*P], p.mbVals[:B]
 			if err := p.Net.ForwardTrain(B, p.mbObs[:B*O], logits, vals); err != nil {

@@ -147,10 +147,7 @@ func (p *PPO) updateRecurrent() (UpdateStats, error) {
 			for t := range T {
 				for j, e := range envs {
 					s, d := t*N+e, t*E+j
-					copy(p.mbObs[d*O:(d+1)*O], b.Obs[s*O:(s+1)*O])
-					copy(mb.Legal[d*P:(d+1)*P], b.Legal[s*P:(s+1)*P])
-					mb.Action[d], mb.OldLogProb[d], mb.OldValue[d] = b.Action[s], b.LogProb[s], b.Value[s]
-					mb.Advantage[d], mb.Return[d] = b.Advantage[s], b.Return[s]
+					p.gather(d, s)
 					r.mbReset[d] = r.reset[s]
 				}
 			}
@@ -207,14 +204,7 @@ func (p *PPO) saveCheckpoint(dir string, info CheckpointInfo) (string, error) {
 
 // SaveRecurrentCheckpoint is SaveCheckpoint for a recurrent net.
 func SaveRecurrentCheckpoint(dir string, net *nets.Recurrent, info CheckpointInfo) (string, error) {
-	if info.Updates < 0 || info.Updates > MaxUpdate {
-		return "", fmt.Errorf("rl: checkpoint of update %d, want 0..%d", info.Updates, MaxUpdate)
-	}
-	path := CheckpointPath(dir, info.Updates)
-	if err := net.SaveWithMetadata(path, info.Metadata()); err != nil {
-		return "", fmt.Errorf("rl: writing %s: %w", path, err)
-	}
-	return path, nil
+	return saveWeights(dir, net, info)
 }
 
 // LoadRecurrentCheckpoint reads a recurrent PPO checkpoint and its
@@ -224,12 +214,9 @@ func LoadRecurrentCheckpoint(path string) (*nets.Recurrent, CheckpointInfo, erro
 	if err != nil {
 		return nil, CheckpointInfo{}, err
 	}
-	info, ok, err := ParseCheckpointInfo(meta)
+	info, err := checkpointInfo(path, meta)
 	if err != nil {
-		return nil, info, fmt.Errorf("%s: %w", path, err)
-	}
-	if !ok {
-		return nil, info, fmt.Errorf("%s: not a PPO checkpoint (no %s metadata)", path, MetaUpdates)
+		return nil, info, err
 	}
 	return net, info, nil
 }

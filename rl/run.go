@@ -224,6 +224,16 @@ func LatestCheckpoint(dir string) (path string, update int, err error) {
 // SaveCheckpoint writes net with info's metadata to
 // CheckpointPath(dir, info.Updates), atomically, and returns the path.
 func SaveCheckpoint(dir string, net *nets.Net, info CheckpointInfo) (string, error) {
+	return saveWeights(dir, net, info)
+}
+
+// weightsSaver is what a checkpoint needs of a network (nets.Net and
+// nets.Recurrent).
+type weightsSaver interface {
+	SaveWithMetadata(path string, extra map[string]string) error
+}
+
+func saveWeights(dir string, net weightsSaver, info CheckpointInfo) (string, error) {
 	if info.Updates < 0 || info.Updates > MaxUpdate {
 		return "", fmt.Errorf("rl: checkpoint of update %d, want 0..%d", info.Updates, MaxUpdate)
 	}
@@ -241,14 +251,23 @@ func LoadCheckpoint(path string) (*nets.Net, CheckpointInfo, error) {
 	if err != nil {
 		return nil, CheckpointInfo{}, err
 	}
-	info, ok, err := ParseCheckpointInfo(meta)
+	info, err := checkpointInfo(path, meta)
 	if err != nil {
-		return nil, info, fmt.Errorf("%s: %w", path, err)
-	}
-	if !ok {
-		return nil, info, fmt.Errorf("%s: not a PPO checkpoint (no %s metadata)", path, MetaUpdates)
+		return nil, info, err
 	}
 	return net, info, nil
+}
+
+// checkpointInfo parses the PPO metadata of the weights file at path.
+func checkpointInfo(path string, meta map[string]string) (CheckpointInfo, error) {
+	info, ok, err := ParseCheckpointInfo(meta)
+	if err != nil {
+		return info, fmt.Errorf("%s: %w", path, err)
+	}
+	if !ok {
+		return info, fmt.Errorf("%s: not a PPO checkpoint (no %s metadata)", path, MetaUpdates)
+	}
+	return info, nil
 }
 
 // Metrics is one line of metrics.jsonl: one PPO update.

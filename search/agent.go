@@ -388,6 +388,12 @@ func (a *Agent) Stats(ctx context.Context, s games.State, player int) ([]ActionS
 			break
 		}
 	}
+	return a.legalStats(s, player), nil
+}
+
+// legalStats returns the accumulated statistics (a.acc) of player's legal
+// actions in s, strategies normalised to sum 1, sorted.
+func (a *Agent) legalStats(s games.State, player int) []ActionStat {
 	out := make([]ActionStat, 0, 16)
 	mask := games.NewMask(a.g.NumActions())
 	if ss, ok := s.(games.SimultaneousState); ok && s.CurrentPlayer() == games.SimultaneousPlayer {
@@ -406,7 +412,7 @@ func (a *Agent) Stats(ctx context.Context, s games.State, player int) ([]ActionS
 		}
 	}
 	sortStats(out)
-	return out, nil
+	return out
 }
 
 // Act implements agent.Agent.

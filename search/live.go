@@ -258,25 +258,7 @@ func (a *Agent) mergeRoots(s games.State, player int) []ActionStat {
 			m.Strategy += st.Strategy
 		}
 	}
-	mask := games.NewMask(a.g.NumActions())
-	if ss, ok := s.(games.SimultaneousState); ok && s.CurrentPlayer() == games.SimultaneousPlayer {
-		ss.LegalFor(player, mask)
-	} else {
-		s.Legal(mask)
-	}
-	out := make([]ActionStat, 0, 16)
-	var strat float64
-	for act := range mask.All() {
-		out = append(out, a.acc[act])
-		strat += a.acc[act].Strategy
-	}
-	if strat > 0 {
-		for i := range out {
-			out[i].Strategy /= strat
-		}
-	}
-	sortStats(out)
-	return out
+	return a.legalStats(s, player)
 }
 
 // pv returns the principal variation: the merged best action, then the

@@ -201,29 +201,36 @@ func (a *Policy) Act(ctx context.Context, s games.State, player int) (games.Acti
 	if _, err := a.eval(ctx, s, player); err != nil {
 		return games.NoAction, err
 	}
-	if a.temp == 0 {
+	return choosePolicyAction(a.mask, a.probs, a.temp, a.rng), nil
+}
+
+// choosePolicyAction returns the most probable legal action of probs
+// (temp 0; ties to the lowest action) or one sampled from probs^(1/temp)
+// over the legal actions.
+func choosePolicyAction(mask games.Mask, probs []float32, temp float64, rng *rand.Rand) games.Action {
+	if temp == 0 {
 		best := games.NoAction
-		for act := range a.mask.All() {
-			if best == games.NoAction || a.probs[act] > a.probs[best] {
+		for act := range mask.All() {
+			if best == games.NoAction || probs[act] > probs[best] {
 				best = act
 			}
 		}
-		return best, nil
+		return best
 	}
 	var sum float64
-	for act := range a.mask.All() {
-		sum += math.Pow(float64(a.probs[act]), 1/a.temp)
+	for act := range mask.All() {
+		sum += math.Pow(float64(probs[act]), 1/temp)
 	}
-	x := a.rng.Float64() * sum
+	x := rng.Float64() * sum
 	last := games.NoAction
-	for act := range a.mask.All() {
-		x -= math.Pow(float64(a.probs[act]), 1/a.temp)
+	for act := range mask.All() {
+		x -= math.Pow(float64(probs[act]), 1/temp)
 		last = act
 		if x < 0 {
 			break
 		}
 	}
-	return last, nil
+	return last
 }
 
 // Analyze implements agent.Analyzer: the policy per legal action; Q is

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"math/rand/v2"
 	"os"
 
@@ -106,29 +105,7 @@ func (a *RecurrentPolicy) Act(_ context.Context, s games.State, player int) (gam
 		return games.NoAction, err
 	}
 	a.lastMove = s.MoveNumber()
-	if a.temp == 0 {
-		best := games.NoAction
-		for act := range a.mask.All() {
-			if best == games.NoAction || a.probs[act] > a.probs[best] {
-				best = act
-			}
-		}
-		return best, nil
-	}
-	var sum float64
-	for act := range a.mask.All() {
-		sum += math.Pow(float64(a.probs[act]), 1/a.temp)
-	}
-	x := a.rng.Float64() * sum
-	last := games.NoAction
-	for act := range a.mask.All() {
-		x -= math.Pow(float64(a.probs[act]), 1/a.temp)
-		last = act
-		if x < 0 {
-			break
-		}
-	}
-	return last, nil
+	return choosePolicyAction(a.mask, a.probs, a.temp, a.rng), nil
 }
 
 // Analyze implements agent.Analyzer: the policy per legal action from the
