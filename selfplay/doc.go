@@ -31,6 +31,11 @@
 // replayed alone; Output writes shards (numpy.load reads them) listed in
 // manifest.json, and --resume regenerates exactly the unfinished games.
 //
+// PlayTurns plays and records one game whose whole turns a
+// search/multi.TurnSearcher chooses (study 004's multi-action games), one
+// position per atomic action with the searcher's policy history as the
+// policy target. Run does not use it yet.
+//
 // It is not a trainer (see train), not a tournament runner (see arena)
 // and not the search driver (see search/engine).
 package selfplay

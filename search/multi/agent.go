@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/canopy-go/canopy/agent"
@@ -135,7 +136,7 @@ func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, uint64) (agent.Agent,
 		}
 		o, err := search.ParseOptions(g, s)
 		if err != nil {
-			return nil, err
+			return nil, renamed(s.Name, err)
 		}
 		p, err := NewBB(g, o, vanilla, seed)
 		if err != nil {
@@ -195,7 +196,7 @@ func parseEval(g games.Game, s *spec.Spec) (search.Evaluator, error) {
 	}
 	o, err := search.ParseOptions(g, sub)
 	if err != nil {
-		return nil, err
+		return nil, renamed(s.Name, err)
 	}
 	if err := sub.Err(evalKeys...); err != nil {
 		closeEval(o.Eval)
@@ -203,6 +204,28 @@ func parseEval(g games.Game, s *spec.Spec) (search.Evaluator, error) {
 	}
 	return o.Eval, nil
 }
+
+// renamed returns err, an error of search.ParseOptions, as one of agent
+// name: the options that this package's agents share with `mcts` are
+// parsed by it, and its messages begin "mcts: ", which would misname the
+// agent. Other errors are returned unchanged.
+func renamed(name string, err error) error {
+	msg, ok := strings.CutPrefix(err.Error(), "mcts: ")
+	if !ok {
+		return err
+	}
+	return &agentError{name: name, msg: msg, err: err}
+}
+
+// agentError is an error of search.ParseOptions under the name of the
+// agent whose options it parsed; it unwraps to the original.
+type agentError struct {
+	name, msg string
+	err       error
+}
+
+func (e *agentError) Error() string { return e.name + ": " + e.msg }
+func (e *agentError) Unwrap() error { return e.err }
 
 // closeEval releases what an evaluator holds (a network evaluator's
 // shared engine).

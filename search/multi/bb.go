@@ -48,6 +48,7 @@ type BB struct {
 	mask         games.Mask
 	stats        []search.ActionStat
 	rows         []agent.Analysis // the last turn's, for Explain
+	hist         []float32        // the last turn's policy history, NumActions per action
 
 	// Sims is the number of simulations run for the last turn.
 	Sims int
@@ -104,7 +105,7 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 	deadline := b.budget.start()
 	left := b.budget.Sims
 	b.Sims = 0
-	b.rows = b.rows[:0]
+	b.rows, b.hist = b.rows[:0], b.hist[:0]
 	for phase := 0; inTurn(b.cur, turn); phase++ {
 		phases := actionsLeft(b.cur, b.scratch, b.mask)
 		// Prepare reuses the subtree below the committed actions; a new
@@ -139,6 +140,7 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 			return dst, fmt.Errorf("multi: no legal action")
 		}
 		b.rows = append(b.rows, b.row(a))
+		b.visitRow(b.cur)
 		dst = append(dst, a)
 		b.cur.Apply(a)
 	}

@@ -70,7 +70,19 @@
 // distinct ones may run on distinct goroutines (a network evaluator is
 // shared safely).
 //
-// Not here: the policy histories of Eq. 1-2 as training targets (only the
-// turn is returned; Explain reports the chosen actions' shares), and
-// parallel search within one turn.
+// Training targets: BB (mcts-v, mcts-bb) and EMCTS are TurnSearchers:
+// after PlanTurn, PolicyHistory returns the study's improved policy
+// history, one policy target per atomic action of the turn (Eq. 1: the
+// visit distribution of the node the action was chosen from; Eq. 2: the
+// visits of the mutations per position of the sequence), for self-play
+// to record as the targets of the turn's positions (Algorithm 1). OEP
+// has no such statistics.
+//
+// selfplay.PlayTurns plays and records one self-play game with a
+// TurnSearcher (one position per atomic action, its PolicyHistory row as
+// the target); selfplay.Run and the zero loop do not use it yet (they
+// search a turn one atomic action at a time with PUCT through
+// search/engine's jobs).
+//
+// Not here: parallel search within one turn.
 package multi
