@@ -20,6 +20,7 @@ import (
 //
 //	auto                      the highest-priority backend that opens here ("" too)
 //	cpu:threads=2             the CPU; threads is process-wide (kernels.SetThreads)
+//	cpu:conv=winograd         the CPU, 3x3 convolutions by Winograd F(2x2,3x3)
 //	cuda:device=0,precision=fp16,graphs=true   (package nets/cudabackend)
 //	random:seed=0             no arithmetic: uniform logits, value 0
 //
@@ -446,7 +447,9 @@ func init() {
 		Priority: 0,
 		Summary:  "the network on the CPU (AVX2/AVX-512 GEMM kernels); always available",
 		Options: []BackendOption{{Key: "threads", Min: 1, Max: cpuMaxThreads, Default: "min(GOMAXPROCS, 8)",
-			Help: "goroutines per GEMM call; process-wide (kernels.SetThreads): it applies to every CPU net in the process"}},
+			Help: "goroutines per GEMM call; process-wide (kernels.SetThreads): it applies to every CPU net in the process"},
+			{Key: "conv", Values: convNames, Default: "im2col",
+				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3), about 10% more evals/cpu-s on AVX2"}},
 		Open: func(net *Net, opts BackendOptions) (Backend, error) {
 			b, err := NewCPUBackend(net, opts)
 			if err != nil {
@@ -458,6 +461,13 @@ func init() {
 					return nil, &OptionError{Backend: "cpu", Key: "threads", Reason: fmt.Sprintf("%q is not an integer in 1..%d", v, cpuMaxThreads)}
 				}
 				kernels.SetThreads(n)
+			}
+			if v, ok := opts.Param("conv"); ok {
+				a, err := ParseConvAlgorithm(v)
+				if err != nil {
+					return nil, &OptionError{Backend: "cpu", Key: "conv", Reason: err.Error()}
+				}
+				net.SetConvAlgorithm(a)
 			}
 			return b, nil
 		},

@@ -26,8 +26,9 @@
 // out = tanh?(relu?(bn?(W*in + b) + residual)). For inference, batch norm
 // with its running statistics is folded into the preceding convolution's
 // weights and bias, so every unit is one fused kernels.GemmBiasAct call
-// (kernels.Conv3x3BiasAct for 3x3 convolutions). Training runs the same
-// fused convolution forward. Backward, the weight gradient of a 3x3
+// (kernels.Conv3x3BiasAct for 3x3 convolutions, or kernels.Conv3x3Winograd
+// after SetConvAlgorithm(ConvWinograd), the cpu backend's conv=winograd).
+// Training runs the fused im2col convolution forward. Backward, the weight gradient of a 3x3
 // convolution expands the im2col matrix one block of samples at a time (see
 // trainBlockRows) so it stays in cache, and the input gradient is a forward
 // convolution of the output gradient with the kernel rotated 180 degrees

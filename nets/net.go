@@ -70,6 +70,7 @@ type Net struct {
 	version, folded uint64 // inference weights are refolded when they differ
 	inf             inferScratch
 	tr              trainScratch
+	wino            *winoState // nil: 3x3 convolutions by im2col (conv_winograd.go)
 }
 
 // New builds a network for cfg with weights drawn from seed: He-normal
@@ -414,7 +415,7 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 		return s.slots[s.slot[b]][:batch*n.bufs[b].size()]
 	}
 	nchwToNHWC(batch, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input, buf(0))
-	for _, u := range n.units {
+	for i, u := range n.units {
 		a, out := buf(u.in), buf(u.out)
 		m := batch * u.cells
 		var res []float32
@@ -422,7 +423,7 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 			res = buf(u.res)
 		}
 		if u.kind == kindConv3 {
-			kernels.Conv3x3BiasAct(a, batch, u.cin, n.cfg.Height, n.cfg.Width, u.foldW, u.cout, u.foldB, res, u.relu, out)
+			n.conv3(i, u, batch, a, res, out)
 		} else {
 			kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
 		}

@@ -1,0 +1,179 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// winoTol bounds the error of Conv3x3Winograd relative to the absolute
+// sum of an output's products, sum |x*w| over its 9*cin taps: float32
+// Winograd F(2x2,3x3) rounds the input transform (sums of up to 4 values),
+// the transformed weights (halves), the 16 dot products of length cin and
+// the output transform (sums of up to 9 values), each a few units of
+// 6e-8. The largest error seen over these tests is about 1e-6 of that
+// sum; 1e-5 leaves a margin, and a wrong transform errs by O(1) of it.
+const winoTol = 1e-5
+
+// TestConv3x3Winograd checks the Winograd convolution against the direct
+// float64 six-loop convolution (directConv3x3) plus bias, residual and ReLU
+// computed by hand, on every implementation with 1 and 2 threads. Shapes
+// cover a single pixel, odd heights and widths (the Connect Four board is
+// 6x7: its last column of tiles is half outside), 8x8 and Sequence's 10x10,
+// channel counts that leave GEMM column tails, and batches with several
+// chunks of tiles that split over threads.
+func TestConv3x3Winograd(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	shapes := [][5]int{{1, 1, 1, 1, 1}, {2, 3, 6, 7, 5}, {1, 64, 6, 7, 64}, {3, 2, 10, 10, 33},
+		{1, 4, 1, 5, 3}, {5, 7, 3, 1, 70}, {2, 16, 8, 8, 16}, {24, 64, 6, 7, 64}, {6, 32, 10, 10, 128}}
+	if testing.Short() {
+		shapes = shapes[:7]
+	}
+	for _, sh := range shapes {
+		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
+		m := batch * h * w
+		in := randSlice(r, m*cin)
+		wt := randSlice(r, 9*cin*cout)
+		bias := randSlice(r, cout)
+		res := randSlice(r, m*cout)
+		conv := directConv3x3(in, batch, cin, h, w, wt, cout)
+		scale := directConv3x3(absSlice(in), batch, cin, h, w, absSlice(wt), cout)
+		u := make([]float32, 16*cin*cout)
+		WinogradWeights(wt, cin, cout, u)
+		for _, mode := range []string{"plain", "bias+relu", "residual", "in-place"} {
+			want := make([]float32, len(conv))
+			for i, v := range conv {
+				switch mode {
+				case "bias+relu":
+					v = max(v+bias[i%cout], 0)
+				case "residual", "in-place":
+					v = max(v+bias[i%cout]+res[i], 0)
+				}
+				want[i] = v
+			}
+			for _, name := range implNames() {
+				use(t, name)
+				for _, th := range []int{1, 2} {
+					prev := SetThreads(th)
+					out := make([]float32, m*cout)
+					for i := range out {
+						out[i] = 42 // must be overwritten
+					}
+					switch mode {
+					case "plain":
+						Conv3x3Winograd(in, batch, cin, h, w, u, cout, nil, nil, false, out)
+					case "bias+relu":
+						Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, nil, true, out)
+					case "residual":
+						Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, res, true, out)
+					case "in-place":
+						copy(out, res)
+						Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, out, true, out)
+					}
+					SetThreads(prev)
+					winoClose(t, fmt.Sprintf("%s t%d %s %v", name, th, mode, sh), out, want, scale, bias, res)
+				}
+			}
+		}
+	}
+}
+
+// TestConv3x3WinogradMatchesIm2col checks that the two convolution paths
+// agree on a Connect Four residual layer (64 -> 64 channels, 6x7) with
+// inputs of the size a network sees.
+func TestConv3x3WinogradMatchesIm2col(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	batch, cin, h, w, cout := 16, 64, 6, 7, 64
+	m := batch * h * w
+	in := randSlice(r, m*cin)
+	wt := randSlice(r, 9*cin*cout)
+	bias := randSlice(r, cout)
+	u := make([]float32, 16*cin*cout)
+	WinogradWeights(wt, cin, cout, u)
+	a, b := make([]float32, m*cout), make([]float32, m*cout)
+	Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, nil, false, a)
+	Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, nil, false, b)
+	scale := directConv3x3(absSlice(in), batch, cin, h, w, absSlice(wt), cout)
+	worst := 0.0
+	for i := range a {
+		worst = max(worst, math.Abs(float64(a[i]-b[i]))/(float64(scale[i])+math.Abs(float64(bias[i%cout]))))
+	}
+	if worst > winoTol {
+		t.Errorf("Winograd and im2col differ by %.3g of the products' absolute sum, want <= %g", worst, winoTol)
+	}
+	t.Logf("largest difference: %.3g of the products' absolute sum", worst)
+}
+
+// winoClose fails t unless every got[i] is within winoTol of want[i]
+// relative to the absolute sum of what was added up for it (scale[i], the
+// bias and the residual).
+func winoClose(t *testing.T, what string, got, want, scale, bias, res []float32) {
+	t.Helper()
+	cout := len(bias)
+	for i := range want {
+		g, w := float64(got[i]), float64(want[i])
+		s := float64(scale[i]) + math.Abs(float64(bias[i%cout])) + math.Abs(float64(res[i]))
+		if math.IsNaN(g) || math.Abs(g-w) > winoTol*s {
+			t.Fatalf("%s: element %d = %v, want %v (tol %.3g)", what, i, g, w, winoTol*s)
+		}
+	}
+}
+
+func absSlice(x []float32) []float32 {
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = float32(math.Abs(float64(v)))
+	}
+	return y
+}
+
+// TestWinogradWeightsOneTap checks the weight transform on kernels with a
+// single 1: U = G g G^T is then the outer product of two columns of G,
+// written out here by hand.
+func TestWinogradWeightsOneTap(t *testing.T) {
+	gcol := [3][4]float32{{1, 0.5, 0.5, 0}, {0, 0.5, -0.5, 0}, {0, 0.5, 0.5, 1}}
+	for kh := range 3 {
+		for kw := range 3 {
+			wt := make([]float32, 9)
+			wt[kh*3+kw] = 1
+			u := make([]float32, 16)
+			WinogradWeights(wt, 1, 1, u)
+			for i := range 4 {
+				for j := range 4 {
+					if want := gcol[kh][i] * gcol[kw][j]; u[4*i+j] != want {
+						t.Errorf("tap (%d,%d): U[%d][%d] = %v, want %v", kh, kw, i, j, u[4*i+j], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestConv3x3WinogradBadArgs(t *testing.T) {
+	x := make([]float32, 64)
+	cases := []struct {
+		name string
+		f    func()
+	}{
+		{"negative batch", func() { Conv3x3Winograd(x, -1, 1, 2, 2, x, 1, nil, nil, false, x) }},
+		{"image too short", func() { Conv3x3Winograd(x, 2, 1, 6, 6, x, 1, nil, nil, false, x) }},
+		{"weights too short", func() { Conv3x3Winograd(x, 1, 2, 2, 2, x[:31], 1, nil, nil, false, x) }},
+		{"output too short", func() { Conv3x3Winograd(x, 1, 1, 2, 2, x, 4, nil, nil, false, x[:15]) }},
+		{"bias too short", func() { Conv3x3Winograd(x, 1, 1, 2, 2, x, 4, x[:3], nil, false, x) }},
+		{"residual too short", func() { Conv3x3Winograd(x, 1, 1, 2, 2, x, 4, nil, x[:15], false, x) }},
+		{"transform negative", func() { WinogradWeights(x, -1, 1, x) }},
+		{"transform input short", func() { WinogradWeights(x[:8], 1, 1, x) }},
+		{"transform output short", func() { WinogradWeights(x, 1, 1, x[:15]) }},
+	}
+	for _, c := range cases {
+		func() {
+			defer func() {
+				if e := recover(); e == nil {
+					t.Errorf("%s: no panic", c.name)
+				}
+			}()
+			c.f()
+		}()
+	}
+}

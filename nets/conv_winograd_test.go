@@ -1,0 +1,185 @@
+package nets
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/cputime"
+	"github.com/canopy-go/canopy/kernels"
+)
+
+// winoNetTol bounds the difference between the Forward outputs of the two
+// convolution algorithms, relative to the largest output of the batch: each
+// Winograd convolution differs from im2col by about 1e-6 of its products'
+// absolute sum (see kernels.TestConv3x3Winograd), and the connect4 and
+// sequence presets chain eleven of them.
+const winoNetTol = 1e-4
+
+// perturbBN gives every batch norm random running statistics and affine
+// parameters, so that the folded weights differ from the raw ones.
+func perturbBN(n *Net, seed uint64) {
+	rng := games.NewRand(seed)
+	for _, u := range n.units {
+		if u.bn == nil {
+			continue
+		}
+		for c := range u.bn.gamma.Data {
+			u.bn.gamma.Data[c] = float32(0.5 + rng.Float64())
+			u.bn.beta.Data[c] = float32(rng.NormFloat64() * 0.1)
+			u.bn.mean.Data[c] = float32(rng.NormFloat64() * 0.1)
+			u.bn.variance.Data[c] = float32(0.5 + rng.Float64())
+		}
+	}
+	n.Invalidate()
+}
+
+// forwardBoth returns the policy logits and values of net on in under
+// im2col and under Winograd, leaving the net on Winograd.
+func forwardBoth(net *Net, batch int, in []float32) (p0, v0, p1, v1 []float32) {
+	p0, v0 = make([]float32, batch*net.PolicySize()), make([]float32, batch)
+	p1, v1 = make([]float32, len(p0)), make([]float32, batch)
+	net.SetConvAlgorithm(ConvIm2col)
+	net.Forward(batch, in, p0, v0)
+	net.SetConvAlgorithm(ConvWinograd)
+	net.Forward(batch, in, p1, v1)
+	return
+}
+
+// maxDiff returns max |a-b| / max(1, max |a|).
+func maxDiff(a, b []float32) float64 {
+	scale, d := 1.0, 0.0
+	for i := range a {
+		scale = max(scale, math.Abs(float64(a[i])))
+		d = max(d, math.Abs(float64(a[i]-b[i])))
+	}
+	return d / scale
+}
+
+// TestForwardWinogradMatchesIm2col checks that Forward gives the same
+// policy logits and values (to winoNetTol) with either convolution
+// algorithm, on the connect4 (6x7 board, odd width) and sequence (10x10)
+// presets with folded batch norm, at batch sizes that run one and several
+// chunks of tiles, and that the transformed weights follow weight changes.
+func TestForwardWinogradMatchesIm2col(t *testing.T) {
+	presets := []string{"connect4", "sequence"}
+	if testing.Short() {
+		presets = presets[:1]
+	}
+	for _, preset := range presets {
+		cfg, _ := Preset(preset)
+		net, err := New(cfg, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perturbBN(net, 8)
+		for _, batch := range []int{1, 5, 40} {
+			in := randInput(batch*net.InputSize(), uint64(batch))
+			p0, v0, p1, v1 := forwardBoth(net, batch, in)
+			dp, dv := maxDiff(p0, p1), maxDiff(v0, v1)
+			if dp > winoNetTol || dv > winoNetTol {
+				t.Errorf("%s batch %d: Winograd differs from im2col by %.3g (policy), %.3g (value), want <= %g", preset, batch, dp, dv, winoNetTol)
+			}
+			t.Logf("%s batch %d: relative differences %.2g (policy) %.2g (value)", preset, batch, dp, dv)
+		}
+		// New weights must reach the transformed copy: change them while
+		// the net stays on Winograd and compare with an im2col clone.
+		perturbBN(net, 9)
+		in := randInput(3*net.InputSize(), 10)
+		p1, v1 := make([]float32, 3*net.PolicySize()), make([]float32, 3)
+		net.Forward(3, in, p1, v1)
+		ref := net.Clone()
+		if ref.ConvAlgorithm() != ConvIm2col {
+			t.Fatalf("a clone uses %v, want im2col", ref.ConvAlgorithm())
+		}
+		p0, v0 := make([]float32, len(p1)), make([]float32, 3)
+		ref.Forward(3, in, p0, v0)
+		if d := maxDiff(p0, p1); d > winoNetTol {
+			t.Errorf("%s after a weight change: Winograd differs from im2col by %.3g", preset, d)
+		}
+	}
+}
+
+func TestConvAlgorithmNames(t *testing.T) {
+	for _, a := range []ConvAlgorithm{ConvIm2col, ConvWinograd} {
+		got, err := ParseConvAlgorithm(a.String())
+		if err != nil || got != a {
+			t.Errorf("ParseConvAlgorithm(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	if _, err := ParseConvAlgorithm("fft"); err == nil {
+		t.Error("ParseConvAlgorithm(\"fft\") accepted an unknown name")
+	}
+	net, _ := New(mustPreset(t, "connect4"), 1)
+	if net.ConvAlgorithm() != ConvIm2col {
+		t.Errorf("a new net uses %v, want im2col", net.ConvAlgorithm())
+	}
+	net.SetConvAlgorithm(ConvWinograd)
+	if net.ConvAlgorithm() != ConvWinograd {
+		t.Errorf("after SetConvAlgorithm(ConvWinograd) the net uses %v", net.ConvAlgorithm())
+	}
+}
+
+// TestCPUBackendConvOption checks the cpu backend's conv key: it sets the
+// net's algorithm, and an unknown value is refused before anything opens.
+func TestCPUBackendConvOption(t *testing.T) {
+	net := tinyNet(t)
+	if _, err := OpenBackend("cpu:conv=winograd", net, BackendOptions{MaxBatch: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if net.ConvAlgorithm() != ConvWinograd {
+		t.Errorf("cpu:conv=winograd: the net uses %v", net.ConvAlgorithm())
+	}
+	if _, err := OpenBackend("cpu:conv=im2col", net, BackendOptions{MaxBatch: 2}); err != nil || net.ConvAlgorithm() != ConvIm2col {
+		t.Errorf("cpu:conv=im2col: err %v, the net uses %v", err, net.ConvAlgorithm())
+	}
+	_, err := OpenBackend("cpu:conv=fft", net, BackendOptions{MaxBatch: 2})
+	if !errors.Is(err, ErrBadBackendOption) || !strings.Contains(err.Error(), "im2col|winograd") {
+		t.Errorf("cpu:conv=fft: err %v, want ErrBadBackendOption naming im2col|winograd", err)
+	}
+}
+
+func mustPreset(t *testing.T, name string) Config {
+	t.Helper()
+	cfg, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// BenchmarkForwardConv compares Forward of the connect4 preset (64
+// channels, 5 residual blocks, 6x7) with each convolution algorithm at
+// batch 1, 16 and 256 on 1 and 2 threads. Read evals/cpu-s on a shared
+// machine.
+func BenchmarkForwardConv(b *testing.B) {
+	for _, preset := range []string{"connect4", "sequence"} {
+		cfg, _ := Preset(preset)
+		net, err := New(cfg, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, batch := range []int{1, 16, 256} {
+			in := randInput(batch*net.InputSize(), 1)
+			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+			for _, algo := range []ConvAlgorithm{ConvIm2col, ConvWinograd} {
+				for _, threads := range []int{1, 2} {
+					b.Run(fmt.Sprintf("%s/batch=%d/%v/threads=%d", preset, batch, algo, threads), func(b *testing.B) {
+						defer kernels.SetThreads(kernels.SetThreads(threads))
+						net.SetConvAlgorithm(algo)
+						net.Forward(batch, in, p, v)
+						b.ReportAllocs()
+						cpu0 := cputime.Seconds()
+						for b.Loop() {
+							net.Forward(batch, in, p, v)
+						}
+						reportRate(b, float64(batch*b.N), cpu0, "evals")
+					})
+				}
+			}
+		}
+	}
+}
