@@ -24,39 +24,54 @@ func TestConv3x3BiasAct(t *testing.T) {
 		bias := randSlice(r, cout)
 		res := randSlice(r, m*cout)
 		conv := directConv3x3(in, batch, cin, h, w, wt, cout)
-		for _, mode := range []string{"plain", "bias+relu", "residual", "in-place"} {
-			want := make([]float32, len(conv))
-			for i, v := range conv {
-				switch mode {
-				case "bias+relu":
-					v = max(v+bias[i%cout], 0)
-				case "residual", "in-place":
-					v = max(v+bias[i%cout]+res[i], 0)
-				}
-				want[i] = v
+		eachConvMode(t, conv, bias, res, func(bias, res []float32, relu bool, out []float32) {
+			Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, res, relu, out)
+		}, func(label string, out, want []float32) {
+			closeEnough(t, fmt.Sprintf("%s conv %v", label, sh), out, want, 9*cin)
+		})
+	}
+}
+
+// eachConvMode runs conv (a 3x3 convolution with the epilogue arguments of
+// Conv3x3BiasAct) in the four epilogue modes, plain, bias+ReLU, residual
+// and in-place residual, on every implementation with 1 and 2 threads,
+// and hands check each output with the expected one: the direct
+// convolution plus bias, residual and ReLU computed here.
+func eachConvMode(t *testing.T, direct, bias, res []float32, conv func(bias, res []float32, relu bool, out []float32), check func(label string, out, want []float32)) {
+	t.Helper()
+	cout := len(bias)
+	for _, mode := range []string{"plain", "bias+relu", "residual", "in-place"} {
+		want := make([]float32, len(direct))
+		for i, v := range direct {
+			switch mode {
+			case "bias+relu":
+				v = max(v+bias[i%cout], 0)
+			case "residual", "in-place":
+				v = max(v+bias[i%cout]+res[i], 0)
 			}
-			for _, name := range implNames() {
-				use(t, name)
-				for _, th := range []int{1, 2} {
-					prev := SetThreads(th)
-					out := make([]float32, m*cout)
-					for i := range out {
-						out[i] = 42 // must be overwritten
-					}
-					switch mode {
-					case "plain":
-						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, nil, nil, false, out)
-					case "bias+relu":
-						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, nil, true, out)
-					case "residual":
-						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, res, true, out)
-					case "in-place":
-						copy(out, res)
-						Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, out, true, out)
-					}
-					SetThreads(prev)
-					closeEnough(t, fmt.Sprintf("%s t%d %s conv %v", name, th, mode, sh), out, want, 9*cin)
+			want[i] = v
+		}
+		for _, name := range implNames() {
+			use(t, name)
+			for _, th := range []int{1, 2} {
+				prev := SetThreads(th)
+				out := make([]float32, len(direct))
+				for i := range out {
+					out[i] = 42 // must be overwritten
 				}
+				switch mode {
+				case "plain":
+					conv(nil, nil, false, out)
+				case "bias+relu":
+					conv(bias, nil, true, out)
+				case "residual":
+					conv(bias, res, true, out)
+				case "in-place":
+					copy(out, res)
+					conv(bias, out, true, out)
+				}
+				SetThreads(prev)
+				check(fmt.Sprintf("%s t%d %s", name, th, mode), out, want)
 			}
 		}
 	}

@@ -41,41 +41,11 @@ func TestConv3x3Winograd(t *testing.T) {
 		scale := directConv3x3(absSlice(in), batch, cin, h, w, absSlice(wt), cout)
 		u := make([]float32, 16*cin*cout)
 		WinogradWeights(wt, cin, cout, u)
-		for _, mode := range []string{"plain", "bias+relu", "residual", "in-place"} {
-			want := make([]float32, len(conv))
-			for i, v := range conv {
-				switch mode {
-				case "bias+relu":
-					v = max(v+bias[i%cout], 0)
-				case "residual", "in-place":
-					v = max(v+bias[i%cout]+res[i], 0)
-				}
-				want[i] = v
-			}
-			for _, name := range implNames() {
-				use(t, name)
-				for _, th := range []int{1, 2} {
-					prev := SetThreads(th)
-					out := make([]float32, m*cout)
-					for i := range out {
-						out[i] = 42 // must be overwritten
-					}
-					switch mode {
-					case "plain":
-						Conv3x3Winograd(in, batch, cin, h, w, u, cout, nil, nil, false, out)
-					case "bias+relu":
-						Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, nil, true, out)
-					case "residual":
-						Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, res, true, out)
-					case "in-place":
-						copy(out, res)
-						Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, out, true, out)
-					}
-					SetThreads(prev)
-					winoClose(t, fmt.Sprintf("%s t%d %s %v", name, th, mode, sh), out, want, scale, bias, res)
-				}
-			}
-		}
+		eachConvMode(t, conv, bias, res, func(bias, res []float32, relu bool, out []float32) {
+			Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, res, relu, out)
+		}, func(label string, out, want []float32) {
+			winoClose(t, fmt.Sprintf("%s %v", label, sh), out, want, scale, bias, res)
+		})
 	}
 }
 
