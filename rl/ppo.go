@@ -349,6 +349,21 @@ func sample(probs []float32, legal games.Mask, rng *rand.Rand) games.Action {
 	return last
 }
 
+// minibatchLoss evaluates the PPO loss of the B gathered rows on the
+// net's logits and values, writing its gradient into mbDLogits and
+// mbDVals; a non-finite loss is an error (nothing may be stepped on it).
+func (p *PPO) minibatchLoss(lo LossOptions, B int, logits, vals []float32) (LossStats, error) {
+	P := p.Buf.P
+	ls, err := Loss(lo, &p.mb, logits, vals, p.mbDLogits[:B*P], p.mbDVals[:B])
+	if err != nil {
+		return ls, err
+	}
+	if math.IsNaN(ls.Total) || math.IsInf(ls.Total, 0) {
+		return ls, fmt.Errorf("rl: update %d: loss is %g", p.Updates, ls.Total)
+	}
+	return ls, nil
+}
+
 // gather copies sample s of Buf into row d of the minibatch.
 func (p *PPO) gather(d, s int) {
 	b, mb := p.Buf, &p.mb
@@ -391,12 +406,9 @@ func (p *PPO) Update() (UpdateStats, error) {
 			if err := p.Net.ForwardTrain(B, p.mbObs[:B*O], logits, vals); err != nil {
 				return st, err
 			}
-			ls, err := Loss(lo, mb, logits, vals, p.mbDLogits[:B*P], p.mbDVals[:B])
+			ls, err := p.minibatchLoss(lo, B, logits, vals)
 			if err != nil {
 				return st, err
-			}
-			if math.IsNaN(ls.Total) || math.IsInf(ls.Total, 0) {
-				return st, fmt.Errorf("rl: update %d: loss is %g", p.Updates, ls.Total)
 			}
 			p.Net.ZeroGrad()
 			if err := p.Net.Backward(p.mbDLogits[:B*P], p.mbDVals[:B]); err != nil {

@@ -3,7 +3,6 @@ package rl
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/canopy-go/canopy/games"
@@ -155,12 +154,9 @@ func (p *PPO) updateRecurrent() (UpdateStats, error) {
 			if err := p.Rec.ForwardTrain(T, E, p.mbObs[:B*O], r.mbH0[:E*H], r.mbC0[:E*H], r.mbReset[:B], logits, vals, nil, nil); err != nil {
 				return st, err
 			}
-			ls, err := Loss(lo, mb, logits, vals, p.mbDLogits[:B*P], p.mbDVals[:B])
+			ls, err := p.minibatchLoss(lo, B, logits, vals)
 			if err != nil {
 				return st, err
-			}
-			if math.IsNaN(ls.Total) || math.IsInf(ls.Total, 0) {
-				return st, fmt.Errorf("rl: update %d: loss is %g", p.Updates, ls.Total)
 			}
 			p.Rec.ZeroGrad()
 			if err := p.Rec.Backward(p.mbDLogits[:B*P], p.mbDVals[:B]); err != nil {
