@@ -31,10 +31,21 @@
 // replayed alone; Output writes shards (numpy.load reads them) listed in
 // manifest.json, and --resume regenerates exactly the unfinished games.
 //
-// PlayTurns plays and records one game whose whole turns a
-// search/multi.TurnSearcher chooses (study 004's multi-action games), one
-// position per atomic action with the searcher's policy history as the
-// policy target. Run does not use it yet.
+// Turn search (study 004, MegaZero's Algorithm 1): with
+// Config.TurnSearch, an agent spec of mcts-v, mcts-bb or emcts (see
+// TurnSearchSpec for the study's defaults it adds), Run plays every game
+// with PlayTurns instead: one search/multi.TurnSearcher per game, seeded
+// from (seed, game id) alone, searches each whole turn, its leaves
+// evaluated by the engine's network through engine.NewEngineEvaluator
+// (one blocking request per leaf; Trees games run at once, one goroutine
+// each, and their requests share the engine's batches). Each atomic
+// action is recorded with the searcher's policy history row as its
+// policy target (Eq. 1 / Eq. 2), RootQ 0, and Nodes the turns'
+// simulations; the shards and manifest are the same, and the manifest
+// records the search (Manifest.TurnSearch), which --resume must match.
+// The PUCT Settings have no meaning then and must stay at their
+// defaults; single-action games, oep (no per-action statistics) and
+// time budgets (not replayable) are refused.
 //
 // It is not a trainer (see train), not a tournament runner (see arena)
 // and not the search driver (see search/engine).

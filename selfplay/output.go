@@ -61,10 +61,14 @@ type Manifest struct {
 	// resume on another backend keeps it and adds a Session.
 	Backend  string   `json:"backend"`
 	Settings Settings `json:"settings"`
-	Seed     uint64   `json:"seed"`
-	Games    int      `json:"games"` // games requested (ids 0..Games-1), at most MaxGames
-	Shards   []Shard  `json:"shards"`
-	Totals   Totals   `json:"totals"`
+	// TurnSearch is the whole-turn search that played the games
+	// (Config.TurnSearch as TurnSearchSpec writes it), or empty for PUCT
+	// self-play with Settings.
+	TurnSearch string  `json:"turn_search,omitempty"`
+	Seed       uint64  `json:"seed"`
+	Games      int     `json:"games"` // games requested (ids 0..Games-1), at most MaxGames
+	Shards     []Shard `json:"shards"`
+	Totals     Totals  `json:"totals"`
 	// Sessions lists, oldest first, the processes that added games to
 	// the run: one entry per OpenOutput whose Output flushed a shard.
 	// Manifests written before sessions were recorded have none for
@@ -232,6 +236,8 @@ func sameRun(old, m *Manifest) error {
 		return fmt.Errorf("network %s (sha256 %s) differs from %s (sha256 %s)", old.Network, old.NetworkSHA256, m.Network, m.NetworkSHA256)
 	case old.Settings != m.Settings:
 		return fmt.Errorf("settings %+v differ from %+v", old.Settings, m.Settings)
+	case old.TurnSearch != m.TurnSearch:
+		return fmt.Errorf("turn search %q differs from %q", old.TurnSearch, m.TurnSearch)
 	case old.Seed != m.Seed:
 		return fmt.Errorf("seed %d differs from %d", old.Seed, m.Seed)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -76,6 +77,20 @@ func (s *Settings) Table() spec.Table {
 		}
 	}
 	return t
+}
+
+// Changed returns the keys (flag names) of the settings whose values
+// differ from base's, in table order.
+func (s *Settings) Changed(base *Settings) []string {
+	t := s.Table()
+	sv, bv := t.Values(), base.Table().Values()
+	var keys []string
+	for _, k := range t.Keys() {
+		if sv[k] != bv[k] {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // DefaultSettings are AlphaZero-like settings for small board games (the
@@ -155,6 +170,15 @@ type Config struct {
 	// OnGame receives every finished game, from worker goroutines
 	// (serialised by the run). An error stops the run.
 	OnGame func(*GameRecord) error
+	// TurnSearch, when set, is a whole-turn search (study 004: see
+	// TurnSearchSpec) that plays every game with PlayTurns instead of
+	// PUCT per atomic action: a search/multi.TurnSearcher per game,
+	// seeded from (Seed, game id) alone, its leaves evaluated by the
+	// engine's network; Trees games at a time, one goroutine each. Its
+	// policy histories are the policy targets; RootQ is 0. Settings then
+	// have no meaning and must be DefaultSettings (the spec holds the
+	// search's options). Multi-action games only.
+	TurnSearch string
 }
 
 // slot is one concurrent game: its jobs, state and record so far.
@@ -209,6 +233,12 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	if err := st.Check(); err != nil {
 		return err
 	}
+	if cfg.TurnSearch != "" {
+		def := DefaultSettings()
+		if keys := st.Changed(&def); len(keys) > 0 {
+			return fmt.Errorf("selfplay: %s: no meaning under the turn search %q, which sets its own search (options in its spec, e.g. mcts-bb:sims=250); leave them at their defaults", strings.Join(keys, ", "), cfg.TurnSearch)
+		}
+	}
 	g := e.Game()
 	ids, total := cfg.Games, len(cfg.Games)
 	if ids == nil {
@@ -216,6 +246,9 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	}
 	if total <= 0 {
 		return nil
+	}
+	if cfg.TurnSearch != "" {
+		return runTurns(ctx, e, &cfg, ids, total)
 	}
 	r := &runner{e: e, cfg: &cfg, g: g, ids: ids, total: total}
 	r.cfg.Settings.Leaves = max(st.Leaves, 1)

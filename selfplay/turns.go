@@ -3,10 +3,160 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/search/multi"
+	"github.com/canopy-go/canopy/spec"
 )
+
+// TurnSearchSpec checks s, a turn search for Config.TurnSearch, against
+// g and returns it as the games will be searched: study 004's self-play
+// defaults added for the keys s leaves out, the options sorted. It is
+// what the manifest records.
+//
+// s is an agent spec of a search/multi.TurnSearcher: mcts-v, mcts-bb or
+// emcts with their options (sims per turn: 250 by default, the study's
+// Connect4d budget; Strands used 500). For mcts-v and mcts-bb the study
+// selects with PUCT on the network's priors and draws every action of a
+// turn from the visit distribution (Algorithms 2-3, "use distribution
+// pi-hat to draw an action"), so sel=puct and tempplies=the game's
+// length are the defaults here; emcts draws its root sequence from the
+// policy at temperature itemp (0.5) and keeps horizon 1 in training, as
+// the study does. The study adds no root noise (dir stays 0).
+//
+// Refused: a game whose turns are single actions (not
+// games.MultiActionState), oep (no per-action statistics), the evaluator
+// options (the run's network evaluates every leaf) and time= (a game
+// must replay from its seed alone).
+func TurnSearchSpec(g games.Game, s string) (string, error) {
+	if _, ok := g.NewInitialState().(games.MultiActionState); !ok {
+		return "", fmt.Errorf("turn search %q: %s is not a multi-action game (turn search is for games whose turns have several actions: connect4d, strands); drop it to search every action with PUCT", s, g.Spec())
+	}
+	sp, err := spec.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("turn search: %v", err)
+	}
+	if sp.Has("time") {
+		return "", fmt.Errorf("turn search %q: time= makes a game depend on the machine's speed, and self-play games must replay from (seed, game) alone: use sims=N", s)
+	}
+	if sp.Name == "mcts-v" || sp.Name == "mcts-bb" {
+		if !sp.Has("sel") {
+			sp.Set("sel", "puct")
+		}
+		if !sp.Has("tempplies") {
+			sp.Set("tempplies", fmt.Sprint(g.MaxGameLength()))
+		}
+	}
+	if _, err := multi.NewTurnSearcher(g, sp, nil, 0); err != nil {
+		return "", fmt.Errorf("turn search %q: %w", s, err)
+	}
+	return canonical(sp), nil
+}
+
+// canonical writes sp as NAME:k=v,... with its keys sorted.
+func canonical(sp *spec.Spec) string {
+	keys := sp.Keys() // sorted
+	if len(keys) == 0 {
+		return sp.Name
+	}
+	kv := make([]string, len(keys))
+	for i, k := range keys {
+		kv[i] = k + "=" + sp.String(k, "")
+	}
+	return sp.Name + ":" + strings.Join(kv, ",")
+}
+
+// runTurns is Run under a turn search: Trees goroutines, each playing
+// one game at a time with PlayTurns and a TurnSearcher made for that
+// game, seeded from (Seed, game id) alone, every leaf evaluated by e's
+// network (one blocking request per leaf; the goroutines' requests share
+// e's batches).
+func runTurns(ctx context.Context, e *engine.Engine, cfg *Config, ids []int, total int) error {
+	g := e.Game()
+	ts, err := TurnSearchSpec(g, cfg.TurnSearch)
+	if err != nil {
+		return err
+	}
+	ev := engine.NewEngineEvaluator(e)
+	trees := cfg.Trees
+	if trees <= 0 {
+		trees = 64
+	}
+	trees = min(trees, total)
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var mu sync.Mutex // serialises OnGame and guards failed
+	var failed error
+	fail := func(err error) {
+		mu.Lock()
+		if failed == nil && parent.Err() == nil {
+			failed = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	var wg sync.WaitGroup
+	for range trees {
+		wg.Go(func() {
+			for {
+				n := int(next.Add(1) - 1)
+				if n >= total || ctx.Err() != nil {
+					return
+				}
+				id := n
+				if ids != nil {
+					id = ids[n]
+				}
+				sp, err := spec.Parse(ts)
+				if err != nil {
+					fail(err)
+					return
+				}
+				planner, err := multi.NewTurnSearcher(g, sp, ev, games.DeriveSeed(cfg.Seed, uint64(id)))
+				if err != nil {
+					fail(err)
+					return
+				}
+				rec, err := PlayTurns(ctx, g, planner, id, g.MaxGameLength())
+				if err == nil {
+					if eerr := ev.Err(); eerr != nil {
+						// Leaves were valued 0 from then on: not the game
+						// the network plays.
+						err = fmt.Errorf("selfplay: %s: evaluating a leaf: %w", g.Spec(), eerr)
+					}
+				}
+				if err != nil {
+					fail(err)
+					return
+				}
+				mu.Lock()
+				// A game whose searches a cancellation cut short is not
+				// the game its seed gives: it is dropped, never handed
+				// over (cancellation is final, so a game handed over
+				// was searched in full).
+				if ctx.Err() == nil && cfg.OnGame != nil {
+					err = cfg.OnGame(rec)
+				}
+				mu.Unlock()
+				if err != nil {
+					fail(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		return failed
+	}
+	return parent.Err()
+}
 
 // PlayTurns plays one self-play game of g from its initial state with ts
 // choosing every turn of every player, as study 004's MegaZero does
@@ -14,16 +164,16 @@ import (
 // one position per atomic action, with the observation from the mover's
 // view, the row of ts.PolicyHistory for that action as the policy
 // target, the legal actions, the ply and the final outcome from the
-// mover's view. RootQ is 0 and Nodes is 0: a TurnSearcher reports no
-// value per position and no count. maxPlies > 0 caps the game's atomic
+// mover's view. RootQ is 0 (a TurnSearcher reports no value per
+// position); Nodes adds up the simulations of the turns (the planners'
+// Sims; 0 for other TurnSearchers). maxPlies > 0 caps the game's atomic
 // actions (a game cut there is a draw, as in Run); 0 plays to the end.
 //
 // It is the hook by which a turn-level search (search/multi: mcts-v,
-// mcts-bb, emcts) feeds AlphaZero training; Run does not use it (it
-// searches every atomic action with PUCT through the engine), and what
-// varies between games (seeds, temperature) is ts's. It stops with
-// ctx's error when ctx is done, and with an error when ts plans an
-// illegal action.
+// mcts-bb, emcts) feeds AlphaZero training: Run plays every game with it
+// under Config.TurnSearch. What varies between games (seeds,
+// temperature) is ts's. It stops with ctx's error when ctx is done, and
+// with an error when ts plans an illegal action.
 func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, maxPlies int) (*GameRecord, error) {
 	obsN := 1
 	for _, d := range g.ObservationShape() {
@@ -44,6 +194,7 @@ func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, max
 		if turn, err = ts.PlanTurn(ctx, s, turn[:0]); err != nil {
 			return nil, fmt.Errorf("selfplay: %s: planning a turn at ply %d: %w", g.Spec(), s.MoveNumber(), err)
 		}
+		rec.Nodes += int64(spent(ts))
 		hist = ts.PolicyHistory(hist[:0])
 		if len(turn) == 0 || len(hist) != n*len(turn) {
 			return nil, fmt.Errorf("selfplay: %s: planner returned %d actions and %d policy values at ply %d", g.Spec(), len(turn), len(hist), s.MoveNumber())
@@ -85,4 +236,15 @@ func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, max
 		rec.Value[i] = float32(rec.Returns[p])
 	}
 	return rec, nil
+}
+
+// spent returns the simulations ts ran for the turn it planned last.
+func spent(ts multi.TurnSearcher) int {
+	switch p := ts.(type) {
+	case *multi.BB:
+		return p.Sims
+	case *multi.EMCTS:
+		return p.Sims
+	}
+	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
@@ -41,6 +42,13 @@ type Config struct {
 	Games    int               `json:"games"`
 	Trees    int               `json:"trees"`
 	SelfPlay selfplay.Settings `json:"selfplay"`
+	// TurnSearch, when set, plays self-play with whole-turn searches
+	// (selfplay.Config.TurnSearch: mcts-v, mcts-bb or emcts on the
+	// network, study 004's MegaZero loop) instead of PUCT per atomic
+	// action; SelfPlay then stays at its defaults (its options have no
+	// meaning), and so does Train.QMix (turn searches record no root Q).
+	// Multi-action games only; not with a fleet.
+	TurnSearch string `json:"turn_search,omitempty"`
 
 	// Training: Train.Steps steps per iteration on the replay window of
 	// the last WindowIters iterations' self-play (0 = all), at most
@@ -114,13 +122,28 @@ func (c *Config) Check() error {
 	if err := c.SelfPlay.Check(); err != nil {
 		return err
 	}
+	if c.TurnSearch != "" {
+		def := DefaultConfig(c.Game).SelfPlay
+		if keys := c.SelfPlay.Changed(&def); len(keys) > 0 {
+			return fmt.Errorf("%s: no meaning with turn-search %q, whose spec sets the self-play search (e.g. mcts-bb:sims=250,c=2)", strings.Join(keys, ", "), c.TurnSearch)
+		}
+		if c.Train.QMix != 0 {
+			return fmt.Errorf("qmix = %g: turn searches record no root Q to mix into the value target; use qmix 0 with turn-search", c.Train.QMix)
+		}
+	}
 	t := c.Train
 	t.Iteration = 1
 	if err := t.Check(); err != nil {
 		return err
 	}
-	if _, err := games.New(c.Game); err != nil {
+	g, err := games.New(c.Game)
+	if err != nil {
 		return err
+	}
+	if c.TurnSearch != "" {
+		if _, err := selfplay.TurnSearchSpec(g, c.TurnSearch); err != nil {
+			return fmt.Errorf("turn-search: %w", err)
+		}
 	}
 	return nil
 }

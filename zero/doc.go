@@ -29,6 +29,16 @@
 // in flight, and the outcome is the same as an uninterrupted run's except
 // for timing figures.
 //
+// # Turn search
+//
+// With Config.TurnSearch (`canopy zero --turn-search SPEC`), each
+// iteration's self-play searches whole turns of a multi-action game
+// (Connect4d, Strands) with mcts-v, mcts-bb or emcts on the current
+// network, as study 004's MegaZero does (selfplay.Config.TurnSearch); the
+// PUCT self-play settings and qmix then keep their defaults, training is
+// unchanged (one position per atomic action, the search's policy history
+// as its target), and so is evaluation. A fleet does not play it yet.
+//
 // # Evaluation
 //
 // Each iteration's network (as az agents with EvalSims simulations) plays

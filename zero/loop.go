@@ -54,6 +54,9 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	if strings.ContainsAny(dir, ",;:=") {
 		return fmt.Errorf("run directory %q: the characters , ; : = cannot appear in it (it names networks inside agent specs)", dir)
 	}
+	if opt.Fleet != nil && req.TurnSearch != "" {
+		return fmt.Errorf("turn search (%s) is not played by fleet workers yet; drop the fleet (--nats) to play it in this process", req.TurnSearch)
+	}
 	// One process at a time per run directory, until Run returns.
 	lock, err := runlock.Acquire(dir)
 	if err != nil {
@@ -250,8 +253,17 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 	if err != nil {
 		return out, err
 	}
+	st, leaves, ts := r.cfg.SelfPlay, r.cfg.SelfPlay.Leaves, ""
+	if r.cfg.TurnSearch != "" {
+		// A turn search holds its own options; the PUCT settings stay at
+		// their defaults (Config.Check), and each leaf is one request.
+		if ts, err = selfplay.TurnSearchSpec(r.g, r.cfg.TurnSearch); err != nil {
+			return out, err
+		}
+		st, leaves = selfplay.DefaultSettings(), 1
+	}
 	m := selfplay.Manifest{Game: r.g.Spec(), ObsShape: r.g.ObservationShape(), Actions: r.g.NumActions(),
-		Network: netPath, NetworkSHA256: src.SHA256, Settings: r.cfg.SelfPlay,
+		Network: netPath, NetworkSHA256: src.SHA256, Settings: st, TurnSearch: ts,
 		Seed: games.DeriveSeed(r.cfg.Seed, uint64(i)), Games: r.cfg.Games}
 	if r.trainer != nil {
 		return r.fleetSelfPlay(ctx, i, dir, netPath, m)
@@ -272,15 +284,15 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 		r.logf("  warning: %s", w)
 	}
 	pending := len(o.Pending())
-	e, err := engine.New(r.g, be, engine.Options{Leaves: r.cfg.SelfPlay.Leaves, Batch: min(256, be.MaxBatch()),
-		Slots: engine.SlotsFor(r.cfg.Trees, r.cfg.SelfPlay.Leaves)})
+	e, err := engine.New(r.g, be, engine.Options{Leaves: leaves, Batch: min(256, be.MaxBatch()),
+		Slots: engine.SlotsFor(r.cfg.Trees, leaves)})
 	if err != nil {
 		return out, err
 	}
 	defer e.Close()
 	t0 := time.Now()
 	var done int
-	err = selfplay.Generate(ctx, e, o, selfplay.Config{Settings: r.cfg.SelfPlay, Seed: m.Seed, Trees: r.cfg.Trees}, func(*selfplay.GameRecord) {
+	err = selfplay.Generate(ctx, e, o, selfplay.Config{Settings: st, Seed: m.Seed, Trees: r.cfg.Trees, TurnSearch: ts}, func(*selfplay.GameRecord) {
 		done++
 		c := e.Counters()
 		r.opt.Status(fmt.Sprintf("iteration %d self-play: %d/%d games, %.0f evals/s, batch %.1f", i, done, pending, float64(c.Evals)/time.Since(t0).Seconds(), c.Batch.Mean))

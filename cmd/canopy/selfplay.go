@@ -23,7 +23,7 @@ func init() {
 	register(&command{
 		Name:    "selfplay",
 		Summary: "generate AlphaZero training data: batched MCTS self-play into .npz shards",
-		Usage:   "[--game G] [--net F] [--games N] [--trees T] [--sims S] [--out DIR] [--resume] [--backend B] [--seed S] [--json]",
+		Usage:   "[--game G] [--net F] [--games N] [--trees T] [--sims S | --turn-search SPEC] [--out DIR] [--resume] [--backend B] [--seed S] [--json]",
 		Help: `Plays --games games of PUCT self-play, --trees at a time, every leaf of every
 tree evaluated by one batched network (Dirichlet noise at the root, moves
 sampled from the visits for the first --tempplies plies, then the most
@@ -49,8 +49,22 @@ a warning naming the games it regenerates. Finished games are saved at least
 every 64 games or 2 seconds; Ctrl-C, SIGTERM and SIGHUP stop after saving
 them. One process at a time may use a directory (DIR/.lock).
 
-Example (about a minute on 2 cores):
-  canopy selfplay --out runs/selfplay-demo --resume`,
+Multi-action games (connect4d, strands): --turn-search SPEC searches whole
+turns as study 004 (MegaZero, Algorithm 1) does, one search per turn with
+mcts-v, mcts-bb or emcts (their agent options in SPEC; see canopy agents
+--game connect4d), every leaf evaluated by --net through the same batched
+engine, --trees games at a time. Each atomic action is recorded with the
+search's policy history row as its target (Eq. 1: visit shares of the node
+it was chosen from; Eq. 2 for emcts: visits of the mutations per position).
+mcts-v and mcts-bb default to the study's sel=puct and draw every action
+from the visits (tempplies = the game's length); the study adds no root
+noise. The budget is per turn (the study: sims=250 for connect4d, 500 for
+strands); the PUCT flags (--sims, --c, --dir, --tempplies, ...) and
+--workers have no meaning with it. The manifest records the search.
+
+Examples (under a minute each on 2 cores):
+  canopy selfplay --out runs/selfplay-demo --resume
+  canopy selfplay --game connect4d:d=5 --turn-search mcts-bb:sims=250 --games 16 --out runs/sp-c4d`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game spec")
 			netFile := fs.String("net", "", "network: a weights file (.safetensors), a shipped name, or init (default: the built-in random-init net)")
@@ -62,8 +76,7 @@ Example (about a minute on 2 cores):
 			table.Reset()
 			table.Register(fs) // --sims, --c, --fpu, --dir, --dirfrac, --tempplies, ... (the az agent's names)
 			// The flag names of earlier releases, kept as aliases.
-			for old, key := range map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
-				"determinize": "det", "resign-off": "resignoff"} {
+			for old, key := range aliasOf {
 				f := fs.Lookup(key)
 				fs.Var(f.Value, old, "alias of --"+key)
 			}
@@ -74,6 +87,7 @@ Example (about a minute on 2 cores):
 			seed := fs.Uint64("seed", 1, "random seed")
 			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
+			turnSearch := fs.String("turn-search", "", "multi-action games: search whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004)")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -94,7 +108,18 @@ Example (about a minute on 2 cores):
 				if err != nil {
 					return err
 				}
-				if err := checkSelfPlayMemory(g, *netFile, *backend, min(*trees, *nGames), st.Sims, st.Leaves, st.Det, *batch); err != nil {
+				sims, leaves, det := st.Sims, st.Leaves, st.Det
+				ts := ""
+				if *turnSearch != "" {
+					if err := turnSearchFlags(fs, append(table.Keys(), "workers")); err != nil {
+						return err
+					}
+					if ts, err = selfplay.TurnSearchSpec(g, *turnSearch); err != nil {
+						return usagef("--turn-search: %v", err)
+					}
+					sims, leaves, det = 1, 1, 1 // a turn searcher's tree is small (about 2 x its sims nodes)
+				}
+				if err := checkSelfPlayMemory(g, *netFile, *backend, min(*trees, *nGames), sims, leaves, det, *batch); err != nil {
 					return err
 				}
 				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
@@ -111,7 +136,7 @@ Example (about a minute on 2 cores):
 				}
 				defer lock.Release()
 				m := selfplay.Manifest{Game: g.Spec(), ObsShape: g.ObservationShape(), Actions: g.NumActions(),
-					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, Seed: *seed, Games: *nGames}
+					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, TurnSearch: ts, Seed: *seed, Games: *nGames}
 				o, err := selfplay.OpenOutput(*out, m, *resume)
 				if err != nil {
 					return err
@@ -132,6 +157,9 @@ Example (about a minute on 2 cores):
 				line := func() string {
 					c := eng.Counters()
 					el := time.Since(t0).Seconds()
+					if ts != "" { // turn searchers evaluate through the engine but back up in their own trees
+						return fmt.Sprintf("| %d positions, %.0f evals/s, batch fill %.0f%%", positions.Load(), float64(c.Evals)/el, 100*c.Batch.Fill)
+					}
 					return fmt.Sprintf("| %d positions, %.0f nodes/s, %.0f evals/s, batch fill %.0f%%",
 						positions.Load(), float64(c.Nodes)/el, float64(c.Evals)/el, 100*c.Batch.Fill)
 				}
@@ -147,7 +175,7 @@ Example (about a minute on 2 cores):
 						}
 					}
 				}()
-				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: *trees}, func(r *selfplay.GameRecord) {
+				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: *trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
 					done.Add(1)
 					positions.Add(int64(r.Positions()))
 				})
@@ -170,8 +198,12 @@ Example (about a minute on 2 cores):
 				}
 				el := time.Since(t0).Seconds()
 				c := eng.Counters()
+				nodes := c.Nodes
+				if ts != "" {
+					nodes = mf.Totals.Nodes // every session's; a turn searcher counts its own
+				}
 				fmt.Fprintf(e.Stdout, "%s: %d games, %d positions in %d shards (%d new games this run; %.0f nodes/s, %.0f evals/s, mean batch %.1f)\n",
-					*out, mf.Totals.Games, mf.Totals.Positions, len(mf.Shards), done.Load(), float64(c.Nodes)/el, float64(c.Evals)/el, c.Batch.Mean)
+					*out, mf.Totals.Games, mf.Totals.Positions, len(mf.Shards), done.Load(), float64(nodes)/el, float64(c.Evals)/el, c.Batch.Mean)
 				if mf.Totals.ResignOffGames > 0 {
 					fmt.Fprintf(e.Stdout, "resignation: %d resigned, %d false positives in %d no-resign games\n",
 						mf.Totals.Resigned, mf.Totals.FalseResigns, mf.Totals.ResignOffGames)
@@ -181,6 +213,11 @@ Example (about a minute on 2 cores):
 		},
 	})
 }
+
+// aliasOf maps the self-play flag names of earlier releases to the
+// settings' keys they are kept as aliases of.
+var aliasOf = map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
+	"determinize": "det", "resign-off": "resignoff"}
 
 // netBackend is the network a command evaluates with.
 type netBackend struct {
@@ -215,4 +252,23 @@ func openNetwork(g games.Game, ref, backend string, batch int, stderr io.Writer)
 		fmt.Fprintln(stderr, choice.String())
 	}
 	return nb, nil
+}
+
+// turnSearchFlags refuses the flags among names that were given on the
+// command line, which have no meaning with --turn-search (the turn
+// searcher's spec holds its search options).
+func turnSearchFlags(fs *flag.FlagSet, names []string) error {
+	var given []string
+	fs.Visit(func(f *flag.Flag) {
+		for _, n := range names {
+			if f.Name == n || aliasOf[f.Name] == n {
+				given = append(given, "--"+f.Name)
+				return
+			}
+		}
+	})
+	if len(given) > 0 {
+		return usagef("%s: no meaning with --turn-search, whose spec sets the search (e.g. --turn-search mcts-bb:sims=250,c=2)", strings.Join(given, ", "))
+	}
+	return nil
 }

@@ -283,3 +283,47 @@ func TestSelfplayBadRunDirs(t *testing.T) {
 		t.Errorf("escaping shard entry: status %d, %q", r.code, r.err)
 	}
 }
+
+// --turn-search plays and records whole-turn self-play (the manifest
+// names the search) and resumes it; flags without meaning under it,
+// single-action games and non-TurnSearchers are usage errors of one
+// line.
+func TestSelfplayTurnSearchCLI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"selfplay", "--game", "connect4d:d=4", "--turn-search", "emcts:sims=12", "--games", "3", "--trees", "2",
+		"--out", dir, "--quiet", "--backend", "cpu"}
+	if code, out, errs := runCLI(t, "", args...); code != 0 || !strings.Contains(out, "3 games") {
+		t.Fatalf("status %d\n%s\n%s", code, out, errs)
+	}
+	var m struct {
+		TurnSearch string              `json:"turn_search"`
+		Totals     struct{ Games int } `json:"totals"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil || json.Unmarshal(data, &m) != nil || m.TurnSearch != "emcts:sims=12" || m.Totals.Games != 3 {
+		t.Fatalf("manifest %s: %v", data, err)
+	}
+	args[6] = "4"
+	if code, out, errs := runCLI(t, "", append(args, "--resume")...); code != 0 || !strings.Contains(out, "4 games") {
+		t.Errorf("resume: %d %q %q", code, out, errs)
+	}
+	args[4] = "emcts:sims=13"
+	if code, _, errs := runCLI(t, "", append(args, "--resume")...); code != 1 || !strings.Contains(errs, "turn search") {
+		t.Errorf("resume with another turn search: %d %q", code, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--game", "connect4d:d=4", "--turn-search", "mcts-bb", "--sims", "9", "--dirichlet", "0.3"}, "--dirichlet, --sims: no meaning with --turn-search"},
+		{[]string{"--game", "connect4d:d=4", "--turn-search", "mcts-bb", "--workers", "2"}, "--workers: no meaning"},
+		{[]string{"--game", "tictactoe", "--turn-search", "mcts-bb"}, "not a multi-action game"},
+		{[]string{"--game", "strands:size=4", "--turn-search", "oep"}, "not a TurnSearcher"},
+		{[]string{"--game", "strands:size=4", "--turn-search", "mcts-bb:time=1s"}, "use sims=N"},
+	} {
+		code, _, errs := runCLI(t, "", append([]string{"selfplay", "--out", t.TempDir()}, c.args...)...)
+		if first, _, _ := strings.Cut(errs, "\n"); code != 2 || !strings.Contains(first, c.want) {
+			t.Errorf("%v: status %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}

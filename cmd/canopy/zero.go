@@ -19,6 +19,7 @@ func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
 	fs.IntVar(&c.Games, "games", c.Games, "self-play games per iteration")
 	fs.IntVar(&c.Trees, "trees", c.Trees, "self-play games played at once")
 	c.SelfPlay.Table().Register(fs) // --sims, --c, --dir, --tempplies, ... (the az agent's names)
+	fs.StringVar(&c.TurnSearch, "turn-search", c.TurnSearch, "multi-action games: self-play searches whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004) instead of PUCT per action")
 	fs.IntVar(&c.Train.Steps, "steps", c.Train.Steps, "training steps per iteration")
 	fs.IntVar(&c.Train.Batch, "batch", c.Train.Batch, "positions per training step")
 	fs.Float64Var(&c.Train.LR, "lr", c.Train.LR, "learning rate")
@@ -45,7 +46,7 @@ func init() {
 	register(&command{
 		Name:    "zero",
 		Summary: "AlphaZero loop: self-play, train, evaluate, repeat, in one resumable run directory with metrics and plots",
-		Usage:   "[--game G] [--out DIR] [--iterations N | --more K] [--games N] [--sims S] [--steps N] [...]",
+		Usage:   "[--game G] [--out DIR] [--iterations N | --more K] [--games N] [--sims S | --turn-search SPEC] [--steps N] [...]",
 		Help: `Runs the AlphaZero loop in --out: each iteration plays --games self-play
 games with the current network (PUCT, root noise, the az agent's search
 options: --sims, --c, --dir, --tempplies, ...), trains the network for
@@ -67,8 +68,20 @@ any machines) through NATS JetStream; --nats embedded starts the server in
 this process (store in DIR/nats, listening on --nats-listen). See
 docs/DISTRIBUTED.md.
 
-Example (a few minutes on 2 cores; run it again to continue):
-  canopy zero --out runs/zero-demo --more 1`,
+Multi-action games (connect4d, strands): --turn-search SPEC plays self-play
+as study 004's MegaZero does (Algorithm 1): one whole-turn search per turn
+(mcts-v, mcts-bb or emcts with their agent options; the budget is per turn,
+the study's 250 for connect4d and 500 for strands), every leaf evaluated by
+the current network, each atomic action recorded with the search's policy
+history as its target (see canopy selfplay --help). The PUCT flags (--sims,
+--c, --dir, ...) and --qmix have no meaning with it, and it is not played by
+fleet workers (--nats). Evaluation is unchanged (az agents with --eval-sims
+per action).
+
+Examples (a few minutes an iteration on 2 cores; run them again to continue):
+  canopy zero --out runs/zero-demo --more 1
+  canopy zero --game connect4d:d=5 --turn-search emcts:sims=250 --games 64 --trees 16 \
+    --eval-games 10 --baselines 'random;onestep' --out runs/c4d-emcts --more 1`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			cfg := zero.DefaultConfig("connect4")
 			var baselines string
@@ -144,6 +157,15 @@ Example (a few minutes on 2 cores; run it again to continue):
 					req.Iterations = *iters
 				case ok:
 					req.Iterations = max(stored.Iterations, done)
+				}
+				if req.TurnSearch != "" {
+					var keys []string
+					for _, o := range req.SelfPlay.Table() {
+						keys = append(keys, o.Key)
+					}
+					if err := turnSearchFlags(fs, append(keys, "qmix")); err != nil {
+						return err
+					}
 				}
 				if !ok {
 					if err := req.Check(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
@@ -17,8 +18,12 @@ import (
 // uses; the `az` agent drives the engine directly instead. It is safe for
 // concurrent use.
 type NetEvaluator struct {
-	lease *Lease
+	e     *Engine
+	lease *Lease    // nil for an engine the caller owns (NewEngineEvaluator)
 	bufs  sync.Pool // *evalScratch
+	// failed holds the first error of the engine (a closed engine, a
+	// backend failure); set once, never cleared.
+	failed atomic.Pointer[error]
 }
 
 type evalScratch struct {
@@ -33,14 +38,41 @@ func NewNetEvaluator(g games.Game, netRef, backend string) (*NetEvaluator, error
 	if err != nil {
 		return nil, err
 	}
-	n := g.NumActions()
-	ev := &NetEvaluator{lease: l}
-	ev.bufs.New = func() any { return &evalScratch{logits: make([]float32, n), mask: games.NewMask(n)} }
+	ev := NewEngineEvaluator(l.Engine)
+	ev.lease = l
 	return ev, nil
 }
 
-// Close releases the evaluator's engine.
-func (ev *NetEvaluator) Close() error { ev.lease.Release(); return nil }
+// NewEngineEvaluator returns an evaluator on e, an engine the caller
+// owns: it must stay open while the evaluator is used, and the
+// evaluator's Close leaves it open (self-play's turn searchers share the
+// run's engine so).
+func NewEngineEvaluator(e *Engine) *NetEvaluator {
+	n := e.Game().NumActions()
+	ev := &NetEvaluator{e: e}
+	ev.bufs.New = func() any { return &evalScratch{logits: make([]float32, n), mask: games.NewMask(n)} }
+	return ev
+}
+
+// Close releases the evaluator's pooled engine (none for
+// NewEngineEvaluator's).
+func (ev *NetEvaluator) Close() error {
+	if ev.lease != nil {
+		ev.lease.Release()
+	}
+	return nil
+}
+
+// Err returns the first error the engine returned to Evaluate (whose
+// leaf was then valued 0 without priors), or nil: a caller that must
+// not keep the results of such searches (self-play) checks it after
+// them.
+func (ev *NetEvaluator) Err() error {
+	if p := ev.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
 
 // Evaluate implements search.Evaluator. Chance states are advanced by
 // sampling to the next decision; simultaneous states are valued from
@@ -60,11 +92,12 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	}
 	sc := ev.bufs.Get().(*evalScratch)
 	defer ev.bufs.Put(sc)
-	v, err := ev.lease.Evaluate(context.Background(), s, p, sc.logits)
+	v, err := ev.e.Evaluate(context.Background(), s, p, sc.logits)
 	if err != nil {
 		// The engine is closed or failed: no information; a neutral value
 		// keeps the search consistent (the agent's owner sees the error
-		// elsewhere).
+		// elsewhere, or in Err).
+		ev.failed.CompareAndSwap(nil, &err)
 		clear(value)
 		return false
 	}

@@ -131,12 +131,9 @@ func mctsOptions() []agent.Option {
 
 func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, uint64) (agent.Agent, error) {
 	return func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
-		if !s.Has("sims") && !s.Has("time") {
-			s.Set("sims", fmt.Sprint(defaultSims))
-		}
-		o, err := search.ParseOptions(g, s)
+		o, err := bbOptions(g, s)
 		if err != nil {
-			return nil, renamed(s.Name, err)
+			return nil, err
 		}
 		p, err := NewBB(g, o, vanilla, seed)
 		if err != nil {
@@ -144,6 +141,19 @@ func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, uint64) (agent.Agent,
 		}
 		return NewAgent(g, p), nil
 	}
+}
+
+// bbOptions reads the options of an mcts-v or mcts-bb spec (the `mcts`
+// options, sims per turn defaulting to the study's).
+func bbOptions(g games.Game, s *spec.Spec) (search.Options, error) {
+	if !s.Has("sims") && !s.Has("time") {
+		s.Set("sims", fmt.Sprint(defaultSims))
+	}
+	o, err := search.ParseOptions(g, s)
+	if err != nil {
+		return o, renamed(s.Name, err)
+	}
+	return o, nil
 }
 
 // emctsSpec holds the `emcts` options.
@@ -238,23 +248,90 @@ func closeEval(ev search.Evaluator) error {
 
 func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 	var m emctsSpec
-	if err := m.table().Parse(s); err != nil {
+	if err := m.parse(s); err != nil {
 		return nil, err
-	}
-	if s.Has("time") && !s.Has("sims") {
-		m.Sims = 0
 	}
 	ev, err := parseEval(g, s)
 	if err != nil {
 		return nil, err
 	}
-	p, err := NewEMCTS(g, ev, Budget{Sims: m.Sims, Time: m.Time}, seed)
+	p, err := m.planner(g, ev, seed)
 	if err != nil {
 		closeEval(ev)
 		return nil, err
 	}
-	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp
 	return NewAgent(g, p), nil
+}
+
+// parse reads the `emcts` options of s (time alone means no simulation
+// limit).
+func (m *emctsSpec) parse(s *spec.Spec) error {
+	if err := m.table().Parse(s); err != nil {
+		return err
+	}
+	if s.Has("time") && !s.Has("sims") {
+		m.Sims = 0
+	}
+	return nil
+}
+
+// planner returns the EMCTS planner m describes, on evaluator ev.
+func (m *emctsSpec) planner(g games.Game, ev search.Evaluator, seed uint64) (*EMCTS, error) {
+	p, err := NewEMCTS(g, ev, Budget{Sims: m.Sims, Time: m.Time}, seed)
+	if err != nil {
+		return nil, err
+	}
+	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp
+	return p, nil
+}
+
+// optionKeys returns the keys of opts, in order.
+func optionKeys(opts []agent.Option) []string {
+	keys := make([]string, len(opts))
+	for i, o := range opts {
+		keys[i] = o.Key
+	}
+	return keys
+}
+
+// NewTurnSearcher returns the TurnSearcher that the agent spec s names
+// for g (mcts-v, mcts-bb or emcts, with the agent's options and
+// defaults), its leaves evaluated by ev instead of by what the evaluator
+// options would choose: the hook by which self-play searches whole turns
+// with its run's network (package selfplay). The evaluator options (eval,
+// rollout, eps, depth, blend, static) must not be set, and oep, which
+// keeps no statistics per action, is refused. The caller keeps ev (the
+// searcher does not close it); nil means random rollouts.
+func NewTurnSearcher(g games.Game, s *spec.Spec, ev search.Evaluator, seed uint64) (TurnSearcher, error) {
+	for _, k := range evalKeys {
+		if s.Has(k) {
+			return nil, fmt.Errorf("%s: %s= has no meaning here: the run's network evaluates the leaves (drop it)", s.Name, k)
+		}
+	}
+	switch s.Name {
+	case "mcts-v", "mcts-bb":
+		o, err := bbOptions(g, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Err(optionKeys(mctsOptions())...); err != nil {
+			return nil, err
+		}
+		o.Eval = ev
+		return NewBB(g, o, s.Name == "mcts-v", seed)
+	case "emcts":
+		var m emctsSpec
+		if err := m.parse(s); err != nil {
+			return nil, err
+		}
+		if err := s.Err(m.table().Keys()...); err != nil {
+			return nil, err
+		}
+		return m.planner(g, ev, seed)
+	case "oep":
+		return nil, fmt.Errorf("oep keeps no statistics per action, so it gives no policy targets (it is not a TurnSearcher): use mcts-v, mcts-bb or emcts")
+	}
+	return nil, fmt.Errorf("%q is not a turn searcher: use mcts-v, mcts-bb or emcts (study 004's whole-turn searches; see canopy agents)", s.Name)
 }
 
 // oepSpec holds the `oep` options.

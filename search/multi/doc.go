@@ -80,9 +80,13 @@
 //
 // selfplay.PlayTurns plays and records one self-play game with a
 // TurnSearcher (one position per atomic action, its PolicyHistory row as
-// the target); selfplay.Run and the zero loop do not use it yet (they
-// search a turn one atomic action at a time with PUCT through
-// search/engine's jobs).
+// the target). NewTurnSearcher makes the TurnSearcher an agent spec
+// names (mcts-v, mcts-bb, emcts) on an evaluator its caller supplies:
+// selfplay.Run does so under its TurnSearch option (`canopy selfplay
+// --turn-search`, `canopy zero --turn-search`), one searcher per game on
+// the run's network (search/engine.NewEngineEvaluator), so that the
+// AlphaZero loop trains from whole-turn search as study 004's MegaZero
+// does.
 //
 // Not here: parallel search within one turn.
 package multi
