@@ -51,6 +51,14 @@ bench:
 	mkdir -p $(RUNDIR)
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee $(RUNDIR)/bench.txt
 
+# One PPO update step (minibatch of 2048: forward, loss, backward, clip,
+# Adam) in Canopy and then in Debian's PyTorch on the same machine, back to
+# back, best of 3 each (docs/BENCHMARKS.md, "PPO update against PyTorch").
+.PHONY: bench-ppo-torch
+bench-ppo-torch:
+	$(GO) test -run '^$$' -bench 'PPOUpdate' -benchtime 3x -count 3 ./rl
+	/usr/bin/python3 rl/testdata/bench_ppo_torch.py --seconds 2 --repeat 3 --dense-as-conv
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 	$(GO) vet $(PKGS)

@@ -25,8 +25,9 @@ func (o *Adam) State(params []*Param) AdamState {
 }
 
 // SetState replaces o's state by s, which holds the moments of params in
-// order (as State returns them). Beta1, Beta2 and Eps keep their values
-// (zero ones take Step's defaults).
+// order (as State returns them). Beta1, Beta2, Eps and WeightDecay keep
+// their values (zero betas and epsilon take Step's defaults): like LR,
+// they are settings, saved by whoever configures the optimizer.
 func (o *Adam) SetState(params []*Param, s AdamState) error {
 	if s.Step < 0 {
 		return fmt.Errorf("nets: Adam state at step %d, want >= 0", s.Step)

@@ -66,8 +66,22 @@ func (o *SGD) Step(params []*Param) {
 
 // Adam is the Adam optimizer (Kingma & Ba) with bias correction. Zero
 // Beta1, Beta2, Eps take the usual 0.9, 0.999, 1e-8.
+//
+// WeightDecay is PyTorch's torch.optim.Adam(weight_decay=...): L2
+// regularisation coupled to the gradient, g += WeightDecay * p, before
+// the moments are updated, so that the decay is rescaled by Adam's
+// per-parameter step like the rest of the gradient. It is not AdamW's
+// decoupled decay (p -= LR * WeightDecay * p beside the Adam step). It
+// applies to every parameter Step is given, biases included, as
+// PyTorch's does to every parameter of its group. Gradient clipping done
+// before Step does not see it (as with clip_grad_norm_ before
+// optimizer.step()). Zero means none. Trainer.L2 (the AlphaZero loss of
+// package train) is the same coupled form, with coefficient 2*L2 and on
+// Param.Decay weights only, and is reported as a term of the loss; the
+// two are separate settings.
 type Adam struct {
 	LR, Beta1, Beta2, Eps float64
+	WeightDecay           float64
 	t                     int
 	m, v                  map[*Param][]float32
 }
@@ -88,10 +102,14 @@ func (o *Adam) Step(params []*Param) {
 	}
 	o.t++
 	b1, b2 := float32(o.Beta1), float32(o.Beta2)
+	// 1 - beta rounded once from float64: 1 - float32(0.999) is 1.3e-5
+	// off in relative terms, which would bias the second moment.
+	a1, a2 := float32(1-o.Beta1), float32(1-o.Beta2)
 	c1 := 1 - math.Pow(o.Beta1, float64(o.t))
 	c2 := 1 - math.Pow(o.Beta2, float64(o.t))
 	step := float32(o.LR * math.Sqrt(c2) / c1)
 	eps := float32(o.Eps * math.Sqrt(c2))
+	wd := float32(o.WeightDecay)
 	for _, p := range params {
 		if p.Grad == nil {
 			continue
@@ -102,8 +120,11 @@ func (o *Adam) Step(params []*Param) {
 			o.m[p], o.v[p] = m, v
 		}
 		for i, g := range p.Grad {
-			m[i] = b1*m[i] + (1-b1)*g
-			v[i] = b2*v[i] + (1-b2)*g*g
+			if wd != 0 {
+				g += wd * p.Data[i] // p.Grad itself is left as it was
+			}
+			m[i] = b1*m[i] + a1*g
+			v[i] = b2*v[i] + a2*g*g
 			p.Data[i] -= step * m[i] / (float32(math.Sqrt(float64(v[i]))) + eps)
 		}
 	}

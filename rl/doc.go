@@ -62,9 +62,13 @@
 // flags of every step, and training replays each environment's segment
 // from there (minibatches are groups of whole environments), so the
 // gradient flows back through time over the segment and stops at its
-// start and at game starts. Study000Options holds the study's settings.
-// Leagues of snapshots need a plain net; a recurrent learner plays fixed
-// opponents.
+// start and at game starts. Study000Options holds the study's settings
+// (Adam's weight decay among them, in torch.optim.Adam's coupled form).
+// NewRecurrentLeague gives a recurrent learner a League: its latest
+// weights and snapshots play as RecurrentOpponents, BatchOpponents whose
+// moves the VecEnv gathers across environments into one batched LSTM
+// step, each keeping its own LSTM state per environment, zeroed at its
+// first move of every game.
 //
 // # Runs
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/canopy-go/canopy/agent"
@@ -19,6 +20,35 @@ type Opponent interface {
 	// stream. s must not be modified. With EnvOptions.Workers > 1, Act is
 	// called concurrently for different environments.
 	Act(s games.State, player int, legal games.Mask, rng *rand.Rand) (games.Action, error)
+}
+
+// BatchOpponent is an Opponent whose moves a VecEnv gathers across its
+// environments and asks for in one call per round (a network evaluated
+// on a batch), and that can keep state per environment and game (an
+// LSTM's, see RecurrentOpponent). The VecEnv never calls its Act. Its
+// dynamic type must be comparable (a pointer): the VecEnv groups moves by
+// opponent.
+type BatchOpponent interface {
+	Opponent
+	// ActBatch sets Action of every move to a legal action of its State,
+	// drawing only from the move's Rng. Moves are of distinct
+	// environments, in increasing order; a move's State must not be
+	// modified. The VecEnv calls it from one goroutine at a time.
+	ActBatch(moves []OpponentMove) error
+}
+
+// OpponentMove is one decision a VecEnv asks of a BatchOpponent.
+type OpponentMove struct {
+	Env    int         // the environment
+	State  games.State // its game, with Player to move
+	Player int
+	Legal  games.Mask // the legal actions of State
+	Rng    *rand.Rand // the environment's stream
+	// First is set for the opponent's first move of the game in Player's
+	// seat: whatever it carried for that seat of Env belongs to an
+	// earlier game.
+	First  bool
+	Action games.Action
 }
 
 // OpponentFunc adapts a function (a fixed policy, a network's policy) to
@@ -173,6 +203,22 @@ type VecEnv struct {
 	kind   []int      // its kind
 	epRet  []float64
 	epLen  []int
+	// Each environment is settled (the learner to move) after every Step
+	// and Reset. Between, pending[i] marks environment i waiting for its
+	// BatchOpponent's move (the state's current player) and moved[i] one
+	// whose BatchOpponent has just moved; bit p of oppMoved[i] that the
+	// opponent has moved in seat p in the game; resetting[i] that the game was
+	// started by resetOne (a game over before the learner's first move is
+	// replaced) rather than stepped by the learner (a game over is an
+	// episode); shaped[i] is the shaped reward of the learner's move in
+	// flight.
+	pending   []bool
+	moved     []bool
+	oppMoved  []uint64
+	resetting []bool
+	shaped    []float64
+	moves     []OpponentMove // a round's batched moves, grouped by opponent
+	batchOpp  []BatchOpponent
 
 	obs     []float32    // N x obsSize
 	legal   []games.Mask // per environment
@@ -247,6 +293,7 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 		states: make([]games.State, n), seat: make([]int, n), rngs: make([]*rand.Rand, n),
 		opp: make([]Opponent, n), kind: make([]int, n),
 		epRet: make([]float64, n), epLen: make([]int, n),
+		pending: make([]bool, n), moved: make([]bool, n), oppMoved: make([]uint64, n), resetting: make([]bool, n), shaped: make([]float64, n), moves: make([]OpponentMove, 0, n),
 		obs: make([]float32, n*obsSize), legal: make([]games.Mask, n), legalF: make([]float32, n*na),
 		rewards: make([]float32, n), dones: make([]bool, n),
 		stats: make([]EpisodeStats, opt.Workers*kinds), errs: make([]error, opt.Workers),
@@ -385,7 +432,7 @@ func (e *VecEnv) Reset() error {
 		}
 		e.rewards[i], e.dones[i] = 0, false
 	}
-	return nil
+	return e.settlePending()
 }
 
 // Step plays actions[i] for the learner in environment i, then the other
@@ -400,6 +447,17 @@ func (e *VecEnv) Step(actions []games.Action) error {
 		return errors.New("rl: Step after Close")
 	}
 	e.actions = actions
+	err := e.runWorkers()
+	e.actions = nil
+	if err != nil {
+		return err
+	}
+	return e.settlePending()
+}
+
+// runWorkers runs stepRange on every worker's slice and returns the first
+// worker's error.
+func (e *VecEnv) runWorkers() error {
 	if e.start == nil {
 		e.stepRange(0)
 	} else {
@@ -409,7 +467,6 @@ func (e *VecEnv) Step(actions []games.Action) error {
 		}
 		e.wg.Wait()
 	}
-	e.actions = nil
 	for w, err := range e.errs {
 		if err != nil {
 			e.errs[w] = nil
@@ -419,6 +476,55 @@ func (e *VecEnv) Step(actions []games.Action) error {
 	return nil
 }
 
+// settlePending plays the moves of batch opponents in rounds until every
+// environment waits for the learner: each round asks every BatchOpponent
+// once for the moves of all environments waiting for it (in environment
+// order, so that the batches do not depend on the worker count), applies
+// them, and lets the workers play on.
+func (e *VecEnv) settlePending() error {
+	for {
+		e.moves = e.moves[:0]
+		e.batchOpp = e.batchOpp[:0]
+		for i, p := range e.pending {
+			if !p {
+				continue
+			}
+			b := e.opp[i].(BatchOpponent)
+			if !slices.Contains(e.batchOpp, b) {
+				e.batchOpp = append(e.batchOpp, b)
+			}
+		}
+		if len(e.batchOpp) == 0 {
+			return nil
+		}
+		for _, b := range e.batchOpp {
+			start := len(e.moves)
+			for i, p := range e.pending {
+				if p && e.opp[i] == Opponent(b) {
+					s := e.states[i]
+					pl := s.CurrentPlayer()
+					s.Legal(e.legal[i]) // the learner's mask is free until encode
+					e.moves = append(e.moves, OpponentMove{Env: i, State: s, Player: pl, Legal: e.legal[i], Rng: e.rngs[i], First: e.oppMoved[i]&(1<<pl) == 0})
+				}
+			}
+			if err := b.ActBatch(e.moves[start:]); err != nil {
+				return fmt.Errorf("rl: a batch of %d environments from environment %d: opponent: %w", len(e.moves)-start, e.moves[start].Env, err)
+			}
+		}
+		for _, m := range e.moves {
+			if !m.Legal.Has(m.Action) {
+				return fmt.Errorf("rl: environment %d: opponent action %d is not legal in %s", m.Env, m.Action, m.State)
+			}
+			m.State.Apply(m.Action)
+			e.pending[m.Env], e.moved[m.Env] = false, true
+			e.oppMoved[m.Env] |= 1 << m.Player
+		}
+		if err := e.runWorkers(); err != nil { // settle the environments moved
+			return err
+		}
+	}
+}
+
 func (e *VecEnv) worker(w int) {
 	for range e.start[w] {
 		e.stepRange(w)
@@ -426,11 +532,21 @@ func (e *VecEnv) worker(w int) {
 	}
 }
 
-// stepRange steps worker w's slice of the environments.
+// stepRange steps worker w's slice of the environments: the learner's
+// actions of a Step, or (actions nil) the environments whose batch
+// opponent has just moved.
 func (e *VecEnv) stepRange(w int) {
 	n, nw := e.opt.N, len(e.errs)
 	for i := w * n / nw; i < (w+1)*n/nw; i++ {
-		if err := e.stepOne(w, i, e.actions[i]); err != nil {
+		var err error
+		switch {
+		case e.actions != nil:
+			err = e.stepOne(w, i, e.actions[i])
+		case e.moved[i]:
+			e.moved[i] = false
+			err = e.settle(w, i)
+		}
+		if err != nil {
 			e.errs[w] = err
 			return
 		}
@@ -448,14 +564,38 @@ func (e *VecEnv) stepOne(w, i int, a games.Action) error {
 	}
 	s.Apply(a)
 	e.epLen[i]++
-	if err := e.advance(w, i); err != nil {
-		return err
-	}
 	e.rewards[i], e.dones[i] = float32(shaped), false
-	if !s.IsTerminal() {
-		e.encode(i)
-		return nil
+	e.shaped[i], e.resetting[i] = shaped, false
+	return e.settle(w, i)
+}
+
+// settle plays environment i on up to the learner's next decision, or up
+// to a batch opponent's move (pending; settlePending goes on from there),
+// ending and restarting games on the way.
+func (e *VecEnv) settle(w, i int) error {
+	for {
+		if err := e.advance(w, i); err != nil || e.pending[i] {
+			return err
+		}
+		if !e.states[i].IsTerminal() {
+			e.encode(i)
+			return nil
+		}
+		if !e.resetting[i] {
+			e.finish(w, i)
+		}
+		// A game the opponents finished before the learner moved is not
+		// an episode of the learner; play another.
+		if err := e.newGame(i); err != nil {
+			return err
+		}
 	}
+}
+
+// finish records environment i's game, over after a learner move, as an
+// episode and sets the step's reward.
+func (e *VecEnv) finish(w, i int) {
+	s, shaped := e.states[i], e.shaped[i]
 	ret := e.returns[w]
 	s.Returns(ret)
 	r := ret[e.seat[i]]
@@ -485,39 +625,39 @@ func (e *VecEnv) stepOne(w, i int, a games.Action) error {
 	st.ReturnSum += r
 	st.LengthSum += int64(e.epLen[i])
 	e.rewards[i], e.dones[i] = float32(r+shaped), true
-	return e.resetOne(w, i)
 }
 
 // resetOne starts environment i's next game with the learner in its next
-// seat and plays up to its first decision.
+// seat and plays up to its first decision (or its batch opponent's move).
 func (e *VecEnv) resetOne(w, i int) error {
-	for {
-		e.init.CloneInto(e.states[i])
-		e.epLen[i] = 0
-		if e.opt.Seat == SeatAlternate {
-			e.seat[i] = (e.seat[i] + 1) % e.players
-		}
-		e.opp[i], e.kind[i] = e.opt.Opponents.Pick(e.rngs[i])
-		if k := e.kind[i]; k < 0 || k >= e.kinds {
-			return fmt.Errorf("rl: environment %d: opponent kind %d, want 0..%d", i, k, e.kinds-1)
-		}
-		if e.opp[i] == nil {
-			return fmt.Errorf("rl: environment %d: no opponent picked", i)
-		}
-		if err := e.advance(w, i); err != nil {
-			return err
-		}
-		if !e.states[i].IsTerminal() {
-			e.encode(i)
-			return nil
-		}
-		// A game the opponents finished before the learner moved is not
-		// an episode of the learner; play another.
+	if err := e.newGame(i); err != nil {
+		return err
 	}
+	return e.settle(w, i)
 }
 
-// advance plays chance and opponent moves until the learner is to move or
-// the game is over.
+// newGame starts environment i's next game: the initial state, the
+// learner's next seat, a newly picked opponent.
+func (e *VecEnv) newGame(i int) error {
+	e.init.CloneInto(e.states[i])
+	e.epLen[i] = 0
+	e.resetting[i], e.pending[i], e.oppMoved[i] = true, false, 0
+	if e.opt.Seat == SeatAlternate {
+		e.seat[i] = (e.seat[i] + 1) % e.players
+	}
+	e.opp[i], e.kind[i] = e.opt.Opponents.Pick(e.rngs[i])
+	if k := e.kind[i]; k < 0 || k >= e.kinds {
+		return fmt.Errorf("rl: environment %d: opponent kind %d, want 0..%d", i, k, e.kinds-1)
+	}
+	if e.opp[i] == nil {
+		return fmt.Errorf("rl: environment %d: no opponent picked", i)
+	}
+	return nil
+}
+
+// advance plays chance and opponent moves until the learner is to move,
+// the game is over, or a batch opponent is to move (then pending[i] is
+// set).
 func (e *VecEnv) advance(w, i int) error {
 	s, seat, rng, m := e.states[i], e.seat[i], e.rngs[i], e.omask[w]
 	for !s.IsTerminal() {
@@ -535,6 +675,10 @@ func (e *VecEnv) advance(w, i int) error {
 		}
 		if p < 0 {
 			return fmt.Errorf("rl: environment %d: unsupported player %d to move in %s", i, p, s)
+		}
+		if _, ok := e.opp[i].(BatchOpponent); ok {
+			e.pending[i] = true
+			return nil
 		}
 		s.Legal(m)
 		a, err := e.opp[i].Act(s, p, m, rng)

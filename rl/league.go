@@ -95,28 +95,69 @@ const (
 
 // League is a mixture of the learner's latest weights, a pool of its
 // snapshots and fixed opponents, chosen per game, in one or two phases.
-// Pick is safe for concurrent use; SetUpdate, Sync and AddSnapshot are
-// not, and must be called between Steps (PPO calls Sync and SetUpdate
-// before every rollout).
+// Its network opponents are NetOpponents for a plain learner (NewLeague)
+// and RecurrentOpponents for study 000's recurrent one
+// (NewRecurrentLeague), each keeping its own LSTM state per environment.
+// Pick is safe for concurrent use; SetUpdate, the Sync and the
+// AddSnapshot methods are not, and must be called between Steps (PPO
+// calls Sync and SetUpdate before every rollout).
 type League struct {
 	opt    LeagueOptions
 	kinds  []string
 	fixedK map[string]int // fixed opponent name -> kind
-	latest *NetOpponent
-	pool   []*NetOpponent // oldest first
-	warm   bool
+	game   games.Game
+	// Exactly one of latestNet and latestRec is set, as the learner is.
+	latestNet *NetOpponent
+	latestRec *RecurrentOpponent
+	latest    Opponent   // the one set
+	pool      []Opponent // oldest first; of latest's type
+	warm      bool
 }
 
 // NewLeague returns a league for a learner shaped like net (whose weights
 // the latest opponent copies at each Sync) on game g.
 func NewLeague(g games.Game, net *nets.Net, opt LeagueOptions) (*League, error) {
+	if net == nil {
+		return nil, errors.New("rl: NewLeague needs the learner's net")
+	}
+	l, err := newLeague(g, opt)
+	if err != nil {
+		return nil, err
+	}
+	if l.latestNet, err = NewNetOpponent(g, net.Clone()); err != nil {
+		return nil, err
+	}
+	l.latest = l.latestNet
+	return l, nil
+}
+
+// NewRecurrentLeague returns a league for a recurrent learner shaped like
+// net (study 000's CNN-LSTM) on game g: its latest opponent and pool
+// snapshots are RecurrentOpponents.
+func NewRecurrentLeague(g games.Game, net *nets.Recurrent, opt LeagueOptions) (*League, error) {
+	if net == nil {
+		return nil, errors.New("rl: NewRecurrentLeague needs the learner's net")
+	}
+	l, err := newLeague(g, opt)
+	if err != nil {
+		return nil, err
+	}
+	if l.latestRec, err = NewRecurrentOpponent(g, net.Clone()); err != nil {
+		return nil, err
+	}
+	l.latest = l.latestRec
+	return l, nil
+}
+
+// newLeague checks opt and sets up everything but the latest opponent.
+func newLeague(g games.Game, opt LeagueOptions) (*League, error) {
 	if opt.PoolSize < 0 || opt.PoolSize > 1000 {
 		return nil, fmt.Errorf("rl: league pool size %d, want 0..1000", opt.PoolSize)
 	}
 	if opt.WarmupUpdates < 0 {
 		return nil, fmt.Errorf("rl: league warm-up of %d updates, want >= 0", opt.WarmupUpdates)
 	}
-	l := &League{opt: opt, kinds: []string{KindLatest, KindPool}, fixedK: map[string]int{}}
+	l := &League{opt: opt, kinds: []string{KindLatest, KindPool}, fixedK: map[string]int{}, game: g}
 	phases := []Mixture{opt.Main}
 	if opt.WarmupUpdates > 0 {
 		phases = append(phases, opt.Warmup)
@@ -132,11 +173,6 @@ func NewLeague(g games.Game, net *nets.Net, opt LeagueOptions) (*League, error) 
 			}
 		}
 	}
-	lat, err := NewNetOpponent(g, net.Clone())
-	if err != nil {
-		return nil, err
-	}
-	l.latest = lat
 	l.SetUpdate(0)
 	return l, nil
 }
@@ -179,25 +215,64 @@ func (l *League) Kinds() []string { return l.kinds }
 func (l *League) SetUpdate(update int) { l.warm = update < l.opt.WarmupUpdates }
 
 // Sync copies the learner's weights into the latest opponent.
-func (l *League) Sync(learner *nets.Net) error { return l.latest.Net.CopyFrom(learner) }
+func (l *League) Sync(learner *nets.Net) error {
+	if l.latestNet == nil {
+		return errors.New("rl: a recurrent learner's league synced with a plain net")
+	}
+	return l.latestNet.Net.CopyFrom(learner)
+}
+
+// SyncRecurrent copies a recurrent learner's weights into the latest
+// opponent (of a NewRecurrentLeague).
+func (l *League) SyncRecurrent(learner *nets.Recurrent) error {
+	if l.latestRec == nil {
+		return errors.New("rl: a plain learner's league synced with a recurrent net")
+	}
+	return l.latestRec.Net.CopyFrom(learner)
+}
 
 // AddSnapshot adds a copy of net to the pool, dropping the oldest
 // snapshot when the pool is full. Opponents picked before keep their
 // weights (a game in progress is not switched to another snapshot).
 func (l *League) AddSnapshot(net *nets.Net) error {
+	if l.latestNet == nil {
+		return errors.New("rl: a recurrent learner's league given a plain snapshot")
+	}
 	if l.opt.PoolSize == 0 {
 		return nil
 	}
-	o, err := NewNetOpponent(l.latest.game, net.Clone())
+	o, err := NewNetOpponent(l.game, net.Clone())
 	if err != nil {
 		return err
 	}
+	l.push(o)
+	return nil
+}
+
+// AddRecurrentSnapshot is AddSnapshot for a recurrent league: the
+// snapshot plays with an LSTM state of its own per environment.
+func (l *League) AddRecurrentSnapshot(net *nets.Recurrent) error {
+	if l.latestRec == nil {
+		return errors.New("rl: a plain learner's league given a recurrent snapshot")
+	}
+	if l.opt.PoolSize == 0 {
+		return nil
+	}
+	o, err := NewRecurrentOpponent(l.game, net.Clone())
+	if err != nil {
+		return err
+	}
+	l.push(o)
+	return nil
+}
+
+// push adds o to the pool, dropping the oldest snapshot when it is full.
+func (l *League) push(o Opponent) {
 	if len(l.pool) == l.opt.PoolSize {
 		l.pool[0] = nil
 		l.pool = l.pool[1:]
 	}
 	l.pool = append(l.pool, o)
-	return nil
 }
 
 // PoolLen is the number of snapshots in the pool.

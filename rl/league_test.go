@@ -89,10 +89,10 @@ func TestLeagueStudy002(t *testing.T) {
 	// Sync copies the learner's weights into the latest opponent, and only
 	// Sync does.
 	learner.Params()[0].Data[0] = 42
-	if l.latest.Net.Params()[0].Data[0] == 42 {
+	if l.latestNet.Net.Params()[0].Data[0] == 42 {
 		t.Fatal("latest opponent shares the learner's weights")
 	}
-	if err := l.Sync(learner); err != nil || l.latest.Net.Params()[0].Data[0] != 42 {
+	if err := l.Sync(learner); err != nil || l.latestNet.Net.Params()[0].Data[0] != 42 {
 		t.Fatalf("Sync: %v", err)
 	}
 }

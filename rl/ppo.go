@@ -28,6 +28,11 @@ type Options struct {
 	MaxGradNorm float64
 	// LR is Adam's learning rate and AdamEps its epsilon.
 	LR, AdamEps float64
+	// WeightDecay is Adam's L2 weight decay in PyTorch's coupled form
+	// (torch.optim.Adam's weight_decay; see nets.Adam.WeightDecay): added
+	// to every parameter's gradient after gradient clipping. Study 000
+	// uses 1e-5; 0 (the default) is none.
+	WeightDecay float64
 	// AnnealUpdates, when > 0, anneals the learning rate linearly from LR
 	// to 0 over that many updates (Schulman et al. 2017, Atari setup).
 	// Studies 000 and 002 keep it constant (0).
@@ -87,6 +92,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("rl: max grad norm = %g, want >= 0 (0 disables)", o.MaxGradNorm)
 	case !(o.LR > 0) || !finite(o.LR) || !(o.AdamEps > 0) || !finite(o.AdamEps):
 		return fmt.Errorf("rl: learning rate %g, Adam epsilon %g: want > 0", o.LR, o.AdamEps)
+	case !(o.WeightDecay >= 0) || !finite(o.WeightDecay):
+		return fmt.Errorf("rl: weight decay %g: want finite and >= 0 (0 disables)", o.WeightDecay)
 	case o.AnnealUpdates < 0:
 		return fmt.Errorf("rl: anneal updates = %d, want >= 0", o.AnnealUpdates)
 	case o.EntropyDecayUpdates < 0 || !(o.EntropyFinal >= 0) || !finite(o.EntropyFinal):
@@ -147,7 +154,8 @@ type PPO struct {
 	// Updates counts completed updates (for the schedules).
 	Updates int
 	// League, when set, is the environment's Opponents: Collect syncs its
-	// latest opponent with Net and sets its phase before every rollout.
+	// latest opponent with the learner (Net, or Rec for a league made by
+	// NewRecurrentLeague) and sets its phase before every rollout.
 	// Snapshots are the caller's (Train adds one at every checkpoint).
 	League *League
 
@@ -182,7 +190,7 @@ func NewPPO(net *nets.Net, env *VecEnv, opt Options) (*PPO, error) {
 	}
 	mbMax := (n + opt.Minibatches - 1) / opt.Minibatches
 	p := &PPO{Net: net, Env: env, Opt: opt, Buf: NewRollout(opt.Steps, N, O, P),
-		adam: &nets.Adam{LR: opt.LR, Eps: opt.AdamEps}, rng: games.NewRand(opt.Seed),
+		adam: newAdam(opt), rng: games.NewRand(opt.Seed),
 		logits: make([]float32, N*P), values: make([]float32, N), probs: make([]float32, P),
 		actions: make([]games.Action, N), perm: make([]int, n),
 		mbObs: make([]float32, mbMax*O), mbLogits: make([]float32, mbMax*P), mbVals: make([]float32, mbMax),
@@ -225,11 +233,13 @@ func (p *PPO) Collect() (EpisodeStats, error) {
 func (p *PPO) beginCollect() (fresh bool, err error) {
 	env := p.Env
 	if l := p.League; l != nil {
-		if p.Net == nil {
-			return false, errors.New("rl: a league's snapshots are plain nets; a recurrent learner plays fixed opponents")
-		}
 		l.SetUpdate(p.Updates)
-		if err := l.Sync(p.Net); err != nil {
+		if p.Rec != nil {
+			err = l.SyncRecurrent(p.Rec)
+		} else {
+			err = l.Sync(p.Net)
+		}
+		if err != nil {
 			return false, err
 		}
 	}
@@ -288,6 +298,11 @@ func (p *PPO) act(t int) error {
 	copy(b.Reward[base:base+N], env.Rewards())
 	copy(b.Done[base:base+N], env.Dones())
 	return nil
+}
+
+// newAdam returns the optimizer opt describes.
+func newAdam(opt Options) *nets.Adam {
+	return &nets.Adam{LR: opt.LR, Eps: opt.AdamEps, WeightDecay: opt.WeightDecay}
 }
 
 // UpdateSeed is the seed of update u's streams under FreshGames.

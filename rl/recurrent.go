@@ -55,7 +55,7 @@ func NewRecurrentPPO(net *nets.Recurrent, env *VecEnv, opt Options) (*PPO, error
 	envMax := (N + opt.Minibatches - 1) / opt.Minibatches
 	mbMax := T * envMax
 	p := &PPO{Rec: net, Env: env, Opt: opt, Buf: NewRollout(T, N, O, P),
-		adam: &nets.Adam{LR: opt.LR, Eps: opt.AdamEps}, rng: games.NewRand(opt.Seed),
+		adam: newAdam(opt), rng: games.NewRand(opt.Seed),
 		logits: make([]float32, N*P), values: make([]float32, N), probs: make([]float32, P),
 		actions: make([]games.Action, N), perm: make([]int, N),
 		mbObs: make([]float32, mbMax*O), mbLogits: make([]float32, mbMax*P), mbVals: make([]float32, mbMax),
@@ -177,14 +177,18 @@ func (p *PPO) updateRecurrent() (UpdateStats, error) {
 // Adam with learning rate 3e-4, gamma 0.99, lambda 0.95, clip 0.2, five
 // epochs, rollouts of 1024 steps per environment, the entropy bonus from
 // 0.01 to 0.001 over the first 40% of updates (set EntropyDecayUpdates
-// from the run's length), and minibatches of 2048 samples: with 16
-// environments, 8 groups of 2 environments x 1024 steps. The study's
-// weight decay (1e-5) is not applied: nets.Adam has none. What the study
-// does not state (value coefficient, gradient clipping, advantage
-// normalisation) is as in DefaultOptions.
+// from the run's length), minibatches of 2048 samples: with 16
+// environments, 8 groups of 2 environments x 1024 steps, and weight decay
+// 1e-5. The study writes "Adam (learning rate 3e-4, weight decay 1e-5)"
+// without saying which form; Canopy takes torch.optim.Adam's coupled L2
+// (Options.WeightDecay), which that phrase means in PyTorch, rather than
+// AdamW's decoupled decay. What the study does not state (value
+// coefficient, gradient clipping, advantage normalisation) is as in
+// DefaultOptions.
 func Study000Options() Options {
 	o := DefaultOptions()
 	o.Steps, o.LR, o.Epochs, o.Minibatches = 1024, 3e-4, 5, 8
+	o.WeightDecay = 1e-5
 	o.Loss.EntropyCoef, o.EntropyFinal = 0.01, 0.001
 	return o
 }

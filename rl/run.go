@@ -558,8 +558,10 @@ type TrainOptions struct {
 	Progress func(Metrics)
 	// Snapshot, when set, is called with the net after every checkpoint
 	// at the Every cadence (not the last or an interrupted one off the
-	// cadence), to add it to a League's pool.
-	Snapshot func(*nets.Net) error
+	// cadence), to add it to a League's pool; SnapshotRecurrent is the
+	// same for a recurrent learner.
+	Snapshot          func(*nets.Net) error
+	SnapshotRecurrent func(*nets.Recurrent) error
 }
 
 // TrainResult summarises a Train call.
@@ -643,6 +645,11 @@ func Train(ctx context.Context, p *PPO, o TrainOptions) (TrainResult, error) {
 		}
 		if onCadence && o.Snapshot != nil && p.Net != nil {
 			if err := o.Snapshot(p.Net); err != nil {
+				return res, err
+			}
+		}
+		if onCadence && o.SnapshotRecurrent != nil && p.Rec != nil {
+			if err := o.SnapshotRecurrent(p.Rec); err != nil {
 				return res, err
 			}
 		}

@@ -34,21 +34,23 @@ const (
 // ppoSettings are the flags that make a run's RunConfig; a resumed run
 // must not be given different values.
 var ppoSettings = []string{"game", "net", "preset", "opponent", "envs", "steps", "lr", "ent", "epochs", "minibatches", "seed", "checkpoint-every",
-	"league", "greedy", "warmup", "legal-plane", "shaping", "ent-final", "ent-decay", "lr-anneal", "fresh-games"}
+	"league", "greedy", "warmup", "legal-plane", "shaping", "ent-final", "ent-decay", "lr-anneal", "fresh-games", "wd"}
 
 func init() {
 	def := rl.DefaultOptions()
 	register(&command{
 		Name:    "ppo",
 		Summary: "train a policy network without search by PPO against an opponent, in one resumable run directory",
-		Usage:   "[--game G] --out DIR [--updates N] [--envs N] [--steps N] [--lr X] [--ent X] [--league fixed|fsp|schedule] [--opponent SPEC] [--seed S] [--net F | --preset P [--legal-plane]] [--shaping] [--resume] [--json] [--quiet]",
+		Usage:   "[--game G] --out DIR [--updates N] [--envs N] [--steps N] [--lr X] [--wd X] [--ent X] [--league fixed|fsp|schedule] [--opponent SPEC] [--seed S] [--net F | --preset P [--legal-plane]] [--shaping] [--resume] [--json] [--quiet]",
 		Help: `Trains a network by Proximal Policy Optimization (package rl): --envs games
 in lock-step, the learner alternating seats game by game and seeing the board
 from its own side, every other seat played by an opponent chosen per game.
 Each update collects --steps learner moves per environment with the net's
 masked policy, computes GAE advantages, and trains --epochs passes of
 --minibatches shuffled minibatches (clipped objective, value loss, entropy
-bonus --ent, gradient clipping, Adam at --lr).
+bonus --ent, gradient clipping, Adam at --lr with L2 weight decay --wd in
+PyTorch's torch.optim.Adam form: wd x weight added to every gradient, after
+clipping; default 0).
 
 Opponents (--league):
   fixed     --opponent (any agent spec, default random) in every game; with
@@ -80,11 +82,14 @@ feature encoding (chip and face planes, hand one-hot, rank counts), keeps
 each environment's LSTM state through its game (zeroed when a game starts),
 and trains by backpropagation through time over each rollout of --steps
 moves; its minibatches are groups of whole environments (--minibatches at
-most --envs). It trains against one fixed --opponent for now (no league).
-The study's settings:
-  canopy ppo --game sequence:jacks=false --preset sequence-lstm --opponent sequence-greedy \
+most --envs). Every league works with it: the latest weights and the
+pool's snapshots play as recurrent opponents, each with an LSTM state of
+its own per environment (zeroed at its game's start), their moves batched
+across the environments. The study's settings (its schedule league, the
+greedy agent as --greedy):
+  canopy ppo --game sequence:jacks=false --preset sequence-lstm --league schedule --greedy sequence-greedy \
     --envs 16 --steps 1024 --epochs 5 --minibatches 8 --lr 3e-4 \
-    --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --updates 140 --out runs/ppo-seq
+    --wd 1e-5 --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --updates 140 --out runs/ppo-seq
 
 The run directory --out holds ppo.json (the settings), metrics.jsonl (one
 line per update: losses, approximate KL, clip fraction, entropy and its
@@ -121,6 +126,7 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 			fs.IntVar(&c.Envs, "envs", 16, fmt.Sprintf("environments (games) in lock-step, 1..%d", ppoMaxEnvs))
 			fs.IntVar(&c.Options.Steps, "steps", def.Steps, fmt.Sprintf("learner moves per environment per update, 1..%d (envs x steps <= %d)", ppoMaxSteps, ppoMaxBatch))
 			fs.Float64Var(&c.Options.LR, "lr", def.LR, "Adam learning rate, (0, 1]")
+			fs.Float64Var(&c.Options.WeightDecay, "wd", def.WeightDecay, "Adam weight decay, torch.optim.Adam's coupled L2 (study 000: 1e-5), [0, 1]")
 			fs.Float64Var(&c.Options.Loss.EntropyCoef, "ent", def.Loss.EntropyCoef, "entropy bonus coefficient, [0, 10]")
 			fs.IntVar(&c.Options.Epochs, "epochs", def.Epochs, fmt.Sprintf("passes over each rollout, 1..%d", ppoMaxEpochs))
 			fs.IntVar(&c.Options.Minibatches, "minibatches", def.Minibatches, "minibatches per epoch, 1..envs x steps")
@@ -206,6 +212,8 @@ func checkPPOFlags(c rl.RunConfig, updates int) error {
 		return usagef("--envs x --steps = %d samples per update, want at most %d", c.Envs*o.Steps, ppoMaxBatch)
 	case !(o.LR > 0 && o.LR <= 1):
 		return usagef("--lr = %g, want (0, 1]", o.LR)
+	case !(o.WeightDecay >= 0 && o.WeightDecay <= 1):
+		return usagef("--wd = %g, want [0, 1]", o.WeightDecay)
 	case !(o.Loss.EntropyCoef >= 0 && o.Loss.EntropyCoef <= 10):
 		return usagef("--ent = %g, want [0, 10]", o.Loss.EntropyCoef)
 	case o.Epochs < 1 || o.Epochs > ppoMaxEpochs:
@@ -295,7 +303,7 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 	}
 	if !quiet {
 		fmt.Fprintf(e.Stderr, "ppo: %s against %s, %s, %d parameters; %d envs x %d steps = %d samples per update\n",
-			g.Spec(), c.Opponent, describe(net.Config()), net.NumParams(), c.Envs, c.Options.Steps, c.Envs*c.Options.Steps)
+			g.Spec(), ppoOpponentName(c), describe(net.Config()), net.NumParams(), c.Envs, c.Options.Steps, c.Envs*c.Options.Steps)
 	}
 	return trainPPO(e, p, c, dir, info, asJSON, quiet)
 }
@@ -333,6 +341,7 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 		"ent-decay":   {fmt.Sprint(c.Options.EntropyDecayUpdates), fmt.Sprint(stored.Options.EntropyDecayUpdates)},
 		"lr-anneal":   {fmt.Sprint(c.Options.AnnealUpdates), fmt.Sprint(stored.Options.AnnealUpdates)},
 		"fresh-games": {fmt.Sprint(c.Options.FreshGames), fmt.Sprint(stored.Options.FreshGames)},
+		"wd":          {fmt.Sprint(c.Options.WeightDecay), fmt.Sprint(stored.Options.WeightDecay)},
 	}
 	for _, name := range ppoSettings {
 		if v := now[name]; flagSet(fs, name) && v[0] != v[1] {
@@ -358,7 +367,7 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 	var p *rl.PPO
 	var closeOpp func()
 	if r.Rec != nil {
-		p, closeOpp, err = newRecurrentPPO(g, r.Rec, stored, r.Info.Updates)
+		p, closeOpp, err = newRecurrentPPO(g, r.Rec, stored, dir, r.Info.Updates)
 	} else {
 		p, closeOpp, err = newPPO(g, r.Net, stored, dir, r.Info.Updates)
 	}
@@ -382,7 +391,7 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 
 // runRecurrentPPOFresh starts a new run of study 000's recurrent PPO in
 // dir: a fresh CNN-LSTM from a recurrent preset, the game's feature
-// encoding, one fixed opponent.
+// encoding, the opponents of --league.
 func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 	cfg, _ := nets.RecurrentPreset(c.Preset)
 	cfg, err := cfg.ForGame(g)
@@ -401,7 +410,7 @@ func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJS
 		return err
 	}
 	defer lock.Release()
-	p, closeAll, err := newRecurrentPPO(g, net, c, 0)
+	p, closeAll, err := newRecurrentPPO(g, net, c, dir, 0)
 	if err != nil {
 		return err
 	}
@@ -417,9 +426,14 @@ func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJS
 	if _, err := rl.SaveRecurrentCheckpoint(dir, net, info); err != nil {
 		return err
 	}
+	if p.League != nil {
+		if err := p.League.AddRecurrentSnapshot(net); err != nil {
+			return err
+		}
+	}
 	if !quiet {
 		fmt.Fprintf(e.Stderr, "ppo: %s against %s, recurrent %s (CNN %v, LSTM %d, %d x %d factored policy), %d parameters; %d envs x %d steps = %d samples per update, BPTT over %d steps\n",
-			g.Spec(), c.Opponent, c.Preset, cfg.ConvChannels, cfg.Hidden, cfg.Cards, cfg.Squares, net.NumParams(), c.Envs, o.Steps, c.Envs*o.Steps, o.Steps)
+			g.Spec(), ppoOpponentName(c), c.Preset, cfg.ConvChannels, cfg.Hidden, cfg.Cards, cfg.Squares, net.NumParams(), c.Envs, o.Steps, c.Envs*o.Steps, o.Steps)
 	}
 	return trainPPO(e, p, c, dir, info, asJSON, quiet)
 }
@@ -429,8 +443,6 @@ func checkRecurrentFlags(c rl.RunConfig) error {
 	switch {
 	case c.LegalPlane:
 		return usagef("--legal-plane: the recurrent preset %s reads the game's features, which have no legal-move plane", c.Preset)
-	case leagueName(c.League) != "fixed" || strings.Contains(c.Opponent, ";"):
-		return usagef("--preset %s trains against one fixed --opponent for now (--league fixed, one agent spec): pools of recurrent snapshots are not implemented", c.Preset)
 	case c.Options.Minibatches > c.Envs:
 		return usagef("--minibatches = %d: a recurrent learner's minibatches are groups of whole environments, want at most --envs (%d)", c.Options.Minibatches, c.Envs)
 	}
@@ -438,39 +450,26 @@ func checkRecurrentFlags(c rl.RunConfig) error {
 }
 
 // newRecurrentPPO builds the environments (the game's feature encoding),
-// the fixed opponent and the recurrent learner of a session of a run
-// starting after update start. The returned function closes the
-// opponent and the environments.
-func newRecurrentPPO(g games.Game, net *nets.Recurrent, c rl.RunConfig, start int) (*rl.PPO, func(), error) {
+// the opponents and the recurrent learner of a session of the run in dir
+// starting after update start; a league's pool of recurrent snapshots is
+// refilled from the run's checkpoints. The returned function closes the
+// opponents and the environments.
+func newRecurrentPPO(g games.Game, net *nets.Recurrent, c rl.RunConfig, dir string, start int) (*rl.PPO, func(), error) {
 	if err := checkRecurrentFlags(c); err != nil {
 		return nil, nil, err
 	}
-	seed := rl.SessionSeed(c.Seed, start)
-	if c.Options.FreshGames {
-		seed = c.Seed // every update derives its own streams (rl.UpdateSeed)
-	}
-	var closers []func()
-	closeAll := func() {
-		for _, f := range closers {
-			f()
-		}
-	}
-	var opp rl.Opponent = rl.RandomOpponent()
-	if c.Opponent != "random" {
-		so, err := rl.NewSpecOpponent(g, c.Opponent, seed+1)
-		if err != nil {
-			return nil, nil, usagef("--opponent: %v", err)
-		}
-		closers = append(closers, func() { so.Close() })
-		opp = so
-	}
-	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: nets.Encoding{Features: true},
-		Shaping: c.Shaping, Opponents: rl.Fixed{Name: c.Opponent, Opponent: opp}})
+	seed := sessionSeed(c, start)
+	ops, err := newOpponents(g, c, seed, dir, start, ppoLearner{rec: net})
 	if err != nil {
-		closeAll()
 		return nil, nil, err
 	}
-	closers = append(closers, env.Close)
+	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: nets.Encoding{Features: true},
+		Shaping: c.Shaping, Opponents: ops.opponents})
+	if err != nil {
+		ops.close()
+		return nil, nil, err
+	}
+	closeAll := func() { env.Close(); ops.close() }
 	o := c.Options
 	o.Seed = seed
 	p, err := rl.NewRecurrentPPO(net, env, o)
@@ -479,7 +478,25 @@ func newRecurrentPPO(g games.Game, net *nets.Recurrent, c rl.RunConfig, start in
 		return nil, nil, err
 	}
 	p.Updates = start
+	p.League = ops.league
 	return p, closeAll, nil
+}
+
+// sessionSeed is the seed of a session of run c starting after update
+// start.
+func sessionSeed(c rl.RunConfig, start int) uint64 {
+	if c.Options.FreshGames {
+		return c.Seed // every update derives its own streams (rl.UpdateSeed)
+	}
+	return rl.SessionSeed(c.Seed, start)
+}
+
+// ppoOpponentName names run c's opponents: --opponent, or the league.
+func ppoOpponentName(c rl.RunConfig) string {
+	if l := leagueName(c.League); l != "fixed" {
+		return "league " + l
+	}
+	return c.Opponent
 }
 
 // leagueName is a stored league setting ("" in runs from before leagues
@@ -491,21 +508,62 @@ func leagueName(l string) string {
 	return l
 }
 
-// newPPO builds the environments, the opponents and the learner of a
-// session of the run in dir starting after update start; a league's pool
-// is refilled from the run's checkpoints. The returned function closes
-// the opponents.
-func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) (*rl.PPO, func(), error) {
-	seed := rl.SessionSeed(c.Seed, start)
-	if c.Options.FreshGames {
-		seed = c.Seed // every update derives its own streams (rl.UpdateSeed)
+// ppoLearner is the net a session trains: exactly one of net (plain) and
+// rec (study 000's recurrent CNN-LSTM) is set.
+type ppoLearner struct {
+	net *nets.Net
+	rec *nets.Recurrent
+}
+
+// newLeague returns a league of snapshots shaped like the learner.
+func (l ppoLearner) newLeague(g games.Game, lo rl.LeagueOptions) (*rl.League, error) {
+	if l.rec != nil {
+		return rl.NewRecurrentLeague(g, l.rec, lo)
 	}
-	var closers []io.Closer
-	closeAll := func() {
-		for _, cl := range closers {
-			cl.Close()
+	return rl.NewLeague(g, l.net, lo)
+}
+
+// addSnapshot adds the checkpoint at path to the league's pool.
+func (l ppoLearner) addSnapshot(league *rl.League, path string) error {
+	if l.rec != nil {
+		snap, _, err := rl.LoadRecurrentCheckpoint(path)
+		if err != nil {
+			return err
 		}
+		return league.AddRecurrentSnapshot(snap)
 	}
+	snap, _, err := rl.LoadCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	return league.AddSnapshot(snap)
+}
+
+// ppoOpponents are a session's opponents: what the environments pick
+// from, the league among them (nil for one fixed opponent), and what
+// close releases.
+type ppoOpponents struct {
+	opponents rl.Opponents
+	league    *rl.League
+	closers   []io.Closer
+}
+
+func (o *ppoOpponents) close() {
+	for _, cl := range o.closers {
+		cl.Close()
+	}
+}
+
+// newOpponents builds the opponents of run c (--league, --opponent,
+// --greedy) for a session starting after update start, refilling a
+// league's pool from the checkpoints in dir.
+func newOpponents(g games.Game, c rl.RunConfig, seed uint64, dir string, start int, learner ppoLearner) (_ *ppoOpponents, err error) {
+	ops := &ppoOpponents{}
+	defer func() {
+		if err != nil {
+			ops.close() // the agents made before the error
+		}
+	}()
 	agentOpp := func(flag, spec string, seed uint64) (rl.Opponent, error) {
 		if spec == "random" {
 			return rl.RandomOpponent(), nil
@@ -514,18 +572,9 @@ func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) 
 		if err != nil {
 			return nil, usagef("--%s: %v", flag, err)
 		}
-		closers = append(closers, o)
+		ops.closers = append(ops.closers, o)
 		return o, nil
 	}
-	enc, err := nets.EncodingFor(g, net.InputSize())
-	if err != nil {
-		if c.Net != "" {
-			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
-		}
-		return nil, nil, err
-	}
-	eo := rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: enc, Shaping: c.Shaping}
-	var league *rl.League
 	var pool int
 	switch leagueName(c.League) {
 	case "fixed":
@@ -533,10 +582,10 @@ func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) 
 		if len(specs) == 1 {
 			opp, err := agentOpp("opponent", c.Opponent, seed+1)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			eo.Opponents = rl.Fixed{Name: c.Opponent, Opponent: opp}
-			break
+			ops.opponents = rl.Fixed{Name: c.Opponent, Opponent: opp}
+			return ops, nil
 		}
 		// Several agents: each game against one of them, uniformly.
 		var mix rl.Mixture
@@ -544,76 +593,86 @@ func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) 
 		for i, spec := range specs {
 			spec = strings.TrimSpace(spec)
 			if spec == "" || seen[spec] {
-				closeAll()
-				return nil, nil, usagef("--opponent %q: want distinct, non-empty agent specs separated by ';'", c.Opponent)
+				return nil, usagef("--opponent %q: want distinct, non-empty agent specs separated by ';'", c.Opponent)
 			}
 			seen[spec] = true
 			opp, err := agentOpp("opponent", spec, seed+1+uint64(i))
 			if err != nil {
-				closeAll()
-				return nil, nil, err
+				return nil, err
 			}
 			mix.Fixed = append(mix.Fixed, rl.WeightedOpponent{Name: spec, Opponent: opp, Weight: 1})
 		}
-		if league, err = rl.NewLeague(g, net, rl.LeagueOptions{Main: mix}); err != nil {
-			closeAll()
-			return nil, nil, err
+		if ops.league, err = learner.newLeague(g, rl.LeagueOptions{Main: mix}); err != nil {
+			return nil, err
 		}
-		eo.Opponents = league
 	case "fsp", "schedule":
 		lo := rl.Study002League()
 		if c.League == "schedule" {
 			greedy, err := agentOpp("greedy", c.Greedy, seed+1)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			lo = rl.Study000League(greedy, rl.RandomOpponent())
 			lo.WarmupUpdates = c.Warmup
 		}
-		if league, err = rl.NewLeague(g, net, lo); err != nil {
-			closeAll()
-			return nil, nil, err
+		if ops.league, err = learner.newLeague(g, lo); err != nil {
+			return nil, err
 		}
 		pool = lo.PoolSize
-		eo.Opponents = league
 	default:
-		return nil, nil, fmt.Errorf("league %q: want fixed, fsp or schedule", c.League)
+		return nil, fmt.Errorf("league %q: want fixed, fsp or schedule", c.League)
 	}
-	if league != nil && start > 0 {
+	ops.opponents = ops.league
+	if start > 0 && pool > 0 {
 		paths, err := rl.PoolCheckpoints(dir, start, c.Every, pool)
 		if err != nil {
-			closeAll()
-			return nil, nil, err
+			return nil, err
 		}
 		for _, path := range paths {
-			snap, _, err := rl.LoadCheckpoint(path)
-			if err == nil {
-				err = league.AddSnapshot(snap)
-			}
-			if err != nil {
-				closeAll()
-				return nil, nil, fmt.Errorf("league pool: %v", err)
+			if err := learner.addSnapshot(ops.league, path); err != nil {
+				return nil, fmt.Errorf("league pool: %v", err)
 			}
 		}
 	}
-	env, err := rl.NewEnv(g, eo)
+	return ops, nil
+}
+
+// newPPO builds the environments, the opponents and the learner of a
+// session of the run in dir starting after update start; a league's pool
+// is refilled from the run's checkpoints. The returned function closes
+// the opponents.
+func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) (*rl.PPO, func(), error) {
+	seed := sessionSeed(c, start)
+	enc, err := nets.EncodingFor(g, net.InputSize())
 	if err != nil {
-		closeAll()
+		if c.Net != "" {
+			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
+		}
+		return nil, nil, err
+	}
+	ops, err := newOpponents(g, c, seed, dir, start, ppoLearner{net: net})
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: enc, Shaping: c.Shaping,
+		Opponents: ops.opponents})
+	if err != nil {
+		ops.close()
 		return nil, nil, err
 	}
 	o := c.Options
 	o.Seed = seed
 	p, err := rl.NewPPO(net, env, o)
 	if err != nil {
-		closeAll()
+		ops.close()
 		if c.Net != "" {
 			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
 		}
 		return nil, nil, err
 	}
 	p.Updates = start
-	p.League = league
-	return p, closeAll, nil
+	p.League = ops.league
+	return p, ops.close, nil
 }
 
 // trainPPO runs the updates and reports the result.
@@ -632,7 +691,7 @@ func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointI
 				m.Update, m.WinRate, m.Episodes, kindRates(m), m.Loss, m.ApproxKL, m.ClipFrac, m.Entropy, m.SamplesPerSec))
 		}}
 	if p.League != nil {
-		to.Snapshot = p.League.AddSnapshot
+		to.Snapshot, to.SnapshotRecurrent = p.League.AddSnapshot, p.League.AddRecurrentSnapshot
 	}
 	res, err := rl.Train(ctx, p, to)
 	if perr := writePPOPlots(dir, c); perr != nil && !quiet {
@@ -655,7 +714,7 @@ func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointI
 	}
 	m := res.Last
 	fmt.Fprintf(e.Stdout, "trained updates %d..%d of %s against %s (%d samples, %.0f samples/s): last update win rate %.3f over %d games, loss %.4f, entropy %.3f\n",
-		start+1, m.Update, c.Game, c.Opponent, res.Samples, res.SamplesPerSec(), m.WinRate, m.Episodes, m.Loss, m.Entropy)
+		start+1, m.Update, c.Game, ppoOpponentName(c), res.Samples, res.SamplesPerSec(), m.WinRate, m.Episodes, m.Loss, m.Entropy)
 	fmt.Fprintf(e.Stdout, "wrote %s (%d updates, %d samples in all)\n", res.Checkpoint, res.Info.Updates, res.Info.Samples)
 	return nil
 }
@@ -679,10 +738,6 @@ func writePPOPlots(dir string, c rl.RunConfig) error {
 	if err != nil || len(ms) == 0 {
 		return err
 	}
-	opp := c.Opponent
-	if l := leagueName(c.League); l != "fixed" {
-		opp = "league " + l
-	}
-	_, err = plots.WriteFiles(filepath.Clean(dir), plots.PPOFigures(c.Game, opp, ms))
+	_, err = plots.WriteFiles(filepath.Clean(dir), plots.PPOFigures(c.Game, ppoOpponentName(c), ms))
 	return err
 }
