@@ -22,6 +22,14 @@ import (
 //     with an action w != o that was not an immediate win before its
 //     move.
 //
+// The terms are not potential-based (Ng et al. 1999), so they change
+// which policy is optimal: a learner that already has an immediate win
+// earns the threat bonus again by making another threat instead of
+// winning, which pays against opponents that do not block (random). A
+// Connect Four run against onestep and random learnt exactly that: most
+// of its losses to random were wins left standing for several moves
+// (docs/RESULTS.md, section 6).
+//
 // EpisodeStats do not include the shaped rewards (they count games).
 type Shaping struct {
 	Block  float64 `json:"block,omitempty"`

@@ -69,7 +69,9 @@ Schedules: --ent-decay F moves the entropy coefficient linearly from --ent to
 --ent-final 0.001 --ent-decay 0.4); --lr-anneal anneals the learning rate to
 0 (the studies keep it constant). --shaping adds study 002's dense rewards
 (+0.1 for blocking an immediate opponent win, +0.05 for creating an immediate
-win of one's own; off by default). --legal-plane gives a fresh net study
+win of one's own; off by default). They are not potential-based: against
+a weak opponent the learner learns to leave a win standing and make new
+threats for the bonus (docs/RESULTS.md, section 6). --legal-plane gives a fresh net study
 002's third input plane, the legal moves broadcast over the board; nets
 without it keep working.
 

@@ -28,6 +28,18 @@ PRESETS = {
 }
 
 
+def blas_library():
+    """Names the BLAS library PyTorch's matrix products (nn.Linear,
+    nn.LSTMCell) load, read from /proc/self/maps after one product: an
+    optimised one (.../openblas-pthread/libblas.so.3 with Debian's
+    libopenblas0-pthread) or netlib's unoptimised reference
+    (.../blas/libblas.so.3), which makes any comparison unfair."""
+    torch.mm(torch.ones(64, 64), torch.ones(64, 64))
+    with open("/proc/self/maps") as f:
+        libs = sorted({line.split()[-1] for line in f if "blas" in line.split()[-1]})
+    return ", ".join(libs) or "none found"
+
+
 def timeit(fn, seconds):
     """Returns (wall seconds, process CPU seconds) per call. The CPU time
     counts every thread of the process, like the Go benchmarks' /cpu-s
@@ -47,7 +59,7 @@ def main():
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--seconds", type=float, default=1.0)
     args = ap.parse_args()
-    print("torch", torch.__version__)
+    print("torch", torch.__version__, "blas", blas_library(), flush=True)
     for name, cfg in PRESETS.items():
         model = AlphaZero(cfg).eval()
         for batch in (1, 16, 256):

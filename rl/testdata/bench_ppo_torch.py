@@ -42,6 +42,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nets", "testdata"))
 from make_reference import PPO  # noqa: E402
 from recurrent_reference import CNNLSTM  # noqa: E402
+from bench_torch import blas_library  # noqa: E402
 
 torch.set_default_dtype(torch.float32)  # recurrent_reference sets float64 for its checks
 
@@ -111,7 +112,7 @@ def main():
     args = ap.parse_args()
     if args.dense_as_conv and "connect4-ppo" in args.cases:
         args.cases.insert(args.cases.index("connect4-ppo") + 1, "connect4-ppo-dense-as-conv")
-    print("torch", torch.__version__, flush=True)
+    print("torch", torch.__version__, "blas", blas_library(), flush=True)
     g = torch.Generator().manual_seed(1)
     B = 2048
     for case in args.cases:
