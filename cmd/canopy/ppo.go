@@ -59,8 +59,11 @@ Opponents (--league):
   fsp       study 002's fictitious self-play: 80% the learner's latest
             weights, 20% a checkpoint drawn uniformly from the last 20
   schedule  study 000's: --greedy (default onestep) or random, 50% each, for
-            the first --warmup updates (default 400, the study's); then 70%
-            one of the last 5 checkpoints, 15% --greedy, 15% random
+            the first --warmup updates (default 400); then 70% one of the
+            last 5 checkpoints, 15% --greedy, 15% random. The study's 400
+            warm-up updates are about 1M frames (its Figure 1 puts 1000
+            updates at about 2.5M frames), so with --envs 16 --steps 1024
+            (16,384 frames an update) its warm-up is --warmup 61
 The pool's snapshots are the checkpoints taken every --checkpoint-every
 updates (update 0 included).
 
@@ -91,7 +94,7 @@ across the environments. The study's settings (its schedule league, the
 greedy agent as --greedy):
   canopy ppo --game sequence:jacks=false --preset sequence-lstm --league schedule --greedy sequence-greedy \
     --envs 16 --steps 1024 --epochs 5 --minibatches 8 --lr 3e-4 \
-    --wd 1e-5 --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --updates 140 --out runs/ppo-seq
+    --wd 1e-5 --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --warmup 61 --updates 140 --out runs/ppo-seq
 
 The run directory --out holds ppo.json (the settings), metrics.jsonl (one
 line per update: losses, approximate KL, clip fraction, entropy and its
