@@ -56,17 +56,7 @@ func benchEnv(b *testing.B, name string, opt EnvOptions) {
 //	go test ./rl -run '^$' -bench PPOConnect4 -benchtime 5x
 func BenchmarkPPOConnect4(b *testing.B) {
 	g := connect4Game(b)
-	cfg, err := nets.Preset("connect4-ppo")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if cfg, err = cfg.ForGame(g); err != nil {
-		b.Fatal(err)
-	}
-	net, err := nets.New(cfg, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	net := connect4PPONet(b, g)
 	env, err := NewEnv(g, EnvOptions{N: 16, Seat: SeatAlternate, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -100,17 +90,7 @@ func BenchmarkPPOConnect4(b *testing.B) {
 func BenchmarkPPOUpdate(b *testing.B) {
 	b.Run("connect4-ppo/minibatch=2048", func(b *testing.B) {
 		g := connect4Game(b)
-		cfg, err := nets.Preset("connect4-ppo")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if cfg, err = cfg.ForGame(g); err != nil {
-			b.Fatal(err)
-		}
-		net, err := nets.New(cfg, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
+		net := connect4PPONet(b, g)
 		env, err := NewEnv(g, EnvOptions{N: 16, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
@@ -187,4 +167,22 @@ func benchUpdate(b *testing.B, p *PPO) {
 	if cpu1 := cputime.Seconds(); cputime.Supported() && cpu1 > cpu0 {
 		b.ReportMetric(n/(cpu1-cpu0), "samples/cpu-s")
 	}
+}
+
+// connect4PPONet returns a fresh connect4-ppo network (study 002's CNN)
+// shaped for g.
+func connect4PPONet(b *testing.B, g games.Game) *nets.Net {
+	b.Helper()
+	cfg, err := nets.Preset("connect4-ppo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if cfg, err = cfg.ForGame(g); err != nil {
+		b.Fatal(err)
+	}
+	net, err := nets.New(cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return net
 }

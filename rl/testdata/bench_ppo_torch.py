@@ -42,25 +42,13 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nets", "testdata"))
 from make_reference import PPO  # noqa: E402
 from recurrent_reference import CNNLSTM  # noqa: E402
-from bench_torch import blas_library  # noqa: E402
+from bench_torch import blas_library, timeit  # noqa: E402
 
 torch.set_default_dtype(torch.float32)  # recurrent_reference sets float64 for its checks
 
 CONNECT4 = {"input_planes": 2, "height": 6, "width": 7, "policy_size": 7, "conv_channels": [32, 64, 64], "dense": 512}
 SEQUENCE = {"planes": 4, "height": 10, "width": 10, "flat": 96 + 13, "conv_channels": [32, 32, 32, 32],
             "board_dense": 256, "flat_dense": 64, "hidden": 128, "cards": 7, "squares": 100}
-
-
-def timeit(fn, seconds):
-    """(wall seconds, process CPU seconds) per call, after one warm-up call."""
-    fn()
-    n, t0, c0 = 0, time.perf_counter(), time.process_time()
-    while True:
-        fn()
-        n += 1
-        el = time.perf_counter() - t0
-        if el >= seconds and n >= 3:
-            return el / n, (time.process_time() - c0) / n
 
 
 class PPODenseAsConv(PPO):
