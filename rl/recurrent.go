@@ -210,15 +210,7 @@ func SaveRecurrentCheckpoint(dir string, net *nets.Recurrent, info CheckpointInf
 // LoadRecurrentCheckpoint reads a recurrent PPO checkpoint and its
 // metadata.
 func LoadRecurrentCheckpoint(path string) (*nets.Recurrent, CheckpointInfo, error) {
-	net, meta, err := nets.LoadRecurrent(path)
-	if err != nil {
-		return nil, CheckpointInfo{}, err
-	}
-	info, err := checkpointInfo(path, meta)
-	if err != nil {
-		return nil, info, err
-	}
-	return net, info, nil
+	return loadCheckpoint(path, nets.LoadRecurrent)
 }
 
 // recurrentFile reports whether the weights file at path holds a

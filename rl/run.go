@@ -247,13 +247,20 @@ func saveWeights(dir string, net weightsSaver, info CheckpointInfo) (string, err
 // LoadCheckpoint reads a PPO checkpoint and its metadata. A file without
 // PPO metadata is an error.
 func LoadCheckpoint(path string) (*nets.Net, CheckpointInfo, error) {
-	net, meta, err := nets.LoadWithMetadata(path)
+	return loadCheckpoint(path, nets.LoadWithMetadata)
+}
+
+// loadCheckpoint reads the net at path with load, plain or recurrent, and
+// parses its PPO metadata.
+func loadCheckpoint[N any](path string, load func(string) (N, map[string]string, error)) (N, CheckpointInfo, error) {
+	var zero N
+	net, meta, err := load(path)
 	if err != nil {
-		return nil, CheckpointInfo{}, err
+		return zero, CheckpointInfo{}, err
 	}
 	info, err := checkpointInfo(path, meta)
 	if err != nil {
-		return nil, info, err
+		return zero, info, err
 	}
 	return net, info, nil
 }
