@@ -105,39 +105,127 @@ func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match,
 // legal move) and the network with search play a move that keeps the
 // position's value.
 func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search, random float64, err error) {
-	return SolverScore(ctx, net, r.cfg.SolverPositions, r.cfg.SolverSims)
+	rep, err := SolverScore(ctx, net, r.cfg.SolverPositions, r.cfg.SolverSims)
+	return rep.Policy, rep.Search, rep.Random, err
+}
+
+// SolverReport is a network's score on the solver-labelled set: shares of
+// optimal moves (moves that keep the position's win/draw/loss value) of
+// the network alone, of the network with Sims simulations, and what
+// uniformly random moves would score, over all positions and by group.
+type SolverReport struct {
+	Positions, Sims        int
+	Policy, Search, Random float64
+	Groups                 []SolverGroup // by ply range, then by value
+}
+
+// SolverGroup is the score on one group of the positions.
+type SolverGroup struct {
+	Name                   string // "plies 8-13", ..., "won", "drawn", "lost"
+	Positions              int
+	Policy, Search, Random float64
+}
+
+// solverPlyGroups are the ply ranges of SolverReport.Groups and their
+// names; the labelled set spans plies 8-30.
+var solverPlyGroups = []struct {
+	name   string
+	lo, hi int
+}{{"plies 8-13", 0, 13}, {"plies 14-19", 14, 19}, {"plies 20-25", 20, 25}, {"plies 26-30", 26, 42}}
+
+// solverGroups groups per-position results (pol[i], srch[i]: the move
+// played in labels[i] was optimal) by ply range and by the position's
+// value; empty groups are left out.
+func solverGroups(labels []solver.Labelled, pol, srch []bool) []SolverGroup {
+	var out []SolverGroup
+	add := func(name string, in func(solver.Labelled) bool) {
+		gr := SolverGroup{Name: name}
+		for i, l := range labels {
+			if !in(l) {
+				continue
+			}
+			gr.Positions++
+			gr.Random += l.RandomShare()
+			if pol[i] {
+				gr.Policy++
+			}
+			if srch[i] {
+				gr.Search++
+			}
+		}
+		if gr.Positions == 0 {
+			return
+		}
+		n := float64(gr.Positions)
+		gr.Policy, gr.Search, gr.Random = gr.Policy/n, gr.Search/n, gr.Random/n
+		out = append(out, gr)
+	}
+	for _, r := range solverPlyGroups {
+		add(r.name, func(l solver.Labelled) bool { return len(l.Moves) >= r.lo && len(l.Moves) <= r.hi })
+	}
+	for _, v := range []struct {
+		name string
+		sign int
+	}{{"won", 1}, {"drawn", 0}, {"lost", -1}} {
+		add(v.name, func(l solver.Labelled) bool { return sign(l.Best()) == v.sign })
+	}
+	return out
+}
+
+func sign(x int) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
 }
 
 // SolverScore scores a Connect Four network (a reference as nets.OpenNet
 // takes) on the first positions of the solver-labelled set
 // (games/connect4/solver.Labels): the share of optimal moves of the
 // network alone (its most probable legal move) and of the az agent with
-// sims simulations, and what uniformly random moves would score. Network
-// agents use the default backend (engine.DefaultBackend).
-func SolverScore(ctx context.Context, net string, positions, sims int) (policy, search, random float64, err error) {
+// sims simulations, and what uniformly random moves would score, over all
+// positions and by group. Network agents use the default backend
+// (engine.DefaultBackend).
+func SolverScore(ctx context.Context, net string, positions, sims int) (SolverReport, error) {
 	g, err := games.New("connect4")
 	if err != nil {
-		return 0, 0, 0, err
+		return SolverReport{}, err
 	}
 	labels, err := solver.Labels()
 	if err != nil {
-		return 0, 0, 0, err
+		return SolverReport{}, err
 	}
 	if positions < 1 || sims < 1 {
-		return 0, 0, 0, fmt.Errorf("solver score: positions = %d and sims = %d must be at least 1", positions, sims)
+		return SolverReport{}, fmt.Errorf("solver score: positions = %d and sims = %d must be at least 1", positions, sims)
 	}
 	labels = labels[:min(len(labels), positions)]
-	for _, l := range labels {
-		random += l.RandomShare() / float64(len(labels))
-	}
 	st := engine.DefaultSettings()
 	st.Sims = sims
-	pol, err := optimalShare(ctx, g, labels, func() (actor, error) { return engine.NewPolicy(g, net, "auto", 0, 1) })
+	pol, err := optimalMoves(ctx, g, labels, func() (actor, error) { return engine.NewPolicy(g, net, "auto", 0, 1) })
 	if err != nil {
-		return 0, 0, 0, err
+		return SolverReport{}, err
 	}
-	srch, err := optimalShare(ctx, g, labels, func() (actor, error) { return engine.NewAZ(g, net, "auto", st, false, 1) })
-	return pol, srch, random, err
+	srch, err := optimalMoves(ctx, g, labels, func() (actor, error) { return engine.NewAZ(g, net, "auto", st, false, 1) })
+	if err != nil {
+		return SolverReport{}, err
+	}
+	rep := SolverReport{Positions: len(labels), Sims: sims}
+	for i, l := range labels {
+		rep.Random += l.RandomShare() / float64(len(labels))
+		if pol[i] {
+			rep.Policy++
+		}
+		if srch[i] {
+			rep.Search++
+		}
+	}
+	rep.Policy /= float64(len(labels))
+	rep.Search /= float64(len(labels))
+	rep.Groups = solverGroups(labels, pol, srch)
+	return rep, nil
 }
 
 type actor interface {
@@ -145,30 +233,31 @@ type actor interface {
 	Close() error
 }
 
-// optimalShare plays one move in each labelled position with agents from
+// optimalMoves plays one move in each labelled position with agents from
 // mk (several positions at once, so that their network requests share
-// batches) and returns the share of optimal moves.
-func optimalShare(ctx context.Context, g games.Game, labels []solver.Labelled, mk func() (actor, error)) (float64, error) {
+// batches) and reports, per position, whether the move was optimal.
+func optimalMoves(ctx context.Context, g games.Game, labels []solver.Labelled, mk func() (actor, error)) ([]bool, error) {
 	const workers = 32
 	var (
 		mu       sync.Mutex
-		good     int
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	next := make(chan solver.Labelled)
+	ok := make([]bool, len(labels))
+	next := make(chan int)
 	for range min(workers, len(labels)) {
 		a, err := mk()
 		if err != nil {
 			close(next)
 			wg.Wait()
-			return 0, err
+			return nil, err
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer a.Close()
-			for l := range next {
+			for i := range next {
+				l := labels[i]
 				s := g.NewInitialState()
 				var err error
 				for _, c := range l.Moves {
@@ -180,26 +269,27 @@ func optimalShare(ctx context.Context, g games.Game, labels []solver.Labelled, m
 				if err == nil {
 					act, err = a.Act(ctx, s, s.CurrentPlayer())
 				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("position %s: %w", l.Moves, err)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("position %s: %w", l.Moves, err)
+					}
+					mu.Unlock()
+					continue
 				}
-				if err == nil && l.Optimal(int(act)) {
-					good++
-				}
-				mu.Unlock()
+				ok[i] = l.Optimal(int(act)) // each i is written by one worker only
 			}
 		}()
 	}
-	for _, l := range labels {
-		next <- l
+	for i := range labels {
+		next <- i
 	}
 	close(next)
 	wg.Wait()
 	if firstErr != nil {
-		return 0, firstErr
+		return nil, firstErr
 	}
-	return float64(good) / float64(len(labels)), nil
+	return ok, nil
 }
 
 // applyText plays one move given in the game's notation.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,13 +195,15 @@ func TestOptimalShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels = labels[len(labels)-12:] // the deepest: fast to solve
-	perfect, err := optimalShare(context.Background(), g, labels, func() (actor, error) {
+	perfectOK, err := optimalMoves(context.Background(), g, labels, func() (actor, error) {
 		return closer{solver.NewAgent(1)}, nil
 	})
+	perfect := share(perfectOK)
 	if err != nil || perfect != 1 {
 		t.Errorf("solver agent: %v optimal (err %v), want 1", perfect, err)
 	}
-	first, err := optimalShare(context.Background(), g, labels, func() (actor, error) { return firstLegal{}, nil })
+	firstOK, err := optimalMoves(context.Background(), g, labels, func() (actor, error) { return firstLegal{}, nil })
+	first := share(firstOK)
 	want := 0
 	for _, l := range labels {
 		for c := range 7 {
@@ -214,5 +217,66 @@ func TestOptimalShare(t *testing.T) {
 	}
 	if err != nil || first != float64(want)/float64(len(labels)) {
 		t.Errorf("first-legal-column mover: %v (err %v), want %v", first, err, float64(want)/float64(len(labels)))
+	}
+}
+
+// share is the fraction of true entries.
+func share(ok []bool) float64 {
+	n := 0
+	for _, b := range ok {
+		if b {
+			n++
+		}
+	}
+	return float64(n) / float64(len(ok))
+}
+
+// The report's groups split the positions twice, by ply range and by
+// value, and each group's shares are those of its own positions. The
+// "network" is right exactly on the drawn positions and the "search" on
+// those of plies 8-13, so the shares differ from group to group.
+func TestSolverGroups(t *testing.T) {
+	labels, err := solver.Labels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, srch := make([]bool, len(labels)), make([]bool, len(labels))
+	for i, l := range labels {
+		pol[i] = l.Best() == 0
+		srch[i] = len(l.Moves) <= 13
+	}
+	groups := solverGroups(labels, pol, srch)
+	byPly, byValue := 0, 0
+	for _, gr := range groups {
+		var inPol, inSrch []bool
+		var random float64
+		for i, l := range labels {
+			var lo, hi int
+			n, _ := fmt.Sscanf(gr.Name, "plies %d-%d", &lo, &hi)
+			in := n == 2 && len(l.Moves) >= lo && len(l.Moves) <= hi ||
+				gr.Name == "won" && l.Best() > 0 || gr.Name == "drawn" && l.Best() == 0 || gr.Name == "lost" && l.Best() < 0
+			if in {
+				inPol, inSrch = append(inPol, pol[i]), append(inSrch, srch[i])
+				random += l.RandomShare()
+			}
+		}
+		if len(inPol) != gr.Positions || gr.Positions == 0 {
+			t.Fatalf("group %q: %d positions, want %d (and not 0)", gr.Name, gr.Positions, len(inPol))
+		}
+		random /= float64(len(inPol))
+		if strings.HasPrefix(gr.Name, "plies") {
+			byPly += gr.Positions
+		} else {
+			byValue += gr.Positions
+		}
+		if gr.Policy != share(inPol) || gr.Search != share(inSrch) || math.Abs(gr.Random-random) > 1e-12 {
+			t.Errorf("group %q: alone %v, search %v, random %v; want %v, %v, %v", gr.Name, gr.Policy, gr.Search, gr.Random, share(inPol), share(inSrch), random)
+		}
+	}
+	if byPly != len(labels) || byValue != len(labels) {
+		t.Errorf("ply groups hold %d positions and value groups %d, want %d each", byPly, byValue, len(labels))
+	}
+	if len(groups) < 5 || groups[0].Name != "plies 8-13" || groups[0].Search != 1 || groups[1].Search != 0 {
+		t.Errorf("groups %+v: want plies 8-13 first (the set starts at ply 8) with search 1, then 0", groups)
 	}
 }

@@ -122,3 +122,18 @@ func TestTrainCLIBadInput(t *testing.T) {
 		t.Error("a failed run created the output directory")
 	}
 }
+
+// zero --score prints the overall shares and one row per group of the
+// solver-labelled set; the network alone (random weights) and the
+// positions' values decide nothing here, only the layout is checked.
+func TestZeroScorePrintsGroups(t *testing.T) {
+	code, out, errs := runCLI(t, "", "zero", "--score", "init", "--solver-positions", "24", "--solver-sims", "4", "--backend", "cpu")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	for _, want := range []string{"on 24 solver-labelled positions: network alone", "group", "plies 8-13", "won"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

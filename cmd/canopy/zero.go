@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/canopy-go/canopy/zero"
@@ -92,7 +93,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			quiet := fs.Bool("quiet", false, "no live status line")
 			var nf zeroFleetFlags
 			nf.register(fs)
-			score := fs.String("score", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit")
+			score := fs.String("score", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -105,13 +106,18 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 						return err
 					}
 					t0 := time.Now()
-					pol, srch, rnd, err := zero.SolverScore(context.Background(), *score, cfg.SolverPositions, cfg.SolverSims)
+					rep, err := zero.SolverScore(context.Background(), *score, cfg.SolverPositions, cfg.SolverSims)
 					if err != nil {
 						return err
 					}
 					fmt.Fprintf(e.Stdout, "%s on %d solver-labelled positions: network alone %.1f%% optimal, with %d simulations %.1f%% (random moves %.1f%%; %.0f s)\n",
-						*score, min(cfg.SolverPositions, 400), 100*pol, cfg.SolverSims, 100*srch, 100*rnd, time.Since(t0).Seconds())
-					return nil
+						*score, rep.Positions, 100*rep.Policy, rep.Sims, 100*rep.Search, 100*rep.Random, time.Since(t0).Seconds())
+					tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
+					fmt.Fprintf(tw, "group\tpositions\tnetwork alone\twith search\trandom moves\n")
+					for _, gr := range rep.Groups {
+						fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\n", gr.Name, gr.Positions, 100*gr.Policy, 100*gr.Search, 100*gr.Random)
+					}
+					return stdoutError(tw.Flush())
 				}
 				if *iters < 0 || *more < 0 || (*iters > 0 && *more > 0) {
 					return usagef("--iterations and --more take a positive count, and only one of them")
