@@ -24,8 +24,11 @@
 // randomisation (pcr: a share of moves get the full budget and are
 // recorded, the rest a fast search and are not; KataGo), policy target
 // pruning (prune; KataGo), Gumbel root search (gumbel: the improved
-// policy is recorded), and every position's root Q is stored (root_q) for
-// value targets that mix outcome and search value (train's qmix).
+// policy is recorded), random openings (randomplies: each game starts
+// after 0..N uniformly random plies that are neither searched nor
+// recorded, so that self-play also sees positions its own play avoids),
+// and every position's root Q is stored (root_q) for value targets that
+// mix outcome and search value (train's qmix).
 //
 // Game i uses seeds derived from (seed, i) only, so any game can be
 // replayed alone; Output writes shards (numpy.load reads them) listed in

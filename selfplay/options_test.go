@@ -211,3 +211,44 @@ func TestGumbelDeterminizedPCR(t *testing.T) {
 		}
 	}
 }
+
+// randomplies starts games after 0..N random plies: the first recorded
+// ply of a game is within 0..N and varies between games, every game
+// still has a recorded position (a random ply never ends the game), and
+// the games are the same whatever the number played at once. Off, every
+// game is recorded from ply 0.
+func TestRandomPlies(t *testing.T) {
+	st := DefaultSettings()
+	st.Sims, st.Leaves, st.TempPlies = 8, 1, 2
+	st.RandomPlies = 5
+	run := func(st Settings, trees, workers int) map[int]*GameRecord {
+		_, e := newEngine(t, "tictactoe", 5, engine.Options{Workers: workers, Wait: -1})
+		return collect(t, e, Config{Settings: st, Seed: 3, NumGames: 40, Trees: trees})
+	}
+	recs := run(st, 8, 2)
+	firsts := map[int32]int{}
+	for id, r := range recs {
+		if r.Positions() == 0 {
+			t.Fatalf("game %d: no recorded position (a random ply ended the game)", id)
+		}
+		if r.Ply[0] < 0 || r.Ply[0] > 5 {
+			t.Errorf("game %d: first recorded ply %d, want 0..5", id, r.Ply[0])
+		}
+		firsts[r.Ply[0]]++
+	}
+	if len(firsts) < 4 {
+		t.Errorf("first recorded plies %v over 40 games: want most of 0..5", firsts)
+	}
+	again := run(st, 1, 1)
+	for id, r := range recs {
+		if !reflect.DeepEqual(r, again[id]) {
+			t.Errorf("game %d differs between runs with 8 and 1 games at once", id)
+		}
+	}
+	st.RandomPlies = 0
+	for id, r := range run(st, 8, 2) {
+		if r.Ply[0] != 0 {
+			t.Errorf("randomplies off, game %d: first recorded ply %d, want 0", id, r.Ply[0])
+		}
+	}
+}

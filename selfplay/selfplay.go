@@ -54,6 +54,15 @@ type Settings struct {
 	// hidden-information games. The zero value (reuse) is the default, so
 	// that manifests written before the option read back unchanged.
 	NoReuse bool `json:"noreuse"`
+	// RandomPlies diversifies the starting positions: each game first
+	// plays a number of plies drawn uniformly from 0..RandomPlies, each a
+	// uniformly random legal move that does not end the game, neither
+	// searched nor recorded (the game's stream draws them, so a game
+	// stays a function of the seed and its index). Self-play then sees
+	// positions its own play would not reach, such as those of a
+	// solver-labelled test set drawn from random games. 0 (the default)
+	// is off and draws nothing.
+	RandomPlies int `json:"randomplies"`
 }
 
 // Table declares the settings' options (flags of `canopy selfplay`, keys
@@ -68,7 +77,8 @@ func (s *Settings) Table() spec.Table {
 		spec.Float("pcr", &s.PCR, 0, 0, 1, "playout-cap randomisation: probability that a move is a full, recorded search (0 = off: every move; KataGo 0.25)"),
 		spec.Int("pcrfast", &s.PCRFast, 0, 0, 1<<24, "simulations of the fast, unrecorded searches under pcr (0 = sims/4)"),
 		spec.Bool("prune", &s.Prune, false, "record visit distributions after KataGo's policy target pruning"),
-		spec.Bool("noreuse", &s.NoReuse, false, "search every move from an empty tree (default: keep the subtree of the position reached, with fresh root noise)"))
+		spec.Bool("noreuse", &s.NoReuse, false, "search every move from an empty tree (default: keep the subtree of the position reached, with fresh root noise)"),
+		spec.Int("randomplies", &s.RandomPlies, 0, 0, 1<<16, "start each game with 0..N (uniform) random legal plies, not searched nor recorded (diverse positions; 0 = off)"))
 	for _, kv := range [][2]string{{"dir", "1"}, {"tempplies", "8"}, {"det", "1"}} {
 		for i := range t {
 			if t[i].Key == kv[0] {
@@ -204,6 +214,7 @@ type slot struct {
 	merged    []search.ActionStat
 	visits    []float64
 	legal     games.Mask
+	scratch   games.State // randomOpening's look-ahead
 }
 
 type runner struct {
@@ -344,6 +355,9 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 	sl.resignOff = st.Resign > 0 && sl.rng.Float64() < st.ResignOff
 	sl.rec.ResignOffGame = sl.resignOff
 	clear(sl.would)
+	if st.RandomPlies > 0 {
+		sl.randomOpening(st.RandomPlies)
+	}
 	for q, j := range sl.jobs {
 		// The slot's trees are made for its first game and Reset (same
 		// streams as new ones, arenas kept) for the next.
@@ -362,6 +376,40 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 	}
 	sl.startMove(w)
 	return true
+}
+
+// randomOpening plays the game's first plies at random (see
+// Settings.RandomPlies): a count drawn uniformly from 0..n, each ply a
+// uniformly random legal move among those that do not end the game, with
+// chance events sampled on the way. It stops early where every legal
+// move ends the game.
+func (sl *slot) randomOpening(n int) {
+	s := sl.state
+	if sl.scratch == nil {
+		sl.scratch = sl.r.g.NewInitialState()
+	}
+	for range sl.rng.IntN(n + 1) {
+		for s.CurrentPlayer() == games.ChancePlayer {
+			s.Apply(s.(games.ChanceState).SampleChance(sl.rng))
+		}
+		if s.IsTerminal() || s.MoveNumber() >= sl.r.g.MaxGameLength() {
+			return
+		}
+		s.Legal(sl.legal)
+		for {
+			if sl.legal.Empty() {
+				return
+			}
+			a := sl.legal.Random(sl.rng)
+			s.CloneInto(sl.scratch)
+			sl.scratch.Apply(a)
+			if !sl.scratch.IsTerminal() {
+				s.Apply(a)
+				break
+			}
+			sl.legal.Unset(a)
+		}
+	}
 }
 
 // arenaNodes is the node capacity of a tree that runs sims simulations a
