@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Study 004's learning runs (MegaZero, section V-A and Figures 6-7,
+# ../shared/studies/004_f3401d17f3deb0c0.txt): one AlphaZero loop
+# (`canopy zero`) per turn-search variant, self-play searching whole
+# turns with the study's budget (Connect4d d = 5: 250 network evaluations
+# per turn; Strands side 4: 500), each iteration's network evaluated
+# against the study's non-learning baseline.
+#
+# Runs (one `canopy zero` run directory each, OUT/RUN):
+#   connect4d-mcts-v   connect4d-mcts-bb   connect4d-emcts-v   connect4d-emcts-bb
+#   strands-mcts-v     strands-mcts-bb     strands-emcts-v     strands-emcts-bb
+# mcts-v and mcts-bb search with PUCT (c = 1.5, the network's priors) and
+# draw each action from the visits, self-play's defaults for them (see
+# `canopy selfplay --help`); emcts with its default c = 1.5/8 (the study's 8x smaller
+# exploration) and the training horizon H = d (horizon=1), as the study
+# trains. Baselines: Connect4d `onestep` (the study's "plays a winning
+# atomic action if it has found one, otherwise a random action"; onestep
+# also blocks an immediate opponent win, so it is a little stronger);
+# Strands `strands-greedy` (the study's connected-area baseline).
+#
+# Evaluation differs from the study in one way: every variant's network is
+# evaluated with the same search, the `az` agent's PUCT per atomic action
+# (EVAL_SIMS simulations per action), against the baseline and the
+# previous iteration; so the curves compare the networks the variants
+# learn, not their search at play time. EVAL_SIMS is 16 so that the curve
+# has room: on Connect4d the untrained net scored 20% [8, 42] against
+# onestep with 16 simulations per action and 80% with 50 (20 and 10
+# games, 2026-11-24). The study evaluated every two
+# iterations with 100 games; here every iteration with EVAL_GAMES.
+#
+# Scale: the study ran 50 iterations of 1,408 games per variant (4 h each
+# on an RTX 3070 Ti and a 6-core i5) and does not give its training
+# settings (network: "a 4-layer ResNet"; here the built-in 32x2 net of
+# `canopy net init --game connect4d:d=5`, canopy zero's SGD defaults and
+# STEPS steps of 128 positions per iteration). ITERATIONS, GAMES and
+# EVAL_GAMES default to the study's numbers;
+# on a 2-core machine use a reduced run, e.g.
+#   GAMES=48 EVAL_GAMES=20 ITERATIONS=12 PARALLEL=4 docs/studies/megazero.sh 'connect4d-*'
+# A run directory keeps the settings it started with (canopy zero's
+# zero.json), so the same command continues it; ITERATIONS extends it.
+#
+# Usage: docs/studies/megazero.sh [--list | --table [RUN...] | RUN...]
+#   (no argument)  run every run (shell globs select some)
+#   --list         print each run's command, run nothing
+#   --table [RUN...] print each run's score against its baseline per
+#                  iteration (needs /usr/bin/python3 or python3)
+# Variables: ITERATIONS (50), GAMES per iteration (1408), TREES (games at
+# once per run, 16), STEPS (training steps per iteration, 200),
+# EVAL_GAMES (100), EVAL_SIMS (16), PARALLEL (runs at once, 1; each run
+# uses one kernel thread), SEED (1), OUT (runs/studies/megazero), CANOPY
+# (the binary; default: built from this checkout into bin/canopy).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ITERATIONS=${ITERATIONS:-50}
+GAMES=${GAMES:-1408}
+TREES=${TREES:-16}
+STEPS=${STEPS:-200}
+EVAL_GAMES=${EVAL_GAMES:-100}
+EVAL_SIMS=${EVAL_SIMS:-16}
+PARALLEL=${PARALLEL:-1}
+SEED=${SEED:-1}
+OUT=${OUT:-$ROOT/runs/studies/megazero}
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+for v in ITERATIONS GAMES TREES STEPS EVAL_GAMES EVAL_SIMS PARALLEL SEED; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: want a whole number"
+done
+((PARALLEL >= 1)) || die "PARALLEL=$PARALLEL: want at least 1"
+
+RUNS=()
+# run NAME GAME BASELINE SPEC: one learning run.
+run() { RUNS+=("$1|$2|$3|$4"); }
+
+variants() { # GAME BASELINE BUDGET PREFIX
+	run "$4-mcts-v" "$1" "$2" "mcts-v:sims=$3"
+	run "$4-mcts-bb" "$1" "$2" "mcts-bb:sims=$3"
+	run "$4-emcts-v" "$1" "$2" "emcts:sims=$3"
+	run "$4-emcts-bb" "$1" "$2" "emcts:sims=$3,bb=true"
+}
+variants connect4d:d=5 onestep 250 connect4d
+variants strands:size=4 strands-greedy 500 strands
+
+# command_of GAME BASELINE SPEC NAME: the run's canopy zero command.
+command_of() {
+	echo "$CANOPY zero --game $1 --turn-search $3 --games $GAMES --trees $TREES --steps $STEPS" \
+		"--eval-games $EVAL_GAMES --eval-sims $EVAL_SIMS --baselines $2 --backend cpu:threads=1" \
+		"--seed $SEED --iterations $ITERATIONS --out $OUT/$4 --quiet"
+}
+
+# selected PATTERN...: SEL = the runs whose names match a pattern (all
+# without patterns); a pattern matching none is an error.
+selected() {
+	SEL=()
+	local p r hit
+	if (($# == 0)); then
+		SEL=("${RUNS[@]}")
+		return
+	fi
+	for p in "$@"; do
+		hit=0
+		for r in "${RUNS[@]}"; do
+			# shellcheck disable=SC2053 # the pattern is a glob on purpose
+			if [[ ${r%%|*} == $p ]]; then
+				SEL+=("$r")
+				hit=1
+			fi
+		done
+		((hit)) || die "no run matches $p (see --list)"
+	done
+}
+
+table() {
+	local py names=() r
+	py=$(command -v /usr/bin/python3 || command -v python3) || die "--table needs python3"
+	for r in "${SEL[@]}"; do names+=("${r%%|*}"); done
+	"$py" - "$OUT" "${names[@]}" <<'EOF'
+import json, os, sys
+out, names = sys.argv[1], sys.argv[2:]
+curves = {}
+for n in names:
+    path = os.path.join(out, n, "metrics.jsonl")
+    if not os.path.exists(path):
+        continue
+    rows = {}
+    for line in open(path):
+        m = json.loads(line)
+        for s in m.get("eval", {}).get("scores", []):
+            if not s["opponent"].startswith("iter-"):
+                rows[m["iteration"]] = (s["score"], s["lo"], s["hi"], s["games"])
+    curves[n] = rows
+if not curves:
+    sys.exit("no finished iteration under " + out)
+its = sorted({i for r in curves.values() for i in r})
+print("| iteration | " + " | ".join(curves) + " |")
+print("|---" * (len(curves) + 1) + "|")
+for i in its:
+    cells = []
+    for n in curves:
+        c = curves[n].get(i)
+        cells.append("" if c is None else "%.0f%% [%.0f, %.0f]" % (100 * c[0], 100 * c[1], 100 * c[2]))
+    print("| %d | %s |" % (i, " | ".join(cells)))
+EOF
+}
+
+mode=run
+case ${1:-} in
+--list)
+	mode=list
+	shift
+	;;
+--table)
+	mode=table
+	shift
+	;;
+-*) die "unknown option $1 (use --list, --table or run names)" ;;
+esac
+selected "$@"
+if [[ $mode == table ]]; then
+	table
+	exit
+fi
+if [[ $mode == list ]]; then
+	CANOPY=${CANOPY:-bin/canopy}
+	for r in "${SEL[@]}"; do
+		IFS='|' read -r name game base spec <<<"$r"
+		echo "$name: $(command_of "$game" "$base" "$spec" "$name")"
+	done
+	exit
+fi
+
+if [[ -z ${CANOPY:-} ]]; then
+	CANOPY=$ROOT/bin/canopy
+	(cd "$ROOT" && go build -o bin/canopy ./cmd/canopy) || die "go build ./cmd/canopy failed"
+fi
+[[ -x $CANOPY ]] || die "CANOPY=$CANOPY is not an executable"
+mkdir -p "$OUT"
+{
+	echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "cpu $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //')"
+	echo "cores $(nproc)"
+	echo "$(go version 2>/dev/null || echo 'go: not found')"
+	echo "date $(date -u +%FT%TZ)"
+	echo "ITERATIONS=$ITERATIONS GAMES=$GAMES TREES=$TREES STEPS=$STEPS EVAL_GAMES=$EVAL_GAMES EVAL_SIMS=$EVAL_SIMS PARALLEL=$PARALLEL SEED=$SEED"
+} >>"$OUT/env.txt"
+
+status=0
+pids=() running=()
+for r in "${SEL[@]}"; do
+	IFS='|' read -r name game base spec <<<"$r"
+	cmd=$(command_of "$game" "$base" "$spec" "$name")
+	echo "$name: $cmd"
+	mkdir -p "$OUT/$name"
+	$cmd >>"$OUT/$name.log" 2>&1 &
+	pids+=($!) running+=("$name")
+	if ((${#pids[@]} >= PARALLEL)); then
+		wait "${pids[0]}" || { echo "${running[0]}: failed, see $OUT/${running[0]}.log" >&2; status=1; }
+		pids=("${pids[@]:1}") running=("${running[@]:1}")
+	fi
+done
+for i in "${!pids[@]}"; do
+	wait "${pids[$i]}" || { echo "${running[$i]}: failed, see $OUT/${running[$i]}.log" >&2; status=1; }
+done
+((status == 0)) || die "some runs failed: see the .log files in $OUT"
+echo "done; the curves: $0 --table"
