@@ -21,8 +21,7 @@ func init() {
 		Usage:   "[--game connect4] [--moves M] [--analyze] [--outcome [--book FILE]] [--json]",
 		Help: `Solves Connect Four positions with the perfect solver. A position is a
 move sequence in Pascal Pons' notation: one digit 1..7 (columns from the
-left) per move, first player first ("4453"; "" is the empty board, which
-takes long to solve without an opening book).
+left) per move, first player first ("4453"; "" is the empty board).
 
 With --moves, solves that position. Otherwise reads one position per line
 from stdin; anything after the first blank on a line is ignored (so Pons'
@@ -36,16 +35,19 @@ when the game ends, a loss the negative of the opponent's win. With
 for a full column). --json prints one JSON object per position.
 
 --outcome prints win, draw or loss instead of the score (a cheaper
-search). With --book FILE (an opening book written by genbook, see
-games/connect4/solver/genbook), outcomes of positions with at most 8
-stones come from the book at once.`,
+search). Outcomes of positions with at most 8 stones come at once from
+the opening book built into the binary (the outcome of every position
+after 8 plies); --book FILE uses another book written by genbook (see
+games/connect4/solver/genbook), --book none solves them (minutes).
+Exact scores of positions with few stones take long (the empty board:
+hours): for those, --outcome answers at once.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game to solve (only connect4)")
 			moves := fs.String("moves", "", "position as a move sequence (default: read positions from stdin)")
 			analyze := fs.Bool("analyze", false, "score every column instead of the position")
 			asJSON := fs.Bool("json", false, "print one JSON object per position")
 			outcome := fs.Bool("outcome", false, "print win/draw/loss instead of the exact score")
-			bookFile := fs.String("book", "", "opening book file for --outcome (written by genbook)")
+			bookFile := fs.String("book", "default", "opening book for --outcome: default (built in), none, or a file written by genbook")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (positions come from --moves or stdin)", args[0])
@@ -60,12 +62,14 @@ stones come from the book at once.`,
 				hasMoves := false
 				fs.Visit(func(f *flag.Flag) { hasMoves = hasMoves || f.Name == "moves" })
 				sv := &solveRun{out: bufio.NewWriter(e.Stdout), analyze: *analyze, json: *asJSON, outcome: *outcome}
-				if *bookFile != "" {
-					if !*outcome {
-						return usagef("--book answers --outcome queries; add --outcome")
-					}
-					if sv.book, err = solver.ReadBook(*bookFile); err != nil {
-						return fmt.Errorf("--book: %w", err)
+				bookSet := false
+				fs.Visit(func(f *flag.Flag) { bookSet = bookSet || f.Name == "book" })
+				if bookSet && !*outcome {
+					return usagef("--book answers --outcome queries; add --outcome")
+				}
+				if *outcome {
+					if sv.book, err = solver.LoadBook(*bookFile); err != nil {
+						return fmt.Errorf("--book %s: %w", *bookFile, err)
 					}
 				}
 				if hasMoves {

@@ -175,3 +175,20 @@ func TestSolveOutcomeMatchesReference(t *testing.T) {
 		t.Fatalf("bad book: status %d %q", code, errs)
 	}
 }
+
+// The built-in opening book answers the empty board at once: only the
+// centre column wins, the two beside it draw (Allis 1988; Tromp). The
+// same with --book none would search for minutes.
+func TestSolveOpeningFromTheBuiltInBook(t *testing.T) {
+	code, out, errs := runCLI(t, "", "solve", "--moves", "", "--outcome", "--analyze")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	if want := " loss loss draw win draw loss loss\n"; out != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+	code, _, errs = runCLI(t, "", "solve", "--moves", "4", "--book", "none")
+	if code != 2 || !strings.Contains(errs, "add --outcome") {
+		t.Fatalf("--book without --outcome: status %d %q", code, errs)
+	}
+}

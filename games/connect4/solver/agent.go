@@ -14,7 +14,7 @@ import (
 func init() {
 	agent.Register(agent.Registration{
 		Name:    "solver",
-		Summary: "perfect Connect Four play (exact solver); ties among best moves broken at random; slow in the first few plies unless given an opening book",
+		Summary: "perfect Connect Four play (exact solver, built-in opening book for the first 8 plies); ties among best moves broken at random",
 		Options: agent.OptionsOf(new(agentOptions).table()),
 		Games:   []string{"connect4"},
 		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
@@ -24,13 +24,11 @@ func init() {
 				return nil, err
 			}
 			a := NewAgent(seed)
-			if o.book != "" {
-				b, err := ReadBook(o.book)
-				if err != nil {
-					return nil, fmt.Errorf("solver agent: book=%s: %w", o.book, err)
-				}
-				a.Book = b
+			b, err := LoadBook(o.book)
+			if err != nil {
+				return nil, fmt.Errorf("solver agent: book=%s: %w", o.book, err)
 			}
+			a.Book = b
 			return a, nil
 		},
 	})
@@ -40,7 +38,7 @@ type agentOptions struct{ book string }
 
 func (o *agentOptions) table() spec.Table {
 	return spec.Table{
-		spec.String("book", &o.book, "", "opening book file written by genbook: moves with fewer than 8 stones on the board are then chosen at once by outcome (win/draw/loss) instead of exact score"),
+		spec.String("book", &o.book, "default", "opening book: default (built in), none (solve every position: minutes per move in the first plies), or a file written by genbook; moves with fewer than 8 stones on the board are chosen at once by outcome (win/draw/loss) instead of exact score"),
 	}
 }
 

@@ -86,3 +86,44 @@ func TestAgentTieBreak(t *testing.T) {
 		t.Errorf("winning moves chosen: %v, want columns 1 and 5 (ids 0 and 4)", seen)
 	}
 }
+
+// With the built-in opening book the registered agent plays from the empty
+// board, and as the first player it must win every game (Connect Four is a
+// first-player win) against any opponent, here a random one.
+func TestAgentWinsFromTheEmptyBoard(t *testing.T) {
+	openingBook(t)
+	g := games.MustNew("connect4")
+	nGames := 3
+	if testing.Short() {
+		nGames = 1
+	}
+	for seed := range uint64(nGames) {
+		ag, err := agent.New(g, "solver", seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opp, err := agent.New(g, "random", seed+100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := g.NewInitialState()
+		for !s.IsTerminal() {
+			mover := opp
+			if s.CurrentPlayer() == 0 {
+				mover = ag
+			}
+			a, err := mover.Act(context.Background(), s, s.CurrentPlayer())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := games.ApplyChecked(s, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ret := make([]float64, 2)
+		s.Returns(ret)
+		if ret[0] <= ret[1] {
+			t.Fatalf("seed %d: the solver, moving first, did not win (returns %v)", seed, ret)
+		}
+	}
+}

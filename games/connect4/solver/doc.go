@@ -15,6 +15,12 @@
 // the agent's seed.
 //
 // A Solver owns a 64 MiB table and is not safe for concurrent use; use one
-// per goroutine. It is not for other games or board sizes, and it has no
-// opening book: positions with few stones can take minutes.
+// per goroutine. Exact scores of positions with few stones take long
+// (seconds to minutes below about 12 stones, hours for the empty board).
+// Their outcomes (win, draw, loss) do not: the binary carries an opening
+// book (OpeningBook: the outcome of every position after BookPly = 8
+// plies, made with this solver by genbook and checked against John
+// Tromp's 8-ply database), from which Book.Outcome answers any position
+// with at most 8 stones at once. The solver agent uses it by default.
+// It is not for other games or board sizes.
 package solver
