@@ -39,15 +39,28 @@
 # A run directory keeps the settings it started with (canopy zero's
 # zero.json), so the same command continues it; ITERATIONS extends it.
 #
-# Usage: docs/studies/megazero.sh [--list | --table [RUN...] | RUN...]
+# Usage: docs/studies/megazero.sh [--list | --table [RUN...] | --tournament GAME | RUN...]
 #   (no argument)  run every run (shell globs select some)
 #   --list         print each run's command, run nothing
 #   --table [RUN...] print each run's score against its baseline per
 #                  iteration (needs /usr/bin/python3 or python3)
+#   --tournament GAME  Tables IV-V with networks: the four variants of GAME
+#                  (connect4d or strands), each searching with the network
+#                  of its own run at iteration NETITER (default: the last
+#                  one all four have), all-play-all in `canopy arena`,
+#                  TOURNAMENT_GAMES per pairing (1000, the study's) at
+#                  TOURNAMENT_SIMS evaluations per turn (default 5x the
+#                  training budget, the study's) and the EMCTS variants
+#                  with HORIZON turns per genome (3, the study's H = 3d);
+#                  the mcts variants sample their first TEMPPLIES (10)
+#                  actions from the visits so that games differ (EMCTS
+#                  draws its root sequence from the policy anyway). The
+#                  arena's report (pairwise scores, ILSR log-strength) goes
+#                  to OUT/GAME-tournament-*.txt and the terminal.
 # Variables: ITERATIONS (50), GAMES per iteration (1408), TREES (games at
 # once per run, 16), STEPS (training steps per iteration, 200),
 # EVAL_GAMES (100), EVAL_SIMS (16), PARALLEL (runs at once, 1; each run
-# uses one kernel thread), SEED (1), OUT (runs/studies/megazero), CANOPY
+# uses one kernel thread; --tournament: games at once), SEED (1), OUT (runs/studies/megazero), CANOPY
 # (the binary; default: built from this checkout into bin/canopy).
 set -euo pipefail
 
@@ -147,8 +160,61 @@ for i in its:
 EOF
 }
 
+# tournament GAME: the networks' all-play-all (see --tournament).
+tournament() {
+	local game spec budget base r name runs=() it last file agents=() net
+	case $1 in
+	connect4d) game=connect4d:d=5 budget=250 ;;
+	strands) game=strands:size=4 budget=500 ;;
+	*) die "--tournament $1: want connect4d or strands" ;;
+	esac
+	for r in "${RUNS[@]}"; do
+		[[ ${r%%|*} == "$1"-* ]] && runs+=("$r")
+	done
+	last=
+	for r in "${runs[@]}"; do
+		name=${r%%|*}
+		it=$(find "$OUT/$name/checkpoints" -name 'iter-*.avg.safetensors' 2>/dev/null | sed 's/.*iter-0*\([0-9][0-9]*\)\.avg.*/\1/' | sort -n | tail -1)
+		[[ -n $it ]] || die "$name has no checkpoint under $OUT/$name/checkpoints: run it first"
+		if [[ -z $last ]] || ((it < last)); then last=$it; fi
+	done
+	NETITER=${NETITER:-$last}
+	TOURNAMENT_SIMS=${TOURNAMENT_SIMS:-$((5 * budget))}
+	TOURNAMENT_GAMES=${TOURNAMENT_GAMES:-1000}
+	HORIZON=${HORIZON:-3}
+	TEMPPLIES=${TEMPPLIES:-10}
+	for v in NETITER TOURNAMENT_SIMS TOURNAMENT_GAMES HORIZON TEMPPLIES; do
+		[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: want a whole number"
+	done
+	for r in "${runs[@]}"; do
+		IFS='|' read -r name game base spec <<<"$r"
+		net=$(printf '%s/%s/checkpoints/iter-%04d.avg.safetensors' "$OUT" "$name" "$((10#$NETITER))")
+		[[ -f $net ]] || die "$net does not exist (NETITER=$NETITER)"
+		case $spec in
+		mcts-*) agents+=("${spec%%:*}:sims=$TOURNAMENT_SIMS,sel=puct,tempplies=$TEMPPLIES,eval=$net") ;;
+		*) agents+=("${spec/sims=$budget/sims=$TOURNAMENT_SIMS},horizon=$HORIZON,eval=$net") ;;
+		esac
+	done
+	file=$OUT/$1-tournament-iter$NETITER-sims$TOURNAMENT_SIMS-h$HORIZON-games$TOURNAMENT_GAMES.txt
+	local IFS=';'
+	echo "$CANOPY arena --game $game --agents '${agents[*]}' --games $TOURNAMENT_GAMES --seed $SEED --parallel $PARALLEL --bootstrap 0 --quiet" | tee "$file.cmd"
+	"$CANOPY" arena --game "$game" --agents "${agents[*]}" --games "$TOURNAMENT_GAMES" --seed "$SEED" \
+		--parallel "$PARALLEL" --bootstrap 0 --quiet >"$file.tmp" || die "the arena failed (its output: $file.tmp)"
+	mv "$file.tmp" "$file"
+	cat "$file"
+}
+
 mode=run
 case ${1:-} in
+--tournament)
+	[[ $# == 2 ]] || die "--tournament takes one game: connect4d or strands"
+	if [[ -z ${CANOPY:-} ]]; then
+		CANOPY=$ROOT/bin/canopy
+		(cd "$ROOT" && go build -o bin/canopy ./cmd/canopy) || die "go build ./cmd/canopy failed"
+	fi
+	tournament "$2"
+	exit
+	;;
 --list)
 	mode=list
 	shift
