@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -112,6 +113,9 @@ type EMCTS struct {
 	BB       bool    // EMCTS-BB: split the budget over the phases
 	C        float64 // PUCT exploration constant
 	InitTemp float64 // temperature of the root sequence's draw
+	// CodeHistory makes PolicyHistory count as the study's published
+	// code does, not as its Eq. 2 (see PolicyHistory).
+	CodeHistory bool
 
 	g      games.Game
 	eval   search.Evaluator
@@ -133,7 +137,11 @@ type EMCTS struct {
 	prior  [][]float32    // per root-sequence position: policy by action id
 	visits []emVisit      // the statistics of every visited edge
 	path   []int32        // the current simulation's path: emVisit indices
-	last   []games.Action // the last turn planned
+	// extra holds CodeHistory's counts beyond the mutations' visits, by
+	// position and action (positions of L0 only): L0's actions, repairs
+	// and the keep mutations' shares.
+	extra []float32
+	last  []games.Action // the last turn planned
 
 	// Sims is the number of evaluator calls and terminal evaluations of
 	// the last turn.
@@ -236,6 +244,14 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 	off := len(e.genes)
 	e.genes = e.initSequence(ctx, e.genes)
 	root := e.newNode(off, len(e.genes)-off)
+	if e.CodeHistory {
+		n := e.g.NumActions()
+		e.extra = slices.Grow(e.extra[:0], n*(len(e.genes)-off))[:n*(len(e.genes)-off)]
+		clear(e.extra)
+		for i, a := range e.genes[off:] {
+			e.extra[i*n+int(a)]++ // L0's actions count once
+		}
+	}
 
 	// Phase 2: EMCTS-SEARCH, in phases.
 	left := e.budget.Sims - e.Sims
@@ -413,6 +429,24 @@ func (e *EMCTS) simulate(root int32) {
 		x.n++
 		x.w += e.value[x.player]
 		e.nodes[x.child].visits++
+		if e.CodeHistory && e.edges[x.edge].pos < 0 {
+			// A keep mutation counts 1/H for each action of the root's
+			// sequence (the published code's backup).
+			g := e.genome(root)
+			for i, a := range g {
+				e.noteExtra(i, a, 1/float32(len(g)))
+			}
+		}
+	}
+}
+
+// noteExtra adds w to CodeHistory's count of action a at position i
+// (positions beyond L0's length are not kept: no row of the played turn
+// reads them).
+func (e *EMCTS) noteExtra(i int, a games.Action, w float32) {
+	n := e.g.NumActions()
+	if e.CodeHistory && (i+1)*n <= len(e.extra) {
+		e.extra[i*n+int(a)] += w
 	}
 }
 
@@ -582,6 +616,7 @@ func (e *EMCTS) mutate(ni, ei int32) int32 {
 			a = old[k]
 		} else {
 			a = e.repair(len(e.genes) - off)
+			e.noteExtra(len(e.genes)-off, a, 1)
 		}
 		e.genes = append(e.genes, a)
 		e.work.Apply(a)

@@ -135,3 +135,48 @@ func TestFHEMCTSAbsorbed(t *testing.T) {
 		t.Errorf("not the absorption the EMCTS doc describes")
 	}
 }
+
+// hist=code counts what the study's published code counts besides the
+// mutations' visits (L0's actions, repairs, keep mutations), so every
+// action of the played turn has some mass in its row; under the paper's
+// Eq. 2 (the default) an action kept from L0 at a position where other
+// mutations were tried gets none. Rows are distributions either way.
+func TestEMCTSCodeHistory(t *testing.T) {
+	g := games.MustNew("connect4d")
+	unmassed := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		for _, code := range []bool{false, true} {
+			e, err := NewEMCTS(g, nil, Budget{Sims: 250}, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.CodeHistory = code
+			turn, err := e.PlanTurn(context.Background(), g.NewInitialState(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hist := e.PolicyHistory(nil)
+			n := g.NumActions()
+			for i, a := range turn {
+				row := hist[i*n : (i+1)*n]
+				var sum float64
+				for _, p := range row {
+					sum += float64(p)
+				}
+				if sum < 0.999 || sum > 1.001 {
+					t.Fatalf("seed %d, code %v, position %d: row sums to %v", seed, code, i, sum)
+				}
+				switch {
+				case code && row[a] == 0:
+					t.Errorf("seed %d, hist=code, position %d: the played action %d has no mass", seed, i, a)
+				case !code && row[a] == 0:
+					unmassed++
+				}
+			}
+		}
+	}
+	if unmassed == 0 {
+		t.Errorf("under Eq. 2 every played action had mass in 8 turns: the test no longer separates the two countings")
+	}
+	t.Logf("Eq. 2: %d of 40 played actions without mass", unmassed)
+}

@@ -88,7 +88,11 @@ func (b *BB) visitRow(s games.State) {
 // mass than mutations it tried and rejected. The study's published code
 // (MegaZero, EMCTS.pyx) counts more than Eq. 2: each action of L0 and of
 // every repair once, and each keep mutation as 1/H of a visit of every
-// action of the root's sequence. This method follows the paper.
+// action of the root's sequence (H its length). This method follows the
+// paper unless CodeHistory is set (emcts option hist=code), when it adds
+// those counts; on Connect4d the paper's targets did not teach the
+// network in 17 iterations where MCTS-V's did (docs/RESULTS.md, section
+// 8).
 func (e *EMCTS) PolicyHistory(dst []float32) []float32 {
 	n := e.g.NumActions()
 	start := len(dst)
@@ -98,6 +102,13 @@ func (e *EMCTS) PolicyHistory(dst []float32) []float32 {
 		x := &e.visits[k]
 		if ed := &e.edges[x.edge]; ed.pos >= 0 && int(ed.pos) < len(e.last) {
 			hist[int(ed.pos)*n+int(ed.act)] += float32(x.n)
+		}
+	}
+	if e.CodeHistory {
+		for i := range min(len(e.extra)/n, len(e.last)) {
+			for a, c := range e.extra[i*n : (i+1)*n] {
+				hist[i*n+a] += c
+			}
 		}
 	}
 	e.root0.CloneInto(e.work)
