@@ -9,6 +9,9 @@
 # Runs (one `canopy zero` run directory each, OUT/RUN):
 #   connect4d-mcts-v   connect4d-mcts-bb   connect4d-emcts-v   connect4d-emcts-bb
 #   strands-mcts-v     strands-mcts-bb     strands-emcts-v     strands-emcts-bb
+# and Canopy's extension GAME-emcts-v-code, GAME-emcts-bb-code: the EMCTS
+# variants trained on the policy targets of the study's published code
+# (hist=code) instead of its Eq. 2 (see `canopy agents`, emcts).
 # mcts-v and mcts-bb search with PUCT (c = 1.5, the network's priors) and
 # draw each action from the visits, self-play's defaults for them (see
 # `canopy selfplay --help`); emcts with its default c = 1.5/8 (the study's 8x smaller
@@ -52,6 +55,7 @@
 #                  TOURNAMENT_SIMS evaluations per turn (default 5x the
 #                  training budget, the study's) and the EMCTS variants
 #                  with HORIZON turns per genome (3, the study's H = 3d);
+#                  TOURNAMENT_RUNS names other runs (space-separated);
 #                  the mcts variants sample their first TEMPPLIES (10)
 #                  actions from the visits so that games differ (EMCTS
 #                  draws its root sequence from the policy anyway). The
@@ -94,6 +98,10 @@ variants() { # GAME BASELINE BUDGET PREFIX
 	run "$4-mcts-bb" "$1" "$2" "mcts-bb:sims=$3"
 	run "$4-emcts-v" "$1" "$2" "emcts:sims=$3"
 	run "$4-emcts-bb" "$1" "$2" "emcts:sims=$3,bb=true"
+	# The EMCTS variants with the policy targets of the study's published
+	# code instead of its Eq. 2 (emcts option hist=code); not in the study.
+	run "$4-emcts-v-code" "$1" "$2" "emcts:sims=$3,hist=code"
+	run "$4-emcts-bb-code" "$1" "$2" "emcts:sims=$3,bb=true,hist=code"
 }
 variants connect4d:d=5 onestep 250 connect4d
 variants strands:size=4 strands-greedy 500 strands
@@ -168,9 +176,13 @@ tournament() {
 	strands) game=strands:size=4 budget=500 ;;
 	*) die "--tournament $1: want connect4d or strands" ;;
 	esac
-	for r in "${RUNS[@]}"; do
-		[[ ${r%%|*} == "$1"-* ]] && runs+=("$r")
+	local want=${TOURNAMENT_RUNS:-$1-mcts-v $1-mcts-bb $1-emcts-v $1-emcts-bb} w
+	for w in $want; do
+		for r in "${RUNS[@]}"; do
+			[[ ${r%%|*} == "$w" ]] && runs+=("$r")
+		done
 	done
+	((${#runs[@]} >= 2)) || die "TOURNAMENT_RUNS=$want: want at least two of the runs (see --list)"
 	last=
 	for r in "${runs[@]}"; do
 		name=${r%%|*}
