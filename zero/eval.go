@@ -167,19 +167,9 @@ func solverGroups(labels []solver.Labelled, pol, srch []bool) []SolverGroup {
 		name string
 		sign int
 	}{{"won", 1}, {"drawn", 0}, {"lost", -1}} {
-		add(v.name, func(l solver.Labelled) bool { return sign(l.Best()) == v.sign })
+		add(v.name, func(l solver.Labelled) bool { return l.Outcome() == v.sign })
 	}
 	return out
-}
-
-func sign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }
 
 // SolverScore scores a Connect Four network (a reference as nets.OpenNet

@@ -40,6 +40,10 @@ func (l Labelled) Optimal(col int) bool {
 	return sign(s) == sign(l.Best())
 }
 
+// Outcome is the position's value for the mover: +1 won, 0 drawn, -1
+// lost (the sign of Best).
+func (l Labelled) Outcome() int { return sign(l.Best()) }
+
 // Decisive reports whether some legal column changes the outcome: the
 // position tests the choice of move (elsewhere every move is optimal).
 func (l Labelled) Decisive() bool {
