@@ -9,9 +9,12 @@
 # Runs (one `canopy zero` run directory each, OUT/RUN):
 #   connect4d-mcts-v   connect4d-mcts-bb   connect4d-emcts-v   connect4d-emcts-bb
 #   strands-mcts-v     strands-mcts-bb     strands-emcts-v     strands-emcts-bb
-# and Canopy's extension GAME-emcts-v-code, GAME-emcts-bb-code: the EMCTS
+# and Canopy's extensions GAME-emcts-v-code, GAME-emcts-bb-code: the EMCTS
 # variants trained on the policy targets of the study's published code
-# (hist=code) instead of its Eq. 2 (see `canopy agents`, emcts).
+# (hist=code) instead of its Eq. 2 (see `canopy agents`, emcts), and
+# GAME-emcts-v-node, GAME-emcts-v-evals: EMCTS-V with Canopy's countings
+# (hist=node: a keep credits its own sequence; hist=evals: every
+# evaluated sequence counts once).
 # mcts-v and mcts-bb search with PUCT (c = 1.5, the network's priors) and
 # draw each action from the visits, self-play's defaults for them (see
 # `canopy selfplay --help`); emcts with its default c = 1.5/8 (the study's 8x smaller
@@ -102,6 +105,9 @@ variants() { # GAME BASELINE BUDGET PREFIX
 	# code instead of its Eq. 2 (emcts option hist=code); not in the study.
 	run "$4-emcts-v-code" "$1" "$2" "emcts:sims=$3,hist=code"
 	run "$4-emcts-bb-code" "$1" "$2" "emcts:sims=$3,bb=true,hist=code"
+	# EMCTS-V with Canopy's countings (search/multi, EMCTS.PolicyHistory).
+	run "$4-emcts-v-node" "$1" "$2" "emcts:sims=$3,hist=node"
+	run "$4-emcts-v-evals" "$1" "$2" "emcts:sims=$3,hist=evals"
 }
 variants connect4d:d=5 onestep 250 connect4d
 variants strands:size=4 strands-greedy 500 strands

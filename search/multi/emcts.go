@@ -113,9 +113,9 @@ type EMCTS struct {
 	BB       bool    // EMCTS-BB: split the budget over the phases
 	C        float64 // PUCT exploration constant
 	InitTemp float64 // temperature of the root sequence's draw
-	// CodeHistory makes PolicyHistory count as the study's published
-	// code does, not as its Eq. 2 (see PolicyHistory).
-	CodeHistory bool
+	// History says how PolicyHistory counts (see there); the zero value
+	// is the study's Eq. 2.
+	History HistoryCount
 
 	g      games.Game
 	eval   search.Evaluator
@@ -137,7 +137,7 @@ type EMCTS struct {
 	prior  [][]float32    // per root-sequence position: policy by action id
 	visits []emVisit      // the statistics of every visited edge
 	path   []int32        // the current simulation's path: emVisit indices
-	// extra holds CodeHistory's counts beyond the mutations' visits, by
+	// extra holds HistoryCode's and HistoryNode's counts beyond the mutations' visits, by
 	// position and action (positions of L0 only): L0's actions, repairs
 	// and the keep mutations' shares.
 	extra []float32
@@ -244,7 +244,7 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 	off := len(e.genes)
 	e.genes = e.initSequence(ctx, e.genes)
 	root := e.newNode(off, len(e.genes)-off)
-	if e.CodeHistory {
+	if e.History != HistoryPaper {
 		n := e.g.NumActions()
 		e.extra = slices.Grow(e.extra[:0], n*(len(e.genes)-off))[:n*(len(e.genes)-off)]
 		clear(e.extra)
@@ -416,6 +416,11 @@ func (e *EMCTS) simulate(root int32) {
 	// Expand the node, playing its sequence from the turn's first state
 	// into e.work, and evaluate the state reached.
 	e.expand(cur)
+	if e.History == HistoryEvals {
+		for i, a := range e.genome(cur) {
+			e.noteExtra(i, a, 1)
+		}
+	}
 	if e.work.IsTerminal() {
 		e.ctx.Terminal(e.work, e.value)
 	} else {
@@ -429,10 +434,14 @@ func (e *EMCTS) simulate(root int32) {
 		x.n++
 		x.w += e.value[x.player]
 		e.nodes[x.child].visits++
-		if e.CodeHistory && e.edges[x.edge].pos < 0 {
+		if (e.History == HistoryCode || e.History == HistoryNode) && e.edges[x.edge].pos < 0 {
 			// A keep mutation counts 1/H for each action of the root's
-			// sequence (the published code's backup).
+			// sequence (the published code's backup), or of its own
+			// node's sequence (HistoryNode).
 			g := e.genome(root)
+			if e.History == HistoryNode {
+				g = e.genome(x.child) // a keep child shares its parent's sequence
+			}
 			for i, a := range g {
 				e.noteExtra(i, a, 1/float32(len(g)))
 			}
@@ -440,12 +449,12 @@ func (e *EMCTS) simulate(root int32) {
 	}
 }
 
-// noteExtra adds w to CodeHistory's count of action a at position i
+// noteExtra adds w to HistoryCode's and HistoryNode's count of action a at position i
 // (positions beyond L0's length are not kept: no row of the played turn
 // reads them).
 func (e *EMCTS) noteExtra(i int, a games.Action, w float32) {
 	n := e.g.NumActions()
-	if e.CodeHistory && (i+1)*n <= len(e.extra) {
+	if e.History != HistoryPaper && (i+1)*n <= len(e.extra) {
 		e.extra[i*n+int(a)] += w
 	}
 }

@@ -150,7 +150,9 @@ func TestEMCTSCodeHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.CodeHistory = code
+			if code {
+				e.History = HistoryCode
+			}
 			turn, err := e.PlanTurn(context.Background(), g.NewInitialState(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -179,4 +181,80 @@ func TestEMCTSCodeHistory(t *testing.T) {
 		t.Errorf("under Eq. 2 every played action had mass in 8 turns: the test no longer separates the two countings")
 	}
 	t.Logf("Eq. 2: %d of 40 played actions without mass", unmassed)
+}
+
+// Each way of counting the policy targets, recomputed from the finished
+// tree: the mutations' visits (every kind), L0's actions once (all but
+// paper), every keep edge's visits spread over the root's sequence
+// (code) or its own node's (node), and every evaluated sequence once
+// (evals). Connect4d's mutations never need a repair (the i-th action is
+// on board i), so the tree holds everything the counts depend on; the
+// incremental counting during the backups must agree with it.
+func TestEMCTSHistoryCounts(t *testing.T) {
+	g := games.MustNew("connect4d:d=3")
+	n := g.NumActions()
+	for _, kind := range []HistoryCount{HistoryPaper, HistoryCode, HistoryNode, HistoryEvals} {
+		for _, bb := range []bool{false, true} {
+			if kind == HistoryCode && bb {
+				continue // each phase's keeps credit that phase's root: not in the finished tree
+			}
+			e, err := NewEMCTS(g, nil, Budget{Sims: 120}, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.History, e.BB = kind, bb
+			turn, err := e.PlanTurn(context.Background(), g.NewInitialState(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := e.PolicyHistory(nil)
+			want := make([]float64, n*len(turn))
+			add := func(seq []games.Action, w float64) {
+				for i, a := range seq {
+					if i < len(turn) {
+						want[i*n+int(a)] += w
+					}
+				}
+			}
+			if kind != HistoryPaper {
+				add(e.genome(0), 1)
+			}
+			for _, x := range e.visits {
+				ed := e.edges[x.edge]
+				switch {
+				case ed.pos >= 0 && int(ed.pos) < len(turn):
+					want[int(ed.pos)*n+int(ed.act)] += float64(x.n)
+				case ed.pos < 0 && kind == HistoryCode:
+					add(e.genome(0), float64(x.n)/float64(len(e.genome(0))))
+				case ed.pos < 0 && kind == HistoryNode:
+					add(e.genome(x.child), float64(x.n)/float64(len(e.genome(x.child))))
+				}
+			}
+			if kind == HistoryEvals {
+				for ni := range e.nodes {
+					if e.nodes[ni].expanded {
+						add(e.genome(int32(ni)), 1)
+					}
+				}
+			}
+			for i, a := range turn {
+				var sum float64
+				for _, w := range want[i*n : (i+1)*n] {
+					sum += w
+				}
+				for b := range n {
+					w := float64(0)
+					switch {
+					case sum > 0:
+						w = want[i*n+b] / sum
+					case b == int(a):
+						w = 1
+					}
+					if d := float64(got[i*n+b]) - w; d > 1e-5 || d < -1e-5 {
+						t.Fatalf("kind %d, bb %v: row %d, action %d: %v, recomputed %v", kind, bb, i, b, got[i*n+b], w)
+					}
+				}
+			}
+		}
+	}
 }

@@ -67,6 +67,17 @@ func (b *BB) visitRow(s games.State) {
 	}
 }
 
+// HistoryCount says how EMCTS counts its policy targets (see
+// EMCTS.PolicyHistory).
+type HistoryCount uint8
+
+const (
+	HistoryPaper HistoryCount = iota // the study's Eq. 2: the mutations' visits
+	HistoryCode                      // the study's published code: also L0, repairs, keeps (credited to the root's sequence)
+	HistoryNode                      // as HistoryCode, keeps credited to the kept node's own sequence
+	HistoryEvals                     // as HistoryCode without the keeps' credit, plus each evaluated sequence's actions once
+)
+
 // PolicyHistory implements TurnSearcher with the study's Eq. 2 (Algorithm
 // 4): the row of the action at position i of the last turn is the
 // distribution of the visits N(m) of the mutations m = (i, a) over a,
@@ -85,14 +96,30 @@ func (b *BB) visitRow(s games.State) {
 //
 // Eq. 2 counts the mutations tried, not the sequences kept: an action
 // that the search kept by keep mutations gets no count, and may get less
-// mass than mutations it tried and rejected. The study's published code
-// (MegaZero, EMCTS.pyx) counts more than Eq. 2: each action of L0 and of
-// every repair once, and each keep mutation as 1/H of a visit of every
-// action of the root's sequence (H its length). This method follows the
-// paper unless CodeHistory is set (emcts option hist=code), when it adds
-// those counts; on Connect4d the paper's targets did not teach the
-// network in 17 iterations where MCTS-V's did (docs/RESULTS.md, section
-// 8).
+// mass than mutations it tried and rejected. e.History chooses:
+//   - HistoryPaper (emcts option hist=paper, the default): Eq. 2;
+//   - HistoryCode (hist=code): the study's published code (MegaZero,
+//     EMCTS.pyx), which adds each action of L0 and of every repair once,
+//     and each keep mutation as 1/H of a visit of every action of the
+//     root's sequence (H its length);
+//   - HistoryNode (hist=node, Canopy's, not the study's): as HistoryCode,
+//     but a keep mutation credits the sequence of the node it keeps;
+//   - HistoryEvals (hist=evals, Canopy's): as HistoryCode without the
+//     keeps' credit, plus the actions of every sequence evaluated, once.
+//
+// On Connect4d the paper's targets did not teach the network in 17
+// iterations where MCTS-V's did; the code's taught EMCTS-BB but not
+// EMCTS-V (docs/RESULTS.md, section 8). EMCTS-V's root stays at L0, so
+// under HistoryCode every keep credits L0's actions while the turn played
+// is the sequence at the end of the most visited path: with random
+// rollouts on the empty board (seeds 1-10, 250 evaluations) the argmax of
+// every one of the 50 rows is L0's action, and the played action's in 13
+// (HistoryNode: 18, HistoryEvals: 21). With the network of iteration 17 of
+// that EMCTS-V run as evaluator (6 positions, 30 rows) the played
+// action is the argmax of 12 rows under Eq. 2, 25 under HistoryCode, 28
+// under HistoryNode and 26 under HistoryEvals; with its untrained network
+// 10, 19, 19 and 25. TestEMCTSHistoryCounts recomputes every counting
+// from the finished tree.
 func (e *EMCTS) PolicyHistory(dst []float32) []float32 {
 	n := e.g.NumActions()
 	start := len(dst)
@@ -104,7 +131,7 @@ func (e *EMCTS) PolicyHistory(dst []float32) []float32 {
 			hist[int(ed.pos)*n+int(ed.act)] += float32(x.n)
 		}
 	}
-	if e.CodeHistory {
+	if e.History != HistoryPaper {
 		for i := range min(len(e.extra)/n, len(e.last)) {
 			for a, c := range e.extra[i*n : (i+1)*n] {
 				hist[i*n+a] += c
