@@ -114,7 +114,7 @@ const (
 // is the sequence at the end of the most visited path: with random
 // rollouts on the empty board (seeds 1-10, 250 evaluations) the argmax of
 // every one of the 50 rows is L0's action, and the played action's in 13
-// (HistoryNode: 18, HistoryEvals: 21). With the network of iteration 17 of
+// (Eq. 2: 14, HistoryNode: 18, HistoryEvals: 21). With the network of iteration 17 of
 // that EMCTS-V run as evaluator (6 positions, 30 rows) the played
 // action is the argmax of 12 rows under Eq. 2, 25 under HistoryCode, 28
 // under HistoryNode and 26 under HistoryEvals; with its untrained network
