@@ -26,7 +26,10 @@ import (
 // pi-hat to draw an action"), so sel=puct and tempplies=the game's
 // length are the defaults here; emcts draws its root sequence from the
 // policy at temperature itemp (0.5) and keeps horizon 1 in training, as
-// the study does. The study adds no root noise (dir stays 0).
+// the study does. The study adds no root noise (dir stays 0). Its
+// published code also draws EMCTS's phase steps from the visits in
+// self-play; that is emcts's steptemp option, 0 (the most visited) unless
+// given.
 //
 // Refused: a game whose turns are single actions (not
 // games.MultiActionState), oep (no per-action statistics), the evaluator

@@ -160,7 +160,7 @@ func bbOptions(g games.Game, s *spec.Spec) (search.Options, error) {
 type emctsSpec struct {
 	Sims, Horizon, Phases int
 	Time                  time.Duration
-	C, ITemp              float64
+	C, ITemp, StepTemp    float64
 	BB                    bool
 	Hist                  string
 }
@@ -178,6 +178,7 @@ func (m *emctsSpec) table() spec.Table {
 		spec.Int("phases", &m.Phases, 0, 0, 1<<10, "selection phases, steps down the most visited mutations (0 = to the end of that path; bb: the root sequence's length, then to the end)"),
 		spec.Bool("bb", &m.BB, false, "EMCTS-BB: split the budget over the phases, moving the root after each"),
 		spec.Float("itemp", &m.ITemp, 0.5, 0, 100, "temperature of the root sequence's draw from the policy (0 = greedy)"),
+		spec.Float("steptemp", &m.StepTemp, 0, 0, 100, "temperature of each step down the tree (bb's root moves, the final walk): 0 = the most visited mutation, >0 = drawn from visits^(1/steptemp), as the study's published code does in self-play"),
 		spec.Choice("hist", &m.Hist, "paper", []string{"paper", "code", "node", "evals"}, "self-play policy targets: paper = the study's Eq. 2 (visits of the mutations), code = its published code (also L0's actions, repairs and keep mutations, a keep crediting the root's sequence), node = code with a keep crediting the sequence it keeps, evals = L0, the mutations and every evaluated sequence once (node and evals: Canopy's)"),
 	}
 }
@@ -283,7 +284,7 @@ func (m *emctsSpec) planner(g games.Game, ev search.Evaluator, seed uint64) (*EM
 	if err != nil {
 		return nil, err
 	}
-	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp
+	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp, p.StepTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp, m.StepTemp
 	p.History = map[string]HistoryCount{"paper": HistoryPaper, "code": HistoryCode, "node": HistoryNode, "evals": HistoryEvals}[m.Hist]
 	return p, nil
 }

@@ -116,6 +116,12 @@ type EMCTS struct {
 	// History says how PolicyHistory counts (see there); the zero value
 	// is the study's Eq. 2.
 	History HistoryCount
+	// StepTemp > 0 draws each step down the tree (EMCTS-BB's root moves
+	// and the final walk) from the visited mutations with probability
+	// proportional to visits^(1/StepTemp), the keep mutation included,
+	// as the study's published code draws its phase steps in self-play
+	// (EMCTS.pyx, update_turn); 0 takes the most visited.
+	StepTemp float64
 
 	g      games.Game
 	eval   search.Evaluator
@@ -262,7 +268,7 @@ func (e *EMCTS) PlanTurn(ctx context.Context, s games.State, dst []games.Action)
 		}
 		for p := range phases {
 			left -= e.run(root, split(ctx, e.budget, max(left, 0), phases-p, deadline))
-			if c := e.bestChild(root); c >= 0 {
+			if c := e.stepChild(root); c >= 0 {
 				root = c
 			}
 		}
@@ -647,13 +653,39 @@ func (e *EMCTS) repair(i int) games.Action {
 // was visited, the end of the principal path).
 func (e *EMCTS) walk(ni int32, steps int) int32 {
 	for i := 0; steps <= 0 || i < steps; i++ {
-		c := e.bestChild(ni)
+		c := e.stepChild(ni)
 		if c < 0 {
 			break
 		}
 		ni = c
 	}
 	return ni
+}
+
+// stepChild returns the child of ni that a step down the tree takes:
+// bestChild, or with StepTemp > 0 a draw from the visits (-1 when none
+// was visited).
+func (e *EMCTS) stepChild(ni int32) int32 {
+	if e.StepTemp <= 0 {
+		return e.bestChild(ni)
+	}
+	var sum float64
+	for v := e.nodes[ni].visited; v >= 0; v = e.visits[v].next {
+		sum += math.Pow(float64(e.visits[v].n), 1/e.StepTemp)
+	}
+	if sum <= 0 {
+		return e.bestChild(ni)
+	}
+	r := e.rng.Float64() * sum
+	last := int32(-1)
+	for v := e.nodes[ni].visited; v >= 0; v = e.visits[v].next {
+		x := &e.visits[v]
+		last = x.child
+		if r -= math.Pow(float64(x.n), 1/e.StepTemp); r < 0 {
+			return x.child
+		}
+	}
+	return last
 }
 
 // bestChild returns the most visited child of ni (ties: higher Q, then

@@ -2,6 +2,7 @@ package multi
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -254,6 +255,52 @@ func TestEMCTSHistoryCounts(t *testing.T) {
 						t.Fatalf("kind %d, bb %v: row %d, action %d: %v, recomputed %v", kind, bb, i, b, got[i*n+b], w)
 					}
 				}
+			}
+		}
+	}
+}
+
+// steptemp draws each step down the tree from the visits: on a finished
+// tree, the root's children are drawn with frequencies n^(1/T)/sum (T 1
+// and 0.5), and steptemp 0 always takes the most visited.
+func TestEMCTSStepTemp(t *testing.T) {
+	g := games.MustNew("connect4d:d=3")
+	e, err := NewEMCTS(g, nil, Budget{Sims: 300}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.PlanTurn(context.Background(), g.NewInitialState(), nil); err != nil {
+		t.Fatal(err)
+	}
+	visits := map[int32]float64{}
+	for v := e.nodes[0].visited; v >= 0; v = e.visits[v].next {
+		visits[e.visits[v].child] = float64(e.visits[v].n)
+	}
+	if len(visits) < 3 {
+		t.Fatalf("the root has %d visited mutations: want a tree with a choice", len(visits))
+	}
+	best := e.bestChild(0)
+	for range 100 {
+		if c := e.stepChild(0); c != best {
+			t.Fatalf("steptemp 0 took child %d, not the most visited %d", c, best)
+		}
+	}
+	for _, temp := range []float64{1, 0.5} {
+		e.StepTemp = temp
+		const draws = 20000
+		got := map[int32]int{}
+		for range draws {
+			got[e.stepChild(0)]++
+		}
+		var sum float64
+		for _, n := range visits {
+			sum += math.Pow(n, 1/temp)
+		}
+		for c, n := range visits {
+			p := math.Pow(n, 1/temp) / sum
+			sd := math.Sqrt(p * (1 - p) / draws)
+			if f := float64(got[c]) / draws; math.Abs(f-p) > 5*sd+1e-9 {
+				t.Errorf("steptemp %v: child with %v visits drawn %.4f of the time, want %.4f", temp, n, f, p)
 			}
 		}
 	}
