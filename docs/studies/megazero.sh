@@ -14,7 +14,8 @@
 # (hist=code) instead of its Eq. 2 (see `canopy agents`, emcts), and
 # GAME-emcts-v-node, GAME-emcts-v-evals: EMCTS-V with Canopy's countings
 # (hist=node: a keep credits its own sequence; hist=evals: every
-# evaluated sequence counts once).
+# evaluated sequence counts once), and GAME-emcts-v-{node,paper}-itemp1:
+# EMCTS-V with its root sequence drawn at temperature 1.
 # mcts-v and mcts-bb search with PUCT (c = 1.5, the network's priors) and
 # draw each action from the visits, self-play's defaults for them (see
 # `canopy selfplay --help`); emcts with its default c = 1.5/8 (the study's 8x smaller
@@ -108,6 +109,9 @@ variants() { # GAME BASELINE BUDGET PREFIX
 	# EMCTS-V with Canopy's countings (search/multi, EMCTS.PolicyHistory).
 	run "$4-emcts-v-node" "$1" "$2" "emcts:sims=$3,hist=node"
 	run "$4-emcts-v-evals" "$1" "$2" "emcts:sims=$3,hist=evals"
+	# EMCTS-V with L0 drawn at temperature 1 instead of 0.5 (docs/RESULTS.md, section 8).
+	run "$4-emcts-v-node-itemp1" "$1" "$2" "emcts:sims=$3,hist=node,itemp=1"
+	run "$4-emcts-v-paper-itemp1" "$1" "$2" "emcts:sims=$3,hist=paper,itemp=1"
 }
 variants connect4d:d=5 onestep 250 connect4d
 variants strands:size=4 strands-greedy 500 strands
