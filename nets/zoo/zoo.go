@@ -6,12 +6,19 @@
 //
 // Shipped networks:
 //
-//   - connect4-zero: Connect Four, 32 channels x 4 residual blocks, the
-//     Polyak-averaged network after 28 + 34 iterations (11,600 self-play
-//     games) of the `canopy zero` runs recorded in docs/RESULTS.md
-//     (section "AlphaZero on Connect Four from zero"): with 800
-//     simulations it plays an optimal move in 89.5% of the 400
-//     solver-labelled positions (the network alone: 49.5%).
+//   - connect4-zero (the default): Connect Four, 32 channels x 4 residual
+//     blocks, the Polyak-averaged network of iteration 144 of the
+//     `canopy zero --randomplies 12` run recorded in docs/RESULTS.md
+//     (section "AlphaZero on Connect Four from zero"; 28,800 self-play
+//     games, 120 minutes of loop time on the 2-core machine): on the 400
+//     solver-labelled positions the network alone plays an optimal move in
+//     75.8% of them, with 800 simulations in 93.2%.
+//   - connect4-zero-v1: the previous default, same shape, iteration 34 of
+//     that section's phase 2 (11,600 games): 49.5% alone, 89.5% with 800
+//     simulations. Against each other (40 games, seats alternating) v1
+//     wins at 200 simulations per move (72.5%) and loses at 800 (26.2%);
+//     against rollout MCTS the current network is the stronger one alone
+//     and level with search (docs/RESULTS.md).
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
@@ -26,7 +33,11 @@ import (
 //go:embed connect4.safetensors
 var connect4 []byte
 
+//go:embed connect4-v1.safetensors
+var connect4v1 []byte
+
 func init() {
-	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net, see docs/RESULTS.md", connect4)
+	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4)
+	nets.RegisterShipped("connect4-zero-v1", "connect4", "the earlier AlphaZero-trained 32x4 net (62 iterations), see docs/RESULTS.md", connect4v1)
 	nets.SetDefault("connect4-zero")
 }
