@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,7 +180,7 @@ func (m *emctsSpec) table() spec.Table {
 		spec.Bool("bb", &m.BB, false, "EMCTS-BB: split the budget over the phases, moving the root after each"),
 		spec.Float("itemp", &m.ITemp, 0.5, 0, 100, "temperature of the root sequence's draw from the policy (0 = greedy)"),
 		spec.Float("steptemp", &m.StepTemp, 0, 0, 100, "temperature of each step down the tree (bb's root moves, the final walk): 0 = the most visited mutation, >0 = drawn from visits^(1/steptemp), as the study's published code does in self-play"),
-		spec.Choice("hist", &m.Hist, "paper", []string{"paper", "code", "node", "evals"}, "self-play policy targets: paper = the study's Eq. 2 (visits of the mutations), code = its published code (also L0's actions, repairs and keep mutations, a keep crediting the root's sequence), node = code with a keep crediting the sequence it keeps, evals = L0, the mutations and every evaluated sequence once (node and evals: Canopy's)"),
+		spec.Choice("hist", &m.Hist, "paper", historyNames, "self-play policy targets: paper = the study's Eq. 2 (visits of the mutations), code = its published code (also L0's actions, repairs and keep mutations, a keep crediting the root's sequence), node = code with a keep crediting the sequence it keeps, evals = L0, the mutations and every evaluated sequence once (node and evals: Canopy's)"),
 	}
 }
 
@@ -285,7 +286,7 @@ func (m *emctsSpec) planner(g games.Game, ev search.Evaluator, seed uint64) (*EM
 		return nil, err
 	}
 	p.Horizon, p.Phases, p.BB, p.C, p.InitTemp, p.StepTemp = m.Horizon, m.Phases, m.BB, m.C, m.ITemp, m.StepTemp
-	p.History = map[string]HistoryCount{"paper": HistoryPaper, "code": HistoryCode, "node": HistoryNode, "evals": HistoryEvals}[m.Hist]
+	p.History = HistoryCount(slices.Index(historyNames, m.Hist)) // spec.Choice admits only historyNames
 	return p, nil
 }
 

@@ -143,9 +143,10 @@ type EMCTS struct {
 	prior  [][]float32    // per root-sequence position: policy by action id
 	visits []emVisit      // the statistics of every visited edge
 	path   []int32        // the current simulation's path: emVisit indices
-	// extra holds HistoryCode's and HistoryNode's counts beyond the mutations' visits, by
-	// position and action (positions of L0 only): L0's actions, repairs
-	// and the keep mutations' shares.
+	// extra holds the counts of every History but HistoryPaper beyond
+	// the mutations' visits, by position and action (positions of L0
+	// only): L0's actions, repairs, the keep mutations' shares and the
+	// evaluated sequences.
 	extra []float32
 	last  []games.Action // the last turn planned
 
@@ -433,31 +434,39 @@ func (e *EMCTS) simulate(root int32) {
 		e.eval.Evaluate(e.ctx, e.work, e.value, nil)
 	}
 	e.Sims++
-	// Back up.
+	// Back up. A keep mutation on the path counts 1/H for each action of
+	// the root's sequence (HistoryCode: the published code's backup) or of
+	// the sequence it keeps (HistoryNode).
 	e.nodes[root].visits++
+	keeps := 0
 	for _, v := range e.path {
 		x := &e.visits[v]
 		x.n++
 		x.w += e.value[x.player]
 		e.nodes[x.child].visits++
-		if (e.History == HistoryCode || e.History == HistoryNode) && e.edges[x.edge].pos < 0 {
-			// A keep mutation counts 1/H for each action of the root's
-			// sequence (the published code's backup), or of its own
-			// node's sequence (HistoryNode).
-			g := e.genome(root)
+		if e.edges[x.edge].pos < 0 {
+			keeps++
 			if e.History == HistoryNode {
-				g = e.genome(x.child) // a keep child shares its parent's sequence
-			}
-			for i, a := range g {
-				e.noteExtra(i, a, 1/float32(len(g)))
+				e.noteSequence(e.genome(x.child), 1) // a keep child shares its parent's sequence
 			}
 		}
 	}
+	if e.History == HistoryCode && keeps > 0 {
+		e.noteSequence(e.genome(root), float32(keeps))
+	}
 }
 
-// noteExtra adds w to HistoryCode's and HistoryNode's count of action a at position i
-// (positions beyond L0's length are not kept: no row of the played turn
-// reads them).
+// noteSequence adds w/H to the extra count of every action of g (H its
+// length).
+func (e *EMCTS) noteSequence(g []games.Action, w float32) {
+	for i, a := range g {
+		e.noteExtra(i, a, w/float32(len(g)))
+	}
+}
+
+// noteExtra adds w to the extra count of action a at position i (none
+// under HistoryPaper; positions beyond L0's length are not kept: no row of
+// the played turn reads them).
 func (e *EMCTS) noteExtra(i int, a games.Action, w float32) {
 	n := e.g.NumActions()
 	if e.History != HistoryPaper && (i+1)*n <= len(e.extra) {

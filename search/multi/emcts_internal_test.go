@@ -3,6 +3,7 @@ package multi
 import (
 	"context"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -303,5 +304,60 @@ func TestEMCTSStepTemp(t *testing.T) {
 				t.Errorf("steptemp %v: child with %v visits drawn %.4f of the time, want %.4f", temp, n, f, p)
 			}
 		}
+	}
+}
+
+// argmaxAgreement counts the rows of hist (one per action of turn, n
+// values each) whose largest value (first on ties) is the played action.
+func argmaxAgreement(hist []float32, turn []games.Action, n int) int {
+	agree := 0
+	for i, a := range turn {
+		row := hist[i*n : (i+1)*n]
+		best := 0
+		for k := range row {
+			if row[k] > row[best] {
+				best = k
+			}
+		}
+		if best == int(a) {
+			agree++
+		}
+	}
+	return agree
+}
+
+// TestEMCTSTargetAgreement is a harness, not a check: it prints how often
+// the played action is the argmax of its own target row under each
+// counting (EMCTS-V, random rollouts, empty Connect4d board, seeds 1-10,
+// 250 evaluations), the table of the EMCTS.PolicyHistory comment and
+// docs/RESULTS.md section 8. Gated like the studies:
+//
+//	CANOPY_STUDIES=1 go test -run 'TestEMCTSTargetAgreement' -v ./search/multi/
+//
+// The network rows come from TestEMCTSTargetAgreementNet.
+func TestEMCTSTargetAgreement(t *testing.T) {
+	if os.Getenv("CANOPY_STUDIES") == "" {
+		t.Skip("a harness for docs/RESULTS.md: set CANOPY_STUDIES=1")
+	}
+	g := games.MustNew("connect4d")
+	n := g.NumActions()
+	for kind := HistoryPaper; kind <= HistoryEvals; kind++ {
+		agree, onL0, total := 0, 0, 0
+		for seed := uint64(1); seed <= 10; seed++ {
+			e, err := NewEMCTS(g, nil, Budget{Sims: 250}, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.History = kind
+			turn, err := e.PlanTurn(context.Background(), g.NewInitialState(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hist := e.PolicyHistory(nil)
+			agree += argmaxAgreement(hist, turn, n)
+			onL0 += argmaxAgreement(hist, e.genome(0), n)
+			total += len(turn)
+		}
+		t.Logf("hist=%s: argmax = played action in %d of %d rows, = L0's action in %d", historyNames[kind], agree, total, onL0)
 	}
 }

@@ -78,6 +78,9 @@ const (
 	HistoryEvals                     // as HistoryCode without the keeps' credit, plus each evaluated sequence's actions once
 )
 
+// historyNames are the emcts option hist's values, indexed by HistoryCount.
+var historyNames = []string{"paper", "code", "node", "evals"}
+
 // PolicyHistory implements TurnSearcher with the study's Eq. 2 (Algorithm
 // 4): the row of the action at position i of the last turn is the
 // distribution of the visits N(m) of the mutations m = (i, a) over a,
@@ -114,12 +117,13 @@ const (
 // is the sequence at the end of the most visited path: with random
 // rollouts on the empty board (seeds 1-10, 250 evaluations) the argmax of
 // every one of the 50 rows is L0's action, and the played action's in 13
-// (Eq. 2: 14, HistoryNode: 18, HistoryEvals: 21). With the network of iteration 17 of
-// that EMCTS-V run as evaluator (6 positions, 30 rows) the played
-// action is the argmax of 12 rows under Eq. 2, 25 under HistoryCode, 28
-// under HistoryNode and 26 under HistoryEvals; with its untrained network
-// 10, 19, 19 and 25. TestEMCTSHistoryCounts recomputes every counting
-// from the finished tree.
+// (Eq. 2: 14, HistoryNode: 18, HistoryEvals: 21). With the network of
+// iteration 17 of that EMCTS-V run as evaluator (6 positions, 30 rows)
+// the played action is the argmax of 12 rows under Eq. 2, 25 under
+// HistoryCode, 28 under HistoryNode and 26 under HistoryEvals; with its
+// untrained network 10, 19, 19 and 25 (TestEMCTSTargetAgreement, a gated
+// harness, prints these tables). TestEMCTSHistoryCounts recomputes every
+// counting from the finished tree.
 func (e *EMCTS) PolicyHistory(dst []float32) []float32 {
 	n := e.g.NumActions()
 	start := len(dst)

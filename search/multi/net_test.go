@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -158,4 +159,56 @@ func TestNetworkEvaluation(t *testing.T) {
 		t.Errorf("%d engines still open after closing every agent", k)
 	}
 	var _ multi.Explainer = (*multi.OEP)(nil)
+}
+
+// TestEMCTSTargetAgreementNet is the network half of the harness
+// TestEMCTSTargetAgreement: with the network CANOPY_EMCTS_NET as
+// evaluator (EMCTS-V and EMCTS-BB, 250 evaluations, seeds 1-6, each from
+// the position after 5*(seed%3) random actions) it prints how often the
+// played action is the argmax of its target row, and the mean target mass
+// on it, under each counting. For example
+//
+//	CANOPY_STUDIES=1 CANOPY_EMCTS_NET=runs/studies/megazero/connect4d-emcts-v-code/checkpoints/iter-0017.safetensors \
+//	  go test -run 'TestEMCTSTargetAgreementNet' -v ./search/multi/
+func TestEMCTSTargetAgreementNet(t *testing.T) {
+	net := os.Getenv("CANOPY_EMCTS_NET")
+	if os.Getenv("CANOPY_STUDIES") == "" || net == "" {
+		t.Skip("a harness for docs/RESULTS.md: set CANOPY_STUDIES=1 and CANOPY_EMCTS_NET to a connect4d:d=5 network")
+	}
+	g := games.MustNew("connect4d:d=5")
+	n := g.NumActions()
+	for _, hist := range []string{"paper", "code", "node", "evals"} {
+		for _, bb := range []string{"false", "true"} {
+			agree, total := 0, 0
+			var mass float64
+			for seed := uint64(1); seed <= 6; seed++ {
+				ag, err := agent.New(g, "emcts:sims=250,bb="+bb+",hist="+hist+",eval="+net, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := ag.(*multi.Agent).Planner().(*multi.EMCTS)
+				s := g.NewInitialState()
+				rng := games.NewRand(seed)
+				m := games.NewMask(n)
+				for range 5 * int(seed%3) {
+					s.Legal(m)
+					s.Apply(m.Random(rng))
+				}
+				turn, err := e.PlanTurn(context.Background(), s, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := e.PolicyHistory(nil)
+				agree += multi.ArgmaxAgreement(rows, turn, n)
+				for i, a := range turn {
+					mass += float64(rows[i*n+int(a)])
+				}
+				total += len(turn)
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("hist=%s bb=%s: argmax = played action in %d of %d rows, mean mass on it %.2f", hist, bb, agree, total, mass/float64(total))
+		}
+	}
 }

@@ -1,0 +1,4 @@
+package multi
+
+// ArgmaxAgreement exports argmaxAgreement to the package's external tests.
+var ArgmaxAgreement = argmaxAgreement
