@@ -197,6 +197,7 @@ func (w *Worker) follow(ctx context.Context) {
 				w.logf("worker: ignoring a job that does not parse: %v", err)
 				continue
 			}
+			j.Settings.Upgrade() // a trainer of an earlier release
 			w.setJob(&j)
 		}
 		kw.Stop()

@@ -198,15 +198,11 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	if rollout == "heuristic" {
 		ro.Guide, ro.Epsilon = o.Heuristic, eps
 	}
-	switch m.Cut {
-	case "heuristic":
-		ro.Cut = &CutValue{Heuristic: o.Heuristic, Scale: m.CutScale}
-	case "score":
-		if _, ok := g.NewInitialState().(games.Scorer); !ok {
-			return o, fmt.Errorf("mcts: cut=score needs a game with running scores (games.Scorer); %s has none (try cut=heuristic)", g.Type().Name)
-		}
-		ro.Cut = &CutValue{Scale: m.CutScale}
+	cut, err := NewCut(g, m.Cut, m.CutScale)
+	if err != nil {
+		return o, fmt.Errorf("mcts: %w", err)
 	}
+	ro.Cut = cut
 	lookupEval := func(name string) (Evaluator, error) {
 		regMu.RLock()
 		f, ok := evaluators[name]

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/canopy-go/canopy/games"
 )
@@ -269,6 +271,36 @@ func (bl *Blend) Evaluate(c *EvalContext, s games.State, value []float64, priors
 type CutValue struct {
 	Heuristic Heuristic // cut=heuristic; nil: cut=score
 	Scale     float64   // differences are divided by Scale before tanh
+}
+
+// CutKinds are the names NewCut accepts, in the order options list them.
+var CutKinds = []string{"zero", "heuristic", "score"}
+
+// NewCut returns the value of a rollout cut off by its depth or turn
+// limit (Rollout.Cut) of the named kind: "zero" (nil, every player 0),
+// "heuristic" (CutValue over g's heuristic) or "score" (CutValue over
+// g's running scores), differences divided by scale. It reports an error
+// when g lacks what the kind reads or scale is not positive.
+func NewCut(g games.Game, kind string, scale float64) (Evaluator, error) {
+	if kind != "zero" && !(scale > 0) {
+		return nil, fmt.Errorf("cutscale = %g, want > 0", scale)
+	}
+	switch kind {
+	case "zero":
+		return nil, nil
+	case "heuristic":
+		h := lookupHeuristic(g)
+		if h == nil {
+			return nil, fmt.Errorf("cut=heuristic: %s has no heuristic (the games.Heuristic capability); games with one: hex, sequence, sushigo, tetrislink (or use cut=zero)", g.Type().Name)
+		}
+		return &CutValue{Heuristic: h, Scale: scale}, nil
+	case "score":
+		if _, ok := g.NewInitialState().(games.Scorer); !ok {
+			return nil, fmt.Errorf("cut=score needs a game with running scores (games.Scorer); %s has none (try cut=heuristic)", g.Type().Name)
+		}
+		return &CutValue{Scale: scale}, nil
+	}
+	return nil, fmt.Errorf("cut=%q: want one of %s", kind, strings.Join(CutKinds, ", "))
 }
 
 // Evaluate implements Evaluator; it never writes priors. It uses c.Ret

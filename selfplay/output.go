@@ -176,6 +176,7 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 		if err := json.Unmarshal(data, &old); err != nil {
 			return nil, fmt.Errorf("%s: bad manifest: %v (fix or remove it)", path, err)
 		}
+		old.Settings.Upgrade()
 		if err := sameRun(&old, &m); err != nil {
 			return nil, fmt.Errorf("cannot resume %s: %v; use the original flags or another --out", dir, err)
 		}

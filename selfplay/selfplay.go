@@ -275,6 +275,10 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 		r.cfg.Settings.Resign = 0
 	}
 	so := st.SearchOptions()
+	blend, err := engine.BlendRollout(g, so)
+	if err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
 	o := so.Search
 	k := r.cfg.Settings.Det
 	o.Sims = max(st.Sims/k, 1)
@@ -314,9 +318,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 			sl := &slot{r: r}
 			for range k {
 				j := w.NewJob(st.Leaves, sl.jobDone)
-				if st.Blend < 1 {
-					j.SetBlend(st.Blend, &search.Rollout{Turns: st.Turns})
-				}
+				j.SetBlend(st.Blend, blend)
 				sl.jobs = append(sl.jobs, j)
 			}
 			sl.state = g.NewInitialState()

@@ -187,6 +187,7 @@ func LoadConfig(dir string) (c Config, ok bool, err error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return c, false, fmt.Errorf("%s: %v (fix or remove it)", path, err)
 	}
+	c.SelfPlay.Upgrade()
 	if err := c.Check(); err != nil {
 		return c, false, fmt.Errorf("%s: %v", path, err)
 	}

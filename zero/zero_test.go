@@ -3,6 +3,7 @@ package zero
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -278,5 +279,41 @@ func TestSolverGroups(t *testing.T) {
 	}
 	if len(groups) < 5 || groups[0].Name != "plies 8-13" || groups[0].Search != 1 || groups[1].Search != 0 {
 		t.Errorf("groups %+v: want plies 8-13 first (the set starts at ply 8) with search 1, then 0", groups)
+	}
+}
+
+// A run stored before the blend's cut options existed (its zero.json has
+// no "cut" or "cutscale") loads with their defaults and resumes with the
+// default flags.
+func TestLoadConfigUpgradesOlderRuns(t *testing.T) {
+	dir := t.TempDir()
+	c := DefaultConfig("connect4")
+	c.Iterations = 2
+	data, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	sp := m["selfplay"].(map[string]any)
+	if _, ok := sp["cut"]; !ok {
+		t.Fatal(`the stored selfplay settings have no "cut": the test no longer tests an upgrade`)
+	}
+	delete(sp, "cut")
+	delete(sp, "cutscale")
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ConfigName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := LoadConfig(dir)
+	if err != nil || !ok {
+		t.Fatalf("LoadConfig: ok %v, err %v", ok, err)
+	}
+	if err := sameRun(got, c); err != nil {
+		t.Errorf("an older run does not resume with the default settings: %v", err)
 	}
 }

@@ -28,6 +28,10 @@ type SearchOptions struct {
 	// of BlendTurns turns (1 = network only).
 	BlendWeight float64
 	BlendTurns  int
+	// BlendCut and BlendCutScale score the rollout where BlendTurns cuts
+	// it off (search.NewCut; "" is "zero", 0 for everyone).
+	BlendCut      string
+	BlendCutScale float64
 	// Gumbel turns on Gumbel root search with sequential halving in every
 	// tree (gumbel.go); the zero value keeps PUCT at the root.
 	Gumbel GumbelOptions
@@ -81,9 +85,9 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 	s := &Searcher{e: e, g: g, opt: o, det: det, rng: games.NewRand(seed ^ 0x5eed5eed)}
 	s.opt.Search = so
 	s.w = e.NewWorker()
-	var ro *search.Rollout
-	if o.BlendWeight < 1 {
-		ro = &search.Rollout{Turns: o.BlendTurns}
+	ro, err := BlendRollout(g, o)
+	if err != nil {
+		return nil, err
 	}
 	for q := range k {
 		// Tree q is seeded as the mcts agent seeds its trees, so that an
@@ -102,6 +106,24 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 	return s, nil
 }
 
+// BlendRollout returns the rollout that o blends into network values:
+// nil when o.BlendWeight is 1, else BlendTurns player turns of random play
+// scored by o.BlendCut where they stop.
+func BlendRollout(g games.Game, o SearchOptions) (*search.Rollout, error) {
+	if !(o.BlendWeight < 1) {
+		return nil, nil
+	}
+	kind := o.BlendCut
+	if kind == "" {
+		kind = "zero"
+	}
+	cut, err := search.NewCut(g, kind, o.BlendCutScale)
+	if err != nil {
+		return nil, fmt.Errorf("engine: blend: %w", err)
+	}
+	return &search.Rollout{Turns: o.BlendTurns, Cut: cut}, nil
+}
+
 func (s *Searcher) jobDone(*Worker, *Job) { s.left-- }
 
 // Tree returns the first determinization's tree (for inspection).
@@ -114,7 +136,7 @@ func (s *Searcher) Search(ctx context.Context, st games.State, player int) ([]se
 	if st.IsTerminal() {
 		return nil, fmt.Errorf("engine: the game is over")
 	}
-	if p := st.CurrentPlayer(); p != player {
+	if p := st.CurrentPlayer(); p != player || p < 0 {
 		return nil, fmt.Errorf("engine: asked for player %d but %s is to move", player, playerName(p))
 	}
 	s.left = len(s.jobs)

@@ -21,6 +21,11 @@ type Settings struct {
 	Leaves    int     `json:"leaves"`    // leaves in flight per tree (virtual loss)
 	Blend     float64 `json:"blend"`     // weight of the network value against a rollout
 	Turns     int     `json:"turns"`     // rollout length in turns when blend < 1
+	// Cut and CutScale score a blend rollout cut off after Turns turns
+	// (search.NewCut: zero, heuristic or score). Configurations stored
+	// before they existed read as "" and 0; Upgrade fills the defaults.
+	Cut      string  `json:"cut"`
+	CutScale float64 `json:"cutscale"`
 	// Gumbel turns on Gumbel root search with sequential halving over
 	// GumbelM sampled actions (gumbel.go); it replaces root Dirichlet
 	// noise and the opening temperature. GumbelM 0 means 16: the zero
@@ -49,8 +54,22 @@ func (s *Settings) Table() spec.Table {
 		spec.Int("leaves", &s.Leaves, 1, 1, 256, "leaves in flight per tree (virtual loss)"),
 		spec.Float("blend", &s.Blend, 1, 0, 1, "weight of the network value; the rest is a random rollout of turns player turns (study 000: 0.5)"),
 		spec.Int("turns", &s.Turns, 8, 1, 1<<20, "rollout length in player turns when blend < 1"),
+		spec.Choice("cut", &s.Cut, "zero", search.CutKinds, "value of the blend's rollout where it is cut off after turns turns: zero, heuristic (tanh((h_p - the other's h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), or score (the same on the game's running scores)"),
+		spec.Float("cutscale", &s.CutScale, 10, 1e-9, 1e9, "cut=heuristic/score: the difference that maps to tanh(1) = 0.76"),
 		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
 		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
+	}
+}
+
+// Upgrade gives the options added after s was stored (read as their
+// zero values from older JSON) their defaults, so that an older run
+// resumes with the settings it had.
+func (s *Settings) Upgrade() {
+	if s.Cut == "" {
+		s.Cut = "zero"
+	}
+	if s.CutScale == 0 {
+		s.CutScale = 10
 	}
 }
 
@@ -69,7 +88,8 @@ func (s Settings) SearchOptions() SearchOptions {
 	o.TempPlies, o.Temp = s.TempPlies, s.Temp
 	o.ExpandVisits = 0
 	o.Sims = s.Sims
-	so := SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns}
+	so := SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns,
+		BlendCut: s.Cut, BlendCutScale: s.CutScale}
 	if s.Gumbel {
 		so.Gumbel = GumbelOptions{M: s.GumbelM, CVisit: GumbelCVisit, CScale: GumbelCScale}
 		if so.Gumbel.M == 0 {
