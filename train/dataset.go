@@ -92,7 +92,7 @@ type Dataset struct {
 	obsSize int
 	actions int
 	n       int
-	obs     []float32 // n x obsSize
+	obs     obsRows   // n rows of obsSize values (coded when they fit)
 	policy  []float32 // n x actions
 	value   []float32 // n
 	legal   []uint8   // n x actions, 1 = legal; nil when no shard had one
@@ -138,17 +138,24 @@ func (d *Dataset) Sources() []Source { return slices.Clone(d.sources) }
 // line each naming the file and the reason.
 func (d *Dataset) Warnings() []string { return slices.Clone(d.warnings) }
 
-// Row returns position i: its observation and policy (slices into the
-// dataset: read only), its value, and its legal mask (nil when the dataset
-// has none).
-func (d *Dataset) Row(i int) (obs, policy []float32, value float32, legal []uint8) {
-	obs = d.obs[i*d.obsSize : (i+1)*d.obsSize]
+// Row writes position i's observation into obs (ObsSize values) and
+// returns its policy (a slice into the dataset: read only), its value,
+// and its legal mask (nil when the dataset has none).
+func (d *Dataset) Row(i int, obs []float32) (policy []float32, value float32, legal []uint8) {
+	d.obs.row(i, obs[:d.obsSize])
 	policy = d.policy[i*d.actions : (i+1)*d.actions]
 	if d.legal != nil {
 		legal = d.legal[i*d.actions : (i+1)*d.actions]
 	}
-	return obs, policy, d.value[i], legal
+	return policy, d.value[i], legal
 }
+
+// ObsSize is the number of values of an observation.
+func (d *Dataset) ObsSize() int { return d.obsSize }
+
+// ObsBytes is the memory the observations take, and Coded reports
+// whether they are kept as one-byte codes (see obsRows).
+func (d *Dataset) ObsBytes() (bytes int64, coded bool) { return d.obs.bytes(), !d.obs.isRaw() }
 
 // iteration is one path given to LoadDataset.
 type iteration struct {
@@ -269,7 +276,8 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 		return nil, fmt.Errorf("no positions in %s (the runs hold no shards yet, or every shard was skipped)", strings.Join(paths, ", "))
 	}
 	d.n = total
-	d.obs = make([]float32, 0, total*d.obsSize)
+	d.obs = obsRows{size: d.obsSize}
+	d.obs.reserve(total)
 	d.policy = make([]float32, 0, total*d.actions)
 	d.value = make([]float32, 0, total)
 	hasLegal, hasQ := false, false
@@ -296,7 +304,7 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 			// so the oldest shard loaded keeps at least one row.
 			continue
 		}
-		d.obs = append(d.obs, sh.obs[lo*d.obsSize:]...)
+		d.obs.appendRows(&sh.obs, lo, sh.n)
 		d.policy = append(d.policy, sh.policy[lo*d.actions:]...)
 		d.value = append(d.value, sh.value[lo:]...)
 		if hasQ {
@@ -399,16 +407,17 @@ func (e *badShardError) Unwrap() error { return e.err }
 
 // shard is one loaded, validated .npz file.
 type shard struct {
-	path        string
-	iteration   int
-	n           int
-	obs, policy []float32
-	value       []float32
-	legal       []uint8
-	rootQ       []float32 // nil when the shard has no root_q array
-	noQ         string    // when rootQ is nil: the path of a shard without root_q
-	gameID      []int64   // nil when the shard has no game_id/ply arrays
-	ply         []int32
+	path      string
+	iteration int
+	n         int
+	obs       obsRows
+	policy    []float32
+	value     []float32
+	legal     []uint8
+	rootQ     []float32 // nil when the shard has no root_q array
+	noQ       string    // when rootQ is nil: the path of a shard without root_q
+	gameID    []int64   // nil when the shard has no game_id/ply arrays
+	ply       []int32
 }
 
 // loadShard reads and validates one shard against g (and the manifest's
@@ -541,7 +550,8 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 			return nil, bad("position %d: no legal action", i)
 		}
 	}
-	sh := &shard{path: ref.path, n: n, obs: obs.f32, policy: pol.f32, value: val.f32, legal: legal, rootQ: rootQ}
+	sh := &shard{path: ref.path, n: n, obs: obsRows{size: obsN}, policy: pol.f32, value: val.f32, legal: legal, rootQ: rootQ}
+	sh.obs.append(obs.f32)
 	if rootQ == nil {
 		sh.noQ = ref.path
 	}
@@ -584,9 +594,10 @@ func canonical(group []*shard) []*shard {
 		return cmpInt(a.key[1], b.key[1])
 	})
 	first := group[0]
-	obsN := len(first.obs) / max(first.n, 1)
 	A := len(first.policy) / max(first.n, 1)
-	m := &shard{path: first.path, iteration: first.iteration, n: len(rows)}
+	m := &shard{path: first.path, iteration: first.iteration, n: len(rows), obs: obsRows{size: first.obs.size}}
+	m.obs.reserve(len(rows))
+	m.policy = make([]float32, 0, len(rows)*A)
 	hasLegal, hasQ := false, true
 	for _, sh := range group {
 		hasLegal = hasLegal || sh.legal != nil
@@ -596,7 +607,7 @@ func canonical(group []*shard) []*shard {
 	}
 	for _, r := range rows {
 		sh, i := r.sh, r.i
-		m.obs = append(m.obs, sh.obs[i*obsN:(i+1)*obsN]...)
+		m.obs.appendRows(&sh.obs, i, i+1)
 		m.policy = append(m.policy, sh.policy[i*A:(i+1)*A]...)
 		m.value = append(m.value, sh.value[i])
 		if hasQ {

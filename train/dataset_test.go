@@ -17,7 +17,8 @@ func checkRows(t *testing.T, ds *Dataset, want []position) {
 		t.Fatalf("%d positions, want %d", ds.Len(), len(want))
 	}
 	for i, w := range want {
-		obs, pol, val, legal := ds.Row(i)
+		obs := make([]float32, ds.ObsSize())
+		pol, val, legal := ds.Row(i, obs)
 		if !equalF32(obs, w.obs) || !equalF32(pol, w.policy) || val != w.value {
 			t.Fatalf("position %d differs", i)
 		}

@@ -54,8 +54,8 @@ func TestPyTorchInterop(t *testing.T) {
 	O, A := saved.InputSize(), saved.PolicySize()
 	in := make([]float32, 0, n*O)
 	for i := range n {
-		obs, _, _, _ := ds.Row(i)
-		in = append(in, obs...)
+		in = in[:len(in)+O]
+		ds.Row(i, in[len(in)-O:])
 	}
 	pol, val := make([]float32, n*A), make([]float32, n)
 	saved.Forward(n, in, pol, val)

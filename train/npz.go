@@ -71,7 +71,14 @@ func readNPZ(data []byte) (map[string]*npyArray, error) {
 		if err != nil {
 			return nil, fmt.Errorf("array %q: %v", name, err)
 		}
-		a, err := readNPY(rc)
+		// The member's sizes from the zip directory bound what its stream
+		// can hold (deflate expands at most 1032:1), so a buffer of that
+		// size is never one that only a header claims.
+		hint := int64(f.UncompressedSize64)
+		if f.Method != zip.Store {
+			hint = min(hint, 1032*int64(f.CompressedSize64)+1<<10)
+		}
+		a, err := readNPY(rc, hint)
 		rc.Close()
 		if err != nil {
 			return nil, fmt.Errorf("array %q: %v", name, err)
@@ -82,8 +89,10 @@ func readNPZ(data []byte) (map[string]*npyArray, error) {
 	return out, nil
 }
 
-// readNPY decodes one .npy stream.
-func readNPY(r io.Reader) (*npyArray, error) {
+// readNPY decodes one .npy stream. hint is how many bytes the stream is
+// known to hold at most (0 when unknown): the data buffer starts at that
+// size when it is enough, and otherwise grows with the bytes present.
+func readNPY(r io.Reader, hint int64) (*npyArray, error) {
 	var pre [10]byte
 	if _, err := io.ReadFull(r, pre[:8]); err != nil {
 		return nil, fmt.Errorf("truncated .npy preamble: %v", err)
@@ -141,6 +150,9 @@ func readNPY(r io.Reader) (*npyArray, error) {
 	// a truncated file, extra bytes a corrupt one. The buffer grows with
 	// the bytes actually present, never to a size only the header claims.
 	var buf bytes.Buffer
+	if hint > int64(nbytes) {
+		buf.Grow(nbytes + 1) // + 1: the extra byte read that shows a corrupt file
+	}
 	n, err := io.Copy(&buf, io.LimitReader(r, int64(nbytes)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %v %s data: %v", a.shape, a.descr, err)
@@ -169,7 +181,7 @@ func readNPY(r io.Reader) (*npyArray, error) {
 			a.i64[i] = int64(binary.LittleEndian.Uint64(raw[8*i:]))
 		}
 	case "|u1":
-		a.u8 = append([]uint8(nil), raw...)
+		a.u8 = raw
 	}
 	return a, nil
 }

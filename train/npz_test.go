@@ -131,7 +131,7 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(npyBytes(testArray{name: "x", descr: "|u1", shape: []int{2, 2}, data: []uint8{1, 0, 1, 1}}))
 	f.Add(npyBytes(testArray{name: "x", descr: "<i8", shape: []int{}, data: []int64{4}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := readNPY(bytes.NewReader(data))
+		a, err := readNPY(bytes.NewReader(data), 0)
 		if err != nil {
 			return
 		}

@@ -30,6 +30,7 @@ type Sampler struct {
 	syms    []games.Symmetry // identity excluded; nil without augmentation
 	batch   nets.Batch
 	maskBuf []float32 // one sample's legal mask before its symmetry
+	obsBuf  []float32 // one sample's observation before its symmetry
 	qmix    float64   // weight of the root Q in the value target (SetQMix)
 }
 
@@ -53,6 +54,9 @@ func NewSampler(ds *Dataset, batchSize int, seed uint64, augment bool) (*Sampler
 	A := ds.actions
 	s.batch = nets.Batch{N: batchSize, Input: make([]float32, batchSize*ds.obsSize),
 		Policy: make([]float32, batchSize*A), Value: make([]float32, batchSize)}
+	if augment && len(s.syms) > 0 {
+		s.obsBuf = make([]float32, ds.obsSize)
+	}
 	if ds.HasLegal() {
 		s.batch.Legal = make([]float32, batchSize*A)
 		s.maskBuf = make([]float32, A)
@@ -111,8 +115,16 @@ func (s *Sampler) Next() *nets.Batch {
 		}
 		i := int(s.perm[s.pos])
 		s.pos++
-		obs, pol, val, legal := d.Row(i)
 		dObs, dPol := b.Input[k*O:(k+1)*O], b.Policy[k*A:(k+1)*A]
+		sym := 0
+		if len(s.syms) > 0 {
+			sym = s.rng.IntN(len(s.syms) + 1)
+		}
+		obs := dObs
+		if sym != 0 {
+			obs = s.obsBuf
+		}
+		pol, val, legal := d.Row(i, obs)
 		var dLegal []float32
 		if b.Legal != nil {
 			dLegal = b.Legal[k*A : (k+1)*A]
@@ -121,12 +133,7 @@ func (s *Sampler) Next() *nets.Batch {
 			val = float32((1-s.qmix)*float64(val) + s.qmix*float64(d.rootQ[i]))
 		}
 		b.Value[k] = val
-		sym := 0
-		if len(s.syms) > 0 {
-			sym = s.rng.IntN(len(s.syms) + 1)
-		}
 		if sym == 0 {
-			copy(dObs, obs)
 			copy(dPol, pol)
 			if dLegal != nil {
 				for a, l := range legal {

@@ -76,7 +76,8 @@ func TestSamplerEpochs(t *testing.T) {
 func findRow(t *testing.T, ds *Dataset, obs, pol []float32) int {
 	t.Helper()
 	for i := range ds.Len() {
-		o, p, _, _ := ds.Row(i)
+		o := make([]float32, ds.ObsSize())
+		p, _, _ := ds.Row(i, o)
 		if equalF32(o, obs) && equalF32(p, pol) {
 			return i
 		}
@@ -114,7 +115,8 @@ func TestSamplerAugmentation(t *testing.T) {
 					break // crossed an epoch: the row is in the new permutation
 				}
 				row := int(perm[pos+k])
-				obs, pol, val, legal := ds.Row(row)
+				obs := make([]float32, ds.ObsSize())
+				pol, val, legal := ds.Row(row, obs)
 				gotObs, gotPol, gotLegal := b.Input[k*O:(k+1)*O], b.Policy[k*A:(k+1)*A], b.Legal[k*A:(k+1)*A]
 				if b.Value[k] != val {
 					t.Fatalf("%s: value changed", spec)

@@ -122,7 +122,7 @@ func TestLossDecreases(t *testing.T) {
 func targetEntropy(ds *Dataset) float64 {
 	var h float64
 	for i := range ds.Len() {
-		_, p, _, _ := ds.Row(i)
+		p, _, _ := ds.Row(i, make([]float32, ds.ObsSize()))
 		for _, x := range p {
 			if x > 0 {
 				h -= float64(x) * math.Log(float64(x))
