@@ -12,6 +12,7 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 	"github.com/canopy-go/canopy/train"
 )
@@ -60,7 +61,8 @@ type Config struct {
 
 	// Evaluation each iteration: EvalGames games (seats alternating) of
 	// the new net against the previous one and against each of
-	// Baselines, every network agent searching EvalSims simulations;
+	// Baselines, every network agent searching EvalSims simulations (as
+	// self-play searches otherwise: c, fpu, det, blend, turns, cut);
 	// for connect4, the share of optimal moves on SolverPositions
 	// solver-labelled positions (0 = none), for the network alone and
 	// with SolverSims simulations of search.
@@ -144,6 +146,12 @@ func (c *Config) Check() error {
 		if _, err := selfplay.TurnSearchSpec(g, c.TurnSearch); err != nil {
 			return fmt.Errorf("turn-search: %w", err)
 		}
+	}
+	if g.Type().Information == games.ImperfectInformation && c.EvalSims < c.SelfPlay.Det {
+		return fmt.Errorf("eval-sims = %d: evaluation searches det = %d sampled deals as self-play does, each needs a simulation; use --eval-sims %d or more", c.EvalSims, c.SelfPlay.Det, c.SelfPlay.Det)
+	}
+	if _, err := engine.BlendRollout(g, c.SelfPlay.SearchOptions()); err != nil {
+		return err
 	}
 	return nil
 }

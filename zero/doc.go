@@ -41,7 +41,9 @@
 //
 // # Evaluation
 //
-// Each iteration's network (as az agents with EvalSims simulations) plays
+// Each iteration's network (as az agents with EvalSims simulations that
+// otherwise search as self-play does: its PUCT constants, and in
+// hidden-information games its determinizations and rollout blend) plays
 // the previous network and fixed baselines; the Elo of every network over
 // all evaluation games of the run is recomputed each iteration (study
 // 000's rolling Elo). Connect Four networks are also scored on a fixed set

@@ -3,12 +3,14 @@ package zero
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/games/connect4/solver"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/selfplay"
 )
 
 // Match is one evaluation game: the agents by seat (names such as
@@ -60,14 +62,43 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 }
 
 // spec turns an evaluation entrant's name into an agent spec: a network
-// iteration becomes an az agent on its checkpoint.
+// iteration becomes an az agent on its checkpoint that searches as
+// self-play does (evalSearch) with EvalSims simulations.
 func (r *runner) spec(name string) string {
 	var it int
 	if n, _ := fmt.Sscanf(name, "iter-%04d", &it); n == 1 {
 		_, net := r.checkpoint(it)
-		return fmt.Sprintf("az:net=%s,sims=%d,tempplies=%d", net, r.cfg.EvalSims, r.cfg.EvalTempPlies)
+		return fmt.Sprintf("az:net=%s,sims=%d,tempplies=%d%s", net, r.cfg.EvalSims, r.cfg.EvalTempPlies, evalSearch(r.g, &r.cfg.SelfPlay))
 	}
 	return name
+}
+
+// evalSearch returns the az options (",key=value...") through which
+// evaluation searches as self-play does: its PUCT constants, and in
+// hidden-information games its determinizations and rollout blend. Root
+// noise, temperature and the budget are evaluation's own. Options at the
+// az agent's defaults are left out, so that the specs of runs that never
+// changed them read as they always did.
+func evalSearch(g games.Game, sp *selfplay.Settings) string {
+	def := engine.DefaultSettings()
+	var b strings.Builder
+	add := func(key string, v, d any) {
+		if v != d {
+			fmt.Fprintf(&b, ",%s=%v", key, v)
+		}
+	}
+	add("c", sp.C, def.C)
+	add("fpu", sp.FPU, def.FPU)
+	if g.Type().Information == games.ImperfectInformation {
+		add("det", sp.Det, def.Det)
+	}
+	add("blend", sp.Blend, def.Blend)
+	if sp.Blend < 1 {
+		add("turns", sp.Turns, def.Turns)
+		add("cut", sp.Cut, def.Cut)
+		add("cutscale", sp.CutScale, def.CutScale)
+	}
+	return b.String()
 }
 
 // match plays EvalGames games of a against b (seats alternating), all at

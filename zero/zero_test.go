@@ -16,7 +16,10 @@ import (
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/games/connect4/solver"
+	_ "github.com/canopy-go/canopy/games/sequence"
 	_ "github.com/canopy-go/canopy/games/tictactoe"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/train"
 )
 
@@ -315,5 +318,34 @@ func TestLoadConfigUpgradesOlderRuns(t *testing.T) {
 	}
 	if err := sameRun(got, c); err != nil {
 		t.Errorf("an older run does not resume with the default settings: %v", err)
+	}
+}
+
+// Evaluation's az agents search as self-play does: in a hidden-information
+// game the same determinizations and rollout blend (and cut), with
+// evaluation's own budget; in a run at the defaults the spec is unchanged.
+func TestEvalSearchesAsSelfPlay(t *testing.T) {
+	c := DefaultConfig("sequence:jacks=false")
+	sp := &c.SelfPlay
+	sp.Det, sp.Blend, sp.Turns, sp.Cut, sp.C = 4, 0.5, 6, "heuristic", 2
+	g := games.MustNew(c.Game)
+	extra := evalSearch(g, sp)
+	s, err := spec.Parse("az:sims=64" + extra)
+	if err != nil {
+		t.Fatalf("az spec %q: %v", extra, err)
+	}
+	got := engine.DefaultSettings()
+	if err := got.Table().Parse(s); err != nil {
+		t.Fatalf("az spec %q: %v", extra, err)
+	}
+	if got.Det != 4 || got.Blend != 0.5 || got.Turns != 6 || got.Cut != "heuristic" || got.C != 2 || got.Sims != 64 {
+		t.Errorf("evaluation az from %q: %+v, want self-play's det, blend, turns, cut and c", extra, got)
+	}
+	if d := DefaultConfig("connect4"); evalSearch(games.MustNew("connect4"), &d.SelfPlay) != "" {
+		t.Errorf("connect4 at the defaults: %q, want no extra options", evalSearch(games.MustNew("connect4"), &d.SelfPlay))
+	}
+	c.EvalSims = 3
+	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "eval-sims") {
+		t.Errorf("eval-sims 3 below det 4: err %v, want one naming eval-sims", err)
 	}
 }
