@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -28,17 +29,10 @@ func rowsOf(rng *rand.Rand, n, size, k int) []float32 {
 	return v
 }
 
-// sameBits reports whether a and b hold the same float32 bit patterns.
+// sameBits reports whether a and b hold the same float32 bit patterns
+// (-0 differs from +0).
 func sameBits(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 }
 
 // checkBlock compares every row of r with the reference rows want.
