@@ -216,6 +216,39 @@ func (t *Trainer) Compute(b *Batch) (Loss, error) {
 	return loss, nil
 }
 
+// InferenceLoss returns the policy and value terms of the AlphaZero loss
+// of n on b as n plays: batch norm with its running statistics (Forward),
+// not the batch's own as in training. Total is Policy + Value (no L2).
+// It changes nothing in n; it is for held-out data, where a training
+// step's loss would mix in the update's batch statistics.
+func InferenceLoss(n *Net, b *Batch) (Loss, error) {
+	P := n.PolicySize()
+	if b.N < 1 || len(b.Input) < b.N*n.InputSize() || len(b.Policy) < b.N*P || len(b.Value) < b.N ||
+		(b.Legal != nil && len(b.Legal) < b.N*P) {
+		return Loss{}, fmt.Errorf("nets: batch of %d has input %d, policy %d, value %d, legal %d values; want %d, %d, %d, %d",
+			b.N, len(b.Input), len(b.Policy), len(b.Value), len(b.Legal), b.N*n.InputSize(), b.N*P, b.N, b.N*P)
+	}
+	logits, values, scratch := make([]float32, b.N*P), make([]float32, b.N), make([]float32, P)
+	n.Forward(b.N, b.Input, logits, values)
+	var loss Loss
+	inv := 1 / float64(b.N)
+	for i := range b.N {
+		var legal []float32
+		if b.Legal != nil {
+			legal = b.Legal[i*P : (i+1)*P]
+		}
+		ce, err := maskedCrossEntropy(logits[i*P:(i+1)*P], b.Policy[i*P:(i+1)*P], legal, scratch, 0)
+		if err != nil {
+			return Loss{}, fmt.Errorf("nets: sample %d: %v", i, err)
+		}
+		d := float64(values[i]) - float64(b.Value[i])
+		loss.Policy += ce * inv
+		loss.Value += d * d * inv
+	}
+	loss.Total = loss.Policy + loss.Value
+	return loss, nil
+}
+
 // maskedCrossEntropy returns -sum target*log softmax(logits over legal) and
 // writes its gradient times scale into grad.
 func maskedCrossEntropy(logits, target, legal, grad []float32, scale float64) (float64, error) {

@@ -27,7 +27,7 @@ func names(figs []*Figure) []string {
 
 const zeroLines = `{"iteration":1,"train":{"final_loss":{"Total":3,"Policy":2,"Value":1}},"eval":{}}
 {"iteration":2,"train":{"final_loss":{"Total":2.5,"Policy":1.5,"Value":1}},"eval":{"solver_policy":0.5,"solver_search":0.75,"solver_random":0.25},"elo":{"value":30,"lo":-20,"hi":80}}
-{"iteration":3,"train":{"final_loss":{"Total":2,"Policy":1.25,"Value":0.75}},"eval":{"solver_policy":0.625,"solver_search":0.875,"solver_random":0.25},"elo":{"value":70,"lo":20,"hi":120}}
+{"iteration":3,"train":{"final_loss":{"Total":2,"Policy":1.25,"Value":0.75},"held_out":{"Total":2.5,"Policy":1.5,"Value":1}},"eval":{"solver_policy":0.625,"solver_search":0.875,"solver_random":0.25},"elo":{"value":70,"lo":20,"hi":120}}
 `
 
 func TestZeroFigures(t *testing.T) {
@@ -35,14 +35,14 @@ func TestZeroFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(its) != 3 || its[2].Loss != (Loss{2, 1.25, 0.75, 0}) || *its[1].SolverSearch != 0.75 || its[0].Elo != nil || *its[2].Elo != (Interval{70, 20, 120}) {
+	if len(its) != 3 || its[2].Loss != (Loss{2, 1.25, 0.75, 0}) || its[1].HeldOut != nil || *its[2].HeldOut != (Loss{2.5, 1.5, 1, 0}) || *its[1].SolverSearch != 0.75 || its[0].Elo != nil || *its[2].Elo != (Interval{70, 20, 120}) {
 		t.Fatalf("parsed %+v", its)
 	}
 	figs := ZeroFigures("connect4", its)
 	if got := names(figs); !slices.Equal(got, []string{"loss", "elo", "solver"}) {
 		t.Fatalf("figures %v, want loss, elo, solver", got)
 	}
-	for i, legend := range [][]string{{"total", "policy", "value", "l2"}, {"network"}, {"network alone", "with search", "random moves"}} {
+	for i, legend := range [][]string{{"total", "policy", "value", "l2", "policy, held out", "value, held out"}, {"network"}, {"network alone", "with search", "random moves"}} {
 		doc := render(t, figs[i])
 		for _, l := range legend {
 			if !doc.hasText(l) {
@@ -52,6 +52,10 @@ func TestZeroFigures(t *testing.T) {
 		if doc.textContaining("connect4: ") != 1 {
 			t.Errorf("%s: want one title naming the game", figs[i].Name)
 		}
+	}
+	// Without held-out losses: no held-out series.
+	if doc := render(t, ZeroFigures("hex", its[:2])[0]); doc.hasText("value, held out") {
+		t.Error("held-out series drawn for iterations without a held-out loss")
 	}
 	// Without evaluations: the loss chart only.
 	if got := names(ZeroFigures("hex", its[:1])); !slices.Equal(got, []string{"loss"}) {

@@ -44,6 +44,9 @@ type Loss struct {
 type Iteration struct {
 	Iteration int
 	Loss      Loss      // the training's final loss (its last steps)
+	// HeldOut is the policy and value loss of the previous network on the
+	// iteration's new positions before training (nil where not recorded).
+	HeldOut *Loss
 	Elo       *Interval // rolling Elo, iteration 0 = 0; nil before any evaluation
 	// Solver set (connect4): shares of optimal moves in [0,1] for the
 	// network alone, with search, and for uniformly random moves; nil
@@ -56,6 +59,7 @@ type zeroLine struct {
 	Iteration *int `json:"iteration"`
 	Train     struct {
 		FinalLoss *struct{ Total, Policy, Value, L2 float64 } `json:"final_loss"`
+		HeldOut   *struct{ Total, Policy, Value, L2 float64 } `json:"held_out"`
 	} `json:"train"`
 	Eval struct {
 		SolverPolicy *float64 `json:"solver_policy"`
@@ -89,6 +93,9 @@ func ParseZeroMetrics(data []byte, file string) ([]Iteration, error) {
 		it := Iteration{Iteration: *z.Iteration, Elo: z.Elo,
 			Loss:         Loss{z.Train.FinalLoss.Total, z.Train.FinalLoss.Policy, z.Train.FinalLoss.Value, z.Train.FinalLoss.L2},
 			SolverPolicy: z.Eval.SolverPolicy, SolverSearch: z.Eval.SolverSearch, SolverRandom: z.Eval.SolverRandom}
+		if h := z.Train.HeldOut; h != nil {
+			it.HeldOut = &Loss{h.Total, h.Policy, h.Value, h.L2}
+		}
 		if len(out) > 0 && it.Iteration <= out[len(out)-1].Iteration {
 			return nil, inputErrorf(file, n, "iteration %d after iteration %d: want increasing iterations", it.Iteration, out[len(out)-1].Iteration)
 		}
@@ -104,7 +111,11 @@ func (it Iteration) check() error {
 	if it.Iteration < 1 {
 		return fmt.Errorf("iteration %d: want 1 or more", it.Iteration)
 	}
-	for _, v := range []float64{it.Loss.Total, it.Loss.Policy, it.Loss.Value, it.Loss.L2} {
+	vs := []float64{it.Loss.Total, it.Loss.Policy, it.Loss.Value, it.Loss.L2}
+	if h := it.HeldOut; h != nil {
+		vs = append(vs, h.Total, h.Policy, h.Value, h.L2)
+	}
+	for _, v := range vs {
 		if !finite(v) {
 			return fmt.Errorf("iteration %d: loss %v is not a finite number", it.Iteration, v)
 		}
@@ -124,15 +135,17 @@ func (it Iteration) check() error {
 }
 
 // ZeroFigures draws zero's charts: "loss" (final loss and its terms,
-// policy, value and L2, per iteration), "elo" (rolling Elo with 95% intervals, iteration 0 = 0)
+// policy, value and L2, per iteration, and the held-out policy and value
+// loss where recorded), "elo" (rolling Elo with 95% intervals, iteration 0 = 0)
 // when any iteration has one, and "solver" when any iteration was scored
 // on the solver set.
 func ZeroFigures(game string, its []Iteration) []*Figure {
 	if len(its) == 0 {
 		return nil
 	}
-	var tot, pol, val, l2 Series
+	var tot, pol, val, l2, hPol, hVal Series
 	tot.Name, pol.Name, val.Name, l2.Name = "total", "policy", "value", "l2"
+	hPol.Name, hVal.Name = "policy, held out", "value, held out"
 	elo := Series{Name: "network", X: []float64{0}, Y: []float64{0}, Lo: []float64{0}, Hi: []float64{0}}
 	solP := Series{Name: "network alone"}
 	solS := Series{Name: "with search"}
@@ -145,6 +158,10 @@ func ZeroFigures(game string, its []Iteration) []*Figure {
 		add(&pol, x, it.Loss.Policy)
 		add(&val, x, it.Loss.Value)
 		add(&l2, x, it.Loss.L2)
+		if h := it.HeldOut; h != nil {
+			add(&hPol, x, h.Policy)
+			add(&hVal, x, h.Value)
+		}
 		if e := it.Elo; e != nil {
 			hasElo = true
 			add(&elo, x, e.Value)
@@ -158,8 +175,12 @@ func ZeroFigures(game string, its []Iteration) []*Figure {
 			}
 		}
 	}
-	figs := []*Figure{lineFigure("loss", game+": training loss (last steps of each iteration)", "iteration", "loss",
-		[]Series{tot, pol, val, l2})}
+	loss := []Series{tot, pol, val, l2}
+	if len(hPol.X) > 0 {
+		loss = append(loss, hPol, hVal)
+	}
+	figs := []*Figure{lineFigure("loss", game+": training loss (last steps of each iteration; held out: the previous network on the iteration's new games)", "iteration", "loss",
+		loss)}
 	if hasElo {
 		figs = append(figs, lineFigure("elo", game+": rating over all evaluation games (Elo, iteration 0 = 0, 95% interval)",
 			"iteration", "Elo", []Series{elo}))

@@ -347,6 +347,23 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 			o.Average = avg
 		}
 	}
+	// The newest iteration's rows come last (oldest first); the parent
+	// never trained on them.
+	fresh := 0
+	for _, s := range ds.Sources() {
+		if s.Iteration == len(paths)-1 {
+			fresh += s.Positions
+		}
+	}
+	var heldOut *nets.Loss
+	if fresh > 0 {
+		l, err := train.HeldOutLoss(net, ds, ds.Len()-fresh, ds.Len(), HeldOutLimit)
+		if err != nil {
+			return out, fmt.Errorf("held-out loss: %w", err)
+		}
+		heldOut = &l
+		r.logf("  held out (%d of this iteration's positions, network %s): policy %.5f, value %.5f", min(fresh, HeldOutLimit), iterName(i-1), l.Policy, l.Value)
+	}
 	r.logf("  training on %d positions (%d iterations of self-play), %d steps", ds.Len(), len(paths), o.Steps)
 	res, err := train.Run(ctx, net, ds, o, func(m train.Metrics) {
 		r.opt.Status(fmt.Sprintf("iteration %d training: step %d/%d, %s, %.0f samples/s", i, m.Step, m.Steps, m.Loss, m.SamplesPerSec))
@@ -359,7 +376,11 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 		return out, err
 	}
 	out = TrainRecord{Positions: ds.Len(), Steps: res.Steps, Samples: res.Samples, Epochs: res.Epochs,
-		FirstLoss: res.FirstLoss, FinalLoss: res.FinalLoss, SamplesPerSec: res.SamplesPerSec, Seconds: res.Elapsed.Seconds()}
+		FirstLoss: res.FirstLoss, FinalLoss: res.FinalLoss, SamplesPerSec: res.SamplesPerSec, Seconds: res.Elapsed.Seconds(),
+		HeldOut: heldOut}
+	if heldOut != nil {
+		out.HeldOutPositions = min(fresh, HeldOutLimit)
+	}
 	r.logf("  trained: %s -> %s (%.0f samples/s)", res.FirstLoss, res.FinalLoss, res.SamplesPerSec)
 	return out, writeJSON(resPath, out)
 }

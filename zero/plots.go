@@ -25,6 +25,9 @@ func iterations(recs []Record) []plots.Iteration {
 			Loss:         plots.Loss{Total: l.Total, Policy: l.Policy, Value: l.Value, L2: l.L2},
 			SolverPolicy: r.Eval.SolverPolicy, SolverSearch: r.Eval.SolverSearch, SolverRandom: r.Eval.SolverRandom,
 		}
+		if h := r.Train.HeldOut; h != nil {
+			its[i].HeldOut = &plots.Loss{Total: h.Total, Policy: h.Policy, Value: h.Value, L2: h.L2}
+		}
 		if e := r.Elo; e != nil {
 			its[i].Elo = &plots.Interval{Value: e.Value, Lo: e.Lo, Hi: e.Hi}
 		}

@@ -19,7 +19,8 @@ func TestPlotsReadsWhatZeroWrites(t *testing.T) {
 	p, s, r := 0.25, 0.5, 0.125
 	recs := []Record{
 		{Iteration: 1, Train: TrainRecord{FinalLoss: nets.Loss{Total: 3, Policy: 2, Value: 1, L2: 0.5}}},
-		{Iteration: 2, Train: TrainRecord{FinalLoss: nets.Loss{Total: 2.5, Policy: 1.75, Value: 0.75}},
+		{Iteration: 2, Train: TrainRecord{FinalLoss: nets.Loss{Total: 2.5, Policy: 1.75, Value: 0.75},
+			HeldOut: &nets.Loss{Total: 3.5, Policy: 2.25, Value: 1.25}, HeldOutPositions: 7},
 			Eval: EvalRecord{SolverPolicy: &p, SolverSearch: &s, SolverRandom: &r}, Elo: &Rating{Value: 40, Lo: -10, Hi: 90}},
 	}
 	var data []byte
@@ -36,7 +37,7 @@ func TestPlotsReadsWhatZeroWrites(t *testing.T) {
 	}
 	want := []plots.Iteration{
 		{Iteration: 1, Loss: plots.Loss{Total: 3, Policy: 2, Value: 1, L2: 0.5}},
-		{Iteration: 2, Loss: plots.Loss{Total: 2.5, Policy: 1.75, Value: 0.75}, SolverPolicy: &p, SolverSearch: &s, SolverRandom: &r,
+		{Iteration: 2, Loss: plots.Loss{Total: 2.5, Policy: 1.75, Value: 0.75}, HeldOut: &plots.Loss{Total: 3.5, Policy: 2.25, Value: 1.25}, SolverPolicy: &p, SolverSearch: &s, SolverRandom: &r,
 			Elo: &plots.Interval{Value: 40, Lo: -10, Hi: 90}},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -49,7 +49,18 @@ type TrainRecord struct {
 	FinalLoss     nets.Loss `json:"final_loss"`
 	SamplesPerSec float64   `json:"samples_per_sec"`
 	Seconds       float64   `json:"seconds"`
+	// HeldOut is the loss of the network training starts from (the
+	// previous iteration's) on up to HeldOutLimit of this iteration's new
+	// positions, which it never trained on (train.HeldOutLoss: as the
+	// network plays, no L2). Far above FinalLoss, it says training
+	// memorises games rather than learning positions. Absent from
+	// iterations trained before it was recorded.
+	HeldOut          *nets.Loss `json:"held_out,omitempty"`
+	HeldOutPositions int        `json:"held_out_positions,omitempty"`
 }
+
+// HeldOutLimit is the most new positions the held-out loss is measured on.
+const HeldOutLimit = 2048
 
 // EvalRecord is an iteration's evaluation.
 type EvalRecord struct {

@@ -148,6 +148,11 @@ func TestRunOutputsAndContinuation(t *testing.T) {
 	if len(rec.Eval.Scores) != 2 || rec.Eval.Scores[0].Opponent != "iter-0001" || rec.Eval.Scores[1].Opponent != "random" || rec.Eval.Scores[0].Games != 4 {
 		t.Errorf("scores %+v: want 4 games against iter-0001 and random", rec.Eval.Scores)
 	}
+	// The held-out loss is measured on iteration 2's own positions only.
+	if h := rec.Train.HeldOut; h == nil || !(h.Policy > 0) || !(h.Value >= 0) ||
+		rec.Train.HeldOutPositions != min(rec.SelfPlay.Positions, HeldOutLimit) {
+		t.Errorf("held-out loss %+v over %d positions (self-play %d positions in all)", h, rec.Train.HeldOutPositions, rec.SelfPlay.Positions)
+	}
 	c.SelfPlay.Sims = 13
 	err = Run(context.Background(), dir, c, Options{})
 	if err == nil || !strings.Contains(err.Error(), "selfplay") || !strings.Contains(err.Error(), "13") {
