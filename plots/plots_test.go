@@ -351,3 +351,22 @@ func TestIntTicks(t *testing.T) {
 		}
 	}
 }
+
+// Any bytes: ParseZeroMetrics returns records or an error, never panics,
+// and what it accepts can be drawn.
+func FuzzParseZeroMetrics(f *testing.F) {
+	f.Add([]byte(zeroLines))
+	f.Add([]byte(`{"iteration":1,"train":{"final_loss":{"Total":1},"held_out":{"Value":1e309}}}`))
+	f.Add([]byte(`{"iteration":2,"train":{"final_loss":{}},"elo":{"value":1,"lo":2,"hi":0}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		its, err := ParseZeroMetrics(data, "m.jsonl")
+		if err != nil {
+			return
+		}
+		for _, fig := range ZeroFigures("g", its) {
+			if _, err := fig.Bytes("svg"); err != nil {
+				t.Fatalf("accepted records do not draw: %v", err)
+			}
+		}
+	})
+}
