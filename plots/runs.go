@@ -43,11 +43,11 @@ type Loss struct {
 // (zero.Record).
 type Iteration struct {
 	Iteration int
-	Loss      Loss      // the training's final loss (its last steps)
+	Loss      Loss // the training's final loss (its last steps)
 	// HeldOut is the policy and value loss of the previous network on the
 	// iteration's new positions before training (nil where not recorded).
 	HeldOut *Loss
-	Elo       *Interval // rolling Elo, iteration 0 = 0; nil before any evaluation
+	Elo     *Interval // rolling Elo, iteration 0 = 0; nil before any evaluation
 	// Solver set (connect4): shares of optimal moves in [0,1] for the
 	// network alone, with search, and for uniformly random moves; nil
 	// where not measured.
