@@ -71,12 +71,14 @@ func readNPZ(data []byte) (map[string]*npyArray, error) {
 		if err != nil {
 			return nil, fmt.Errorf("array %q: %v", name, err)
 		}
-		// The member's sizes from the zip directory bound what its stream
-		// can hold (deflate expands at most 1032:1), so a buffer of that
-		// size is never one that only a header claims.
-		hint := int64(f.UncompressedSize64)
+		// What the member's stream can hold is bounded by the bytes the
+		// file really has (a stored member holds at most them, deflate
+		// expands them at most 1032:1), so a buffer of that size is never
+		// one that only a header or the zip directory claims.
+		comp := min(int64(f.CompressedSize64), int64(len(data)))
+		hint := min(int64(f.UncompressedSize64), comp)
 		if f.Method != zip.Store {
-			hint = min(hint, 1032*int64(f.CompressedSize64)+1<<10)
+			hint = min(int64(f.UncompressedSize64), 1032*comp+1<<10)
 		}
 		a, err := readNPY(rc, hint)
 		rc.Close()

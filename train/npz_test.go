@@ -3,8 +3,10 @@ package train
 import (
 	"archive/zip"
 	"bytes"
+	"hash/crc32"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -140,4 +142,33 @@ func FuzzReadNPY(f *testing.F) {
 			t.Fatalf("shape %v holds %d values, decoded %d", a.shape, a.len(), n)
 		}
 	})
+}
+
+// A small file whose zip directory and .npy header both claim a huge
+// array is refused without allocating what they claim: the buffer is
+// bounded by the bytes the file really has.
+func TestReadNPZClaimsDoNotAllocate(t *testing.T) {
+	// The header says 2^28 float32 values (1 GiB); the data is 8 bytes.
+	claimed := npyBytes(testArray{name: "obs", descr: "<f4", shape: []int{1 << 28}, data: []float32{1, 2}})
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "obs.npy", Method: zip.Store,
+		CompressedSize64: uint64(len(claimed)), UncompressedSize64: 1<<30 + 128, CRC32: crc32.ChecksumIEEE(claimed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(claimed)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err = readNPZ(zb.Bytes())
+	runtime.ReadMemStats(&m1)
+	if err == nil {
+		t.Fatal("a 1 GiB claim with 8 data bytes: no error")
+	}
+	if a := m1.TotalAlloc - m0.TotalAlloc; a > 64<<20 {
+		t.Errorf("reading it allocated %d MB; the file has %d bytes", a>>20, zb.Len())
+	}
 }
