@@ -54,7 +54,7 @@ func NewSampler(ds *Dataset, batchSize int, seed uint64, augment bool) (*Sampler
 	A := ds.actions
 	s.batch = nets.Batch{N: batchSize, Input: make([]float32, batchSize*ds.obsSize),
 		Policy: make([]float32, batchSize*A), Value: make([]float32, batchSize)}
-	if augment && len(s.syms) > 0 {
+	if len(s.syms) > 0 {
 		s.obsBuf = make([]float32, ds.obsSize)
 	}
 	if ds.HasLegal() {

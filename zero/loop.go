@@ -364,7 +364,8 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 		heldOut = &l
 		r.logf("  held out (%d of this iteration's positions, network %s): policy %.5f, value %.5f", min(fresh, HeldOutLimit), iterName(i-1), l.Policy, l.Value)
 	}
-	r.logf("  training on %d positions (%d iterations of self-play), %d steps", ds.Len(), len(paths), o.Steps)
+	obsBytes, _ := ds.ObsBytes()
+	r.logf("  training on %d positions (%d iterations of self-play, observations %d MB), %d steps", ds.Len(), len(paths), obsBytes>>20, o.Steps)
 	res, err := train.Run(ctx, net, ds, o, func(m train.Metrics) {
 		r.opt.Status(fmt.Sprintf("iteration %d training: step %d/%d, %s, %.0f samples/s", i, m.Step, m.Steps, m.Loss, m.SamplesPerSec))
 	})
