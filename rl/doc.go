@@ -38,7 +38,9 @@
 //
 // The learner's observation is the game's, or with nets.Encoding's
 // LegalPlane study 002's three planes (the third marks the legal moves);
-// Shaping adds study 002's dense rewards (off by default).
+// Shaping adds a study's dense rewards (off by default): study 002's
+// block and threat bonuses, or study 000's line growth and open-four
+// blocks on Sequence.
 //
 // # PPO
 //

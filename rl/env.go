@@ -119,7 +119,7 @@ type EnvOptions struct {
 	Opponents Opponents
 	// Encoding is the learner's observation (default: the game's own).
 	Encoding nets.Encoding
-	// Shaping adds study 002's dense rewards to the learner's (default
+	// Shaping adds a study's dense rewards to the learner's (default
 	// none).
 	Shaping Shaping
 	// Seat is the learner's seat, or SeatAlternate (the default is seat
@@ -271,7 +271,7 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 		return nil, err
 	}
 	players := g.NumPlayers()
-	if err := opt.Shaping.check(players); err != nil {
+	if err := opt.Shaping.check(g); err != nil {
 		return nil, err
 	}
 	switch {

@@ -2,6 +2,7 @@ package rl
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -78,5 +79,57 @@ func TestEnvShaping(t *testing.T) {
 	}
 	if _, err := NewEnv(g, EnvOptions{Shaping: Shaping{Block: math.Inf(1)}}); err == nil {
 		t.Error("infinite shaping accepted")
+	}
+}
+
+// Study 000's rewards on a hand-made Sequence position (jacks=false). Row
+// 6 of the board reads 9C QS 7C ...; player 0 holds a6 and b6, player 1
+// holds b10, c10 and d10 next to the corner a10, an open four whose gap
+// is e10 (5S). Player 0, to move: 7C@c6 lengthens its run from 2 to 3
+// (+0.05), 5S@e10 blocks the four (+0.1), 3D@d8 does neither.
+func TestShapingSequence(t *testing.T) {
+	g := games.MustNew("sequence:jacks=false")
+	board := "*bbb.....*/........../........../........../aa......../........../........../........../........../*........*"
+	s, err := g.ParseState(board + " play:0 h=3D,7C,5S;KD d=- s=0,0 p=0 m=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := StudyShaping(g)
+	if sh != Study000Shaping() {
+		t.Fatalf("StudyShaping(sequence) = %+v, want study 000's", sh)
+	}
+	sc := newShapeScratch(g)
+	legal := games.NewMask(g.NumActions())
+	s.Legal(legal)
+	before := s.String()
+	for _, c := range []struct {
+		move string
+		want float64
+	}{{"7C@c6", 0.05}, {"5S@e10", 0.1}, {"3D@d8", 0}} {
+		a, err := s.(interface {
+			ParseAction(string) (games.Action, error)
+		}).ParseAction(c.move)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !legal.Has(a) {
+			t.Fatalf("%s is not legal in %s", c.move, s)
+		}
+		if r := sh.reward(&sc, s, 0, a, legal); math.Abs(r-c.want) > 1e-12 {
+			t.Errorf("%s: shaped reward %g, want %g", c.move, r, c.want)
+		}
+		if allocs := testing.AllocsPerRun(20, func() { sh.reward(&sc, s, 0, a, legal) }); allocs != 0 {
+			t.Errorf("%s: reward allocates %g times", c.move, allocs)
+		}
+	}
+	if s.String() != before {
+		t.Fatal("reward modified the state")
+	}
+	c4 := connect4Game(t)
+	if StudyShaping(c4) != Study002Shaping() {
+		t.Errorf("StudyShaping(connect4) = %+v, want study 002's", StudyShaping(c4))
+	}
+	if _, err := NewEnv(c4, EnvOptions{Shaping: Study000Shaping()}); err == nil || !strings.Contains(err.Error(), "measures lines") {
+		t.Errorf("study 000's shaping on connect4: %v, want a refusal naming the missing line measure", err)
 	}
 }

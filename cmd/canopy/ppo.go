@@ -70,11 +70,15 @@ updates (update 0 included).
 Schedules: --ent-decay F moves the entropy coefficient linearly from --ent to
 --ent-final over the first F x --updates updates (study 000: --ent 0.01
 --ent-final 0.001 --ent-decay 0.4); --lr-anneal anneals the learning rate to
-0 (the studies keep it constant). --shaping adds study 002's dense rewards
-(+0.1 for blocking an immediate opponent win, +0.05 for creating an immediate
-win of one's own; off by default). They are not potential-based: against
-a weak opponent the learner learns to leave a win standing and make new
-threats for the bonus (docs/RESULTS.md, section 6). --legal-plane gives a fresh net study
+0 (the studies keep it constant). --shaping adds the dense rewards the
+game's study defines (off by default): on Sequence study 000's (+0.05 per
+unit by which the learner's move lengthens its longest run of chips,
+corners counted; +0.1 for a chip on the gap of an opponent's open four),
+on other two-player games study 002's (+0.1 for blocking an immediate
+opponent win, +0.05 for creating an immediate win of one's own). They are
+not potential-based: against a weak opponent a Connect Four learner learns
+to leave a win standing and make new threats for the bonus (docs/RESULTS.md,
+section 6). --legal-plane gives a fresh net study
 002's third input plane, the legal moves broadcast over the board; nets
 without it keep working.
 
@@ -144,7 +148,7 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 			fs.StringVar(&c.Greedy, "greedy", "onestep", "agent spec of the greedy opponent of --league schedule")
 			fs.IntVar(&c.Warmup, "warmup", 400, fmt.Sprintf("updates of --league schedule's warm-up against --greedy and random, 0..%d", rl.MaxUpdate))
 			fs.BoolVar(&c.LegalPlane, "legal-plane", false, "give a fresh net study 002's third input plane, the legal moves")
-			shaping := fs.Bool("shaping", false, "add study 002's dense rewards: +0.1 for blocking an immediate loss, +0.05 for creating an immediate win")
+			shaping := fs.Bool("shaping", false, "add the study's dense rewards for the game: on Sequence study 000's (+0.05 per unit of growth of the longest run, +0.1 for blocking an open four), elsewhere study 002's (+0.1 for blocking an immediate loss, +0.05 for creating an immediate win)")
 			fs.Float64Var(&c.Options.EntropyFinal, "ent-final", 0, "entropy coefficient at the end of --ent-decay")
 			entDecay := fs.Float64("ent-decay", 0, "fraction of --updates over which the entropy coefficient moves linearly from --ent to --ent-final (study 000: 0.4); 0 keeps --ent")
 			lrAnneal := fs.Bool("lr-anneal", false, "anneal the learning rate linearly to 0 over --updates (the studies keep it constant)")
@@ -167,7 +171,11 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 				}
 				c.Updates = *updates
 				if *shaping {
-					c.Shaping = rl.Study002Shaping()
+					g, err := newGame(c.Game)
+					if err != nil {
+						return err
+					}
+					c.Shaping = rl.StudyShaping(g)
 				}
 				if !(*entDecay >= 0 && *entDecay <= 1) {
 					return usagef("--ent-decay = %g, want a fraction of --updates in [0, 1]", *entDecay)
