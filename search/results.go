@@ -22,6 +22,21 @@ type ActionStat struct {
 	Strategy float64
 }
 
+// MeanQ is the value of the node whose actions stats describes, for the
+// player who chooses there: the visit-weighted mean of the actions' Q,
+// clamped to [-1, 1]; ok is false when no action was visited.
+func MeanQ(stats []ActionStat) (q float64, ok bool) {
+	var sum, n float64
+	for _, x := range stats {
+		sum += x.Q * float64(x.Visits)
+		n += float64(x.Visits)
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return max(-1, min(1, sum/n)), true
+}
+
 // RootStats appends the statistics of player's actions at the root to dst
 // (player is ignored at sequential nodes), sorted by decreasing visits.
 // Call it after Search, not concurrently with it.

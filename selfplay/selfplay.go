@@ -609,18 +609,11 @@ func b2u8(b bool) uint8 {
 	return 0
 }
 
-// rootQ is the search's value of the root for its mover: the
-// visit-weighted mean of the actions' Q (0 without visits).
+// rootQ is the search's value of the root for its mover (search.MeanQ;
+// 0 without visits).
 func rootQ(stats []search.ActionStat) float64 {
-	var sum, n float64
-	for _, x := range stats {
-		sum += x.Q * float64(x.Visits)
-		n += float64(x.Visits)
-	}
-	if n == 0 {
-		return 0
-	}
-	return max(-1, min(1, sum/n))
+	q, _ := search.MeanQ(stats)
+	return q
 }
 
 // pruneVisits applies policy target pruning (Wu 2019, "Accelerating

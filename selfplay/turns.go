@@ -60,6 +60,23 @@ func TurnSearchSpec(g games.Game, s string) (string, error) {
 	return canonical(sp), nil
 }
 
+// TurnSearchValues reports whether the turn search s (as TurnSearchSpec
+// accepts it) values the state before each action, so that its games'
+// RootQ can be mixed into the value targets (train.Options.QMix): mcts-v
+// and mcts-bb do, emcts and oep do not.
+func TurnSearchValues(g games.Game, s string) (bool, error) {
+	sp, err := spec.Parse(s)
+	if err != nil {
+		return false, fmt.Errorf("turn search: %v", err)
+	}
+	ts, err := multi.NewTurnSearcher(g, sp, nil, 0)
+	if err != nil {
+		return false, fmt.Errorf("turn search %q: %w", s, err)
+	}
+	_, ok := ts.(multi.TurnValuer)
+	return ok, nil
+}
+
 // canonical writes sp as NAME:k=v,... with its keys sorted.
 func canonical(sp *spec.Spec) string {
 	keys := sp.Keys() // sorted
@@ -167,8 +184,9 @@ func runTurns(ctx context.Context, e *engine.Engine, cfg *Config, ids []int, tot
 // one position per atomic action, with the observation from the mover's
 // view, the row of ts.PolicyHistory for that action as the policy
 // target, the legal actions, the ply and the final outcome from the
-// mover's view. RootQ is 0 (a TurnSearcher reports no value per
-// position); Nodes adds up the simulations of the turns (the planners'
+// mover's view. RootQ is the planner's value of the state before each
+// action where ts is a multi.TurnValuer (mcts-v, mcts-bb), 0 otherwise;
+// Nodes adds up the simulations of the turns (the planners'
 // Sims; 0 for other TurnSearchers). maxPlies > 0 caps the game's atomic
 // actions (a game cut there is a draw, as in Run); 0 plays to the end.
 //
@@ -187,7 +205,8 @@ func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, max
 	s := g.NewInitialState()
 	mask := games.NewMask(n)
 	var turn []games.Action
-	var hist []float32
+	var hist, values []float32
+	valuer, _ := ts.(multi.TurnValuer)
 	var movers []int
 	for !s.IsTerminal() && (maxPlies <= 0 || s.MoveNumber() < maxPlies) {
 		if err := ctx.Err(); err != nil {
@@ -201,6 +220,11 @@ func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, max
 		hist = ts.PolicyHistory(hist[:0])
 		if len(turn) == 0 || len(hist) != n*len(turn) {
 			return nil, fmt.Errorf("selfplay: %s: planner returned %d actions and %d policy values at ply %d", g.Spec(), len(turn), len(hist), s.MoveNumber())
+		}
+		if valuer != nil {
+			if values = valuer.ValueHistory(values[:0]); len(values) != len(turn) {
+				return nil, fmt.Errorf("selfplay: %s: planner returned %d actions and %d state values at ply %d", g.Spec(), len(turn), len(values), s.MoveNumber())
+			}
 		}
 		for i, a := range turn {
 			if s.IsTerminal() || (maxPlies > 0 && s.MoveNumber() >= maxPlies) {
@@ -216,7 +240,11 @@ func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, max
 				rec.Legal = append(rec.Legal, b2u8(mask.Has(games.Action(b))))
 			}
 			rec.Ply = append(rec.Ply, int32(s.MoveNumber()))
-			rec.RootQ = append(rec.RootQ, 0)
+			q := float32(0)
+			if valuer != nil {
+				q = values[i]
+			}
+			rec.RootQ = append(rec.RootQ, q)
 			movers = append(movers, p)
 			if err := games.ApplyChecked(s, a); err != nil {
 				return nil, fmt.Errorf("selfplay: %s: planned action at ply %d: %w", g.Spec(), s.MoveNumber(), err)

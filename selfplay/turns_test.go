@@ -31,8 +31,8 @@ func turnSearchers(t *testing.T, g games.Game, seed uint64) []multi.TurnSearcher
 // TestPlayTurns checks PlayTurns's record against the same game replayed
 // by hand with an identical planner (Connect4d with 4 boards, where
 // lines of four can win; seed 1 gives decisive games): one position per atomic action, the
-// observation and legal actions of its state, the planner's policy row,
-// and the outcome from the mover's view; and that a ply cap cuts the
+// observation and legal actions of its state, the planner's policy row
+// and (MCTS-BB) value, and the outcome from the mover's view; and that a ply cap cuts the
 // game as a draw.
 func TestPlayTurns(t *testing.T) {
 	g := games.MustNew("connect4d:d=4")
@@ -49,7 +49,7 @@ func TestPlayTurns(t *testing.T) {
 		// The reference: the same planner, seed and game, played here.
 		ts := turnSearchers(t, g, 1)[k]
 		s := g.NewInitialState()
-		var obs, policy []float32
+		var obs, policy, rootQ []float32
 		var legal []uint8
 		var movers []int
 		mask := games.NewMask(n)
@@ -59,7 +59,12 @@ func TestPlayTurns(t *testing.T) {
 				t.Fatal(err)
 			}
 			hist := ts.PolicyHistory(nil)
+			values := make([]float32, len(turn)) // 0 unless ts values its states
+			if tv, ok := ts.(multi.TurnValuer); ok {
+				values = tv.ValueHistory(nil)
+			}
 			for i, a := range turn {
+				rootQ = append(rootQ, values[i])
 				o := make([]float32, obsN)
 				s.Observation(s.CurrentPlayer(), o)
 				obs = append(obs, o...)
@@ -78,13 +83,16 @@ func TestPlayTurns(t *testing.T) {
 		}
 		ret := make([]float64, 2)
 		s.Returns(ret) // connect4d's returns are in [-1, 1] already
-		if rec.ID != 7 || rec.Positions() != len(movers) || !slices.Equal(rec.Obs, obs) || !slices.Equal(rec.Policy, policy) || !slices.Equal(rec.Legal, legal) {
+		if rec.ID != 7 || rec.Positions() != len(movers) || !slices.Equal(rec.Obs, obs) || !slices.Equal(rec.Policy, policy) || !slices.Equal(rec.Legal, legal) || !slices.Equal(rec.RootQ, rootQ) {
 			t.Fatalf("planner %d: record of %d positions (id %d) differs from the game replayed (%d positions)", k, rec.Positions(), rec.ID, len(movers))
 		}
 		for i, p := range movers {
 			if rec.Value[i] != float32(ret[p]) || rec.Ply[i] != int32(i) {
 				t.Fatalf("planner %d position %d: value %v, ply %d; want %v, %d", k, i, rec.Value[i], rec.Ply[i], ret[p], i)
 			}
+		}
+		if _, ok := turnSearchers(t, g, 1)[k].(multi.TurnValuer); ok && !slices.ContainsFunc(rec.RootQ, func(q float32) bool { return q != 0 }) {
+			t.Errorf("planner %d values its states, but every RootQ is 0", k)
 		}
 		if ret[0] == 0 {
 			t.Fatalf("planner %d: a draw; the value check needs a decisive game (change the seed)", k)

@@ -47,7 +47,8 @@ type Config struct {
 	// (selfplay.Config.TurnSearch: mcts-v, mcts-bb or emcts on the
 	// network, study 004's MegaZero loop) instead of PUCT per atomic
 	// action; SelfPlay then stays at its defaults (its options have no
-	// meaning), and so does Train.QMix (turn searches record no root Q).
+	// meaning). Train.QMix needs a turn search that values positions
+	// (mcts-v, mcts-bb: selfplay.TurnSearchValues).
 	// Multi-action games only; not with a fleet.
 	TurnSearch string `json:"turn_search,omitempty"`
 
@@ -129,9 +130,6 @@ func (c *Config) Check() error {
 		if keys := c.SelfPlay.Changed(&def); len(keys) > 0 {
 			return fmt.Errorf("%s: no meaning with turn-search %q, whose spec sets the self-play search (e.g. mcts-bb:sims=250,c=2)", strings.Join(keys, ", "), c.TurnSearch)
 		}
-		if c.Train.QMix != 0 {
-			return fmt.Errorf("qmix = %g: turn searches record no root Q to mix into the value target; use qmix 0 with turn-search", c.Train.QMix)
-		}
 	}
 	t := c.Train
 	t.Iteration = 1
@@ -145,6 +143,15 @@ func (c *Config) Check() error {
 	if c.TurnSearch != "" {
 		if _, err := selfplay.TurnSearchSpec(g, c.TurnSearch); err != nil {
 			return fmt.Errorf("turn-search: %w", err)
+		}
+		if c.Train.QMix != 0 {
+			values, err := selfplay.TurnSearchValues(g, c.TurnSearch)
+			if err != nil {
+				return fmt.Errorf("turn-search: %w", err)
+			}
+			if !values {
+				return fmt.Errorf("qmix = %g: turn search %q records no value per position to mix into the value target (mcts-v and mcts-bb do); use qmix 0 with it", c.Train.QMix, c.TurnSearch)
+			}
 		}
 	}
 	if g.Type().Information == games.ImperfectInformation && c.EvalSims < c.SelfPlay.Det {

@@ -35,9 +35,10 @@
 // iteration's self-play searches whole turns of a multi-action game
 // (Connect4d, Strands) with mcts-v, mcts-bb or emcts on the current
 // network, as study 004's MegaZero does (selfplay.Config.TurnSearch); the
-// PUCT self-play settings and qmix then keep their defaults, training is
-// unchanged (one position per atomic action, the search's policy history
-// as its target), and so is evaluation. A fleet does not play it yet.
+// PUCT self-play settings then keep their defaults, training is unchanged
+// (one position per atomic action, the search's policy history as its
+// target; qmix mixes in the value of mcts-v's and mcts-bb's node for each
+// action, selfplay.TurnSearchValues), and so is evaluation. A fleet does not play it yet.
 //
 // # Evaluation
 //

@@ -31,10 +31,13 @@ func tinyTurns() Config {
 // A zero run whose self-play searches whole turns completes an
 // iteration (about a second): its self-play manifest records the turn search (with the
 // study's defaults), one row per atomic action of every game, and
-// training moves the network.
+// training moves the network. Its value targets mix in the turn
+// search's values (qmix), which MCTS-BB records.
 func TestTurnSearchIteration(t *testing.T) {
 	dir := t.TempDir()
-	if err := Run(context.Background(), dir, tinyTurns(), Options{}); err != nil {
+	cfg := tinyTurns()
+	cfg.Train.QMix = 0.5
+	if err := Run(context.Background(), dir, cfg, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := Finished(dir); n != 1 || err != nil {
@@ -69,7 +72,7 @@ func TestTurnSearchRefused(t *testing.T) {
 	}{
 		{func(c *Config) { c.SelfPlay.Sims = 99 }, "sims: no meaning with turn-search"},
 		{func(c *Config) { c.SelfPlay.Dir = 0.3 }, "dir: no meaning"},
-		{func(c *Config) { c.Train.QMix = 0.5 }, "qmix"},
+		{func(c *Config) { c.Train.QMix = 0.5; c.TurnSearch = "emcts:sims=12" }, "records no value per position"},
 		{func(c *Config) { c.TurnSearch = "oep" }, "not a TurnSearcher"},
 		{func(c *Config) { c.TurnSearch = "mcts-bb:eval=init" }, "eval= has no meaning"},
 		{func(c *Config) { c.Game = "tictactoe" }, "not a multi-action game"},

@@ -75,8 +75,10 @@ as study 004's MegaZero does (Algorithm 1): one whole-turn search per turn
 the study's 250 for connect4d and 500 for strands), every leaf evaluated by
 the current network, each atomic action recorded with the search's policy
 history as its target (see canopy selfplay --help). The PUCT flags (--sims,
---c, --dir, ...) and --qmix have no meaning with it, and it is not played by
-fleet workers (--nats). Evaluation is unchanged (az agents with --eval-sims
+--c, --dir, ...) have no meaning with it, and it is not played by fleet
+workers (--nats). --qmix works with mcts-v and mcts-bb, which record the
+value of the node each action was chosen from (the mean Q of its
+children for the mover); emcts records none. Evaluation is unchanged (az agents with --eval-sims
 per action).
 
 Examples (a few minutes an iteration on 2 cores; run them again to continue):
@@ -169,7 +171,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					for _, o := range req.SelfPlay.Table() {
 						keys = append(keys, o.Key)
 					}
-					if err := turnSearchFlags(fs, append(keys, "qmix")); err != nil {
+					if err := turnSearchFlags(fs, keys); err != nil {
 						return err
 					}
 				}

@@ -49,6 +49,7 @@ type BB struct {
 	stats        []search.ActionStat
 	rows         []agent.Analysis // the last turn's, for Explain
 	hist         []float32        // the last turn's policy history, NumActions per action
+	values       []float32        // the last turn's value history, one per action
 
 	// Sims is the number of simulations run for the last turn.
 	Sims int
@@ -105,7 +106,8 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 	deadline := b.budget.start()
 	left := b.budget.Sims
 	b.Sims = 0
-	b.rows, b.hist = b.rows[:0], b.hist[:0]
+	b.rows, b.hist, b.values = b.rows[:0], b.hist[:0], b.values[:0]
+	var value float32 // the last searched node's value (ValueHistory)
 	for phase := 0; inTurn(b.cur, turn); phase++ {
 		phases := actionsLeft(b.cur, b.scratch, b.mask)
 		// Prepare reuses the subtree below the committed actions; a new
@@ -135,6 +137,10 @@ func (b *BB) PlanTurn(ctx context.Context, s games.State, dst []games.Action) ([
 		b.Sims += n
 		left -= n
 		b.stats = b.tree.RootStats(player, b.stats[:0])
+		if q, ok := search.MeanQ(b.stats); ok {
+			value = float32(q)
+		}
+		b.values = append(b.values, value)
 		a := b.choose(b.cur)
 		if a == games.NoAction {
 			return dst, fmt.Errorf("multi: no legal action")

@@ -25,7 +25,19 @@ type TurnSearcher interface {
 	PolicyHistory(dst []float32) []float32
 }
 
+// TurnValuer is a TurnSearcher that also values the state before each
+// atomic action of the last turn, for the value targets that mix the
+// outcome with the search's value (selfplay's RootQ, train's QMix).
+type TurnValuer interface {
+	TurnSearcher
+	// ValueHistory appends one value per atomic action of the last turn
+	// planned, in playing order, to dst and returns it: the search's
+	// value in [-1, 1] of the state before that action, for its mover.
+	ValueHistory(dst []float32) []float32
+}
+
 var (
+	_ TurnValuer   = (*BB)(nil)
 	_ TurnSearcher = (*BB)(nil)
 	_ TurnSearcher = (*EMCTS)(nil)
 )
@@ -41,6 +53,14 @@ var (
 // then drawn from. Explain's Score of an action is its entry in its row
 // wherever a child was visited.
 func (b *BB) PolicyHistory(dst []float32) []float32 { return append(dst, b.hist...) }
+
+// ValueHistory implements TurnValuer: the value of each action's row is
+// the node it was chosen from, the visit-weighted mean Q of that node's
+// children for the mover (search.MeanQ) after its phase's search. Where
+// that node has no visited child (MCTS-V's walk beyond the searched tree)
+// it is the value of the turn's previous action, the nearest node above
+// it that was searched (0 for a turn whose first node was not searched).
+func (b *BB) ValueHistory(dst []float32) []float32 { return append(dst, b.values...) }
 
 // visitRow appends the visit distribution of b.stats over the game's
 // actions to b.hist, or the uniform distribution over the legal actions
