@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -34,6 +35,14 @@ with --augment, each position is transformed by a random symmetry of the game
 The replay window keeps the last --window positions and the last
 --window-iters iterations (0 = all). Every shard is checked against the game;
 --skip-bad skips unreadable or inconsistent shards with a warning.
+
+--held-out names positions the network does not train on (other self-play
+runs or shards of the same game): the loss of the starting network, of the
+trained one and of its Polyak average on up to --held-out-positions of them
+(evenly spaced; batch norm's running statistics, no symmetries, value MSE
+against the game outcome whatever --qmix says) is printed after training.
+A held-out value loss above the training one, and above 1 (what a constant
+0 scores on +-1 outcomes), means the value head memorises games.
 
 Training starts from --net (a checkpoint or any canopy network file; the
 Polyak average F.avg.safetensors beside it, when present, is continued) or
@@ -77,6 +86,8 @@ Example:
 			window := fs.Int("window", 0, "keep the last N positions (0 = all)")
 			windowIters := fs.Int("window-iters", 0, "keep the last K iterations (0 = all)")
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning")
+			heldOutData := fs.String("held-out", "", "self-play runs, manifests or shards the network does not train on, comma-separated: report its loss on them before and after training")
+			heldOutN := fs.Int("held-out-positions", 2048, "positions of --held-out to score, evenly spaced, 1..1048576")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
@@ -101,6 +112,9 @@ Example:
 				dopt := train.DatasetOptions{Window: *window, Iterations: *windowIters, SkipBad: *skipBad, Log: warnWriter{e}}
 				if err := dopt.Check(); err != nil {
 					return usagef("--%v", err)
+				}
+				if *heldOutN < 1 || *heldOutN > 1<<20 {
+					return usagef("--held-out-positions = %d, want 1..%d", *heldOutN, 1<<20)
 				}
 				if *netFile != "" && *preset != "" {
 					return usagef("--net and --preset exclude each other: --net starts from existing weights, --preset builds fresh ones")
@@ -191,6 +205,12 @@ Example:
 						ds.Len(), g.Spec(), len(ds.Sources()), loadTime.Seconds(), describe(net.Config()), net.NumParams(),
 						len(games.SymmetriesOf(g))+1)
 				}
+				var held *heldOut
+				if *heldOutData != "" {
+					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, net); err != nil {
+						return err
+					}
+				}
 
 				// One trainer at a time per checkpoint directory; taken
 				// only now so that a run failing on its input creates no
@@ -222,11 +242,20 @@ Example:
 					}
 					return err
 				}
+				if held != nil {
+					if err := held.score(net, res.Average); err != nil {
+						return err
+					}
+				}
 				if *asJSON {
-					return writeJSON(e.Stdout, map[string]any{
+					out := map[string]any{
 						"game": g.Spec(), "positions": ds.Len(), "sources": ds.Sources(), "warnings": ds.Warnings(),
 						"result": res, "config": net.Config(),
-					})
+					}
+					if held != nil {
+						out["held_out"] = held
+					}
+					return writeJSON(e.Stdout, out)
 				}
 				fmt.Fprintf(e.Stdout, "trained %d steps on %d positions of %s (%.2f epochs, %.0f samples/s): loss %.4f -> %.4f (policy %.4f, value %.4f)\n",
 					res.Steps, ds.Len(), g.Spec(), res.Epochs, res.SamplesPerSec, res.FirstLoss.Total, res.FinalLoss.Total,
@@ -236,10 +265,67 @@ Example:
 				if res.Average != "" {
 					fmt.Fprintf(e.Stdout, "wrote %s (Polyak average, tau %g)\n", res.Average, opt.Polyak)
 				}
+				if held != nil {
+					held.print(e.Stdout)
+				}
 				return nil
 			}
 		},
 	})
+}
+
+// heldOut is the loss of the network on positions it does not train on
+// (train.HeldOutLoss: value MSE against the outcome), before training,
+// after it, and of the Polyak average when one is written.
+type heldOut struct {
+	ds        *train.Dataset
+	Positions int            `json:"positions"`
+	Sources   []train.Source `json:"sources"`
+	Before    nets.Loss      `json:"before"`
+	After     nets.Loss      `json:"after"`
+	Average   *nets.Loss     `json:"average,omitempty"`
+}
+
+// loadHeldOut reads the held-out positions of game g and scores net on
+// them before training.
+func loadHeldOut(paths []string, g games.Game, limit int, log warnWriter, net *nets.Net) (*heldOut, error) {
+	ds, err := train.LoadDataset(paths, g, train.DatasetOptions{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("--held-out: %v", err)
+	}
+	h := &heldOut{ds: ds, Positions: min(ds.Len(), limit), Sources: ds.Sources()}
+	if h.Before, err = train.HeldOutLoss(net, ds, 0, ds.Len(), limit); err != nil {
+		return nil, fmt.Errorf("--held-out: %v", err)
+	}
+	return h, nil
+}
+
+// score adds the trained net's loss and that of the average saved at
+// avgPath ("" when none).
+func (h *heldOut) score(net *nets.Net, avgPath string) error {
+	var err error
+	if h.After, err = train.HeldOutLoss(net, h.ds, 0, h.ds.Len(), h.Positions); err != nil {
+		return err
+	}
+	if avgPath == "" {
+		return nil
+	}
+	avg, _, err := train.LoadCheckpoint(avgPath)
+	if err != nil {
+		return err
+	}
+	l, err := train.HeldOutLoss(avg, h.ds, 0, h.ds.Len(), h.Positions)
+	h.Average = &l
+	return err
+}
+
+func (h *heldOut) print(w io.Writer) {
+	fmt.Fprintf(w, "held out (%d positions): before policy %.4f, value %.4f; after policy %.4f, value %.4f", h.Positions,
+		h.Before.Policy, h.Before.Value, h.After.Policy, h.After.Value)
+	if h.Average != nil {
+		fmt.Fprintf(w, "; Polyak average policy %.4f, value %.4f", h.Average.Policy, h.Average.Value)
+	}
+	fmt.Fprintln(w)
 }
 
 // warnWriter prints dataset warnings on stderr, one line each.

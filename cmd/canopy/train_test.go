@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/train"
 )
 
@@ -45,9 +46,10 @@ func TestTrainCLI(t *testing.T) {
 		t.Errorf("--force: %d %q", code, errs)
 	}
 	// Iteration 2 continues from iteration 1 over both runs, with Adam and
-	// a cosine schedule, and prints JSON.
+	// a cosine schedule, and prints JSON; it trains on sp1 alone (the
+	// window), so sp0 is held out.
 	code, stdout, errs = runCLI(t, "", "train", "--data", sp0+","+sp1, "--net", first, "--out", out, "--steps", "2", "--batch", "8",
-		"--optimizer", "adam", "--lr", "0.001", "--lr-schedule", "cosine", "--window-iters", "1", "--json")
+		"--optimizer", "adam", "--lr", "0.001", "--lr-schedule", "cosine", "--window-iters", "1", "--json", "--held-out", sp0)
 	if code != 0 {
 		t.Fatalf("iteration 2: status %d\n%s\n%s", code, stdout, errs)
 	}
@@ -55,6 +57,11 @@ func TestTrainCLI(t *testing.T) {
 		Game    string `json:"game"`
 		Sources []train.Source
 		Result  train.Result `json:"result"`
+		HeldOut struct {
+			Positions     int
+			Before, After nets.Loss
+			Average       *nets.Loss
+		} `json:"held_out"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, stdout)
@@ -62,6 +69,32 @@ func TestTrainCLI(t *testing.T) {
 	if res.Game != "tictactoe" || res.Result.Info.Iteration != 2 || res.Result.Info.Parent != "iter-0001.safetensors" ||
 		res.Result.Info.Steps != 5 || len(res.Sources) == 0 || !strings.HasPrefix(res.Sources[0].Path, sp1) {
 		t.Errorf("iteration 2 result %+v", res)
+	}
+	// The held-out losses are those of the starting and the trained
+	// networks (and the average) on sp0's positions.
+	heldDS, err := train.LoadDataset([]string{sp0}, nil, train.DatasetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, file string
+		got        *nets.Loss
+	}{{"before", first, &res.HeldOut.Before}, {"after", filepath.Join(out, "iter-0002.safetensors"), &res.HeldOut.After},
+		{"average", filepath.Join(out, "iter-0002.avg.safetensors"), res.HeldOut.Average}} {
+		n, _, err := train.LoadCheckpoint(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := train.HeldOutLoss(n, heldDS, 0, heldDS.Len(), 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.got == nil || *c.got != want {
+			t.Errorf("held-out loss %s: %+v, want %+v (%s on sp0)", c.name, c.got, want, filepath.Base(c.file))
+		}
+	}
+	if res.HeldOut.Positions != heldDS.Len() {
+		t.Errorf("held out %d positions, want sp0's %d", res.HeldOut.Positions, heldDS.Len())
 	}
 	if !strings.Contains(errs, "train 2/2") {
 		t.Errorf("no progress line on stderr: %q", errs)
@@ -99,6 +132,8 @@ func TestTrainCLIBadInput(t *testing.T) {
 		{2, append(base, "--warmup", "-1"), "--warmup"},
 		{2, append(base, "--window", "-1"), "--window"},
 		{2, append(base, "--window-iters", "-2"), "--window-iters"},
+		{2, append(base, "--held-out-positions", "0"), "--held-out-positions"},
+		{1, append(base, "--held-out", filepath.Join(tmp, "missing")), "--held-out"},
 		{2, append(base, "--iter", "0"), "--iter"},
 		{2, append(base, "--seed", "-1"), "seed"},
 		{2, append(base, "--game", "nosuchgame"), "unknown game"},
