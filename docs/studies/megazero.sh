@@ -94,8 +94,9 @@ done
 ((PARALLEL >= 1)) || die "PARALLEL=$PARALLEL: want at least 1"
 
 RUNS=()
-# run NAME GAME BASELINE SPEC: one learning run.
-run() { RUNS+=("$1|$2|$3|$4"); }
+# run NAME GAME BASELINE SPEC [FLAGS]: one learning run (FLAGS: more
+# canopy zero flags, space-separated).
+run() { RUNS+=("$1|$2|$3|$4|${5:-}"); }
 
 variants() { # GAME BASELINE BUDGET PREFIX
 	run "$4-mcts-v" "$1" "$2" "mcts-v:sims=$3"
@@ -115,12 +116,18 @@ variants() { # GAME BASELINE BUDGET PREFIX
 }
 variants connect4d:d=5 onestep 250 connect4d
 variants strands:size=4 strands-greedy 500 strands
+# Strands MCTS-V against the value head's memorisation (docs/RESULTS.md,
+# section 8): value targets half the search's value (qmix), a replay
+# window of 20 iterations instead of 4, and both. Not in the study.
+run strands-mcts-v-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--qmix 0.5"
+run strands-mcts-v-w20 strands:size=4 strands-greedy mcts-v:sims=500 "--window-iters 20"
+run strands-mcts-v-w20-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--window-iters 20 --qmix 0.5"
 
-# command_of GAME BASELINE SPEC NAME: the run's canopy zero command.
+# command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
 command_of() {
 	echo "$CANOPY zero --game $1 --turn-search $3 --games $GAMES --trees $TREES --steps $STEPS" \
 		"--eval-games $EVAL_GAMES --eval-sims $EVAL_SIMS --baselines $2 --backend cpu:threads=1" \
-		"--seed $SEED --iterations $ITERATIONS --out $OUT/$4 --quiet"
+		"--seed $SEED --iterations $ITERATIONS${5:+ $5} --out $OUT/$4 --quiet"
 }
 
 # selected PATTERN...: SEL = the runs whose names match a pattern (all
@@ -209,7 +216,7 @@ tournament() {
 		[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: want a whole number"
 	done
 	for r in "${runs[@]}"; do
-		IFS='|' read -r name game base spec <<<"$r"
+		IFS='|' read -r name game base spec _ <<<"$r"
 		net=$(printf '%s/%s/checkpoints/iter-%04d.avg.safetensors' "$OUT" "$name" "$((10#$NETITER))")
 		[[ -f $net ]] || die "$net does not exist (NETITER=$NETITER)"
 		case $spec in
@@ -255,8 +262,8 @@ fi
 if [[ $mode == list ]]; then
 	CANOPY=${CANOPY:-bin/canopy}
 	for r in "${SEL[@]}"; do
-		IFS='|' read -r name game base spec <<<"$r"
-		echo "$name: $(command_of "$game" "$base" "$spec" "$name")"
+		IFS='|' read -r name game base spec flags <<<"$r"
+		echo "$name: $(command_of "$game" "$base" "$spec" "$name" "$flags")"
 	done
 	exit
 fi
@@ -279,8 +286,8 @@ mkdir -p "$OUT"
 status=0
 pids=() running=()
 for r in "${SEL[@]}"; do
-	IFS='|' read -r name game base spec <<<"$r"
-	cmd=$(command_of "$game" "$base" "$spec" "$name")
+	IFS='|' read -r name game base spec flags <<<"$r"
+	cmd=$(command_of "$game" "$base" "$spec" "$name" "$flags")
 	echo "$name: $cmd"
 	mkdir -p "$OUT/$name"
 	$cmd >>"$OUT/$name.log" 2>&1 &

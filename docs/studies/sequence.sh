@@ -18,9 +18,19 @@
 #       --lr 0.001 --window-iters 2 --eval-games 20 --eval-sims 64 \
 #       --baselines sequence-greedy --backend cpu:threads=2 --seed 1 \
 #       --iterations 40 --out runs/seq-az
-#   Recurrent PPO (study: CNN-LSTM, 1024-step rollouts, 5 epochs, entropy
-#   0.01 -> 0.001; here against sequence-greedy throughout, without the
-#   study's warm-up and league schedule):
+#   Recurrent PPO as the study trains it (CNN-LSTM; 1,000 updates of about
+#   2.5k frames, 16 x 160 here; 5 epochs of one minibatch of 2,560, the
+#   study's 2,048 rounded to whole environments; Adam 3e-4, weight decay
+#   1e-5; entropy 0.01 -> 0.001 over the first 40%; 400 warm-up updates
+#   against Greedy and Random, then 70% the last 5 checkpoints, 15% each
+#   baseline; its two shaped rewards):
+#     canopy ppo --game sequence:jacks=false --preset sequence-lstm \
+#       --league schedule --greedy sequence-greedy --envs 16 --steps 160 \
+#       --epochs 5 --minibatches 1 --lr 3e-4 --wd 1e-5 --ent 0.01 \
+#       --ent-final 0.001 --ent-decay 0.4 --warmup 400 --updates 1000 \
+#       --checkpoint-every 25 --shaping --out runs/ppo-seq-study
+#   and Canopy's first run (16 x 1,024 frames per update, 8 minibatches,
+#   against sequence-greedy throughout, no shaping):
 #     canopy ppo --game sequence:jacks=false --preset sequence-lstm \
 #       --opponent sequence-greedy --envs 16 --steps 1024 --epochs 5 \
 #       --minibatches 8 --lr 3e-4 --ent 0.01 --ent-final 0.001 \
