@@ -742,20 +742,17 @@ func TestGreedyRegisteredAndPlays(t *testing.T) {
 	}
 }
 
-// TestNoMissedSequence plays random games and checks, by a direct scan of
-// every five-square line, that each complete line of a player's chips was
-// either counted (its chips are locked) or rightly refused (it shares at
-// least two chips with the player's locked chips).
-func TestNoMissedSequence(t *testing.T) {
-	steps := [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}}
+// randomGames plays n random games (n/6 under -short or -race) of each
+// rule variant, seeded with seed, and calls visit with every state reached
+// after an action (chance or player).
+func randomGames(seed uint64, n int, visit func(spec string, s *State)) {
+	if testing.Short() || raceEnabled {
+		n = max(1, n/6)
+	}
 	for _, sp := range []string{"sequence", "sequence:jacks=false", "sequence:players=3"} {
 		g := games.MustNew(sp)
-		rng := games.NewRand(77)
+		rng := games.NewRand(seed)
 		m := games.NewMask(NumActions)
-		n := 30
-		if testing.Short() || raceEnabled {
-			n = 5
-		}
 		for range n {
 			s := g.NewInitialState().(*State)
 			for !s.IsTerminal() {
@@ -765,32 +762,43 @@ func TestNoMissedSequence(t *testing.T) {
 					s.Legal(m)
 					s.Apply(m.Random(rng))
 				}
-				for p := range g.NumPlayers() {
-					for sq := range numSquares {
-						for _, d := range steps {
-							shared, full := 0, true
-							for i := range 5 {
-								r, c := sq/10+i*d[0], sq%10+i*d[1]
-								if r < 0 || r > 9 || c < 0 || c > 9 {
-									full = false
-									break
-								}
-								q := r*10 + c
-								if !corners.has(q) && !s.chips[p].has(q) {
-									full = false
-									break
-								}
-								if s.locked[p].has(q) {
-									shared++
-								}
-							}
-							if full && shared < 2 {
-								t.Fatalf("%s: player %d's line from %s (step %v) is complete but not counted: %s", sp, p, squareName(sq), d, s)
-							}
+				visit(sp, s)
+			}
+		}
+	}
+}
+
+// TestNoMissedSequence plays random games and checks, by a direct scan of
+// every five-square line, that each complete line of a player's chips was
+// either counted (its chips are locked) or rightly refused (it shares at
+// least two chips with the player's locked chips).
+func TestNoMissedSequence(t *testing.T) {
+	steps := [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}}
+	randomGames(77, 30, func(sp string, s *State) {
+		for p := range s.g.NumPlayers() {
+			for sq := range numSquares {
+				for _, d := range steps {
+					shared, full := 0, true
+					for i := range 5 {
+						r, c := sq/10+i*d[0], sq%10+i*d[1]
+						if r < 0 || r > 9 || c < 0 || c > 9 {
+							full = false
+							break
 						}
+						q := r*10 + c
+						if !corners.has(q) && !s.chips[p].has(q) {
+							full = false
+							break
+						}
+						if s.locked[p].has(q) {
+							shared++
+						}
+					}
+					if full && shared < 2 {
+						t.Fatalf("%s: player %d's line from %s (step %v) is complete but not counted: %s", sp, p, squareName(sq), d, s)
 					}
 				}
 			}
 		}
-	}
+	})
 }
