@@ -46,8 +46,11 @@
 #                  study's four-agent table)
 #   mcts-vs-greedy Canopy's reference: rollout MCTS with the same 1,600
 #                  simulations per move and 8 deals, no network
+#   ppo-curve-RUN-NNNNNN  each checkpoint of PPO_RUN (default
+#                  runs/ppo-seq-study) against sequence-greedy: the
+#                  study's Figure 1 (rows appear as checkpoints do)
 # AZ_NET and PPO_NET default to the newest checkpoints of runs/seq-az
-# (the Polyak average) and runs/ppo-seq. Budgets are simulations, so
+# (the Polyak average) and PPO_RUN. Budgets are simulations, so
 # PARALLEL defaults to 8 here: network agents batch their leaves across
 # the games in play.
 #
@@ -70,7 +73,8 @@ newest() {
 }
 
 AZ_NET=${AZ_NET:-$(newest "$ROOT/runs/seq-az/checkpoints/iter-*.avg.safetensors")}
-PPO_NET=${PPO_NET:-$(newest "$ROOT/runs/ppo-seq/update-*.safetensors")}
+PPO_RUN=${PPO_RUN:-$ROOT/runs/ppo-seq-study}
+PPO_NET=${PPO_NET:-$(newest "$PPO_RUN/update-??????.safetensors")}
 
 g=sequence:jacks=false
 az="az:net=$AZ_NET,det=8,sims=1600,blend=0.5,turns=8,backend=cpu"
@@ -79,5 +83,11 @@ row az-vs-greedy "$g" "$az;sequence-greedy"
 row ppo-vs-greedy "$g" "$ppo;sequence-greedy"
 row table "$g" "random;sequence-greedy;$ppo;$az"
 row mcts-vs-greedy "$g" "mcts:sims=1600,det=8;sequence-greedy"
+# The PPO curve: every checkpoint of PPO_RUN present now against Greedy.
+for f in "$PPO_RUN"/update-??????.safetensors; do
+	[[ -e $f ]] || continue
+	u=${f##*/update-}
+	row "ppo-curve-$(basename "$PPO_RUN")-${u%.safetensors}" "$g" "policy:net=$f;sequence-greedy"
+done
 
 main "$@"
