@@ -95,7 +95,8 @@ done
 
 RUNS=()
 # run NAME GAME BASELINE SPEC [FLAGS]: one learning run (FLAGS: more
-# canopy zero flags, space-separated).
+# canopy zero flags, space-separated; they come last in the command, so
+# one that repeats a flag, such as --steps, wins over its default).
 run() { RUNS+=("$1|$2|$3|$4|${5:-}"); }
 
 variants() { # GAME BASELINE BUDGET PREFIX
@@ -118,10 +119,13 @@ variants connect4d:d=5 onestep 250 connect4d
 variants strands:size=4 strands-greedy 500 strands
 # Strands MCTS-V against the value head's memorisation (docs/RESULTS.md,
 # section 8): value targets half the search's value (qmix), a replay
-# window of 20 iterations instead of 4, and both. Not in the study.
+# window of 20 iterations instead of 4, 30 training steps per iteration
+# instead of STEPS, and combinations. Not in the study.
 run strands-mcts-v-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--qmix 0.5"
 run strands-mcts-v-w20 strands:size=4 strands-greedy mcts-v:sims=500 "--window-iters 20"
 run strands-mcts-v-w20-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--window-iters 20 --qmix 0.5"
+run strands-mcts-v-s30 strands:size=4 strands-greedy mcts-v:sims=500 "--steps 30"
+run strands-mcts-v-s30-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--steps 30 --qmix 0.5"
 
 # command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
 command_of() {
