@@ -365,7 +365,16 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 		r.logf("  held out (%d of this iteration's positions, network %s): policy %.5f, value %.5f", min(fresh, HeldOutLimit), iterName(i-1), l.Policy, l.Value)
 	}
 	obsBytes, _ := ds.ObsBytes()
-	r.logf("  training on %d positions (%d iterations of self-play, observations %d MB), %d steps", ds.Len(), len(paths), obsBytes>>20, o.Steps)
+	// The replay ratio: training samples per new position. Well above a
+	// few, the value head learns the window's games by heart
+	// (docs/RESULTS.md, section 8: Strands at 10.8).
+	var ratio float64
+	ratioText := ""
+	if fresh > 0 {
+		ratio = float64(o.Steps) * float64(o.Batch) / float64(fresh)
+		ratioText = fmt.Sprintf(", %.1f samples per new position", ratio)
+	}
+	r.logf("  training on %d positions (%d iterations of self-play, observations %d MB), %d steps%s", ds.Len(), len(paths), obsBytes>>20, o.Steps, ratioText)
 	res, err := train.Run(ctx, net, ds, o, func(m train.Metrics) {
 		r.opt.Status(fmt.Sprintf("iteration %d training: step %d/%d, %s, %.0f samples/s", i, m.Step, m.Steps, m.Loss, m.SamplesPerSec))
 	})
@@ -378,7 +387,7 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 	}
 	out = TrainRecord{Positions: ds.Len(), Steps: res.Steps, Samples: res.Samples, Epochs: res.Epochs,
 		FirstLoss: res.FirstLoss, FinalLoss: res.FinalLoss, SamplesPerSec: res.SamplesPerSec, Seconds: res.Elapsed.Seconds(),
-		HeldOut: heldOut}
+		HeldOut: heldOut, ReplayRatio: ratio}
 	if heldOut != nil {
 		out.HeldOutPositions = min(fresh, HeldOutLimit)
 	}

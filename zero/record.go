@@ -57,6 +57,9 @@ type TrainRecord struct {
 	// iterations trained before it was recorded.
 	HeldOut          *nets.Loss `json:"held_out,omitempty"`
 	HeldOutPositions int        `json:"held_out_positions,omitempty"`
+	// ReplayRatio is the training samples (steps x batch) per position
+	// of this iteration's new self-play; 0 without new positions.
+	ReplayRatio float64 `json:"replay_ratio,omitempty"`
 }
 
 // HeldOutLimit is the most new positions the held-out loss is measured on.

@@ -153,6 +153,9 @@ func TestRunOutputsAndContinuation(t *testing.T) {
 		rec.Train.HeldOutPositions != min(rec.SelfPlay.Positions, HeldOutLimit) {
 		t.Errorf("held-out loss %+v over %d positions (self-play %d positions in all)", h, rec.Train.HeldOutPositions, rec.SelfPlay.Positions)
 	}
+	if want := float64(c.Train.Steps*c.Train.Batch) / float64(rec.SelfPlay.Positions); rec.Train.ReplayRatio != want {
+		t.Errorf("replay ratio %v, want %d steps x %d / %d new positions = %v", rec.Train.ReplayRatio, c.Train.Steps, c.Train.Batch, rec.SelfPlay.Positions, want)
+	}
 	c.SelfPlay.Sims = 13
 	err = Run(context.Background(), dir, c, Options{})
 	if err == nil || !strings.Contains(err.Error(), "selfplay") || !strings.Contains(err.Error(), "13") {
