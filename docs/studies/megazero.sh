@@ -120,12 +120,16 @@ variants strands:size=4 strands-greedy 500 strands
 # Strands MCTS-V against the value head's memorisation (docs/RESULTS.md,
 # section 8): value targets half the search's value (qmix), a replay
 # window of 20 iterations instead of 4, 30 training steps per iteration
-# instead of STEPS, and combinations. Not in the study.
+# instead of STEPS, self-play that samples only the first 10 stones from
+# the visits (tempplies=10; the study samples every action), and
+# combinations. Not in the study.
 run strands-mcts-v-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--qmix 0.5"
 run strands-mcts-v-w20 strands:size=4 strands-greedy mcts-v:sims=500 "--window-iters 20"
 run strands-mcts-v-w20-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--window-iters 20 --qmix 0.5"
 run strands-mcts-v-s30 strands:size=4 strands-greedy mcts-v:sims=500 "--steps 30"
 run strands-mcts-v-s30-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--steps 30 --qmix 0.5"
+run strands-mcts-v-t10 strands:size=4 strands-greedy mcts-v:sims=500,tempplies=10
+run strands-mcts-v-t10-qmix05 strands:size=4 strands-greedy mcts-v:sims=500,tempplies=10 "--qmix 0.5"
 
 # command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
 command_of() {
