@@ -65,6 +65,8 @@ func TestTurnSearchSpec(t *testing.T) {
 		{" mcts-bb:tempplies=8,sel=uct,c=2 ", "mcts-bb:c=2,sel=uct,sims=250,tempplies=8"},
 		{"emcts:sims=40,bb=true", "emcts:bb=true,sims=40"},
 		{"emcts", "emcts"},
+		{"mcts-v:turns=4,blend=0.5", "mcts-v:blend=0.5,sel=puct,sims=250,tempplies=168,turns=4"},
+		{"emcts:blend=0", "emcts:blend=0"},
 	} {
 		in, want := c[0], c[1]
 		got, err := TurnSearchSpec(g, in)
@@ -101,6 +103,9 @@ func TestTurnSearchRefused(t *testing.T) {
 		{e, "mcts-bb:threads=2", DefaultSettings(), "threads"},
 		{e, "mcts-bb:", DefaultSettings(), "nothing after ':'"},
 		{e, "mcts-bb", sims, "sims, dir: no meaning under the turn search"},
+		{e, "mcts-bb:blend=1.5", DefaultSettings(), "blend"},
+		{e, "mcts-bb:blend=x", DefaultSettings(), "blend"},
+		{e, "mcts-bb:turns=3", DefaultSettings(), "turns=3 without blend < 1"},
 	} {
 		called := false
 		err := Run(context.Background(), c.e, Config{Settings: c.st, Seed: 1, NumGames: 2, Trees: 2, TurnSearch: c.ts,
@@ -171,6 +176,30 @@ func TestTurnSearchRun(t *testing.T) {
 			!slices.Equal(a.Legal, w.Legal) || a.Nodes != w.Nodes {
 			t.Errorf("game %d replayed alone differs from the run's", id)
 		}
+	}
+}
+
+// A turn search with blend < 1 values its leaves partly by random
+// rollouts: its games differ from the network-only search's with the same
+// seeds, and each of them replays alone exactly (the rollouts draw from
+// the game's own streams).
+func TestTurnSearchBlend(t *testing.T) {
+	const n = 4
+	_, plain := turnRun(t, "mcts-bb:sel=puct,sims=16,tempplies=168", n, 2, nil)
+	const ts = "mcts-bb:blend=0.5,sel=puct,sims=16,tempplies=168"
+	_, blended := turnRun(t, ts, n, 2, nil)
+	same := 0
+	for id := range n {
+		if slices.Equal(plain[id].Policy, blended[id].Policy) {
+			same++
+		}
+	}
+	if same == n {
+		t.Error("blend=0.5 plays the same games as the network alone")
+	}
+	_, alone := turnRun(t, ts, n, 1, []int{n - 1})
+	if a, w := alone[n-1], blended[n-1]; !slices.Equal(a.Policy, w.Policy) || !slices.Equal(a.RootQ, w.RootQ) {
+		t.Error("a blended game replayed alone differs from the run's")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/search/multi"
 	"github.com/canopy-go/canopy/spec"
@@ -31,10 +32,16 @@ import (
 // self-play; that is emcts's steptemp option, 0 (the most visited) unless
 // given.
 //
+// Two keys of Canopy's set the leaf value (TurnBlend): blend=W (default
+// 1, the network alone) values each leaf W x the network's value + (1-W)
+// x a random rollout of turns=T player turns (default 0: to the end of
+// the game), study 000's leaf value, so that self-play has a signal
+// where the network's value has none yet.
+//
 // Refused: a game whose turns are single actions (not
-// games.MultiActionState), oep (no per-action statistics), the evaluator
-// options (the run's network evaluates every leaf) and time= (a game
-// must replay from its seed alone).
+// games.MultiActionState), oep (no per-action statistics), the other
+// evaluator options (the run's network evaluates every leaf) and time=
+// (a game must replay from its seed alone).
 func TurnSearchSpec(g games.Game, s string) (string, error) {
 	if _, ok := g.NewInitialState().(games.MultiActionState); !ok {
 		return "", fmt.Errorf("turn search %q: %s is not a multi-action game (turn search is for games whose turns have several actions: connect4d, strands); drop it to search every action with PUCT", s, g.Spec())
@@ -54,10 +61,70 @@ func TurnSearchSpec(g games.Game, s string) (string, error) {
 			sp.Set("tempplies", fmt.Sprint(g.MaxGameLength()))
 		}
 	}
-	if _, err := multi.NewTurnSearcher(g, sp, nil, 0); err != nil {
+	planner, _, err := splitTurnBlend(sp)
+	if err != nil {
 		return "", fmt.Errorf("turn search %q: %w", s, err)
 	}
+	if _, err := multi.NewTurnSearcher(g, planner, nil, 0); err != nil {
+		return "", fmt.Errorf("turn search %q: %w", s, err)
+	}
+	for _, k := range planner.Keys() { // the defaults it added (sims)
+		if !sp.Has(k) {
+			sp.Set(k, planner.String(k, ""))
+		}
+	}
 	return canonical(sp), nil
+}
+
+// TurnBlend is a turn search's leaf value in self-play: W x the network's
+// value + (1-W) x a random rollout of Turns player turns (0: to the end
+// of the game; a rollout cut earlier scores 0).
+type TurnBlend struct {
+	W     float64
+	Turns int
+}
+
+// splitTurnBlend returns sp without its blend= and turns= keys, and the
+// TurnBlend they give (W 1 without them).
+func splitTurnBlend(sp *spec.Spec) (*spec.Spec, TurnBlend, error) {
+	b := TurnBlend{W: 1}
+	if !sp.Has("blend") && !sp.Has("turns") {
+		return sp, b, nil
+	}
+	t := spec.Table{
+		spec.Float("blend", &b.W, 1, 0, 1, "weight of the network's value; the rest is a random rollout"),
+		spec.Int("turns", &b.Turns, 0, 0, 1<<20, "rollout length in player turns (0: to the end)"),
+	}
+	if err := t.Parse(sp); err != nil {
+		return nil, b, err
+	}
+	text := sp.Name
+	var kv []string
+	for _, k := range sp.Keys() {
+		if k != "blend" && k != "turns" {
+			kv = append(kv, k+"="+sp.String(k, ""))
+		}
+	}
+	if len(kv) > 0 {
+		text += ":" + strings.Join(kv, ",")
+	}
+	rest, err := spec.Parse(text)
+	if err != nil {
+		return nil, b, err
+	}
+	if b.Turns > 0 && b.W == 1 {
+		return nil, b, fmt.Errorf("turns=%d without blend < 1: no rollout to cut", b.Turns)
+	}
+	return rest, b, nil
+}
+
+// evaluator returns the leaf evaluator of a planner: net alone, or blended
+// with a rollout.
+func (b TurnBlend) evaluator(g games.Game, net search.Evaluator) search.Evaluator {
+	if b.W >= 1 {
+		return net
+	}
+	return search.NewBlend(g, net, &search.Rollout{Turns: b.Turns}, b.W)
 }
 
 // TurnSearchValues reports whether the turn search s (as TurnSearchSpec
@@ -69,7 +136,11 @@ func TurnSearchValues(g games.Game, s string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("turn search: %v", err)
 	}
-	ts, err := multi.NewTurnSearcher(g, sp, nil, 0)
+	planner, _, err := splitTurnBlend(sp)
+	if err != nil {
+		return false, fmt.Errorf("turn search %q: %w", s, err)
+	}
+	ts, err := multi.NewTurnSearcher(g, planner, nil, 0)
 	if err != nil {
 		return false, fmt.Errorf("turn search %q: %w", s, err)
 	}
@@ -138,7 +209,12 @@ func runTurns(ctx context.Context, e *engine.Engine, cfg *Config, ids []int, tot
 					fail(err)
 					return
 				}
-				planner, err := multi.NewTurnSearcher(g, sp, ev, games.DeriveSeed(cfg.Seed, uint64(id)))
+				sp, blend, err := splitTurnBlend(sp)
+				if err != nil {
+					fail(err)
+					return
+				}
+				planner, err := multi.NewTurnSearcher(g, sp, blend.evaluator(g, ev), games.DeriveSeed(cfg.Seed, uint64(id)))
 				if err != nil {
 					fail(err)
 					return

@@ -78,7 +78,11 @@ history as its target (see canopy selfplay --help). The PUCT flags (--sims,
 --c, --dir, ...) have no meaning with it, and it is not played by fleet
 workers (--nats). --qmix works with mcts-v and mcts-bb, which record the
 value of the node each action was chosen from (the mean Q of its
-children for the mover); emcts records none. Evaluation is unchanged (az agents with --eval-sims
+children for the mover); emcts records none. A turn search's blend=W
+(Canopy's, default 1) values each leaf W x the network's value + (1-W) x a
+random rollout of turns=T player turns (default 0: to the end), study
+000's leaf value, for games whose outcome the young network cannot read
+yet (Strands, docs/RESULTS.md section 8). Evaluation is unchanged (az agents with --eval-sims
 per action).
 
 Examples (a few minutes an iteration on 2 cores; run them again to continue):

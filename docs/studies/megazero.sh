@@ -130,6 +130,9 @@ run strands-mcts-v-s30 strands:size=4 strands-greedy mcts-v:sims=500 "--steps 30
 run strands-mcts-v-s30-qmix05 strands:size=4 strands-greedy mcts-v:sims=500 "--steps 30 --qmix 0.5"
 run strands-mcts-v-t10 strands:size=4 strands-greedy mcts-v:sims=500,tempplies=10
 run strands-mcts-v-t10-qmix05 strands:size=4 strands-greedy mcts-v:sims=500,tempplies=10 "--qmix 0.5"
+# Self-play leaves valued half by the network, half by a random rollout to
+# the end (study 000's leaf value; Canopy's blend= turn-search key).
+run strands-mcts-v-blend05 strands:size=4 strands-greedy mcts-v:sims=500,blend=0.5
 
 # command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
 command_of() {
