@@ -42,7 +42,11 @@
 # STEPS steps of 128 positions per iteration). ITERATIONS, GAMES and
 # EVAL_GAMES default to the study's numbers;
 # on a 2-core machine use a reduced run, e.g.
-#   GAMES=48 EVAL_GAMES=20 ITERATIONS=12 PARALLEL=4 docs/studies/megazero.sh 'connect4d-*'
+#   GAMES=48 STEPS=40 EVAL_GAMES=20 ITERATIONS=12 PARALLEL=4 docs/studies/megazero.sh 'connect4d-*'
+# and scale STEPS with GAMES: canopy zero logs the replay ratio (training
+# samples per new position; 200 x 128 over 1,408 games is about 0.5 on
+# Strands), and well above a few the value head learns the window's games
+# by heart (docs/RESULTS.md, section 8: the Strands runs at 10.8).
 # A run directory keeps the settings it started with (canopy zero's
 # zero.json), so the same command continues it; ITERATIONS extends it.
 #
