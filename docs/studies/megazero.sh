@@ -137,6 +137,9 @@ run strands-mcts-v-t10-qmix05 strands:size=4 strands-greedy mcts-v:sims=500,temp
 # Self-play leaves valued half by the network, half by a random rollout to
 # the end (study 000's leaf value; Canopy's blend= turn-search key).
 run strands-mcts-v-blend05 strands:size=4 strands-greedy mcts-v:sims=500,blend=0.5
+# MCTS-BB at the low replay ratio: each atomic action gets a phase of its
+# own, so its policy target is not the thin row of MCTS-V's walk.
+run strands-mcts-bb-s30 strands:size=4 strands-greedy mcts-bb:sims=500 "--steps 30"
 
 # command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
 command_of() {
