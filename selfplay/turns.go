@@ -3,6 +3,7 @@ package selfplay
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,7 @@ import (
 // self-play; that is emcts's steptemp option, 0 (the most visited) unless
 // given.
 //
-// Two keys of Canopy's set the leaf value (TurnBlend): blend=W (default
+// Two keys of Canopy's set the leaf value (turnBlend): blend=W (default
 // 1, the network alone) values each leaf W x the network's value + (1-W)
 // x a random rollout of turns=T player turns (default 0: to the end of
 // the game), study 000's leaf value, so that self-play has a signal
@@ -61,7 +62,7 @@ func TurnSearchSpec(g games.Game, s string) (string, error) {
 			sp.Set("tempplies", fmt.Sprint(g.MaxGameLength()))
 		}
 	}
-	planner, _, err := splitTurnBlend(sp)
+	planner, _, err := splitturnBlend(sp)
 	if err != nil {
 		return "", fmt.Errorf("turn search %q: %w", s, err)
 	}
@@ -76,18 +77,18 @@ func TurnSearchSpec(g games.Game, s string) (string, error) {
 	return canonical(sp), nil
 }
 
-// TurnBlend is a turn search's leaf value in self-play: W x the network's
+// turnBlend is a turn search's leaf value in self-play: W x the network's
 // value + (1-W) x a random rollout of Turns player turns (0: to the end
 // of the game; a rollout cut earlier scores 0).
-type TurnBlend struct {
+type turnBlend struct {
 	W     float64
 	Turns int
 }
 
-// splitTurnBlend returns sp without its blend= and turns= keys, and the
-// TurnBlend they give (W 1 without them).
-func splitTurnBlend(sp *spec.Spec) (*spec.Spec, TurnBlend, error) {
-	b := TurnBlend{W: 1}
+// splitturnBlend returns sp without its blend= and turns= keys, and the
+// turnBlend they give (W 1 without them).
+func splitturnBlend(sp *spec.Spec) (*spec.Spec, turnBlend, error) {
+	b := turnBlend{W: 1}
 	if !sp.Has("blend") && !sp.Has("turns") {
 		return sp, b, nil
 	}
@@ -98,17 +99,7 @@ func splitTurnBlend(sp *spec.Spec) (*spec.Spec, TurnBlend, error) {
 	if err := t.Parse(sp); err != nil {
 		return nil, b, err
 	}
-	text := sp.Name
-	var kv []string
-	for _, k := range sp.Keys() {
-		if k != "blend" && k != "turns" {
-			kv = append(kv, k+"="+sp.String(k, ""))
-		}
-	}
-	if len(kv) > 0 {
-		text += ":" + strings.Join(kv, ",")
-	}
-	rest, err := spec.Parse(text)
+	rest, err := spec.Parse(canonical(sp, "blend", "turns"))
 	if err != nil {
 		return nil, b, err
 	}
@@ -120,7 +111,7 @@ func splitTurnBlend(sp *spec.Spec) (*spec.Spec, TurnBlend, error) {
 
 // evaluator returns the leaf evaluator of a planner: net alone, or blended
 // with a rollout.
-func (b TurnBlend) evaluator(g games.Game, net search.Evaluator) search.Evaluator {
+func (b turnBlend) evaluator(g games.Game, net search.Evaluator) search.Evaluator {
 	if b.W >= 1 {
 		return net
 	}
@@ -136,7 +127,7 @@ func TurnSearchValues(g games.Game, s string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("turn search: %v", err)
 	}
-	planner, _, err := splitTurnBlend(sp)
+	planner, _, err := splitturnBlend(sp)
 	if err != nil {
 		return false, fmt.Errorf("turn search %q: %w", s, err)
 	}
@@ -148,15 +139,17 @@ func TurnSearchValues(g games.Game, s string) (bool, error) {
 	return ok, nil
 }
 
-// canonical writes sp as NAME:k=v,... with its keys sorted.
-func canonical(sp *spec.Spec) string {
-	keys := sp.Keys() // sorted
-	if len(keys) == 0 {
-		return sp.Name
+// canonical writes sp as NAME:k=v,... with its keys sorted, leaving out
+// the keys drop.
+func canonical(sp *spec.Spec, drop ...string) string {
+	var kv []string
+	for _, k := range sp.Keys() { // sorted
+		if !slices.Contains(drop, k) {
+			kv = append(kv, k+"="+sp.String(k, ""))
+		}
 	}
-	kv := make([]string, len(keys))
-	for i, k := range keys {
-		kv[i] = k + "=" + sp.String(k, "")
+	if len(kv) == 0 {
+		return sp.Name
 	}
 	return sp.Name + ":" + strings.Join(kv, ",")
 }
@@ -209,7 +202,7 @@ func runTurns(ctx context.Context, e *engine.Engine, cfg *Config, ids []int, tot
 					fail(err)
 					return
 				}
-				sp, blend, err := splitTurnBlend(sp)
+				sp, blend, err := splitturnBlend(sp)
 				if err != nil {
 					fail(err)
 					return
