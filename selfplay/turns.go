@@ -33,7 +33,7 @@ import (
 // self-play; that is emcts's steptemp option, 0 (the most visited) unless
 // given.
 //
-// Two keys of Canopy's set the leaf value (turnBlend): blend=W (default
+// Two keys of Canopy's set the leaf value: blend=W (default
 // 1, the network alone) values each leaf W x the network's value + (1-W)
 // x a random rollout of turns=T player turns (default 0: to the end of
 // the game), study 000's leaf value, so that self-play has a signal
@@ -62,7 +62,7 @@ func TurnSearchSpec(g games.Game, s string) (string, error) {
 			sp.Set("tempplies", fmt.Sprint(g.MaxGameLength()))
 		}
 	}
-	planner, _, err := splitturnBlend(sp)
+	planner, _, err := splitTurnBlend(sp)
 	if err != nil {
 		return "", fmt.Errorf("turn search %q: %w", s, err)
 	}
@@ -85,9 +85,9 @@ type turnBlend struct {
 	Turns int
 }
 
-// splitturnBlend returns sp without its blend= and turns= keys, and the
+// splitTurnBlend returns sp without its blend= and turns= keys, and the
 // turnBlend they give (W 1 without them).
-func splitturnBlend(sp *spec.Spec) (*spec.Spec, turnBlend, error) {
+func splitTurnBlend(sp *spec.Spec) (*spec.Spec, turnBlend, error) {
 	b := turnBlend{W: 1}
 	if !sp.Has("blend") && !sp.Has("turns") {
 		return sp, b, nil
@@ -127,7 +127,7 @@ func TurnSearchValues(g games.Game, s string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("turn search: %v", err)
 	}
-	planner, _, err := splitturnBlend(sp)
+	planner, _, err := splitTurnBlend(sp)
 	if err != nil {
 		return false, fmt.Errorf("turn search %q: %w", s, err)
 	}
@@ -202,7 +202,7 @@ func runTurns(ctx context.Context, e *engine.Engine, cfg *Config, ids []int, tot
 					fail(err)
 					return
 				}
-				sp, blend, err := splitturnBlend(sp)
+				sp, blend, err := splitTurnBlend(sp)
 				if err != nil {
 					fail(err)
 					return
