@@ -308,3 +308,21 @@ func TestTurnSearchBackendFailure(t *testing.T) {
 		t.Errorf("run on a failing network: %v, %d games handed over; want the backend's error", err, handed)
 	}
 }
+
+// FuzzTurnSearchSpec: any text is refused with an error or accepted as a
+// canonical spec that TurnSearchSpec returns unchanged, never a panic.
+func FuzzTurnSearchSpec(f *testing.F) {
+	g := games.MustNew(turnGame)
+	for _, s := range []string{"mcts-v", "mcts-bb:sims=16,blend=0.5", "emcts:blend=0,turns=3", "mcts-v:turns=2", "mcts-v:blend=,", "oep", ":"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := TurnSearchSpec(g, s)
+		if err != nil {
+			return
+		}
+		if again, err := TurnSearchSpec(g, got); err != nil || again != got {
+			t.Fatalf("TurnSearchSpec(%q) = %q; again: %q, %v", s, got, again, err)
+		}
+	})
+}
