@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -210,6 +211,9 @@ Example:
 					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, net); err != nil {
 						return err
 					}
+					if p, ok := sharedSource(ds.Sources(), held.Sources); ok {
+						return usagef("--held-out: %s is also in --data's window; held-out positions must be ones the network does not train on", p)
+					}
 				}
 
 				// One trainer at a time per checkpoint directory; taken
@@ -317,6 +321,22 @@ func (h *heldOut) score(net *nets.Net, avgPath string) error {
 	l, err := train.HeldOutLoss(avg, h.ds, 0, h.ds.Len(), h.Positions)
 	h.Average = &l
 	return err
+}
+
+// sharedSource returns a shard path that both lists hold.
+func sharedSource(a, b []train.Source) (string, bool) {
+	seen := make(map[string]bool, len(a))
+	for _, s := range a {
+		if abs, err := filepath.Abs(s.Path); err == nil {
+			seen[abs] = true
+		}
+	}
+	for _, s := range b {
+		if abs, err := filepath.Abs(s.Path); err == nil && seen[abs] {
+			return s.Path, true
+		}
+	}
+	return "", false
 }
 
 func (h *heldOut) print(w io.Writer) {

@@ -134,6 +134,7 @@ func TestTrainCLIBadInput(t *testing.T) {
 		{2, append(base, "--window-iters", "-2"), "--window-iters"},
 		{2, append(base, "--held-out-positions", "0"), "--held-out-positions"},
 		{1, append(base, "--held-out", filepath.Join(tmp, "missing")), "--held-out"},
+		{2, append(base, "--held-out", sp), "also in --data's window"},
 		{2, append(base, "--iter", "0"), "--iter"},
 		{2, append(base, "--seed", "-1"), "seed"},
 		{2, append(base, "--game", "nosuchgame"), "unknown game"},
