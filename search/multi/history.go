@@ -38,7 +38,6 @@ type TurnValuer interface {
 
 var (
 	_ TurnValuer   = (*BB)(nil)
-	_ TurnSearcher = (*BB)(nil)
 	_ TurnSearcher = (*EMCTS)(nil)
 )
 
