@@ -62,11 +62,8 @@ func TurnSearchSpec(g games.Game, s string) (string, error) {
 			sp.Set("tempplies", fmt.Sprint(g.MaxGameLength()))
 		}
 	}
-	planner, _, err := splitTurnBlend(sp)
+	planner, _, err := trialPlanner(g, sp)
 	if err != nil {
-		return "", fmt.Errorf("turn search %q: %w", s, err)
-	}
-	if _, err := multi.NewTurnSearcher(g, planner, nil, 0); err != nil {
 		return "", fmt.Errorf("turn search %q: %w", s, err)
 	}
 	for _, k := range planner.Keys() { // the defaults it added (sims)
@@ -127,16 +124,24 @@ func TurnSearchValues(g games.Game, s string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("turn search: %v", err)
 	}
-	planner, _, err := splitTurnBlend(sp)
-	if err != nil {
-		return false, fmt.Errorf("turn search %q: %w", s, err)
-	}
-	ts, err := multi.NewTurnSearcher(g, planner, nil, 0)
+	_, ts, err := trialPlanner(g, sp)
 	if err != nil {
 		return false, fmt.Errorf("turn search %q: %w", s, err)
 	}
 	_, ok := ts.(multi.TurnValuer)
 	return ok, nil
+}
+
+// trialPlanner builds the planner of turn-search spec sp with rollouts
+// for leaves (no network), to check sp; it returns the planner's spec
+// (sp without the blend keys, with the defaults the planner added).
+func trialPlanner(g games.Game, sp *spec.Spec) (*spec.Spec, multi.TurnSearcher, error) {
+	planner, _, err := splitTurnBlend(sp)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := multi.NewTurnSearcher(g, planner, nil, 0)
+	return planner, ts, err
 }
 
 // canonical writes sp as NAME:k=v,... with its keys sorted, leaving out

@@ -208,11 +208,8 @@ Example:
 				}
 				var held *heldOut
 				if *heldOutData != "" {
-					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, net); err != nil {
+					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {
 						return err
-					}
-					if p, ok := sharedSource(ds.Sources(), held.Sources); ok {
-						return usagef("--held-out: %s is also in --data's window; held-out positions must be ones the network does not train on", p)
 					}
 				}
 
@@ -290,12 +287,16 @@ type heldOut struct {
 	Average   *nets.Loss     `json:"average,omitempty"`
 }
 
-// loadHeldOut reads the held-out positions of game g and scores net on
-// them before training.
-func loadHeldOut(paths []string, g games.Game, limit int, log warnWriter, net *nets.Net) (*heldOut, error) {
+// loadHeldOut reads the held-out positions of game g, refuses a shard
+// that is also among the training sources, and scores net on them before
+// training.
+func loadHeldOut(paths []string, g games.Game, limit int, log warnWriter, training []train.Source, net *nets.Net) (*heldOut, error) {
 	ds, err := train.LoadDataset(paths, g, train.DatasetOptions{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("--held-out: %v", err)
+	}
+	if p, ok := sharedSource(training, ds.Sources()); ok {
+		return nil, usagef("--held-out: %s is also in --data's window; held-out positions must be ones the network does not train on", p)
 	}
 	h := &heldOut{ds: ds, Positions: min(ds.Len(), limit), Sources: ds.Sources()}
 	if h.Before, err = train.HeldOutLoss(net, ds, 0, ds.Len(), limit); err != nil {
