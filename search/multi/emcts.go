@@ -137,12 +137,16 @@ type EMCTS struct {
 	mask              games.Mask
 	turn              int
 
-	nodes  []emNode
-	edges  []emEdge
-	genes  []games.Action // the genomes of all nodes, back to back
-	prior  [][]float32    // per root-sequence position: policy by action id
-	visits []emVisit      // the statistics of every visited edge
-	path   []int32        // the current simulation's path: emVisit indices
+	nodes   []emNode
+	edges   []emEdge
+	genes   []games.Action // the genomes of all nodes, back to back
+	prior   [][]float32    // per root-sequence position: policy by action id
+	visits  []emVisit      // the statistics of every visited edge
+	path    []int32        // the current simulation's path: emVisit indices
+	sqrtTab []float64      // sqrt(n+1) by n, for selection
+	// noChainPath makes every step of a descent go through selectEdge
+	// (tests: the inlined common case must decide the same).
+	noChainPath bool
 	// extra holds the counts of every History but HistoryPaper beyond
 	// the mutations' visits, by position and action (positions of L0
 	// only): L0's actions, repairs, the keep mutations' shares and the
@@ -170,11 +174,15 @@ type EMCTS struct {
 type emNode struct {
 	off, n     int32
 	first, cnt int32 // edges; cnt 0 until expanded
-	visits     int32
-	visited    int32 // first of the visited edges' emVisit, -1 none
-	nMaxUnv    int32 // unvisited edges whose prior is maxUnv
-	maxUnv     float32
-	expanded   bool
+	// The node's visits are own + the n of its incoming edge's emVisit
+	// (in; -1 for the first root): own counts the simulations that
+	// started at it as the root, so that a backup writes only the path's
+	// emVisits.
+	own, in  int32
+	visited  int32 // first of the visited edges' emVisit, -1 none
+	nMaxUnv  int32 // unvisited edges whose prior is maxUnv
+	maxUnv   float32
+	expanded bool
 }
 
 // emVisit holds the statistics of a visited edge (created when the edge
@@ -185,6 +193,7 @@ type emVisit struct {
 	n           int32
 	prior       float32
 	player      int8
+	keep        bool    // the keep mutation
 	w           float64 // sum of values for player
 }
 
@@ -386,7 +395,7 @@ func (e *EMCTS) argmax(row []float32) games.Action {
 }
 
 func (e *EMCTS) newNode(off, n int) int32 {
-	e.nodes = append(e.nodes, emNode{off: int32(off), n: int32(n), visited: -1})
+	e.nodes = append(e.nodes, emNode{off: int32(off), n: int32(n), in: -1, visited: -1})
 	return int32(len(e.nodes) - 1)
 }
 
@@ -411,14 +420,35 @@ func (e *EMCTS) run(root int32, st stopper) int {
 func (e *EMCTS) simulate(root int32) {
 	e.path = e.path[:0]
 	cur := root
-	for e.nodes[cur].expanded {
-		ei, v := e.selectEdge(cur)
+	visits := e.nodes[root].own
+	if in := e.nodes[root].in; in >= 0 {
+		visits += e.visits[in].n
+	}
+	for {
+		nd := &e.nodes[cur]
+		if !nd.expanded {
+			break
+		}
+		// The common case on a chain, inlined: one visited edge scoring
+		// above every unvisited one (selectEdge decides the rest).
+		if v := nd.visited; v >= 0 && !e.noChainPath {
+			x := &e.visits[v]
+			if x.next < 0 {
+				sq := e.sqrt1(visits)
+				if nd.nMaxUnv == 0 || e.score(x, sq) > e.C*float64(nd.maxUnv)*sq {
+					e.path = append(e.path, v)
+					cur, visits = x.child, x.n
+					continue
+				}
+			}
+		}
+		ei, v := e.selectEdge(cur, visits)
 		if v < 0 {
 			e.edges[ei].child = e.mutate(cur, ei)
 			v = e.addVisit(cur, ei)
 		}
 		e.path = append(e.path, v)
-		cur = e.visits[v].child
+		cur, visits = e.visits[v].child, e.visits[v].n
 	}
 	// Expand the node, playing its sequence from the turn's first state
 	// into e.work, and evaluate the state reached.
@@ -437,14 +467,13 @@ func (e *EMCTS) simulate(root int32) {
 	// Back up. A keep mutation on the path counts 1/H for each action of
 	// the root's sequence (HistoryCode: the published code's backup) or of
 	// the sequence it keeps (HistoryNode).
-	e.nodes[root].visits++
+	e.nodes[root].own++
 	keeps := 0
 	for _, v := range e.path {
 		x := &e.visits[v]
 		x.n++
 		x.w += e.value[x.player]
-		e.nodes[x.child].visits++
-		if e.edges[x.edge].pos < 0 {
+		if x.keep {
 			keeps++
 			if e.History == HistoryNode {
 				e.noteSequence(e.genome(x.child), 1) // a keep child shares its parent's sequence
@@ -480,8 +509,9 @@ func (e *EMCTS) noteExtra(i int, a games.Action, w float32) {
 func (e *EMCTS) addVisit(ni, ei int32) int32 {
 	nd, ed := &e.nodes[ni], &e.edges[ei]
 	ed.visit = int32(len(e.visits))
-	e.visits = append(e.visits, emVisit{edge: ei, child: ed.child, next: nd.visited, prior: ed.prior, player: ed.player})
+	e.visits = append(e.visits, emVisit{edge: ei, child: ed.child, next: nd.visited, prior: ed.prior, player: ed.player, keep: ed.pos < 0})
 	nd.visited = ed.visit
+	e.nodes[ed.child].in = ed.visit
 	if ed.prior != nd.maxUnv {
 		return ed.visit
 	}
@@ -508,19 +538,20 @@ func (nd *emNode) noteUnvisited(p float32) {
 	}
 }
 
-// selectEdge is UCB-SELECT-BEST with priors (PUCT): Q + C*P*sqrt(N+1)/(1+n),
-// Q = 0 for unvisited mutations, exact ties uniformly at random. It
+// selectEdge is UCB-SELECT-BEST with priors (PUCT) at node ni, visited
+// N times: Q + C*P*sqrt(N+1)/(1+n), Q = 0 for unvisited mutations, exact
+// ties uniformly at random. It
 // scores the visited edges and, for all unvisited ones, the largest
 // prior (see emNode). It returns the edge and its emVisit (-1 when the
 // edge was never taken).
-func (e *EMCTS) selectEdge(ni int32) (edge, visit int32) {
+func (e *EMCTS) selectEdge(ni, visits int32) (edge, visit int32) {
 	nd := &e.nodes[ni]
-	sq := math.Sqrt(float64(nd.visits) + 1)
+	sq := e.sqrt1(visits)
 	best, ties := int32(-1), 0
 	var bv float64
 	for v := nd.visited; v >= 0; v = e.visits[v].next {
 		x := &e.visits[v]
-		s := x.w/float64(x.n) + e.C*float64(x.prior)*sq/float64(1+x.n)
+		s := e.score(x, sq)
 		switch {
 		case ties == 0 || s > bv:
 			best, bv, ties = v, s, 1
@@ -547,7 +578,7 @@ func (e *EMCTS) selectEdge(ni int32) (edge, visit int32) {
 	if r < ties { // the r-th visited edge scoring bv, in list order
 		for v := nd.visited; v >= 0; v = e.visits[v].next {
 			x := &e.visits[v]
-			if x.w/float64(x.n)+e.C*float64(x.prior)*sq/float64(1+x.n) == bv {
+			if e.score(x, sq) == bv {
 				if r == 0 {
 					return x.edge, v
 				}
@@ -565,6 +596,21 @@ func (e *EMCTS) selectEdge(ni int32) (edge, visit int32) {
 		}
 	}
 	panic("multi: emcts selection found no edge") // unreachable: a node has its keep edge
+}
+
+// score is the PUCT score of visited edge x at a node where
+// sq = sqrt(N+1).
+func (e *EMCTS) score(x *emVisit, sq float64) float64 {
+	return x.w/float64(x.n) + e.C*float64(x.prior)*sq/float64(1+x.n)
+}
+
+// sqrt1 returns sqrt(n+1) from a table grown on demand (the same
+// correctly rounded values as math.Sqrt).
+func (e *EMCTS) sqrt1(n int32) float64 {
+	for int(n) >= len(e.sqrtTab) {
+		e.sqrtTab = append(e.sqrtTab, math.Sqrt(float64(len(e.sqrtTab))+1))
+	}
+	return e.sqrtTab[n]
 }
 
 // priorOf returns the root policy of action a at sequence position i

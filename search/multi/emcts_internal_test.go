@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -359,5 +360,55 @@ func TestEMCTSTargetAgreement(t *testing.T) {
 			total += len(turn)
 		}
 		t.Logf("hist=%s: argmax = played action in %d of %d rows, = L0's action in %d", historyNames[kind], agree, total, onL0)
+	}
+}
+
+// TestEMCTSChainStep checks the inlined common case of a descent (one
+// visited edge scoring above the unvisited ones) against selectEdge
+// alone: with the same seed, every variant builds the same tree and
+// plays the same turn. It also checks the derived visit counts: an
+// expanded node's own + incoming n is one (its expansion) plus its
+// children's visits.
+func TestEMCTSChainStep(t *testing.T) {
+	s := chainPosition(t)
+	for _, v := range []struct {
+		name    string
+		bb      bool
+		horizon int
+	}{{"emcts-v", false, 1}, {"emcts-bb", true, 1}, {"fh-emcts", false, 3}} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			var turns [2][]games.Action
+			var trees [2][]emVisit
+			for k, slow := range []bool{false, true} {
+				e, err := NewEMCTS(s.Game(), nil, Budget{Sims: 600}, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.BB, e.Horizon, e.noChainPath = v.bb, v.horizon, slow
+				if turns[k], err = e.PlanTurn(context.Background(), s, nil); err != nil {
+					t.Fatal(err)
+				}
+				trees[k] = append([]emVisit(nil), e.visits...)
+				for ni, nd := range e.nodes {
+					if !nd.expanded {
+						continue
+					}
+					visits, sum := nd.own, int32(1)
+					if nd.in >= 0 {
+						visits += e.visits[nd.in].n
+					}
+					for x := nd.visited; x >= 0; x = e.visits[x].next {
+						sum += e.visits[x].n
+					}
+					if visits != sum {
+						t.Fatalf("%s seed %d node %d: %d visits, want 1 + children's = %d", v.name, seed, ni, visits, sum)
+					}
+				}
+			}
+			if !slices.Equal(turns[0], turns[1]) || !slices.Equal(trees[0], trees[1]) {
+				t.Errorf("%s seed %d: the inlined chain step and selectEdge differ: turns %v and %v, %d and %d visited edges",
+					v.name, seed, turns[0], turns[1], len(trees[0]), len(trees[1]))
+			}
+		}
 	}
 }
