@@ -140,6 +140,19 @@ run strands-mcts-v-blend05 strands:size=4 strands-greedy mcts-v:sims=500,blend=0
 # MCTS-BB at the low replay ratio: each atomic action gets a phase of its
 # own, so its policy target is not the thin row of MCTS-V's walk.
 run strands-mcts-bb-s30 strands:size=4 strands-greedy mcts-bb:sims=500 "--steps 30"
+# Expert iteration with rollouts: self-play leaves valued by random
+# rollouts alone (blend=0; the network gives the priors), value targets
+# the search's root value (qmix 1; RESULTS section 8: the rollout-backed
+# search values predict outcomes better than a network trained on them
+# learns to), 96 games and 40 steps per iteration (replay ratio about
+# 1.4); and the plain loop at the same scale as its control. Not in the
+# study.
+run strands-mcts-v-exit strands:size=4 strands-greedy mcts-v:sims=500,blend=0 "--games 96 --steps 40 --qmix 1"
+run strands-mcts-v-g96-s40 strands:size=4 strands-greedy mcts-v:sims=500 "--games 96 --steps 40"
+# EMCTS-V (hist=node, itemp=1) with each step down the tree drawn from
+# the visits at temperature 1, as the study's published code does in
+# self-play (steptemp; docs/RESULTS.md section 8).
+run connect4d-emcts-v-node-itemp1-steptemp1 connect4d:d=5 onestep emcts:sims=250,hist=node,itemp=1,steptemp=1
 
 # command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
 command_of() {
