@@ -19,6 +19,13 @@
 //     wins at 200 simulations per move (72.5%) and loses at 800 (26.2%);
 //     against rollout MCTS the current network is the stronger one alone
 //     and level with search (docs/RESULTS.md).
+//   - connect4d-zero (the default for connect4d:d=5): Connect4d with five
+//     actions per turn, the built-in 32 channels x 2 blocks, the
+//     Polyak-averaged network of iteration 40 of study 004's MCTS-BB
+//     learning run recorded in docs/RESULTS.md (section 8; 1,920 self-play
+//     games searched whole-turn by MCTS-BB at 250 evaluations per turn):
+//     the network alone, taking its most probable action at each step,
+//     beats `onestep` in 97 of 100 games.
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
@@ -36,8 +43,13 @@ var connect4 []byte
 //go:embed connect4-v1.safetensors
 var connect4v1 []byte
 
+//go:embed connect4d.safetensors
+var connect4d []byte
+
 func init() {
 	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4)
 	nets.RegisterShipped("connect4-zero-v1", "connect4", "the earlier AlphaZero-trained 32x4 net (62 iterations), see docs/RESULTS.md", connect4v1)
 	nets.SetDefault("connect4-zero")
+	nets.RegisterShipped("connect4d-zero", "connect4d:d=5", "study 004's MCTS-BB AlphaZero run, 32x2 net (40 iterations of 48 games), see docs/RESULTS.md", connect4d)
+	nets.SetDefault("connect4d-zero")
 }

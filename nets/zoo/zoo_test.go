@@ -7,6 +7,7 @@ import (
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
+	_ "github.com/canopy-go/canopy/games/connect4d"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 )
@@ -40,6 +41,45 @@ func TestShippedConnect4(t *testing.T) {
 	}
 	if p := res.Pairwise[0][1]; p.Wins < 18 {
 		t.Errorf("shipped network alone against random: %d-%d-%d, want at least 18 wins of 20", p.Wins, p.Draws, p.Losses)
+	}
+	if engine.Shared.Open() != 0 {
+		t.Errorf("%d engines left open", engine.Shared.Open())
+	}
+}
+
+// The shipped Connect4d network is connect4d's default, carries its
+// lineage, and its policy alone beats onestep, which takes any winning
+// action and blocks the opponent's (random otherwise): the untrained
+// network's policy loses to it.
+func TestShippedConnect4d(t *testing.T) {
+	g := games.MustNew("connect4d")
+	net, src, err := nets.OpenNet("default", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Ref != "connect4d-zero" || net.PolicySize() != g.NumActions() {
+		t.Fatalf("default connect4d net: %+v", src)
+	}
+	_, meta, err := nets.DecodeWithMetadata(connect4d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "40" {
+		t.Errorf("metadata %v: want iteration 40 of a %s run", meta, g.Spec())
+	}
+	for _, c := range []struct {
+		net     string
+		atLeast bool
+	}{{"default", true}, {"init", false}} {
+		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", "onestep"}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Pairwise[0][1]
+		if won := p.Wins >= 16; won != c.atLeast {
+			t.Errorf("policy:net=%s against onestep: %d-%d-%d (want at least 16 wins of 20: %v)", c.net, p.Wins, p.Draws, p.Losses, c.atLeast)
+		}
 	}
 	if engine.Shared.Open() != 0 {
 		t.Errorf("%d engines left open", engine.Shared.Open())
