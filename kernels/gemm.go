@@ -43,6 +43,9 @@ type job struct {
 	nchunks int64        // number of chunks
 	next    atomic.Int64 // next chunk to take
 	wg      sync.WaitGroup
+	// task, when set, makes the job a Parallel call: chunk i is
+	// task.RunPart(i) and gemmArgs is unused.
+	task Task
 }
 
 var jobPool = sync.Pool{New: func() any { return new(job) }}
@@ -127,6 +130,10 @@ func (j *job) drain() {
 		i := j.next.Add(1) - 1
 		if i >= j.nchunks {
 			return
+		}
+		if j.task != nil {
+			j.task.RunPart(int(i))
+			continue
 		}
 		lo := int(i) * j.chunk
 		j.runRows(lo, min(lo+j.chunk, j.m))

@@ -88,16 +88,23 @@ func (n *Net) conv3(i int, u *unit, batch int, a, res, out []float32) {
 		kernels.Conv3x3BiasAct(a, batch, u.cin, h, w, u.foldW, u.cout, u.foldB, res, u.relu, out)
 		return
 	}
+	kernels.Conv3x3Winograd(a, batch, u.cin, h, w, n.wino.u[i], u.cout, u.foldB, res, u.relu, out)
+}
+
+// prepareWinograd transforms the folded 3x3 weights for Winograd when
+// they changed since the last call (a no-op under im2col). Forward calls
+// it before the slices of a batch run conv3 concurrently.
+func (n *Net) prepareWinograd() {
 	s := n.wino
-	if s.folded != n.folded || len(s.u) != len(n.units) {
-		s.u = make([][]float32, len(n.units))
-		for j, v := range n.units {
-			if v.kind == kindConv3 && v.cin >= winoMinCin {
-				s.u[j] = make([]float32, 16*v.cin*v.cout)
-				kernels.WinogradWeights(v.foldW, v.cin, v.cout, s.u[j])
-			}
-		}
-		s.folded = n.folded
+	if s == nil || (s.folded == n.folded && len(s.u) == len(n.units)) {
+		return
 	}
-	kernels.Conv3x3Winograd(a, batch, u.cin, h, w, s.u[i], u.cout, u.foldB, res, u.relu, out)
+	s.u = make([][]float32, len(n.units))
+	for j, v := range n.units {
+		if v.kind == kindConv3 && v.cin >= winoMinCin {
+			s.u[j] = make([]float32, 16*v.cin*v.cout)
+			kernels.WinogradWeights(v.foldW, v.cin, v.cout, s.u[j])
+		}
+	}
+	s.folded = n.folded
 }

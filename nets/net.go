@@ -311,6 +311,7 @@ type inferScratch struct {
 	slot  []int       // buffer id -> slot index (-1: caller memory)
 	slots [][]float32 // per-slot storage for batch samples
 	per   []int       // per-sample size of each slot
+	part  forwardPart // the batch-sliced call in progress (Forward)
 }
 
 // planSlots assigns inference buffers to storage slots by liveness.
@@ -403,27 +404,76 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 	if n.folded != n.version {
 		n.fold()
 	}
+	n.prepareWinograd()
 	n.Reserve(batch)
 	s := &n.inf
+	if parts := forwardParts(batch); parts > 1 {
+		s.part = forwardPart{n: n, batch: batch, parts: parts, input: input, policy: policy, value: value}
+		kernels.Parallel(parts, &s.part)
+		s.part = forwardPart{} // drop references to the caller's slices
+		return
+	}
+	n.forwardRows(0, batch, input, policy, value)
+}
+
+// forwardMinRows is the fewest samples a slice of a batch-sliced Forward
+// gets: below it, splitting each kernel call over the threads costs less
+// than running the network once per slice.
+const forwardMinRows = 2
+
+// forwardParts returns the number of slices Forward splits a batch into:
+// one per kernel thread, each at least forwardMinRows samples.
+func forwardParts(batch int) int {
+	return max(1, min(kernels.Threads(), batch/forwardMinRows))
+}
+
+// forwardPart is one batch-sliced Forward call (kernels.Task): part p
+// runs the whole network on samples [p*batch/parts, (p+1)*batch/parts).
+// The slices' memory is disjoint: outputs hold one row per sample,
+// batch-major, and forwardRows gives each slice its own samples of every
+// scratch slot.
+type forwardPart struct {
+	n                    *Net
+	batch, parts         int
+	input, policy, value []float32
+}
+
+func (f *forwardPart) RunPart(p int) {
+	r0, r1 := p*f.batch/f.parts, (p+1)*f.batch/f.parts
+	f.n.forwardRows(r0, r1, f.input, f.policy, f.value)
+}
+
+// forwardRows runs Forward on samples [r0, r1) of the batch whose
+// observations, logits and values are input, policy and value, using
+// samples [r0, r1) of each scratch slot (reserved for the batch), so
+// that slices run concurrently.
+func (n *Net) forwardRows(r0, r1 int, input, policy, value []float32) {
+	s := &n.inf
+	rows := r1 - r0
 	buf := func(b int) []float32 {
 		switch {
 		case b == n.policy:
-			return policy[:batch*n.PolicySize()]
+			return policy[r0*n.PolicySize() : r1*n.PolicySize()]
 		case b == n.value:
-			return value[:batch]
+			return value[r0:r1]
 		}
-		return s.slots[s.slot[b]][:batch*n.bufs[b].size()]
+		// A slot holds buffers of different sizes over the layers, and
+		// the slices reach a layer at different times: slice rows start
+		// at r0 times the slot's largest per-sample size.
+		slot := s.slot[b]
+		start := r0 * s.per[slot]
+		return s.slots[slot][start : start+rows*n.bufs[b].size()]
 	}
-	nchwToNHWC(batch, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input, buf(0))
+	nchwToNHWC(rows, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input[r0*n.InputSize():], buf(0))
 	for i, u := range n.units {
 		a, out := buf(u.in), buf(u.out)
-		m := batch * u.cells
+		m := rows * u.cells
 		var res []float32
 		if u.res >= 0 {
 			res = buf(u.res)
 		}
 		if u.kind == kindConv3 {
-			n.conv3(i, u, batch, a, res, out)
+			n.conv3(i, u, rows, a, res, out)
 		} else {
 			kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
 		}

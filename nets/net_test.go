@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/kernels"
 	"github.com/canopy-go/canopy/nets/safetensors"
 )
 
@@ -294,4 +296,38 @@ func TestBackend(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Forward splits a batch over the kernel threads (each slice runs the
+// whole network on its samples, concurrently): the outputs equal those of
+// the whole batch on one thread exactly, under both convolution
+// algorithms and for batches that do not divide evenly. Buffers of
+// different sizes share scratch slots, so the slices' rows must not
+// overlap whatever layer each slice is at.
+func TestForwardSlicedMatchesWhole(t *testing.T) {
+	defer kernels.SetThreads(kernels.SetThreads(0))
+	for _, preset := range []string{"connect4", "sequence"} {
+		cfg, err := Preset(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, _ := New(cfg, 3)
+		for _, alg := range []ConvAlgorithm{ConvIm2col, ConvWinograd} {
+			net.SetConvAlgorithm(alg)
+			for _, batch := range []int{2, 5, 16, 33} {
+				in := randInput(batch*net.InputSize(), uint64(batch))
+				var p [2][]float32
+				var v [2][]float32
+				for k, threads := range []int{1, 3} {
+					kernels.SetThreads(threads)
+					p[k], v[k] = make([]float32, batch*net.PolicySize()), make([]float32, batch)
+					net.Forward(batch, in, p[k], v[k])
+				}
+				if !slices.Equal(p[0], p[1]) || !slices.Equal(v[0], v[1]) {
+					t.Errorf("%s %v batch %d: 3 slices differ from one pass by %g (policy), %g (value)",
+						preset, alg, batch, maxDiff(p[0], p[1]), maxDiff(v[0], v[1]))
+				}
+			}
+		}
+	}
 }

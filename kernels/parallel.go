@@ -1,0 +1,45 @@
+package kernels
+
+// Task is work split into independent parts, run by Parallel.
+type Task interface {
+	// RunPart runs part p. Parts run concurrently and must write disjoint
+	// memory.
+	RunPart(p int)
+}
+
+// Parallel runs t.RunPart(0), ..., t.RunPart(parts-1) on up to Threads()
+// goroutines, the caller's included and the package's pooled workers for
+// the rest, and returns when every part has returned. The threads it uses
+// count as busy for the kernels called inside a part (GemmBiasAct,
+// Conv3x3BiasAct, Conv3x3Winograd), which then run on the caller's
+// goroutine rather than wake workers to compete for the same cores. It
+// runs the parts one after another on the caller's goroutine when no
+// other thread is idle. It allocates nothing in steady state.
+func Parallel(parts int, t Task) {
+	nt := min(Threads()-int(callsInFlight.Load()), parts)
+	if nt <= 1 {
+		for p := range parts {
+			t.RunPart(p)
+		}
+		return
+	}
+	callsInFlight.Add(int32(nt))
+	j := jobPool.Get().(*job)
+	j.task = t
+	j.nchunks = int64(parts)
+	j.next.Store(0)
+	startWorkers(nt - 1)
+	j.wg.Add(nt - 1)
+	for range nt - 1 {
+		select {
+		case workQueue <- j:
+		default:
+			j.wg.Done() // queue full: the caller's drain runs the parts
+		}
+	}
+	j.drain()
+	j.wg.Wait()
+	callsInFlight.Add(-int32(nt))
+	j.task = nil
+	jobPool.Put(j)
+}
