@@ -447,9 +447,9 @@ func init() {
 		Priority: 0,
 		Summary:  "the network on the CPU (AVX2/AVX-512 GEMM kernels); always available",
 		Options: []BackendOption{{Key: "threads", Min: 1, Max: cpuMaxThreads, Default: "min(GOMAXPROCS, 8)",
-			Help: "goroutines per GEMM call; process-wide (kernels.SetThreads): it applies to every CPU net in the process"},
-			{Key: "conv", Values: convNames, Default: "im2col",
-				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3), about 10% more evals/cpu-s on AVX2"}},
+			Help: "kernel threads: a batch is split over them, each slice running the whole network, and a single large kernel call too; process-wide (kernels.SetThreads): it applies to every CPU net in the process"},
+			{Key: "conv", Values: append([]string{"auto"}, convNames...), Default: "auto",
+				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3); auto: winograd with the AVX2 kernels (10-37% more evals/s measured), im2col with the others (see AutoConvAlgorithm)"}},
 		Open: func(net *Net, opts BackendOptions) (Backend, error) {
 			b, err := NewCPUBackend(net, opts)
 			if err != nil {
@@ -462,13 +462,13 @@ func init() {
 				}
 				kernels.SetThreads(n)
 			}
-			if v, ok := opts.Param("conv"); ok {
-				a, err := ParseConvAlgorithm(v)
-				if err != nil {
+			a := AutoConvAlgorithm()
+			if v, ok := opts.Param("conv"); ok && v != "auto" {
+				if a, err = ParseConvAlgorithm(v); err != nil {
 					return nil, &OptionError{Backend: "cpu", Key: "conv", Reason: err.Error()}
 				}
-				net.SetConvAlgorithm(a)
 			}
+			net.SetConvAlgorithm(a)
 			return b, nil
 		},
 	})

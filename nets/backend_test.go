@@ -137,6 +137,40 @@ func TestCPUThreadsOption(t *testing.T) {
 	}
 }
 
+// The cpu backend's conv option: auto (the default) picks
+// AutoConvAlgorithm's, which follows the kernels in use; a name picks
+// that algorithm; anything else is refused.
+func TestCPUConvOption(t *testing.T) {
+	for _, c := range []struct {
+		spec, kern string
+		want       ConvAlgorithm
+	}{
+		{"cpu", "generic", ConvIm2col},
+		{"cpu:conv=auto", "generic", ConvIm2col},
+		{"cpu", "avx2", ConvWinograd},
+		{"cpu:conv=im2col", "avx2", ConvIm2col},
+		{"cpu:conv=winograd", "generic", ConvWinograd},
+	} {
+		restore, err := kernels.Use(c.kern)
+		if err != nil {
+			t.Logf("%s: %v", c.spec, err) // no AVX2 here
+			continue
+		}
+		net := tinyNet(t)
+		_, err = OpenBackend(c.spec, net, BackendOptions{MaxBatch: 2})
+		restore()
+		if err != nil {
+			t.Fatal(c.spec, err)
+		}
+		if got := net.ConvAlgorithm(); got != c.want {
+			t.Errorf("%s with the %s kernels: %v, want %v", c.spec, c.kern, got, c.want)
+		}
+	}
+	if _, err := OpenBackend("cpu:conv=fft", tinyNet(t), BackendOptions{MaxBatch: 2}); err == nil || !strings.Contains(err.Error(), "conv") {
+		t.Errorf("cpu:conv=fft: %v, want an error naming the option", err)
+	}
+}
+
 func TestBackendInfos(t *testing.T) {
 	infos := BackendInfos()
 	if len(infos) < 3 || infos[0].Name != "fakegpu" || infos[len(infos)-1].Name != "random" {

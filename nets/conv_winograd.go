@@ -12,12 +12,14 @@ type ConvAlgorithm uint8
 
 const (
 	// ConvIm2col expands the im2col matrix block by block and multiplies
-	// it by the weights (kernels.Conv3x3BiasAct). It is the default.
+	// it by the weights (kernels.Conv3x3BiasAct). It is a Net's default;
+	// the cpu backend picks AutoConvAlgorithm's.
 	ConvIm2col ConvAlgorithm = iota
 	// ConvWinograd uses Winograd's F(2x2,3x3) algorithm
 	// (kernels.Conv3x3Winograd) for every 3x3 convolution with at least
 	// 16 input channels: about 10% more evaluations per CPU-second on
-	// the connect4 preset with AVX2 (unmeasured with AVX-512). Policy
+	// the connect4 preset with AVX2, 25% on the sequence preset
+	// (unmeasured with AVX-512). Policy
 	// logits and values agree with ConvIm2col to about 1e-5 of the
 	// largest output, not bit for bit.
 	ConvWinograd
@@ -30,6 +32,20 @@ const (
 // tower convolution (64 channels in the presets) run by Winograd. The
 // threshold is a judgement, not a measurement.
 const winoMinCin = 16
+
+// AutoConvAlgorithm is the algorithm the cpu backend uses unless told
+// (conv=auto): ConvWinograd when the kernels run their AVX2
+// implementation, where it was measured faster at every batch (2-vCPU AMD
+// EPYC, 2 threads, the connect4 preset: 6,080 against 5,428 evals/s at
+// batch 16, 5,835 against 5,391 at 256; docs/BENCHMARKS.md), and
+// ConvIm2col with AVX-512, where im2col + GEMM runs closer to peak and
+// Winograd has not been measured, and with the generic kernels.
+func AutoConvAlgorithm() ConvAlgorithm {
+	if kernels.Current() == "avx2" {
+		return ConvWinograd
+	}
+	return ConvIm2col
+}
 
 // convNames are the names ParseConvAlgorithm accepts, in
 // ConvAlgorithm order.
