@@ -123,6 +123,11 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 			s.(games.SimultaneousState).ApplyJoint(joint)
 			childp = &t.a.edges[nd.firstEdge].child // the open-loop child
 		default:
+			// Load the node's first action and child records now, so that
+			// their cache line arrives while selection scans the
+			// statistics (a separate array) instead of after it: the
+			// chosen edge's record then mostly hits.
+			first := t.a.edges[nd.firstEdge]
 			var ei int32
 			if t.plainUCT && !t.shared {
 				ei = t.selectUCTPlain(nd)
@@ -130,12 +135,16 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				ei = t.selectTree(w, nd, nd.firstEdge, nd.numEdges)
 			}
 			e := &t.a.edges[ei]
+			act := e.action
+			if ei == nd.firstEdge {
+				act = first.action
+			}
 			w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
 			t.add32(&t.a.hot[ei].vloss, 1)
 			if record {
-				w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(nd.player), e.action})
+				w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(nd.player), act})
 			}
-			s.Apply(e.action)
+			s.Apply(act)
 			childp = &e.child
 		}
 		child := atomic.LoadInt32(childp)
