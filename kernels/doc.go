@@ -105,7 +105,10 @@
 // never waits for an idle pool; concurrent callers share the pool, and a
 // call splits only over the threads that the calls in flight leave free
 // (callers that run their own goroutines, like the training of package
-// nets, then get one thread per call instead of competing for the pool). Packing buffers are preallocated and reused, so
+// nets, then get one thread per call instead of competing for the pool).
+// Parallel runs a caller's own parts (the slices of a batch-sliced
+// inference) on the same pool and counts the threads it takes as busy, so
+// the kernel calls inside a part run single-threaded. Packing buffers are preallocated and reused, so
 // the kernels allocate nothing in steady state. Every function is safe for
 // concurrent use by many goroutines as long as their output slices do not
 // overlap; Use and SetThreads are configuration calls meant for start-up,

@@ -27,7 +27,12 @@
 // with its running statistics is folded into the preceding convolution's
 // weights and bias, so every unit is one fused kernels.GemmBiasAct call
 // (kernels.Conv3x3BiasAct for 3x3 convolutions, or kernels.Conv3x3Winograd
-// after SetConvAlgorithm(ConvWinograd), the cpu backend's conv=winograd).
+// after SetConvAlgorithm(ConvWinograd), the cpu backend's conv=winograd,
+// its default with the AVX2 kernels). Forward splits a batch of at least
+// two samples per kernel thread into slices that run the whole network
+// concurrently (kernels.Parallel), each on its own samples of every scratch
+// buffer; the outputs equal a single pass bit for bit, and each slice's
+// kernel calls run on one thread.
 // Training runs the fused im2col convolution forward. Backward, the weight gradient of a 3x3
 // convolution expands the im2col matrix one block of samples at a time (see
 // trainBlockRows) so it stays in cache, and the input gradient is a forward
