@@ -123,11 +123,13 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 			s.(games.SimultaneousState).ApplyJoint(joint)
 			childp = &t.a.edges[nd.firstEdge].child // the open-loop child
 		default:
-			// Load the node's first action and child records now, so that
-			// their cache line arrives while selection scans the
+			// Load the node's first action now, so that the cache line of
+			// its action records arrives while selection scans the
 			// statistics (a separate array) instead of after it: the
-			// chosen edge's record then mostly hits.
-			first := t.a.edges[nd.firstEdge]
+			// chosen edge's record then mostly hits. (Only the action:
+			// child is written concurrently in shared trees, and actions
+			// are written before the node is published.)
+			firstAction := t.a.edges[nd.firstEdge].action
 			var ei int32
 			if t.plainUCT && !t.shared {
 				ei = t.selectUCTPlain(nd)
@@ -137,7 +139,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 			e := &t.a.edges[ei]
 			act := e.action
 			if ei == nd.firstEdge {
-				act = first.action
+				act = firstAction
 			}
 			w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
 			t.add32(&t.a.hot[ei].vloss, 1)
