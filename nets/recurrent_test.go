@@ -159,7 +159,8 @@ func TestRecurrentStepMatchesSegment(t *testing.T) {
 	}
 	closeTo(t, "h after the segment", h, hT, 1e-6)
 	closeTo(t, "c after the segment", c, cT, 1e-6)
-	if testing.AllocsPerRun(20, func() { _ = r.Step(B, in[:B*I], h, c, nil, sp, sv) }) != 0 {
+	// The race detector makes sync.Pool drop items (the kernels' scratch).
+	if !raceEnabled && testing.AllocsPerRun(20, func() { _ = r.Step(B, in[:B*I], h, c, nil, sp, sv) }) != 0 {
 		t.Error("Step allocates")
 	}
 }
