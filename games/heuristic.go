@@ -22,3 +22,18 @@ type Heuristic interface {
 	State
 	HeuristicValue(player int, a Action) float64
 }
+
+// StateValuer is an optional capability of a game's states: a static
+// evaluation of the whole position for each player, in the game's own
+// units (points), for searches that cut rollouts off and score the
+// position reached (search's cut=state). Sushi Go's is study 003's
+// EVALUATESTATE: the points scored so far plus this round's table with
+// partial credit for unfinished sets and the maki and pudding standings
+// projected.
+//
+// StateValue must not modify the state, must not allocate, and must be
+// safe to call concurrently on distinct states.
+type StateValuer interface {
+	State
+	StateValue(player int) float64
+}

@@ -268,13 +268,20 @@ func (bl *Blend) Evaluate(c *EvalContext, s games.State, value []float64, priors
 // returns). Study 000 (eq. 5) blends a static value with a rollout cut
 // after 8 turns; scoring that cut with 0 halved the blend's value, this
 // scores it instead.
+//
+// With State set (cut=state) x_p is the game's own evaluation of the
+// whole position for p (games.StateValuer; Sushi Go: the running score
+// plus this round's table with partial credit and the maki and pudding
+// standings projected, study 003's EVALUATESTATE), which, unlike
+// cut=heuristic's one-ply reading, counts what each player already has.
 type CutValue struct {
-	Heuristic Heuristic // cut=heuristic; nil: cut=score
+	Heuristic Heuristic // cut=heuristic; nil: cut=score (or cut=state)
+	State     bool      // cut=state: x_p from games.StateValuer
 	Scale     float64   // differences are divided by Scale before tanh
 }
 
 // CutKinds are the names NewCut accepts, in the order options list them.
-var CutKinds = []string{"zero", "heuristic", "score"}
+var CutKinds = []string{"zero", "heuristic", "score", "state"}
 
 // NewCut returns the value of a rollout cut off by its depth or turn
 // limit (Rollout.Cut) of the named kind: "zero" (nil, every player 0),
@@ -294,6 +301,11 @@ func NewCut(g games.Game, kind string, scale float64) (Evaluator, error) {
 			return nil, fmt.Errorf("cut=heuristic: %s has no heuristic (the games.Heuristic capability); games with one: hex, sequence, sushigo, tetrislink (or use cut=zero)", g.Type().Name)
 		}
 		return &CutValue{Heuristic: h, Scale: scale}, nil
+	case "state":
+		if _, ok := g.NewInitialState().(games.StateValuer); !ok {
+			return nil, fmt.Errorf("cut=state needs a game whose states evaluate themselves (games.StateValuer); %s has none (try cut=heuristic or cut=score)", g.Type().Name)
+		}
+		return &CutValue{State: true, Scale: scale}, nil
 	case "score":
 		if _, ok := g.NewInitialState().(games.Scorer); !ok {
 			return nil, fmt.Errorf("cut=score needs a game with running scores (games.Scorer); %s has none (try cut=heuristic)", g.Type().Name)
@@ -314,9 +326,15 @@ func (cv *CutValue) Evaluate(c *EvalContext, s games.State, value []float64, _ [
 		return false
 	}
 	x := c.Ret[:len(value)]
-	if cv.Heuristic == nil {
+	switch {
+	case cv.State:
+		sv := s.(games.StateValuer)
+		for q := range x {
+			x[q] = sv.StateValue(q)
+		}
+	case cv.Heuristic == nil:
 		s.(games.Scorer).Scores(x)
-	} else {
+	default:
 		clear(x)
 		p := s.CurrentPlayer()
 		ss, sim := s.(games.SimultaneousState)

@@ -217,8 +217,9 @@ func TestStudyFormulas(t *testing.T) {
 }
 
 // CutValue: tanh((x_p - mean of the others) / scale) with x_p the best
-// heuristic value of each choosing player (cut=heuristic) or the running
-// score (cut=score), computed here from the game's own methods.
+// heuristic value of each choosing player (cut=heuristic), the running
+// score (cut=score) or the game's evaluation of the position (cut=state),
+// computed here from the game's own methods.
 func TestCutValue(t *testing.T) {
 	g := games.MustNew("sushigo")
 	s := sushiPosition(g, 3, 5)
@@ -235,6 +236,10 @@ func TestCutValue(t *testing.T) {
 	}
 	scores := make([]float64, np)
 	s.(games.Scorer).Scores(scores)
+	state := make([]float64, np)
+	for p := range np {
+		state[p] = s.(games.StateValuer).StateValue(p)
+	}
 	ctx := newEvalContext(g, games.NewRand(1))
 	for _, c := range []struct {
 		name string
@@ -243,6 +248,7 @@ func TestCutValue(t *testing.T) {
 	}{
 		{"heuristic", &CutValue{Heuristic: lookupHeuristic(g), Scale: 3}, best},
 		{"score", &CutValue{Scale: 7}, scores},
+		{"state", &CutValue{State: true, Scale: 10}, state},
 	} {
 		value := make([]float64, np)
 		c.cv.Evaluate(ctx, s.Clone(), value, nil)
@@ -273,6 +279,13 @@ func TestCutValue(t *testing.T) {
 	other := (p + 1) % gs.NumPlayers()
 	near(t, "seq mover", value[p], math.Tanh(hb/2))
 	near(t, "seq other", value[other], math.Tanh((0-hb/float64(gs.NumPlayers()-1))/2))
+	// cut=state needs the capability; Connect Four has none.
+	if _, err := NewCut(games.MustNew("connect4"), "state", 10); err == nil || !strings.Contains(err.Error(), "StateValuer") {
+		t.Errorf("cut=state on connect4: %v, want an error naming the capability", err)
+	}
+	if cv, err := NewCut(g, "state", 10); err != nil || !cv.(*CutValue).State {
+		t.Errorf("cut=state on sushigo: %v, %v", cv, err)
+	}
 }
 
 // Every new option is in the table with its default, its defaults leave

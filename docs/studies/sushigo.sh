@@ -14,10 +14,15 @@
 # study does not publish how the cut-off rollout is scored or what
 # "+ Heuristic" adds; read here as: the plain rows score the cut-off
 # position by the game's running scores (cut=score), the "+ Heuristic"
-# rows by the custom heuristic (cut=heuristic, Canopy's sushigo
-# heuristic), and "PB + Heuristic" also uses it in the bias term, while
-# "Progressive Bias" alone is eq. 5 as printed, b/(1+n) without a
-# heuristic (pbh=one). Hidden hands: every agent uses Canopy's root
+# rows by the study's state evaluation (its Algorithm 1, EVALUATESTATE:
+# cut=state, the running score plus this round's table with partial
+# credit for unfinished sets and the maki and pudding standings
+# projected), and "PB + Heuristic" also uses Canopy's sushigo heuristic
+# in the bias term, while "Progressive Bias" alone is eq. 5 as printed,
+# b/(1+n) without a heuristic (pbh=one). The *-heur1ply rows are a first
+# reading, kept for comparison: the cut scored by each player's best
+# one-pick heuristic gain alone (cut=heuristic), which ignores the points
+# already on the table. Hidden hands: every agent uses Canopy's root
 # determinization (8 deals, the time split over them).
 #
 # Canopy's own settings side by side: UCT c = 1.4 with full random
@@ -33,9 +38,9 @@ GAMES_DEFAULT=1000
 t=time=100ms
 study_base="mcts:sel=uct,c=5,$t,turns=10,cut=score"
 study_pb="mcts:pbform=study003,pbh=one,$t,turns=10,cut=score"
-study_pb_heur="mcts:pbform=study003,$t,turns=10,cut=heuristic"
-study_ucbt_heur="mcts:sel=ucb1tuned,c=5,$t,turns=10,cut=heuristic"
-study_amaf_heur="mcts:sel=alphaamaf,ravek=1000,amafexplore=ucb1tuned,c=5,$t,turns=10,cut=heuristic"
+study_pb_heur="mcts:pbform=study003,$t,turns=10,cut=state"
+study_ucbt_heur="mcts:sel=ucb1tuned,c=5,$t,turns=10,cut=state"
+study_amaf_heur="mcts:sel=alphaamaf,ravek=1000,amafexplore=ucb1tuned,c=5,$t,turns=10,cut=state"
 canopy_base="mcts:$t"
 
 for p in 2 4; do
@@ -52,6 +57,11 @@ for p in 2 4; do
 	row p$p-study-pb-heur "$g" "$study_pb_heur;$base3"
 	row p$p-study-ucbt-heur "$g" "$study_ucbt_heur;$base3"
 	row p$p-study-amaf-heur "$g" "$study_amaf_heur;$base3"
+	if ((p == 2)); then
+		row p2-study-pb-heur1ply "$g" "${study_pb_heur/cut=state/cut=heuristic};$base3"
+		row p2-study-ucbt-heur1ply "$g" "${study_ucbt_heur/cut=state/cut=heuristic};$base3"
+		row p2-study-amaf-heur1ply "$g" "${study_amaf_heur/cut=state/cut=heuristic};$base3"
+	fi
 	# Canopy's settings
 	if ((p == 2)); then
 		row p2-canopy-vs-study "$g" "$canopy_base;$study_base"

@@ -27,3 +27,23 @@ func Heuristic(s games.State, player int, a games.Action) float64 {
 
 // The capability is checked at compile time.
 var _ games.Heuristic = (*State)(nil)
+
+// StateValue implements games.StateValuer, in points: player's running
+// score (completed rounds) plus heuristicValue of this round's position
+// (the table at face value with partial credit for unfinished sets and
+// open wasabi, the maki standings as if scored now, the pudding standings
+// projected), the state evaluation of study 003's Algorithm 1. At the end
+// of the game it is the final score with the pudding standings counted
+// once. Zero for players out of range.
+func (s *State) StateValue(player int) float64 {
+	if player < 0 || player >= int(s.c.np) {
+		return 0
+	}
+	if s.c.over() {
+		return float64(s.c.score[player])
+	}
+	return float64(s.c.score[player]) + heuristicValue(&s.c, player)
+}
+
+// The capability is checked at compile time.
+var _ games.StateValuer = (*State)(nil)

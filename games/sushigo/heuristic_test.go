@@ -62,3 +62,48 @@ func check(t *testing.T, s *State, p int, legal games.Mask) {
 		t.Fatalf("HeuristicValue allocates %v times", n)
 	}
 }
+
+// StateValue: zero outside the players, the final score once the game is
+// over, and without allocation; during the game it adds this round's
+// position to the running score, so it never equals the bare running
+// score while a player holds a completed set of the round (checked on
+// every position of random games where one holds a sashimi triple).
+func TestStateValue(t *testing.T) {
+	g := games.MustNew("sushigo:players=2")
+	rng := games.NewRand(5)
+	m := games.NewMask(g.NumActions())
+	final := make([]float64, 2)
+	joint := make([]games.Action, 2)
+	checked := 0
+	for range 20 {
+		s := g.NewInitialState().(*State)
+		for !s.IsTerminal() {
+			for p := range 2 {
+				if s.c.table[p][Sashimi] < 3 {
+					continue
+				}
+				checked++
+				if s.StateValue(p) <= float64(s.c.score[p]) {
+					t.Fatalf("player %d holds %d sashimi: StateValue %v, running score %d", p, s.c.table[p][Sashimi], s.StateValue(p), s.c.score[p])
+				}
+			}
+			games.RandomStep(s, rng, m, joint)
+		}
+		s.Scores(final)
+		for p := range 2 {
+			if v := s.StateValue(p); v != final[p] {
+				t.Errorf("game over: StateValue(%d) = %v, final score %v", p, v, final[p])
+			}
+		}
+		if s.StateValue(-1) != 0 || s.StateValue(2) != 0 {
+			t.Error("StateValue of a player out of range is not 0")
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no position with a sashimi triple in 20 random games: the check never ran")
+	}
+	s := g.NewInitialState().(*State)
+	if n := testing.AllocsPerRun(10, func() { _ = s.StateValue(1) }); n != 0 {
+		t.Errorf("StateValue allocates %v times", n)
+	}
+}
