@@ -104,32 +104,39 @@ func plainName(name, ext string) error {
 // readFile reads name inside root, refusing what is not a regular file or
 // is larger than limit. Missing files are 404s.
 func readFile(root *os.Root, name string, limit int64) ([]byte, error) {
+	data, _, err := readFileInfo(root, name, limit)
+	return data, err
+}
+
+// readFileInfo is readFile that also returns the stat of the file it
+// opened, taken before reading: the version the watcher marks as read.
+func readFileInfo(root *os.Root, name string, limit int64) ([]byte, fs.FileInfo, error) {
 	f, err := root.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errorf(http.StatusNotFound, "no file %s", clip(name))
+			return nil, nil, errorf(http.StatusNotFound, "no file %s", clip(name))
 		}
-		return nil, errorf(http.StatusForbidden, "cannot read %s: %v", clip(name), unwrapPath(err))
+		return nil, nil, errorf(http.StatusForbidden, "cannot read %s: %v", clip(name), unwrapPath(err))
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, errorf(http.StatusForbidden, "cannot read %s: %v", clip(name), unwrapPath(err))
+		return nil, nil, errorf(http.StatusForbidden, "cannot read %s: %v", clip(name), unwrapPath(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errorf(http.StatusForbidden, "%s is not a regular file", clip(name))
+		return nil, nil, errorf(http.StatusForbidden, "%s is not a regular file", clip(name))
 	}
 	if fi.Size() > limit {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "%s is %d bytes; the limit is %d", clip(name), fi.Size(), limit)
+		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "%s is %d bytes; the limit is %d", clip(name), fi.Size(), limit)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, errorf(http.StatusInternalServerError, "reading %s: %v", clip(name), unwrapPath(err))
+		return nil, nil, errorf(http.StatusInternalServerError, "reading %s: %v", clip(name), unwrapPath(err))
 	}
 	if int64(len(data)) > limit {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "%s is over the limit of %d bytes", clip(name), limit)
+		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "%s is over the limit of %d bytes", clip(name), limit)
 	}
-	return data, nil
+	return data, fi, nil
 }
 
 // listFiles returns the regular files in dir (inside root) whose names end

@@ -91,6 +91,15 @@ func (m mark) same(fi fs.FileInfo) bool {
 	return m.fi != nil && os.SameFile(m.fi, fi) && m.fi.Size() == fi.Size() && m.fi.ModTime().Equal(fi.ModTime())
 }
 
+// readWhole reports whether data is the whole of the file version fi
+// (its stat when opened): a file rewritten in place (truncated, then
+// written) can be stat'ed short and read whole, or the reverse, and
+// marking the stat's version would read and report it again at the next
+// look.
+func readWhole(data []byte, fi fs.FileInfo) bool {
+	return int64(len(data)) == fi.Size()
+}
+
 // runWatch is the state of one watch: what it has sent so far.
 type runWatch struct {
 	rd       *runDir
@@ -230,11 +239,14 @@ func (rw *runWatch) lookManifest() *watchSelfplayJSON {
 	if err != nil || (name == rw.manifest && rw.manifestMark.same(fi)) {
 		return nil
 	}
-	data, err := readFile(rw.rd.root, name, maxManifestBytes)
+	data, read, err := readFileInfo(rw.rd.root, name, maxManifestBytes)
 	if err != nil {
 		return nil
 	}
-	rw.manifest, rw.manifestMark = name, mark{fi}
+	if !readWhole(data, read) {
+		return nil // being written: looked at again next time
+	}
+	rw.manifest, rw.manifestMark = name, mark{read}
 	var m selfplayManifest
 	if json.Unmarshal(data, &m) != nil || !strings.HasPrefix(m.Format, "canopy-selfplay/") {
 		return nil
@@ -266,11 +278,15 @@ func (rw *runWatch) lookLogs() []*watchGameJSON {
 		if _, ok := rw.logs[name]; !ok && len(rw.logs) >= maxWatchedLogs {
 			continue
 		}
-		rw.logs[name] = mark{fi}
-		data, err := readFile(rw.rd.root, path, rw.logLimit)
+		data, read, err := readFileInfo(rw.rd.root, path, rw.logLimit)
 		if err != nil {
+			rw.logs[name] = mark{fi} // unreadable: looked at again when it changes
 			continue
 		}
+		if !readWhole(data, read) {
+			continue // being written: looked at again next time
+		}
+		rw.logs[name] = mark{read}
 		l, final, err := arena.ReadLog(bytes.NewReader(data))
 		if err != nil || !final.IsTerminal() {
 			continue // being written, or not a finished game: looked at again when it changes
