@@ -7,6 +7,14 @@ type Task interface {
 	RunPart(p int)
 }
 
+// IdleThreads returns how many of the Threads() kernel threads no call
+// in flight is using now (at least 1: the caller's own). It is a hint
+// for callers choosing how many parts to split work into; Parallel
+// checks again when it runs.
+func IdleThreads() int {
+	return max(1, Threads()-int(callsInFlight.Load()))
+}
+
 // Parallel runs t.RunPart(0), ..., t.RunPart(parts-1) on up to Threads()
 // goroutines, the caller's included and the package's pooled workers for
 // the rest, and returns when every part has returned. The threads it uses
@@ -16,7 +24,7 @@ type Task interface {
 // runs the parts one after another on the caller's goroutine when no
 // other thread is idle. It allocates nothing in steady state.
 func Parallel(parts int, t Task) {
-	nt := min(Threads()-int(callsInFlight.Load()), parts)
+	nt := min(IdleThreads(), parts)
 	if nt <= 1 {
 		for p := range parts {
 			t.RunPart(p)

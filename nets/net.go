@@ -417,14 +417,18 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 }
 
 // forwardMinRows is the fewest samples a slice of a batch-sliced Forward
-// gets: below it, splitting each kernel call over the threads costs less
-// than running the network once per slice.
+// gets. Slicing was measured faster than splitting each kernel call at
+// batches 16 and 256 (docs/BENCHMARKS.md); that it still pays at 2 to 8
+// samples is a judgement, not a measurement.
 const forwardMinRows = 2
 
 // forwardParts returns the number of slices Forward splits a batch into:
-// one per kernel thread, each at least forwardMinRows samples.
+// one per kernel thread that no other call in flight is using, each at
+// least forwardMinRows samples. With no thread idle (another network or
+// the trainer busy in the same process) the batch runs in one pass
+// rather than in slices one after another.
 func forwardParts(batch int) int {
-	return max(1, min(kernels.Threads(), batch/forwardMinRows))
+	return max(1, min(kernels.IdleThreads(), batch/forwardMinRows))
 }
 
 // forwardPart is one batch-sliced Forward call (kernels.Task): part p

@@ -604,9 +604,16 @@ func (e *EMCTS) score(x *emVisit, sq float64) float64 {
 	return x.w/float64(x.n) + e.C*float64(x.prior)*sq/float64(1+x.n)
 }
 
-// sqrt1 returns sqrt(n+1) from a table grown on demand (the same
-// correctly rounded values as math.Sqrt).
+// sqrtTabMax bounds the sqrt table (512 KiB); nodes visited more often
+// (long time budgets) compute the root.
+const sqrtTabMax = 1 << 16
+
+// sqrt1 returns sqrt(n+1) from a table grown on demand up to sqrtTabMax
+// entries (the same correctly rounded values as math.Sqrt).
 func (e *EMCTS) sqrt1(n int32) float64 {
+	if n >= sqrtTabMax {
+		return math.Sqrt(float64(n) + 1)
+	}
 	for int(n) >= len(e.sqrtTab) {
 		e.sqrtTab = append(e.sqrtTab, math.Sqrt(float64(len(e.sqrtTab))+1))
 	}
