@@ -42,7 +42,7 @@ func (t *Tree) backupPlain(w *Walker, value []float64) {
 	for i := len(path) - 1; i >= 0; i-- {
 		st := &path[i]
 		h := &hot[st.edge]
-		h.vloss--
+		h.vp-- // one virtual loss off (edgeStats.vp)
 		h.n++
 		if st.player >= 0 {
 			h.w += int64(value[st.player] * valueScale) // truncation: error < 2^-24
@@ -58,7 +58,7 @@ func (t *Tree) backupAtomic(w *Walker, value []float64) {
 	for i := len(w.path) - 1; i >= 0; i-- {
 		st := &w.path[i]
 		h := &t.a.hot[st.edge]
-		t.add32(&h.vloss, -1)
+		t.addVloss(h, -1)
 		t.add32(&h.n, 1)
 		if st.player >= 0 {
 			v := value[st.player]

@@ -130,9 +130,9 @@ func (t *Tree) ismctsExtend(w *Walker, nd *node, s games.State) bool {
 	for a := range w.legal.All() {
 		if !have.Has(a) {
 			t.a.edges[i] = edge{action: a, child: NilNode}
-			t.a.hot[i].prior = 1 / float32(w.legal.Count())
+			t.a.hot[i].setPrior(1 / float32(w.legal.Count()))
 			if bias {
-				t.a.hot[i].prior = w.hprior[a]
+				t.a.hot[i].setPrior(w.hprior[a])
 			}
 			i++
 		}

@@ -50,7 +50,7 @@ func TestSelectLeafBackupBatched(t *testing.T) {
 			}
 		}
 		for i := range tr.a.numEdges {
-			if v := tr.a.hot[i].vloss; v != 0 {
+			if v := tr.a.hot[i].vloss(); v != 0 {
 				t.Fatalf("%v: edge %d keeps virtual loss %d", rule, i, v)
 			}
 		}
@@ -94,7 +94,7 @@ func TestParallelSearch(t *testing.T) {
 				t.Errorf("%s %v: root visits %d, want 1000", gs, rule, total)
 			}
 			for i := range tr.a.numEdges {
-				if v := tr.a.hot[i].vloss; v != 0 {
+				if v := tr.a.hot[i].vloss(); v != 0 {
 					t.Fatalf("%s %v: edge %d keeps virtual loss %d", gs, rule, i, v)
 				}
 			}

@@ -350,7 +350,7 @@ func formOf(o *Options) scoreForm {
 func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float64, now bool) {
 	o := &t.opt
 	rule, bias, r01 := o.Rule, o.Bias, o.Rewards01
-	vl := atomic.LoadInt32(&h.vloss)
+	vl, prior := loadVP(h)
 	n := int(atomic.LoadInt32(&h.n)) + int(vl)
 	var q float64
 	if n > 0 {
@@ -364,7 +364,7 @@ func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float
 		if r01 {
 			q = to01(q)
 		}
-		score = puctScore(q, h.prior, n, o.C, pn.sqrtN)
+		score = puctScore(q, prior, n, o.C, pn.sqrtN)
 	case UCT:
 		if n == 0 {
 			if bias == 0 {
@@ -440,7 +440,7 @@ func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float
 		score = raveScore(q, qa, beta, n, pn.k)
 	}
 	if bias != 0 {
-		score += ProgressiveBias(float64(h.prior), n, bias)
+		score += ProgressiveBias(float64(prior), n, bias)
 	}
 	return score, false
 }
@@ -454,7 +454,7 @@ func (t *Tree) selectUCT(parentN int, first, cnt int32) int32 {
 	hot := t.a.hot[first : first+cnt]
 	for i := range hot {
 		e := &hot[i]
-		vl, done := atomic.LoadInt32(&e.vloss), atomic.LoadInt32(&e.n)
+		vl, done := int32(atomic.LoadUint32(&e.vp)&vlossMask), atomic.LoadInt32(&e.n)
 		key := uctKey(atomic.LoadInt64(&e.w)+int64(2*done+vl)*valueScale, uint32(done+vl), k)
 		if key == 0 {
 			return first + int32(i)
@@ -476,7 +476,7 @@ func (t *Tree) selectUCTPlain(nd *node) int32 {
 	hot := t.a.hot[first : first+nd.numEdges]
 	for i := range hot {
 		e := &hot[i]
-		vl, done := e.vloss, e.n
+		vl, done := e.vloss(), e.n
 		key := uctKey(e.w+int64(2*done+vl)*valueScale, uint32(done+vl), k)
 		if key == 0 {
 			return first + int32(i)
@@ -498,9 +498,9 @@ func (t *Tree) selectPUCT(parentN int, first, cnt int32) int32 {
 	best, bestKey := 0, int64(math.MinInt64)
 	for i := range hot {
 		h := &hot[i]
-		vl := atomic.LoadInt32(&h.vloss)
+		vl, prior := loadVP(h)
 		n := uint32(atomic.LoadInt32(&h.n) + vl)
-		key := orderKey(puctTabScore(atomic.LoadInt64(&h.w), vl, n, h.prior, cs, fpu))
+		key := orderKey(puctTabScore(atomic.LoadInt64(&h.w), vl, n, prior, cs, fpu))
 		if key > bestKey {
 			best, bestKey = i, key
 		}

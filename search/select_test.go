@@ -368,7 +368,7 @@ func TestSelectionLoops(t *testing.T) {
 			nd.n = int32(parentN)
 			for i, e := range es {
 				h := &tr.a.hot[first+int32(i)]
-				h.n, h.vloss, h.w, h.prior = e.done, e.vl, e.w, e.prior
+				h.set(e.done, e.vl, e.w, e.prior)
 				if len(tr.a.ext) > 0 { // UCT and PUCT trees keep no extensions
 					x := &tr.a.ext[first+int32(i)]
 					x.w2, x.amafN, x.amafW = e.w2, e.an, e.amafW
@@ -401,7 +401,7 @@ func TestSelectionLoops(t *testing.T) {
 					e.an = int32(rng.IntN(3 * scale))
 					e.amafW = int64((2*rng.Float64() - 1) * float64(e.an) * valueScale)
 				}
-				e.prior = float32(rng.Float64())
+				e.prior = storedPrior(float32(rng.Float64()))
 				total += int(e.done + e.vl)
 			}
 			parentN := total + rng.IntN(3)

@@ -20,13 +20,13 @@ func TestDrawSwapsUniform(t *testing.T) {
 	for range n {
 		drawSwaps(perm, rng)
 		for i := range int32(k) {
-			placeEdge(ar, 0, i, perm, games.Action(i), float32(i))
+			placeEdge(ar, 0, i, perm, games.Action(i), float32(i+1)/k)
 		}
 		var key [k]games.Action
 		for i := range k {
 			e := ar.edges[i]
-			if e.child != NilNode || ar.hot[i].prior != float32(e.action) {
-				t.Fatalf("edge %d: action %d, prior %v, child %d: edge and prior separated", i, e.action, ar.hot[i].prior, e.child)
+			if e.child != NilNode || ar.hot[i].prior() != float32(e.action+1)/k {
+				t.Fatalf("edge %d: action %d, prior %v, child %d: edge and prior separated", i, e.action, ar.hot[i].prior(), e.child)
 			}
 			key[i] = e.action
 		}

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"unsafe"
@@ -50,28 +52,81 @@ type node struct {
 }
 
 // An edge (one action of a node) is split over parallel arrays with the
-// same index: edgeStats holds what every selection step reads (24 bytes,
-// the PUCT prior included, so a node's children share few cache lines and
+// same index: edgeStats holds what every selection step reads (16 bytes,
+// the PUCT prior included, so that four children share a cache line and
 // selection reads one edge record only), edge the action and child the
 // descent follows (8 bytes), and edgeExt the statistics only some rules
 // keep (24 bytes, allocated only for trees that use them: see needsExt).
-// 32 bytes per edge for UCT and PUCT, 56 for the others.
+// 24 bytes per edge for UCT and PUCT, 48 for the others.
 //
 // w, w2 and amafW are fixed-point sums (valueScale) of the value of the
 // player who chooses this edge (the node's mover; at simultaneous nodes the
-// player owning the edge's segment). n and vloss count completed and
-// in-flight visits. All counters are updated with atomic adds when the tree
-// is searched by several goroutines, with plain adds otherwise.
+// player owning the edge's segment). n and the virtual losses count
+// completed and in-flight visits. All counters are updated with atomic adds
+// when the tree is searched by several goroutines, with plain adds
+// otherwise.
 type edgeStats struct {
-	w     int64 // sum of values
-	n     int32 // completed visits
-	vloss int32 // virtual losses: visits selected but not yet backed up
-	// prior is the PUCT prior, or the heuristic value H(s,a) min-max
+	w int64 // sum of values
+	n int32 // completed visits
+	// vp packs two fields into one word, so that the record is 16 bytes:
+	// the low 16 bits count the virtual losses (visits selected but not
+	// yet backed up) and the high 16 bits hold the prior as a priorCode.
+	// The prior is the PUCT prior, or the heuristic value H(s,a) min-max
 	// scaled to [0, 1] among the node's (or the player's segment's)
-	// actions for progressive bias (written at expansion, before the node is
-	// published; root noise rewrites it between searches).
-	prior float32
-	_     int32
+	// actions for progressive bias; it is written at expansion, before the
+	// node is published, and root noise rewrites it between searches.
+	//
+	// Invariant: the virtual losses stay below 2^16, so that adding and
+	// removing one (a 32-bit add of +1 or -1) never carries into the
+	// prior. They are bounded by the simulations in flight in the tree,
+	// at most one per Walker: NewWalker refuses more than MaxWalkers.
+	vp uint32
+}
+
+// vlossMask selects the virtual-loss count of edgeStats.vp.
+const vlossMask = 1<<16 - 1
+
+// MaxWalkers is the most Walkers (simulations in flight) one Tree may
+// have: an edge's virtual-loss count is a 16-bit field (edgeStats.vp).
+const MaxWalkers = vlossMask
+
+// vloss returns the edge's virtual losses (plain load: unshared trees, or
+// no search running).
+func (h *edgeStats) vloss() int32 { return int32(h.vp & vlossMask) }
+
+// prior returns the edge's prior (plain load, as vloss).
+func (h *edgeStats) prior() float32 { return priorValue(h.vp >> 16) }
+
+// setPrior stores p as the edge's prior, keeping its virtual losses (plain
+// store: the edge is not yet published, or no search is running).
+func (h *edgeStats) setPrior(p float32) { h.vp = h.vp&vlossMask | uint32(priorCode(p))<<16 }
+
+// priorCodeBase is the float32 bit pattern of 2^-31, the smallest prior a
+// priorCode distinguishes from 0.
+const priorCodeBase = (127 - 31) << 23
+
+// priorCode compresses a prior p in [0, 1] into 16 bits: p's float32 bit
+// pattern less that of 2^-31 keeps a 5-bit exponent (2^-31 to 2^0) and
+// the 11 leading mantissa bits, rounded to nearest, so that
+// priorValue(priorCode(p)) is within a relative 2^-12 (2.4e-4) of p for
+// p in [2^-30, 1]. p <= 2^-31 (and NaN) encodes as 0; values above 1 are
+// kept up to 2 - 2^-11 and clamped beyond. (lc0 stores its policy the
+// same way.) The order of priors is kept: p <= q implies code(p) <=
+// code(q).
+func priorCode(p float32) uint16 {
+	if !(p > 0x1p-31) {
+		return 0
+	}
+	c := (math.Float32bits(p) - priorCodeBase + 1<<11) >> 12
+	return uint16(min(c, 0xffff))
+}
+
+// priorValue decodes a priorCode (the high bits of edgeStats.vp).
+func priorValue(c uint32) float32 {
+	if c == 0 {
+		return 0
+	}
+	return math.Float32frombits(c<<12 + priorCodeBase)
 }
 
 type edge struct {
@@ -231,7 +286,8 @@ type Tree struct {
 	sims    int64        // simulations backed up since the tree was made (atomic when shared)
 	rng     *rand.Rand   // root noise and final-move sampling
 
-	walkers []*Walker // walkers[i] is used by Search's goroutine i
+	walkers []*Walker    // walkers[i] is used by Search's goroutine i
+	made    atomic.Int32 // walkers made by NewWalker (at most MaxWalkers)
 	seed    uint64
 	srcs    []*rand.PCG // Reset's sources: rng's, then walkers[i]'s (recycle.go)
 	noise   []float64   // addNoise scratch
@@ -348,8 +404,15 @@ type Walker struct {
 	simRho   []float64      // simsel=exp3/rm scratch: a segment's strategy
 }
 
-// NewWalker returns a walker with its own random stream.
+// NewWalker returns a walker with its own random stream. A tree has at
+// most MaxWalkers walkers (each may hold a simulation in flight, and an
+// edge counts those in 16 bits); NewWalker panics beyond that, a
+// programming error: the options that set the parallelism (Threads, the
+// engine's leaves and workers) are validated below it.
 func (t *Tree) NewWalker(seed uint64) *Walker {
+	if t.made.Add(1) > MaxWalkers {
+		panic(fmt.Sprintf("search: more than %d walkers on one tree (simulations in flight are counted in 16 bits per edge)", MaxWalkers))
+	}
 	g := t.game
 	n := g.NumActions()
 	w := &Walker{
@@ -386,6 +449,23 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 func (w *Walker) Leaf() (node int32, terminal bool) { return w.leaf, w.terminal }
 
 // ---- statistics helpers (atomic only when shared) ----
+
+// addVloss adds d (+1 or -1) to the virtual losses of edge h. The packed
+// word's invariant (edgeStats.vp) keeps the add from reaching the prior.
+func (t *Tree) addVloss(h *edgeStats, d int32) {
+	if t.shared {
+		atomic.AddUint32(&h.vp, uint32(d))
+	} else {
+		h.vp += uint32(d)
+	}
+}
+
+// loadVP returns the virtual losses and the prior of edge h from one
+// atomic load.
+func loadVP(h *edgeStats) (vloss int32, prior float32) {
+	v := atomic.LoadUint32(&h.vp)
+	return int32(v & vlossMask), priorValue(v >> 16)
+}
 
 func (t *Tree) add32(p *int32, d int32) {
 	if t.shared {
