@@ -38,9 +38,11 @@ type Options struct {
 
 	// RAVE family.
 	// RaveSchedule (ravesched): "sqrt" (beta = sqrt(k/(3n+k))), "silver"
-	// (Gelly & Silver 2011), or "study001": study 001's additive RAVE
-	// score x + alpha*x_RAVE + c*sqrt(2 ln N / n) with alpha =
-	// (k - n_RAVE)/k (see raveStudy001Score; sel=rave and poolrave).
+	// (Gelly & Silver 2011), "study001": study 001's additive RAVE score
+	// x + alpha*x_RAVE + c*sqrt(2 ln N / n) with alpha = (k - n_RAVE)/k as
+	// printed, negative beyond k AMAF visits, or "study001clamp": the same
+	// with alpha = max(0, (k - n_RAVE)/k), the reading of the study's
+	// words (see raveStudy001Score; sel=rave and poolrave).
 	RaveSchedule string
 	RaveK        float64 // k of the sqrt schedule and of alpha-AMAF (ravek)
 	RaveB        float64 // b of the silver schedule (raveb)
@@ -141,6 +143,12 @@ func (r Rule) defaultC() float64 {
 	return 1.4
 }
 
+// raveStudy001 reports whether the options select study 001's RAVE score
+// (ravesched=study001 or study001clamp under sel=rave or poolrave).
+func (o *Options) raveStudy001() bool {
+	return (o.RaveSchedule == "study001" || o.RaveSchedule == "study001clamp") && (o.Rule == RAVE || o.Rule == PoolRAVE)
+}
+
 // defaultC is the exploration constant of the options' rule and form:
 // study 003's K = 5 under pbform=study003, 1 (the printed coefficient of
 // sqrt(2 ln N / n)) under ravesched=study001, else the rule's.
@@ -148,7 +156,7 @@ func (o *Options) defaultC() float64 {
 	switch {
 	case o.PBForm == "study003":
 		return 5
-	case o.RaveSchedule == "study001" && (o.Rule == RAVE || o.Rule == PoolRAVE):
+	case o.raveStudy001():
 		return 1
 	}
 	return o.Rule.defaultC()
@@ -177,11 +185,12 @@ func (o *Options) normalize() error {
 	if o.Bias != 0 && o.Heuristic == nil {
 		return fmt.Errorf("search: bias=%g needs a game heuristic (Options.Heuristic; this game has none)", o.Bias)
 	}
-	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" && o.RaveSchedule != "study001" {
-		return fmt.Errorf("search: ravesched %q: want sqrt, silver or study001", o.RaveSchedule)
+	study001 := o.RaveSchedule == "study001" || o.RaveSchedule == "study001clamp"
+	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" && !study001 {
+		return fmt.Errorf("search: ravesched %q: want sqrt, silver, study001 or study001clamp", o.RaveSchedule)
 	}
-	if o.RaveSchedule == "study001" && o.Rule.usesAMAF() && (o.Rule == AlphaAMAF || o.RaveK <= 0) {
-		return fmt.Errorf("search: ravesched=study001 applies to sel=rave and poolrave with ravek (its beta) > 0")
+	if study001 && o.Rule.usesAMAF() && (o.Rule == AlphaAMAF || o.RaveK <= 0) {
+		return fmt.Errorf("search: ravesched=%s applies to sel=rave and poolrave with ravek (its beta) > 0", o.RaveSchedule)
 	}
 	if o.AmafExplore == "" {
 		o.AmafExplore = "uct"
@@ -195,8 +204,8 @@ func (o *Options) normalize() error {
 		if !o.Rule.usesAMAF() {
 			return fmt.Errorf("search: amafexplore=ucb1tuned applies to the RAVE family (sel=rave, poolrave, alphaamaf), not sel=%v", o.Rule)
 		}
-		if o.RaveSchedule == "study001" && o.Rule != AlphaAMAF {
-			return fmt.Errorf("search: amafexplore=ucb1tuned and ravesched=study001 are two different exploration terms; pick one")
+		if study001 && o.Rule != AlphaAMAF {
+			return fmt.Errorf("search: amafexplore=ucb1tuned and ravesched=%s are two different exploration terms; pick one", o.RaveSchedule)
 		}
 	default:
 		return fmt.Errorf("search: amafexplore %q: want uct or ucb1tuned", o.AmafExplore)

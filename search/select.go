@@ -167,10 +167,17 @@ func amafTunedScore(m, q, sq, invN, lnN, c float64) float64 {
 // schedule constant (ravek; the study's 1000) and c the printed
 // coefficient 1 by default. As printed, the AMAF term is added to x (not
 // blended with it) and alpha is not clamped: it turns negative once
-// n_RAVE exceeds beta. Unvisited edges (n = 0, an infinite exploration
-// term) are tried first.
-func raveStudy001Score(x, xr float64, an int, beta float64, n int, lnN, c float64) float64 {
+// n_RAVE exceeds beta, so that the search then prefers the moves whose
+// AMAF win rate is lowest. With clamp (ravesched=study001clamp) alpha
+// stops at 0, the reading of the study's words ("already visited nodes
+// are more likely exploited until they have been visited beta times.
+// After that exploration of new nodes takes precedence"). Unvisited edges
+// (n = 0, an infinite exploration term) are tried first.
+func raveStudy001Score(x, xr float64, an int, beta float64, clamp bool, n int, lnN, c float64) float64 {
 	alpha := (beta - float64(an)) / beta
+	if clamp {
+		alpha = max(alpha, 0)
+	}
 	return x + alpha*xr + c*math.Sqrt(2*lnN*invOf(n))
 }
 
@@ -321,7 +328,8 @@ func (t *Tree) parentOf(parentN int) parentTerms {
 // more than the score).
 type scoreForm struct {
 	amafTuned    bool // amafexplore=ucb1tuned
-	raveStudy001 bool // ravesched=study001 under sel=rave or poolrave
+	raveStudy001 bool // ravesched=study001 or study001clamp under sel=rave or poolrave
+	raveClamp    bool // ravesched=study001clamp: alpha >= 0
 	raveSilver   bool // ravesched=silver
 	pbStudy003   bool // pbform=study003
 }
@@ -329,7 +337,8 @@ type scoreForm struct {
 func formOf(o *Options) scoreForm {
 	return scoreForm{
 		amafTuned:    o.AmafExplore == "ucb1tuned",
-		raveStudy001: o.RaveSchedule == "study001" && (o.Rule == RAVE || o.Rule == PoolRAVE),
+		raveStudy001: o.raveStudy001(),
+		raveClamp:    o.RaveSchedule == "study001clamp",
 		raveSilver:   o.RaveSchedule == "silver",
 		pbStudy003:   o.PBForm == "study003",
 	}
@@ -408,7 +417,7 @@ func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float
 			if an > 0 {
 				xr = to01(qa)
 			}
-			score = raveStudy001Score(to01(q), xr, an, o.RaveK, n, pn.lnN, o.C)
+			score = raveStudy001Score(to01(q), xr, an, o.RaveK, t.form.raveClamp, n, pn.lnN, o.C)
 			break
 		}
 		var beta float64

@@ -210,7 +210,7 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 	scores := make([]float64, len(es))
 	best := -1
 	tuned := o.AmafExplore == "ucb1tuned"
-	study001 := o.RaveSchedule == "study001" && (o.Rule == RAVE || o.Rule == PoolRAVE)
+	study001 := (o.RaveSchedule == "study001" || o.RaveSchedule == "study001clamp") && (o.Rule == RAVE || o.Rule == PoolRAVE)
 	lnN := math.Log(float64(parentN))
 	if o.PBForm == "study003" {
 		lnN = math.Log(float64(parentN) + 1) // study 003, eq. 5: ln(N(s)+1)
@@ -259,7 +259,11 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 				if e.an > 0 {
 					xr = (qa + 1) / 2
 				}
-				s = x + (o.RaveK-na)/o.RaveK*xr + o.C*math.Sqrt(2*lnN/fn)
+				alpha := (o.RaveK - na) / o.RaveK
+				if o.RaveSchedule == "study001clamp" && alpha < 0 {
+					alpha = 0
+				}
+				s = x + alpha*xr + o.C*math.Sqrt(2*lnN/fn)
 				break
 			}
 			switch {
@@ -336,6 +340,8 @@ func selectionRules() []Options {
 		add(RAVE, func(o *Options) { o.AmafExplore = "ucb1tuned" })
 		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001", 20000 })
 		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001", 20000 })
+		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001clamp", 40 })
+		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001clamp", 40 })
 		if bias != 0 {
 			add(UCT, func(o *Options) { o.PBForm = "study003" })
 		}

@@ -165,7 +165,10 @@ func TestStudyFormulas(t *testing.T) {
 		}
 		alpha := (c.beta - float64(c.an)) / c.beta
 		want := x + alpha*xr + c.cc*math.Sqrt(2*c.lnN/float64(c.n))
-		near(t, "raveStudy001Score", raveStudy001Score(x, xr, c.an, c.beta, c.n, c.lnN, c.cc), want)
+		near(t, "raveStudy001Score", raveStudy001Score(x, xr, c.an, c.beta, false, c.n, c.lnN, c.cc), want)
+		// study001clamp: alpha stops at 0.
+		want = x + max(alpha, 0)*xr + c.cc*math.Sqrt(2*c.lnN/float64(c.n))
+		near(t, "raveStudy001Score clamped", raveStudy001Score(x, xr, c.an, c.beta, true, c.n, c.lnN, c.cc), want)
 
 		// Study 003, eqs. 1-4: (1-a)Q + a*Q_amaf, a = max(0, (k-n)/k), plus
 		// sqrt(ln N / n * min(1/4, V)), V = X^2/n - (X/n)^2 + sqrt(2 ln N / n).
@@ -360,6 +363,7 @@ func TestStudyOptionsChangeSearch(t *testing.T) {
 	}{
 		{c4, "mcts:sims=400", "mcts:sims=400,rewards=01"},
 		{c4, "mcts:sims=400,sel=rave", "mcts:sims=400,sel=rave,ravesched=study001"},
+		{c4, "mcts:sims=400,sel=rave,ravesched=study001,ravek=50", "mcts:sims=400,sel=rave,ravesched=study001clamp,ravek=50"},
 		{c4, "mcts:sims=400,sel=alphaamaf", "mcts:sims=400,sel=alphaamaf,amafexplore=ucb1tuned"},
 		{seq, "mcts:sims=300,det=1", "mcts:sims=300,det=1,pbform=study003"},
 		{seq, "mcts:sims=300,det=1,bias=0.2,c=0.3", "mcts:sims=300,det=1,pbform=study003,c=0.3"},
