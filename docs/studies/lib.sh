@@ -11,13 +11,18 @@
 # whose JSON exists is skipped, so an interrupted run resumes where it
 # stopped. $OUT/env.txt records the commit, CPU, Go version and date.
 #
-# Usage: SCRIPT [--list | --time | ROW...]
+# Usage: SCRIPT [--list | --time | --table | ROW...]
 #   (no argument)  run every row
 #   ROW...         run these rows (names from --list; shell globs allowed)
 #   --list         print every row's name and command, run nothing
 #   --time [ROW...] play TIME_GAMES games of each row (default 2), one
 #                  at a time, and print the wall time per game and the
 #                  estimated CPU time of the full protocol (GAMES games)
+#   --table [ROW...] print the rows done in $OUT as a Markdown table, one
+#                  line per agent: games, sole wins in each seat (the
+#                  first mover's seat first), pairwise score with its 95% Wilson
+#                  interval, mean ordinal and time per move; rows not
+#                  played yet are listed as missing (needs jq)
 # Variables:
 #   GAMES     games per row (the study's count by default); smaller for a
 #             reduced run
@@ -134,6 +139,31 @@ run_rows() {
 	done
 }
 
+# table_rows PATTERN...: the --table mode (see the header).
+table_rows() {
+	local r name game agents missing=()
+	command -v jq >/dev/null || die "--table needs jq (Debian: apt-get install jq)"
+	selected "$@"
+	echo "| row | agent | games | sole wins by seat | pairwise score [95%] | mean ordinal | ms/move |"
+	echo "|---|---|---|---|---|---|---|"
+	for r in "${SEL[@]}"; do
+		IFS='|' read -r name game agents <<<"$r"
+		if [[ ! -s $OUT/$name.json ]]; then
+			missing+=("$name")
+			continue
+		fi
+		jq -r --arg row "$name" '
+			def pct: . * 1000 | round / 10 | tostring;
+			.per_agent[] |
+			"| \($row) | `\(.agent)` | \(.games) | \([.seats[] | "\(.sole_wins)/\(.games)"] | join(", ")) | \(.pair_score.value | pct)% [\(.pair_score.lo | pct), \(.pair_score.hi | pct)] | \(.mean_ordinal.value * 1000 | round / 1000) | \(.move_time_s * 1e4 | round / 10) |"' \
+			"$OUT/$name.json" || die "$OUT/$name.json: not an arena result"
+	done
+	if ((${#missing[@]} > 0)); then
+		echo
+		echo "missing (not played in $OUT): ${missing[*]}"
+	fi
+}
+
 time_rows() {
 	local r name game agents start end per
 	selected "$@"
@@ -163,6 +193,10 @@ main() {
 			echo "$name: $(command_of "$game" "$agents" "$GAMES")"
 		done
 		;;
+	--table)
+		shift
+		table_rows "$@"
+		;;
 	--time)
 		shift
 		build
@@ -170,7 +204,7 @@ main() {
 		time_rows "$@"
 		;;
 	-*)
-		die "unknown option $1 (want --list, --time or row names)"
+		die "unknown option $1 (want --list, --time, --table or row names)"
 		;;
 	*)
 		build

@@ -16,7 +16,10 @@
 #                    2.0 directly, which is c=2 here)
 #   thesis RAVE      x_j + alpha x_RAVE + sqrt(2 ln n_s / n_j),
 #                    alpha = (beta - n_RAVE)/beta, beta = 1000:
-#                    sel=rave,ravesched=study001,ravek=1000
+#                    sel=rave,ravesched=study001,ravek=1000 as printed
+#                    (alpha < 0 beyond beta AMAF visits), and with alpha
+#                    clamped at 0 (thesisclamp-*: ravesched=study001clamp,
+#                    the reading of the thesis's words)
 #   thesis PoolRAVE  the same with the pool in tree selection: with
 #                    probability p a selection step takes one of the k
 #                    edges with the best RAVE value (pool=tree; the thesis
@@ -43,11 +46,13 @@ declare -A method=(
 	[thesis-uct]="sel=uct,rewards=01,c=5.657"
 	[thesis-rave]="sel=rave,ravesched=study001,ravek=1000"
 	[thesis-poolrave]="sel=poolrave,ravesched=study001,ravek=1000,pool=tree,poolp=0.5,poolk=10"
+	[thesisclamp-rave]="sel=rave,ravesched=study001clamp,ravek=1000"
+	[thesisclamp-poolrave]="sel=poolrave,ravesched=study001clamp,ravek=1000,pool=tree,poolp=0.5,poolk=10"
 	[canopy-uct]="sel=uct"
 	[canopy-rave]="sel=rave"
 	[canopy-poolrave]="sel=poolrave"
 )
-order=(thesis-uct thesis-rave thesis-poolrave canopy-uct canopy-rave canopy-poolrave)
+order=(thesis-uct thesis-rave thesis-poolrave thesisclamp-rave thesisclamp-poolrave canopy-uct canopy-rave canopy-poolrave)
 
 for budget in sims=3500 sims=16000 time=1s; do
 	for opp in user tuned; do
