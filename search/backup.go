@@ -39,10 +39,13 @@ func (t *Tree) Backup(w *Walker, value []float64, priors []float32) {
 // sums (plain adds, no per-step branches on the options).
 func (t *Tree) backupPlain(w *Walker, value []float64) {
 	nodes, hot, path := t.a.nodes, t.a.hot, w.path // locals: the adds below cannot alias them
+	vl, virtual := t.a.vl, t.virtual
 	for i := len(path) - 1; i >= 0; i-- {
 		st := &path[i]
 		h := &hot[st.edge]
-		h.vp-- // one virtual loss off (edgeStats.vp)
+		if virtual {
+			vl[st.edge]--
+		}
 		h.n++
 		if st.player >= 0 {
 			h.w += int64(value[st.player] * valueScale) // truncation: error < 2^-24
@@ -58,7 +61,7 @@ func (t *Tree) backupAtomic(w *Walker, value []float64) {
 	for i := len(w.path) - 1; i >= 0; i-- {
 		st := &w.path[i]
 		h := &t.a.hot[st.edge]
-		t.addVloss(h, -1)
+		t.addVloss(st.edge, -1)
 		t.add32(&h.n, 1)
 		if st.player >= 0 {
 			v := value[st.player]

@@ -82,7 +82,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				pl = -1
 			}
 			w.path = append(w.path, step{node: cur, edge: ei, player: pl, first: true})
-			t.a.hot[ei].vp++ // one virtual loss (edgeStats.vp)
+			t.addVloss(ei, 1)
 			if record && pl >= 0 {
 				w.Ctx.Trace = append(w.Ctx.Trace, Traced{pl, e.action})
 			}
@@ -98,7 +98,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				return t.evalLeaf(w, cur)
 			}
 			w.path = append(w.path, step{node: cur, edge: ei, player: -1, first: true})
-			t.addVloss(&t.a.hot[ei], 1)
+			t.addVloss(ei, 1)
 			s.Apply(a)
 			childp = &t.a.edges[ei].child
 		case nd.player == games.SimultaneousPlayer:
@@ -114,7 +114,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				}
 				ei := st.edge
 				w.path = append(w.path, st)
-				t.addVloss(&t.a.hot[ei], 1)
+				t.addVloss(ei, 1)
 				joint[q] = t.a.edges[ei].action
 				if record {
 					w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(q), joint[q]})
@@ -142,7 +142,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				act = firstAction
 			}
 			w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
-			t.addVloss(&t.a.hot[ei], 1)
+			t.addVloss(ei, 1)
 			if record {
 				w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(nd.player), act})
 			}
@@ -174,7 +174,7 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 // NilNode when the arena had no room for a new child (w.State is then the
 // child's state).
 func (t *Tree) descendPlain(w *Walker, cur int32) int32 {
-	nodes, edges, hot := t.a.nodes, t.a.edges, t.a.hot
+	nodes, edges := t.a.nodes, t.a.edges
 	s := w.State
 	for {
 		nd := &nodes[cur]
@@ -183,7 +183,9 @@ func (t *Tree) descendPlain(w *Walker, cur int32) int32 {
 		}
 		ei := t.selectUCTPlain(nd)
 		w.path = append(w.path, step{node: cur, edge: ei, player: int32(nd.player), first: true})
-		hot[ei].vp++ // one virtual loss (edgeStats.vp)
+		if t.virtual {
+			t.a.vl[ei]++
+		}
 		e := &edges[ei]
 		s.Apply(e.action)
 		if e.child == NilNode {

@@ -53,19 +53,20 @@
 // A node is 20 bytes (first edge, edge count, visits, expansion state,
 // mover; a simultaneous node's open-loop child is its first header edge's
 // child). An edge is 24 bytes in two parallel arrays: 16 hot bytes read by
-// every selection step (value sum, visits, and one word packing the
-// virtual losses with the prior, compressed to 16 bits with a relative
-// error of at most 2^-12: see priorCode) and 8 that the descent follows
-// (action, child). Rules that keep more per edge
+// every selection step (value sum, visits, prior) and 8 that the descent
+// follows (action, child). Virtual losses live in a third parallel array
+// of 4 bytes per edge that a tree allocates only once it has a second
+// walker (a lone simulation never selects among edges it has itself
+// taken; the selection loops read zeros instead). Rules that keep more per edge
 // (UCB1-Tuned's squared-value sum, the RAVE family's AMAF sum and count,
-// simsel=exp3/rm's bandit sums, SO-ISMCTS availability counts) get a third
+// simsel=exp3/rm's bandit sums, SO-ISMCTS availability counts) get another
 // parallel array of 24 bytes; UCT and PUCT trees do not allocate it.
 // Edges of a node are contiguous and created all at once when the node is
 // expanded; child nodes are created lazily when an edge is first taken.
-// Measured on connect4 searches: 34 bytes per edge (expanded child)
-// including the nodes for UCT, 27 for PUCT, against 68 and 59 before the
-// records were split and packed (BenchmarkUCT's and BenchmarkPUCT's
-// B/child).
+// Measured on connect4 searches with one walker: 34 bytes per edge
+// (expanded child) including the nodes for UCT and 27 for PUCT, against
+// 68 and 59 before the records were split and the virtual losses moved
+// out (BenchmarkUCT's and BenchmarkPUCT's B/child).
 // Arenas are sized by MaxNodes/MaxEdges; when one is full the search keeps
 // simulating without new nodes (full=keep: leaves are evaluated below the
 // deepest node and statistics keep accumulating) or stops (full=stop).

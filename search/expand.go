@@ -136,7 +136,7 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 		edges, hot := t.a.edges[first:first+int32(k)], t.a.hot[first:first+int32(k)]
 		for i, a := range acts {
 			edges[i] = edge{action: a, child: NilNode}
-			hot[i].setPrior(uniform)
+			hot[i].prior = uniform
 		}
 		nd.firstEdge, nd.numEdges = first, int32(k)
 		atomic.StoreUint32(&nd.state, expanded)
@@ -200,10 +200,10 @@ func placeEdge(ar *arena, first, i int32, perm []int32, a games.Action, p float3
 	j := perm[i]
 	if j != i {
 		ar.edges[first+i] = ar.edges[first+j]
-		ar.hot[first+i].vp = ar.hot[first+j].vp // the prior; no virtual losses before publication
+		ar.hot[first+i].prior = ar.hot[first+j].prior
 	}
 	ar.edges[first+j] = edge{action: a, child: NilNode}
-	ar.hot[first+j].setPrior(p)
+	ar.hot[first+j].prior = p
 }
 
 // drawSwaps sets perm[i] to an independent uniform integer in [0, i] for

@@ -32,7 +32,7 @@ func (t *Tree) SelectLeafForced(w *Walker, a games.Action) (needsEval bool) {
 	root := t.root
 	pl := int32(t.a.nodes[root].player)
 	w.path = append(w.path, step{node: root, edge: ei, player: pl, first: true})
-	t.addVloss(&t.a.hot[ei], 1)
+	t.addVloss(ei, 1)
 	if w.Ctx.Record {
 		w.Ctx.Trace = append(w.Ctx.Trace, Traced{pl, a})
 	}

@@ -75,7 +75,8 @@ func (t *Tree) ismctsStep(w *Walker, cur int32, s games.State) int32 {
 			continue
 		}
 		pn := t.parentOf(int(ext[i].avail))
-		score, now := t.edgeScore(&ext[i], &t.a.hot[nd.firstEdge+int32(i)], &pn)
+		ei := nd.firstEdge + int32(i)
+		score, now := t.edgeScore(&ext[i], &t.a.hot[ei], t.vlOf(ei, 1)[0], &pn)
 		if now {
 			return nd.firstEdge + int32(i)
 		}
@@ -117,6 +118,9 @@ func (t *Tree) ismctsExtend(w *Walker, nd *node, s games.State) bool {
 	copy(t.a.edges[first:first+old], t.a.edges[nd.firstEdge:nd.firstEdge+old])
 	copy(t.a.hot[first:first+old], t.a.hot[nd.firstEdge:nd.firstEdge+old])
 	copy(t.a.ext[first:first+old], t.a.ext[nd.firstEdge:nd.firstEdge+old])
+	if t.virtual {
+		copy(t.a.vl[first:first+old], t.a.vl[nd.firstEdge:nd.firstEdge+old])
+	}
 	have := w.Ctx.Mask
 	have.Clear()
 	for _, e := range t.a.edges[nd.firstEdge : nd.firstEdge+old] {
@@ -130,9 +134,9 @@ func (t *Tree) ismctsExtend(w *Walker, nd *node, s games.State) bool {
 	for a := range w.legal.All() {
 		if !have.Has(a) {
 			t.a.edges[i] = edge{action: a, child: NilNode}
-			t.a.hot[i].setPrior(1 / float32(w.legal.Count()))
+			t.a.hot[i].prior = 1 / float32(w.legal.Count())
 			if bias {
-				t.a.hot[i].setPrior(w.hprior[a])
+				t.a.hot[i].prior = w.hprior[a]
 			}
 			i++
 		}

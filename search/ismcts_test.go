@@ -55,10 +55,10 @@ func TestISMCTSSelectionRules(t *testing.T) {
 					e.an = int32(rng.IntN(3 * scale))
 					e.amafW = int64((2*rng.Float64() - 1) * float64(e.an) * valueScale)
 				}
-				e.prior = storedPrior(float32(rng.Float64()))
+				e.prior = float32(rng.Float64())
 				avail[i] = e.done + int32(rng.IntN(scale+1))
 				h, ed := &tr.a.hot[nd.firstEdge+int32(i)], &tr.a.ext[nd.firstEdge+int32(i)]
-				h.set(e.done, 0, e.w, e.prior)
+				h.n, h.w, h.prior = e.done, e.w, e.prior
 				ed.w2, ed.amafN, ed.amafW, ed.avail = e.w2, e.an, e.amafW, avail[i]
 			}
 			got := tr.ismctsStep(w, tr.root, s) - nd.firstEdge

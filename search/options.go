@@ -179,9 +179,6 @@ func (o *Options) normalize() error {
 	if o.Threads < 1 || o.Root < 1 {
 		return fmt.Errorf("search: threads and root must be >= 1")
 	}
-	if o.Threads > MaxWalkers {
-		return fmt.Errorf("search: threads=%d: at most %d goroutines can share one tree", o.Threads, MaxWalkers)
-	}
 	if o.Bias != 0 && o.Heuristic == nil {
 		return fmt.Errorf("search: bias=%g needs a game heuristic (Options.Heuristic; this game has none)", o.Bias)
 	}

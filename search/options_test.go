@@ -100,9 +100,9 @@ func TestTemperatureAndNoise(t *testing.T) {
 	uniform := true
 	for _, x := range pt.RootStats(0, nil) {
 		sum += float64(x.Prior)
-		uniform = uniform && math.Abs(float64(x.Prior)-1.0/7) < 0x1p-12/7
+		uniform = uniform && math.Abs(float64(x.Prior)-1.0/7) < 1e-6
 	}
-	if math.Abs(sum-1) > 0x1p-12+1e-6 || uniform { // stored priors: relative error <= 2^-12 (priorCode)
+	if math.Abs(sum-1) > 1e-5 || uniform {
 		t.Errorf("noisy priors sum to %v (uniform: %v)", sum, uniform)
 	}
 }

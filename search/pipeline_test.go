@@ -49,8 +49,11 @@ func TestSelectLeafBackupBatched(t *testing.T) {
 				tr.Backup(w, w.Value, pri)
 			}
 		}
+		if !tr.virtual {
+			t.Fatalf("%v: %d walkers, but the tree keeps no virtual losses", rule, batch)
+		}
 		for i := range tr.a.numEdges {
-			if v := tr.a.hot[i].vloss(); v != 0 {
+			if v := tr.a.vl[i]; v != 0 {
 				t.Fatalf("%v: edge %d keeps virtual loss %d", rule, i, v)
 			}
 		}
@@ -94,7 +97,7 @@ func TestParallelSearch(t *testing.T) {
 				t.Errorf("%s %v: root visits %d, want 1000", gs, rule, total)
 			}
 			for i := range tr.a.numEdges {
-				if v := tr.a.hot[i].vloss(); v != 0 {
+				if v := tr.vlOf(i, 1)[0]; v != 0 {
 					t.Fatalf("%s %v: edge %d keeps virtual loss %d", gs, rule, i, v)
 				}
 			}

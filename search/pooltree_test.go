@@ -82,7 +82,7 @@ func poolPicks(tr *Tree, n int) []int {
 		tr.SelectLeaf(w)
 		counts[w.path[0].edge-tr.a.nodes[tr.root].firstEdge]++
 		for _, st := range w.path {
-			tr.a.hot[st.edge].vp-- // one virtual loss off
+			tr.addVloss(st.edge, -1)
 		}
 	}
 	return counts

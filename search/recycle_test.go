@@ -89,14 +89,14 @@ func TestReuseRenoisesRoot(t *testing.T) {
 		for _, x := range kept {
 			visits += x.Visits
 			sum += float64(x.Prior)
-			if x.Prior != storedPrior(float32(1/float64(len(kept)))) {
+			if x.Prior != float32(1/float64(len(kept))) {
 				uniform = false
 			}
 		}
 		if visits == 0 || visits >= best.Visits {
 			t.Errorf("alpha %v: kept root's edges have %d visits, want 1..%d (the played child's)", alpha, visits, best.Visits-1)
 		}
-		if math.Abs(sum-1) > 0x1p-12+1e-6 { // stored priors: relative error <= 2^-12 (priorCode)
+		if math.Abs(sum-1) > 1e-5 {
 			t.Errorf("alpha %v: kept root's priors sum to %v", alpha, sum)
 		}
 		if uniform != (alpha == 0) {

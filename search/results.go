@@ -12,7 +12,7 @@ type ActionStat struct {
 	Action games.Action
 	Visits int
 	Q      float64 // mean value for the choosing player, in [-1, 1]; 0 when unvisited
-	Prior  float32 // prior (PUCT) or heuristic value (progressive bias), as the tree stores it: within a relative 2^-12
+	Prior  float32 // prior (PUCT) or heuristic value (progressive bias)
 	// AmafVisits and AmafQ are the AMAF statistics (RAVE family).
 	AmafVisits int
 	AmafQ      float64
@@ -61,7 +61,7 @@ func (t *Tree) RootStats(player int, dst []ActionStat) []ActionStat {
 	start := len(dst)
 	for i := first; i < first+cnt; i++ {
 		h := &t.a.hot[i]
-		st := ActionStat{Action: t.a.edges[i].action, Visits: int(h.n), Prior: h.prior()}
+		st := ActionStat{Action: t.a.edges[i].action, Visits: int(h.n), Prior: h.prior}
 		if h.n > 0 {
 			st.Q = float64(h.w) / valueScale / float64(h.n)
 		}
@@ -185,7 +185,7 @@ func (t *Tree) addNoise(nd *node) {
 		return
 	}
 	for i := range edges {
-		edges[i].setPrior(float32((1-o.DirichletEps)*float64(edges[i].prior()) + o.DirichletEps*noise[i]/sum))
+		edges[i].prior = float32((1-o.DirichletEps)*float64(edges[i].prior) + o.DirichletEps*noise[i]/sum)
 	}
 }
 

@@ -50,7 +50,7 @@ func (t *Tree) tryReuse(s games.State) bool {
 		return false
 	}
 	if t.spare == nil {
-		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0)
+		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0, t.virtual)
 	}
 	if len(r.remap) < len(t.a.nodes) {
 		r.remap = make([]int32, len(t.a.nodes))
@@ -118,6 +118,9 @@ func (t *Tree) copyNode(ni int32, dst *arena) int32 {
 	copy(dst.hot[fe:fe+src.numEdges], t.a.hot[src.firstEdge:src.firstEdge+src.numEdges])
 	if len(dst.ext) > 0 {
 		copy(dst.ext[fe:fe+src.numEdges], t.a.ext[src.firstEdge:src.firstEdge+src.numEdges])
+	}
+	if t.virtual {
+		copy(dst.vl[fe:fe+src.numEdges], t.a.vl[src.firstEdge:src.firstEdge+src.numEdges])
 	}
 	dst.nodes[nj].firstEdge = fe
 	// Every child, a simultaneous node's open-loop one (its first

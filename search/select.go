@@ -285,7 +285,7 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 		}
 	}
 	pn := t.parentOf(parentN)
-	hot := t.a.hot[first : first+cnt]
+	hot, vls := t.a.hot[first:first+cnt], t.vlOf(first, cnt)
 	var ext []edgeExt // nil for UCT and PUCT, whose scores do not read it
 	if len(t.a.ext) > 0 {
 		ext = t.a.ext[first : first+cnt]
@@ -296,7 +296,7 @@ func (t *Tree) selectEdge(nd *node, first, cnt int32) int32 {
 		if ext != nil {
 			x = &ext[i]
 		}
-		score, now := t.edgeScore(x, &hot[i], &pn)
+		score, now := t.edgeScore(x, &hot[i], atomic.LoadInt32(&vls[i]), &pn)
 		if now {
 			return first + int32(i)
 		}
@@ -355,11 +355,10 @@ func formOf(o *Options) scoreForm {
 // (study 003, eq. 5; parentOf).
 //
 // x is the edge's extension: nil only for UCT and PUCT, which do not read
-// it.
-func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float64, now bool) {
+// it; vl its virtual losses.
+func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, vl int32, pn *parentTerms) (score float64, now bool) {
 	o := &t.opt
 	rule, bias, r01 := o.Rule, o.Bias, o.Rewards01
-	vl, prior := loadVP(h)
 	n := int(atomic.LoadInt32(&h.n)) + int(vl)
 	var q float64
 	if n > 0 {
@@ -373,7 +372,7 @@ func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float
 		if r01 {
 			q = to01(q)
 		}
-		score = puctScore(q, prior, n, o.C, pn.sqrtN)
+		score = puctScore(q, h.prior, n, o.C, pn.sqrtN)
 	case UCT:
 		if n == 0 {
 			if bias == 0 {
@@ -449,7 +448,7 @@ func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float
 		score = raveScore(q, qa, beta, n, pn.k)
 	}
 	if bias != 0 {
-		score += ProgressiveBias(float64(prior), n, bias)
+		score += ProgressiveBias(float64(h.prior), n, bias)
 	}
 	return score, false
 }
@@ -460,10 +459,11 @@ func (t *Tree) edgeScore(x *edgeExt, h *edgeStats, pn *parentTerms) (score float
 func (t *Tree) selectUCT(parentN int, first, cnt int32) int32 {
 	k := uctExplore(lnOf(parentN), t.opt.C)
 	best, bestKey := 0, uint64(0)
-	hot := t.a.hot[first : first+cnt]
+	hot, vls := t.a.hot[first:first+cnt], t.vlOf(first, cnt)
+	vls = vls[:len(hot)]
 	for i := range hot {
 		e := &hot[i]
-		vl, done := int32(atomic.LoadUint32(&e.vp)&vlossMask), atomic.LoadInt32(&e.n)
+		vl, done := atomic.LoadInt32(&vls[i]), atomic.LoadInt32(&e.n)
 		key := uctKey(atomic.LoadInt64(&e.w)+int64(2*done+vl)*valueScale, uint32(done+vl), k)
 		if key == 0 {
 			return first + int32(i)
@@ -482,10 +482,11 @@ func (t *Tree) selectUCTPlain(nd *node) int32 {
 	first := nd.firstEdge
 	k := uctExplore(lnOf(max(int(nd.n), 1)), t.opt.C)
 	best, bestKey := 0, uint64(0)
-	hot := t.a.hot[first : first+nd.numEdges]
+	hot, vls := t.a.hot[first:first+nd.numEdges], t.vlOf(first, nd.numEdges)
+	vls = vls[:len(hot)]
 	for i := range hot {
 		e := &hot[i]
-		vl, done := e.vloss(), e.n
+		vl, done := vls[i], e.n
 		key := uctKey(e.w+int64(2*done+vl)*valueScale, uint32(done+vl), k)
 		if key == 0 {
 			return first + int32(i)
@@ -503,13 +504,14 @@ func (t *Tree) selectUCTPlain(nd *node) int32 {
 func (t *Tree) selectPUCT(parentN int, first, cnt int32) int32 {
 	cs := t.opt.C * math.Sqrt(float64(parentN))
 	fpu := t.opt.FPU
-	hot := t.a.hot[first : first+cnt]
+	hot, vls := t.a.hot[first:first+cnt], t.vlOf(first, cnt)
+	vls = vls[:len(hot)]
 	best, bestKey := 0, int64(math.MinInt64)
 	for i := range hot {
 		h := &hot[i]
-		vl, prior := loadVP(h)
+		vl := atomic.LoadInt32(&vls[i])
 		n := uint32(atomic.LoadInt32(&h.n) + vl)
-		key := orderKey(puctTabScore(atomic.LoadInt64(&h.w), vl, n, prior, cs, fpu))
+		key := orderKey(puctTabScore(atomic.LoadInt64(&h.w), vl, n, h.prior, cs, fpu))
 		if key > bestKey {
 			best, bestKey = i, key
 		}

@@ -365,6 +365,7 @@ func TestSelectionLoops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		tr.keepVirtualLosses() // the edge setups carry virtual losses
 		tr.Prepare(g.NewInitialState())
 		nd := &tr.a.nodes[tr.root]
 		if nd.numEdges != 9 {
@@ -374,7 +375,8 @@ func TestSelectionLoops(t *testing.T) {
 			nd.n = int32(parentN)
 			for i, e := range es {
 				h := &tr.a.hot[first+int32(i)]
-				h.set(e.done, e.vl, e.w, e.prior)
+				h.n, h.w, h.prior = e.done, e.w, e.prior
+				tr.a.vl[first+int32(i)] = e.vl
 				if len(tr.a.ext) > 0 { // UCT and PUCT trees keep no extensions
 					x := &tr.a.ext[first+int32(i)]
 					x.w2, x.amafN, x.amafW = e.w2, e.an, e.amafW
@@ -407,7 +409,7 @@ func TestSelectionLoops(t *testing.T) {
 					e.an = int32(rng.IntN(3 * scale))
 					e.amafW = int64((2*rng.Float64() - 1) * float64(e.an) * valueScale)
 				}
-				e.prior = storedPrior(float32(rng.Float64()))
+				e.prior = float32(rng.Float64())
 				total += int(e.done + e.vl)
 			}
 			parentN := total + rng.IntN(3)

@@ -13,20 +13,20 @@ import (
 // (23 degrees of freedom; 70 is exceeded with probability < 1e-6).
 func TestDrawSwapsUniform(t *testing.T) {
 	const k, n = 4, 48000
-	ar := newArena(1, k, false)
+	ar := newArena(1, k, false, false)
 	rng := games.NewRand(3)
 	perm := make([]int32, k)
 	counts := map[[k]games.Action]int{}
 	for range n {
 		drawSwaps(perm, rng)
 		for i := range int32(k) {
-			placeEdge(ar, 0, i, perm, games.Action(i), float32(i+1)/k)
+			placeEdge(ar, 0, i, perm, games.Action(i), float32(i))
 		}
 		var key [k]games.Action
 		for i := range k {
 			e := ar.edges[i]
-			if e.child != NilNode || ar.hot[i].prior() != float32(e.action+1)/k {
-				t.Fatalf("edge %d: action %d, prior %v, child %d: edge and prior separated", i, e.action, ar.hot[i].prior(), e.child)
+			if e.child != NilNode || ar.hot[i].prior != float32(e.action) {
+				t.Fatalf("edge %d: action %d, prior %v, child %d: edge and prior separated", i, e.action, ar.hot[i].prior, e.child)
 			}
 			key[i] = e.action
 		}

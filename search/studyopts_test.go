@@ -106,7 +106,7 @@ func TestProgressiveBiasSushiGo(t *testing.T) {
 				}
 				for _, x := range st {
 					want := (h.HeuristicValue(p, x.Action) - lo) / (hi - lo)
-					if math.Abs(float64(x.Prior)-want) > want*0x1p-12+1e-6 { // stored priors: relative error <= 2^-12 (priorCode)
+					if math.Abs(float64(x.Prior)-want) > 1e-6 {
 						t.Errorf("%s pos %d player %d: %s prior %v, want the heuristic scaled to [0, 1] %v (raw %v in [%v, %v])",
 							gs, pos, p, s.ActionString(x.Action), x.Prior, want, h.HeuristicValue(p, x.Action), lo, hi)
 					}
@@ -204,11 +204,11 @@ func TestStudyFormulas(t *testing.T) {
 	nd := &tr.a.nodes[tr.root]
 	for i := range nd.numEdges {
 		h := &tr.a.hot[nd.firstEdge+i]
-		h.set(40, 0, int64(0.1*40*valueScale), 0)
+		h.n, h.w, h.prior = 40, int64(0.1*40*valueScale), 0
 	}
 	// Edge 0: fewer visits, lower mean, heuristic 1.
 	h0 := &tr.a.hot[nd.firstEdge]
-	h0.set(2, 0, int64(-0.5*2*valueScale), 1)
+	h0.n, h0.w, h0.prior = 2, int64(-0.5*2*valueScale), 1
 	nd.n = 40*8 + 2 + 1
 	N := float64(nd.n)
 	s0 := -0.5 + 5*math.Sqrt(math.Log(N+1)/2) + 0.2*1/(1+2)

@@ -1,8 +1,6 @@
 package search
 
 import (
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"unsafe"
@@ -55,78 +53,26 @@ type node struct {
 // same index: edgeStats holds what every selection step reads (16 bytes,
 // the PUCT prior included, so that four children share a cache line and
 // selection reads one edge record only), edge the action and child the
-// descent follows (8 bytes), and edgeExt the statistics only some rules
-// keep (24 bytes, allocated only for trees that use them: see needsExt).
-// 24 bytes per edge for UCT and PUCT, 48 for the others.
+// descent follows (8 bytes), edgeExt the statistics only some rules keep
+// (24 bytes, allocated only for trees that use them: see needsExt), and
+// arena.vl the virtual losses, allocated only for trees with more than one
+// simulation in flight (see Tree.virtual). 24 bytes per edge for UCT and
+// PUCT trees with one walker, 28 with several, 48 or 52 for the others.
 //
 // w, w2 and amafW are fixed-point sums (valueScale) of the value of the
 // player who chooses this edge (the node's mover; at simultaneous nodes the
 // player owning the edge's segment). n and the virtual losses count
-// completed and in-flight visits. All counters are updated with atomic adds
-// when the tree is searched by several goroutines, with plain adds
+// completed and in-flight visits. All counters are updated with atomic
+// adds when the tree is searched by several goroutines, with plain adds
 // otherwise.
 type edgeStats struct {
 	w int64 // sum of values
 	n int32 // completed visits
-	// vp packs two fields into one word, so that the record is 16 bytes:
-	// the low 16 bits count the virtual losses (visits selected but not
-	// yet backed up) and the high 16 bits hold the prior as a priorCode.
-	// The prior is the PUCT prior, or the heuristic value H(s,a) min-max
+	// prior is the PUCT prior, or the heuristic value H(s,a) min-max
 	// scaled to [0, 1] among the node's (or the player's segment's)
-	// actions for progressive bias; it is written at expansion, before the
-	// node is published, and root noise rewrites it between searches.
-	//
-	// Invariant: the virtual losses stay below 2^16, so that adding and
-	// removing one (a 32-bit add of +1 or -1) never carries into the
-	// prior. They are bounded by the simulations in flight in the tree,
-	// at most one per Walker: NewWalker refuses more than MaxWalkers.
-	vp uint32
-}
-
-// vlossMask selects the virtual-loss count of edgeStats.vp.
-const vlossMask = 1<<16 - 1
-
-// MaxWalkers is the most Walkers (simulations in flight) one Tree may
-// have: an edge's virtual-loss count is a 16-bit field (edgeStats.vp).
-const MaxWalkers = vlossMask
-
-// vloss returns the edge's virtual losses (plain load: unshared trees, or
-// no search running).
-func (h *edgeStats) vloss() int32 { return int32(h.vp & vlossMask) }
-
-// prior returns the edge's prior (plain load, as vloss).
-func (h *edgeStats) prior() float32 { return priorValue(h.vp >> 16) }
-
-// setPrior stores p as the edge's prior, keeping its virtual losses (plain
-// store: the edge is not yet published, or no search is running).
-func (h *edgeStats) setPrior(p float32) { h.vp = h.vp&vlossMask | uint32(priorCode(p))<<16 }
-
-// priorCodeBase is the float32 bit pattern of 2^-31, the smallest prior a
-// priorCode distinguishes from 0.
-const priorCodeBase = (127 - 31) << 23
-
-// priorCode compresses a prior p in [0, 1] into 16 bits: p's float32 bit
-// pattern less that of 2^-31 keeps a 5-bit exponent (2^-31 to 2^0) and
-// the 11 leading mantissa bits, rounded to nearest, so that
-// priorValue(priorCode(p)) is within a relative 2^-12 (2.4e-4) of p for
-// p in [2^-30, 1]. p <= 2^-31 (and NaN) encodes as 0; values above 1 are
-// kept up to 2 - 2^-11 and clamped beyond. (lc0 stores its policy the
-// same way.) The order of priors is kept: p <= q implies code(p) <=
-// code(q).
-func priorCode(p float32) uint16 {
-	if !(p > 0x1p-31) {
-		return 0
-	}
-	c := (math.Float32bits(p) - priorCodeBase + 1<<11) >> 12
-	return uint16(min(c, 0xffff))
-}
-
-// priorValue decodes a priorCode (the high bits of edgeStats.vp).
-func priorValue(c uint32) float32 {
-	if c == 0 {
-		return 0
-	}
-	return math.Float32frombits(c<<12 + priorCodeBase)
+	// actions for progressive bias (written at expansion, before the node is
+	// published; root noise rewrites it between searches).
+	prior float32
 }
 
 type edge struct {
@@ -159,20 +105,28 @@ const (
 // out by atomic bump allocation and only reclaimed all at once (reset) or
 // by compaction into another arena (tree reuse).
 type arena struct {
-	nodes    []node
-	edges    []edge
-	hot      []edgeStats // parallel to edges
-	ext      []edgeExt   // parallel to edges, or empty when the tree keeps no extension
-	numNodes int32       // allocated nodes (atomic)
-	numEdges int32       // allocated edges (atomic)
+	nodes []node
+	edges []edge
+	hot   []edgeStats // parallel to edges
+	ext   []edgeExt   // parallel to edges, or empty when the tree keeps no extension
+	// vl counts each edge's virtual losses (visits selected but not yet
+	// backed up), parallel to edges, or is empty while the tree has one
+	// walker: a lone simulation never selects among edges it has itself
+	// taken, so it needs none (Tree.virtual).
+	vl       []int32
+	numNodes int32 // allocated nodes (atomic)
+	numEdges int32 // allocated edges (atomic)
 }
 
 // newArena returns an arena of maxNodes nodes and maxEdges edges, with
-// edge extensions when ext is set.
-func newArena(maxNodes, maxEdges int, ext bool) *arena {
+// edge extensions when ext is set and virtual-loss counts when vl is.
+func newArena(maxNodes, maxEdges int, ext, vl bool) *arena {
 	a := &arena{nodes: make([]node, maxNodes), edges: make([]edge, maxEdges), hot: make([]edgeStats, maxEdges)}
 	if ext {
 		a.ext = make([]edgeExt, maxEdges)
+	}
+	if vl {
+		a.vl = make([]int32, maxEdges)
 	}
 	return a
 }
@@ -213,13 +167,16 @@ func (a *arena) newEdges(k int) int32 {
 	if len(a.ext) > 0 {
 		clear(a.ext[i : int(i)+k])
 	}
+	if len(a.vl) > 0 {
+		clear(a.vl[i : int(i)+k])
+	}
 	return i
 }
 
 // Stats reports the size of a tree.
 type Stats struct {
 	Nodes, Edges int // allocated records
-	Bytes        int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes (+ Edges*EdgeExtBytes with extensions)
+	Bytes        int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes (+ Edges*EdgeExtBytes with extensions, + 4*Edges with virtual losses)
 	// ExpandedNodes is the number of nodes with edges.
 	ExpandedNodes int
 }
@@ -230,6 +187,9 @@ func (a *arena) stats() Stats {
 	st := Stats{Nodes: nn, Edges: ne, Bytes: nn*NodeBytes + ne*EdgeBytes}
 	if len(a.ext) > 0 {
 		st.Bytes += ne * EdgeExtBytes
+	}
+	if len(a.vl) > 0 {
+		st.Bytes += ne * 4 // virtual losses
 	}
 	for i := range nn {
 		if a.nodes[i].state == expanded {
@@ -269,7 +229,12 @@ type Tree struct {
 	root      int32
 	rootState games.State // owned by the tree
 	shared    bool        // atomic adds on statistics
-	plainUCT  bool        // Rule is UCT and fastSel (selectUCTPlain when unshared)
+	// virtual: the arenas keep virtual losses (arena.vl), which the tree
+	// needs once it has a second walker (NewWalker sets it); until then
+	// the selection loops read zeroVL in their place.
+	virtual  bool
+	made     int  // walkers made by NewWalker
+	plainUCT bool // Rule is UCT and fastSel (selectUCTPlain when unshared)
 	// fastSel: no progressive bias, rewards=01 or pbform=study003, so
 	// that UCT and PUCT take their table-driven loops (selectEdge).
 	fastSel bool
@@ -286,8 +251,7 @@ type Tree struct {
 	sims    int64        // simulations backed up since the tree was made (atomic when shared)
 	rng     *rand.Rand   // root noise and final-move sampling
 
-	walkers []*Walker    // walkers[i] is used by Search's goroutine i
-	made    atomic.Int32 // walkers made by NewWalker (at most MaxWalkers)
+	walkers []*Walker // walkers[i] is used by Search's goroutine i
 	seed    uint64
 	srcs    []*rand.PCG // Reset's sources: rng's, then walkers[i]'s (recycle.go)
 	noise   []float64   // addNoise scratch
@@ -328,7 +292,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	}
 	t := &Tree{
 		game: g, opt: o, players: g.NumPlayers(),
-		a:         newArena(maxNodes, maxEdges, needsExt(&o)),
+		a:         newArena(maxNodes, maxEdges, needsExt(&o), false),
 		rootState: g.NewInitialState(),
 		rng:       games.NewRand(seed),
 		seed:      seed,
@@ -339,6 +303,9 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	t.squares = o.Rule == UCB1Tuned || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
 	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == "tree"
 	t.form = formOf(&t.opt)
+	if maxNodeEdges := g.NumActions()*t.players + t.players; maxNodeEdges > len(zeroVL) {
+		t.keepVirtualLosses()
+	}
 	if o.TT {
 		t.tt = newTransTable(maxNodes)
 	}
@@ -404,14 +371,12 @@ type Walker struct {
 	simRho   []float64      // simsel=exp3/rm scratch: a segment's strategy
 }
 
-// NewWalker returns a walker with its own random stream. A tree has at
-// most MaxWalkers walkers (each may hold a simulation in flight, and an
-// edge counts those in 16 bits); NewWalker panics beyond that, a
-// programming error: the options that set the parallelism (Threads, the
-// engine's leaves and workers) are validated below it.
+// NewWalker returns a walker with its own random stream. It must not run
+// concurrently with SelectLeaf or Backup on the tree: the tree's second
+// walker makes it keep virtual losses (Tree.virtual).
 func (t *Tree) NewWalker(seed uint64) *Walker {
-	if t.made.Add(1) > MaxWalkers {
-		panic(fmt.Sprintf("search: more than %d walkers on one tree (simulations in flight are counted in 16 bits per edge)", MaxWalkers))
+	if t.made++; t.made == 2 {
+		t.keepVirtualLosses()
 	}
 	g := t.game
 	n := g.NumActions()
@@ -450,21 +415,37 @@ func (w *Walker) Leaf() (node int32, terminal bool) { return w.leaf, w.terminal 
 
 // ---- statistics helpers (atomic only when shared) ----
 
-// addVloss adds d (+1 or -1) to the virtual losses of edge h. The packed
-// word's invariant (edgeStats.vp) keeps the add from reaching the prior.
-func (t *Tree) addVloss(h *edgeStats, d int32) {
-	if t.shared {
-		atomic.AddUint32(&h.vp, uint32(d))
-	} else {
-		h.vp += uint32(d)
+// keepVirtualLosses gives the arenas their virtual-loss counts (zero: no
+// simulation is in flight when a walker is made).
+func (t *Tree) keepVirtualLosses() {
+	t.virtual = true
+	for _, a := range []*arena{t.a, t.spare} {
+		if a != nil && len(a.vl) == 0 {
+			a.vl = make([]int32, len(a.edges))
+		}
 	}
 }
 
-// loadVP returns the virtual losses and the prior of edge h from one
-// atomic load.
-func loadVP(h *edgeStats) (vloss int32, prior float32) {
-	v := atomic.LoadUint32(&h.vp)
-	return int32(v & vlossMask), priorValue(v >> 16)
+// zeroVL stands for the virtual losses of a node's edges in trees that
+// keep none (read only). New makes trees whose nodes can have more edges
+// keep virtual losses from the start.
+var zeroVL [1 << 14]int32
+
+// vlOf returns the virtual losses of the cnt edges from first: the
+// arena's counts, or zeros while the tree keeps none.
+func (t *Tree) vlOf(first, cnt int32) []int32 {
+	if t.virtual {
+		return t.a.vl[first : first+cnt]
+	}
+	return zeroVL[:cnt]
+}
+
+// addVloss adds d (+1 when a simulation takes edge ei, -1 when it is
+// backed up) to the edge's virtual losses, if the tree keeps them.
+func (t *Tree) addVloss(ei, d int32) {
+	if t.virtual {
+		t.add32(&t.a.vl[ei], d)
+	}
 }
 
 func (t *Tree) add32(p *int32, d int32) {

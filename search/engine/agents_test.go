@@ -106,7 +106,7 @@ func TestRootPriorsFromNetwork(t *testing.T) {
 	}
 	spread := false
 	for _, x := range stats {
-		if math.Abs(float64(x.Prior-want[x.Action])) > float64(want[x.Action])*0x1p-12+1e-7 { // trees store priors to a relative 2^-12
+		if math.Abs(float64(x.Prior-want[x.Action])) > 1e-6 {
 			t.Errorf("action %d: root prior %v, network softmax %v", x.Action, x.Prior, want[x.Action])
 		}
 		spread = spread || math.Abs(float64(x.Prior-1.0/6)) > 1e-3

@@ -11,7 +11,6 @@ import (
 	"github.com/canopy-go/canopy/batcher"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
-	"github.com/canopy-go/canopy/search"
 )
 
 // Options configure an Engine. Zero fields take the defaults.
@@ -96,10 +95,6 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	}
 	if opt.Slots <= 0 {
 		opt.Slots = SlotsFor(64, opt.Leaves)
-	}
-	if opt.Workers*opt.Leaves > search.MaxWalkers {
-		// Analyze puts every worker's leaves on one tree.
-		return nil, fmt.Errorf("engine: %d workers x %d leaves in flight: at most %d simulations can be in flight on one tree; use fewer", opt.Workers, opt.Leaves, search.MaxWalkers)
 	}
 	if opt.Wait == 0 {
 		opt.Wait = -1

@@ -399,14 +399,3 @@ func TestGumbelSettings(t *testing.T) {
 		t.Error("gumbel with reuse: no error")
 	}
 }
-
-// TestNewRefusesTooManyInFlight: more simulations in flight on one tree
-// (Analyze: workers x leaves) than an edge can count is refused, with the
-// limit named.
-func TestNewRefusesTooManyInFlight(t *testing.T) {
-	g := &banditGame{ret: banditRet}
-	_, err := New(g, &fixedNet{logits: banditLogits}, Options{Workers: 512, Leaves: 256})
-	if err == nil || !contains(err.Error(), "65535") {
-		t.Fatalf("512 workers x 256 leaves: err = %v, want the limit 65535 named", err)
-	}
-}

@@ -95,7 +95,7 @@ func TestLegalPlaneNetPlays(t *testing.T) {
 			t.Fatalf("%T: %d actions analysed, want 6", a, len(rows))
 		}
 		for _, r := range rows {
-			if math.Abs(r.Prior-float64(want[r.Action])) > float64(want[r.Action])*0x1p-12+1e-7 { // trees store priors to a relative 2^-12
+			if math.Abs(r.Prior-float64(want[r.Action])) > 1e-6 {
 				t.Errorf("%T action %d: prior %v, the net on the hand-built input gives %v", a, r.Action, r.Prior, want[r.Action])
 			}
 			spread = spread || math.Abs(r.Prior-1.0/6) > 1e-3
