@@ -18,6 +18,17 @@
 #       --lr 0.001 --window-iters 2 --eval-games 20 --eval-sims 64 \
 #       --baselines sequence-greedy --backend cpu:threads=2 --seed 1 \
 #       --iterations 40 --out runs/seq-az
+#   and session 10's (a quarter of the moves recorded, KataGo's playout-cap
+#   randomisation, and the search's root Q as the value target, which
+#   stops the value head memorising games; docs/RESULTS.md section 9),
+#   continuing from runs/seq-az2's iteration 3 (the same with --qmix 0.5):
+#     canopy zero --game sequence:jacks=false \
+#       --net runs/seq-az2/checkpoints/iter-0003.safetensors --games 512 \
+#       --trees 128 --sims 64 --det 4 --blend 0.5 --turns 8 --tempplies 20 \
+#       --dir 0.5 --pcr 0.25 --qmix 1 --steps 80 --batch 256 \
+#       --optimizer adam --lr 0.001 --window-iters 4 --eval-games 20 \
+#       --eval-sims 64 --baselines sequence-greedy --backend cpu:threads=1 \
+#       --seed 3 --iterations 40 --out runs/seq-az3
 #   Recurrent PPO as the study trains it (CNN-LSTM; 1,000 updates of about
 #   2.5k frames, 16 x 160 here; 5 epochs of one minibatch of 2,560, the
 #   study's 2,048 rounded to whole environments; Adam 3e-4, weight decay
@@ -49,8 +60,8 @@
 #   ppo-curve-RUN-NNNNNN  each checkpoint of PPO_RUN (default
 #                  runs/ppo-seq-study) against sequence-greedy: the
 #                  study's Figure 1 (rows appear as checkpoints do)
-# AZ_NET and PPO_NET default to the newest checkpoints of runs/seq-az
-# (the Polyak average) and PPO_RUN. Budgets are simulations, so
+# AZ_NET and PPO_NET default to the newest checkpoints of AZ_RUN (default
+# runs/seq-az3, else runs/seq-az; the Polyak average) and PPO_RUN. Budgets are simulations, so
 # PARALLEL defaults to 8 here: network agents batch their leaves across
 # the games in play.
 #
@@ -72,7 +83,9 @@ newest() {
 	echo "$last"
 }
 
-AZ_NET=${AZ_NET:-$(newest "$ROOT/runs/seq-az/checkpoints/iter-*.avg.safetensors")}
+AZ_RUN=${AZ_RUN:-$ROOT/runs/seq-az3}
+[[ -d $AZ_RUN ]] || AZ_RUN=$ROOT/runs/seq-az
+AZ_NET=${AZ_NET:-$(newest "$AZ_RUN/checkpoints/iter-*.avg.safetensors")}
 PPO_RUN=${PPO_RUN:-$ROOT/runs/ppo-seq-study}
 PPO_NET=${PPO_NET:-$(newest "$PPO_RUN/update-??????.safetensors")}
 
