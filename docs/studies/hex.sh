@@ -15,7 +15,10 @@
 #
 # Constants: as in tetrislink.sh (thesis: UCB1 with Cp = 2.0 on 0/1
 # rewards, RAVE x + alpha x_RAVE + sqrt(2 ln n / n_j) with beta = 1000,
-# PoolRAVE's pool in tree selection; Canopy: the mcts defaults).
+# PoolRAVE's pool in tree selection; Canopy: the mcts defaults). The
+# thesis's alpha = (beta - n_RAVE)/beta is run as printed (thesis-*: it
+# turns negative beyond beta AMAF visits) and clamped at 0 (thesisclamp-*,
+# ravesched=study001clamp: the reading of the thesis's words).
 #
 # Sizes: SIZES (default "3 5 7 9 11"; the thesis plotted 2x2 to 12x12)
 # for the random default policy, HEUR_SIZES (default "3 5 7") for the
@@ -34,15 +37,7 @@ GAMES_DEFAULT=100
 SIZES=${SIZES:-3 5 7 9 11}
 HEUR_SIZES=${HEUR_SIZES:-3 5 7}
 
-declare -A method=(
-	[thesis-uct]="sel=uct,rewards=01,c=5.657"
-	[thesis-rave]="sel=rave,ravesched=study001,ravek=1000"
-	[thesis-poolrave]="sel=poolrave,ravesched=study001,ravek=1000,pool=tree,poolp=0.5,poolk=10"
-	[canopy-uct]="sel=uct"
-	[canopy-rave]="sel=rave"
-	[canopy-poolrave]="sel=poolrave"
-)
-order=(thesis-uct thesis-rave thesis-poolrave canopy-uct canopy-rave canopy-poolrave)
+. "$(dirname "${BASH_SOURCE[0]}")/study001.sh"
 declare -A policy=(
 	[random]="sims=35000"
 	[heuristic]="sims=4500,rollout=heuristic"

@@ -42,17 +42,7 @@
 STUDY=tetrislink
 GAMES_DEFAULT=100
 
-declare -A method=(
-	[thesis-uct]="sel=uct,rewards=01,c=5.657"
-	[thesis-rave]="sel=rave,ravesched=study001,ravek=1000"
-	[thesis-poolrave]="sel=poolrave,ravesched=study001,ravek=1000,pool=tree,poolp=0.5,poolk=10"
-	[thesisclamp-rave]="sel=rave,ravesched=study001clamp,ravek=1000"
-	[thesisclamp-poolrave]="sel=poolrave,ravesched=study001clamp,ravek=1000,pool=tree,poolp=0.5,poolk=10"
-	[canopy-uct]="sel=uct"
-	[canopy-rave]="sel=rave"
-	[canopy-poolrave]="sel=poolrave"
-)
-order=(thesis-uct thesis-rave thesis-poolrave thesisclamp-rave thesisclamp-poolrave canopy-uct canopy-rave canopy-poolrave)
+. "$(dirname "${BASH_SOURCE[0]}")/study001.sh"
 
 for budget in sims=3500 sims=16000 time=1s; do
 	for opp in user tuned; do
