@@ -85,7 +85,7 @@ func (g *gemmArgs) convRows(lo, hi int) {
 	for r0 := lo; r0 < hi; r0 += blk {
 		r1 := min(r0+blk, hi)
 		cols := sc.cols[:(r1-r0)*g.k]
-		im2colRows(cv.src, cv.ch, cv.h, cv.w, r0, r1, cols)
+		im2colRows(cv.src, cv.ch, cv.h, cv.w, r0, r1, g.k, cols)
 		sub.a = cols
 		sub.c = g.c[r0*g.ldc:]
 		if g.residual != nil {
@@ -97,16 +97,17 @@ func (g *gemmArgs) convRows(lo, hi int) {
 }
 
 // im2colRows writes rows [r0, r1) of the im2col matrix of the NHWC batch
-// src (see Im2Col3x3) into dst, (r1-r0) x 9*ch. Where the three horizontal
-// taps of a kernel row are all inside the image they are one contiguous
-// run of 3*ch values in src and are copied at once.
-func im2colRows(src []float32, ch, h, w, r0, r1 int, dst []float32) {
-	rowLen := 9 * ch
+// src (see Im2Col3x3) into dst, (r1-r0) rows of rowLen >= 9*ch values, the
+// values after the first 9*ch of a row set to zero. Where the three
+// horizontal taps of a kernel row are all inside the image they are one
+// contiguous run of 3*ch values in src and are copied at once.
+func im2colRows[T float32 | uint16](src []T, ch, h, w, r0, r1, rowLen int, dst []T) {
 	hw := h * w
 	for r := r0; r < r1; r++ {
 		n, p := r/hw, r%hw
 		y, x := p/w, p%w
 		row := dst[(r-r0)*rowLen : (r-r0+1)*rowLen]
+		clear(row[9*ch:])
 		img := src[n*hw*ch : (n+1)*hw*ch]
 		for kh := range 3 {
 			yy := y + kh - 1

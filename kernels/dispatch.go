@@ -18,6 +18,12 @@ type impl struct {
 	// sum9 says col2im3x3 runs its inner loop in SIMD (see sum9Vec); the
 	// results are the same bit for bit.
 	sum9 bool
+	// bf16 are the BF16 tile sets (one per strip width of PackBF16), nil
+	// when the CPU lacks AVX-512 BF16 (the portable code runs then), and
+	// bf16Convert the SIMD float32 -> bfloat16 conversion (n a multiple
+	// of 32) or nil.
+	bf16        []*bf16TileSet
+	bf16Convert func(dst *uint16, src *float32, n int)
 }
 
 // tilesFor returns the tile set for an n-column problem, nil for generic.

@@ -2,15 +2,16 @@
 // networks: a general matrix multiply (Gemm) with all four transpose
 // combinations, a fused inference GEMM with bias, residual and ReLU
 // (GemmBiasAct), a fused 3x3 convolution (Conv3x3BiasAct) and its Winograd
-// variant (Conv3x3Winograd), the 3x3 im2col / col2im transforms that turn a
-// convolution into a GEMM, and a few elementwise helpers (ReLU, AddBias, AddBiasReLU, Axpy,
-// Dot, Softmax).
+// variant (Conv3x3Winograd), its bfloat16 variant for inference
+// (Conv3x3BiasActBF16, GemmBiasActBF16), the 3x3 im2col / col2im
+// transforms that turn a convolution into a GEMM, and a few elementwise
+// helpers (ReLU, AddBias, AddBiasReLU, Axpy, Dot, Softmax).
 //
 // It is for: dense row-major float32 arithmetic on the CPU, fast enough to be
 // the inner loop of network inference and training. It is not for: tensors,
 // shapes, layers, autograd or model files (package nets), GPU execution
-// (package cuda), or quantised / bfloat16 arithmetic (AMX and AVX512-BF16 are
-// deliberately out of scope for now).
+// (package cuda), or quantised arithmetic. AMX tiles are not used (no
+// machine with them was at hand to test on).
 //
 // # Memory layout (the contract nets and the CUDA backend rely on)
 //
@@ -51,9 +52,18 @@
 // algorithm from weights transformed once by WinogradWeights: 16 GEMMs with
 // K = cin instead of one with K = 9*cin, and transforms that are GEMMs too.
 // It agrees with Conv3x3BiasAct to float32 rounding of the transforms
-// (about 2e-7 of the absolute sum of an output's products), not bit for bit. On the 2-vCPU AMD EPYC
-// (AVX2) it takes about 10% less CPU time on the 64-channel Connect Four
-// layers; it has not been measured with AVX-512.
+// (about 2e-7 of the absolute sum of an output's products), not bit for
+// bit. On the 2-vCPU AMD EPYC machines of docs/BENCHMARKS.md it takes about
+// 10% (AVX2) and 12% (AVX-512) less CPU time on the 64-channel Connect
+// Four layers.
+//
+// Conv3x3BiasActBF16 rounds the image and the weights (packed once by
+// PackBF16) to bfloat16 and sums the products in float32. With AVX-512
+// BF16 its micro-kernels run VDPBF16PS, two multiply-adds per float32 lane
+// and instruction: about 1.9x the throughput of Conv3x3BiasAct and 1.7x
+// that of Conv3x3Winograd on the AVX-512 machine. Elsewhere the portable
+// code computes the same sums in the same order (BF16Kernels names what
+// runs); the two agreed bit for bit on that machine.
 //
 // A 1x1 convolution or a fully connected layer over NHWC activations is a plain
 // GEMM with M = N*H*W rows and K = Cin. For training, the weight gradient of a

@@ -22,6 +22,10 @@ func platformImpls() (main, variants []*impl) {
 		main = append(main, avx2Impl)
 	}
 	if cpuid.CPU.Supports(cpuid.AVX512F) {
+		if cpuid.CPU.Supports(cpuid.AVX512BW, cpuid.AVX512BF16) {
+			avx512Impl.bf16 = []*bf16TileSet{tilesBF16x8x32, tilesBF16x6x64}
+			avx512Impl.bf16Convert = toBF16AVX512
+		}
 		main = append(main, avx512Impl)
 		variants = append(variants,
 			&impl{name: "avx512/8x32", tiles: []*tileSet{tiles8x32AVX512}, sum9: true},

@@ -17,3 +17,11 @@ var (
 		tail:  []tileKernel{nil, gemm1x64AVX512, gemm2x64AVX512, gemm3x64AVX512, gemm4x64AVX512, gemm5x64AVX512},
 		tailT: []tileKernel{nil, gemm1x64TAVX512, gemm2x64TAVX512, gemm3x64TAVX512, gemm4x64TAVX512, gemm5x64TAVX512}}
 )
+
+// The BF16 tile sets of gemm_amd64.s (tail[r] computes r rows).
+var (
+	tilesBF16x8x32 = &bf16TileSet{mr: 8, nr: 32, kern: gemmBF16x8x32,
+		tail: []bf16Kernel{nil, gemmBF16x1x32, gemmBF16x2x32, gemmBF16x3x32, gemmBF16x4x32, gemmBF16x5x32, gemmBF16x6x32, gemmBF16x7x32}}
+	tilesBF16x6x64 = &bf16TileSet{mr: 6, nr: 64, kern: gemmBF16x6x64,
+		tail: []bf16Kernel{nil, gemmBF16x1x64, gemmBF16x2x64, gemmBF16x3x64, gemmBF16x4x64, gemmBF16x5x64}}
+)

@@ -56,3 +56,17 @@ func BenchmarkFMAPeak(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDPBF16Peak is BenchmarkFMAPeak for VDPBF16PS (12 independent
+// chains; each instruction does two multiply-adds per float32 lane).
+func BenchmarkDPBF16Peak(b *testing.B) {
+	if avx512Impl.bf16 == nil {
+		b.Skip("this CPU has no AVX-512 BF16")
+	}
+	const n = 100000
+	cpu0 := cputime.Seconds()
+	for b.Loop() {
+		dpbf16Peak(n)
+	}
+	reportFlops(b, float64(n*12*4*16), cpu0)
+}

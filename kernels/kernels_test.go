@@ -544,6 +544,9 @@ func TestNoAllocs(t *testing.T) {
 	bias := randSlice(r, n)
 	img := randSlice(r, 4*42*16)
 	cols := make([]float32, 9*len(img))
+	// A tower convolution of 16 Connect Four boards: large enough to split.
+	big, bigOut := randSlice(r, 16*42*64), make([]float32, 16*42*64)
+	packed := PackBF16(randSlice(r, 9*64*64), 9*64, 64)
 	for _, name := range Available() {
 		use(t, name)
 		for _, th := range []int{1, 2} {
@@ -554,6 +557,7 @@ func TestNoAllocs(t *testing.T) {
 				"GemmBiasAct": func() { GemmBiasAct(m, n, k, a, k, b, n, bias, c, true, c, n) },
 				"Im2Col3x3":   func() { Im2Col3x3(img, 4, 16, 6, 7, cols) },
 				"Conv3x3":     func() { Conv3x3BiasAct(img, 4, 16, 6, 7, b, 16, bias, nil, true, c) },
+				"Conv3x3BF16": func() { Conv3x3BiasActBF16(big, 16, 64, 6, 7, packed, nil, nil, true, bigOut) },
 			}
 			for what, f := range checks {
 				f()

@@ -3,6 +3,8 @@ package nets
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,12 +150,13 @@ func TestCPUConvOption(t *testing.T) {
 		{"cpu", "generic", ConvIm2col},
 		{"cpu:conv=auto", "generic", ConvIm2col},
 		{"cpu", "avx2", ConvWinograd},
+		{"cpu", "avx512", ConvWinograd},
 		{"cpu:conv=im2col", "avx2", ConvIm2col},
 		{"cpu:conv=winograd", "generic", ConvWinograd},
 	} {
 		restore, err := kernels.Use(c.kern)
 		if err != nil {
-			t.Logf("%s: %v", c.spec, err) // no AVX2 here
+			t.Logf("%s: %v", c.spec, err) // no AVX2 or AVX-512 here
 			continue
 		}
 		net := tinyNet(t)
@@ -168,6 +171,70 @@ func TestCPUConvOption(t *testing.T) {
 	}
 	if _, err := OpenBackend("cpu:conv=fft", tinyNet(t), BackendOptions{MaxBatch: 2}); err == nil || !strings.Contains(err.Error(), "conv") {
 		t.Errorf("cpu:conv=fft: %v, want an error naming the option", err)
+	}
+}
+
+// The cpu backend's precision option: fp32 by default, bf16 when asked
+// (with im2col; an explicit conv=winograd is refused), anything else
+// refused with an error naming the option.
+func TestCPUPrecisionOption(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want Precision
+	}{{"cpu", FP32}, {"cpu:precision=fp32", FP32}, {"cpu:precision=bf16", BF16}, {"cpu:precision=bf16,conv=im2col", BF16}} {
+		net := tinyNet(t)
+		if _, err := OpenBackend(c.spec, net, BackendOptions{MaxBatch: 2}); err != nil {
+			t.Fatal(c.spec, err)
+		}
+		if got := net.Precision(); got != c.want {
+			t.Errorf("%s: precision %v, want %v", c.spec, got, c.want)
+		}
+	}
+	for _, spec := range []string{"cpu:precision=fp16", "cpu:precision=bf16,conv=winograd"} {
+		if _, err := OpenBackend(spec, tinyNet(t), BackendOptions{MaxBatch: 2}); err == nil || !strings.Contains(err.Error(), "option") {
+			t.Errorf("%s: %v, want an error naming the option", spec, err)
+		}
+	}
+}
+
+// BF16 inference follows the float32 one closely on a random network,
+// is exactly the float32 network's output on the same net after
+// SetPrecision(FP32), and follows weight changes (the packed weights are
+// refreshed when the folded ones change).
+func TestForwardBF16(t *testing.T) {
+	net := tinyNet(t)
+	const batch = 5
+	in := randInput(batch*net.InputSize(), 3)
+	p32, v32 := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+	p16, v16 := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+	net.Forward(batch, in, p32, v32)
+	net.SetPrecision(BF16)
+	net.Forward(batch, in, p16, v16)
+	var maxDiff, maxAbs float64
+	for i := range p32 {
+		maxDiff = max(maxDiff, math.Abs(float64(p32[i]-p16[i])))
+		maxAbs = max(maxAbs, math.Abs(float64(p32[i])))
+	}
+	if maxDiff == 0 || maxDiff > 0.05*maxAbs {
+		t.Errorf("BF16 logits differ from FP32 by up to %g (largest logit %g): want a small, nonzero difference", maxDiff, maxAbs)
+	}
+	net.SetPrecision(FP32)
+	p, v := make([]float32, len(p32)), make([]float32, batch)
+	net.Forward(batch, in, p, v)
+	if !slices.Equal(p, p32) || !slices.Equal(v, v32) {
+		t.Error("FP32 outputs changed after a BF16 pass")
+	}
+	// A weight change must reach the packed BF16 weights.
+	net.SetPrecision(BF16)
+	for _, prm := range net.Params() {
+		for i := range prm.Data {
+			prm.Data[i] *= 0.5
+		}
+	}
+	net.Invalidate()
+	net.Forward(batch, in, p, v)
+	if slices.Equal(p, p16) {
+		t.Error("BF16 outputs unchanged after the weights changed")
 	}
 }
 

@@ -18,8 +18,8 @@ const (
 	// ConvWinograd uses Winograd's F(2x2,3x3) algorithm
 	// (kernels.Conv3x3Winograd) for every 3x3 convolution with at least
 	// 16 input channels: about 10% more evaluations per CPU-second on
-	// the connect4 preset with AVX2, 25% on the sequence preset
-	// (unmeasured with AVX-512). Policy
+	// the connect4 preset with AVX2, 25% on the sequence preset; 10-17%
+	// and 25-33% with AVX-512 (docs/BENCHMARKS.md). Policy
 	// logits and values agree with ConvIm2col to about 1e-5 of the
 	// largest output, not bit for bit.
 	ConvWinograd
@@ -34,17 +34,17 @@ const (
 const winoMinCin = 16
 
 // AutoConvAlgorithm is the algorithm the cpu backend uses unless told
-// (conv=auto): ConvWinograd when the kernels run their AVX2
-// implementation, where it was measured faster at every batch (2-vCPU AMD
-// EPYC, 2 threads, the connect4 preset: 6,080 against 5,428 evals/s at
-// batch 16, 5,835 against 5,391 at 256; docs/BENCHMARKS.md), and
-// ConvIm2col with AVX-512, where im2col + GEMM runs closer to peak and
-// Winograd has not been measured, and with the generic kernels.
+// (conv=auto): ConvWinograd when the kernels run SIMD code, where it was
+// measured faster at every batch (2 threads, the connect4 preset; 2-vCPU
+// AMD EPYC with AVX2: 6,080 against 5,428 evals/s at batch 16, 5,835
+// against 5,391 at 256; 2-vCPU AMD EPYC with AVX-512: 14,922 against
+// 12,886 at batch 16, 16,262 against 13,843 at 256; docs/BENCHMARKS.md),
+// and ConvIm2col with the generic kernels.
 func AutoConvAlgorithm() ConvAlgorithm {
-	if kernels.Current() == "avx2" {
-		return ConvWinograd
+	if kernels.Current() == "generic" {
+		return ConvIm2col
 	}
-	return ConvIm2col
+	return ConvWinograd
 }
 
 // convNames are the names ParseConvAlgorithm accepts, in
@@ -100,6 +100,10 @@ func (n *Net) ConvAlgorithm() ConvAlgorithm {
 // samples a into out, with residual res (nil for none).
 func (n *Net) conv3(i int, u *unit, batch int, a, res, out []float32) {
 	h, w := n.cfg.Height, n.cfg.Width
+	if n.bf16 != nil {
+		kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, n.bf16.w[i], u.foldB, res, u.relu, out)
+		return
+	}
 	if n.wino == nil || u.cin < winoMinCin {
 		kernels.Conv3x3BiasAct(a, batch, u.cin, h, w, u.foldW, u.cout, u.foldB, res, u.relu, out)
 		return

@@ -152,9 +152,10 @@ func mustPreset(t *testing.T, name string) Config {
 }
 
 // BenchmarkForwardConv compares Forward of the connect4 preset (64
-// channels, 5 residual blocks, 6x7) with each convolution algorithm at
-// batch 1, 16 and 256 on 1 and 2 threads. Read evals/cpu-s on a shared
-// machine.
+// channels, 5 residual blocks, 6x7) and the sequence preset with each
+// convolution algorithm in float32 and with bfloat16 3x3 convolutions
+// (see kernels.BF16Kernels for the code that runs) at batch 1, 16 and 256
+// on 1 and 2 threads. Read evals/cpu-s on a shared machine.
 func BenchmarkForwardConv(b *testing.B) {
 	for _, preset := range []string{"connect4", "sequence"} {
 		cfg, _ := Preset(preset)
@@ -165,11 +166,19 @@ func BenchmarkForwardConv(b *testing.B) {
 		for _, batch := range []int{1, 16, 256} {
 			in := randInput(batch*net.InputSize(), 1)
 			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
-			for _, algo := range []ConvAlgorithm{ConvIm2col, ConvWinograd} {
+			for _, mode := range []string{"im2col", "winograd", "bf16"} {
 				for _, threads := range []int{1, 2} {
-					b.Run(fmt.Sprintf("%s/batch=%d/%v/threads=%d", preset, batch, algo, threads), func(b *testing.B) {
+					b.Run(fmt.Sprintf("%s/batch=%d/%s/threads=%d", preset, batch, mode, threads), func(b *testing.B) {
 						defer kernels.SetThreads(kernels.SetThreads(threads))
+						algo, prec := ConvIm2col, FP32
+						switch mode {
+						case "winograd":
+							algo = ConvWinograd
+						case "bf16":
+							prec = BF16
+						}
 						net.SetConvAlgorithm(algo)
+						net.SetPrecision(prec)
 						net.Forward(batch, in, p, v)
 						b.ReportAllocs()
 						cpu0 := cputime.Seconds()

@@ -71,6 +71,7 @@ type Net struct {
 	inf             inferScratch
 	tr              trainScratch
 	wino            *winoState // nil: 3x3 convolutions by im2col (conv_winograd.go)
+	bf16            *bf16State // nil: inference in float32 (precision.go)
 }
 
 // New builds a network for cfg with weights drawn from seed: He-normal
@@ -405,6 +406,7 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 		n.fold()
 	}
 	n.prepareWinograd()
+	n.prepareBF16()
 	n.Reserve(batch)
 	s := &n.inf
 	if parts := forwardParts(batch); parts > 1 {

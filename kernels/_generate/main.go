@@ -1,6 +1,6 @@
 // Command _generate writes ../gemm_amd64.s, the AVX2+FMA and AVX-512 GEMM
 // micro-kernels of package kernels (and sum9AVX2, the inner loop of
-// col2im3x3), with avo. Run it with `go generate` in
+// col2im3x3), and the AVX-512 BF16 ones (bf16.go), with avo. Run it with `go generate` in
 // kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
 //
 //	cd kernels/_generate && go run . -out ../gemm_amd64.s
@@ -373,6 +373,7 @@ func main() {
 	peak(false)
 	peak(true)
 	sum9()
+	tab.WriteString(generateBF16())
 	av.Generate()
 	if *tables != "" {
 		if err := os.WriteFile(*tables, []byte(tab.String()), 0o644); err != nil {

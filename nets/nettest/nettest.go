@@ -1,0 +1,121 @@
+// Package nettest holds helpers for tests that compare two ways of
+// evaluating a network (float32 against bfloat16, CPU against GPU) on
+// positions from real games.
+package nettest
+
+import (
+	"context"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+)
+
+// PositionLimit returns how many positions a comparison test should use:
+// 2,000, or 150 with -short, or the CANOPY_BF16_POSITIONS environment
+// variable when set (a positive integer; anything else fails the test).
+func PositionLimit(t testing.TB) int {
+	t.Helper()
+	limit := 2000
+	if testing.Short() {
+		limit = 150
+	}
+	if v := os.Getenv("CANOPY_BF16_POSITIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CANOPY_BF16_POSITIONS=%q: want a positive number of positions", v)
+		}
+		limit = n
+	}
+	return limit
+}
+
+// DecisionPositions returns every decision position of seeded random
+// games of g until it has at least limit of them, each encoded for the
+// player to move in net's input encoding, with its legal actions.
+func DecisionPositions(t testing.TB, g games.Game, net *nets.Net, limit int, seed uint64) (in []float32, legal []games.Mask) {
+	t.Helper()
+	encoding, err := nets.EncodingFor(g, net.InputSize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := nets.NewEncoder(g, encoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := games.NewRand(seed)
+	m := games.NewMask(g.NumActions())
+	for len(legal) < limit {
+		s := g.NewInitialState()
+		for !s.IsTerminal() {
+			if p := s.CurrentPlayer(); p >= 0 {
+				l := games.NewMask(g.NumActions())
+				s.Legal(l)
+				x := make([]float32, net.InputSize())
+				enc.Encode(s, p, l, x)
+				in = append(in, x...)
+				legal = append(legal, l)
+			}
+			games.RandomStep(s, rng, m, nil)
+		}
+	}
+	return in, legal
+}
+
+// Agreement is how closely one backend's outputs follow another's.
+type Agreement struct {
+	Positions int
+	SameMove  int     // positions where both rank the same legal action first
+	MeanValue float64 // mean absolute value difference
+	MaxValue  float64 // largest absolute value difference
+}
+
+// Share returns SameMove / Positions.
+func (a Agreement) Share() float64 { return float64(a.SameMove) / float64(a.Positions) }
+
+// Compare evaluates the positions in (inputSize values each) with both
+// backends in batches of batch and reports how often got's most probable
+// legal action is want's, and how far its values are.
+func Compare(t testing.TB, want, got nets.Backend, inputSize, policySize int, in []float32, legal []games.Mask, batch int) Agreement {
+	t.Helper()
+	n, P := len(legal), policySize
+	wantP, gotP := make([]float32, n*P), make([]float32, n*P)
+	wantV, gotV := make([]float32, n), make([]float32, n)
+	for lo := 0; lo < n; lo += batch {
+		k := min(batch, n-lo)
+		x := in[lo*inputSize : (lo+k)*inputSize]
+		if err := want.Evaluate(context.Background(), k, x, wantP[lo*P:(lo+k)*P], wantV[lo:lo+k]); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Evaluate(context.Background(), k, x, gotP[lo*P:(lo+k)*P], gotV[lo:lo+k]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := Agreement{Positions: n}
+	var sum float64
+	for i := range n {
+		if LegalArgmax(wantP[i*P:(i+1)*P], legal[i]) == LegalArgmax(gotP[i*P:(i+1)*P], legal[i]) {
+			a.SameMove++
+		}
+		d := math.Abs(float64(gotV[i]) - float64(wantV[i]))
+		sum += d
+		a.MaxValue = max(a.MaxValue, d)
+	}
+	a.MeanValue = sum / float64(n)
+	return a
+}
+
+// LegalArgmax returns the legal action with the largest logit (the first
+// on ties).
+func LegalArgmax(logits []float32, legal games.Mask) games.Action {
+	best, bestV := games.Action(-1), float32(math.Inf(-1))
+	for a := range legal.All() {
+		if logits[a] > bestV {
+			best, bestV = a, logits[a]
+		}
+	}
+	return best
+}

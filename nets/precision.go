@@ -1,0 +1,92 @@
+package nets
+
+import (
+	"fmt"
+
+	"github.com/canopy-go/canopy/kernels"
+)
+
+// Precision is the number format inference (Forward) multiplies in.
+// Training always runs in float32.
+type Precision uint8
+
+const (
+	// FP32 multiplies in float32 throughout. It is a Net's default.
+	FP32 Precision = iota
+	// BF16 rounds the operands of every 3x3 convolution, its input
+	// image and its weights (batch norm folded in), to bfloat16 and sums
+	// the products in float32 (kernels.Conv3x3BiasActBF16); 1x1
+	// convolutions, dense layers, biases, residual additions and
+	// activations stay float32. With AVX-512 BF16 it runs VDPBF16PS,
+	// two multiply-adds per lane and instruction: 1.7-1.9x the
+	// convolution throughput of float32 on the 2-vCPU AMD EPYC of
+	// docs/BENCHMARKS.md. Without that instruction set it runs portable
+	// code, correct but tens of times slower (see kernels.BF16Kernels).
+	// The shipped networks pick the float32 network's move in over 99% of
+	// positions (docs/BENCHMARKS.md); 3x3 convolutions then ignore the
+	// ConvAlgorithm, always im2col.
+	BF16
+)
+
+var precisionNames = []string{"fp32", "bf16"}
+
+// String returns the precision's name ("fp32", "bf16").
+func (p Precision) String() string {
+	if int(p) < len(precisionNames) {
+		return precisionNames[p]
+	}
+	return fmt.Sprintf("Precision(%d)", p)
+}
+
+// ParsePrecision returns the precision named s ("fp32" or "bf16").
+func ParsePrecision(s string) (Precision, error) {
+	for i, name := range precisionNames {
+		if s == name {
+			return Precision(i), nil
+		}
+	}
+	return 0, fmt.Errorf("nets: unknown precision %q (want fp32 or bf16)", s)
+}
+
+// bf16State holds a net's 3x3 inference weights packed in bfloat16.
+type bf16State struct {
+	w      []*kernels.BF16Matrix // per unit: the packed foldW of a 3x3 convolution, else nil
+	folded uint64                // the Net.folded they were packed from; 0: never
+}
+
+// SetPrecision makes Forward multiply in p. It is a setting of this Net
+// only: Clone and New start with FP32.
+func (n *Net) SetPrecision(p Precision) {
+	if p == BF16 {
+		if n.bf16 == nil {
+			n.bf16 = &bf16State{}
+		}
+		return
+	}
+	n.bf16 = nil
+}
+
+// Precision returns the format Forward multiplies in.
+func (n *Net) Precision() Precision {
+	if n.bf16 != nil {
+		return BF16
+	}
+	return FP32
+}
+
+// prepareBF16 packs the folded 3x3 weights in bfloat16 when they changed
+// since the last call (a no-op in FP32). Forward calls it before the
+// slices of a batch run conv3 concurrently.
+func (n *Net) prepareBF16() {
+	s := n.bf16
+	if s == nil || (s.folded == n.folded && len(s.w) == len(n.units)) {
+		return
+	}
+	s.w = make([]*kernels.BF16Matrix, len(n.units))
+	for j, v := range n.units {
+		if v.kind == kindConv3 {
+			s.w[j] = kernels.PackBF16(v.foldW, 9*v.cin, v.cout)
+		}
+	}
+	s.folded = n.folded
+}
