@@ -37,12 +37,23 @@ import (
 // for i < mr, j < nr.
 type bf16Kernel func(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias, res *float32, flags int)
 
+// bf16ConvKernel is bf16Kernel reading A in place from a bfloat16 image
+// (implicit im2col): row i of A is 3 segments of 2*kp3 values, the first
+// at rows[i], each next one skip values after the end of the previous
+// one. For a 3x3 convolution over an image padded with a zero border
+// these are the three kernel rows of the output pixel's window, and
+// 2*kp3 = 3*cin (cin even, so that no pair spans two segments).
+type bf16ConvKernel func(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias, res *float32, flags int)
+
 // bf16TileSet is one BF16 register-tile shape: kern computes mr x nr
-// tiles, tail[r] the same with r < mr rows (tail[0] is nil).
+// tiles, tail[r] the same with r < mr rows (tail[0] is nil), and conv
+// and convTail are their implicit-convolution forms.
 type bf16TileSet struct {
-	mr, nr int
-	kern   bf16Kernel
-	tail   []bf16Kernel
+	mr, nr   int
+	kern     bf16Kernel
+	tail     []bf16Kernel
+	conv     bf16ConvKernel
+	convTail []bf16ConvKernel
 }
 
 // bf16StripWidth returns the strip width PackBF16 uses for n columns: 64,
@@ -342,10 +353,18 @@ func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bi
 	}
 	bs := bf16Pool.Get().(*bf16Scratch)
 	im := cur.Load()
-	bs.img = grow16(bs.img, m*cin)
-	convertBF16(im, bs.img, src[:m*cin])
 	cv := bf16Conv{bf16Args: bf16Args{im: im, b: wts, bias: bias, residual: residual, relu: relu, c: dst, ldc: cout},
-		img: bs.img, ch: cin, h: h, w: w, m: m}
+		ch: cin, h: h, w: w, m: m}
+	if cv.tiles() != nil && cin%2 == 0 {
+		// Implicit im2col from the image with a zero border.
+		cv.padded = true
+		bs.img = grow16(bs.img, batch*(h+2)*(w+2)*cin)
+		padBF16(im, bs.img, src, batch, cin, h, w)
+	} else {
+		bs.img = grow16(bs.img, m*cin)
+		convertBF16(im, bs.img, src[:m*cin])
+	}
+	cv.img = bs.img
 	busy := int(callsInFlight.Add(1))
 	work := m * cout * 9 * cin / 2 // VDPBF16PS does two multiply-adds a lane
 	mr := 8
@@ -366,11 +385,31 @@ func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bi
 	bf16Pool.Put(bs)
 }
 
+// padBF16 rounds the NHWC batch src to bfloat16 into dst with a zero
+// border of one pixel around each image: dst is batch x (h+2) x (w+2) x
+// ch, pixel (n, y, x) of src at ((n*(h+2)+y+1)*(w+2)+x+1)*ch.
+func padBF16(im *impl, dst []uint16, src []float32, batch, ch, h, w int) {
+	wp := w + 2
+	row := wp * ch
+	for n := range batch {
+		img := dst[n*(h+2)*row : (n+1)*(h+2)*row]
+		clear(img[:row+ch])
+		for y := range h {
+			o := (y+1)*row + ch
+			convertBF16(im, img[o:o+w*ch], src[(n*h+y)*w*ch:(n*h+y+1)*w*ch])
+			clear(img[o+w*ch : o+w*ch+2*ch]) // right border, next row's left
+		}
+		clear(img[(h+1)*row+ch:])
+	}
+}
+
 // bf16Conv is one Conv3x3BiasActBF16 call, split into parts of rowsPer
-// output rows (all rows in one part when rowsPer is 0).
+// output rows (all rows in one part when rowsPer is 0). img is the
+// bfloat16 image, padded (see padBF16) when the implicit kernels read it.
 type bf16Conv struct {
 	bf16Args
 	img      []uint16
+	padded   bool
 	ch, h, w int
 	m        int
 	rowsPer  int
@@ -394,8 +433,13 @@ func (c *bf16Conv) RunPart(p int) {
 	if c.rowsPer > 0 {
 		lo, hi = p*c.rowsPer, min((p+1)*c.rowsPer, c.m)
 	}
-	bs := bf16Pool.Get().(*bf16Scratch)
 	sc := scratchPool.Get().(*scratch)
+	if c.padded {
+		c.implicitRows(lo, hi, sc)
+		scratchPool.Put(sc)
+		return
+	}
+	bs := bf16Pool.Get().(*bf16Scratch)
 	kk := 2 * c.b.kp
 	mr := 8
 	if ts := c.tiles(); ts != nil {
@@ -411,4 +455,57 @@ func (c *bf16Conv) RunPart(p int) {
 	}
 	scratchPool.Put(sc)
 	bf16Pool.Put(bs)
+}
+
+// implicitRows computes output rows [lo, hi) with the implicit-convolution
+// kernels from the padded image.
+func (c *bf16Conv) implicitRows(lo, hi int, sc *scratch) {
+	ts := c.tiles()
+	b, ldc := c.b, c.ldc
+	mr, nr, kp3 := ts.mr, b.nr, 3*c.ch/2
+	wp, hw := c.w+2, c.h*c.w
+	skip := (wp - 3) * c.ch
+	flags := 0
+	if c.bias != nil {
+		flags |= kBias
+	}
+	if c.residual != nil {
+		flags |= kResidual
+	}
+	if c.relu {
+		flags |= kReLU
+	}
+	// The row pointers live in the pooled scratch: passed to a kernel
+	// through a function value, a local array would escape.
+	rows := &sc.rows
+	for i0 := lo; i0 < hi; i0 += mr {
+		nrows := min(mr, hi-i0)
+		kern := ts.conv
+		if nrows < mr {
+			kern = ts.convTail[nrows]
+		}
+		for i := range nrows {
+			n, p := (i0+i)/hw, (i0+i)%hw
+			y, x := p/c.w, p%c.w
+			// The window of output pixel (y, x) starts at padded (y, x).
+			rows[i] = &c.img[((n*(c.h+2)+y)*wp+x)*c.ch]
+		}
+		for j0 := 0; j0 < b.n; j0 += nr {
+			bp := &b.data[j0*b.kp*2]
+			if cols := min(nr, b.n-j0); cols < nr {
+				kern(kp3, rows, skip, bp, &sc.tile[0], nr, nil, nil, 0)
+				ga := gemmArgs{c: c.c, ldc: ldc, bias: c.bias, residual: c.residual}
+				ga.mergeTile(sc.tile[:nrows*nr], nr, i0, j0, nrows, cols, flags)
+				continue
+			}
+			var bias, res *float32
+			if c.bias != nil {
+				bias = &c.bias[j0]
+			}
+			if c.residual != nil {
+				res = &c.residual[i0*ldc+j0]
+			}
+			kern(kp3, rows, skip, bp, &c.c[i0*ldc+j0], ldc, bias, res, flags)
+		}
+	}
 }

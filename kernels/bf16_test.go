@@ -130,7 +130,8 @@ func TestConv3x3BiasActBF16(t *testing.T) {
 
 // TestBF16KernelsAgree checks that the SIMD BF16 kernels and the portable
 // code, which follows VDPBF16PS's order of additions, give the same
-// results. Where the hardware matched that order exactly (session 11's AMD
+// results, for the GEMM and for the convolution (whose SIMD path reads
+// the image in place when cin is even). Where the hardware matched that order exactly (session 11's AMD
 // EPYC with AVX-512 BF16), they agreed bit for bit; the test allows a few
 // float32 roundings of the sum of the products' magnitudes, so that a CPU
 // that rounds the two products of a pair once, not twice, still passes,
@@ -172,6 +173,32 @@ func TestBF16KernelsAgree(t *testing.T) {
 			}
 		}
 		t.Logf("%v: %d of %d bit for bit", sh, exact, len(simd))
+	}
+	// The convolution: implicit im2col (even cin) and explicit (odd cin).
+	for _, sh := range [][5]int{{16, 64, 6, 7, 64}, {3, 2, 6, 7, 64}, {2, 107, 10, 10, 64}, {5, 32, 10, 10, 40}} {
+		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
+		m := batch * h * w
+		in := randSlice(r, m*cin)
+		wts := PackBF16(randSlice(r, 9*cin*cout), 9*cin, cout)
+		bias, res := randSlice(r, cout), randSlice(r, m*cout)
+		simd, port := make([]float32, m*cout), make([]float32, m*cout)
+		Conv3x3BiasActBF16(in, batch, cin, h, w, wts, bias, res, true, simd)
+		restore, err := Use("generic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		Conv3x3BiasActBF16(in, batch, cin, h, w, wts, bias, res, true, port)
+		restore()
+		exact := 0
+		for i := range simd {
+			if simd[i] == port[i] {
+				exact++
+			}
+			if d := math.Abs(float64(simd[i] - port[i])); d > float64(9*cin)*0x1p-21 {
+				t.Fatalf("conv %v: element %d: SIMD %v, portable %v", sh, i, simd[i], port[i])
+			}
+		}
+		t.Logf("conv %v: %d of %d bit for bit", sh, exact, len(simd))
 	}
 }
 

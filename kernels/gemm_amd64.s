@@ -9654,6 +9654,134 @@ store:
 	VZEROUPPER
 	RET
 
+// func convBF16x1x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x1x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), AX
+	MOVQ   skip+16(FP), CX
+	SHLQ   $0x01, CX
+	MOVQ   b+24(FP), DX
+	MOVQ   $0x00000003, BX
+
+segment:
+	MOVQ  kp3+0(FP), DI
+	MOVQ  DI, SI
+	SHRQ  $0x02, SI
+	ANDQ  $0x00000003, DI
+	TESTQ SI, SI
+	JZ    tail
+
+loop:
+	VMOVDQU32    (DX), Z2
+	VMOVDQU32    64(DX), Z3
+	VPBROADCASTD (AX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG         $0x4866f262
+	WORD         $0xcc52
+	VMOVDQU32    128(DX), Z2
+	VMOVDQU32    192(DX), Z3
+	VPBROADCASTD 4(AX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG         $0x4866f262
+	WORD         $0xcc52
+	VMOVDQU32    256(DX), Z2
+	VMOVDQU32    320(DX), Z3
+	VPBROADCASTD 8(AX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG         $0x4866f262
+	WORD         $0xcc52
+	VMOVDQU32    384(DX), Z2
+	VMOVDQU32    448(DX), Z3
+	VPBROADCASTD 12(AX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG $0x4866f262
+	WORD $0xcc52
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, DX
+	DECQ SI
+	JNZ  loop
+
+tail:
+	TESTQ DI, DI
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (DX), Z2
+	VMOVDQU32    64(DX), Z3
+	VPBROADCASTD (AX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG $0x4866f262
+	WORD $0xcc52
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, DX
+	DECQ DI
+	JNZ  tailloop
+
+next:
+	ADDQ    CX, AX
+	DECQ    BX
+	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), DX
+	VMOVUPS (DX), Z2
+	VMOVUPS 64(DX), Z3
+	VADDPS  Z2, Z0, Z0
+	VADDPS  Z3, Z1, Z1
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), DX
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z4, Z4, Z4
+	VMAXPS Z0, Z4, Z0
+	VMAXPS Z1, Z4, Z1
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x2x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x2x32(SB), NOSPLIT, $0-72
@@ -9791,6 +9919,195 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z4
+	VMOVUPS 64(BX), Z5
+	VADDPS  Z4, Z0, Z0
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z4, Z2, Z2
+	VADDPS  Z5, Z3, Z3
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z6, Z6, Z6
+	VMAXPS Z0, Z6, Z0
+	VMAXPS Z1, Z6, Z1
+	VMAXPS Z2, Z6, Z2
+	VMAXPS Z3, Z6, Z3
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x2x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x2x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), AX
+	MOVQ   skip+16(FP), DX
+	SHLQ   $0x01, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   $0x00000003, SI
+
+segment:
+	MOVQ  kp3+0(FP), R8
+	MOVQ  R8, DI
+	SHRQ  $0x02, DI
+	ANDQ  $0x00000003, R8
+	TESTQ DI, DI
+	JZ    tail
+
+loop:
+	VMOVDQU32    (BX), Z4
+	VMOVDQU32    64(BX), Z5
+	VPBROADCASTD (CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD (AX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xde52
+	VMOVDQU32    128(BX), Z4
+	VMOVDQU32    192(BX), Z5
+	VPBROADCASTD 4(CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 4(AX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xde52
+	VMOVDQU32    256(BX), Z4
+	VMOVDQU32    320(BX), Z5
+	VPBROADCASTD 8(CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 8(AX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xde52
+	VMOVDQU32    384(BX), Z4
+	VMOVDQU32    448(BX), Z5
+	VPBROADCASTD 12(CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 12(AX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG $0x4856f262
+	WORD $0xde52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, BX
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ R8, R8
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (BX), Z4
+	VMOVDQU32    64(BX), Z5
+	VPBROADCASTD (CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD (AX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG $0x4856f262
+	WORD $0xde52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, BX
+	DECQ R8
+	JNZ  tailloop
+
+next:
+	ADDQ    DX, CX
+	ADDQ    DX, AX
+	DECQ    SI
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -10017,6 +10334,256 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z6
+	VMOVUPS 64(BX), Z7
+	VADDPS  Z6, Z0, Z0
+	VADDPS  Z7, Z1, Z1
+	VADDPS  Z6, Z2, Z2
+	VADDPS  Z7, Z3, Z3
+	VADDPS  Z6, Z4, Z4
+	VADDPS  Z7, Z5, Z5
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z8, Z8, Z8
+	VMAXPS Z0, Z8, Z0
+	VMAXPS Z1, Z8, Z1
+	VMAXPS Z2, Z8, Z2
+	VMAXPS Z3, Z8, Z3
+	VMAXPS Z4, Z8, Z4
+	VMAXPS Z5, Z8, Z5
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x3x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x3x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), AX
+	MOVQ   skip+16(FP), BX
+	SHLQ   $0x01, BX
+	MOVQ   b+24(FP), SI
+	MOVQ   $0x00000003, DI
+
+segment:
+	MOVQ  kp3+0(FP), R9
+	MOVQ  R9, R8
+	SHRQ  $0x02, R8
+	ANDQ  $0x00000003, R9
+	TESTQ R8, R8
+	JZ    tail
+
+loop:
+	VMOVDQU32    (SI), Z6
+	VMOVDQU32    64(SI), Z7
+	VPBROADCASTD (CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD (DX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD (AX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xe852
+	VMOVDQU32    128(SI), Z6
+	VMOVDQU32    192(SI), Z7
+	VPBROADCASTD 4(CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 4(DX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 4(AX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xe852
+	VMOVDQU32    256(SI), Z6
+	VMOVDQU32    320(SI), Z7
+	VPBROADCASTD 8(CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 8(DX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 8(AX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xe852
+	VMOVDQU32    384(SI), Z6
+	VMOVDQU32    448(SI), Z7
+	VPBROADCASTD 12(CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 12(DX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 12(AX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xe852
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, SI
+	DECQ R8
+	JNZ  loop
+
+tail:
+	TESTQ R9, R9
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (SI), Z6
+	VMOVDQU32    64(SI), Z7
+	VPBROADCASTD (CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD (DX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD (AX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xe852
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, SI
+	DECQ R9
+	JNZ  tailloop
+
+next:
+	ADDQ    BX, CX
+	ADDQ    BX, DX
+	ADDQ    BX, AX
+	DECQ    DI
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -10362,6 +10929,317 @@ store:
 	VZEROUPPER
 	RET
 
+// func convBF16x4x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x4x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), AX
+	MOVQ   skip+16(FP), SI
+	SHLQ   $0x01, SI
+	MOVQ   b+24(FP), DI
+	MOVQ   $0x00000003, R8
+
+segment:
+	MOVQ  kp3+0(FP), R10
+	MOVQ  R10, R9
+	SHRQ  $0x02, R9
+	ANDQ  $0x00000003, R10
+	TESTQ R9, R9
+	JZ    tail
+
+loop:
+	VMOVDQU32    (DI), Z8
+	VMOVDQU32    64(DI), Z9
+	VPBROADCASTD (CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD (DX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD (BX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD (AX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xfa52
+	VMOVDQU32    128(DI), Z8
+	VMOVDQU32    192(DI), Z9
+	VPBROADCASTD 4(CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 4(DX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 4(BX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 4(AX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xfa52
+	VMOVDQU32    256(DI), Z8
+	VMOVDQU32    320(DI), Z9
+	VPBROADCASTD 8(CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 8(DX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 8(BX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 8(AX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xfa52
+	VMOVDQU32    384(DI), Z8
+	VMOVDQU32    448(DI), Z9
+	VPBROADCASTD 12(CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 12(DX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 12(BX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 12(AX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG $0x4836d262
+	WORD $0xfa52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, DI
+	DECQ R9
+	JNZ  loop
+
+tail:
+	TESTQ R10, R10
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (DI), Z8
+	VMOVDQU32    64(DI), Z9
+	VPBROADCASTD (CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD (DX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD (BX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD (AX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG $0x4836d262
+	WORD $0xfa52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, DI
+	DECQ R10
+	JNZ  tailloop
+
+next:
+	ADDQ    SI, CX
+	ADDQ    SI, DX
+	ADDQ    SI, BX
+	ADDQ    SI, AX
+	DECQ    R8
+	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z8
+	VMOVUPS 64(BX), Z9
+	VADDPS  Z8, Z0, Z0
+	VADDPS  Z9, Z1, Z1
+	VADDPS  Z8, Z2, Z2
+	VADDPS  Z9, Z3, Z3
+	VADDPS  Z8, Z4, Z4
+	VADDPS  Z9, Z5, Z5
+	VADDPS  Z8, Z6, Z6
+	VADDPS  Z9, Z7, Z7
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z10, Z10, Z10
+	VMAXPS Z0, Z10, Z0
+	VMAXPS Z1, Z10, Z1
+	VMAXPS Z2, Z10, Z2
+	VMAXPS Z3, Z10, Z3
+	VMAXPS Z4, Z10, Z4
+	VMAXPS Z5, Z10, Z5
+	VMAXPS Z6, Z10, Z6
+	VMAXPS Z7, Z10, Z7
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x5x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x5x32(SB), NOSPLIT, $0-72
@@ -10643,6 +11521,378 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z10
+	VMOVUPS 64(BX), Z11
+	VADDPS  Z10, Z0, Z0
+	VADDPS  Z11, Z1, Z1
+	VADDPS  Z10, Z2, Z2
+	VADDPS  Z11, Z3, Z3
+	VADDPS  Z10, Z4, Z4
+	VADDPS  Z11, Z5, Z5
+	VADDPS  Z10, Z6, Z6
+	VADDPS  Z11, Z7, Z7
+	VADDPS  Z10, Z8, Z8
+	VADDPS  Z11, Z9, Z9
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z12, Z12, Z12
+	VMAXPS Z0, Z12, Z0
+	VMAXPS Z1, Z12, Z1
+	VMAXPS Z2, Z12, Z2
+	VMAXPS Z3, Z12, Z3
+	VMAXPS Z4, Z12, Z4
+	VMAXPS Z5, Z12, Z5
+	VMAXPS Z6, Z12, Z6
+	VMAXPS Z7, Z12, Z7
+	VMAXPS Z8, Z12, Z8
+	VMAXPS Z9, Z12, Z9
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x5x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x5x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), SI
+	MOVQ   32(AX), AX
+	MOVQ   skip+16(FP), DI
+	SHLQ   $0x01, DI
+	MOVQ   b+24(FP), R8
+	MOVQ   $0x00000003, R9
+
+segment:
+	MOVQ  kp3+0(FP), R11
+	MOVQ  R11, R10
+	SHRQ  $0x02, R10
+	ANDQ  $0x00000003, R11
+	TESTQ R10, R10
+	JZ    tail
+
+loop:
+	VMOVDQU32    (R8), Z10
+	VMOVDQU32    64(R8), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD (DX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD (BX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD (SI), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD (AX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG         $0x48265262
+	WORD         $0xcc52
+	VMOVDQU32    128(R8), Z10
+	VMOVDQU32    192(R8), Z11
+	VPBROADCASTD 4(CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 4(DX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(BX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 4(SI), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 4(AX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG         $0x48265262
+	WORD         $0xcc52
+	VMOVDQU32    256(R8), Z10
+	VMOVDQU32    320(R8), Z11
+	VPBROADCASTD 8(CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 8(DX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(BX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 8(SI), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 8(AX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG         $0x48265262
+	WORD         $0xcc52
+	VMOVDQU32    384(R8), Z10
+	VMOVDQU32    448(R8), Z11
+	VPBROADCASTD 12(CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 12(DX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 12(BX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 12(SI), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 12(AX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG $0x48265262
+	WORD $0xcc52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, SI
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, R8
+	DECQ R10
+	JNZ  loop
+
+tail:
+	TESTQ R11, R11
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (R8), Z10
+	VMOVDQU32    64(R8), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD (DX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD (BX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD (SI), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD (AX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG $0x48265262
+	WORD $0xcc52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, SI
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, R8
+	DECQ R11
+	JNZ  tailloop
+
+next:
+	ADDQ    DI, CX
+	ADDQ    DI, DX
+	ADDQ    DI, BX
+	ADDQ    DI, SI
+	ADDQ    DI, AX
+	DECQ    R9
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -11125,6 +12375,439 @@ store:
 	VZEROUPPER
 	RET
 
+// func convBF16x6x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x6x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), SI
+	MOVQ   32(AX), DI
+	MOVQ   40(AX), AX
+	MOVQ   skip+16(FP), R8
+	SHLQ   $0x01, R8
+	MOVQ   b+24(FP), R9
+	MOVQ   $0x00000003, R10
+
+segment:
+	MOVQ  kp3+0(FP), R12
+	MOVQ  R12, R11
+	SHRQ  $0x02, R11
+	ANDQ  $0x00000003, R12
+	TESTQ R11, R11
+	JZ    tail
+
+loop:
+	VMOVDQU32    (R9), Z12
+	VMOVDQU32    64(R9), Z13
+	VPBROADCASTD (CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD (DX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD (BX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD (SI), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD (DI), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD (AX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xde52
+	VMOVDQU32    128(R9), Z12
+	VMOVDQU32    192(R9), Z13
+	VPBROADCASTD 4(CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 4(DX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 4(BX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 4(SI), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 4(DI), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 4(AX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xde52
+	VMOVDQU32    256(R9), Z12
+	VMOVDQU32    320(R9), Z13
+	VPBROADCASTD 8(CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 8(DX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 8(BX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 8(SI), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 8(DI), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 8(AX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xde52
+	VMOVDQU32    384(R9), Z12
+	VMOVDQU32    448(R9), Z13
+	VPBROADCASTD 12(CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 12(DX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 12(BX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 12(SI), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 12(DI), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 12(AX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG $0x48165262
+	WORD $0xde52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, SI
+	ADDQ $0x00000010, DI
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, R9
+	DECQ R11
+	JNZ  loop
+
+tail:
+	TESTQ R12, R12
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (R9), Z12
+	VMOVDQU32    64(R9), Z13
+	VPBROADCASTD (CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD (DX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD (BX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD (SI), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD (DI), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD (AX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG $0x48165262
+	WORD $0xde52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, SI
+	ADDQ $0x00000004, DI
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, R9
+	DECQ R12
+	JNZ  tailloop
+
+next:
+	ADDQ    R8, CX
+	ADDQ    R8, DX
+	ADDQ    R8, BX
+	ADDQ    R8, SI
+	ADDQ    R8, DI
+	ADDQ    R8, AX
+	DECQ    R10
+	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z12
+	VMOVUPS 64(BX), Z13
+	VADDPS  Z12, Z0, Z0
+	VADDPS  Z13, Z1, Z1
+	VADDPS  Z12, Z2, Z2
+	VADDPS  Z13, Z3, Z3
+	VADDPS  Z12, Z4, Z4
+	VADDPS  Z13, Z5, Z5
+	VADDPS  Z12, Z6, Z6
+	VADDPS  Z13, Z7, Z7
+	VADDPS  Z12, Z8, Z8
+	VADDPS  Z13, Z9, Z9
+	VADDPS  Z12, Z10, Z10
+	VADDPS  Z13, Z11, Z11
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	ADDQ   DX, BX
+	VADDPS (BX), Z10, Z10
+	VADDPS 64(BX), Z11, Z11
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z10, (CX)
+	VMOVUPS Z11, 64(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x7x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x7x32(SB), NOSPLIT, $0-72
@@ -11500,6 +13183,500 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z14
+	VMOVUPS 64(BX), Z15
+	VADDPS  Z14, Z0, Z0
+	VADDPS  Z15, Z1, Z1
+	VADDPS  Z14, Z2, Z2
+	VADDPS  Z15, Z3, Z3
+	VADDPS  Z14, Z4, Z4
+	VADDPS  Z15, Z5, Z5
+	VADDPS  Z14, Z6, Z6
+	VADDPS  Z15, Z7, Z7
+	VADDPS  Z14, Z8, Z8
+	VADDPS  Z15, Z9, Z9
+	VADDPS  Z14, Z10, Z10
+	VADDPS  Z15, Z11, Z11
+	VADDPS  Z14, Z12, Z12
+	VADDPS  Z15, Z13, Z13
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	ADDQ   DX, BX
+	VADDPS (BX), Z10, Z10
+	VADDPS 64(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+	VMAXPS Z12, Z16, Z12
+	VMAXPS Z13, Z16, Z13
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z10, (CX)
+	VMOVUPS Z11, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x7x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x7x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), SI
+	MOVQ   32(AX), DI
+	MOVQ   40(AX), R8
+	MOVQ   48(AX), AX
+	MOVQ   skip+16(FP), R9
+	SHLQ   $0x01, R9
+	MOVQ   b+24(FP), R10
+	MOVQ   $0x00000003, R11
+
+segment:
+	MOVQ  kp3+0(FP), R13
+	MOVQ  R13, R12
+	SHRQ  $0x02, R12
+	ANDQ  $0x00000003, R13
+	TESTQ R12, R12
+	JZ    tail
+
+loop:
+	VMOVDQU32    (R10), Z14
+	VMOVDQU32    64(R10), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD (DX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD (BX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD (SI), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD (DI), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD (R8), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD (AX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xe852
+	VMOVDQU32    128(R10), Z14
+	VMOVDQU32    192(R10), Z15
+	VPBROADCASTD 4(CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 4(DX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(BX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 4(SI), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 4(DI), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 4(R8), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 4(AX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xe852
+	VMOVDQU32    256(R10), Z14
+	VMOVDQU32    320(R10), Z15
+	VPBROADCASTD 8(CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 8(DX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(BX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 8(SI), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(DI), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 8(R8), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 8(AX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xe852
+	VMOVDQU32    384(R10), Z14
+	VMOVDQU32    448(R10), Z15
+	VPBROADCASTD 12(CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 12(DX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 12(BX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 12(SI), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 12(DI), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 12(R8), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 12(AX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xe852
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, SI
+	ADDQ $0x00000010, DI
+	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, R10
+	DECQ R12
+	JNZ  loop
+
+tail:
+	TESTQ R13, R13
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (R10), Z14
+	VMOVDQU32    64(R10), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD (DX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD (BX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD (SI), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD (DI), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD (R8), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD (AX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xe852
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, SI
+	ADDQ $0x00000004, DI
+	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, R10
+	DECQ R13
+	JNZ  tailloop
+
+next:
+	ADDQ    R9, CX
+	ADDQ    R9, DX
+	ADDQ    R9, BX
+	ADDQ    R9, SI
+	ADDQ    R9, DI
+	ADDQ    R9, R8
+	ADDQ    R9, AX
+	DECQ    R11
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -12116,6 +14293,561 @@ store:
 	VZEROUPPER
 	RET
 
+// func convBF16x8x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x8x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), SI
+	MOVQ   32(AX), DI
+	MOVQ   40(AX), R8
+	MOVQ   48(AX), R9
+	MOVQ   56(AX), AX
+	MOVQ   skip+16(FP), R10
+	SHLQ   $0x01, R10
+	MOVQ   b+24(FP), R11
+	MOVQ   $0x00000003, R12
+
+segment:
+	MOVQ  kp3+0(FP), R14
+	MOVQ  R14, R13
+	SHRQ  $0x02, R13
+	ANDQ  $0x00000003, R14
+	TESTQ R13, R13
+	JZ    tail
+
+loop:
+	VMOVDQU32    (R11), Z16
+	VMOVDQU32    64(R11), Z17
+	VPBROADCASTD (CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD (DX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD (BX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD (SI), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD (DI), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD (R8), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD (R9), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD (AX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xfa52
+	VMOVDQU32    128(R11), Z16
+	VMOVDQU32    192(R11), Z17
+	VPBROADCASTD 4(CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 4(DX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 4(BX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 4(SI), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 4(DI), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 4(R8), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 4(R9), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 4(AX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xfa52
+	VMOVDQU32    256(R11), Z16
+	VMOVDQU32    320(R11), Z17
+	VPBROADCASTD 8(CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 8(DX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 8(BX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 8(SI), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 8(DI), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 8(R8), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 8(R9), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 8(AX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xfa52
+	VMOVDQU32    384(R11), Z16
+	VMOVDQU32    448(R11), Z17
+	VPBROADCASTD 12(CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 12(DX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 12(BX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 12(SI), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 12(DI), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 12(R8), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 12(R9), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 12(AX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG $0x40763262
+	WORD $0xfa52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, SI
+	ADDQ $0x00000010, DI
+	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000200, R11
+	DECQ R13
+	JNZ  loop
+
+tail:
+	TESTQ R14, R14
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (R11), Z16
+	VMOVDQU32    64(R11), Z17
+	VPBROADCASTD (CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD (DX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD (BX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD (SI), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD (DI), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD (R8), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD (R9), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD (AX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG $0x40763262
+	WORD $0xfa52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, SI
+	ADDQ $0x00000004, DI
+	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000080, R11
+	DECQ R14
+	JNZ  tailloop
+
+next:
+	ADDQ    R10, CX
+	ADDQ    R10, DX
+	ADDQ    R10, BX
+	ADDQ    R10, SI
+	ADDQ    R10, DI
+	ADDQ    R10, R8
+	ADDQ    R10, R9
+	ADDQ    R10, AX
+	DECQ    R12
+	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z16
+	VMOVUPS 64(BX), Z17
+	VADDPS  Z16, Z0, Z0
+	VADDPS  Z17, Z1, Z1
+	VADDPS  Z16, Z2, Z2
+	VADDPS  Z17, Z3, Z3
+	VADDPS  Z16, Z4, Z4
+	VADDPS  Z17, Z5, Z5
+	VADDPS  Z16, Z6, Z6
+	VADDPS  Z17, Z7, Z7
+	VADDPS  Z16, Z8, Z8
+	VADDPS  Z17, Z9, Z9
+	VADDPS  Z16, Z10, Z10
+	VADDPS  Z17, Z11, Z11
+	VADDPS  Z16, Z12, Z12
+	VADDPS  Z17, Z13, Z13
+	VADDPS  Z16, Z14, Z14
+	VADDPS  Z17, Z15, Z15
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	ADDQ   DX, BX
+	VADDPS (BX), Z10, Z10
+	VADDPS 64(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	ADDQ   DX, BX
+	VADDPS (BX), Z14, Z14
+	VADDPS 64(BX), Z15, Z15
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z18, Z18, Z18
+	VMAXPS Z0, Z18, Z0
+	VMAXPS Z1, Z18, Z1
+	VMAXPS Z2, Z18, Z2
+	VMAXPS Z3, Z18, Z3
+	VMAXPS Z4, Z18, Z4
+	VMAXPS Z5, Z18, Z5
+	VMAXPS Z6, Z18, Z6
+	VMAXPS Z7, Z18, Z7
+	VMAXPS Z8, Z18, Z8
+	VMAXPS Z9, Z18, Z9
+	VMAXPS Z10, Z18, Z10
+	VMAXPS Z11, Z18, Z11
+	VMAXPS Z12, Z18, Z12
+	VMAXPS Z13, Z18, Z13
+	VMAXPS Z14, Z18, Z14
+	VMAXPS Z15, Z18, Z15
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z10, (CX)
+	VMOVUPS Z11, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z14, (CX)
+	VMOVUPS Z15, 64(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x1x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x1x64(SB), NOSPLIT, $0-72
@@ -12258,6 +14990,196 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), DX
+	VMOVUPS (DX), Z4
+	VMOVUPS 64(DX), Z5
+	VMOVUPS 128(DX), Z6
+	VMOVUPS 192(DX), Z7
+	VADDPS  Z4, Z0, Z0
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z6, Z2, Z2
+	VADDPS  Z7, Z3, Z3
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), DX
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+	VADDPS 128(DX), Z2, Z2
+	VADDPS 192(DX), Z3, Z3
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z8, Z8, Z8
+	VMAXPS Z0, Z8, Z0
+	VMAXPS Z1, Z8, Z1
+	VMAXPS Z2, Z8, Z2
+	VMAXPS Z3, Z8, Z3
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x1x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x1x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), AX
+	MOVQ   skip+16(FP), CX
+	SHLQ   $0x01, CX
+	MOVQ   b+24(FP), DX
+	MOVQ   $0x00000003, BX
+
+segment:
+	MOVQ  kp3+0(FP), DI
+	MOVQ  DI, SI
+	SHRQ  $0x02, SI
+	ANDQ  $0x00000003, DI
+	TESTQ SI, SI
+	JZ    tail
+
+loop:
+	VMOVDQU32    (DX), Z4
+	VMOVDQU32    64(DX), Z5
+	VMOVDQU32    128(DX), Z6
+	VMOVDQU32    192(DX), Z7
+	VPBROADCASTD (AX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VMOVDQU32    256(DX), Z4
+	VMOVDQU32    320(DX), Z5
+	VMOVDQU32    384(DX), Z6
+	VMOVDQU32    448(DX), Z7
+	VPBROADCASTD 4(AX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VMOVDQU32    512(DX), Z4
+	VMOVDQU32    576(DX), Z5
+	VMOVDQU32    640(DX), Z6
+	VMOVDQU32    704(DX), Z7
+	VPBROADCASTD 8(AX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VMOVDQU32    768(DX), Z4
+	VMOVDQU32    832(DX), Z5
+	VMOVDQU32    896(DX), Z6
+	VMOVDQU32    960(DX), Z7
+	VPBROADCASTD 12(AX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xd852
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000400, DX
+	DECQ SI
+	JNZ  loop
+
+tail:
+	TESTQ DI, DI
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (DX), Z4
+	VMOVDQU32    64(DX), Z5
+	VMOVDQU32    128(DX), Z6
+	VMOVDQU32    192(DX), Z7
+	VPBROADCASTD (AX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xd852
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000100, DX
+	DECQ DI
+	JNZ  tailloop
+
+next:
+	ADDQ    CX, AX
+	DECQ    BX
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -12531,6 +15453,307 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z8
+	VMOVUPS 64(BX), Z9
+	VMOVUPS 128(BX), Z10
+	VMOVUPS 192(BX), Z11
+	VADDPS  Z8, Z0, Z0
+	VADDPS  Z9, Z1, Z1
+	VADDPS  Z10, Z2, Z2
+	VADDPS  Z11, Z3, Z3
+	VADDPS  Z8, Z4, Z4
+	VADDPS  Z9, Z5, Z5
+	VADDPS  Z10, Z6, Z6
+	VADDPS  Z11, Z7, Z7
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z12, Z12, Z12
+	VMAXPS Z0, Z12, Z0
+	VMAXPS Z1, Z12, Z1
+	VMAXPS Z2, Z12, Z2
+	VMAXPS Z3, Z12, Z3
+	VMAXPS Z4, Z12, Z4
+	VMAXPS Z5, Z12, Z5
+	VMAXPS Z6, Z12, Z6
+	VMAXPS Z7, Z12, Z7
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x2x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x2x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), AX
+	MOVQ   skip+16(FP), DX
+	SHLQ   $0x01, DX
+	MOVQ   b+24(FP), BX
+	MOVQ   $0x00000003, SI
+
+segment:
+	MOVQ  kp3+0(FP), R8
+	MOVQ  R8, DI
+	SHRQ  $0x02, DI
+	ANDQ  $0x00000003, R8
+	TESTQ DI, DI
+	JZ    tail
+
+loop:
+	VMOVDQU32    (BX), Z8
+	VMOVDQU32    64(BX), Z9
+	VMOVDQU32    128(BX), Z10
+	VMOVDQU32    192(BX), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD (AX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VMOVDQU32    256(BX), Z8
+	VMOVDQU32    320(BX), Z9
+	VMOVDQU32    384(BX), Z10
+	VMOVDQU32    448(BX), Z11
+	VPBROADCASTD 4(CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(AX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VMOVDQU32    512(BX), Z8
+	VMOVDQU32    576(BX), Z9
+	VMOVDQU32    640(BX), Z10
+	VMOVDQU32    704(BX), Z11
+	VPBROADCASTD 8(CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(AX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VMOVDQU32    768(BX), Z8
+	VMOVDQU32    832(BX), Z9
+	VMOVDQU32    896(BX), Z10
+	VMOVDQU32    960(BX), Z11
+	VPBROADCASTD 12(CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 12(AX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG $0x4826d262
+	WORD $0xfc52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000400, BX
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ R8, R8
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (BX), Z8
+	VMOVDQU32    64(BX), Z9
+	VMOVDQU32    128(BX), Z10
+	VMOVDQU32    192(BX), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD (AX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG $0x4826d262
+	WORD $0xfc52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000100, BX
+	DECQ R8
+	JNZ  tailloop
+
+next:
+	ADDQ    DX, CX
+	ADDQ    DX, AX
+	DECQ    SI
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -12911,6 +16134,418 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z12
+	VMOVUPS 64(BX), Z13
+	VMOVUPS 128(BX), Z14
+	VMOVUPS 192(BX), Z15
+	VADDPS  Z12, Z0, Z0
+	VADDPS  Z13, Z1, Z1
+	VADDPS  Z14, Z2, Z2
+	VADDPS  Z15, Z3, Z3
+	VADDPS  Z12, Z4, Z4
+	VADDPS  Z13, Z5, Z5
+	VADDPS  Z14, Z6, Z6
+	VADDPS  Z15, Z7, Z7
+	VADDPS  Z12, Z8, Z8
+	VADDPS  Z13, Z9, Z9
+	VADDPS  Z14, Z10, Z10
+	VADDPS  Z15, Z11, Z11
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x3x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x3x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), AX
+	MOVQ   skip+16(FP), BX
+	SHLQ   $0x01, BX
+	MOVQ   b+24(FP), SI
+	MOVQ   $0x00000003, DI
+
+segment:
+	MOVQ  kp3+0(FP), R9
+	MOVQ  R9, R8
+	SHRQ  $0x02, R8
+	ANDQ  $0x00000003, R9
+	TESTQ R8, R8
+	JZ    tail
+
+loop:
+	VMOVDQU32    (SI), Z12
+	VMOVDQU32    64(SI), Z13
+	VMOVDQU32    128(SI), Z14
+	VMOVDQU32    192(SI), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD (DX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD (AX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VMOVDQU32    256(SI), Z12
+	VMOVDQU32    320(SI), Z13
+	VMOVDQU32    384(SI), Z14
+	VMOVDQU32    448(SI), Z15
+	VPBROADCASTD 4(CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(DX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 4(AX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VMOVDQU32    512(SI), Z12
+	VMOVDQU32    576(SI), Z13
+	VMOVDQU32    640(SI), Z14
+	VMOVDQU32    704(SI), Z15
+	VPBROADCASTD 8(CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(DX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(AX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VMOVDQU32    768(SI), Z12
+	VMOVDQU32    832(SI), Z13
+	VMOVDQU32    896(SI), Z14
+	VMOVDQU32    960(SI), Z15
+	VPBROADCASTD 12(CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 12(DX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 12(AX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xd852
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000400, SI
+	DECQ R8
+	JNZ  loop
+
+tail:
+	TESTQ R9, R9
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (SI), Z12
+	VMOVDQU32    64(SI), Z13
+	VMOVDQU32    128(SI), Z14
+	VMOVDQU32    192(SI), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD (DX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD (AX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xd852
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000100, SI
+	DECQ R9
+	JNZ  tailloop
+
+next:
+	ADDQ    BX, CX
+	ADDQ    BX, DX
+	ADDQ    BX, AX
+	DECQ    DI
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -13398,6 +17033,529 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z16
+	VMOVUPS 64(BX), Z17
+	VMOVUPS 128(BX), Z18
+	VMOVUPS 192(BX), Z19
+	VADDPS  Z16, Z0, Z0
+	VADDPS  Z17, Z1, Z1
+	VADDPS  Z18, Z2, Z2
+	VADDPS  Z19, Z3, Z3
+	VADDPS  Z16, Z4, Z4
+	VADDPS  Z17, Z5, Z5
+	VADDPS  Z18, Z6, Z6
+	VADDPS  Z19, Z7, Z7
+	VADDPS  Z16, Z8, Z8
+	VADDPS  Z17, Z9, Z9
+	VADDPS  Z18, Z10, Z10
+	VADDPS  Z19, Z11, Z11
+	VADDPS  Z16, Z12, Z12
+	VADDPS  Z17, Z13, Z13
+	VADDPS  Z18, Z14, Z14
+	VADDPS  Z19, Z15, Z15
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	VADDPS 128(BX), Z14, Z14
+	VADDPS 192(BX), Z15, Z15
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+	VMAXPS Z12, Z20, Z12
+	VMAXPS Z13, Z20, Z13
+	VMAXPS Z14, Z20, Z14
+	VMAXPS Z15, Z20, Z15
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VMOVUPS Z14, 128(CX)
+	VMOVUPS Z15, 192(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x4x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x4x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), AX
+	MOVQ   skip+16(FP), SI
+	SHLQ   $0x01, SI
+	MOVQ   b+24(FP), DI
+	MOVQ   $0x00000003, R8
+
+segment:
+	MOVQ  kp3+0(FP), R10
+	MOVQ  R10, R9
+	SHRQ  $0x02, R9
+	ANDQ  $0x00000003, R10
+	TESTQ R9, R9
+	JZ    tail
+
+loop:
+	VMOVDQU32    (DI), Z16
+	VMOVDQU32    64(DI), Z17
+	VMOVDQU32    128(DI), Z18
+	VMOVDQU32    192(DI), Z19
+	VPBROADCASTD (CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD (DX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD (BX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD (AX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xfc52
+	VMOVDQU32    256(DI), Z16
+	VMOVDQU32    320(DI), Z17
+	VMOVDQU32    384(DI), Z18
+	VMOVDQU32    448(DI), Z19
+	VPBROADCASTD 4(CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 4(DX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 4(BX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 4(AX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xfc52
+	VMOVDQU32    512(DI), Z16
+	VMOVDQU32    576(DI), Z17
+	VMOVDQU32    640(DI), Z18
+	VMOVDQU32    704(DI), Z19
+	VPBROADCASTD 8(CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 8(DX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 8(BX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 8(AX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xfc52
+	VMOVDQU32    768(DI), Z16
+	VMOVDQU32    832(DI), Z17
+	VMOVDQU32    896(DI), Z18
+	VMOVDQU32    960(DI), Z19
+	VPBROADCASTD 12(CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 12(DX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 12(BX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 12(AX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG $0x40663262
+	WORD $0xfc52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000400, DI
+	DECQ R9
+	JNZ  loop
+
+tail:
+	TESTQ R10, R10
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (DI), Z16
+	VMOVDQU32    64(DI), Z17
+	VMOVDQU32    128(DI), Z18
+	VMOVDQU32    192(DI), Z19
+	VPBROADCASTD (CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD (DX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD (BX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD (AX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG $0x40663262
+	WORD $0xfc52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000100, DI
+	DECQ R10
+	JNZ  tailloop
+
+next:
+	ADDQ    SI, CX
+	ADDQ    SI, DX
+	ADDQ    SI, BX
+	ADDQ    SI, AX
+	DECQ    R8
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -14109,6 +18267,640 @@ store:
 	VZEROUPPER
 	RET
 
+// func convBF16x5x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x5x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), SI
+	MOVQ   32(AX), AX
+	MOVQ   skip+16(FP), DI
+	SHLQ   $0x01, DI
+	MOVQ   b+24(FP), R8
+	MOVQ   $0x00000003, R9
+
+segment:
+	MOVQ  kp3+0(FP), R11
+	MOVQ  R11, R10
+	SHRQ  $0x02, R10
+	ANDQ  $0x00000003, R11
+	TESTQ R10, R10
+	JZ    tail
+
+loop:
+	VMOVDQU32    (R8), Z20
+	VMOVDQU32    64(R8), Z21
+	VMOVDQU32    128(R8), Z22
+	VMOVDQU32    192(R8), Z23
+	VPBROADCASTD (CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD (DX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD (BX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD (SI), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD (AX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG         $0x40468262
+	WORD         $0xd852
+	VMOVDQU32    256(R8), Z20
+	VMOVDQU32    320(R8), Z21
+	VMOVDQU32    384(R8), Z22
+	VMOVDQU32    448(R8), Z23
+	VPBROADCASTD 4(CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 4(DX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 4(BX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 4(SI), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 4(AX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG         $0x40468262
+	WORD         $0xd852
+	VMOVDQU32    512(R8), Z20
+	VMOVDQU32    576(R8), Z21
+	VMOVDQU32    640(R8), Z22
+	VMOVDQU32    704(R8), Z23
+	VPBROADCASTD 8(CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 8(DX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 8(BX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 8(SI), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 8(AX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG         $0x40468262
+	WORD         $0xd852
+	VMOVDQU32    768(R8), Z20
+	VMOVDQU32    832(R8), Z21
+	VMOVDQU32    896(R8), Z22
+	VMOVDQU32    960(R8), Z23
+	VPBROADCASTD 12(CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 12(DX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 12(BX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 12(SI), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 12(AX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG $0x40468262
+	WORD $0xd852
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, SI
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000400, R8
+	DECQ R10
+	JNZ  loop
+
+tail:
+	TESTQ R11, R11
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (R8), Z20
+	VMOVDQU32    64(R8), Z21
+	VMOVDQU32    128(R8), Z22
+	VMOVDQU32    192(R8), Z23
+	VPBROADCASTD (CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD (DX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD (BX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD (SI), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD (AX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG $0x40468262
+	WORD $0xd852
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, SI
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000100, R8
+	DECQ R11
+	JNZ  tailloop
+
+next:
+	ADDQ    DI, CX
+	ADDQ    DI, DX
+	ADDQ    DI, BX
+	ADDQ    DI, SI
+	ADDQ    DI, AX
+	DECQ    R9
+	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z20
+	VMOVUPS 64(BX), Z21
+	VMOVUPS 128(BX), Z22
+	VMOVUPS 192(BX), Z23
+	VADDPS  Z20, Z0, Z0
+	VADDPS  Z21, Z1, Z1
+	VADDPS  Z22, Z2, Z2
+	VADDPS  Z23, Z3, Z3
+	VADDPS  Z20, Z4, Z4
+	VADDPS  Z21, Z5, Z5
+	VADDPS  Z22, Z6, Z6
+	VADDPS  Z23, Z7, Z7
+	VADDPS  Z20, Z8, Z8
+	VADDPS  Z21, Z9, Z9
+	VADDPS  Z22, Z10, Z10
+	VADDPS  Z23, Z11, Z11
+	VADDPS  Z20, Z12, Z12
+	VADDPS  Z21, Z13, Z13
+	VADDPS  Z22, Z14, Z14
+	VADDPS  Z23, Z15, Z15
+	VADDPS  Z20, Z16, Z16
+	VADDPS  Z21, Z17, Z17
+	VADDPS  Z22, Z18, Z18
+	VADDPS  Z23, Z19, Z19
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	VADDPS 128(BX), Z14, Z14
+	VADDPS 192(BX), Z15, Z15
+	ADDQ   DX, BX
+	VADDPS (BX), Z16, Z16
+	VADDPS 64(BX), Z17, Z17
+	VADDPS 128(BX), Z18, Z18
+	VADDPS 192(BX), Z19, Z19
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+	VMAXPS Z16, Z24, Z16
+	VMAXPS Z17, Z24, Z17
+	VMAXPS Z18, Z24, Z18
+	VMAXPS Z19, Z24, Z19
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VMOVUPS Z14, 128(CX)
+	VMOVUPS Z15, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z16, (CX)
+	VMOVUPS Z17, 64(CX)
+	VMOVUPS Z18, 128(CX)
+	VMOVUPS Z19, 192(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x6x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x6x64(SB), NOSPLIT, $0-72
@@ -14699,6 +19491,751 @@ tailloop:
 	JNZ  tailloop
 
 epilogue:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z24
+	VMOVUPS 64(BX), Z25
+	VMOVUPS 128(BX), Z26
+	VMOVUPS 192(BX), Z27
+	VADDPS  Z24, Z0, Z0
+	VADDPS  Z25, Z1, Z1
+	VADDPS  Z26, Z2, Z2
+	VADDPS  Z27, Z3, Z3
+	VADDPS  Z24, Z4, Z4
+	VADDPS  Z25, Z5, Z5
+	VADDPS  Z26, Z6, Z6
+	VADDPS  Z27, Z7, Z7
+	VADDPS  Z24, Z8, Z8
+	VADDPS  Z25, Z9, Z9
+	VADDPS  Z26, Z10, Z10
+	VADDPS  Z27, Z11, Z11
+	VADDPS  Z24, Z12, Z12
+	VADDPS  Z25, Z13, Z13
+	VADDPS  Z26, Z14, Z14
+	VADDPS  Z27, Z15, Z15
+	VADDPS  Z24, Z16, Z16
+	VADDPS  Z25, Z17, Z17
+	VADDPS  Z26, Z18, Z18
+	VADDPS  Z27, Z19, Z19
+	VADDPS  Z24, Z20, Z20
+	VADDPS  Z25, Z21, Z21
+	VADDPS  Z26, Z22, Z22
+	VADDPS  Z27, Z23, Z23
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	VADDPS 128(BX), Z14, Z14
+	VADDPS 192(BX), Z15, Z15
+	ADDQ   DX, BX
+	VADDPS (BX), Z16, Z16
+	VADDPS 64(BX), Z17, Z17
+	VADDPS 128(BX), Z18, Z18
+	VADDPS 192(BX), Z19, Z19
+	ADDQ   DX, BX
+	VADDPS (BX), Z20, Z20
+	VADDPS 64(BX), Z21, Z21
+	VADDPS 128(BX), Z22, Z22
+	VADDPS 192(BX), Z23, Z23
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z28, Z28, Z28
+	VMAXPS Z0, Z28, Z0
+	VMAXPS Z1, Z28, Z1
+	VMAXPS Z2, Z28, Z2
+	VMAXPS Z3, Z28, Z3
+	VMAXPS Z4, Z28, Z4
+	VMAXPS Z5, Z28, Z5
+	VMAXPS Z6, Z28, Z6
+	VMAXPS Z7, Z28, Z7
+	VMAXPS Z8, Z28, Z8
+	VMAXPS Z9, Z28, Z9
+	VMAXPS Z10, Z28, Z10
+	VMAXPS Z11, Z28, Z11
+	VMAXPS Z12, Z28, Z12
+	VMAXPS Z13, Z28, Z13
+	VMAXPS Z14, Z28, Z14
+	VMAXPS Z15, Z28, Z15
+	VMAXPS Z16, Z28, Z16
+	VMAXPS Z17, Z28, Z17
+	VMAXPS Z18, Z28, Z18
+	VMAXPS Z19, Z28, Z19
+	VMAXPS Z20, Z28, Z20
+	VMAXPS Z21, Z28, Z21
+	VMAXPS Z22, Z28, Z22
+	VMAXPS Z23, Z28, Z23
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VMOVUPS Z14, 128(CX)
+	VMOVUPS Z15, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z16, (CX)
+	VMOVUPS Z17, 64(CX)
+	VMOVUPS Z18, 128(CX)
+	VMOVUPS Z19, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z20, (CX)
+	VMOVUPS Z21, 64(CX)
+	VMOVUPS Z22, 128(CX)
+	VMOVUPS Z23, 192(CX)
+	VZEROUPPER
+	RET
+
+// func convBF16x6x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·convBF16x6x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   rows+8(FP), AX
+	MOVQ   (AX), CX
+	MOVQ   8(AX), DX
+	MOVQ   16(AX), BX
+	MOVQ   24(AX), SI
+	MOVQ   32(AX), DI
+	MOVQ   40(AX), AX
+	MOVQ   skip+16(FP), R8
+	SHLQ   $0x01, R8
+	MOVQ   b+24(FP), R9
+	MOVQ   $0x00000003, R10
+
+segment:
+	MOVQ  kp3+0(FP), R12
+	MOVQ  R12, R11
+	SHRQ  $0x02, R11
+	ANDQ  $0x00000003, R12
+	TESTQ R11, R11
+	JZ    tail
+
+loop:
+	VMOVDQU32    (R9), Z24
+	VMOVDQU32    64(R9), Z25
+	VMOVDQU32    128(R9), Z26
+	VMOVDQU32    192(R9), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (DX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD (BX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD (SI), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD (DI), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD (AX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xfc52
+	VMOVDQU32    256(R9), Z24
+	VMOVDQU32    320(R9), Z25
+	VMOVDQU32    384(R9), Z26
+	VMOVDQU32    448(R9), Z27
+	VPBROADCASTD 4(CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 4(DX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 4(BX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 4(SI), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 4(DI), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 4(AX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xfc52
+	VMOVDQU32    512(R9), Z24
+	VMOVDQU32    576(R9), Z25
+	VMOVDQU32    640(R9), Z26
+	VMOVDQU32    704(R9), Z27
+	VPBROADCASTD 8(CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 8(DX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 8(BX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 8(SI), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 8(DI), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 8(AX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xfc52
+	VMOVDQU32    768(R9), Z24
+	VMOVDQU32    832(R9), Z25
+	VMOVDQU32    896(R9), Z26
+	VMOVDQU32    960(R9), Z27
+	VPBROADCASTD 12(CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 12(DX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 12(BX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 12(SI), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 12(DI), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 12(AX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG $0x40268262
+	WORD $0xfc52
+	ADDQ $0x00000010, CX
+	ADDQ $0x00000010, DX
+	ADDQ $0x00000010, BX
+	ADDQ $0x00000010, SI
+	ADDQ $0x00000010, DI
+	ADDQ $0x00000010, AX
+	ADDQ $0x00000400, R9
+	DECQ R11
+	JNZ  loop
+
+tail:
+	TESTQ R12, R12
+	JZ    next
+
+tailloop:
+	VMOVDQU32    (R9), Z24
+	VMOVDQU32    64(R9), Z25
+	VMOVDQU32    128(R9), Z26
+	VMOVDQU32    192(R9), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD (DX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD (BX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD (SI), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD (DI), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD (AX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG $0x40268262
+	WORD $0xfc52
+	ADDQ $0x00000004, CX
+	ADDQ $0x00000004, DX
+	ADDQ $0x00000004, BX
+	ADDQ $0x00000004, SI
+	ADDQ $0x00000004, DI
+	ADDQ $0x00000004, AX
+	ADDQ $0x00000100, R9
+	DECQ R12
+	JNZ  tailloop
+
+next:
+	ADDQ    R8, CX
+	ADDQ    R8, DX
+	ADDQ    R8, BX
+	ADDQ    R8, SI
+	ADDQ    R8, DI
+	ADDQ    R8, AX
+	DECQ    R10
+	JNZ     segment
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX

@@ -71,6 +71,7 @@ const (
 type scratch struct {
 	tile [maxMR * maxNR]float32 // tiles with a column tail land here
 	cols []float32              // im2col rows of a fused convolution (convRows)
+	rows [8]*uint16             // A's row pointers for the implicit BF16 kernels (implicitRows)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -224,70 +224,140 @@ func sum9AVX2(dst *float32, taps *[9]*float32, n int)
 //go:noescape
 func gemmBF16x1x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x1x32 computes a 1x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x1x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x2x32 computes a 2x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x2x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x2x32 computes a 2x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x2x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x3x32 computes a 3x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x3x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x3x32 computes a 3x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x3x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x4x32 computes a 4x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x4x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x4x32 computes a 4x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x4x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x5x32 computes a 5x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x5x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x5x32 computes a 5x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x5x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x6x32 computes a 6x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x6x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x6x32 computes a 6x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x6x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x7x32 computes a 7x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x7x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x7x32 computes a 7x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x7x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x8x32 computes a 8x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x8x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x8x32 computes a 8x32 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x8x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x1x64 computes a 1x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x1x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x1x64 computes a 1x64 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x1x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x2x64 computes a 2x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x2x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x2x64 computes a 2x64 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x2x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x3x64 computes a 3x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x3x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x3x64 computes a 3x64 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x3x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x4x64 computes a 4x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x4x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x4x64 computes a 4x64 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x4x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x5x64 computes a 5x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x5x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// convBF16x5x64 computes a 5x64 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x5x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x6x64 computes a 6x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
 func gemmBF16x6x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// convBF16x6x64 computes a 6x64 tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).
+//
+//go:noescape
+func convBF16x6x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // toBF16AVX512 rounds src[i] to bfloat16 into dst[i] for i < n (a multiple of 32) with VCVTNE2PS2BF16.
 //

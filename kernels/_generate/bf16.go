@@ -152,6 +152,13 @@ func (k bf16Kernel) generate() {
 	av.JNZ(operand.LabelRef("tailloop"))
 
 	av.Label("epilogue")
+	k.epilogue(acc, breg, bc)
+}
+
+// epilogue adds the bias and residual that flags select to the
+// accumulators, applies the ReLU, stores the tile to c and returns.
+func (k bf16Kernel) epilogue(acc func(i, v int) int, breg func(v int) int, bc int) {
+	nacc := k.mr * k.nv
 	flags := av.Load(av.Param("flags"), av.GP64())
 	cp := av.Load(av.Param("c"), av.GP64())
 	ldc := av.Load(av.Param("ldc"), av.GP64())
@@ -202,6 +209,86 @@ func (k bf16Kernel) generate() {
 	}
 	av.VZEROUPPER()
 	av.RET()
+}
+
+// convName is the name of the implicit-convolution form of k.
+func (k bf16Kernel) convName() string { return fmt.Sprintf("convBF16x%dx%d", k.mr, 16*k.nv) }
+
+// generateConv writes the implicit-convolution form of k (see
+// bf16ConvKernel in kernels/bf16.go): row i of A is read from rows[i] in
+// three segments of kp3 pairs, the row pointer advancing by skip
+// bfloat16 values between segments, B and the epilogue as in generate.
+func (k bf16Kernel) generateConv() {
+	nr := 16 * k.nv
+	av.TEXT(k.convName(), attr.NOSPLIT, "func(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)")
+	av.Pragma("noescape")
+	av.Doc(fmt.Sprintf("%s computes a %dx%d tile of a 3x3 convolution from a padded bfloat16 image and packed B (see bf16ConvKernel in bf16.go).", k.convName(), k.mr, nr))
+	nacc := k.mr * k.nv
+	acc := func(i, v int) int { return i*k.nv + v }
+	breg := func(v int) int { return nacc + v }
+	bc := nacc + k.nv
+	av.Comment("Zero the accumulators.")
+	for i := range nacc {
+		av.VPXORD(zmm(i), zmm(i), zmm(i))
+	}
+	rp := av.Load(av.Param("rows"), av.GP64())
+	rowp := make([]reg.Register, k.mr)
+	for i := range k.mr {
+		rowp[i] = av.GP64()
+		av.MOVQ(operand.Mem{Base: rp, Disp: 8 * i}, rowp[i])
+	}
+	skip := av.Load(av.Param("skip"), av.GP64())
+	av.SHLQ(operand.U8(1), skip) // bytes
+	bp := av.Load(av.Param("b"), av.GP64())
+	seg := av.GP64()
+	av.MOVQ(operand.U32(3), seg)
+	n4, kk := av.GP64(), av.GP64()
+	step := func(u int) {
+		for v := range k.nv {
+			av.VMOVDQU32(operand.Mem{Base: bp, Disp: u*4*nr + 64*v}, zmm(breg(v)))
+		}
+		for i := range k.mr {
+			av.VPBROADCASTD(operand.Mem{Base: rowp[i], Disp: 4 * u}, zmm(bc))
+			for v := range k.nv {
+				vdpbf16ps(acc(i, v), breg(v), bc)
+			}
+		}
+	}
+	advance := func(steps int) {
+		for _, p := range rowp {
+			av.ADDQ(operand.U32(4*steps), p)
+		}
+		av.ADDQ(operand.U32(4*nr*steps), bp)
+	}
+	av.Label("segment")
+	av.Load(av.Param("kp3"), kk)
+	av.MOVQ(kk, n4)
+	av.SHRQ(operand.U8(2), n4)
+	av.ANDQ(operand.U32(unroll-1), kk)
+	av.TESTQ(n4, n4)
+	av.JZ(operand.LabelRef("tail"))
+	av.Label("loop")
+	for u := range unroll {
+		step(u)
+	}
+	advance(unroll)
+	av.DECQ(n4)
+	av.JNZ(operand.LabelRef("loop"))
+	av.Label("tail")
+	av.TESTQ(kk, kk)
+	av.JZ(operand.LabelRef("next"))
+	av.Label("tailloop")
+	step(0)
+	advance(1)
+	av.DECQ(kk)
+	av.JNZ(operand.LabelRef("tailloop"))
+	av.Label("next")
+	for _, p := range rowp {
+		av.ADDQ(skip, p)
+	}
+	av.DECQ(seg)
+	av.JNZ(operand.LabelRef("segment"))
+	k.epilogue(acc, breg, bc)
 }
 
 // toBF16 writes toBF16AVX512: dst[i] = bfloat16(src[i]) (round to nearest
@@ -262,14 +349,17 @@ var bf16TileSets = []bf16Kernel{{mr: 8, nv: 2}, {mr: 6, nv: 4}}
 func generateBF16() string {
 	tab := "\n// The BF16 tile sets of gemm_amd64.s (tail[r] computes r rows).\nvar (\n"
 	for _, ts := range bf16TileSets {
-		var names []string
+		var names, convNames []string
 		for r := 1; r <= ts.mr; r++ {
 			k := bf16Kernel{mr: r, nv: ts.nv}
 			k.generate()
+			k.generateConv()
 			names = append(names, k.name())
+			convNames = append(convNames, k.convName())
 		}
-		tab += fmt.Sprintf("\ttilesBF16x%dx%d = &bf16TileSet{mr: %d, nr: %d, kern: %s,\n\t\ttail: []bf16Kernel{nil, %s}}\n",
-			ts.mr, 16*ts.nv, ts.mr, 16*ts.nv, names[ts.mr-1], strings.Join(names[:ts.mr-1], ", "))
+		tab += fmt.Sprintf("\ttilesBF16x%dx%d = &bf16TileSet{mr: %d, nr: %d, kern: %s, conv: %s,\n\t\ttail: []bf16Kernel{nil, %s},\n\t\tconvTail: []bf16ConvKernel{nil, %s}}\n",
+			ts.mr, 16*ts.nv, ts.mr, 16*ts.nv, names[ts.mr-1], convNames[ts.mr-1],
+			strings.Join(names[:ts.mr-1], ", "), strings.Join(convNames[:ts.mr-1], ", "))
 	}
 	toBF16()
 	peakBF16()
