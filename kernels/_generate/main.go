@@ -15,6 +15,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"go/format"
 	"os"
 	"strings"
 
@@ -376,7 +377,12 @@ func main() {
 	tab.WriteString(generateBF16())
 	av.Generate()
 	if *tables != "" {
-		if err := os.WriteFile(*tables, []byte(tab.String()), 0o644); err != nil {
+		src, err := format.Source([]byte(tab.String()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(*tables, src, 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
