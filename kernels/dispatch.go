@@ -15,8 +15,9 @@ type impl struct {
 	// tiles are the register-tile shapes, narrowest first; a call uses the
 	// widest one that pads n no more than the narrowest (see tilesFor).
 	tiles []*tileSet
-	// sum9 says col2im3x3 runs its inner loop in SIMD (see sum9Vec); the
-	// results are the same bit for bit.
+	// sum9 says col2im3x3 and Conv3x3Winograd run their inner loops in
+	// AVX2 (see sum9Vec and finishVec); the results are the same bit for
+	// bit.
 	sum9 bool
 	// bf16 are the BF16 tile sets (one per strip width of PackBF16), nil
 	// when the CPU lacks AVX-512 BF16 (the portable code runs then), and

@@ -36,3 +36,6 @@ func platformImpls() (main, variants []*impl) {
 
 // sum9Vec is sum9AVX2 (called directly, so that taps does not escape).
 func sum9Vec(dst *float32, taps *[9]*float32, n int) { sum9AVX2(dst, taps, n) }
+
+// finishVec is finishAVX2 (see winoFinish).
+func finishVec(out, y, bias, res *float32, lo float32, n int) { finishAVX2(out, y, bias, res, lo, n) }

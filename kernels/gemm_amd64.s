@@ -9532,6 +9532,32 @@ sum9done:
 	VZEROUPPER
 	RET
 
+// func finishAVX2(out *float32, y *float32, bias *float32, res *float32, lo float32, n int)
+// Requires: AVX
+TEXT ·finishAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         y+8(FP), CX
+	MOVQ         bias+16(FP), DX
+	MOVQ         res+24(FP), BX
+	MOVQ         n+40(FP), SI
+	VBROADCASTSS lo+32(FP), Y0
+	XORQ         DI, DI
+
+finishloop:
+	CMPQ    DI, SI
+	JGE     finishdone
+	VMOVUPS (CX)(DI*4), Y1
+	VADDPS  (DX)(DI*4), Y1, Y1
+	VADDPS  (BX)(DI*4), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)(DI*4)
+	ADDQ    $0x08, DI
+	JMP     finishloop
+
+finishdone:
+	VZEROUPPER
+	RET
+
 // func gemmBF16x1x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x1x32(SB), NOSPLIT, $0-72

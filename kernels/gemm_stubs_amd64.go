@@ -219,6 +219,11 @@ func fmaPeakAVX512(n int)
 //go:noescape
 func sum9AVX2(dst *float32, taps *[9]*float32, n int)
 
+// finishAVX2 sets out[j] = max(y[j] + bias[j] + res[j], lo) for j < n (a multiple of 8); res may be out.
+//
+//go:noescape
+func finishAVX2(out *float32, y *float32, bias *float32, res *float32, lo float32, n int)
+
 // gemmBF16x1x32 computes a 1x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape

@@ -353,11 +353,23 @@ func (a *winoArgs) store(t int, y []float32, stride int, zero []float32) {
 	}
 }
 
-// winoFinish sets out[c] = max(y[c] + bias[c] + res[c], lo); res may be out.
+// winoFinish sets out[c] = max(y[c] + bias[c] + res[c], lo), the sum
+// unless lo is greater (so NaN and -0 pass through, as in finishAVX2,
+// which does the channels in multiples of 8 when the implementation has
+// it); res may be out.
 func winoFinish(y, bias, res []float32, lo float32, out []float32) {
 	n := len(out)
 	y, bias, res = y[:n], bias[:n], res[:n]
-	for c := range out {
-		out[c] = max(y[c]+bias[c]+res[c], lo)
+	c := 0
+	if cur.Load().sum9 && n >= 8 {
+		c = n / 8 * 8
+		finishVec(&out[0], &y[0], &bias[0], &res[0], lo, c)
+	}
+	for ; c < n; c++ {
+		v := y[c] + bias[c] + res[c]
+		if v < lo {
+			v = lo
+		}
+		out[c] = v
 	}
 }

@@ -1,6 +1,7 @@
 // Command _generate writes ../gemm_amd64.s, the AVX2+FMA and AVX-512 GEMM
 // micro-kernels of package kernels (and sum9AVX2, the inner loop of
-// col2im3x3), and the AVX-512 BF16 ones (bf16.go), with avo. Run it with `go generate` in
+// col2im3x3, and finishAVX2, the store loop of Conv3x3Winograd), and the
+// AVX-512 BF16 ones (bf16.go), with avo. Run it with `go generate` in
 // kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
 //
 //	cd kernels/_generate && go run . -out ../gemm_amd64.s
@@ -336,6 +337,46 @@ func sum9() {
 	av.RET()
 }
 
+// finish writes finishAVX2, the store loop of Conv3x3Winograd
+// (kernels/winograd.go): out[j] = max(y[j] + bias[j] + res[j], lo) for
+// j < n, n a multiple of 8, added in that order; the maximum is lo when
+// lo > the sum and the sum otherwise (so NaN and -0 pass through), as the
+// Go loop computes it.
+func finish() {
+	av.TEXT("finishAVX2", av.NOSPLIT, "func(out, y, bias, res *float32, lo float32, n int)")
+	av.Doc("finishAVX2 sets out[j] = max(y[j] + bias[j] + res[j], lo) for j < n (a multiple of 8); res may be out.")
+	av.Pragma("noescape")
+	out := av.Load(av.Param("out"), av.GP64())
+	y := av.Load(av.Param("y"), av.GP64())
+	bias := av.Load(av.Param("bias"), av.GP64())
+	res := av.Load(av.Param("res"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	lo, err := av.Param("lo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	vlo := av.YMM()
+	av.VBROADCASTSS(lo.Addr, vlo)
+	i := av.GP64()
+	av.XORQ(i, i)
+	av.Label("finishloop")
+	av.CMPQ(i, n)
+	av.JGE(operand.LabelRef("finishdone"))
+	v := av.YMM()
+	av.VMOVUPS(operand.Mem{Base: y, Index: i, Scale: 4}, v)
+	av.VADDPS(operand.Mem{Base: bias, Index: i, Scale: 4}, v, v)
+	av.VADDPS(operand.Mem{Base: res, Index: i, Scale: 4}, v, v)
+	// VMAXPS returns its first (Go order) operand unless the second is
+	// greater: the sum, unless lo > sum.
+	av.VMAXPS(v, vlo, v)
+	av.VMOVUPS(v, operand.Mem{Base: out, Index: i, Scale: 4})
+	av.ADDQ(operand.Imm(8), i)
+	av.JMP(operand.LabelRef("finishloop"))
+	av.Label("finishdone")
+	av.VZEROUPPER()
+	av.RET()
+}
+
 // tileSet is one register-tile shape and its tail kernels (fewer rows).
 type tileSet struct {
 	zmm    bool
@@ -374,6 +415,7 @@ func main() {
 	peak(false)
 	peak(true)
 	sum9()
+	finish()
 	tab.WriteString(generateBF16())
 	av.Generate()
 	if *tables != "" {
