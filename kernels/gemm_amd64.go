@@ -39,3 +39,8 @@ func sum9Vec(dst *float32, taps *[9]*float32, n int) { sum9AVX2(dst, taps, n) }
 
 // finishVec is finishAVX2 (see winoFinish).
 func finishVec(out, y, bias, res *float32, lo float32, n int) { finishAVX2(out, y, bias, res, lo, n) }
+
+// winoInVec and winoOutVec are winoInAVX2 and winoOutAVX2 (see winoIn and
+// winoOut).
+func winoInVec(v *float32, vs int, d *float32, ds int, n int)  { winoInAVX2(v, vs, d, ds, n) }
+func winoOutVec(y *float32, ys int, m *float32, ms int, n int) { winoOutAVX2(y, ys, m, ms, n) }

@@ -13,3 +13,13 @@ func sum9Vec(dst *float32, taps *[9]*float32, n int) { panic("kernels: no SIMD s
 func finishVec(out, y, bias, res *float32, lo float32, n int) {
 	panic("kernels: no SIMD finish on this platform")
 }
+
+// winoInVec and winoOutVec are never called here: no implementation sets
+// impl.sum9.
+func winoInVec(v *float32, vs int, d *float32, ds int, n int) {
+	panic("kernels: no SIMD Winograd transform on this platform")
+}
+
+func winoOutVec(y *float32, ys int, m *float32, ms int, n int) {
+	panic("kernels: no SIMD Winograd transform on this platform")
+}

@@ -224,6 +224,16 @@ func sum9AVX2(dst *float32, taps *[9]*float32, n int)
 //go:noescape
 func finishAVX2(out *float32, y *float32, bias *float32, res *float32, lo float32, n int)
 
+// winoInAVX2 is winoIn on n columns (a multiple of 8): v = B^T d B per column.
+//
+//go:noescape
+func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)
+
+// winoOutAVX2 is winoOut on n columns (a multiple of 8): y = A^T m A per column.
+//
+//go:noescape
+func winoOutAVX2(y *float32, ys int, m *float32, ms int, n int)
+
 // gemmBF16x1x32 computes a 1x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape

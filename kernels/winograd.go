@@ -26,19 +26,22 @@ import (
 // M_e[tile][cout] = V_e[tile][cin] * U_e[cin][cout], so the convolution is 16
 // GEMMs with K = cin instead of one with K = 9*cin: 16 multiply-adds per
 // channel pair and tile of 4 outputs instead of 36, 2.25x fewer (1.97x on
-// a 6x7 board, whose 42 cells take 12 tiles). The transforms are linear
-// maps of the 16 patch values (B^T d B) and the 16 products (A^T m A);
-// written as the Kronecker matrices winoBT2 (16x16) and winoAT2 (4x16)
-// they are GEMMs too, over all tiles and channels of a chunk at once, so
-// they run on the SIMD micro-kernels (as 1-D transforms in scalar Go they
-// took 50-70% of the time and made Winograd slower than im2col). The
+// a 6x7 board, whose 42 cells take 12 tiles). The transforms (B^T d B
+// of the 16 patch values, A^T m A of the 16 products) are additions and
+// subtractions only, 32 and 24 per channel and tile, done down whole
+// rows of a chunk's tiles and channels at once in AVX2 (winoInAVX2,
+// winoOutAVX2; as 1-D transforms per tile in scalar Go they took 50-70%
+// of the time and made Winograd slower than im2col; as GEMMs with the
+// 16x16 and 4x16 Kronecker matrices, most of whose entries are zero,
+// they cost 11-14% more than the AVX2 loops on the AVX-512 EPYC). The
 // transforms round in float32 on their own: results agree with the direct
 // convolution to about 2e-7 of the absolute sum of an output's products
 // (the tests allow 1e-5), not to the last bit, and not bit for bit with
 // Conv3x3BiasAct.
 //
 // Work is split into chunks of winoChunk tiles; one goroutine gathers a
-// chunk's patches, runs its 18 GEMMs and stores its outputs, so the
+// chunk's patches, transforms them, runs its 16 GEMMs, transforms back
+// and stores its outputs, so the
 // transformed tiles stay in the core's caches. Chunks are shared out over
 // the threads that other calls in flight leave idle, like gemm does.
 
@@ -205,42 +208,67 @@ const winoPad = 16
 
 var winoPool = sync.Pool{New: func() any { return new(winoScratch) }}
 
-// Kronecker products of the transform matrices, so that each transform of
-// a chunk is one GEMM over all its tiles and channels: with the patch d
-// flattened to 16 values (4*k+l for row k, column l), B^T d B flattened is
-// winoBT2 * d, and A^T m A flattened (2*a+b) is winoAT2 * m.
-var winoBT2, winoAT2 = kron4(
-	[4][4]float32{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}},
-), kron2([2][4]float32{{1, 1, 1, 0}, {0, 1, -1, -1}})
-
-// kron4 returns the 16x16 row-major matrix K[4i+j][4k+l] = b[i][k]*b[j][l].
-func kron4(b [4][4]float32) []float32 {
-	k := make([]float32, 256)
-	for i := range 4 {
-		for j := range 4 {
-			for p := range 4 {
-				for q := range 4 {
-					k[(4*i+j)*16+4*p+q] = b[i][p] * b[j][q]
+// winoIn applies the input transform to n columns: for each column j,
+// the 4x4 patch d[p*ds+j] (p = 4*row+column) becomes v[e*vs+j] = (B^T d
+// B)[e] (e = 4*k+l), first down the columns (s = B^T d), then along the
+// rows. The SIMD implementations do whole vectors of columns with the
+// same additions in the same order (winoInAVX2), so every implementation
+// gets the same bits.
+func winoIn(im *impl, v []float32, vs int, d []float32, ds int, n int) {
+	j := 0
+	if im.sum9 && n >= 8 {
+		j = n / 8 * 8
+		winoInVec(&v[0], vs, &d[0], ds, j)
+	}
+	for ; j < n; j++ {
+		for k := range 4 {
+			var s [4]float32
+			for q := range 4 {
+				d0, d1, d2, d3 := d[q*ds+j], d[(4+q)*ds+j], d[(8+q)*ds+j], d[(12+q)*ds+j]
+				switch k {
+				case 0:
+					s[q] = d0 - d2
+				case 1:
+					s[q] = d1 + d2
+				case 2:
+					s[q] = d2 - d1
+				default:
+					s[q] = d1 - d3
 				}
 			}
+			v[(4*k)*vs+j] = s[0] - s[2]
+			v[(4*k+1)*vs+j] = s[1] + s[2]
+			v[(4*k+2)*vs+j] = s[2] - s[1]
+			v[(4*k+3)*vs+j] = s[1] - s[3]
 		}
 	}
-	return k
 }
 
-// kron2 returns the 4x16 row-major matrix K[2a+b][4i+j] = t[a][i]*t[b][j].
-func kron2(t [2][4]float32) []float32 {
-	k := make([]float32, 64)
-	for a := range 2 {
-		for b := range 2 {
-			for i := range 4 {
-				for j := range 4 {
-					k[(2*a+b)*16+4*i+j] = t[a][i] * t[b][j]
+// winoOut applies the output transform to n columns: for each column j,
+// the 4x4 products m[e*ms+j] become the 2x2 outputs y[q*ys+j] = (A^T m
+// A)[q] (q = 2*row+column), first down the columns, then along the rows;
+// winoOutAVX2 does the same additions in the same order.
+func winoOut(im *impl, y []float32, ys int, m []float32, ms int, n int) {
+	j := 0
+	if im.sum9 && n >= 8 {
+		j = n / 8 * 8
+		winoOutVec(&y[0], ys, &m[0], ms, j)
+	}
+	for ; j < n; j++ {
+		for a := range 2 {
+			var t [4]float32
+			for q := range 4 {
+				m0, m1, m2, m3 := m[q*ms+j], m[(4+q)*ms+j], m[(8+q)*ms+j], m[(12+q)*ms+j]
+				if a == 0 {
+					t[q] = m0 + m1 + m2
+				} else {
+					t[q] = m1 - m2 - m3
 				}
 			}
+			y[(2*a)*ys+j] = t[0] + t[1] + t[2]
+			y[(2*a+1)*ys+j] = t[1] - t[2] - t[3]
 		}
 	}
-	return k
 }
 
 // grow returns x resliced to n values, reallocated when too small.
@@ -252,8 +280,8 @@ func grow(x []float32, n int) []float32 {
 }
 
 // chunk computes the output tiles [t0, t1) (tile index (n*th+ty)*tw+tx):
-// gather the input patches, transform them (one GEMM), multiply by the
-// transformed weights (16 GEMMs), transform back (one GEMM) and store.
+// gather the input patches, transform them, multiply by the transformed
+// weights (16 GEMMs), transform back and store.
 func (a *winoArgs) chunk(t0, t1 int) {
 	sc := winoPool.Get().(*winoScratch)
 	nt := t1 - t0
@@ -270,11 +298,11 @@ func (a *winoArgs) chunk(t0, t1 int) {
 		a.gather(t, sc.d[(t-t0)*cin:], is, sc.zero[:cin])
 	}
 	im := cur.Load()
-	gemmOne(im, 16, nt*cin, 16, winoBT2, 16, sc.d, is, sc.v, is)
+	winoIn(im, sc.v, is, sc.d, is, nt*cin)
 	for e := range 16 {
 		gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
 	}
-	gemmOne(im, 4, nt*cout, 16, winoAT2, 16, sc.mm, os, sc.y, os)
+	winoOut(im, sc.y, os, sc.mm, os, nt*cout)
 	for t := t0; t < t1; t++ {
 		a.store(t, sc.y[(t-t0)*cout:], os, sc.zero[:cout])
 	}

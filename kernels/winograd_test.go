@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -145,5 +146,54 @@ func TestConv3x3WinogradBadArgs(t *testing.T) {
 			}()
 			c.f()
 		}()
+	}
+}
+
+// TestWinogradTransforms checks winoIn and winoOut against the transform
+// matrices of Lavin and Gray (2015) applied as Kronecker products in
+// float64, and the SIMD versions against the Go loops bit for bit (they
+// do the same additions in the same order), on column counts with and
+// without a scalar tail.
+func TestWinogradTransforms(t *testing.T) {
+	bt := [4][4]float64{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}
+	at := [2][4]float64{{1, 1, 1, 0}, {0, 1, -1, -1}}
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, n := range []int{1, 8, 37, 64} {
+		const stride = 70
+		d := randSlice(r, 16*stride)
+		results := map[string][2][]float32{}
+		for _, name := range implNames() {
+			use(t, name)
+			v, y := make([]float32, 16*stride), make([]float32, 4*stride)
+			winoIn(cur.Load(), v, stride, d, stride, n)
+			winoOut(cur.Load(), y, stride, d, stride, n)
+			results[name] = [2][]float32{v, y}
+			for j := range n {
+				for e := range 16 {
+					var want float64
+					for p := range 16 {
+						want += bt[e/4][p/4] * bt[e%4][p%4] * float64(d[p*stride+j])
+					}
+					if got := float64(v[e*stride+j]); math.Abs(got-want) > 1e-5 {
+						t.Fatalf("%s n=%d: input transform column %d entry %d = %v, want %v", name, n, j, e, got, want)
+					}
+				}
+				for q := range 4 {
+					var want float64
+					for p := range 16 {
+						want += at[q/2][p/4] * at[q%2][p%4] * float64(d[p*stride+j])
+					}
+					if got := float64(y[q*stride+j]); math.Abs(got-want) > 1e-5 {
+						t.Fatalf("%s n=%d: output transform column %d entry %d = %v, want %v", name, n, j, q, got, want)
+					}
+				}
+			}
+		}
+		gen := results["generic"]
+		for name, res := range results {
+			if !slices.Equal(res[0], gen[0]) || !slices.Equal(res[1], gen[1]) {
+				t.Errorf("%s n=%d: transforms differ from the generic ones", name, n)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 // Command _generate writes ../gemm_amd64.s, the AVX2+FMA and AVX-512 GEMM
 // micro-kernels of package kernels (and sum9AVX2, the inner loop of
-// col2im3x3, and finishAVX2, the store loop of Conv3x3Winograd), and the
+// col2im3x3, and winoInAVX2, winoOutAVX2 and finishAVX2, the transforms
+// and the store loop of Conv3x3Winograd), and the
 // AVX-512 BF16 ones (bf16.go), with avo. Run it with `go generate` in
 // kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
 //
@@ -377,6 +378,193 @@ func finish() {
 	av.RET()
 }
 
+// winoIn writes winoInAVX2, the input transform of Conv3x3Winograd
+// (kernels/winograd.go, winoIn): for each of n columns (a multiple of
+// 8), the 16 patch values d[p*ds+j] become the 16 transformed values
+// v[e*vs+j], e = 4k+l, by the same additions in the same order as the Go
+// code.
+func winoIn() {
+	av.TEXT("winoInAVX2", av.NOSPLIT, "func(v *float32, vs int, d *float32, ds int, n int)")
+	av.Doc("winoInAVX2 is winoIn on n columns (a multiple of 8): v = B^T d B per column.")
+	av.Pragma("noescape")
+	vp := av.Load(av.Param("v"), av.GP64())
+	vs := av.Load(av.Param("vs"), av.GP64())
+	av.SHLQ(operand.U8(2), vs)
+	dp := av.Load(av.Param("d"), av.GP64())
+	ds := av.Load(av.Param("ds"), av.GP64())
+	av.SHLQ(operand.U8(2), ds)
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(3), n)
+	// Row r of d is at d + r*ds: rows 0..15 through two bases.
+	ds3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: ds, Index: ds, Scale: 2}, ds3)
+	vs3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
+	row := func(base, ld, ld3 reg.Register, r int) operand.Mem {
+		// base + r*ld for r < 16 is base + (r/4)*4*ld + (r%4)*ld; the
+		// caller passes base already moved by (r/4)*4*ld.
+		switch r % 4 {
+		case 0:
+			return operand.Mem{Base: base}
+		case 1:
+			return operand.Mem{Base: base, Index: ld, Scale: 1}
+		case 2:
+			return operand.Mem{Base: base, Index: ld, Scale: 2}
+		default:
+			return operand.Mem{Base: base, Index: ld3, Scale: 1}
+		}
+	}
+	dq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
+	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
+	av.TESTQ(n, n)
+	av.JZ(operand.LabelRef("winoindone"))
+	av.Label("winoinloop")
+	// dq[g] = d + 4g*ds (rows 4g..4g+3), likewise vq[g].
+	av.MOVQ(dp, dq[0])
+	av.MOVQ(vp, vq[0])
+	for g := 1; g < 4; g++ {
+		av.LEAQ(operand.Mem{Base: dq[g-1], Index: ds, Scale: 4}, dq[g])
+		av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
+	}
+	dAt := func(i, q int) operand.Mem { return row(dq[i], ds, ds3, q) } // d[i][q] is row 4i+q
+	vAt := func(k, l int) operand.Mem { return row(vq[k], vs, vs3, l) }
+	// For each output row k: s_q = combine_k(d[0..3][q]), then v[k][l].
+	for k := range 4 {
+		var sv [4]reg.VecVirtual
+		for q := range 4 {
+			a, b := av.YMM(), av.YMM()
+			sv[q] = av.YMM()
+			switch k {
+			case 0: // d0 - d2
+				av.VMOVUPS(dAt(0, q), a)
+				av.VMOVUPS(dAt(2, q), b)
+				av.VSUBPS(b, a, sv[q])
+			case 1: // d1 + d2
+				av.VMOVUPS(dAt(1, q), a)
+				av.VMOVUPS(dAt(2, q), b)
+				av.VADDPS(b, a, sv[q])
+			case 2: // d2 - d1
+				av.VMOVUPS(dAt(2, q), a)
+				av.VMOVUPS(dAt(1, q), b)
+				av.VSUBPS(b, a, sv[q])
+			default: // d1 - d3
+				av.VMOVUPS(dAt(1, q), a)
+				av.VMOVUPS(dAt(3, q), b)
+				av.VSUBPS(b, a, sv[q])
+			}
+		}
+		out := av.YMM()
+		av.VSUBPS(sv[2], sv[0], out) // s0 - s2
+		av.VMOVUPS(out, vAt(k, 0))
+		out = av.YMM()
+		av.VADDPS(sv[2], sv[1], out) // s1 + s2
+		av.VMOVUPS(out, vAt(k, 1))
+		out = av.YMM()
+		av.VSUBPS(sv[1], sv[2], out) // s2 - s1
+		av.VMOVUPS(out, vAt(k, 2))
+		out = av.YMM()
+		av.VSUBPS(sv[3], sv[1], out) // s1 - s3
+		av.VMOVUPS(out, vAt(k, 3))
+	}
+	av.ADDQ(operand.U32(32), dp)
+	av.ADDQ(operand.U32(32), vp)
+	av.DECQ(n)
+	av.JNZ(operand.LabelRef("winoinloop"))
+	av.Label("winoindone")
+	av.VZEROUPPER()
+	av.RET()
+}
+
+// winoOut writes winoOutAVX2, the output transform of Conv3x3Winograd
+// (kernels/winograd.go, winoOut): for each of n columns (a multiple of
+// 8), the 16 products m[e*ms+j] become the 4 outputs y[q*ys+j] = (A^T m
+// A), by the same additions in the same order as the Go code.
+func winoOut() {
+	av.TEXT("winoOutAVX2", av.NOSPLIT, "func(y *float32, ys int, m *float32, ms int, n int)")
+	av.Doc("winoOutAVX2 is winoOut on n columns (a multiple of 8): y = A^T m A per column.")
+	av.Pragma("noescape")
+	yp := av.Load(av.Param("y"), av.GP64())
+	ys := av.Load(av.Param("ys"), av.GP64())
+	av.SHLQ(operand.U8(2), ys)
+	mp := av.Load(av.Param("m"), av.GP64())
+	ms := av.Load(av.Param("ms"), av.GP64())
+	av.SHLQ(operand.U8(2), ms)
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(3), n)
+	ms3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
+	ys3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: ys, Index: ys, Scale: 2}, ys3)
+	mq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
+	mAt := func(i, q int) operand.Mem {
+		switch q {
+		case 0:
+			return operand.Mem{Base: mq[i]}
+		case 1:
+			return operand.Mem{Base: mq[i], Index: ms, Scale: 1}
+		case 2:
+			return operand.Mem{Base: mq[i], Index: ms, Scale: 2}
+		default:
+			return operand.Mem{Base: mq[i], Index: ms3, Scale: 1}
+		}
+	}
+	yAt := func(r int) operand.Mem {
+		switch r {
+		case 0:
+			return operand.Mem{Base: yp}
+		case 1:
+			return operand.Mem{Base: yp, Index: ys, Scale: 1}
+		case 2:
+			return operand.Mem{Base: yp, Index: ys, Scale: 2}
+		default:
+			return operand.Mem{Base: yp, Index: ys3, Scale: 1}
+		}
+	}
+	av.TESTQ(n, n)
+	av.JZ(operand.LabelRef("winooutdone"))
+	av.Label("winooutloop")
+	av.MOVQ(mp, mq[0])
+	for g := 1; g < 4; g++ {
+		av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
+	}
+	for a := range 2 {
+		// t_q = m0q + m1q + m2q (a = 0) or m1q - m2q - m3q (a = 1).
+		var tv [4]reg.VecVirtual
+		for q := range 4 {
+			tv[q] = av.YMM()
+			x := av.YMM()
+			if a == 0 {
+				av.VMOVUPS(mAt(0, q), tv[q])
+				av.VMOVUPS(mAt(1, q), x)
+				av.VADDPS(x, tv[q], tv[q])
+				av.VMOVUPS(mAt(2, q), x)
+				av.VADDPS(x, tv[q], tv[q])
+			} else {
+				av.VMOVUPS(mAt(1, q), tv[q])
+				av.VMOVUPS(mAt(2, q), x)
+				av.VSUBPS(x, tv[q], tv[q])
+				av.VMOVUPS(mAt(3, q), x)
+				av.VSUBPS(x, tv[q], tv[q])
+			}
+		}
+		o := av.YMM()
+		av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
+		av.VADDPS(tv[2], o, o)
+		av.VMOVUPS(o, yAt(2*a))
+		o = av.YMM()
+		av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
+		av.VSUBPS(tv[3], o, o)
+		av.VMOVUPS(o, yAt(2*a+1))
+	}
+	av.ADDQ(operand.U32(32), mp)
+	av.ADDQ(operand.U32(32), yp)
+	av.DECQ(n)
+	av.JNZ(operand.LabelRef("winooutloop"))
+	av.Label("winooutdone")
+	av.VZEROUPPER()
+	av.RET()
+}
+
 // tileSet is one register-tile shape and its tail kernels (fewer rows).
 type tileSet struct {
 	zmm    bool
@@ -416,6 +604,8 @@ func main() {
 	peak(true)
 	sum9()
 	finish()
+	winoIn()
+	winoOut()
 	tab.WriteString(generateBF16())
 	av.Generate()
 	if *tables != "" {
