@@ -219,8 +219,19 @@ func (g *bf16Args) rows(lo, hi int, a []uint16, lda int, sc *scratch) {
 		g.genericRows(lo, hi, a, lda)
 		return
 	}
-	b, ldc := g.b, g.ldc
-	mr, nr, kp := ts.mr, b.nr, b.kp
+	flags := g.flags()
+	for i0 := lo; i0 < hi; i0 += ts.mr {
+		nrows := min(ts.mr, hi-i0)
+		t := bf16Tile{kern: ts.kern, a: &a[(i0-lo)*lda], lda: lda}
+		if nrows < ts.mr {
+			t.kern = ts.tail[nrows]
+		}
+		g.strips(&t, i0, nrows, flags, sc)
+	}
+}
+
+// flags returns the micro-kernel flags of g's epilogue.
+func (g *bf16Args) flags() int {
 	flags := 0
 	if g.bias != nil {
 		flags |= kBias
@@ -231,30 +242,50 @@ func (g *bf16Args) rows(lo, hi int, a []uint16, lda int, sc *scratch) {
 	if g.relu {
 		flags |= kReLU
 	}
-	for i0 := lo; i0 < hi; i0 += mr {
-		rows := min(mr, hi-i0)
-		kern := ts.kern
-		if rows < mr {
-			kern = ts.tail[rows]
+	return flags
+}
+
+// bf16Tile is where a row tile's A comes from: rows of a (leading
+// dimension lda) for kern, or the image windows of rows for conv (see
+// bf16ConvKernel).
+type bf16Tile struct {
+	kern bf16Kernel
+	a    *uint16
+	lda  int
+
+	conv      bf16ConvKernel
+	rows      *[8]*uint16
+	kp3, skip int
+}
+
+// strips computes the nrows rows of C at i0 from tile t, strip by strip
+// of B: straight into C when the strip is whole, else into scratch and
+// merged into C with the epilogue in Go.
+func (g *bf16Args) strips(t *bf16Tile, i0, nrows, flags int, sc *scratch) {
+	b, ldc, nr := g.b, g.ldc, g.b.nr
+	call := func(bp *uint16, c *float32, ldc int, bias, res *float32, flags int) {
+		if t.conv != nil {
+			t.conv(t.kp3, t.rows, t.skip, bp, c, ldc, bias, res, flags)
+		} else {
+			t.kern(b.kp, t.a, t.lda, bp, c, ldc, bias, res, flags)
 		}
-		ap := &a[(i0-lo)*lda]
-		for j0 := 0; j0 < b.n; j0 += nr {
-			bp := &b.data[j0*kp*2]
-			if cols := min(nr, b.n-j0); cols < nr {
-				kern(kp, ap, lda, bp, &sc.tile[0], nr, nil, nil, 0)
-				ga := gemmArgs{c: g.c, ldc: ldc, bias: g.bias, residual: g.residual}
-				ga.mergeTile(sc.tile[:rows*nr], nr, i0, j0, rows, cols, flags)
-				continue
-			}
-			var bias, res *float32
-			if g.bias != nil {
-				bias = &g.bias[j0]
-			}
-			if g.residual != nil {
-				res = &g.residual[i0*ldc+j0]
-			}
-			kern(kp, ap, lda, bp, &g.c[i0*ldc+j0], ldc, bias, res, flags)
+	}
+	for j0 := 0; j0 < b.n; j0 += nr {
+		bp := &b.data[j0*b.kp*2]
+		if cols := min(nr, b.n-j0); cols < nr {
+			call(bp, &sc.tile[0], nr, nil, nil, 0)
+			ga := gemmArgs{c: g.c, ldc: ldc, bias: g.bias, residual: g.residual}
+			ga.mergeTile(sc.tile[:nrows*nr], nr, i0, j0, nrows, cols, flags)
+			continue
 		}
+		var bias, res *float32
+		if g.bias != nil {
+			bias = &g.bias[j0]
+		}
+		if g.residual != nil {
+			res = &g.residual[i0*ldc+j0]
+		}
+		call(bp, &g.c[i0*ldc+j0], ldc, bias, res, flags)
 	}
 }
 
@@ -461,51 +492,23 @@ func (c *bf16Conv) RunPart(p int) {
 // kernels from the padded image.
 func (c *bf16Conv) implicitRows(lo, hi int, sc *scratch) {
 	ts := c.tiles()
-	b, ldc := c.b, c.ldc
-	mr, nr, kp3 := ts.mr, b.nr, 3*c.ch/2
 	wp, hw := c.w+2, c.h*c.w
-	skip := (wp - 3) * c.ch
-	flags := 0
-	if c.bias != nil {
-		flags |= kBias
-	}
-	if c.residual != nil {
-		flags |= kResidual
-	}
-	if c.relu {
-		flags |= kReLU
-	}
+	flags := c.flags()
 	// The row pointers live in the pooled scratch: passed to a kernel
 	// through a function value, a local array would escape.
-	rows := &sc.rows
-	for i0 := lo; i0 < hi; i0 += mr {
-		nrows := min(mr, hi-i0)
-		kern := ts.conv
-		if nrows < mr {
-			kern = ts.convTail[nrows]
+	t := bf16Tile{conv: ts.conv, rows: &sc.rows, kp3: 3 * c.ch / 2, skip: (wp - 3) * c.ch}
+	for i0 := lo; i0 < hi; i0 += ts.mr {
+		nrows := min(ts.mr, hi-i0)
+		t.conv = ts.conv
+		if nrows < ts.mr {
+			t.conv = ts.convTail[nrows]
 		}
 		for i := range nrows {
 			n, p := (i0+i)/hw, (i0+i)%hw
 			y, x := p/c.w, p%c.w
 			// The window of output pixel (y, x) starts at padded (y, x).
-			rows[i] = &c.img[((n*(c.h+2)+y)*wp+x)*c.ch]
+			sc.rows[i] = &c.img[((n*(c.h+2)+y)*wp+x)*c.ch]
 		}
-		for j0 := 0; j0 < b.n; j0 += nr {
-			bp := &b.data[j0*b.kp*2]
-			if cols := min(nr, b.n-j0); cols < nr {
-				kern(kp3, rows, skip, bp, &sc.tile[0], nr, nil, nil, 0)
-				ga := gemmArgs{c: c.c, ldc: ldc, bias: c.bias, residual: c.residual}
-				ga.mergeTile(sc.tile[:nrows*nr], nr, i0, j0, nrows, cols, flags)
-				continue
-			}
-			var bias, res *float32
-			if c.bias != nil {
-				bias = &c.bias[j0]
-			}
-			if c.residual != nil {
-				res = &c.residual[i0*ldc+j0]
-			}
-			kern(kp3, rows, skip, bp, &c.c[i0*ldc+j0], ldc, bias, res, flags)
-		}
+		c.strips(&t, i0, nrows, flags, sc)
 	}
 }

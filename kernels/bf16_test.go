@@ -112,18 +112,13 @@ func TestConv3x3BiasActBF16(t *testing.T) {
 		shapes = shapes[:7]
 	}
 	for _, sh := range shapes {
-		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
-		m := batch * h * w
-		in := randSlice(r, m*cin)
-		wt := randSlice(r, 9*cin*cout)
-		bias := randSlice(r, cout)
-		res := randSlice(r, m*cout)
-		packed := PackBF16(wt, 9*cin, cout)
-		conv := directConv3x3(roundBF16(in), batch, cin, h, w, roundBF16(wt), cout)
-		eachConvMode(t, conv, bias, res, func(bias, res []float32, relu bool, out []float32) {
-			Conv3x3BiasActBF16(in, batch, cin, h, w, packed, bias, res, relu, out)
+		c := newConvCase(r, sh)
+		packed := PackBF16(c.wt, 9*c.cin, c.cout)
+		conv := directConv3x3(roundBF16(c.in), c.batch, c.cin, c.h, c.w, roundBF16(c.wt), c.cout)
+		eachConvMode(t, conv, c.bias, c.res, func(bias, res []float32, relu bool, out []float32) {
+			Conv3x3BiasActBF16(c.in, c.batch, c.cin, c.h, c.w, packed, bias, res, relu, out)
 		}, func(label string, out, want []float32) {
-			closeEnough(t, fmt.Sprintf("%s bf16 conv %v", label, sh), out, want, 9*cin)
+			closeEnough(t, fmt.Sprintf("%s bf16 conv %v", label, sh), out, want, 9*c.cin)
 		})
 	}
 }
@@ -176,18 +171,16 @@ func TestBF16KernelsAgree(t *testing.T) {
 	}
 	// The convolution: implicit im2col (even cin) and explicit (odd cin).
 	for _, sh := range [][5]int{{16, 64, 6, 7, 64}, {3, 2, 6, 7, 64}, {2, 107, 10, 10, 64}, {5, 32, 10, 10, 40}} {
-		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
-		m := batch * h * w
-		in := randSlice(r, m*cin)
-		wts := PackBF16(randSlice(r, 9*cin*cout), 9*cin, cout)
-		bias, res := randSlice(r, cout), randSlice(r, m*cout)
-		simd, port := make([]float32, m*cout), make([]float32, m*cout)
-		Conv3x3BiasActBF16(in, batch, cin, h, w, wts, bias, res, true, simd)
+		c := newConvCase(r, sh)
+		cin := c.cin
+		wts := PackBF16(c.wt, 9*cin, c.cout)
+		simd, port := make([]float32, len(c.res)), make([]float32, len(c.res))
+		Conv3x3BiasActBF16(c.in, c.batch, cin, c.h, c.w, wts, c.bias, c.res, true, simd)
 		restore, err := Use("generic")
 		if err != nil {
 			t.Fatal(err)
 		}
-		Conv3x3BiasActBF16(in, batch, cin, h, w, wts, bias, res, true, port)
+		Conv3x3BiasActBF16(c.in, c.batch, cin, c.h, c.w, wts, c.bias, c.res, true, port)
 		restore()
 		exact := 0
 		for i := range simd {

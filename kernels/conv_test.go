@@ -17,19 +17,31 @@ func TestConv3x3BiasAct(t *testing.T) {
 	shapes := [][5]int{{1, 1, 1, 1, 1}, {2, 3, 6, 7, 5}, {1, 64, 6, 7, 64}, {3, 2, 10, 10, 33},
 		{1, 4, 1, 5, 3}, {5, 7, 2, 1, 70}, {24, 64, 6, 7, 64}, {6, 32, 10, 10, 128}}
 	for _, sh := range shapes {
-		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
-		m := batch * h * w
-		in := randSlice(r, m*cin)
-		wt := randSlice(r, 9*cin*cout)
-		bias := randSlice(r, cout)
-		res := randSlice(r, m*cout)
-		conv := directConv3x3(in, batch, cin, h, w, wt, cout)
-		eachConvMode(t, conv, bias, res, func(bias, res []float32, relu bool, out []float32) {
-			Conv3x3BiasAct(in, batch, cin, h, w, wt, cout, bias, res, relu, out)
+		c := newConvCase(r, sh)
+		conv := directConv3x3(c.in, c.batch, c.cin, c.h, c.w, c.wt, c.cout)
+		eachConvMode(t, conv, c.bias, c.res, func(bias, res []float32, relu bool, out []float32) {
+			Conv3x3BiasAct(c.in, c.batch, c.cin, c.h, c.w, c.wt, c.cout, bias, res, relu, out)
 		}, func(label string, out, want []float32) {
-			closeEnough(t, fmt.Sprintf("%s conv %v", label, sh), out, want, 9*cin)
+			closeEnough(t, fmt.Sprintf("%s conv %v", label, sh), out, want, 9*c.cin)
 		})
 	}
+}
+
+// convCase is one convolution test problem: its shape (batch, cin, h,
+// w, cout) and random operands in [-1, 1].
+type convCase struct {
+	batch, cin, h, w, cout int
+	in, wt, bias, res      []float32
+}
+
+func newConvCase(r *rand.Rand, sh [5]int) convCase {
+	c := convCase{batch: sh[0], cin: sh[1], h: sh[2], w: sh[3], cout: sh[4]}
+	m := c.batch * c.h * c.w
+	c.in = randSlice(r, m*c.cin)
+	c.wt = randSlice(r, 9*c.cin*c.cout)
+	c.bias = randSlice(r, c.cout)
+	c.res = randSlice(r, m*c.cout)
+	return c
 }
 
 // eachConvMode runs conv (a 3x3 convolution with the epilogue arguments of

@@ -57,7 +57,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (DX), Y2
@@ -70,7 +70,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -184,7 +184,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (BX), Y4
@@ -200,7 +200,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -343,7 +343,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (BX), Y6
@@ -362,7 +362,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -534,7 +534,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y8
@@ -556,7 +556,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -759,7 +759,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y10
@@ -785,7 +785,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -1017,7 +1017,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y12
@@ -1046,7 +1046,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -1221,7 +1221,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y2
@@ -1234,7 +1234,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -1348,7 +1348,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y4
@@ -1364,7 +1364,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -1507,7 +1507,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y6
@@ -1526,7 +1526,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -1698,7 +1698,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y8
@@ -1720,7 +1720,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -1921,7 +1921,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y10
@@ -1946,7 +1946,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -2176,7 +2176,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Y12
@@ -2204,7 +2204,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -2379,7 +2379,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (DX), Z2
@@ -2392,7 +2392,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -2506,7 +2506,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (BX), Z4
@@ -2522,7 +2522,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -2665,7 +2665,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (BX), Z6
@@ -2684,7 +2684,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -2856,7 +2856,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z8
@@ -2878,7 +2878,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -3081,7 +3081,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z10
@@ -3107,7 +3107,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -3339,7 +3339,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z12
@@ -3368,7 +3368,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -3629,7 +3629,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z14
@@ -3661,7 +3661,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -3951,7 +3951,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z16
@@ -3986,7 +3986,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -4191,7 +4191,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z2
@@ -4204,7 +4204,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -4318,7 +4318,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z4
@@ -4334,7 +4334,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -4477,7 +4477,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z6
@@ -4496,7 +4496,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -4668,7 +4668,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z8
@@ -4690,7 +4690,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -4891,7 +4891,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z10
@@ -4916,7 +4916,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -5146,7 +5146,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z12
@@ -5174,7 +5174,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -5433,7 +5433,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z14
@@ -5464,7 +5464,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -5752,7 +5752,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z16
@@ -5786,7 +5786,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -6009,7 +6009,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (DX), Z4
@@ -6026,7 +6026,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -6182,7 +6182,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (BX), Z8
@@ -6204,7 +6204,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -6411,7 +6411,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (BX), Z12
@@ -6438,7 +6438,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -6696,7 +6696,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z16
@@ -6728,7 +6728,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -7039,7 +7039,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z20
@@ -7077,7 +7077,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -7439,7 +7439,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z24
@@ -7482,7 +7482,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -7749,7 +7749,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z4
@@ -7766,7 +7766,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -7922,7 +7922,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z8
@@ -7944,7 +7944,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -8151,7 +8151,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z12
@@ -8178,7 +8178,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -8436,7 +8436,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z16
@@ -8468,7 +8468,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -8777,7 +8777,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z20
@@ -8814,7 +8814,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -9174,7 +9174,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVUPS      (SI), Z24
@@ -9216,7 +9216,7 @@ tailloop:
 	DECQ         AX
 	JNZ          tailloop
 
-epilogue:
+kdone:
 	MOVQ         flags+80(FP), AX
 	MOVQ         c+40(FP), CX
 	MOVQ         ldc+48(FP), DX
@@ -9824,7 +9824,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (DX), Z2
@@ -9843,7 +9843,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -9949,7 +9949,7 @@ loop:
 
 tail:
 	TESTQ DI, DI
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (DX), Z2
@@ -9968,7 +9968,7 @@ tailloop:
 	DECQ DI
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    CX, AX
 	DECQ    BX
 	JNZ     segment
@@ -10112,7 +10112,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (BX), Z4
@@ -10140,7 +10140,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -10296,7 +10296,7 @@ loop:
 
 tail:
 	TESTQ R8, R8
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (BX), Z4
@@ -10325,7 +10325,7 @@ tailloop:
 	DECQ R8
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    DX, CX
 	ADDQ    DX, AX
 	DECQ    SI
@@ -10518,7 +10518,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (BX), Z6
@@ -10555,7 +10555,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -10761,7 +10761,7 @@ loop:
 
 tail:
 	TESTQ R9, R9
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z6
@@ -10800,7 +10800,7 @@ tailloop:
 	DECQ R9
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    BX, CX
 	ADDQ    BX, DX
 	ADDQ    BX, AX
@@ -11042,7 +11042,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z8
@@ -11088,7 +11088,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -11344,7 +11344,7 @@ loop:
 
 tail:
 	TESTQ R10, R10
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (DI), Z8
@@ -11393,7 +11393,7 @@ tailloop:
 	DECQ R10
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    SI, CX
 	ADDQ    SI, DX
 	ADDQ    SI, BX
@@ -11686,7 +11686,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z10
@@ -11742,7 +11742,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -12048,7 +12048,7 @@ loop:
 
 tail:
 	TESTQ R11, R11
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (R8), Z10
@@ -12107,7 +12107,7 @@ tailloop:
 	DECQ R11
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    DI, CX
 	ADDQ    DI, DX
 	ADDQ    DI, BX
@@ -12449,7 +12449,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z12
@@ -12514,7 +12514,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -12870,7 +12870,7 @@ loop:
 
 tail:
 	TESTQ R12, R12
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (R9), Z12
@@ -12939,7 +12939,7 @@ tailloop:
 	DECQ R12
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    R8, CX
 	ADDQ    R8, DX
 	ADDQ    R8, BX
@@ -13330,7 +13330,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z14
@@ -13404,7 +13404,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -13810,7 +13810,7 @@ loop:
 
 tail:
 	TESTQ R13, R13
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (R10), Z14
@@ -13889,7 +13889,7 @@ tailloop:
 	DECQ R13
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    R9, CX
 	ADDQ    R9, DX
 	ADDQ    R9, BX
@@ -14329,7 +14329,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z16
@@ -14412,7 +14412,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -14868,7 +14868,7 @@ loop:
 
 tail:
 	TESTQ R14, R14
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (R11), Z16
@@ -14957,7 +14957,7 @@ tailloop:
 	DECQ R14
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    R10, CX
 	ADDQ    R10, DX
 	ADDQ    R10, BX
@@ -15182,7 +15182,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (DX), Z4
@@ -15211,7 +15211,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -15369,7 +15369,7 @@ loop:
 
 tail:
 	TESTQ DI, DI
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (DX), Z4
@@ -15398,7 +15398,7 @@ tailloop:
 	DECQ DI
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    CX, AX
 	DECQ    BX
 	JNZ     segment
@@ -15628,7 +15628,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (BX), Z8
@@ -15674,7 +15674,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -15924,7 +15924,7 @@ loop:
 
 tail:
 	TESTQ R8, R8
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (BX), Z8
@@ -15971,7 +15971,7 @@ tailloop:
 	DECQ R8
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    DX, CX
 	ADDQ    DX, AX
 	DECQ    SI
@@ -16292,7 +16292,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (BX), Z12
@@ -16355,7 +16355,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -16697,7 +16697,7 @@ loop:
 
 tail:
 	TESTQ R9, R9
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z12
@@ -16762,7 +16762,7 @@ tailloop:
 	DECQ R9
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    BX, CX
 	ADDQ    BX, DX
 	ADDQ    BX, AX
@@ -17174,7 +17174,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z16
@@ -17254,7 +17254,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -17688,7 +17688,7 @@ loop:
 
 tail:
 	TESTQ R10, R10
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (DI), Z16
@@ -17771,7 +17771,7 @@ tailloop:
 	DECQ R10
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    SI, CX
 	ADDQ    SI, DX
 	ADDQ    SI, BX
@@ -18276,7 +18276,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z20
@@ -18374,7 +18374,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -18900,7 +18900,7 @@ loop:
 
 tail:
 	TESTQ R11, R11
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (R8), Z20
@@ -19001,7 +19001,7 @@ tailloop:
 	DECQ R11
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    DI, CX
 	ADDQ    DI, DX
 	ADDQ    DI, BX
@@ -19597,7 +19597,7 @@ loop:
 
 tail:
 	TESTQ AX, AX
-	JZ    epilogue
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (SI), Z24
@@ -19712,7 +19712,7 @@ tailloop:
 	DECQ AX
 	JNZ  tailloop
 
-epilogue:
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -20330,7 +20330,7 @@ loop:
 
 tail:
 	TESTQ R12, R12
-	JZ    next
+	JZ    kdone
 
 tailloop:
 	VMOVDQU32    (R9), Z24
@@ -20449,7 +20449,7 @@ tailloop:
 	DECQ R12
 	JNZ  tailloop
 
-next:
+kdone:
 	ADDQ    R8, CX
 	ADDQ    R8, DX
 	ADDQ    R8, BX

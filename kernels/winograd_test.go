@@ -32,20 +32,15 @@ func TestConv3x3Winograd(t *testing.T) {
 		shapes = shapes[:7]
 	}
 	for _, sh := range shapes {
-		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
-		m := batch * h * w
-		in := randSlice(r, m*cin)
-		wt := randSlice(r, 9*cin*cout)
-		bias := randSlice(r, cout)
-		res := randSlice(r, m*cout)
-		conv := directConv3x3(in, batch, cin, h, w, wt, cout)
-		scale := directConv3x3(absSlice(in), batch, cin, h, w, absSlice(wt), cout)
-		u := make([]float32, 16*cin*cout)
-		WinogradWeights(wt, cin, cout, u)
-		eachConvMode(t, conv, bias, res, func(bias, res []float32, relu bool, out []float32) {
-			Conv3x3Winograd(in, batch, cin, h, w, u, cout, bias, res, relu, out)
+		c := newConvCase(r, sh)
+		conv := directConv3x3(c.in, c.batch, c.cin, c.h, c.w, c.wt, c.cout)
+		scale := directConv3x3(absSlice(c.in), c.batch, c.cin, c.h, c.w, absSlice(c.wt), c.cout)
+		u := make([]float32, 16*c.cin*c.cout)
+		WinogradWeights(c.wt, c.cin, c.cout, u)
+		eachConvMode(t, conv, c.bias, c.res, func(bias, res []float32, relu bool, out []float32) {
+			Conv3x3Winograd(c.in, c.batch, c.cin, c.h, c.w, u, c.cout, bias, res, relu, out)
 		}, func(label string, out, want []float32) {
-			winoClose(t, fmt.Sprintf("%s %v", label, sh), out, want, scale, bias, res)
+			winoClose(t, fmt.Sprintf("%s %v", label, sh), out, want, scale, c.bias, c.res)
 		})
 	}
 }

@@ -98,61 +98,36 @@ func (k bf16Kernel) generate() {
 		av.LEAQ(operand.Mem{Base: rowp[g-1], Index: lda, Scale: 4}, p)
 		rowp = append(rowp, p)
 	}
-	aAddr := func(i, u int) operand.Mem {
-		base, disp := rowp[i/4], 4*u
-		switch i % 4 {
-		case 0:
-			return operand.Mem{Base: base, Disp: disp}
-		case 1:
-			return operand.Mem{Base: base, Index: lda, Scale: 1, Disp: disp}
-		case 2:
-			return operand.Mem{Base: base, Index: lda, Scale: 2, Disp: disp}
-		default:
-			return operand.Mem{Base: base, Index: lda3, Scale: 1, Disp: disp}
-		}
-	}
-	// One k pair: nr columns of B are nr dwords (4*nr bytes).
-	step := func(u int) {
+	step, advance := k.pairLoop(bp, rowp, func(i, u int) operand.Mem { return strided(rowp[i/4], lda, lda3, i%4, 4*u) })
+	kLoop("", kp, av.GP64(), step, advance, nil)
+	k.epilogue(acc, breg, bc)
+}
+
+// pairLoop returns the step and advance functions of kLoop for k: one
+// step is one k pair, B's nr columns (nr dwords, 4*nr bytes at bp) times
+// each row's pair at aAddr(row, step); advancing moves bp and the row
+// pointers rowp on.
+func (k bf16Kernel) pairLoop(bp reg.Register, rowp []reg.Register, aAddr func(i, u int) operand.Mem) (step func(u int), advance func(steps int)) {
+	nr, nacc := 16*k.nv, k.mr*k.nv
+	bc := nacc + k.nv
+	step = func(u int) {
 		for v := range k.nv {
-			av.VMOVDQU32(operand.Mem{Base: bp, Disp: u*4*nr + 64*v}, zmm(breg(v)))
+			av.VMOVDQU32(operand.Mem{Base: bp, Disp: u*4*nr + 64*v}, zmm(nacc+v))
 		}
 		for i := range k.mr {
 			av.VPBROADCASTD(aAddr(i, u), zmm(bc))
 			for v := range k.nv {
-				vdpbf16ps(acc(i, v), breg(v), bc)
+				vdpbf16ps(i*k.nv+v, nacc+v, bc)
 			}
 		}
 	}
-	advance := func(steps int) {
+	advance = func(steps int) {
 		for _, p := range rowp {
 			av.ADDQ(operand.U32(4*steps), p)
 		}
 		av.ADDQ(operand.U32(4*nr*steps), bp)
 	}
-	n4 := av.GP64()
-	av.MOVQ(kp, n4)
-	av.SHRQ(operand.U8(2), n4)
-	av.ANDQ(operand.U32(unroll-1), kp)
-	av.TESTQ(n4, n4)
-	av.JZ(operand.LabelRef("tail"))
-	av.Label("loop")
-	for u := range unroll {
-		step(u)
-	}
-	advance(unroll)
-	av.DECQ(n4)
-	av.JNZ(operand.LabelRef("loop"))
-	av.Label("tail")
-	av.TESTQ(kp, kp)
-	av.JZ(operand.LabelRef("epilogue"))
-	av.Label("tailloop")
-	step(0)
-	advance(1)
-	av.DECQ(kp)
-	av.JNZ(operand.LabelRef("tailloop"))
-
-	av.Label("epilogue")
-	k.epilogue(acc, breg, bc)
+	return step, advance
 }
 
 // epilogue adds the bias and residual that flags select to the
@@ -243,46 +218,10 @@ func (k bf16Kernel) generateConv() {
 	seg := av.GP64()
 	av.MOVQ(operand.U32(3), seg)
 	n4, kk := av.GP64(), av.GP64()
-	step := func(u int) {
-		for v := range k.nv {
-			av.VMOVDQU32(operand.Mem{Base: bp, Disp: u*4*nr + 64*v}, zmm(breg(v)))
-		}
-		for i := range k.mr {
-			av.VPBROADCASTD(operand.Mem{Base: rowp[i], Disp: 4 * u}, zmm(bc))
-			for v := range k.nv {
-				vdpbf16ps(acc(i, v), breg(v), bc)
-			}
-		}
-	}
-	advance := func(steps int) {
-		for _, p := range rowp {
-			av.ADDQ(operand.U32(4*steps), p)
-		}
-		av.ADDQ(operand.U32(4*nr*steps), bp)
-	}
+	step, advance := k.pairLoop(bp, rowp, func(i, u int) operand.Mem { return operand.Mem{Base: rowp[i], Disp: 4 * u} })
 	av.Label("segment")
 	av.Load(av.Param("kp3"), kk)
-	av.MOVQ(kk, n4)
-	av.SHRQ(operand.U8(2), n4)
-	av.ANDQ(operand.U32(unroll-1), kk)
-	av.TESTQ(n4, n4)
-	av.JZ(operand.LabelRef("tail"))
-	av.Label("loop")
-	for u := range unroll {
-		step(u)
-	}
-	advance(unroll)
-	av.DECQ(n4)
-	av.JNZ(operand.LabelRef("loop"))
-	av.Label("tail")
-	av.TESTQ(kk, kk)
-	av.JZ(operand.LabelRef("next"))
-	av.Label("tailloop")
-	step(0)
-	advance(1)
-	av.DECQ(kk)
-	av.JNZ(operand.LabelRef("tailloop"))
-	av.Label("next")
+	kLoop("", kk, n4, step, advance, nil)
 	for _, p := range rowp {
 		av.ADDQ(skip, p)
 	}

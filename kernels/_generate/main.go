@@ -77,6 +77,53 @@ func (k kernel) vec(i int) reg.VecPhysical {
 		reg.Y10, reg.Y11, reg.Y12, reg.Y13, reg.Y14, reg.Y15}[i]
 }
 
+// strided addresses base + u*ld + disp for u < 4, ld3 holding 3*ld.
+func strided(base, ld, ld3 reg.Register, u, disp int) operand.Mem {
+	switch u {
+	case 0:
+		return operand.Mem{Base: base, Disp: disp}
+	case 1:
+		return operand.Mem{Base: base, Index: ld, Scale: 1, Disp: disp}
+	case 2:
+		return operand.Mem{Base: base, Index: ld, Scale: 2, Disp: disp}
+	default:
+		return operand.Mem{Base: base, Index: ld3, Scale: 1, Disp: disp}
+	}
+}
+
+// kLoop emits the K loop of a micro-kernel: kk steps (kk is consumed) as
+// kk/unroll iterations of unroll steps, each iteration starting with
+// head (nil for none), then the kk%unroll steps left one by one. step(u)
+// emits step u of an iteration, advance(n) moves the operand pointers n
+// steps on. n4 is a scratch register; labels are prefixed with prefix.
+func kLoop(prefix string, kk, n4 reg.Register, step func(u int), advance func(steps int), head func()) {
+	done := prefix + "kdone"
+	av.MOVQ(kk, n4)
+	av.SHRQ(operand.U8(2), n4)
+	av.ANDQ(operand.U32(unroll-1), kk)
+	av.TESTQ(n4, n4)
+	av.JZ(operand.LabelRef(prefix + "tail"))
+	av.Label(prefix + "loop")
+	if head != nil {
+		head()
+	}
+	for u := range unroll {
+		step(u)
+	}
+	advance(unroll)
+	av.DECQ(n4)
+	av.JNZ(operand.LabelRef(prefix + "loop"))
+	av.Label(prefix + "tail")
+	av.TESTQ(kk, kk)
+	av.JZ(operand.LabelRef(done))
+	av.Label(prefix + "tailloop")
+	step(0)
+	advance(1)
+	av.DECQ(kk)
+	av.JNZ(operand.LabelRef(prefix + "tailloop"))
+	av.Label(done)
+}
+
 func (k kernel) generate() {
 	lanes := k.lanes()
 	vbytes := 4 * lanes
@@ -113,20 +160,6 @@ func (k kernel) generate() {
 	av.SHLQ(operand.U8(2), ldb)
 	ldb3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
-
-	// strided(base, ld, ld3, u) addresses base + u*ld for u < 4.
-	strided := func(base, ld, ld3 reg.Register, u, disp int) operand.Mem {
-		switch u {
-		case 0:
-			return operand.Mem{Base: base, Disp: disp}
-		case 1:
-			return operand.Mem{Base: base, Index: ld, Scale: 1, Disp: disp}
-		case 2:
-			return operand.Mem{Base: base, Index: ld, Scale: 2, Disp: disp}
-		default:
-			return operand.Mem{Base: base, Index: ld3, Scale: 1, Disp: disp}
-		}
-	}
 
 	// Row pointers for row-major A: rows 4g..4g+3 are rowp[g] + {0,1,2,3}*lda.
 	var rowp []reg.Register
@@ -177,32 +210,12 @@ func (k kernel) generate() {
 	// pf walks the memory to prefetch (the next row tile of A), two cache
 	// lines per loop iteration.
 	pf := av.Load(av.Param("pf"), av.GP64())
-	n4 := av.GP64()
-	av.MOVQ(kk, n4)
-	av.SHRQ(operand.U8(2), n4)
-	av.ANDQ(operand.U32(unroll-1), kk)
-	av.TESTQ(n4, n4)
-	av.JZ(operand.LabelRef("tail"))
-	av.Label("loop")
-	av.PREFETCHT0(operand.Mem{Base: pf})
-	av.PREFETCHT0(operand.Mem{Base: pf, Disp: 64})
-	av.ADDQ(operand.U32(128), pf)
-	for u := range unroll {
-		step(u)
-	}
-	advance(unroll)
-	av.DECQ(n4)
-	av.JNZ(operand.LabelRef("loop"))
-	av.Label("tail")
-	av.TESTQ(kk, kk)
-	av.JZ(operand.LabelRef("epilogue"))
-	av.Label("tailloop")
-	step(0)
-	advance(1)
-	av.DECQ(kk)
-	av.JNZ(operand.LabelRef("tailloop"))
+	kLoop("", kk, av.GP64(), step, advance, func() {
+		av.PREFETCHT0(operand.Mem{Base: pf})
+		av.PREFETCHT0(operand.Mem{Base: pf, Disp: 64})
+		av.ADDQ(operand.U32(128), pf)
+	})
 
-	av.Label("epilogue")
 	flags := av.Load(av.Param("flags"), av.GP64())
 	cp := av.Load(av.Param("c"), av.GP64())
 	ldc := av.Load(av.Param("ldc"), av.GP64())
@@ -400,20 +413,6 @@ func winoIn() {
 	av.LEAQ(operand.Mem{Base: ds, Index: ds, Scale: 2}, ds3)
 	vs3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
-	row := func(base, ld, ld3 reg.Register, r int) operand.Mem {
-		// base + r*ld for r < 16 is base + (r/4)*4*ld + (r%4)*ld; the
-		// caller passes base already moved by (r/4)*4*ld.
-		switch r % 4 {
-		case 0:
-			return operand.Mem{Base: base}
-		case 1:
-			return operand.Mem{Base: base, Index: ld, Scale: 1}
-		case 2:
-			return operand.Mem{Base: base, Index: ld, Scale: 2}
-		default:
-			return operand.Mem{Base: base, Index: ld3, Scale: 1}
-		}
-	}
 	dq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
 	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
 	av.TESTQ(n, n)
@@ -426,8 +425,8 @@ func winoIn() {
 		av.LEAQ(operand.Mem{Base: dq[g-1], Index: ds, Scale: 4}, dq[g])
 		av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
 	}
-	dAt := func(i, q int) operand.Mem { return row(dq[i], ds, ds3, q) } // d[i][q] is row 4i+q
-	vAt := func(k, l int) operand.Mem { return row(vq[k], vs, vs3, l) }
+	dAt := func(i, q int) operand.Mem { return strided(dq[i], ds, ds3, q, 0) } // d[i][q] is row 4i+q
+	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
 	// For each output row k: s_q = combine_k(d[0..3][q]), then v[k][l].
 	for k := range 4 {
 		var sv [4]reg.VecVirtual
@@ -496,30 +495,8 @@ func winoOut() {
 	ys3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: ys, Index: ys, Scale: 2}, ys3)
 	mq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
-	mAt := func(i, q int) operand.Mem {
-		switch q {
-		case 0:
-			return operand.Mem{Base: mq[i]}
-		case 1:
-			return operand.Mem{Base: mq[i], Index: ms, Scale: 1}
-		case 2:
-			return operand.Mem{Base: mq[i], Index: ms, Scale: 2}
-		default:
-			return operand.Mem{Base: mq[i], Index: ms3, Scale: 1}
-		}
-	}
-	yAt := func(r int) operand.Mem {
-		switch r {
-		case 0:
-			return operand.Mem{Base: yp}
-		case 1:
-			return operand.Mem{Base: yp, Index: ys, Scale: 1}
-		case 2:
-			return operand.Mem{Base: yp, Index: ys, Scale: 2}
-		default:
-			return operand.Mem{Base: yp, Index: ys3, Scale: 1}
-		}
-	}
+	mAt := func(i, q int) operand.Mem { return strided(mq[i], ms, ms3, q, 0) }
+	yAt := func(r int) operand.Mem { return strided(yp, ys, ys3, r, 0) }
 	av.TESTQ(n, n)
 	av.JZ(operand.LabelRef("winooutdone"))
 	av.Label("winooutloop")

@@ -3,7 +3,6 @@ package cudabackend
 import (
 	"testing"
 
-	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
 	_ "github.com/canopy-go/canopy/games/connect4d"
 	"github.com/canopy-go/canopy/nets"
@@ -26,13 +25,8 @@ func TestBF16KeepsShippedNetsMoves(t *testing.T) {
 		t.Skipf("no GPU (%s): %v", fake.Reason, err)
 	}
 	limit := nettest.PositionLimit(t)
-	for _, c := range []struct{ net, game string }{{"connect4-zero", "connect4"}, {"connect4d-zero", "connect4d:d=5"}} {
-		g := games.MustNew(c.game)
-		net, _, err := nets.OpenNet(c.net, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, legal := nettest.DecisionPositions(t, g, net, limit, 20)
+	for _, c := range nettest.ShippedNets(t, limit) {
+		net, in, legal := c.Net, c.In, c.Legal
 		const batch = 64
 		cpu, err := nets.NewCPUBackend(net.Clone(), nets.BackendOptions{MaxBatch: batch})
 		if err != nil {
@@ -47,9 +41,9 @@ func TestBF16KeepsShippedNetsMoves(t *testing.T) {
 			t.Error(err)
 		}
 		t.Logf("%s: BF16 picks the FP32 network's action in %d of %d positions (%.2f%%); value error mean %.4f, max %.4f",
-			c.net, a.SameMove, a.Positions, 100*a.Share(), a.MeanValue, a.MaxValue)
+			c.Name, a.SameMove, a.Positions, 100*a.Share(), a.MeanValue, a.MaxValue)
 		if a.Share() < 0.99 {
-			t.Errorf("%s: BF16 argmax agreement %.2f%% < 99%%", c.net, 100*a.Share())
+			t.Errorf("%s: BF16 argmax agreement %.2f%% < 99%%", c.Name, 100*a.Share())
 		}
 	}
 	checkNoViolations(t)

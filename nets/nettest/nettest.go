@@ -11,8 +11,38 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/connect4"
+	_ "github.com/canopy-go/canopy/games/connect4d"
 	"github.com/canopy-go/canopy/nets"
+	_ "github.com/canopy-go/canopy/nets/zoo"
 )
+
+// Shipped is one network shipped in the binary with decision positions
+// of its game (see DecisionPositions).
+type Shipped struct {
+	Name  string
+	Net   *nets.Net
+	In    []float32
+	Legal []games.Mask
+}
+
+// ShippedNets opens the shipped networks that have a residual tower,
+// connect4-zero and connect4d-zero (Connect4d with d = 5), each with at
+// least limit positions of seeded random games.
+func ShippedNets(t testing.TB, limit int) []Shipped {
+	t.Helper()
+	var out []Shipped
+	for _, c := range []struct{ net, game string }{{"connect4-zero", "connect4"}, {"connect4d-zero", "connect4d:d=5"}} {
+		g := games.MustNew(c.game)
+		net, _, err := nets.OpenNet(c.net, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, legal := DecisionPositions(t, g, net, limit, 20)
+		out = append(out, Shipped{Name: c.net, Net: net, In: in, Legal: legal})
+	}
+	return out
+}
 
 // PositionLimit returns how many positions a comparison test should use:
 // 2,000, or 150 with -short, or the CANOPY_BF16_POSITIONS environment

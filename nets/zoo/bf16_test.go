@@ -1,9 +1,8 @@
-package zoo
+package zoo_test
 
 import (
 	"testing"
 
-	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/kernels"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/nets/nettest"
@@ -23,13 +22,8 @@ func TestCPUBF16KeepsShippedNetsMoves(t *testing.T) {
 	if kernels.BF16Kernels() == "generic" {
 		limit = min(limit, 150)
 	}
-	for _, c := range []struct{ net, game string }{{"connect4-zero", "connect4"}, {"connect4d-zero", "connect4d:d=5"}} {
-		g := games.MustNew(c.game)
-		net, _, err := nets.OpenNet(c.net, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, legal := nettest.DecisionPositions(t, g, net, limit, 20)
+	for _, c := range nettest.ShippedNets(t, limit) {
+		net, in, legal := c.Net, c.In, c.Legal
 		const batch = 64
 		fp32, _, err := nets.OpenBackendSpec("cpu:precision=fp32", net.Clone(), nets.BackendOptions{MaxBatch: batch})
 		if err != nil {
@@ -41,12 +35,12 @@ func TestCPUBF16KeepsShippedNetsMoves(t *testing.T) {
 		}
 		a := nettest.Compare(t, fp32, bf16, net.InputSize(), net.PolicySize(), in, legal, batch)
 		t.Logf("%s (%s kernels): BF16 picks the FP32 network's action in %d of %d positions (%.2f%%); value error mean %.4f, max %.4f",
-			c.net, kernels.BF16Kernels(), a.SameMove, a.Positions, 100*a.Share(), a.MeanValue, a.MaxValue)
+			c.Name, kernels.BF16Kernels(), a.SameMove, a.Positions, 100*a.Share(), a.MeanValue, a.MaxValue)
 		if a.Share() < 0.99 {
-			t.Errorf("%s: BF16 argmax agreement %.2f%% < 99%%", c.net, 100*a.Share())
+			t.Errorf("%s: BF16 argmax agreement %.2f%% < 99%%", c.Name, 100*a.Share())
 		}
 		if a.MaxValue == 0 {
-			t.Errorf("%s: the BF16 values equal the FP32 ones exactly: is bf16 in use?", c.net)
+			t.Errorf("%s: the BF16 values equal the FP32 ones exactly: is bf16 in use?", c.Name)
 		}
 	}
 }
