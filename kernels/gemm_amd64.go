@@ -44,3 +44,6 @@ func finishVec(out, y, bias, res *float32, lo float32, n int) { finishAVX2(out, 
 // winoOut).
 func winoInVec(v *float32, vs int, d *float32, ds int, n int)  { winoInAVX2(v, vs, d, ds, n) }
 func winoOutVec(y *float32, ys int, m *float32, ms int, n int) { winoOutAVX2(y, ys, m, ms, n) }
+
+// winoGatherInVec is winoGatherInAVX2 (see winoArgs.chunk).
+func winoGatherInVec(v *float32, vs int, src *[16]*float32, n int) { winoGatherInAVX2(v, vs, src, n) }

@@ -23,3 +23,8 @@ func winoInVec(v *float32, vs int, d *float32, ds int, n int) {
 func winoOutVec(y *float32, ys int, m *float32, ms int, n int) {
 	panic("kernels: no SIMD Winograd transform on this platform")
 }
+
+// winoGatherInVec is never called here: no implementation sets impl.sum9.
+func winoGatherInVec(v *float32, vs int, src *[16]*float32, n int) {
+	panic("kernels: no SIMD Winograd transform on this platform")
+}

@@ -229,6 +229,11 @@ func finishAVX2(out *float32, y *float32, bias *float32, res *float32, lo float3
 //go:noescape
 func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)
 
+// winoGatherInAVX2 is winoIn on n columns (a multiple of 8) with patch row p read from src[p].
+//
+//go:noescape
+func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)
+
 // winoOutAVX2 is winoOut on n columns (a multiple of 8): y = A^T m A per column.
 //
 //go:noescape

@@ -427,6 +427,20 @@ func winoIn() {
 	}
 	dAt := func(i, q int) operand.Mem { return strided(dq[i], ds, ds3, q, 0) } // d[i][q] is row 4i+q
 	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
+	winoInBody(dAt, vAt)
+	av.ADDQ(operand.U32(32), dp)
+	av.ADDQ(operand.U32(32), vp)
+	av.DECQ(n)
+	av.JNZ(operand.LabelRef("winoinloop"))
+	av.Label("winoindone")
+	av.VZEROUPPER()
+	av.RET()
+}
+
+// winoInBody emits the input transform of one vector of columns: the
+// patch value d[i][q] (row 4i+q) is read at dAt(i, q), output e = 4k+l
+// is written at vAt(k, l).
+func winoInBody(dAt func(i, q int) operand.Mem, vAt func(k, l int) operand.Mem) {
 	// For each output row k: s_q = combine_k(d[0..3][q]), then v[k][l].
 	for k := range 4 {
 		var sv [4]reg.VecVirtual
@@ -465,11 +479,45 @@ func winoIn() {
 		av.VSUBPS(sv[3], sv[1], out) // s1 - s3
 		av.VMOVUPS(out, vAt(k, 3))
 	}
-	av.ADDQ(operand.U32(32), dp)
+}
+
+// winoGatherIn writes winoGatherInAVX2: winoIn reading the 16 patch
+// values of each column straight from the image, pixel p's channels at
+// src[p] (the image or zeros), instead of from a gathered copy.
+func winoGatherIn() {
+	av.TEXT("winoGatherInAVX2", av.NOSPLIT, "func(v *float32, vs int, src *[16]*float32, n int)")
+	av.Doc("winoGatherInAVX2 is winoIn on n columns (a multiple of 8) with patch row p read from src[p].")
+	av.Pragma("noescape")
+	vp := av.Load(av.Param("v"), av.GP64())
+	vs := av.Load(av.Param("vs"), av.GP64())
+	av.SHLQ(operand.U8(2), vs)
+	tbl := av.Load(av.Param("src"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(3), n)
+	vs3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
+	jo := av.GP64() // byte offset of the columns in every source row
+	av.XORQ(jo, jo)
+	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
+	av.TESTQ(n, n)
+	av.JZ(operand.LabelRef("gatherindone"))
+	av.Label("gatherinloop")
+	av.MOVQ(vp, vq[0])
+	for g := 1; g < 4; g++ {
+		av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
+	}
+	dAt := func(i, q int) operand.Mem {
+		p := av.GP64()
+		av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * (4*i + q)}, p)
+		return operand.Mem{Base: p, Index: jo, Scale: 1}
+	}
+	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
+	winoInBody(dAt, vAt)
+	av.ADDQ(operand.U32(32), jo)
 	av.ADDQ(operand.U32(32), vp)
 	av.DECQ(n)
-	av.JNZ(operand.LabelRef("winoinloop"))
-	av.Label("winoindone")
+	av.JNZ(operand.LabelRef("gatherinloop"))
+	av.Label("gatherindone")
 	av.VZEROUPPER()
 	av.RET()
 }
@@ -582,6 +630,7 @@ func main() {
 	sum9()
 	finish()
 	winoIn()
+	winoGatherIn()
 	winoOut()
 	tab.WriteString(generateBF16())
 	av.Generate()
