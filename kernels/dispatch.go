@@ -19,6 +19,10 @@ type impl struct {
 	// AVX2 (see sum9Vec and finishVec); the results are the same bit for
 	// bit.
 	sum9 bool
+	// wino512 says Conv3x3Winograd's transforms run in AVX-512 where
+	// the channels allow (winoGatherInAVX512, winoOutAVX512; the same
+	// additions in the same order as the AVX2 and Go loops).
+	wino512 bool
 	// bf16 are the BF16 tile sets (one per strip width of PackBF16), nil
 	// when the CPU lacks AVX-512 BF16 (the portable code runs then), and
 	// bf16Convert the SIMD float32 -> bfloat16 conversion (n a multiple

@@ -12,7 +12,7 @@ import "github.com/klauspost/cpuid/v2"
 
 var (
 	avx2Impl   = &impl{name: "avx2", tiles: []*tileSet{tiles6x16AVX2}, sum9: true}
-	avx512Impl = &impl{name: "avx512", tiles: []*tileSet{tiles8x32AVX512, tiles6x64AVX512}, sum9: true}
+	avx512Impl = &impl{name: "avx512", tiles: []*tileSet{tiles8x32AVX512, tiles6x64AVX512}, sum9: true, wino512: true}
 )
 
 // platformImpls returns the SIMD implementations this CPU supports, slowest
@@ -47,3 +47,12 @@ func winoOutVec(y *float32, ys int, m *float32, ms int, n int) { winoOutAVX2(y, 
 
 // winoGatherInVec is winoGatherInAVX2 (see winoArgs.chunk).
 func winoGatherInVec(v *float32, vs int, src *[16]*float32, n int) { winoGatherInAVX2(v, vs, src, n) }
+
+// The AVX-512 Winograd loops (see winoArgs.chunk and winoOut).
+func winoGatherInVec512(v *float32, vs int, src *[16]*float32, n int) {
+	winoGatherInAVX512(v, vs, src, n)
+}
+func winoGatherInBF16Vec512(v *uint16, vs int, src *[16]*float32, n int) {
+	winoGatherInBF16AVX512(v, vs, src, n)
+}
+func winoOutVec512(y *float32, ys int, m *float32, ms int, n int) { winoOutAVX512(y, ys, m, ms, n) }

@@ -28,3 +28,17 @@ func winoOutVec(y *float32, ys int, m *float32, ms int, n int) {
 func winoGatherInVec(v *float32, vs int, src *[16]*float32, n int) {
 	panic("kernels: no SIMD Winograd transform on this platform")
 }
+
+// The AVX-512 Winograd loops are never called here: no implementation
+// sets impl.wino512.
+func winoGatherInVec512(v *float32, vs int, src *[16]*float32, n int) {
+	panic("kernels: no AVX-512 on this platform")
+}
+
+func winoGatherInBF16Vec512(v *uint16, vs int, src *[16]*float32, n int) {
+	panic("kernels: no AVX-512 on this platform")
+}
+
+func winoOutVec512(y *float32, ys int, m *float32, ms int, n int) {
+	panic("kernels: no AVX-512 on this platform")
+}

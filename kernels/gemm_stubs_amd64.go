@@ -388,3 +388,18 @@ func toBF16AVX512(dst *uint16, src *float32, n int)
 //
 //go:noescape
 func dpbf16Peak(n int)
+
+// winoGatherInAVX512 is winoGatherInAVX2 on n columns (a multiple of 16) in AVX-512.
+//
+//go:noescape
+func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)
+
+// winoGatherInBF16AVX512 is winoGatherInAVX2 on n columns (a multiple of 16) in AVX-512.
+//
+//go:noescape
+func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
+
+// winoOutAVX512 is winoOutAVX2 on n columns (a multiple of 16) in AVX-512.
+//
+//go:noescape
+func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)

@@ -116,30 +116,71 @@ func WinogradWeights(wts []float32, cin, cout int, dst []float32) {
 // with Conv3x3BiasAct to float32 rounding of the transforms (see above).
 // It allocates nothing in steady state except when it splits over threads.
 func Conv3x3Winograd(src []float32, batch, cin, h, w int, u []float32, cout int, bias, residual []float32, relu bool, dst []float32) {
-	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: Conv3x3Winograd: negative size batch=%d cin=%d h=%d w=%d cout=%d", batch, cin, h, w, cout))
-	}
-	m := batch * h * w
-	if len(src) < m*cin {
-		panic(fmt.Sprintf("kernels: Conv3x3Winograd: image has %d values, want %d", len(src), m*cin))
-	}
 	if len(u) < 16*cin*cout {
 		panic(fmt.Sprintf("kernels: Conv3x3Winograd: transformed weights have %d values, want %d (see WinogradWeights)", len(u), 16*cin*cout))
 	}
+	winograd(winoArgs{u: u}, "Conv3x3Winograd", src, batch, cin, h, w, cout, bias, residual, relu, dst)
+}
+
+// WinogradBF16 holds the transformed weights of a 3x3 convolution (see
+// WinogradWeights) rounded to bfloat16 and packed for the BF16 kernels,
+// one matrix U_e of cin x cout per position e of the 4x4 transformed
+// tile. It is read-only after packing and safe for concurrent use.
+type WinogradBF16 struct {
+	cin, cout int
+	u         [16]*BF16Matrix
+}
+
+// PackWinogradBF16 packs the transformed weights u (16*cin*cout values,
+// as WinogradWeights writes them) for Conv3x3WinogradBF16.
+func PackWinogradBF16(u []float32, cin, cout int) *WinogradBF16 {
+	if cin < 0 || cout < 0 || len(u) < 16*cin*cout {
+		panic(fmt.Sprintf("kernels: PackWinogradBF16: %d values for cin=%d cout=%d, want 16*cin*cout", len(u), cin, cout))
+	}
+	wb := &WinogradBF16{cin: cin, cout: cout}
+	for e := range 16 {
+		wb.u[e] = PackBF16(u[e*cin*cout:(e+1)*cin*cout], cin, cout)
+	}
+	return wb
+}
+
+// Conv3x3WinogradBF16 is Conv3x3Winograd with the 16 products over
+// channels in bfloat16: the transformed image and the transformed weights
+// u (PackWinogradBF16) are rounded to bfloat16 and the products summed in
+// float32 (GemmBiasActBF16); the transforms run in float32. cin must be
+// even. It allocates nothing in steady state except when it splits over
+// threads.
+func Conv3x3WinogradBF16(src []float32, batch, cin, h, w int, u *WinogradBF16, bias, residual []float32, relu bool, dst []float32) {
+	if u.cin != cin || cin%2 != 0 {
+		panic(fmt.Sprintf("kernels: Conv3x3WinogradBF16: weights for %d input channels, image has %d (must be even)", u.cin, cin))
+	}
+	winograd(winoArgs{ub: u}, "Conv3x3WinogradBF16", src, batch, cin, h, w, u.cout, bias, residual, relu, dst)
+}
+
+// winograd checks and runs a Winograd convolution whose weights wg
+// already holds (u or ub); fn names the caller in panics.
+func winograd(wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int, bias, residual []float32, relu bool, dst []float32) {
+	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
+		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
+	}
+	m := batch * h * w
+	if len(src) < m*cin {
+		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
+	}
 	if len(dst) < m*cout {
-		panic(fmt.Sprintf("kernels: Conv3x3Winograd: output has %d values, want %d", len(dst), m*cout))
+		panic(fmt.Sprintf("kernels: %s: output has %d values, want %d", fn, len(dst), m*cout))
 	}
 	if bias != nil && len(bias) < cout {
-		panic(fmt.Sprintf("kernels: Conv3x3Winograd: len(bias)=%d < cout=%d", len(bias), cout))
+		panic(fmt.Sprintf("kernels: %s: len(bias)=%d < cout=%d", fn, len(bias), cout))
 	}
 	if residual != nil && len(residual) < m*cout {
-		panic(fmt.Sprintf("kernels: Conv3x3Winograd: residual has %d values, want %d", len(residual), m*cout))
+		panic(fmt.Sprintf("kernels: %s: residual has %d values, want %d", fn, len(residual), m*cout))
 	}
 	if m == 0 || cout == 0 {
 		return
 	}
-	wg := winoArgs{src: src, cin: cin, h: h, w: w, th: (h + 1) / 2, tw: (w + 1) / 2,
-		u: u, cout: cout, bias: bias, residual: residual, relu: relu, dst: dst}
+	wg.src, wg.cin, wg.h, wg.w, wg.th, wg.tw = src, cin, h, w, (h+1)/2, (w+1)/2
+	wg.cout, wg.bias, wg.residual, wg.relu, wg.dst = cout, bias, residual, relu, dst
 	tiles := batch * wg.th * wg.tw
 	chunks := (tiles + winoChunk - 1) / winoChunk
 	// Like gemm, use only the threads other calls in flight leave idle,
@@ -185,8 +226,9 @@ func (a *winoArgs) parallel(nt, chunks, tiles int) {
 type winoArgs struct {
 	src            []float32
 	cin, h, w      int
-	th, tw         int // tiles down and across one image
-	u              []float32
+	th, tw         int           // tiles down and across one image
+	u              []float32     // float32 transformed weights, or
+	ub             *WinogradBF16 // bfloat16 ones
 	cout           int
 	bias, residual []float32
 	relu           bool
@@ -201,6 +243,7 @@ type winoArgs struct {
 type winoScratch struct {
 	d    []float32    // input patches, [16][nt*cin]
 	v    []float32    // transformed input, [16][nt*cin]
+	vb   []uint16     // the same in bfloat16 (Conv3x3WinogradBF16)
 	mm   []float32    // products, [16][nt*cout]
 	y    []float32    // output tiles, [4][nt*cout]
 	zero []float32    // max(cin, cout) zeros: padding, a missing bias or residual
@@ -254,9 +297,14 @@ func winoIn(im *impl, v []float32, vs int, d []float32, ds int, n int) {
 // winoOutAVX2 does the same additions in the same order.
 func winoOut(im *impl, y []float32, ys int, m []float32, ms int, n int) {
 	j := 0
-	if im.sum9 && n >= 8 {
-		j = n / 8 * 8
-		winoOutVec(&y[0], ys, &m[0], ms, j)
+	if im.wino512 && n >= 16 {
+		j = n / 16 * 16
+		winoOutVec512(&y[0], ys, &m[0], ms, j)
+	}
+	if im.sum9 && n-j >= 8 {
+		k := (n - j) / 8 * 8
+		winoOutVec(&y[j], ys, &m[j], ms, k)
+		j += k
 	}
 	for ; j < n; j++ {
 		for a := range 2 {
@@ -299,20 +347,49 @@ func (a *winoArgs) chunk(t0, t1 int) {
 		sc.zero = make([]float32, max(cin, cout))
 	}
 	im := cur.Load()
-	if im.sum9 && cin%8 == 0 {
+	bf16 := a.ub != nil
+	if bf16 {
+		sc.vb = grow16(sc.vb, 16*is)
+	}
+	switch {
+	case bf16 && im.wino512 && im.bf16 != nil && cin%16 == 0:
+		// Transform straight from the image into bfloat16.
+		for t := t0; t < t1; t++ {
+			a.taps(t, &sc.taps, sc.zero[:cin])
+			winoGatherInBF16Vec512(&sc.vb[(t-t0)*cin], is, &sc.taps, cin)
+		}
+		bf16 = false // nothing left to convert
+	case im.wino512 && cin%16 == 0:
+		for t := t0; t < t1; t++ {
+			a.taps(t, &sc.taps, sc.zero[:cin])
+			winoGatherInVec512(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
+		}
+	case im.sum9 && cin%8 == 0:
 		// Transform straight from the image: no gathered copy.
 		for t := t0; t < t1; t++ {
 			a.taps(t, &sc.taps, sc.zero[:cin])
 			winoGatherInVec(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
 		}
-	} else {
+	default:
 		for t := t0; t < t1; t++ {
 			a.gather(t, sc.d[(t-t0)*cin:], is, sc.zero[:cin], &sc.taps)
 		}
 		winoIn(im, sc.v, is, sc.d, is, nt*cin)
 	}
-	for e := range 16 {
-		gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
+	if a.ub != nil {
+		ts := scratchPool.Get().(*scratch)
+		for e := range 16 {
+			if bf16 {
+				convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+			}
+			g := bf16Args{im: im, b: a.ub.u[e], c: sc.mm[e*os:], ldc: cout}
+			g.rows(0, nt, sc.vb[e*is:], cin, ts)
+		}
+		scratchPool.Put(ts)
+	} else {
+		for e := range 16 {
+			gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
+		}
 	}
 	winoOut(im, sc.y, os, sc.mm, os, nt*cout)
 	for t := t0; t < t1; t++ {

@@ -450,9 +450,9 @@ func init() {
 		Options: []BackendOption{{Key: "threads", Min: 1, Max: cpuMaxThreads, Default: "min(GOMAXPROCS, 8)",
 			Help: "kernel threads: a batch is split over them, each slice running the whole network, and a single large kernel call too; process-wide (kernels.SetThreads): it applies to every CPU net in the process"},
 			{Key: "conv", Values: append([]string{"auto"}, convNames...), Default: "auto",
-				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3); auto: winograd with the SIMD kernels (8-33% more evals/s than im2col measured at 2 threads with AVX2 and AVX-512), im2col with the generic ones (see AutoConvAlgorithm); fp32 only"},
+				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3); auto: winograd with the SIMD kernels (8-33% more evals/s than im2col measured at 2 threads with AVX2 and AVX-512), im2col with the generic ones (see AutoConvAlgorithm)"},
 			{Key: "precision", Values: precisionNames, Default: "fp32",
-				Help: "number format of inference (Net.SetPrecision); bf16: 3x3 convolutions with bfloat16 operands and float32 sums, by im2col, on AVX-512 BF16 (VDPBF16PS) where the CPU has it and in slow portable code where not"}},
+				Help: "number format of inference (Net.SetPrecision); bf16: 3x3 convolutions with bfloat16 operands and float32 sums (by the conv algorithm), on AVX-512 BF16 (VDPBF16PS) where the CPU has it and in slow portable code where not"}},
 		Open: func(net *Net, opts BackendOptions) (Backend, error) {
 			b, err := NewCPUBackend(net, opts)
 			if err != nil {
@@ -477,9 +477,6 @@ func init() {
 				if prec, err = ParsePrecision(v); err != nil {
 					return nil, &OptionError{Backend: "cpu", Key: "precision", Reason: err.Error()}
 				}
-			}
-			if v, _ := opts.Param("conv"); prec == BF16 && v == "winograd" {
-				return nil, &OptionError{Backend: "cpu", Key: "conv", Reason: "winograd is float32 only; precision=bf16 computes 3x3 convolutions by im2col (drop conv=, or use precision=fp32)"}
 			}
 			net.SetPrecision(prec)
 			return b, nil

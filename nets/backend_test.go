@@ -175,13 +175,14 @@ func TestCPUConvOption(t *testing.T) {
 }
 
 // The cpu backend's precision option: fp32 by default, bf16 when asked
-// (with im2col; an explicit conv=winograd is refused), anything else
-// refused with an error naming the option.
+// (with either convolution algorithm), anything else refused with an
+// error naming the option.
 func TestCPUPrecisionOption(t *testing.T) {
 	for _, c := range []struct {
 		spec string
 		want Precision
-	}{{"cpu", FP32}, {"cpu:precision=fp32", FP32}, {"cpu:precision=bf16", BF16}, {"cpu:precision=bf16,conv=im2col", BF16}} {
+	}{{"cpu", FP32}, {"cpu:precision=fp32", FP32}, {"cpu:precision=bf16", BF16}, {"cpu:precision=bf16,conv=im2col", BF16},
+		{"cpu:precision=bf16,conv=winograd", BF16}} {
 		net := tinyNet(t)
 		if _, err := OpenBackend(c.spec, net, BackendOptions{MaxBatch: 2}); err != nil {
 			t.Fatal(c.spec, err)
@@ -190,7 +191,7 @@ func TestCPUPrecisionOption(t *testing.T) {
 			t.Errorf("%s: precision %v, want %v", c.spec, got, c.want)
 		}
 	}
-	for _, spec := range []string{"cpu:precision=fp16", "cpu:precision=bf16,conv=winograd"} {
+	for _, spec := range []string{"cpu:precision=fp16", "cpu:precision=int8"} {
 		if _, err := OpenBackend(spec, tinyNet(t), BackendOptions{MaxBatch: 2}); err == nil || !strings.Contains(err.Error(), "option") {
 			t.Errorf("%s: %v, want an error naming the option", spec, err)
 		}

@@ -101,6 +101,10 @@ func (n *Net) ConvAlgorithm() ConvAlgorithm {
 func (n *Net) conv3(i int, u *unit, batch int, a, res, out []float32) {
 	h, w := n.cfg.Height, n.cfg.Width
 	if n.bf16 != nil {
+		if wu := n.bf16.wu[i]; wu != nil {
+			kernels.Conv3x3WinogradBF16(a, batch, u.cin, h, w, wu, u.foldB, res, u.relu, out)
+			return
+		}
 		kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, n.bf16.w[i], u.foldB, res, u.relu, out)
 		return
 	}

@@ -153,8 +153,8 @@ func mustPreset(t *testing.T, name string) Config {
 
 // BenchmarkForwardConv compares Forward of the connect4 preset (64
 // channels, 5 residual blocks, 6x7) and the sequence preset with each
-// convolution algorithm in float32 and with bfloat16 3x3 convolutions
-// (see kernels.BF16Kernels for the code that runs) at batch 1, 16 and 256
+// convolution algorithm in float32 and in bfloat16 (see
+// kernels.BF16Kernels for the code that runs) at batch 1, 16 and 256
 // on 1 and 2 threads. Read evals/cpu-s on a shared machine.
 func BenchmarkForwardConv(b *testing.B) {
 	for _, preset := range []string{"connect4", "sequence"} {
@@ -166,15 +166,15 @@ func BenchmarkForwardConv(b *testing.B) {
 		for _, batch := range []int{1, 16, 256} {
 			in := randInput(batch*net.InputSize(), 1)
 			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
-			for _, mode := range []string{"im2col", "winograd", "bf16"} {
+			for _, mode := range []string{"im2col", "winograd", "bf16-im2col", "bf16-winograd"} {
 				for _, threads := range []int{1, 2} {
 					b.Run(fmt.Sprintf("%s/batch=%d/%s/threads=%d", preset, batch, mode, threads), func(b *testing.B) {
 						defer kernels.SetThreads(kernels.SetThreads(threads))
 						algo, prec := ConvIm2col, FP32
-						switch mode {
-						case "winograd":
+						if strings.HasSuffix(mode, "winograd") {
 							algo = ConvWinograd
-						case "bf16":
+						}
+						if strings.HasPrefix(mode, "bf16") {
 							prec = BF16
 						}
 						net.SetConvAlgorithm(algo)

@@ -13,18 +13,21 @@ type Precision uint8
 const (
 	// FP32 multiplies in float32 throughout. It is a Net's default.
 	FP32 Precision = iota
-	// BF16 rounds the operands of every 3x3 convolution, its input
-	// image and its weights (batch norm folded in), to bfloat16 and sums
-	// the products in float32 (kernels.Conv3x3BiasActBF16); 1x1
-	// convolutions, dense layers, biases, residual additions and
-	// activations stay float32. With AVX-512 BF16 it runs VDPBF16PS,
-	// two multiply-adds per lane and instruction: 1.7-1.9x the
-	// convolution throughput of float32 on the 2-vCPU AMD EPYC of
+	// BF16 rounds the operands of every 3x3 convolution to bfloat16
+	// and sums the products in float32: under ConvIm2col the input image
+	// and the weights (batch norm folded in;
+	// kernels.Conv3x3BiasActBF16), under ConvWinograd the transformed
+	// image and weights (kernels.Conv3x3WinogradBF16, for the
+	// convolutions Winograd takes and an even channel count; the
+	// transforms stay float32). 1x1 convolutions, dense layers, biases,
+	// residual additions and activations stay float32. With AVX-512 BF16
+	// it runs VDPBF16PS, two multiply-adds per lane and instruction:
+	// 1.5-1.7x the evaluations per second of float32 with the same
+	// algorithm on the connect4 preset on the 2-vCPU AMD EPYC of
 	// docs/BENCHMARKS.md. Without that instruction set it runs portable
 	// code, correct but tens of times slower (see kernels.BF16Kernels).
 	// The shipped networks pick the float32 network's move in over 99% of
-	// positions (docs/BENCHMARKS.md); 3x3 convolutions then ignore the
-	// ConvAlgorithm, always im2col.
+	// positions either way (docs/BENCHMARKS.md).
 	BF16
 )
 
@@ -50,8 +53,10 @@ func ParsePrecision(s string) (Precision, error) {
 
 // bf16State holds a net's 3x3 inference weights packed in bfloat16.
 type bf16State struct {
-	w      []*kernels.BF16Matrix // per unit: the packed foldW of a 3x3 convolution, else nil
-	folded uint64                // the Net.folded they were packed from; 0: never
+	w      []*kernels.BF16Matrix   // per unit: the packed foldW of a 3x3 convolution, else nil
+	wu     []*kernels.WinogradBF16 // per unit under ConvWinograd: its packed Winograd weights, else nil
+	folded uint64                  // the Net.folded they were packed from; 0: never
+	wino   bool                    // whether wu was packed (the net ran ConvWinograd)
 }
 
 // SetPrecision makes Forward multiply in p. It is a setting of this Net
@@ -79,14 +84,22 @@ func (n *Net) Precision() Precision {
 // slices of a batch run conv3 concurrently.
 func (n *Net) prepareBF16() {
 	s := n.bf16
-	if s == nil || (s.folded == n.folded && len(s.w) == len(n.units)) {
+	wino := n.wino != nil
+	if s == nil || (s.folded == n.folded && len(s.w) == len(n.units) && s.wino == wino) {
 		return
 	}
 	s.w = make([]*kernels.BF16Matrix, len(n.units))
+	s.wu = make([]*kernels.WinogradBF16, len(n.units))
 	for j, v := range n.units {
-		if v.kind == kindConv3 {
-			s.w[j] = kernels.PackBF16(v.foldW, 9*v.cin, v.cout)
+		if v.kind != kindConv3 {
+			continue
+		}
+		s.w[j] = kernels.PackBF16(v.foldW, 9*v.cin, v.cout)
+		if wino && v.cin >= winoMinCin && v.cin%2 == 0 {
+			u := make([]float32, 16*v.cin*v.cout)
+			kernels.WinogradWeights(v.foldW, v.cin, v.cout, u)
+			s.wu[j] = kernels.PackWinogradBF16(u, v.cin, v.cout)
 		}
 	}
-	s.folded = n.folded
+	s.folded, s.wino = n.folded, wino
 }
