@@ -22,9 +22,9 @@ const (
 	// transforms stay float32). 1x1 convolutions, dense layers, biases,
 	// residual additions and activations stay float32. With AVX-512 BF16
 	// it runs VDPBF16PS, two multiply-adds per lane and instruction:
-	// 1.5-1.7x the evaluations per second of float32 with the same
-	// algorithm on the connect4 preset on the 2-vCPU AMD EPYC of
-	// docs/BENCHMARKS.md. Without that instruction set it runs portable
+	// 1.5-1.7x the evaluations per second of float32 Winograd on the
+	// connect4 preset and 1.35-1.5x on the sequence preset, on the
+	// 2-vCPU AMD EPYC of docs/BENCHMARKS.md. Without that instruction set it runs portable
 	// code, correct but tens of times slower (see kernels.BF16Kernels).
 	// The shipped networks pick the float32 network's move in over 99% of
 	// positions either way (docs/BENCHMARKS.md).
