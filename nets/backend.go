@@ -347,6 +347,16 @@ type Choice struct {
 	Backend string
 	// Skipped lists, in order, the backends "auto" tried before Backend.
 	Skipped []Skipped
+	// Detail is how the backend computes (its Describe), if it says; not
+	// part of String.
+	Detail string
+}
+
+// Describer is implemented by backends that can say in a phrase how they
+// compute (kernels, threads, algorithms, number format), for logs and
+// benchmark reports. OpenBackendSpec puts it in the Choice.
+type Describer interface {
+	Describe() string
 }
 
 // String says in exactly one line what was chosen and why, e.g.
@@ -393,20 +403,28 @@ func OpenBackendSpec(s string, net *Net, opts BackendOptions) (Backend, Choice, 
 		if err != nil {
 			return nil, c, openError(info.Name, err)
 		}
-		c.Backend = b.Name()
+		c.Backend, c.Detail = b.Name(), describe(b)
 		return b, c, nil
 	}
 	var errs []error
 	for _, info := range BackendInfos() {
 		b, err := info.Open(net, opts)
 		if err == nil {
-			c.Backend = b.Name()
+			c.Backend, c.Detail = b.Name(), describe(b)
 			return b, c, nil
 		}
 		c.Skipped = append(c.Skipped, Skipped{info.Name, err})
 		errs = append(errs, openError(info.Name, err))
 	}
 	return nil, c, fmt.Errorf("nets: no backend could be opened: %w", errors.Join(errs...))
+}
+
+// describe returns b's Describe, or "" when it has none.
+func describe(b Backend) string {
+	if d, ok := b.(Describer); ok {
+		return d.Describe()
+	}
+	return ""
 }
 
 // openError names the backend in an unavailability error (which stays
@@ -524,6 +542,22 @@ func (b *cpuBackend) Shape() (int, int) {
 	return b.net.InputSize(), b.net.PolicySize()
 }
 func (b *cpuBackend) PreferredBatch() int { return min(cpuPreferredBatch, b.maxBatch) }
+
+// Describe says which kernels, how many threads, which 3x3 convolution
+// algorithm and which number format the backend computes with, and warns
+// when bfloat16 runs the portable code.
+func (b *cpuBackend) Describe() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	prec := "float32"
+	if b.net.Precision() == BF16 {
+		prec = "bfloat16 on the " + kernels.BF16Kernels() + " kernels"
+		if kernels.BF16Kernels() == "generic" {
+			prec += " (portable code, no AVX-512 BF16 kernels in use: tens of times slower than float32)"
+		}
+	}
+	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), kernels.Threads(), b.net.ConvAlgorithm(), prec)
+}
 func (b *cpuBackend) MaxBatch() int       { return b.maxBatch }
 
 func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {

@@ -198,6 +198,28 @@ func TestCPUPrecisionOption(t *testing.T) {
 	}
 }
 
+// The cpu backend says how it computes: kernels, threads, algorithm and
+// number format, in the Choice's Detail (not in its one-line String).
+func TestCPUDescribe(t *testing.T) {
+	for spec, want := range map[string][]string{
+		"cpu:threads=1,conv=im2col":        {kernels.Current() + " kernels", "1 thread", "by im2col", "float32"},
+		"cpu:precision=bf16,conv=winograd": {"by winograd", "bfloat16 on the " + kernels.BF16Kernels() + " kernels"},
+	} {
+		_, c, err := OpenBackendSpec(spec, tinyNet(t), BackendOptions{MaxBatch: 2})
+		if err != nil {
+			t.Fatal(spec, err)
+		}
+		for _, w := range want {
+			if !strings.Contains(c.Detail, w) {
+				t.Errorf("%s: detail %q lacks %q", spec, c.Detail, w)
+			}
+		}
+		if strings.Contains(c.String(), c.Detail) {
+			t.Errorf("%s: String %q holds the detail", spec, c.String())
+		}
+	}
+}
+
 // BF16 inference follows the float32 one closely on a random network,
 // is exactly the float32 network's output on the same net after
 // SetPrecision(FP32), and follows weight changes (the packed weights are

@@ -218,6 +218,9 @@ type benchNetOut struct {
 	Game   string `json:"game"`
 	Net    string `json:"net"`
 	Choice string `json:"choice"`
+	// Compute is the backend's own account of how it computes (kernels,
+	// threads, algorithm, number format), when it gives one.
+	Compute string `json:"compute,omitempty"`
 	bench.NetResult
 }
 
@@ -303,10 +306,14 @@ backend was opened and why.
 		return err
 	}
 	if *asJSON {
-		return writeJSON(e.Stdout, benchNetOut{Game: g.Spec(), Net: desc, Choice: choice.String(), NetResult: res})
+		return writeJSON(e.Stdout, benchNetOut{Game: g.Spec(), Net: desc, Choice: choice.String(), Compute: choice.Detail, NetResult: res})
 	}
 	w := e.Stdout
-	fmt.Fprintf(w, "backend: %s\nnet: %s for %s (input %d, policy %d)\n", choice, desc, g.Spec(), res.InputSize, res.PolicySize)
+	fmt.Fprintf(w, "backend: %s\n", choice)
+	if choice.Detail != "" {
+		fmt.Fprintf(w, "compute: %s\n", choice.Detail)
+	}
+	fmt.Fprintf(w, "net: %s for %s (input %d, policy %d)\n", desc, g.Spec(), res.InputSize, res.PolicySize)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "batch\tevals/s\tms/batch p50\tms/batch p99\tevals/CPU-s\tcalls\t")
 	for _, r := range res.Rows {
