@@ -558,7 +558,7 @@ func (b *cpuBackend) Describe() string {
 	}
 	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), kernels.Threads(), b.net.ConvAlgorithm(), prec)
 }
-func (b *cpuBackend) MaxBatch() int       { return b.maxBatch }
+func (b *cpuBackend) MaxBatch() int { return b.maxBatch }
 
 func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
 	if err := ctx.Err(); err != nil {
