@@ -542,6 +542,7 @@ func (b *cpuBackend) Shape() (int, int) {
 	return b.net.InputSize(), b.net.PolicySize()
 }
 func (b *cpuBackend) PreferredBatch() int { return min(cpuPreferredBatch, b.maxBatch) }
+func (b *cpuBackend) MaxBatch() int       { return b.maxBatch }
 
 // Describe says which kernels, how many threads, which 3x3 convolution
 // algorithm and which number format the backend computes with, and warns
@@ -558,7 +559,6 @@ func (b *cpuBackend) Describe() string {
 	}
 	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), kernels.Threads(), b.net.ConvAlgorithm(), prec)
 }
-func (b *cpuBackend) MaxBatch() int { return b.maxBatch }
 
 func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
 	if err := ctx.Err(); err != nil {
