@@ -50,20 +50,24 @@
 //
 // Conv3x3Winograd computes the same convolution by Winograd's F(2x2,3x3)
 // algorithm from weights transformed once by WinogradWeights: 16 GEMMs with
-// K = cin instead of one with K = 9*cin, and transforms that are GEMMs too.
+// K = cin instead of one with K = 9*cin, and transforms that are additions.
 // It agrees with Conv3x3BiasAct to float32 rounding of the transforms
 // (about 2e-7 of the absolute sum of an output's products), not bit for
-// bit. On the 2-vCPU AMD EPYC machines of docs/BENCHMARKS.md it takes about
-// 10% (AVX2) and 12% (AVX-512) less CPU time on the 64-channel Connect
-// Four layers.
+// bit. On the 2-vCPU AMD EPYC machines of docs/BENCHMARKS.md a whole
+// network runs 10% (AVX2, before the transforms moved out of the GEMMs)
+// and 55-90% (AVX-512, after) faster than with Conv3x3BiasAct.
 //
 // Conv3x3BiasActBF16 rounds the image and the weights (packed once by
-// PackBF16) to bfloat16 and sums the products in float32. With AVX-512
-// BF16 its micro-kernels run VDPBF16PS, two multiply-adds per float32 lane
-// and instruction: about 1.9x the throughput of Conv3x3BiasAct and 1.7x
-// that of Conv3x3Winograd on the AVX-512 machine. Elsewhere the portable
-// code computes the same sums in the same order (BF16Kernels names what
-// runs); the two agreed bit for bit on that machine.
+// PackBF16) to bfloat16 and sums the products in float32;
+// Conv3x3WinogradBF16 does the same for Winograd's 16 products over
+// channels (weights packed by PackWinogradBF16, transforms in float32).
+// With AVX-512 BF16 their micro-kernels run VDPBF16PS, two multiply-adds
+// per float32 lane and instruction: one convolution runs at 1.9-2.3x the
+// throughput of Conv3x3BiasAct, and a whole Connect Four network at
+// 1.5-1.7x that of float32 Winograd, on the AVX-512 machine of
+// docs/BENCHMARKS.md. Elsewhere the portable code computes the same sums
+// in the same order (BF16Kernels names what runs); the two agreed bit
+// for bit on that machine.
 //
 // A 1x1 convolution or a fully connected layer over NHWC activations is a plain
 // GEMM with M = N*H*W rows and K = Cin. For training, the weight gradient of a
