@@ -18,8 +18,9 @@ const (
 	// ConvWinograd uses Winograd's F(2x2,3x3) algorithm
 	// (kernels.Conv3x3Winograd) for every 3x3 convolution with at least
 	// 16 input channels: about 10% more evaluations per CPU-second on
-	// the connect4 preset with AVX2, 25% on the sequence preset; 10-17%
-	// and 25-33% with AVX-512 (docs/BENCHMARKS.md). Policy
+	// the connect4 preset with AVX2, 25% on the sequence preset (before
+	// session 11's faster transforms); 55-90% more evaluations per second
+	// on both with AVX-512 (docs/BENCHMARKS.md). Policy
 	// logits and values agree with ConvIm2col to about 1e-5 of the
 	// largest output, not bit for bit.
 	ConvWinograd
