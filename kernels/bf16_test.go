@@ -267,3 +267,22 @@ func TestConv3x3WinogradBF16(t *testing.T) {
 		})
 	}
 }
+
+// FuzzConvertBF16 checks the SIMD conversion against ToBF16 on fuzzed bit
+// patterns (read as little-endian float32s).
+func FuzzConvertBF16(f *testing.F) {
+	f.Add([]byte{0, 0, 0x80, 0x3f, 0, 0x80, 0x80, 0x3f, 1, 0, 0x80, 0x7f})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := make([]float32, len(data)/4)
+		for i := range src {
+			src[i] = math.Float32frombits(uint32(data[4*i]) | uint32(data[4*i+1])<<8 | uint32(data[4*i+2])<<16 | uint32(data[4*i+3])<<24)
+		}
+		dst := make([]uint16, len(src))
+		ConvertBF16(dst, src)
+		for i, h := range dst {
+			if want := ToBF16(src[i]); h != want {
+				t.Fatalf("element %d (%#08x): %#04x, want %#04x", i, math.Float32bits(src[i]), h, want)
+			}
+		}
+	})
+}
