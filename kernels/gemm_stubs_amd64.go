@@ -239,6 +239,16 @@ func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)
 //go:noescape
 func winoOutAVX2(y *float32, ys int, m *float32, ms int, n int)
 
+// winoGatherInAVX512 is winoIn on n columns (a multiple of 16) with patch row p read from src[p].
+//
+//go:noescape
+func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)
+
+// winoOutAVX512 is winoOut on n columns (a multiple of 16): y = A^T m A per column.
+//
+//go:noescape
+func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)
+
 // gemmBF16x1x32 computes a 1x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -389,17 +399,7 @@ func toBF16AVX512(dst *uint16, src *float32, n int)
 //go:noescape
 func dpbf16Peak(n int)
 
-// winoGatherInAVX512 is winoGatherInAVX2 on n columns (a multiple of 16) in AVX-512.
-//
-//go:noescape
-func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)
-
-// winoGatherInBF16AVX512 is winoGatherInAVX2 on n columns (a multiple of 16) in AVX-512.
+// winoGatherInBF16AVX512 is winoGatherInAVX512 storing bfloat16, on n columns (a multiple of 16).
 //
 //go:noescape
 func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
-
-// winoOutAVX512 is winoOutAVX2 on n columns (a multiple of 16) in AVX-512.
-//
-//go:noescape
-func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)

@@ -236,23 +236,19 @@ func vcvtneps2bf16(dst, src int) {
 	raw(fmt.Sprintf("VCVTNEPS2BF16 ymm%d, zmm%d", dst, src), evex512(2, 0x72, dst, 0, src))
 }
 
-// winoGatherIn512 writes winoGatherInAVX512 (bf16 false) or
-// winoGatherInBF16AVX512 (bf16 true): the AVX-512 form of
-// winoGatherInAVX2 (same additions, same order), 16 columns at a time,
-// storing float32 or, rounded by VCVTNEPS2BF16, bfloat16 (vs is then in
-// bfloat16 values). Physical registers only: the raw conversion must not
-// meet the register allocator.
-func winoGatherIn512(bf16 bool) {
-	name, elem, typ := "winoGatherInAVX512", 4, "*float32"
-	if bf16 {
-		name, elem, typ = "winoGatherInBF16AVX512", 2, "*uint16"
-	}
-	av.TEXT(name, attr.NOSPLIT, "func(v "+typ+", vs int, src *[16]*float32, n int)")
+// winoGatherInBF16 writes winoGatherInBF16AVX512: winoGatherInAVX512
+// (same additions, same order, 16 columns at a time) storing its results
+// rounded to bfloat16 by VCVTNEPS2BF16 (vs in bfloat16 values). Physical
+// registers only: the raw conversion must not meet the register
+// allocator.
+func winoGatherInBF16() {
+	name := "winoGatherInBF16AVX512"
+	av.TEXT(name, attr.NOSPLIT, "func(v *uint16, vs int, src *[16]*float32, n int)")
 	av.Pragma("noescape")
-	av.Doc(name + " is winoGatherInAVX2 on n columns (a multiple of 16) in AVX-512.")
+	av.Doc(name + " is winoGatherInAVX512 storing bfloat16, on n columns (a multiple of 16).")
 	vp := av.Load(av.Param("v"), av.GP64())
 	vs := av.Load(av.Param("vs"), av.GP64())
-	av.SHLQ(operand.U8(map[int]uint8{4: 2, 2: 1}[elem]), vs)
+	av.SHLQ(operand.U8(1), vs)
 	tbl := av.Load(av.Param("src"), av.GP64())
 	n := av.Load(av.Param("n"), av.GP64())
 	av.SHRQ(operand.U8(4), n)
@@ -276,14 +272,9 @@ func winoGatherIn512(bf16 bool) {
 		av.VMOVUPS(operand.Mem{Base: p, Index: jo, Scale: 1}, zmm(r))
 	}
 	d := func(i, q int) reg.VecPhysical { return zmm(4*i + q) }
-	store := func(k, l int, out reg.VecPhysical) {
-		at := strided(vq[k], vs, vs3, l, 0)
-		if bf16 {
-			vcvtneps2bf16(21, 20)
-			av.VMOVDQU32(reg.Y21, at)
-			return
-		}
-		av.VMOVUPS(out, at)
+	store := func(k, l int) { // zmm20, rounded, to v[(4k+l)*vs]
+		vcvtneps2bf16(21, 20)
+		av.VMOVDQU32(reg.Y21, strided(vq[k], vs, vs3, l, 0))
 	}
 	for k := range 4 {
 		for q := range 4 {
@@ -301,80 +292,19 @@ func winoGatherIn512(bf16 bool) {
 		}
 		out := zmm(20)
 		av.VSUBPS(zmm(18), zmm(16), out) // s0 - s2
-		store(k, 0, out)
+		store(k, 0)
 		av.VADDPS(zmm(18), zmm(17), out) // s1 + s2
-		store(k, 1, out)
+		store(k, 1)
 		av.VSUBPS(zmm(17), zmm(18), out) // s2 - s1
-		store(k, 2, out)
+		store(k, 2)
 		av.VSUBPS(zmm(19), zmm(17), out) // s1 - s3
-		store(k, 3, out)
+		store(k, 3)
 	}
 	av.ADDQ(operand.U32(64), jo)
-	av.ADDQ(operand.U32(uint64(16*elem)), vp)
+	av.ADDQ(operand.U32(32), vp)
 	av.DECQ(n)
 	av.JNZ(operand.LabelRef("gi512loop"))
 	av.Label("gi512done")
-	av.VZEROUPPER()
-	av.RET()
-}
-
-// winoOut512 writes winoOutAVX512, winoOutAVX2 (same additions, same
-// order) 16 columns at a time.
-func winoOut512() {
-	av.TEXT("winoOutAVX512", attr.NOSPLIT, "func(y *float32, ys int, m *float32, ms int, n int)")
-	av.Pragma("noescape")
-	av.Doc("winoOutAVX512 is winoOutAVX2 on n columns (a multiple of 16) in AVX-512.")
-	yp := av.Load(av.Param("y"), av.GP64())
-	ys := av.Load(av.Param("ys"), av.GP64())
-	av.SHLQ(operand.U8(2), ys)
-	mp := av.Load(av.Param("m"), av.GP64())
-	ms := av.Load(av.Param("ms"), av.GP64())
-	av.SHLQ(operand.U8(2), ms)
-	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(4), n)
-	ms3 := av.GP64()
-	av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
-	ys3 := av.GP64()
-	av.LEAQ(operand.Mem{Base: ys, Index: ys, Scale: 2}, ys3)
-	mq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("wo512done"))
-	av.Label("wo512loop")
-	av.MOVQ(mp, mq[0])
-	for g := 1; g < 4; g++ {
-		av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
-	}
-	// Z0-Z15: m[i][q] = zmm(4i+q); Z16-Z19: t_q; Z20: output.
-	for i := range 4 {
-		for q := range 4 {
-			av.VMOVUPS(strided(mq[i], ms, ms3, q, 0), zmm(4*i+q))
-		}
-	}
-	m := func(i, q int) reg.VecPhysical { return zmm(4*i + q) }
-	for a := range 2 {
-		for q := range 4 {
-			tq := zmm(16 + q)
-			if a == 0 {
-				av.VADDPS(m(1, q), m(0, q), tq) // m0 + m1 + m2
-				av.VADDPS(m(2, q), tq, tq)
-			} else {
-				av.VSUBPS(m(2, q), m(1, q), tq) // m1 - m2 - m3
-				av.VSUBPS(m(3, q), tq, tq)
-			}
-		}
-		o := zmm(20)
-		av.VADDPS(zmm(17), zmm(16), o) // t0 + t1 + t2
-		av.VADDPS(zmm(18), o, o)
-		av.VMOVUPS(o, strided(yp, ys, ys3, 2*a, 0))
-		av.VSUBPS(zmm(18), zmm(17), o) // t1 - t2 - t3
-		av.VSUBPS(zmm(19), o, o)
-		av.VMOVUPS(o, strided(yp, ys, ys3, 2*a+1, 0))
-	}
-	av.ADDQ(operand.U32(64), mp)
-	av.ADDQ(operand.U32(64), yp)
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("wo512loop"))
-	av.Label("wo512done")
 	av.VZEROUPPER()
 	av.RET()
 }
@@ -451,8 +381,6 @@ func generateBF16() string {
 	}
 	toBF16()
 	peakBF16()
-	winoGatherIn512(false)
-	winoGatherIn512(true)
-	winoOut512()
+	winoGatherInBF16()
 	return tab + ")\n"
 }

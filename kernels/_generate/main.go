@@ -427,7 +427,7 @@ func winoIn() {
 	}
 	dAt := func(i, q int) operand.Mem { return strided(dq[i], ds, ds3, q, 0) } // d[i][q] is row 4i+q
 	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
-	winoInBody(dAt, vAt)
+	winoInBody(av.YMM, dAt, vAt)
 	av.ADDQ(operand.U32(32), dp)
 	av.ADDQ(operand.U32(32), vp)
 	av.DECQ(n)
@@ -440,13 +440,13 @@ func winoIn() {
 // winoInBody emits the input transform of one vector of columns: the
 // patch value d[i][q] (row 4i+q) is read at dAt(i, q), output e = 4k+l
 // is written at vAt(k, l).
-func winoInBody(dAt func(i, q int) operand.Mem, vAt func(k, l int) operand.Mem) {
+func winoInBody(vec func() reg.VecVirtual, dAt func(i, q int) operand.Mem, vAt func(k, l int) operand.Mem) {
 	// For each output row k: s_q = combine_k(d[0..3][q]), then v[k][l].
 	for k := range 4 {
 		var sv [4]reg.VecVirtual
 		for q := range 4 {
-			a, b := av.YMM(), av.YMM()
-			sv[q] = av.YMM()
+			a, b := vec(), vec()
+			sv[q] = vec()
 			switch k {
 			case 0: // d0 - d2
 				av.VMOVUPS(dAt(0, q), a)
@@ -466,34 +466,35 @@ func winoInBody(dAt func(i, q int) operand.Mem, vAt func(k, l int) operand.Mem) 
 				av.VSUBPS(b, a, sv[q])
 			}
 		}
-		out := av.YMM()
+		out := vec()
 		av.VSUBPS(sv[2], sv[0], out) // s0 - s2
 		av.VMOVUPS(out, vAt(k, 0))
-		out = av.YMM()
+		out = vec()
 		av.VADDPS(sv[2], sv[1], out) // s1 + s2
 		av.VMOVUPS(out, vAt(k, 1))
-		out = av.YMM()
+		out = vec()
 		av.VSUBPS(sv[1], sv[2], out) // s2 - s1
 		av.VMOVUPS(out, vAt(k, 2))
-		out = av.YMM()
+		out = vec()
 		av.VSUBPS(sv[3], sv[1], out) // s1 - s3
 		av.VMOVUPS(out, vAt(k, 3))
 	}
 }
 
-// winoGatherIn writes winoGatherInAVX2: winoIn reading the 16 patch
+// winoGatherIn writes winoGatherIn<w>: winoIn reading the 16 patch
 // values of each column straight from the image, pixel p's channels at
 // src[p] (the image or zeros), instead of from a gathered copy.
-func winoGatherIn() {
-	av.TEXT("winoGatherInAVX2", av.NOSPLIT, "func(v *float32, vs int, src *[16]*float32, n int)")
-	av.Doc("winoGatherInAVX2 is winoIn on n columns (a multiple of 8) with patch row p read from src[p].")
+func winoGatherIn(w simd) {
+	name := "winoGatherIn" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(v *float32, vs int, src *[16]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is winoIn on n columns (a multiple of %d) with patch row p read from src[p].", name, w.lanes))
 	av.Pragma("noescape")
 	vp := av.Load(av.Param("v"), av.GP64())
 	vs := av.Load(av.Param("vs"), av.GP64())
 	av.SHLQ(operand.U8(2), vs)
 	tbl := av.Load(av.Param("src"), av.GP64())
 	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(3), n)
+	av.SHRQ(operand.U8(w.shift()), n)
 	vs3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
 	jo := av.GP64() // byte offset of the columns in every source row
@@ -512,9 +513,9 @@ func winoGatherIn() {
 		return operand.Mem{Base: p, Index: jo, Scale: 1}
 	}
 	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
-	winoInBody(dAt, vAt)
-	av.ADDQ(operand.U32(32), jo)
-	av.ADDQ(operand.U32(32), vp)
+	winoInBody(w.vec, dAt, vAt)
+	av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+	av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
 	av.DECQ(n)
 	av.JNZ(operand.LabelRef("gatherinloop"))
 	av.Label("gatherindone")
@@ -522,13 +523,14 @@ func winoGatherIn() {
 	av.RET()
 }
 
-// winoOut writes winoOutAVX2, the output transform of Conv3x3Winograd
+// winoOut writes winoOut<w>, the output transform of Conv3x3Winograd
 // (kernels/winograd.go, winoOut): for each of n columns (a multiple of
-// 8), the 16 products m[e*ms+j] become the 4 outputs y[q*ys+j] = (A^T m
+// the lanes), the 16 products m[e*ms+j] become the 4 outputs y[q*ys+j] = (A^T m
 // A), by the same additions in the same order as the Go code.
-func winoOut() {
-	av.TEXT("winoOutAVX2", av.NOSPLIT, "func(y *float32, ys int, m *float32, ms int, n int)")
-	av.Doc("winoOutAVX2 is winoOut on n columns (a multiple of 8): y = A^T m A per column.")
+func winoOut(w simd) {
+	name := "winoOut" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(y *float32, ys int, m *float32, ms int, n int)")
+	av.Doc(fmt.Sprintf("%s is winoOut on n columns (a multiple of %d): y = A^T m A per column.", name, w.lanes))
 	av.Pragma("noescape")
 	yp := av.Load(av.Param("y"), av.GP64())
 	ys := av.Load(av.Param("ys"), av.GP64())
@@ -537,7 +539,7 @@ func winoOut() {
 	ms := av.Load(av.Param("ms"), av.GP64())
 	av.SHLQ(operand.U8(2), ms)
 	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(3), n)
+	av.SHRQ(operand.U8(w.shift()), n)
 	ms3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
 	ys3 := av.GP64()
@@ -556,8 +558,8 @@ func winoOut() {
 		// t_q = m0q + m1q + m2q (a = 0) or m1q - m2q - m3q (a = 1).
 		var tv [4]reg.VecVirtual
 		for q := range 4 {
-			tv[q] = av.YMM()
-			x := av.YMM()
+			tv[q] = w.vec()
+			x := w.vec()
 			if a == 0 {
 				av.VMOVUPS(mAt(0, q), tv[q])
 				av.VMOVUPS(mAt(1, q), x)
@@ -572,22 +574,43 @@ func winoOut() {
 				av.VSUBPS(x, tv[q], tv[q])
 			}
 		}
-		o := av.YMM()
+		o := w.vec()
 		av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
 		av.VADDPS(tv[2], o, o)
 		av.VMOVUPS(o, yAt(2*a))
-		o = av.YMM()
+		o = w.vec()
 		av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
 		av.VSUBPS(tv[3], o, o)
 		av.VMOVUPS(o, yAt(2*a+1))
 	}
-	av.ADDQ(operand.U32(32), mp)
-	av.ADDQ(operand.U32(32), yp)
+	av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
+	av.ADDQ(operand.U32(uint64(4*w.lanes)), yp)
 	av.DECQ(n)
 	av.JNZ(operand.LabelRef("winooutloop"))
 	av.Label("winooutdone")
 	av.VZEROUPPER()
 	av.RET()
+}
+
+// simd is a vector width of the Winograd loops: the suffix of the
+// functions' names, the float32 lanes and the register maker.
+type simd struct {
+	suffix string
+	lanes  int
+	vec    func() reg.VecVirtual
+}
+
+var (
+	avx2   = simd{"AVX2", 8, av.YMM}
+	avx512 = simd{"AVX512", 16, av.ZMM}
+)
+
+// shift is log2(lanes): columns to vectors.
+func (w simd) shift() uint8 {
+	if w.lanes == 16 {
+		return 4
+	}
+	return 3
 }
 
 // tileSet is one register-tile shape and its tail kernels (fewer rows).
@@ -630,8 +653,10 @@ func main() {
 	sum9()
 	finish()
 	winoIn()
-	winoGatherIn()
-	winoOut()
+	for _, w := range []simd{avx2, avx512} {
+		winoGatherIn(w)
+		winoOut(w)
+	}
 	tab.WriteString(generateBF16())
 	av.Generate()
 	if *tables != "" {
