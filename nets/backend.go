@@ -554,7 +554,7 @@ func (b *cpuBackend) Describe() string {
 	if b.net.Precision() == BF16 {
 		prec = "bfloat16 on the " + kernels.BF16Kernels() + " kernels"
 		if kernels.BF16Kernels() == "generic" {
-			prec += " (portable code, no AVX-512 BF16 kernels in use: tens of times slower than float32)"
+			prec += " (portable code, no AVX-512 BF16 kernels in use: hundreds of times slower than float32)"
 		}
 	}
 	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), kernels.Threads(), b.net.ConvAlgorithm(), prec)

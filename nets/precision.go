@@ -25,7 +25,7 @@ const (
 	// 1.5-1.7x the evaluations per second of float32 Winograd on the
 	// connect4 preset and 1.35-1.5x on the sequence preset, on the
 	// 2-vCPU AMD EPYC of docs/BENCHMARKS.md. Without that instruction set it runs portable
-	// code, correct but tens of times slower (see kernels.BF16Kernels).
+	// code, correct but hundreds of times slower (see kernels.BF16Kernels).
 	// The shipped networks pick the float32 network's move in over 99% of
 	// positions either way (docs/BENCHMARKS.md).
 	BF16
