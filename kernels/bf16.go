@@ -106,10 +106,10 @@ func ConvertBF16(dst []uint16, src []float32) {
 
 func convertBF16(im *impl, dst []uint16, src []float32) {
 	n := 0
-	if im.bf16Convert != nil {
+	if im.bf16 != nil {
 		n = len(src) / 32 * 32
 		if n > 0 {
-			im.bf16Convert(&dst[0], &src[0], n)
+			toBF16AVX512(&dst[0], &src[0], n)
 		}
 	}
 	for i := n; i < len(src); i++ {
@@ -358,10 +358,11 @@ func grow16(x []uint16, n int) []uint16 {
 //	dst = act(Im2Col3x3(bf16(src)) * wts + bias + residual)
 //
 // wts is the [9*cin, cout] weight matrix of the package documentation
-// packed by PackBF16. The image is rounded once, then expanded block by
-// block as in Conv3x3BiasAct, each block's rows multiplied at once while
-// they are in the core's caches; rows are shared out over the idle kernel
-// threads. Results do not depend on the number of threads. It allocates
+// packed by PackBF16. The image is rounded once; the SIMD kernels then
+// read it in place, padded with a zero border (implicit im2col, cin even),
+// and otherwise it is expanded block by block as in Conv3x3BiasAct, each
+// block's rows multiplied while they are in the core's caches. Rows are
+// shared out over the idle kernel threads. Results do not depend on the number of threads. It allocates
 // nothing in steady state.
 func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bias, residual []float32, relu bool, dst []float32) {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 {

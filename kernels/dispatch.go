@@ -15,20 +15,18 @@ type impl struct {
 	// tiles are the register-tile shapes, narrowest first; a call uses the
 	// widest one that pads n no more than the narrowest (see tilesFor).
 	tiles []*tileSet
-	// sum9 says col2im3x3 and Conv3x3Winograd run their inner loops in
-	// AVX2 (see sum9Vec and finishVec); the results are the same bit for
-	// bit.
-	sum9 bool
-	// wino512 says Conv3x3Winograd's transforms run in AVX-512 where
-	// the channels allow (winoGatherInAVX512, winoOutAVX512; the same
-	// additions in the same order as the AVX2 and Go loops).
-	wino512 bool
+	// avx2Loops says the helper loops run in AVX2: col2im3x3's sum
+	// (sum9AVX2) and Conv3x3Winograd's transforms and store (winoInAVX2,
+	// winoGatherInAVX2, winoOutAVX2, finishAVX2); avx512Loops says the
+	// Winograd transforms run in AVX-512 where the channels allow
+	// (winoGatherInAVX512, winoOutAVX512, and winoGatherInBF16AVX512 with
+	// bf16). Every one does the Go loop's arithmetic in the same order,
+	// so the results are the same bit for bit.
+	avx2Loops, avx512Loops bool
 	// bf16 are the BF16 tile sets (one per strip width of PackBF16), nil
-	// when the CPU lacks AVX-512 BF16 (the portable code runs then), and
-	// bf16Convert the SIMD float32 -> bfloat16 conversion (n a multiple
-	// of 32) or nil.
-	bf16        []*bf16TileSet
-	bf16Convert func(dst *uint16, src *float32, n int)
+	// when the CPU lacks AVX-512 BF16 (the portable code runs then); with
+	// them the float32 -> bfloat16 conversion runs toBF16AVX512.
+	bf16 []*bf16TileSet
 }
 
 // tilesFor returns the tile set for an n-column problem, nil for generic.

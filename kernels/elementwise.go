@@ -48,8 +48,8 @@ func col2im3x3(src []float32, batch, ch, h, w int, dst []float32) {
 	rowLen := 9 * ch
 	hw := h * w
 	zero := zeroRow[:ch]
-	vec := 0 // channels sum9Vec does; the rest run in Go
-	if cur.Load().sum9 {
+	vec := 0 // channels sum9AVX2 does; the rest run in Go
+	if cur.Load().avx2Loops {
 		vec = ch &^ 7
 	}
 	for n := range batch {
@@ -79,7 +79,7 @@ func col2im3x3(src []float32, batch, ch, h, w int, dst []float32) {
 						p[t] = &tap[t][0]
 						tap[t] = tap[t][vec:]
 					}
-					sum9Vec(&d[0], &p, vec)
+					sum9AVX2(&d[0], &p, vec)
 					d = d[vec:]
 				}
 				t0, t1, t2 := tap[0][:len(d)], tap[1][:len(d)], tap[2][:len(d)]

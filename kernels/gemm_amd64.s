@@ -9572,9 +9572,9 @@ TEXT ·winoInAVX2(SB), NOSPLIT, $8-40
 	LEAQ  (BX)(BX*2), DI
 	LEAQ  (CX)(CX*2), R8
 	TESTQ SI, SI
-	JZ    winoindone
+	JZ    done
 
-winoinloop:
+loop:
 	MOVQ    DX, R9
 	MOVQ    AX, R13
 	LEAQ    (R9)(BX*4), R10
@@ -9666,9 +9666,9 @@ winoinloop:
 	ADDQ    $0x00000020, DX
 	ADDQ    $0x00000020, AX
 	DECQ    SI
-	JNZ     winoinloop
+	JNZ     loop
 
-winoindone:
+done:
 	VZEROUPPER
 	RET
 
@@ -9684,9 +9684,9 @@ TEXT ·winoGatherInAVX2(SB), NOSPLIT, $0-32
 	LEAQ  (CX)(CX*2), SI
 	XORQ  DI, DI
 	TESTQ BX, BX
-	JZ    gatherindone
+	JZ    done
 
-gatherinloop:
+loop:
 	MOVQ    AX, R8
 	LEAQ    (R8)(CX*4), R9
 	LEAQ    (R9)(CX*4), R10
@@ -9806,9 +9806,9 @@ gatherinloop:
 	ADDQ    $0x00000020, DI
 	ADDQ    $0x00000020, AX
 	DECQ    BX
-	JNZ     gatherinloop
+	JNZ     loop
 
-gatherindone:
+done:
 	VZEROUPPER
 	RET
 
@@ -9826,9 +9826,9 @@ TEXT ·winoOutAVX2(SB), NOSPLIT, $0-40
 	LEAQ  (BX)(BX*2), DI
 	LEAQ  (CX)(CX*2), R8
 	TESTQ SI, SI
-	JZ    winooutdone
+	JZ    done
 
-winooutloop:
+loop:
 	MOVQ    DX, R9
 	LEAQ    (R9)(BX*4), R10
 	LEAQ    (R10)(BX*4), R11
@@ -9888,9 +9888,9 @@ winooutloop:
 	ADDQ    $0x00000020, DX
 	ADDQ    $0x00000020, AX
 	DECQ    SI
-	JNZ     winooutloop
+	JNZ     loop
 
-winooutdone:
+done:
 	VZEROUPPER
 	RET
 
@@ -9906,9 +9906,9 @@ TEXT ·winoGatherInAVX512(SB), NOSPLIT, $0-32
 	LEAQ  (CX)(CX*2), SI
 	XORQ  DI, DI
 	TESTQ BX, BX
-	JZ    gatherindone
+	JZ    done
 
-gatherinloop:
+loop:
 	MOVQ    AX, R8
 	LEAQ    (R8)(CX*4), R9
 	LEAQ    (R9)(CX*4), R10
@@ -10028,9 +10028,9 @@ gatherinloop:
 	ADDQ    $0x00000040, DI
 	ADDQ    $0x00000040, AX
 	DECQ    BX
-	JNZ     gatherinloop
+	JNZ     loop
 
-gatherindone:
+done:
 	VZEROUPPER
 	RET
 
@@ -10048,9 +10048,9 @@ TEXT ·winoOutAVX512(SB), NOSPLIT, $0-40
 	LEAQ  (BX)(BX*2), DI
 	LEAQ  (CX)(CX*2), R8
 	TESTQ SI, SI
-	JZ    winooutdone
+	JZ    done
 
-winooutloop:
+loop:
 	MOVQ    DX, R9
 	LEAQ    (R9)(BX*4), R10
 	LEAQ    (R10)(BX*4), R11
@@ -10110,9 +10110,9 @@ winooutloop:
 	ADDQ    $0x00000040, DX
 	ADDQ    $0x00000040, AX
 	DECQ    SI
-	JNZ     winooutloop
+	JNZ     loop
 
-winooutdone:
+done:
 	VZEROUPPER
 	RET
 
@@ -20960,9 +20960,9 @@ TEXT ·toBF16AVX512(SB), NOSPLIT, $0-24
 	MOVQ  n+16(FP), DX
 	SHRQ  $0x05, DX
 	TESTQ DX, DX
-	JZ    cvtdone
+	JZ    done
 
-cvtloop:
+loop:
 	VMOVUPS (CX), Z0
 	VMOVUPS 64(CX), Z1
 
@@ -20973,9 +20973,9 @@ cvtloop:
 	ADDQ      $0x00000080, CX
 	ADDQ      $0x00000040, AX
 	DECQ      DX
-	JNZ       cvtloop
+	JNZ       loop
 
-cvtdone:
+done:
 	VZEROUPPER
 	RET
 
@@ -21067,9 +21067,9 @@ TEXT ·winoGatherInBF16AVX512(SB), NOSPLIT, $0-32
 	LEAQ  (CX)(CX*2), SI
 	XORQ  DI, DI
 	TESTQ BX, BX
-	JZ    gi512done
+	JZ    done
 
-gi512loop:
+loop:
 	MOVQ    AX, R8
 	LEAQ    (R8)(CX*4), R9
 	LEAQ    (R9)(CX*4), R10
@@ -21221,8 +21221,8 @@ gi512loop:
 	ADDQ      $0x00000040, DI
 	ADDQ      $0x00000020, AX
 	DECQ      BX
-	JNZ       gi512loop
+	JNZ       loop
 
-gi512done:
+done:
 	VZEROUPPER
 	RET

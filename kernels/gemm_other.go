@@ -6,39 +6,17 @@ package kernels
 // every kernel runs the portable Go code.
 func platformImpls() (main, variants []*impl) { return nil, nil }
 
-// sum9Vec is never called here: no implementation sets impl.sum9.
-func sum9Vec(dst *float32, taps *[9]*float32, n int) { panic("kernels: no SIMD sum9 on this platform") }
+// The assembly helper loops of amd64, which no implementation here uses
+// (none sets avx2Loops, avx512Loops or bf16).
 
-// finishVec is never called here: no implementation sets impl.sum9.
-func finishVec(out, y, bias, res *float32, lo float32, n int) {
-	panic("kernels: no SIMD finish on this platform")
-}
+func sum9AVX2(dst *float32, taps *[9]*float32, n int)                    { noSIMD() }
+func finishAVX2(out, y, bias, res *float32, lo float32, n int)           { noSIMD() }
+func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)           { noSIMD() }
+func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)      { noSIMD() }
+func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)    { noSIMD() }
+func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int) { noSIMD() }
+func winoOutAVX2(y *float32, ys int, m *float32, ms int, n int)          { noSIMD() }
+func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)        { noSIMD() }
+func toBF16AVX512(dst *uint16, src *float32, n int)                      { noSIMD() }
 
-// winoInVec and winoOutVec are never called here: no implementation sets
-// impl.sum9.
-func winoInVec(v *float32, vs int, d *float32, ds int, n int) {
-	panic("kernels: no SIMD Winograd transform on this platform")
-}
-
-func winoOutVec(y *float32, ys int, m *float32, ms int, n int) {
-	panic("kernels: no SIMD Winograd transform on this platform")
-}
-
-// winoGatherInVec is never called here: no implementation sets impl.sum9.
-func winoGatherInVec(v *float32, vs int, src *[16]*float32, n int) {
-	panic("kernels: no SIMD Winograd transform on this platform")
-}
-
-// The AVX-512 Winograd loops are never called here: no implementation
-// sets impl.wino512.
-func winoGatherInVec512(v *float32, vs int, src *[16]*float32, n int) {
-	panic("kernels: no AVX-512 on this platform")
-}
-
-func winoGatherInBF16Vec512(v *uint16, vs int, src *[16]*float32, n int) {
-	panic("kernels: no AVX-512 on this platform")
-}
-
-func winoOutVec512(y *float32, ys int, m *float32, ms int, n int) {
-	panic("kernels: no AVX-512 on this platform")
-}
+func noSIMD() { panic("kernels: no SIMD loops on this platform") }

@@ -263,9 +263,9 @@ var winoPool = sync.Pool{New: func() any { return new(winoScratch) }}
 // gets the same bits.
 func winoIn(im *impl, v []float32, vs int, d []float32, ds int, n int) {
 	j := 0
-	if im.sum9 && n >= 8 {
+	if im.avx2Loops && n >= 8 {
 		j = n / 8 * 8
-		winoInVec(&v[0], vs, &d[0], ds, j)
+		winoInAVX2(&v[0], vs, &d[0], ds, j)
 	}
 	for ; j < n; j++ {
 		for k := range 4 {
@@ -297,13 +297,13 @@ func winoIn(im *impl, v []float32, vs int, d []float32, ds int, n int) {
 // winoOutAVX2 does the same additions in the same order.
 func winoOut(im *impl, y []float32, ys int, m []float32, ms int, n int) {
 	j := 0
-	if im.wino512 && n >= 16 {
+	if im.avx512Loops && n >= 16 {
 		j = n / 16 * 16
-		winoOutVec512(&y[0], ys, &m[0], ms, j)
+		winoOutAVX512(&y[0], ys, &m[0], ms, j)
 	}
-	if im.sum9 && n-j >= 8 {
+	if im.avx2Loops && n-j >= 8 {
 		k := (n - j) / 8 * 8
-		winoOutVec(&y[j], ys, &m[j], ms, k)
+		winoOutAVX2(&y[j], ys, &m[j], ms, k)
 		j += k
 	}
 	for ; j < n; j++ {
@@ -339,8 +339,6 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	nt := t1 - t0
 	cin, cout := a.cin, a.cout
 	is, os := nt*cin+winoPad, nt*cout+winoPad // row strides
-	sc.d = grow(sc.d, 16*is)
-	sc.v = grow(sc.v, 16*is)
 	sc.mm = grow(sc.mm, 16*os)
 	sc.y = grow(sc.y, 4*os)
 	if cap(sc.zero) < max(cin, cout) {
@@ -351,35 +349,39 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	if bf16 {
 		sc.vb = grow16(sc.vb, 16*is)
 	}
+	// The input transform, into sc.v, or into sc.vb when the BF16 kernels
+	// round as they transform.
+	rounded := false
 	switch {
-	case bf16 && im.wino512 && im.bf16 != nil && cin%16 == 0:
-		// Transform straight from the image into bfloat16.
-		for t := t0; t < t1; t++ {
-			a.taps(t, &sc.taps, sc.zero[:cin])
-			winoGatherInBF16Vec512(&sc.vb[(t-t0)*cin], is, &sc.taps, cin)
+	case im.avx2Loops && cin%8 == 0:
+		// Straight from the image: no gathered copy.
+		rounded = bf16 && im.bf16 != nil && im.avx512Loops && cin%16 == 0
+		if !rounded {
+			sc.v = grow(sc.v, 16*is)
 		}
-		bf16 = false // nothing left to convert
-	case im.wino512 && cin%16 == 0:
 		for t := t0; t < t1; t++ {
 			a.taps(t, &sc.taps, sc.zero[:cin])
-			winoGatherInVec512(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
-		}
-	case im.sum9 && cin%8 == 0:
-		// Transform straight from the image: no gathered copy.
-		for t := t0; t < t1; t++ {
-			a.taps(t, &sc.taps, sc.zero[:cin])
-			winoGatherInVec(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
+			switch {
+			case rounded:
+				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &sc.taps, cin)
+			case im.avx512Loops && cin%16 == 0:
+				winoGatherInAVX512(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
+			default:
+				winoGatherInAVX2(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
+			}
 		}
 	default:
+		sc.d = grow(sc.d, 16*is)
+		sc.v = grow(sc.v, 16*is)
 		for t := t0; t < t1; t++ {
 			a.gather(t, sc.d[(t-t0)*cin:], is, sc.zero[:cin], &sc.taps)
 		}
 		winoIn(im, sc.v, is, sc.d, is, nt*cin)
 	}
-	if a.ub != nil {
+	if bf16 {
 		ts := scratchPool.Get().(*scratch)
 		for e := range 16 {
-			if bf16 {
+			if !rounded {
 				convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
 			}
 			g := bf16Args{im: im, b: a.ub.u[e], c: sc.mm[e*os:], ldc: cout}
@@ -486,9 +488,9 @@ func winoFinish(y, bias, res []float32, lo float32, out []float32) {
 	n := len(out)
 	y, bias, res = y[:n], bias[:n], res[:n]
 	c := 0
-	if cur.Load().sum9 && n >= 8 {
+	if cur.Load().avx2Loops && n >= 8 {
 		c = n / 8 * 8
-		finishVec(&out[0], &y[0], &bias[0], &res[0], lo, c)
+		finishAVX2(&out[0], &y[0], &bias[0], &res[0], lo, c)
 	}
 	for ; c < n; c++ {
 		v := y[c] + bias[c] + res[c]

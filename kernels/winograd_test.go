@@ -150,8 +150,8 @@ func TestConv3x3WinogradBadArgs(t *testing.T) {
 // do the same additions in the same order), on column counts with and
 // without a scalar tail.
 func TestWinogradTransforms(t *testing.T) {
-	bt := [4][4]float64{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}
-	at := [2][4]float64{{1, 1, 1, 0}, {0, 1, -1, -1}}
+	bt := [][4]float64{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}
+	at := [][4]float64{{1, 1, 1, 0}, {0, 1, -1, -1}}
 	r := rand.New(rand.NewPCG(33, 34))
 	for _, n := range []int{1, 8, 37, 64} {
 		const stride = 70
@@ -163,23 +163,22 @@ func TestWinogradTransforms(t *testing.T) {
 			winoIn(cur.Load(), v, stride, d, stride, n)
 			winoOut(cur.Load(), y, stride, d, stride, n)
 			results[name] = [2][]float32{v, y}
-			for j := range n {
-				for e := range 16 {
-					var want float64
-					for p := range 16 {
-						want += bt[e/4][p/4] * bt[e%4][p%4] * float64(d[p*stride+j])
-					}
-					if got := float64(v[e*stride+j]); math.Abs(got-want) > 1e-5 {
-						t.Fatalf("%s n=%d: input transform column %d entry %d = %v, want %v", name, n, j, e, got, want)
-					}
-				}
-				for q := range 4 {
-					var want float64
-					for p := range 16 {
-						want += at[q/2][p/4] * at[q%2][p%4] * float64(d[p*stride+j])
-					}
-					if got := float64(y[q*stride+j]); math.Abs(got-want) > 1e-5 {
-						t.Fatalf("%s n=%d: output transform column %d entry %d = %v, want %v", name, n, j, q, got, want)
+			// Entry e = rows*i+j of transform m is sum_p m[i][p/4]*m[j][p%4]*d[p].
+			for _, tr := range []struct {
+				what string
+				m    [][4]float64
+				out  []float32
+			}{{"input", bt, v}, {"output", at, y}} {
+				rows := len(tr.m)
+				for j := range n {
+					for e := range rows * rows {
+						var want float64
+						for p := range 16 {
+							want += tr.m[e/rows][p/4] * tr.m[e%rows][p%4] * float64(d[p*stride+j])
+						}
+						if got := float64(tr.out[e*stride+j]); math.Abs(got-want) > 1e-5 {
+							t.Fatalf("%s n=%d: %s transform column %d entry %d = %v, want %v", name, n, tr.what, j, e, got, want)
+						}
 					}
 				}
 			}

@@ -80,8 +80,9 @@ func (n *Net) Precision() Precision {
 }
 
 // prepareBF16 packs the folded 3x3 weights in bfloat16 when they changed
-// since the last call (a no-op in FP32). Forward calls it before the
-// slices of a batch run conv3 concurrently.
+// since the last call (a no-op in FP32). Forward calls it after
+// prepareWinograd, whose transformed weights it packs under ConvWinograd,
+// and before the slices of a batch run conv3 concurrently.
 func (n *Net) prepareBF16() {
 	s := n.bf16
 	wino := n.wino != nil
@@ -95,10 +96,9 @@ func (n *Net) prepareBF16() {
 			continue
 		}
 		s.w[j] = kernels.PackBF16(v.foldW, 9*v.cin, v.cout)
-		if wino && v.cin >= winoMinCin && v.cin%2 == 0 {
-			u := make([]float32, 16*v.cin*v.cout)
-			kernels.WinogradWeights(v.foldW, v.cin, v.cout, u)
-			s.wu[j] = kernels.PackWinogradBF16(u, v.cin, v.cout)
+		// prepareWinograd has transformed the units Winograd takes.
+		if wino && n.wino.u[j] != nil && v.cin%2 == 0 {
+			s.wu[j] = kernels.PackWinogradBF16(n.wino.u[j], v.cin, v.cout)
 		}
 	}
 	s.folded, s.wino = n.folded, wino

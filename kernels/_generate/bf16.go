@@ -258,55 +258,49 @@ func winoGatherInBF16() {
 	av.XORQ(jo, jo)
 	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
 	p := av.GP64()
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("gi512done"))
-	av.Label("gi512loop")
-	av.MOVQ(vp, vq[0])
-	for g := 1; g < 4; g++ {
-		av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
-	}
-	// Z0-Z15: the patch d[i][q] = zmm(4i+q); Z16-Z19: s_q; Z20: output;
-	// Y21: its bfloat16 form (stored with EVEX VMOVDQU32).
-	for r := range 16 {
-		av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * r}, p)
-		av.VMOVUPS(operand.Mem{Base: p, Index: jo, Scale: 1}, zmm(r))
-	}
-	d := func(i, q int) reg.VecPhysical { return zmm(4*i + q) }
-	store := func(k, l int) { // zmm20, rounded, to v[(4k+l)*vs]
-		vcvtneps2bf16(21, 20)
-		av.VMOVDQU32(reg.Y21, strided(vq[k], vs, vs3, l, 0))
-	}
-	for k := range 4 {
-		for q := range 4 {
-			sq := zmm(16 + q)
-			switch k {
-			case 0:
-				av.VSUBPS(d(2, q), d(0, q), sq) // d0 - d2
-			case 1:
-				av.VADDPS(d(2, q), d(1, q), sq) // d1 + d2
-			case 2:
-				av.VSUBPS(d(1, q), d(2, q), sq) // d2 - d1
-			default:
-				av.VSUBPS(d(3, q), d(1, q), sq) // d1 - d3
-			}
+	countedLoop(n, func() {
+		av.MOVQ(vp, vq[0])
+		for g := 1; g < 4; g++ {
+			av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
 		}
-		out := zmm(20)
-		av.VSUBPS(zmm(18), zmm(16), out) // s0 - s2
-		store(k, 0)
-		av.VADDPS(zmm(18), zmm(17), out) // s1 + s2
-		store(k, 1)
-		av.VSUBPS(zmm(17), zmm(18), out) // s2 - s1
-		store(k, 2)
-		av.VSUBPS(zmm(19), zmm(17), out) // s1 - s3
-		store(k, 3)
-	}
-	av.ADDQ(operand.U32(64), jo)
-	av.ADDQ(operand.U32(32), vp)
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("gi512loop"))
-	av.Label("gi512done")
-	av.VZEROUPPER()
-	av.RET()
+		// Z0-Z15: the patch d[i][q] = zmm(4i+q); Z16-Z19: s_q; Z20: output;
+		// Y21: its bfloat16 form (stored with EVEX VMOVDQU32).
+		for r := range 16 {
+			av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * r}, p)
+			av.VMOVUPS(operand.Mem{Base: p, Index: jo, Scale: 1}, zmm(r))
+		}
+		d := func(i, q int) reg.VecPhysical { return zmm(4*i + q) }
+		store := func(k, l int) { // zmm20, rounded, to v[(4k+l)*vs]
+			vcvtneps2bf16(21, 20)
+			av.VMOVDQU32(reg.Y21, strided(vq[k], vs, vs3, l, 0))
+		}
+		for k := range 4 {
+			for q := range 4 {
+				sq := zmm(16 + q)
+				switch k {
+				case 0:
+					av.VSUBPS(d(2, q), d(0, q), sq) // d0 - d2
+				case 1:
+					av.VADDPS(d(2, q), d(1, q), sq) // d1 + d2
+				case 2:
+					av.VSUBPS(d(1, q), d(2, q), sq) // d2 - d1
+				default:
+					av.VSUBPS(d(3, q), d(1, q), sq) // d1 - d3
+				}
+			}
+			out := zmm(20)
+			av.VSUBPS(zmm(18), zmm(16), out) // s0 - s2
+			store(k, 0)
+			av.VADDPS(zmm(18), zmm(17), out) // s1 + s2
+			store(k, 1)
+			av.VSUBPS(zmm(17), zmm(18), out) // s2 - s1
+			store(k, 2)
+			av.VSUBPS(zmm(19), zmm(17), out) // s1 - s3
+			store(k, 3)
+		}
+		av.ADDQ(operand.U32(64), jo)
+		av.ADDQ(operand.U32(32), vp)
+	})
 }
 
 // toBF16 writes toBF16AVX512: dst[i] = bfloat16(src[i]) (round to nearest
@@ -319,20 +313,14 @@ func toBF16() {
 	src := av.Load(av.Param("src"), av.GP64())
 	n := av.Load(av.Param("n"), av.GP64())
 	av.SHRQ(operand.U8(5), n)
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("cvtdone"))
-	av.Label("cvtloop")
-	av.VMOVUPS(operand.Mem{Base: src}, zmm(0))
-	av.VMOVUPS(operand.Mem{Base: src, Disp: 64}, zmm(1))
-	vcvtne2ps2bf16(2, 1, 0)
-	av.VMOVDQU16(zmm(2), operand.Mem{Base: dst})
-	av.ADDQ(operand.U32(128), src)
-	av.ADDQ(operand.U32(64), dst)
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("cvtloop"))
-	av.Label("cvtdone")
-	av.VZEROUPPER()
-	av.RET()
+	countedLoop(n, func() {
+		av.VMOVUPS(operand.Mem{Base: src}, zmm(0))
+		av.VMOVUPS(operand.Mem{Base: src, Disp: 64}, zmm(1))
+		vcvtne2ps2bf16(2, 1, 0)
+		av.VMOVDQU16(zmm(2), operand.Mem{Base: dst})
+		av.ADDQ(operand.U32(128), src)
+		av.ADDQ(operand.U32(64), dst)
+	})
 }
 
 // peakBF16 writes dpbf16Peak: a loop of 12 independent VDPBF16PS without
@@ -345,17 +333,11 @@ func peakBF16() {
 	for i := range 14 {
 		av.VPXORD(zmm(i), zmm(i), zmm(i))
 	}
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("done"))
-	av.Label("loop")
-	for i := range 12 {
-		vdpbf16ps(i, 12, 13)
-	}
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("loop"))
-	av.Label("done")
-	av.VZEROUPPER()
-	av.RET()
+	countedLoop(n, func() {
+		for i := range 12 {
+			vdpbf16ps(i, 12, 13)
+		}
+	})
 }
 
 // bf16TileSets are the BF16 register tiles: 6x64 for 64 output channels and

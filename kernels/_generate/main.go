@@ -91,6 +91,20 @@ func strided(base, ld, ld3 reg.Register, u, disp int) operand.Mem {
 	}
 }
 
+// countedLoop emits body n times (n is consumed; n = 0 runs it never),
+// then VZEROUPPER and RET: the loop of the one-pass kernels.
+func countedLoop(n reg.Register, body func()) {
+	av.TESTQ(n, n)
+	av.JZ(operand.LabelRef("done"))
+	av.Label("loop")
+	body()
+	av.DECQ(n)
+	av.JNZ(operand.LabelRef("loop"))
+	av.Label("done")
+	av.VZEROUPPER()
+	av.RET()
+}
+
 // kLoop emits the K loop of a micro-kernel: kk steps (kk is consumed) as
 // kk/unroll iterations of unroll steps, each iteration starting with
 // head (nil for none), then the kk%unroll steps left one by one. step(u)
@@ -304,17 +318,11 @@ func peak(zmm bool) {
 	for i := range 14 {
 		av.VXORPS(k.vec(i), k.vec(i), k.vec(i))
 	}
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("done"))
-	av.Label("loop")
-	for i := range 12 {
-		av.VFMADD231PS(k.vec(12), k.vec(13), k.vec(i))
-	}
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("loop"))
-	av.Label("done")
-	av.VZEROUPPER()
-	av.RET()
+	countedLoop(n, func() {
+		for i := range 12 {
+			av.VFMADD231PS(k.vec(12), k.vec(13), k.vec(i))
+		}
+	})
 }
 
 // sum9 writes sum9AVX2, the inner loop of col2im3x3 (kernels/elementwise.go):
@@ -415,26 +423,20 @@ func winoIn() {
 	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
 	dq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
 	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("winoindone"))
-	av.Label("winoinloop")
-	// dq[g] = d + 4g*ds (rows 4g..4g+3), likewise vq[g].
-	av.MOVQ(dp, dq[0])
-	av.MOVQ(vp, vq[0])
-	for g := 1; g < 4; g++ {
-		av.LEAQ(operand.Mem{Base: dq[g-1], Index: ds, Scale: 4}, dq[g])
-		av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
-	}
-	dAt := func(i, q int) operand.Mem { return strided(dq[i], ds, ds3, q, 0) } // d[i][q] is row 4i+q
-	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
-	winoInBody(av.YMM, dAt, vAt)
-	av.ADDQ(operand.U32(32), dp)
-	av.ADDQ(operand.U32(32), vp)
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("winoinloop"))
-	av.Label("winoindone")
-	av.VZEROUPPER()
-	av.RET()
+	countedLoop(n, func() {
+		// dq[g] = d + 4g*ds (rows 4g..4g+3), likewise vq[g].
+		av.MOVQ(dp, dq[0])
+		av.MOVQ(vp, vq[0])
+		for g := 1; g < 4; g++ {
+			av.LEAQ(operand.Mem{Base: dq[g-1], Index: ds, Scale: 4}, dq[g])
+			av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
+		}
+		dAt := func(i, q int) operand.Mem { return strided(dq[i], ds, ds3, q, 0) } // d[i][q] is row 4i+q
+		vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
+		winoInBody(av.YMM, dAt, vAt)
+		av.ADDQ(operand.U32(32), dp)
+		av.ADDQ(operand.U32(32), vp)
+	})
 }
 
 // winoInBody emits the input transform of one vector of columns: the
@@ -500,27 +502,21 @@ func winoGatherIn(w simd) {
 	jo := av.GP64() // byte offset of the columns in every source row
 	av.XORQ(jo, jo)
 	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("gatherindone"))
-	av.Label("gatherinloop")
-	av.MOVQ(vp, vq[0])
-	for g := 1; g < 4; g++ {
-		av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
-	}
-	dAt := func(i, q int) operand.Mem {
-		p := av.GP64()
-		av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * (4*i + q)}, p)
-		return operand.Mem{Base: p, Index: jo, Scale: 1}
-	}
-	vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
-	winoInBody(w.vec, dAt, vAt)
-	av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
-	av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("gatherinloop"))
-	av.Label("gatherindone")
-	av.VZEROUPPER()
-	av.RET()
+	countedLoop(n, func() {
+		av.MOVQ(vp, vq[0])
+		for g := 1; g < 4; g++ {
+			av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
+		}
+		dAt := func(i, q int) operand.Mem {
+			p := av.GP64()
+			av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * (4*i + q)}, p)
+			return operand.Mem{Base: p, Index: jo, Scale: 1}
+		}
+		vAt := func(k, l int) operand.Mem { return strided(vq[k], vs, vs3, l, 0) }
+		winoInBody(w.vec, dAt, vAt)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
+	})
 }
 
 // winoOut writes winoOut<w>, the output transform of Conv3x3Winograd
@@ -547,49 +543,43 @@ func winoOut(w simd) {
 	mq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
 	mAt := func(i, q int) operand.Mem { return strided(mq[i], ms, ms3, q, 0) }
 	yAt := func(r int) operand.Mem { return strided(yp, ys, ys3, r, 0) }
-	av.TESTQ(n, n)
-	av.JZ(operand.LabelRef("winooutdone"))
-	av.Label("winooutloop")
-	av.MOVQ(mp, mq[0])
-	for g := 1; g < 4; g++ {
-		av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
-	}
-	for a := range 2 {
-		// t_q = m0q + m1q + m2q (a = 0) or m1q - m2q - m3q (a = 1).
-		var tv [4]reg.VecVirtual
-		for q := range 4 {
-			tv[q] = w.vec()
-			x := w.vec()
-			if a == 0 {
-				av.VMOVUPS(mAt(0, q), tv[q])
-				av.VMOVUPS(mAt(1, q), x)
-				av.VADDPS(x, tv[q], tv[q])
-				av.VMOVUPS(mAt(2, q), x)
-				av.VADDPS(x, tv[q], tv[q])
-			} else {
-				av.VMOVUPS(mAt(1, q), tv[q])
-				av.VMOVUPS(mAt(2, q), x)
-				av.VSUBPS(x, tv[q], tv[q])
-				av.VMOVUPS(mAt(3, q), x)
-				av.VSUBPS(x, tv[q], tv[q])
-			}
+	countedLoop(n, func() {
+		av.MOVQ(mp, mq[0])
+		for g := 1; g < 4; g++ {
+			av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
 		}
-		o := w.vec()
-		av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
-		av.VADDPS(tv[2], o, o)
-		av.VMOVUPS(o, yAt(2*a))
-		o = w.vec()
-		av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
-		av.VSUBPS(tv[3], o, o)
-		av.VMOVUPS(o, yAt(2*a+1))
-	}
-	av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
-	av.ADDQ(operand.U32(uint64(4*w.lanes)), yp)
-	av.DECQ(n)
-	av.JNZ(operand.LabelRef("winooutloop"))
-	av.Label("winooutdone")
-	av.VZEROUPPER()
-	av.RET()
+		for a := range 2 {
+			// t_q = m0q + m1q + m2q (a = 0) or m1q - m2q - m3q (a = 1).
+			var tv [4]reg.VecVirtual
+			for q := range 4 {
+				tv[q] = w.vec()
+				x := w.vec()
+				if a == 0 {
+					av.VMOVUPS(mAt(0, q), tv[q])
+					av.VMOVUPS(mAt(1, q), x)
+					av.VADDPS(x, tv[q], tv[q])
+					av.VMOVUPS(mAt(2, q), x)
+					av.VADDPS(x, tv[q], tv[q])
+				} else {
+					av.VMOVUPS(mAt(1, q), tv[q])
+					av.VMOVUPS(mAt(2, q), x)
+					av.VSUBPS(x, tv[q], tv[q])
+					av.VMOVUPS(mAt(3, q), x)
+					av.VSUBPS(x, tv[q], tv[q])
+				}
+			}
+			o := w.vec()
+			av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
+			av.VADDPS(tv[2], o, o)
+			av.VMOVUPS(o, yAt(2*a))
+			o = w.vec()
+			av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
+			av.VSUBPS(tv[3], o, o)
+			av.VMOVUPS(o, yAt(2*a+1))
+		}
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), yp)
+	})
 }
 
 // simd is a vector width of the Winograd loops: the suffix of the
