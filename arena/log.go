@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/canopy-go/canopy/games"
 )
@@ -90,6 +91,31 @@ func LogFromRecord(g games.Game, rec *Record, seed uint64) (*Log, error) {
 		l.Summary = sum
 	}
 	return l, nil
+}
+
+// Result is the tournament outcome of a finished game's log, with seats
+// the agent index per seat. It needs the returns and the summary with its
+// times (logs written by Tournament's OnGame through LogFromRecord have
+// both); a log read with ReadLog has had them checked against its moves.
+func (l *Log) Result(seats []int) (GameResult, error) {
+	if l.Returns == nil {
+		return GameResult{}, fmt.Errorf("game log: the game is not finished (no returns)")
+	}
+	if len(seats) != len(l.Returns) {
+		return GameResult{}, fmt.Errorf("game log: %d seats for a %d-player game", len(seats), len(l.Returns))
+	}
+	if l.Summary == nil || l.Summary.Moves == nil {
+		return GameResult{}, fmt.Errorf("game log: no summary with move counts and times")
+	}
+	r := GameResult{
+		Seats: slices.Clone(seats), Returns: slices.Clone(l.Returns),
+		Moves: slices.Clone(l.Summary.Moves), Think: make([]float64, len(seats)),
+	}
+	for p, n := range r.Moves {
+		r.Length += n
+		r.Think[p] = l.Summary.MoveTimeMS[p] * float64(n) / 1000
+	}
+	return r, nil
 }
 
 // checkSummary checks a log's summary against its replay: ordinals from

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/canopy-go/canopy/games"
@@ -32,6 +33,11 @@ type TournamentConfig struct {
 	// the goroutines that play the games. An error stops the tournament
 	// as a failed game does.
 	OnGame func(i int, rec *Record, chanceSeed uint64) error
+	// Played holds games finished by an earlier run of the same
+	// tournament, by schedule index (e.g. read back from its game logs
+	// with Log.Result): they are not played again but count in the
+	// result and in Progress. Each entry's Seats must be the schedule's.
+	Played map[int]GameResult
 }
 
 // GameResult is the outcome of one tournament game.
@@ -119,11 +125,12 @@ func Schedule(n, k, games int) ([][]int, error) {
 }
 
 // Tournament plays every game of Schedule(g.NumPlayers(), len(Agents),
-// Games) in parallel and rates the agents. Game i (in schedule order) uses
-// only seeds derived from DeriveSeed(cfg.Seed, i) (agents seeded per seat
-// as in NewAgents, chance from a further derived seed), and the bootstrap
-// uses its own derived seed, so the result does not depend on
-// cfg.Parallel (except the measured times per move). The first failing game (or the end of ctx) stops the
+// Games) but those in cfg.Played, in parallel, and rates the agents. Game
+// i (in schedule order) uses only seeds derived from DeriveSeed(cfg.Seed,
+// i) (agents seeded per seat as in NewAgents, chance from ChanceSeed), and
+// the bootstrap uses its own derived seed, so the result depends neither
+// on cfg.Parallel nor on which games an earlier run played (except the
+// measured times per move). The first failing game (or the end of ctx) stops the
 // tournament and is returned as the error (ctx.Err() itself when ctx
 // ended), together with the ratings of the games that finished before it,
 // marked Partial; the result is nil when no game finished.
@@ -160,9 +167,18 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 		defer CloseAgents(ags)
 	}
 	results := make([]GameResult, len(sched))
+	for i, r := range cfg.Played {
+		if i < 0 || i >= len(sched) {
+			return nil, fmt.Errorf("played game %d: the schedule has %d games", i+1, len(sched))
+		}
+		if !slices.Equal(r.Seats, sched[i]) {
+			return nil, fmt.Errorf("played game %d: seats %v, the schedule has %v", i+1, r.Seats, sched[i])
+		}
+		results[i] = r
+	}
 	var (
 		mu       sync.Mutex
-		done     int
+		done     = len(cfg.Played)
 		firstErr error // the first game to fail, in time order
 		wg       sync.WaitGroup
 	)
@@ -170,7 +186,7 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for range min(cfg.Parallel, len(sched)) {
+	for range max(1, min(cfg.Parallel, len(sched)-len(cfg.Played))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -180,15 +196,14 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 				for s, a := range seats {
 					specs[s] = cfg.Agents[a]
 				}
-				seed := DeriveSeed(cfg.Seed, uint64(i))
-				ags, err := NewAgents(g, specs, seed)
+				ags, err := NewAgents(g, specs, DeriveSeed(cfg.Seed, uint64(i)))
 				var rec *Record
 				if err == nil {
-					rec, err = PlayGame(ctx, g, ags, specs, DeriveSeed(seed, 1<<32))
+					rec, err = PlayGame(ctx, g, ags, specs, ChanceSeed(cfg.Seed, i))
 					CloseAgents(ags)
 				}
 				if err == nil && cfg.OnGame != nil {
-					err = cfg.OnGame(i, rec, DeriveSeed(seed, 1<<32))
+					err = cfg.OnGame(i, rec, ChanceSeed(cfg.Seed, i))
 				}
 				if err == nil {
 					think := make([]float64, len(rec.Think))
@@ -212,6 +227,9 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 	}
 feed:
 	for i := range sched {
+		if _, ok := cfg.Played[i]; ok {
+			continue
+		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -240,6 +258,12 @@ feed:
 	}
 	res.Partial = true
 	return res, err
+}
+
+// ChanceSeed is the seed of game i's chance outcomes in a tournament
+// seeded with seed (what its game log records as Seed).
+func ChanceSeed(seed uint64, i int) uint64 {
+	return DeriveSeed(DeriveSeed(seed, uint64(i)), 1<<32)
 }
 
 // stopError is the error that stopped a run of games: parent's own error

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -24,7 +25,7 @@ func init() {
 	register(&command{
 		Name:    "arena",
 		Summary: "all-play-all tournament with pairwise table and Elo, Bradley-Terry and ILSR ratings",
-		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--logs DIR] [--json|--csv]",
+		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--logs DIR [--resume]] [--json|--csv]",
 		Help: `Plays an all-play-all tournament between the listed agents (separate them
 with ',' or ';'; options of an agent spec stay with it, e.g.
 "onestep;mcts:sims=100,c=1.4"). Two-player games: N games per pairing with
@@ -58,11 +59,18 @@ draws,losses,value,lo,hi).
 (N: the game's number in the schedule; the JSON game log that replay, plot
 logs and serve read), so a running arena can be watched (serve --logs DIR)
 and its games plotted (plot logs, e.g. study 000's Sequence heatmaps). DIR
-is locked while the arena runs and must not hold logs already.
+is locked while the arena runs. It must not hold logs already, unless
+--resume is given: then the run continues an earlier, interrupted run of
+the same command (same --game, --agents, --games and --seed; each log is
+checked against them and replayed), counts the games logged there and
+plays only the rest. Every game's seeds depend only on --seed and its
+number, so a resumed run gives the result of an uninterrupted one (but
+for the measured times per move).
 
 Limits: at most 10000000 games in all and 100000 bootstrap resamples.
 Interrupted (Ctrl-C), it prints the table and ratings of the games
-finished so far, marked partial, and exits with status 1.`,
+finished so far, marked partial, and exits with status 1; with --logs,
+rerun it with --resume to finish the tournament.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "", "game spec")
 			agents := fs.String("agents", "", "agent specs, 2 or more, separated by ',' or ';'")
@@ -75,6 +83,7 @@ finished so far, marked partial, and exits with status 1.`,
 			asCSV := fs.Bool("csv", false, "print as CSV")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			logs := fs.String("logs", "", "directory to write each finished game's JSON log to")
+			resume := fs.Bool("resume", false, "with --logs: count the games logged there by an earlier run of the same command and play only the rest")
 			return func(e *env, args []string) error {
 				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
@@ -126,7 +135,13 @@ finished so far, marked partial, and exits with status 1.`,
 				if b == 0 {
 					b = -1 // TournamentConfig: negative means none
 				}
-				var onGame func(int, *arena.Record, uint64) error
+				if *resume && *logs == "" {
+					return usagef("--resume continues from the game logs of an earlier run: give their directory with --logs")
+				}
+				var (
+					onGame func(int, *arena.Record, uint64) error
+					played map[int]arena.GameResult
+				)
 				if *logs != "" {
 					release, write, err := openArenaLogs(*logs, g)
 					if err != nil {
@@ -134,6 +149,12 @@ finished so far, marked partial, and exits with status 1.`,
 					}
 					defer release()
 					onGame = write
+					if played, err = readArenaLogs(*logs, g, specs, sched, *seed, *resume); err != nil {
+						return err
+					}
+					if len(played) > 0 && !*quiet {
+						fmt.Fprintf(e.Stderr, "resuming: %d of %d games already played in %s\n", len(played), len(sched), *logs)
+					}
 				}
 				ctx, stop := interruptContext()
 				defer stop()
@@ -142,7 +163,7 @@ finished so far, marked partial, and exits with status 1.`,
 				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
 					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
 					Progress: func(done int) { pr.update(done, "") },
-					OnGame:   onGame,
+					OnGame:   onGame, Played: played,
 				})
 				if res == nil {
 					return runErr
@@ -309,8 +330,8 @@ func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 }
 
 // openArenaLogs prepares dir for an arena's game logs: it creates and
-// locks it and refuses one that holds game logs already. write saves game
-// i's log atomically; release unlocks the directory.
+// locks it. write saves game i's log atomically; release unlocks the
+// directory.
 func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *arena.Record, uint64) error, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("--logs: %v", err)
@@ -318,11 +339,6 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 	lock, err := runlock.Acquire(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--logs: %w", err)
-	}
-	old, err := filepath.Glob(filepath.Join(dir, "game-*.json"))
-	if err == nil && len(old) > 0 {
-		lock.Release()
-		return nil, nil, usagef("--logs %s already holds %d game logs (%s, ...): choose another directory or move them away", dir, len(old), filepath.Base(old[0]))
 	}
 	write = func(i int, rec *arena.Record, chanceSeed uint64) error {
 		l, err := arena.LogFromRecord(g, rec, chanceSeed)
@@ -336,4 +352,56 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 		return atomicfile.WriteFile(filepath.Join(dir, fmt.Sprintf("game-%06d.json", i+1)), buf.Bytes())
 	}
 	return func() { lock.Release() }, write, nil
+}
+
+// readArenaLogs reads the game logs an earlier run left in dir (locked by
+// the caller). Without resume any log there is an error, so that a second
+// run cannot mix its games with another's. With resume each log must be
+// a finished game of this very tournament: the name's number a game of
+// sched, and the log's game, players (sched's seats) and chance seed those
+// of that game under seed; its moves replay legally to its recorded
+// returns (ReadLog). Anything else is an error naming the file.
+func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed uint64, resume bool) (map[int]arena.GameResult, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "game-*.json"))
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	if !resume {
+		return nil, usagef("--logs %s already holds %d game logs (%s, ...): add --resume to continue that run, or choose another directory", dir, len(names), filepath.Base(names[0]))
+	}
+	played := make(map[int]arena.GameResult, len(names))
+	for _, name := range names {
+		base := filepath.Base(name)
+		var n int
+		if _, err := fmt.Sscanf(base, "game-%06d.json", &n); err != nil || base != fmt.Sprintf("game-%06d.json", n) {
+			return nil, fmt.Errorf("--resume: %s is not named game-NNNNNN.json: move it out of %s", name, dir)
+		}
+		if n < 1 || n > len(sched) {
+			return nil, usagef("--resume: %s is game %d, but this tournament has %d games: resume with the earlier run's --agents and --games, or choose another --logs directory", name, n, len(sched))
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("--resume: %v", err)
+		}
+		l, _, err := arena.ReadLog(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--resume: %s: %v (delete the file to play that game again)", name, err)
+		}
+		i := n - 1
+		want := make([]string, len(sched[i]))
+		for s, a := range sched[i] {
+			want[s] = specs[a]
+		}
+		if l.Game != g.Spec() || !slices.Equal(l.Players, want) || l.Seed != arena.ChanceSeed(seed, i) {
+			return nil, usagef("--resume: %s was played with other settings (game %s, players %q, chance seed %d; this run's game %d is %s, %q, %d): resume with the earlier run's --game, --agents, --games and --seed, or choose another --logs directory",
+				name, l.Game, l.Players, l.Seed, n, g.Spec(), want, arena.ChanceSeed(seed, i))
+		}
+		r, err := l.Result(sched[i])
+		if err != nil {
+			return nil, fmt.Errorf("--resume: %s: %v (delete the file to play that game again)", name, err)
+		}
+		played[i] = r
+	}
+	return played, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/canopy-go/canopy/arena"
 	_ "github.com/canopy-go/canopy/games/connect4"
+	_ "github.com/canopy-go/canopy/games/sushigo"
 	_ "github.com/canopy-go/canopy/games/tictactoe"
 )
 
@@ -172,5 +174,133 @@ func TestArenaLogs(t *testing.T) {
 	code, _, errs = runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--games", "2", "--logs", dir)
 	if code != 2 || !strings.Contains(errs, "already holds 6 game logs") {
 		t.Fatalf("second arena into %s: status %d %q", dir, code, errs)
+	}
+}
+
+// arena --logs DIR --resume continues an interrupted run: the games logged
+// in DIR are read back, not played again, and the result is the one of an
+// uninterrupted run (times per move aside), also for a simultaneous-move
+// game and a table of three agents.
+func TestArenaResume(t *testing.T) {
+	for _, tc := range []struct {
+		game, agents string
+		keep         []int // game numbers the "interrupted" run had logged
+	}{
+		{"connect4", "random;onestep;mcts:sims=30", []int{1, 2, 5, 9, 12}},
+		{"sushigo:players=2", "random;onestep", []int{2, 3, 4}},
+	} {
+		t.Run(tc.game, func(t *testing.T) {
+			args := []string{"arena", "--game", tc.game, "--agents", tc.agents, "--games", "4", "--seed", "11", "--parallel", "2", "--json", "--quiet", "--bootstrap", "20"}
+			full := filepath.Join(t.TempDir(), "full")
+			code, out, errs := runCLI(t, "", append(args, "--logs", full)...)
+			if code != 0 {
+				t.Fatalf("full run: status %d: %s", code, errs)
+			}
+			// The interrupted run: some of the full run's logs.
+			dir := filepath.Join(t.TempDir(), "resumed")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			kept := map[string][]byte{}
+			for _, n := range tc.keep {
+				name := fmt.Sprintf("game-%06d.json", n)
+				b, err := os.ReadFile(filepath.Join(full, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				kept[name] = b
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out2, errs := runCLI(t, "", append(args, "--logs", dir, "--resume")...)
+			if code != 0 {
+				t.Fatalf("resumed run: status %d: %s", code, errs)
+			}
+			res, res2 := decodeArena(t, out), decodeArena(t, out2)
+			if !reflect.DeepEqual(res, res2) {
+				t.Errorf("resumed result differs from the uninterrupted one:\n%+v\n%+v", res2, res)
+			}
+			all, _ := filepath.Glob(filepath.Join(full, "game-*.json"))
+			now, _ := filepath.Glob(filepath.Join(dir, "game-*.json"))
+			if len(now) != len(all) {
+				t.Errorf("resumed run left %d logs, want %d", len(now), len(all))
+			}
+			for name, b := range kept { // not played again: a replayed game's times would differ
+				if got, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(got, b) {
+					t.Errorf("%s was rewritten by the resumed run", name)
+				}
+			}
+			// Resuming a finished run plays nothing and gives the same result.
+			code, out3, errs := runCLI(t, "", append(args, "--logs", dir, "--resume")...)
+			if code != 0 || !reflect.DeepEqual(decodeArena(t, out3), res) {
+				t.Errorf("resuming a finished run: status %d, %s; result differs: %v", code, errs, !reflect.DeepEqual(decodeArena(t, out3), res))
+			}
+		})
+	}
+}
+
+// decodeArena parses arena --json output with the measured times per move
+// zeroed (they differ between runs).
+func decodeArena(t *testing.T, out string) arena.TournamentResult {
+	t.Helper()
+	var res arena.TournamentResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("arena --json output: %v\n%s", err, out)
+	}
+	for i := range res.PerAgent {
+		if !(res.PerAgent[i].MoveTime > 0) {
+			t.Errorf("agent %d: time per move %v, want > 0", i, res.PerAgent[i].MoveTime)
+		}
+		res.PerAgent[i].MoveTime = 0
+	}
+	return res
+}
+
+// --resume refuses logs of another tournament, a corrupt log and a missing
+// --logs, each with an error naming the fix; the logs stay as they were.
+func TestArenaResumeRefuses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	base := []string{"arena", "--game", "tictactoe", "--agents", "random;onestep", "--quiet", "--logs", dir}
+	if code, _, errs := runCLI(t, "", append(base, "--games", "4", "--seed", "3")...); code != 0 {
+		t.Fatalf("first run: status %d: %s", code, errs)
+	}
+	if err := os.Remove(filepath.Join(dir, "game-000004.json")); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(dir, "game-*.json"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--games", "4", "--seed", "3"}, "add --resume to continue"},
+		{[]string{"--games", "4", "--seed", "4", "--resume"}, "played with other settings"},
+		{[]string{"--games", "2", "--seed", "3", "--resume"}, "this tournament has 2 games"},
+		{[]string{"--games", "4", "--seed", "3", "--resume", "--agents", "onestep;random"}, "played with other settings"},
+	} {
+		code, _, errs := runCLI(t, "", append(append([]string{}, base...), tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: status %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--resume"); code != 2 || !strings.Contains(errs, "with --logs") {
+		t.Errorf("--resume without --logs: status %d, stderr %q", code, errs)
+	}
+	// A corrupt log: named, with the fix.
+	bad := filepath.Join(dir, "game-000002.json")
+	b, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, bytes.Replace(b, []byte(`"returns"`), []byte(`"returnz"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "", append(base, "--games", "4", "--seed", "3", "--resume")...)
+	if code == 0 || !strings.Contains(errs, "game-000002.json") || !strings.Contains(errs, "delete the file") {
+		t.Errorf("corrupt log: status %d, stderr %q", code, errs)
+	}
+	after, _ := filepath.Glob(filepath.Join(dir, "game-*.json"))
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("refused runs changed the logs: %v, then %v", before, after)
 	}
 }

@@ -8,8 +8,12 @@
 # GAMES games with seats rotated), written as JSON to $OUT/NAME.json (the
 # per-agent columns: sole and shared wins, pairwise score, mean ordinal,
 # ms per move, by seat) with the exact command in $OUT/NAME.cmd. A row
-# whose JSON exists is skipped, so an interrupted run resumes where it
-# stopped. $OUT/env.txt records the commit, CPU, Go version and date.
+# whose JSON exists is skipped, and every finished game is logged to
+# $OUT/NAME.games/ as it ends (arena --logs), so an interrupted run
+# (Ctrl-C, kill, a lost machine) resumes at the game where it stopped
+# (arena --resume): the row's result is the same as without the
+# interruption, but for the times per move. $OUT/env.txt records the
+# commit, CPU, Go version and date.
 #
 # Usage: SCRIPT [--list | --time | --table | ROW...]
 #   (no argument)  run every row
@@ -21,8 +25,9 @@
 #   --table [ROW...] print the rows done in $OUT as a Markdown table, one
 #                  line per agent: games, sole wins in each seat (the
 #                  first mover's seat first), pairwise score with its 95% Wilson
-#                  interval, mean ordinal and time per move; rows not
-#                  played yet are listed as missing (needs jq)
+#                  interval, mean ordinal and time per move; rows begun
+#                  are listed with their games so far, rows not begun as
+#                  missing (needs jq)
 # Variables:
 #   GAMES     games per row (the study's count by default); smaller for a
 #             reduced run
@@ -66,10 +71,14 @@ quote() {
 	echo "${out[*]}"
 }
 
-# command_of GAME AGENTS N: the arena command of a row with N games.
+# command_of GAME AGENTS N [LOGS]: the arena command of a row with N
+# games; with LOGS, logging each game there and resuming from the games
+# logged there already.
 command_of() {
+	local logs=()
+	[[ -z ${4:-} ]] || logs=(--logs "$4" --resume)
 	quote "$CANOPY" arena --game "$1" --agents "$2" --games "$3" --seed "$SEED" \
-		--parallel "$PARALLEL" --bootstrap 0 --json --quiet
+		--parallel "$PARALLEL" --bootstrap 0 --json --quiet "${logs[@]}"
 }
 
 build() {
@@ -129,7 +138,7 @@ run_rows() {
 			echo "$name: done already ($OUT/$name.json)"
 			continue
 		fi
-		cmd=$(command_of "$game" "$agents" "$GAMES")
+		cmd=$(command_of "$game" "$agents" "$GAMES" "$OUT/$name.games")
 		echo "$name: $cmd"
 		echo "$cmd" >"$OUT/$name.cmd"
 		eval "$cmd" >"$OUT/$name.json.tmp" || die "row $name failed (partial output in $OUT/$name.json.tmp)"
@@ -141,7 +150,7 @@ run_rows() {
 
 # table_rows PATTERN...: the --table mode (see the header).
 table_rows() {
-	local r name game agents missing=()
+	local r name game agents missing=() begun=() n
 	command -v jq >/dev/null || die "--table needs jq (Debian: apt-get install jq)"
 	selected "$@"
 	echo "| row | agent | games | sole wins by seat | pairwise score [95%] | mean ordinal | ms/move |"
@@ -149,7 +158,12 @@ table_rows() {
 	for r in "${SEL[@]}"; do
 		IFS='|' read -r name game agents <<<"$r"
 		if [[ ! -s $OUT/$name.json ]]; then
-			missing+=("$name")
+			n=$(find "$OUT/$name.games" -maxdepth 1 -name 'game-*.json' 2>/dev/null | wc -l)
+			if ((n > 0)); then
+				begun+=("$name ($n games)")
+			else
+				missing+=("$name")
+			fi
 			continue
 		fi
 		jq -r --arg row "$name" '
@@ -158,6 +172,10 @@ table_rows() {
 			"| \($row) | `\(.agent)` | \(.games) | \([.seats[] | "\(.sole_wins)/\(.games)"] | join(", ")) | \(.pair_score.value | pct)% [\(.pair_score.lo | pct), \(.pair_score.hi | pct)] | \(.mean_ordinal.value * 1000 | round / 1000) | \(.move_time_s * 1e4 | round / 10) |"' \
 			"$OUT/$name.json" || die "$OUT/$name.json: not an arena result"
 	done
+	if ((${#begun[@]} > 0)); then
+		echo
+		echo "begun (games logged in $OUT/ROW.games; rerun the row to finish it): ${begun[*]}"
+	fi
 	if ((${#missing[@]} > 0)); then
 		echo
 		echo "missing (not played in $OUT): ${missing[*]}"
@@ -190,7 +208,7 @@ main() {
 		selected "$@"
 		for r in "${SEL[@]}"; do
 			IFS='|' read -r name game agents <<<"$r"
-			echo "$name: $(command_of "$game" "$agents" "$GAMES")"
+			echo "$name: $(command_of "$game" "$agents" "$GAMES" "$OUT/$name.games")"
 		done
 		;;
 	--table)
