@@ -17,10 +17,10 @@ type impl struct {
 	tiles []*tileSet
 	// avx2Loops says the helper loops run in AVX2: col2im3x3's sum
 	// (sum9AVX2) and Conv3x3Winograd's transforms and store (winoInAVX2,
-	// winoGatherInAVX2, winoOutAVX2, finishAVX2); avx512Loops says the
+	// winoGatherInAVX2, winoOutStoreAVX2); avx512Loops says the
 	// Winograd transforms run in AVX-512 where the channels allow
-	// (winoGatherInAVX512, winoOutAVX512, and winoGatherInBF16AVX512 with
-	// bf16). Every one does the Go loop's arithmetic in the same order,
+	// (winoGatherInAVX512, winoOutStoreAVX512, and winoGatherInBF16AVX512
+	// with bf16). Every one does the Go loop's arithmetic in the same order,
 	// so the results are the same bit for bit.
 	avx2Loops, avx512Loops bool
 	// bf16 are the BF16 tile sets (one per strip width of PackBF16), nil

@@ -9532,32 +9532,6 @@ sum9done:
 	VZEROUPPER
 	RET
 
-// func finishAVX2(out *float32, y *float32, bias *float32, res *float32, lo float32, n int)
-// Requires: AVX
-TEXT ·finishAVX2(SB), NOSPLIT, $0-48
-	MOVQ         out+0(FP), AX
-	MOVQ         y+8(FP), CX
-	MOVQ         bias+16(FP), DX
-	MOVQ         res+24(FP), BX
-	MOVQ         n+40(FP), SI
-	VBROADCASTSS lo+32(FP), Y0
-	XORQ         DI, DI
-
-finishloop:
-	CMPQ    DI, SI
-	JGE     finishdone
-	VMOVUPS (CX)(DI*4), Y1
-	VADDPS  (DX)(DI*4), Y1, Y1
-	VADDPS  (BX)(DI*4), Y1, Y1
-	VMAXPS  Y1, Y0, Y1
-	VMOVUPS Y1, (AX)(DI*4)
-	ADDQ    $0x08, DI
-	JMP     finishloop
-
-finishdone:
-	VZEROUPPER
-	RET
-
 // func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)
 // Requires: AVX
 TEXT ·winoInAVX2(SB), NOSPLIT, $8-40
@@ -9812,82 +9786,103 @@ done:
 	VZEROUPPER
 	RET
 
-// func winoOutAVX2(y *float32, ys int, m *float32, ms int, n int)
+// func winoOutStoreAVX2(m *float32, ms int, out *[4]*float32, res *[4]*float32, bias *float32, lo float32, n int)
 // Requires: AVX
-TEXT ·winoOutAVX2(SB), NOSPLIT, $0-40
-	MOVQ  y+0(FP), AX
-	MOVQ  ys+8(FP), CX
-	SHLQ  $0x02, CX
-	MOVQ  m+16(FP), DX
-	MOVQ  ms+24(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  n+32(FP), SI
-	SHRQ  $0x03, SI
-	LEAQ  (BX)(BX*2), DI
-	LEAQ  (CX)(CX*2), R8
-	TESTQ SI, SI
-	JZ    done
+TEXT ·winoOutStoreAVX2(SB), NOSPLIT, $0-56
+	MOVQ         m+0(FP), AX
+	MOVQ         ms+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         out+16(FP), DX
+	MOVQ         res+24(FP), BX
+	MOVQ         bias+32(FP), SI
+	MOVQ         n+48(FP), DI
+	SHRQ         $0x03, DI
+	VBROADCASTSS lo+40(FP), Y0
+	LEAQ         (CX)(CX*2), R8
+	XORQ         R9, R9
+	TESTQ        DI, DI
+	JZ           done
 
 loop:
-	MOVQ    DX, R9
-	LEAQ    (R9)(BX*4), R10
-	LEAQ    (R10)(BX*4), R11
-	LEAQ    (R11)(BX*4), R12
-	VMOVUPS (R9), Y0
+	MOVQ    AX, R10
+	LEAQ    (R10)(CX*4), R11
+	LEAQ    (R11)(CX*4), R12
+	LEAQ    (R12)(CX*4), R13
 	VMOVUPS (R10), Y1
-	VADDPS  Y1, Y0, Y0
-	VMOVUPS (R11), Y1
-	VADDPS  Y1, Y0, Y0
-	VMOVUPS (R9)(BX*1), Y1
-	VMOVUPS (R10)(BX*1), Y2
+	VMOVUPS (R11), Y2
 	VADDPS  Y2, Y1, Y1
-	VMOVUPS (R11)(BX*1), Y2
+	VMOVUPS (R12), Y2
 	VADDPS  Y2, Y1, Y1
-	VMOVUPS (R9)(BX*2), Y2
-	VMOVUPS (R10)(BX*2), Y3
+	VMOVUPS (R10)(CX*1), Y2
+	VMOVUPS (R11)(CX*1), Y3
 	VADDPS  Y3, Y2, Y2
-	VMOVUPS (R11)(BX*2), Y3
+	VMOVUPS (R12)(CX*1), Y3
 	VADDPS  Y3, Y2, Y2
-	VMOVUPS (R9)(DI*1), Y3
-	VMOVUPS (R10)(DI*1), Y4
+	VMOVUPS (R10)(CX*2), Y3
+	VMOVUPS (R11)(CX*2), Y4
 	VADDPS  Y4, Y3, Y3
-	VMOVUPS (R11)(DI*1), Y4
+	VMOVUPS (R12)(CX*2), Y4
 	VADDPS  Y4, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (AX)
-	VSUBPS  Y2, Y1, Y0
-	VSUBPS  Y3, Y0, Y0
-	VMOVUPS Y0, (AX)(CX*1)
-	VMOVUPS (R10), Y0
+	VMOVUPS (R10)(R8*1), Y4
+	VMOVUPS (R11)(R8*1), Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS (R12)(R8*1), Y5
+	VADDPS  Y5, Y4, Y4
+	VADDPS  Y2, Y1, Y1
+	VADDPS  Y3, Y1, Y1
+	MOVQ    (BX), R10
+	MOVQ    (DX), R14
+	VADDPS  (SI)(R9*1), Y1, Y1
+	VADDPS  (R10)(R9*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R14)(R9*1)
+	VSUBPS  Y3, Y2, Y1
+	VSUBPS  Y4, Y1, Y1
+	MOVQ    8(BX), R10
+	MOVQ    8(DX), R14
+	VADDPS  (SI)(R9*1), Y1, Y1
+	VADDPS  (R10)(R9*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R14)(R9*1)
 	VMOVUPS (R11), Y1
-	VSUBPS  Y1, Y0, Y0
-	VMOVUPS (R12), Y1
-	VSUBPS  Y1, Y0, Y0
-	VMOVUPS (R10)(BX*1), Y1
-	VMOVUPS (R11)(BX*1), Y2
+	VMOVUPS (R12), Y2
 	VSUBPS  Y2, Y1, Y1
-	VMOVUPS (R12)(BX*1), Y2
+	VMOVUPS (R13), Y2
 	VSUBPS  Y2, Y1, Y1
-	VMOVUPS (R10)(BX*2), Y2
-	VMOVUPS (R11)(BX*2), Y3
+	VMOVUPS (R11)(CX*1), Y2
+	VMOVUPS (R12)(CX*1), Y3
 	VSUBPS  Y3, Y2, Y2
-	VMOVUPS (R12)(BX*2), Y3
+	VMOVUPS (R13)(CX*1), Y3
 	VSUBPS  Y3, Y2, Y2
-	VMOVUPS (R10)(DI*1), Y3
-	VMOVUPS (R11)(DI*1), Y4
+	VMOVUPS (R11)(CX*2), Y3
+	VMOVUPS (R12)(CX*2), Y4
 	VSUBPS  Y4, Y3, Y3
-	VMOVUPS (R12)(DI*1), Y4
+	VMOVUPS (R13)(CX*2), Y4
 	VSUBPS  Y4, Y3, Y3
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y2, Y0, Y0
-	VMOVUPS Y0, (AX)(CX*2)
-	VSUBPS  Y2, Y1, Y0
-	VSUBPS  Y3, Y0, Y0
-	VMOVUPS Y0, (AX)(R8*1)
-	ADDQ    $0x00000020, DX
+	VMOVUPS (R11)(R8*1), Y4
+	VMOVUPS (R12)(R8*1), Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS (R13)(R8*1), Y5
+	VSUBPS  Y5, Y4, Y4
+	VADDPS  Y2, Y1, Y1
+	VADDPS  Y3, Y1, Y1
+	MOVQ    16(BX), R10
+	MOVQ    16(DX), R11
+	VADDPS  (SI)(R9*1), Y1, Y1
+	VADDPS  (R10)(R9*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R11)(R9*1)
+	VSUBPS  Y3, Y2, Y1
+	VSUBPS  Y4, Y1, Y1
+	MOVQ    24(BX), R10
+	MOVQ    24(DX), R11
+	VADDPS  (SI)(R9*1), Y1, Y1
+	VADDPS  (R10)(R9*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R11)(R9*1)
 	ADDQ    $0x00000020, AX
-	DECQ    SI
+	ADDQ    $0x00000020, R9
+	DECQ    DI
 	JNZ     loop
 
 done:
@@ -10034,82 +10029,103 @@ done:
 	VZEROUPPER
 	RET
 
-// func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)
+// func winoOutStoreAVX512(m *float32, ms int, out *[4]*float32, res *[4]*float32, bias *float32, lo float32, n int)
 // Requires: AVX, AVX512F
-TEXT ·winoOutAVX512(SB), NOSPLIT, $0-40
-	MOVQ  y+0(FP), AX
-	MOVQ  ys+8(FP), CX
-	SHLQ  $0x02, CX
-	MOVQ  m+16(FP), DX
-	MOVQ  ms+24(FP), BX
-	SHLQ  $0x02, BX
-	MOVQ  n+32(FP), SI
-	SHRQ  $0x04, SI
-	LEAQ  (BX)(BX*2), DI
-	LEAQ  (CX)(CX*2), R8
-	TESTQ SI, SI
-	JZ    done
+TEXT ·winoOutStoreAVX512(SB), NOSPLIT, $0-56
+	MOVQ         m+0(FP), AX
+	MOVQ         ms+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         out+16(FP), DX
+	MOVQ         res+24(FP), BX
+	MOVQ         bias+32(FP), SI
+	MOVQ         n+48(FP), DI
+	SHRQ         $0x04, DI
+	VBROADCASTSS lo+40(FP), Z0
+	LEAQ         (CX)(CX*2), R8
+	XORQ         R9, R9
+	TESTQ        DI, DI
+	JZ           done
 
 loop:
-	MOVQ    DX, R9
-	LEAQ    (R9)(BX*4), R10
-	LEAQ    (R10)(BX*4), R11
-	LEAQ    (R11)(BX*4), R12
-	VMOVUPS (R9), Z0
+	MOVQ    AX, R10
+	LEAQ    (R10)(CX*4), R11
+	LEAQ    (R11)(CX*4), R12
+	LEAQ    (R12)(CX*4), R13
 	VMOVUPS (R10), Z1
-	VADDPS  Z1, Z0, Z0
-	VMOVUPS (R11), Z1
-	VADDPS  Z1, Z0, Z0
-	VMOVUPS (R9)(BX*1), Z1
-	VMOVUPS (R10)(BX*1), Z2
+	VMOVUPS (R11), Z2
 	VADDPS  Z2, Z1, Z1
-	VMOVUPS (R11)(BX*1), Z2
+	VMOVUPS (R12), Z2
 	VADDPS  Z2, Z1, Z1
-	VMOVUPS (R9)(BX*2), Z2
-	VMOVUPS (R10)(BX*2), Z3
+	VMOVUPS (R10)(CX*1), Z2
+	VMOVUPS (R11)(CX*1), Z3
 	VADDPS  Z3, Z2, Z2
-	VMOVUPS (R11)(BX*2), Z3
+	VMOVUPS (R12)(CX*1), Z3
 	VADDPS  Z3, Z2, Z2
-	VMOVUPS (R9)(DI*1), Z3
-	VMOVUPS (R10)(DI*1), Z4
+	VMOVUPS (R10)(CX*2), Z3
+	VMOVUPS (R11)(CX*2), Z4
 	VADDPS  Z4, Z3, Z3
-	VMOVUPS (R11)(DI*1), Z4
+	VMOVUPS (R12)(CX*2), Z4
 	VADDPS  Z4, Z3, Z3
-	VADDPS  Z1, Z0, Z0
-	VADDPS  Z2, Z0, Z0
-	VMOVUPS Z0, (AX)
-	VSUBPS  Z2, Z1, Z0
-	VSUBPS  Z3, Z0, Z0
-	VMOVUPS Z0, (AX)(CX*1)
-	VMOVUPS (R10), Z0
+	VMOVUPS (R10)(R8*1), Z4
+	VMOVUPS (R11)(R8*1), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS (R12)(R8*1), Z5
+	VADDPS  Z5, Z4, Z4
+	VADDPS  Z2, Z1, Z1
+	VADDPS  Z3, Z1, Z1
+	MOVQ    (BX), R10
+	MOVQ    (DX), R14
+	VADDPS  (SI)(R9*1), Z1, Z1
+	VADDPS  (R10)(R9*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R14)(R9*1)
+	VSUBPS  Z3, Z2, Z1
+	VSUBPS  Z4, Z1, Z1
+	MOVQ    8(BX), R10
+	MOVQ    8(DX), R14
+	VADDPS  (SI)(R9*1), Z1, Z1
+	VADDPS  (R10)(R9*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R14)(R9*1)
 	VMOVUPS (R11), Z1
-	VSUBPS  Z1, Z0, Z0
-	VMOVUPS (R12), Z1
-	VSUBPS  Z1, Z0, Z0
-	VMOVUPS (R10)(BX*1), Z1
-	VMOVUPS (R11)(BX*1), Z2
+	VMOVUPS (R12), Z2
 	VSUBPS  Z2, Z1, Z1
-	VMOVUPS (R12)(BX*1), Z2
+	VMOVUPS (R13), Z2
 	VSUBPS  Z2, Z1, Z1
-	VMOVUPS (R10)(BX*2), Z2
-	VMOVUPS (R11)(BX*2), Z3
+	VMOVUPS (R11)(CX*1), Z2
+	VMOVUPS (R12)(CX*1), Z3
 	VSUBPS  Z3, Z2, Z2
-	VMOVUPS (R12)(BX*2), Z3
+	VMOVUPS (R13)(CX*1), Z3
 	VSUBPS  Z3, Z2, Z2
-	VMOVUPS (R10)(DI*1), Z3
-	VMOVUPS (R11)(DI*1), Z4
+	VMOVUPS (R11)(CX*2), Z3
+	VMOVUPS (R12)(CX*2), Z4
 	VSUBPS  Z4, Z3, Z3
-	VMOVUPS (R12)(DI*1), Z4
+	VMOVUPS (R13)(CX*2), Z4
 	VSUBPS  Z4, Z3, Z3
-	VADDPS  Z1, Z0, Z0
-	VADDPS  Z2, Z0, Z0
-	VMOVUPS Z0, (AX)(CX*2)
-	VSUBPS  Z2, Z1, Z0
-	VSUBPS  Z3, Z0, Z0
-	VMOVUPS Z0, (AX)(R8*1)
-	ADDQ    $0x00000040, DX
+	VMOVUPS (R11)(R8*1), Z4
+	VMOVUPS (R12)(R8*1), Z5
+	VSUBPS  Z5, Z4, Z4
+	VMOVUPS (R13)(R8*1), Z5
+	VSUBPS  Z5, Z4, Z4
+	VADDPS  Z2, Z1, Z1
+	VADDPS  Z3, Z1, Z1
+	MOVQ    16(BX), R10
+	MOVQ    16(DX), R11
+	VADDPS  (SI)(R9*1), Z1, Z1
+	VADDPS  (R10)(R9*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R11)(R9*1)
+	VSUBPS  Z3, Z2, Z1
+	VSUBPS  Z4, Z1, Z1
+	MOVQ    24(BX), R10
+	MOVQ    24(DX), R11
+	VADDPS  (SI)(R9*1), Z1, Z1
+	VADDPS  (R10)(R9*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R11)(R9*1)
 	ADDQ    $0x00000040, AX
-	DECQ    SI
+	ADDQ    $0x00000040, R9
+	DECQ    DI
 	JNZ     loop
 
 done:

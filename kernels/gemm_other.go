@@ -10,13 +10,16 @@ func platformImpls() (main, variants []*impl) { return nil, nil }
 // (none sets avx2Loops, avx512Loops or bf16).
 
 func sum9AVX2(dst *float32, taps *[9]*float32, n int)                    { noSIMD() }
-func finishAVX2(out, y, bias, res *float32, lo float32, n int)           { noSIMD() }
 func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)           { noSIMD() }
 func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)      { noSIMD() }
 func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)    { noSIMD() }
 func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int) { noSIMD() }
-func winoOutAVX2(y *float32, ys int, m *float32, ms int, n int)          { noSIMD() }
-func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)        { noSIMD() }
-func toBF16AVX512(dst *uint16, src *float32, n int)                      { noSIMD() }
+func winoOutStoreAVX2(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int) {
+	noSIMD()
+}
+func winoOutStoreAVX512(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int) {
+	noSIMD()
+}
+func toBF16AVX512(dst *uint16, src *float32, n int) { noSIMD() }
 
 func noSIMD() { panic("kernels: no SIMD loops on this platform") }

@@ -219,11 +219,6 @@ func fmaPeakAVX512(n int)
 //go:noescape
 func sum9AVX2(dst *float32, taps *[9]*float32, n int)
 
-// finishAVX2 sets out[j] = max(y[j] + bias[j] + res[j], lo) for j < n (a multiple of 8); res may be out.
-//
-//go:noescape
-func finishAVX2(out *float32, y *float32, bias *float32, res *float32, lo float32, n int)
-
 // winoInAVX2 is winoIn on n columns (a multiple of 8): v = B^T d B per column.
 //
 //go:noescape
@@ -234,20 +229,20 @@ func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)
 //go:noescape
 func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)
 
-// winoOutAVX2 is winoOut on n columns (a multiple of 8): y = A^T m A per column.
+// winoOutStoreAVX2 is winoOutStore on n columns (a multiple of 8): out[q][j] = max((A^T m A)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].
 //
 //go:noescape
-func winoOutAVX2(y *float32, ys int, m *float32, ms int, n int)
+func winoOutStoreAVX2(m *float32, ms int, out *[4]*float32, res *[4]*float32, bias *float32, lo float32, n int)
 
 // winoGatherInAVX512 is winoIn on n columns (a multiple of 16) with patch row p read from src[p].
 //
 //go:noescape
 func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)
 
-// winoOutAVX512 is winoOut on n columns (a multiple of 16): y = A^T m A per column.
+// winoOutStoreAVX512 is winoOutStore on n columns (a multiple of 16): out[q][j] = max((A^T m A)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].
 //
 //go:noescape
-func winoOutAVX512(y *float32, ys int, m *float32, ms int, n int)
+func winoOutStoreAVX512(m *float32, ms int, out *[4]*float32, res *[4]*float32, bias *float32, lo float32, n int)
 
 // gemmBF16x1x32 computes a 1x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //

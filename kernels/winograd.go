@@ -29,9 +29,10 @@ import (
 // channel pair and tile of 4 outputs instead of 36, 2.25x fewer (1.97x on
 // a 6x7 board, whose 42 cells take 12 tiles). The transforms (B^T d B
 // of the 16 patch values, A^T m A of the 16 products) are additions and
-// subtractions only, 32 and 24 per channel and tile, done down whole
-// rows of a chunk's tiles and channels at once in AVX2 (winoInAVX2,
-// winoOutAVX2; as 1-D transforms per tile in scalar Go they took 50-70%
+// subtractions only, 32 and 24 per channel and tile, done in SIMD down a
+// tile's channels (winoGatherIn<w>, which reads the patch from the image,
+// and winoOutStore<w>, which adds bias and residual and stores the
+// outputs in the same pass; as 1-D transforms per tile in scalar Go they took 50-70%
 // of the time and made Winograd slower than im2col; as GEMMs with the
 // 16x16 and 4x16 Kronecker matrices, most of whose entries are zero,
 // they cost 11-14% more than the AVX2 loops on the AVX-512 EPYC). The
@@ -245,9 +246,12 @@ type winoScratch struct {
 	v    []float32    // transformed input, [16][nt*cin]
 	vb   []uint16     // the same in bfloat16 (Conv3x3WinogradBF16)
 	mm   []float32    // products, [16][nt*cout]
-	y    []float32    // output tiles, [4][nt*cout]
 	zero []float32    // max(cin, cout) zeros: padding, a missing bias or residual
+	sink []float32    // cout values written for output pixels outside the image
 	taps [16]*float32 // a tile's patch pixels (or zero): see winoArgs.taps
+	// out and res are a tile's output pixels and their residuals (see
+	// winoArgs.outputs).
+	out, res [4][]float32
 }
 
 // winoPad is the padding of a scratch row, in floats (one cache line).
@@ -291,20 +295,29 @@ func winoIn(im *impl, v []float32, vs int, d []float32, ds int, n int) {
 	}
 }
 
-// winoOut applies the output transform to n columns: for each column j,
-// the 4x4 products m[e*ms+j] become the 2x2 outputs y[q*ys+j] = (A^T m
-// A)[q] (q = 2*row+column), first down the columns, then along the rows;
-// winoOutAVX2 does the same additions in the same order.
-func winoOut(im *impl, y []float32, ys int, m []float32, ms int, n int) {
+// winoOutStore applies the output transform to one tile and stores it:
+// for each column c < len(bias), the 4x4 products m[e*ms+c] become the
+// 2x2 outputs y_q = (A^T m A)[q] (q = 2*row+column; first down the
+// columns, then along the rows), and out[q][c] = max(y_q + bias[c] +
+// res[q][c], lo), the sum unless lo is greater (so NaN and -0 pass
+// through). res[q] may be out[q]. winoOutStoreAVX2 and
+// winoOutStoreAVX512 do the same operations in the same order.
+func winoOutStore(im *impl, m []float32, ms int, out, res *[4][]float32, bias []float32, lo float32) {
+	n := len(bias)
 	j := 0
+	var op, rp [4]*float32
+	simd := func(k int, f func(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int)) {
+		for q := range 4 {
+			op[q], rp[q] = &out[q][j], &res[q][j]
+		}
+		f(&m[j], ms, &op, &rp, &bias[j], lo, k)
+		j += k
+	}
 	if im.avx512Loops && n >= 16 {
-		j = n / 16 * 16
-		winoOutAVX512(&y[0], ys, &m[0], ms, j)
+		simd(n/16*16, winoOutStoreAVX512)
 	}
 	if im.avx2Loops && n-j >= 8 {
-		k := (n - j) / 8 * 8
-		winoOutAVX2(&y[j], ys, &m[j], ms, k)
-		j += k
+		simd((n-j)/8*8, winoOutStoreAVX2)
 	}
 	for ; j < n; j++ {
 		for a := range 2 {
@@ -317,8 +330,15 @@ func winoOut(im *impl, y []float32, ys int, m []float32, ms int, n int) {
 					t[q] = m1 - m2 - m3
 				}
 			}
-			y[(2*a)*ys+j] = t[0] + t[1] + t[2]
-			y[(2*a+1)*ys+j] = t[1] - t[2] - t[3]
+			y := [2]float32{t[0] + t[1] + t[2], t[1] - t[2] - t[3]}
+			for r, v := range y {
+				q := 2*a + r
+				v = v + bias[j] + res[q][j]
+				if v < lo {
+					v = lo
+				}
+				out[q][j] = v
+			}
 		}
 	}
 }
@@ -340,10 +360,10 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	cin, cout := a.cin, a.cout
 	is, os := nt*cin+winoPad, nt*cout+winoPad // row strides
 	sc.mm = grow(sc.mm, 16*os)
-	sc.y = grow(sc.y, 4*os)
 	if cap(sc.zero) < max(cin, cout) {
 		sc.zero = make([]float32, max(cin, cout))
 	}
+	sc.sink = grow(sc.sink, cout)
 	im := cur.Load()
 	bf16 := a.ub != nil
 	if bf16 {
@@ -393,9 +413,16 @@ func (a *winoArgs) chunk(t0, t1 int) {
 			gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
 		}
 	}
-	winoOut(im, sc.y, os, sc.mm, os, nt*cout)
+	bias, lo := sc.zero[:cout], float32(math.Inf(-1))
+	if a.bias != nil {
+		bias = a.bias[:cout]
+	}
+	if a.relu {
+		lo = 0
+	}
 	for t := t0; t < t1; t++ {
-		a.store(t, sc.y[(t-t0)*cout:], os, sc.zero[:cout])
+		a.outputs(t, &sc.out, &sc.res, sc.sink[:cout], sc.zero[:cout])
+		winoOutStore(im, sc.mm[(t-t0)*cout:], os, &sc.out, &sc.res, bias, lo)
 	}
 	winoPool.Put(sc)
 }
@@ -449,54 +476,24 @@ func (a *winoArgs) gather(t int, d []float32, stride int, zero []float32, taps *
 	}
 }
 
-// store writes the output pixels of tile t that lie inside the image:
-// pixel q (2*row+column) of the tile is y[q*stride : q*stride+cout], to
-// which it adds bias and residual before the ReLU (zero holds cout zeros,
-// the bias or residual when there is none). The residual is read
-// before dst is written, so it may be dst itself.
-func (a *winoArgs) store(t int, y []float32, stride int, zero []float32) {
+// outputs points out[q] at output pixel q (2*row+column) of tile t, or
+// at sink where the pixel lies outside the image, and res[q] at the
+// pixel's residual, or at zero (cout zeros) where there is none.
+func (a *winoArgs) outputs(t int, out, res *[4][]float32, sink, zero []float32) {
 	cout := a.cout
 	per := a.th * a.tw
 	n, p := t/per, t%per
 	y0, x0 := 2*(p/a.tw), 2*(p%a.tw)
-	bias, lo := zero, float32(math.Inf(-1))
-	if a.bias != nil {
-		bias = a.bias[:cout]
-	}
-	if a.relu {
-		lo = 0
-	}
 	for q := range 4 {
 		yy, xx := y0+q/2, x0+q%2
 		if yy >= a.h || xx >= a.w {
+			out[q], res[q] = sink, zero
 			continue
 		}
 		o := ((n*a.h+yy)*a.w + xx) * cout
-		res := zero
+		out[q], res[q] = a.dst[o:o+cout], zero
 		if a.residual != nil {
-			res = a.residual[o : o+cout]
+			res[q] = a.residual[o : o+cout]
 		}
-		winoFinish(y[q*stride:q*stride+cout], bias, res, lo, a.dst[o:o+cout])
-	}
-}
-
-// winoFinish sets out[c] = max(y[c] + bias[c] + res[c], lo), the sum
-// unless lo is greater (so NaN and -0 pass through, as in finishAVX2,
-// which does the channels in multiples of 8 when the implementation has
-// it); res may be out.
-func winoFinish(y, bias, res []float32, lo float32, out []float32) {
-	n := len(out)
-	y, bias, res = y[:n], bias[:n], res[:n]
-	c := 0
-	if cur.Load().avx2Loops && n >= 8 {
-		c = n / 8 * 8
-		finishAVX2(&out[0], &y[0], &bias[0], &res[0], lo, c)
-	}
-	for ; c < n; c++ {
-		v := y[c] + bias[c] + res[c]
-		if v < lo {
-			v = lo
-		}
-		out[c] = v
 	}
 }

@@ -144,7 +144,8 @@ func TestConv3x3WinogradBadArgs(t *testing.T) {
 	}
 }
 
-// TestWinogradTransforms checks winoIn and winoOut against the transform
+// TestWinogradTransforms checks winoIn and winoOutStore (without bias,
+// residual or ReLU) against the transform
 // matrices of Lavin and Gray (2015) applied as Kronecker products in
 // float64, and the SIMD versions against the Go loops bit for bit (they
 // do the same additions in the same order), on column counts with and
@@ -161,7 +162,7 @@ func TestWinogradTransforms(t *testing.T) {
 			use(t, name)
 			v, y := make([]float32, 16*stride), make([]float32, 4*stride)
 			winoIn(cur.Load(), v, stride, d, stride, n)
-			winoOut(cur.Load(), y, stride, d, stride, n)
+			winoOutPlain(cur.Load(), y, stride, d, stride, n)
 			results[name] = [2][]float32{v, y}
 			// Entry e = rows*i+j of transform m is sum_p m[i][p/4]*m[j][p%4]*d[p].
 			for _, tr := range []struct {
@@ -190,4 +191,78 @@ func TestWinogradTransforms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// winoOutPlain is the output transform alone of n columns: winoOutStore
+// with no bias, no residual and no ReLU, y_q written to y[q*ys:].
+func winoOutPlain(im *impl, y []float32, ys int, m []float32, ms int, n int) {
+	zero := make([]float32, n)
+	var out, res [4][]float32
+	for q := range out {
+		out[q], res[q] = y[q*ys:q*ys+n], zero
+	}
+	winoOutStore(im, m, ms, &out, &res, zero, float32(math.Inf(-1)))
+}
+
+// winoOutStore's store: bias, residual (also in place) and ReLU, pixels
+// sent to a sink, the SIMD versions bit for bit with the Go loop,
+// including NaN and -0 passing through.
+func TestWinoOutStore(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	for _, n := range []int{3, 16, 40, 64} {
+		const ms = 80
+		m := randSlice(r, 16*ms)
+		m[5], m[ms+7] = float32(math.NaN()), float32(math.Copysign(0, -1))
+		bias := randSlice(r, n)
+		type key struct {
+			relu bool
+			impl string
+		}
+		results := map[key][]uint32{}
+		for _, name := range implNames() {
+			use(t, name)
+			for _, relu := range []bool{false, true} {
+				lo := float32(math.Inf(-1))
+				if relu {
+					lo = 0
+				}
+				dst := randSlice(rand.New(rand.NewPCG(uint64(n), 1)), 3*n) // pixel 3 goes to a sink
+				want := slices.Clone(dst)
+				y := make([]float32, 4*n)
+				winoOutPlain(&impl{name: "generic"}, y, n, m, ms, n)
+				for q := range 3 {
+					for c := range n {
+						v := y[q*n+c] + bias[c] + want[q*n+c] // the residual is the destination
+						if v < lo {
+							v = lo
+						}
+						want[q*n+c] = v
+					}
+				}
+				sink := make([]float32, n)
+				out := [4][]float32{dst[:n], dst[n : 2*n], dst[2*n:], sink}
+				res := [4][]float32{dst[:n], dst[n : 2*n], dst[2*n:], make([]float32, n)}
+				winoOutStore(cur.Load(), m, ms, &out, &res, bias, lo)
+				for i := range dst {
+					if math.Float32bits(dst[i]) != math.Float32bits(want[i]) && !(dst[i] != dst[i] && want[i] != want[i]) {
+						t.Fatalf("%s n=%d relu=%v: out[%d] = %v, want %v", name, n, relu, i, dst[i], want[i])
+					}
+				}
+				results[key{relu, name}] = math32bits(append(dst, sink...))
+			}
+		}
+		for k, got := range results {
+			if !slices.Equal(got, results[key{k.relu, "generic"}]) {
+				t.Errorf("%s n=%d relu=%v: differs from the generic loop", k.impl, n, k.relu)
+			}
+		}
+	}
+}
+
+func math32bits(x []float32) []uint32 {
+	b := make([]uint32, len(x))
+	for i, v := range x {
+		b[i] = math.Float32bits(v)
+	}
+	return b
 }

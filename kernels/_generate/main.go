@@ -1,7 +1,7 @@
 // Command _generate writes ../gemm_amd64.s, the AVX2+FMA and AVX-512 GEMM
 // micro-kernels of package kernels (and sum9AVX2, the inner loop of
-// col2im3x3, and winoInAVX2, winoOutAVX2 and finishAVX2, the transforms
-// and the store loop of Conv3x3Winograd), and the
+// col2im3x3, and the Winograd loops winoInAVX2, winoGatherIn<w> and
+// winoOutStore<w>: the transforms and the store of Conv3x3Winograd), and the
 // AVX-512 BF16 ones (bf16.go), with avo. Run it with `go generate` in
 // kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
 //
@@ -359,46 +359,6 @@ func sum9() {
 	av.RET()
 }
 
-// finish writes finishAVX2, the store loop of Conv3x3Winograd
-// (kernels/winograd.go): out[j] = max(y[j] + bias[j] + res[j], lo) for
-// j < n, n a multiple of 8, added in that order; the maximum is lo when
-// lo > the sum and the sum otherwise (so NaN and -0 pass through), as the
-// Go loop computes it.
-func finish() {
-	av.TEXT("finishAVX2", av.NOSPLIT, "func(out, y, bias, res *float32, lo float32, n int)")
-	av.Doc("finishAVX2 sets out[j] = max(y[j] + bias[j] + res[j], lo) for j < n (a multiple of 8); res may be out.")
-	av.Pragma("noescape")
-	out := av.Load(av.Param("out"), av.GP64())
-	y := av.Load(av.Param("y"), av.GP64())
-	bias := av.Load(av.Param("bias"), av.GP64())
-	res := av.Load(av.Param("res"), av.GP64())
-	n := av.Load(av.Param("n"), av.GP64())
-	lo, err := av.Param("lo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	vlo := av.YMM()
-	av.VBROADCASTSS(lo.Addr, vlo)
-	i := av.GP64()
-	av.XORQ(i, i)
-	av.Label("finishloop")
-	av.CMPQ(i, n)
-	av.JGE(operand.LabelRef("finishdone"))
-	v := av.YMM()
-	av.VMOVUPS(operand.Mem{Base: y, Index: i, Scale: 4}, v)
-	av.VADDPS(operand.Mem{Base: bias, Index: i, Scale: 4}, v, v)
-	av.VADDPS(operand.Mem{Base: res, Index: i, Scale: 4}, v, v)
-	// VMAXPS returns its first (Go order) operand unless the second is
-	// greater: the sum, unless lo > sum.
-	av.VMAXPS(v, vlo, v)
-	av.VMOVUPS(v, operand.Mem{Base: out, Index: i, Scale: 4})
-	av.ADDQ(operand.Imm(8), i)
-	av.JMP(operand.LabelRef("finishloop"))
-	av.Label("finishdone")
-	av.VZEROUPPER()
-	av.RET()
-}
-
 // winoIn writes winoInAVX2, the input transform of Conv3x3Winograd
 // (kernels/winograd.go, winoIn): for each of n columns (a multiple of
 // 8), the 16 patch values d[p*ds+j] become the 16 transformed values
@@ -519,37 +479,43 @@ func winoGatherIn(w simd) {
 	})
 }
 
-// winoOut writes winoOut<w>, the output transform of Conv3x3Winograd
-// (kernels/winograd.go, winoOut): for each of n columns (a multiple of
-// the lanes), the 16 products m[e*ms+j] become the 4 outputs y[q*ys+j] = (A^T m
-// A), by the same additions in the same order as the Go code.
-func winoOut(w simd) {
-	name := "winoOut" + w.suffix
-	av.TEXT(name, av.NOSPLIT, "func(y *float32, ys int, m *float32, ms int, n int)")
-	av.Doc(fmt.Sprintf("%s is winoOut on n columns (a multiple of %d): y = A^T m A per column.", name, w.lanes))
+// winoOutStore writes winoOutStore<w>: the output transform and the
+// store of one tile (kernels/winograd.go, winoOutStore). For each of n columns j (a multiple
+// of the lanes) of the tile's 16 products m[e*ms+j] it computes the 4
+// outputs y_q = (A^T m A)[q], then out[q][j] = max(y_q + bias[j] +
+// res[q][j], lo), with the same operations in the same order as the Go
+// code (kernels/winograd.go, winoOutStore). res[q] may be out[q].
+func winoOutStore(w simd) {
+	name := "winoOutStore" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int)")
+	av.Doc(fmt.Sprintf("%s is winoOutStore on n columns (a multiple of %d): out[q][j] = max((A^T m A)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].", name, w.lanes))
 	av.Pragma("noescape")
-	yp := av.Load(av.Param("y"), av.GP64())
-	ys := av.Load(av.Param("ys"), av.GP64())
-	av.SHLQ(operand.U8(2), ys)
 	mp := av.Load(av.Param("m"), av.GP64())
 	ms := av.Load(av.Param("ms"), av.GP64())
 	av.SHLQ(operand.U8(2), ms)
+	outs := av.Load(av.Param("out"), av.GP64())
+	ress := av.Load(av.Param("res"), av.GP64())
+	bias := av.Load(av.Param("bias"), av.GP64())
 	n := av.Load(av.Param("n"), av.GP64())
 	av.SHRQ(operand.U8(w.shift()), n)
+	lo, err := av.Param("lo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	vlo := w.vec()
+	av.VBROADCASTSS(lo.Addr, vlo)
 	ms3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
-	ys3 := av.GP64()
-	av.LEAQ(operand.Mem{Base: ys, Index: ys, Scale: 2}, ys3)
+	jo := av.GP64() // byte offset of the columns
+	av.XORQ(jo, jo)
 	mq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
 	mAt := func(i, q int) operand.Mem { return strided(mq[i], ms, ms3, q, 0) }
-	yAt := func(r int) operand.Mem { return strided(yp, ys, ys3, r, 0) }
 	countedLoop(n, func() {
 		av.MOVQ(mp, mq[0])
 		for g := 1; g < 4; g++ {
 			av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
 		}
 		for a := range 2 {
-			// t_q = m0q + m1q + m2q (a = 0) or m1q - m2q - m3q (a = 1).
 			var tv [4]reg.VecVirtual
 			for q := range 4 {
 				tv[q] = w.vec()
@@ -568,17 +534,29 @@ func winoOut(w simd) {
 					av.VSUBPS(x, tv[q], tv[q])
 				}
 			}
-			o := w.vec()
-			av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
-			av.VADDPS(tv[2], o, o)
-			av.VMOVUPS(o, yAt(2*a))
-			o = w.vec()
-			av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
-			av.VSUBPS(tv[3], o, o)
-			av.VMOVUPS(o, yAt(2*a+1))
+			for r := range 2 {
+				o := w.vec()
+				if r == 0 {
+					av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
+					av.VADDPS(tv[2], o, o)
+				} else {
+					av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
+					av.VSUBPS(tv[3], o, o)
+				}
+				q := 2*a + r
+				rp, op := av.GP64(), av.GP64()
+				av.MOVQ(operand.Mem{Base: ress, Disp: 8 * q}, rp)
+				av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
+				av.VADDPS(operand.Mem{Base: bias, Index: jo, Scale: 1}, o, o)
+				av.VADDPS(operand.Mem{Base: rp, Index: jo, Scale: 1}, o, o)
+				// VMAXPS returns its first (Go order) operand unless the
+				// second is greater: the sum, unless lo > sum.
+				av.VMAXPS(o, vlo, o)
+				av.VMOVUPS(o, operand.Mem{Base: op, Index: jo, Scale: 1})
+			}
 		}
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
-		av.ADDQ(operand.U32(uint64(4*w.lanes)), yp)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 	})
 }
 
@@ -641,11 +619,10 @@ func main() {
 	peak(false)
 	peak(true)
 	sum9()
-	finish()
 	winoIn()
 	for _, w := range []simd{avx2, avx512} {
 		winoGatherIn(w)
-		winoOut(w)
+		winoOutStore(w)
 	}
 	tab.WriteString(generateBF16())
 	av.Generate()
