@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // gemmArgs is one GEMM problem, shared read-only by the goroutines working on
@@ -42,6 +44,9 @@ type job struct {
 	chunk   int          // rows per chunk (a multiple of the tile height)
 	nchunks int64        // number of chunks
 	next    atomic.Int64 // next chunk to take
+	// pending counts the pool workers sent the job that have not yet
+	// finished it; wg parks the caller until they have (see wait).
+	pending atomic.Int32
 	wg      sync.WaitGroup
 	// task, when set, makes the job a Parallel call: chunk i is
 	// task.RunPart(i) and gemmArgs is unused.
@@ -104,17 +109,9 @@ func (j *job) run() {
 		j.nchunks = int64((m + rows - 1) / rows)
 		j.next.Store(0)
 		startWorkers(nt - 1)
-		helpers := min(nt-1, int(j.nchunks)-1)
-		j.wg.Add(helpers)
-		for range helpers {
-			select {
-			case workQueue <- j:
-			default:
-				j.wg.Done() // queue full: the caller's drain takes the chunks
-			}
-		}
+		j.send(min(nt-1, int(j.nchunks)-1))
 		j.drain()
-		j.wg.Wait()
+		j.wait()
 	}
 	callsInFlight.Add(-1)
 	if bufp != nil {
@@ -160,7 +157,8 @@ var (
 )
 
 // startWorkers makes sure at least n pool workers exist. Workers live for the
-// life of the process and sleep on workQueue when idle.
+// life of the process; idle, they poll workQueue for spinWait and then
+// sleep on it.
 func startWorkers(n int) {
 	if int(workersLive.Load()) >= n {
 		return
@@ -173,9 +171,67 @@ func startWorkers(n int) {
 	}
 }
 
-func worker() {
-	for j := range workQueue {
-		j.drain()
-		j.wg.Done()
+// spinWait is how long a pool worker polls for its next job before it
+// parks, and how long a caller polls for the workers helping it before it
+// parks (both yielding to runnable goroutines meanwhile). Waking a parked
+// thread took about 100 us on the 2-vCPU VMs this was measured on (an
+// idle vCPU halts and the host must schedule it again), more than a
+// batch-16 Forward's slice of work takes to compute in bfloat16; polling
+// briefly keeps back-to-back calls from paying it, at a cost bounded by
+// spinWait per call when no call follows (docs/BENCHMARKS.md).
+const spinWait = 50 * time.Microsecond
+
+// send hands j to n pool workers (fewer when the queue is full: the
+// caller's drain then takes their chunks).
+func (j *job) send(n int) {
+	j.pending.Store(int32(n))
+	j.wg.Add(n)
+	for range n {
+		select {
+		case workQueue <- j:
+		default:
+			j.done()
+		}
 	}
+}
+
+// done marks one worker's (or one unsent helper's) share of j finished.
+func (j *job) done() {
+	j.pending.Add(-1)
+	j.wg.Done()
+}
+
+// wait returns when every worker sent j has finished it: it polls for
+// up to spinWait, then parks.
+func (j *job) wait() {
+	if j.pending.Load() > 0 {
+		start := time.Now()
+		for j.pending.Load() > 0 && time.Since(start) < spinWait {
+			runtime.Gosched()
+		}
+	}
+	j.wg.Wait()
+}
+
+func worker() {
+	for {
+		j := nextJob()
+		j.drain()
+		j.done()
+	}
+}
+
+// nextJob receives the next job from workQueue, polling for up to
+// spinWait before it parks on the channel.
+func nextJob() *job {
+	start := time.Now()
+	for time.Since(start) < spinWait {
+		select {
+		case j := <-workQueue:
+			return j
+		default:
+			runtime.Gosched()
+		}
+	}
+	return <-workQueue
 }

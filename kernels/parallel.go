@@ -22,7 +22,9 @@ func IdleThreads() int {
 // Conv3x3BiasAct, Conv3x3Winograd), which then run on the caller's
 // goroutine rather than wake workers to compete for the same cores. It
 // runs the parts one after another on the caller's goroutine when no
-// other thread is idle. It allocates nothing in steady state.
+// other thread is idle. The workers, and the caller waiting for them, poll
+// for up to spinWait before they park, so that back-to-back calls do not
+// pay a thread's wake-up each. It allocates nothing in steady state.
 func Parallel(parts int, t Task) {
 	nt := min(IdleThreads(), parts)
 	if nt <= 1 {
@@ -37,16 +39,9 @@ func Parallel(parts int, t Task) {
 	j.nchunks = int64(parts)
 	j.next.Store(0)
 	startWorkers(nt - 1)
-	j.wg.Add(nt - 1)
-	for range nt - 1 {
-		select {
-		case workQueue <- j:
-		default:
-			j.wg.Done() // queue full: the caller's drain runs the parts
-		}
-	}
+	j.send(nt - 1)
 	j.drain()
-	j.wg.Wait()
+	j.wait()
 	callsInFlight.Add(-int32(nt))
 	j.task = nil
 	jobPool.Put(j)

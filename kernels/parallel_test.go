@@ -3,6 +3,9 @@ package kernels
 import (
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/canopy-go/canopy/internal/cputime"
 )
 
 // countTask counts the runs of each part and the threads it saw free.
@@ -48,3 +51,28 @@ func TestParallel(t *testing.T) {
 		t.Errorf("Parallel allocates %v times per call", a)
 	}
 }
+
+// The pool's workers and callers poll for at most spinWait before they
+// park: once calls stop, the process stops using CPU.
+func TestPoolParksWhenIdle(t *testing.T) {
+	defer SetThreads(SetThreads(2))
+	var sink atomic.Int64
+	task := taskFunc(func(p int) {
+		for i := range 100000 {
+			sink.Add(int64(i & p))
+		}
+	})
+	for range 20 {
+		Parallel(2, task)
+	}
+	time.Sleep(10 * spinWait) // the last call's polling ends
+	cpu0 := cputime.Seconds()
+	time.Sleep(200 * time.Millisecond)
+	if used := cputime.Seconds() - cpu0; used > 0.05 {
+		t.Errorf("the idle pool used %.0f ms of CPU in 200 ms; its threads should be parked", 1000*used)
+	}
+}
+
+type taskFunc func(p int)
+
+func (f taskFunc) RunPart(p int) { f(p) }
