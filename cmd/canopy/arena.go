@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -65,7 +66,11 @@ the same command (same --game, --agents, --games and --seed; each log is
 checked against them and replayed), counts the games logged there and
 plays only the rest. Every game's seeds depend only on --seed and its
 number, so a resumed run gives the result of an uninterrupted one (but
-for the measured times per move).
+for the measured times per move). With two agents the first N games of
+a longer run are those of an N-game run, so --resume with a larger
+--games extends a finished run. --report (with --logs) prints the result
+of the games logged so far, checked the same way, and plays none; it
+takes no lock, so it can watch a running arena.
 
 Limits: at most 10000000 games in all and 100000 bootstrap resamples.
 Interrupted (Ctrl-C), it prints the table and ratings of the games
@@ -84,6 +89,7 @@ rerun it with --resume to finish the tournament.`,
 			quiet := fs.Bool("quiet", false, "no progress line")
 			logs := fs.String("logs", "", "directory to write each finished game's JSON log to")
 			resume := fs.Bool("resume", false, "with --logs: count the games logged there by an earlier run of the same command and play only the rest")
+			report := fs.Bool("report", false, "with --logs: print the result of the games logged there so far, playing none (also while another arena writes them)")
 			return func(e *env, args []string) error {
 				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
 					return err
@@ -137,6 +143,9 @@ rerun it with --resume to finish the tournament.`,
 				}
 				if *resume && *logs == "" {
 					return usagef("--resume continues from the game logs of an earlier run: give their directory with --logs")
+				}
+				if *report {
+					return reportArenaLogs(e, *logs, g, specs, sched, *seed, *n, *boot, *asJSON, *asCSV)
 				}
 				var (
 					onGame func(int, *arena.Record, uint64) error
@@ -206,12 +215,12 @@ func tournamentGames(n, k, games int) float64 {
 	return math.Round(tables) * float64(games)
 }
 
-// writeArenaText prints the tables and ratings; a partial result (Ctrl-C)
-// says so in its first line, with the scheduled number of games.
+// writeArenaText prints the tables and ratings; a partial result (Ctrl-C,
+// --report) says so in its first line, with the scheduled number of games.
 func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if res.Partial {
-		fmt.Fprintf(tw, "PARTIAL\t%d of %d games finished (stopped early)\n", res.TotalGames, scheduled)
+		fmt.Fprintf(tw, "PARTIAL\t%d of %d games finished\n", res.TotalGames, scheduled)
 	}
 	fmt.Fprintf(tw, "game\t%s\n", res.Game)
 	fmt.Fprintf(tw, "games\t%d (%d per table, seed %d)\n", res.TotalGames, res.GamesPerTable, res.Seed)
@@ -404,4 +413,41 @@ func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed
 		played[i] = r
 	}
 	return played, nil
+}
+
+// reportArenaLogs is arena --report: the result of the games logged in
+// dir (checked as for --resume), marked partial when some of the
+// schedule's games are missing; it plays none and takes no lock (the
+// logs are written atomically, so a running arena's are safe to read).
+func reportArenaLogs(e *env, dir string, g games.Game, specs []string, sched [][]int, seed uint64, perTable, boot int, asJSON, asCSV bool) error {
+	if dir == "" {
+		return usagef("--report prints the result of the games logged by an arena: give their directory with --logs")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("--report: %v", err)
+	}
+	played, err := readArenaLogs(dir, g, specs, sched, seed, true)
+	if err != nil {
+		return err
+	}
+	if len(played) == 0 {
+		return fmt.Errorf("--report: %s holds no game logs (game-NNNNNN.json) yet", dir)
+	}
+	idx := slices.Sorted(maps.Keys(played))
+	results := make([]arena.GameResult, len(idx))
+	for k, i := range idx {
+		results[k] = played[i]
+	}
+	res, err := arena.Rate(g.Spec(), specs, results, arena.RateOptions{Bootstrap: boot, Seed: seed, GamesPerTable: perTable})
+	if err != nil {
+		return err
+	}
+	res.Partial = len(played) < len(sched)
+	switch {
+	case asJSON:
+		return writeJSON(e.Stdout, res)
+	case asCSV:
+		return writeArenaCSV(e.Stdout, res)
+	}
+	return writeArenaText(e.Stdout, res, len(sched))
 }

@@ -213,6 +213,14 @@ func TestArenaResume(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// --report: the kept games alone, marked partial.
+			code, rep, errs := runCLI(t, "", append(args, "--logs", dir, "--report")...)
+			if code != 0 {
+				t.Fatalf("--report: status %d: %s", code, errs)
+			}
+			if r := decodeArena(t, rep); !r.Partial || r.TotalGames != len(tc.keep) {
+				t.Errorf("--report on %d logs: partial %v, %d games", len(tc.keep), r.Partial, r.TotalGames)
+			}
 			code, out2, errs := runCLI(t, "", append(args, "--logs", dir, "--resume")...)
 			if code != 0 {
 				t.Fatalf("resumed run: status %d: %s", code, errs)
@@ -230,6 +238,10 @@ func TestArenaResume(t *testing.T) {
 				if got, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(got, b) {
 					t.Errorf("%s was rewritten by the resumed run", name)
 				}
+			}
+			// --report on the finished logs is the full result.
+			if code, rep, errs := runCLI(t, "", append(args, "--logs", dir, "--report")...); code != 0 || !reflect.DeepEqual(decodeArena(t, rep), res) {
+				t.Errorf("--report on every log: status %d, %s; differs from the run's result", code, errs)
 			}
 			// Resuming a finished run plays nothing and gives the same result.
 			code, out3, errs := runCLI(t, "", append(args, "--logs", dir, "--resume")...)
@@ -283,8 +295,13 @@ func TestArenaResumeRefuses(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
-	if code, _, errs := runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--resume"); code != 2 || !strings.Contains(errs, "with --logs") {
-		t.Errorf("--resume without --logs: status %d, stderr %q", code, errs)
+	for _, flag := range []string{"--resume", "--report"} {
+		if code, _, errs := runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", flag); code != 2 || !strings.Contains(errs, "with --logs") {
+			t.Errorf("%s without --logs: status %d, stderr %q", flag, code, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--report", "--logs", t.TempDir()); code != 1 || !strings.Contains(errs, "no game logs") {
+		t.Errorf("--report on an empty directory: status %d, stderr %q", code, errs)
 	}
 	// A corrupt log: named, with the fix.
 	bad := filepath.Join(dir, "game-000002.json")

@@ -26,8 +26,9 @@
 #                  line per agent: games, sole wins in each seat (the
 #                  first mover's seat first), pairwise score with its 95% Wilson
 #                  interval, mean ordinal and time per move; rows begun
-#                  are listed with their games so far, rows not begun as
-#                  missing (needs jq)
+#                  but not finished with the games so far (arena --report,
+#                  with $CANOPY or bin/canopy), rows not begun as missing
+#                  (needs jq)
 # Variables:
 #   GAMES     games per row (the study's count by default); smaller for a
 #             reduced run
@@ -150,31 +151,40 @@ run_rows() {
 
 # table_rows PATTERN...: the --table mode (see the header).
 table_rows() {
-	local r name game agents missing=() begun=() n
+	local r name game agents missing=() begun=() n json label
 	command -v jq >/dev/null || die "--table needs jq (Debian: apt-get install jq)"
+	CANOPY=${CANOPY:-$ROOT/bin/canopy}
 	selected "$@"
 	echo "| row | agent | games | sole wins by seat | pairwise score [95%] | mean ordinal | ms/move |"
 	echo "|---|---|---|---|---|---|---|"
 	for r in "${SEL[@]}"; do
 		IFS='|' read -r name game agents <<<"$r"
-		if [[ ! -s $OUT/$name.json ]]; then
+		json=$OUT/$name.json
+		label=$name
+		if [[ ! -s $json ]]; then
 			n=$(find "$OUT/$name.games" -maxdepth 1 -name 'game-*.json' 2>/dev/null | wc -l)
-			if ((n > 0)); then
-				begun+=("$name ($n games)")
-			else
+			if ((n == 0)); then
 				missing+=("$name")
+				continue
 			fi
-			continue
+			begun+=("$name ($n games)")
+			# The games so far (arena --report), when a canopy binary is at hand.
+			[[ -x $CANOPY ]] || continue
+			json=$(mktemp)
+			eval "$(command_of "$game" "$agents" "$GAMES" "$OUT/$name.games") --report" >"$json" ||
+				die "arena --report on $OUT/$name.games failed"
+			label="$name (so far)"
 		fi
-		jq -r --arg row "$name" '
+		jq -r --arg row "$label" '
 			def pct: . * 1000 | round / 10 | tostring;
 			.per_agent[] |
 			"| \($row) | `\(.agent)` | \(.games) | \([.seats[] | "\(.sole_wins)/\(.games)"] | join(", ")) | \(.pair_score.value | pct)% [\(.pair_score.lo | pct), \(.pair_score.hi | pct)] | \(.mean_ordinal.value * 1000 | round / 1000) | \(.move_time_s * 1e4 | round / 10) |"' \
-			"$OUT/$name.json" || die "$OUT/$name.json: not an arena result"
+			"$json" || die "$json: not an arena result"
+		[[ $json == "$OUT/$name.json" ]] || rm -f "$json"
 	done
 	if ((${#begun[@]} > 0)); then
 		echo
-		echo "begun (games logged in $OUT/ROW.games; rerun the row to finish it): ${begun[*]}"
+		echo "begun (games logged in $OUT/ROW.games, rows marked 'so far' when $CANOPY could report them; rerun the row to finish it): ${begun[*]}"
 	fi
 	if ((${#missing[@]} > 0)); then
 		echo
