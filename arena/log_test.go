@@ -3,6 +3,7 @@ package arena
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,6 +106,22 @@ func FuzzReadLog(f *testing.F) {
 		}
 		if _, s2, err := ReadLog(&out); err != nil || s2.String() != s.String() {
 			t.Fatalf("accepted log does not round-trip: %v", err)
+		}
+		// An accepted log's tournament result (arena --resume) counts its
+		// decisions and keeps its returns, or is refused with an error.
+		seats := make([]int, s.Game().NumPlayers())
+		r, err := l.Result(seats)
+		if err != nil {
+			return
+		}
+		decisions := 0
+		for _, m := range l.Moves {
+			if m.Player >= 0 {
+				decisions++
+			}
+		}
+		if r.Length != decisions || !slices.Equal(r.Returns, l.Returns) || len(r.Think) != len(seats) {
+			t.Fatalf("result %+v of a log with %d decisions and returns %v", r, decisions, l.Returns)
 		}
 	})
 }
