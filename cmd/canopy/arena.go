@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		Name:    "arena",
 		Summary: "all-play-all tournament with pairwise table and Elo, Bradley-Terry and ILSR ratings",
-		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--logs DIR [--resume]] [--json|--csv]",
+		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--logs DIR [--resume|--report]] [--json|--csv]",
 		Help: `Plays an all-play-all tournament between the listed agents (separate them
 with ',' or ';'; options of an agent spec stay with it, e.g.
 "onestep;mcts:sims=100,c=1.4"). Two-player games: N games per pairing with
@@ -364,7 +364,8 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 }
 
 // readArenaLogs reads the game logs an earlier run left in dir (locked by
-// the caller). Without resume any log there is an error, so that a second
+// the caller, except for --report, which only reads files that are
+// written atomically). Without resume any log there is an error, so that a second
 // run cannot mix its games with another's. With resume each log must be
 // a finished game of this very tournament: the name's number a game of
 // sched, and the log's game, players (sched's seats) and chance seed those
