@@ -168,6 +168,7 @@ rerun it with --resume to finish the tournament.`,
 				ctx, stop := interruptContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
+				pr.before = len(played)
 				engine.Shared.ResetUsage()
 				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
 					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,

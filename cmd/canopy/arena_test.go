@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/canopy-go/canopy/arena"
 	_ "github.com/canopy-go/canopy/games/connect4"
@@ -319,5 +320,18 @@ func TestArenaResumeRefuses(t *testing.T) {
 	after, _ := filepath.Glob(filepath.Join(dir, "game-*.json"))
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("refused runs changed the logs: %v, then %v", before, after)
+	}
+}
+
+// A resumed run's ETA comes from the games it has played itself, not from
+// those an earlier run left.
+func TestProgressETAResumed(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, "games", 100, false)
+	p.before = 90
+	p.start = time.Now().Add(-10 * time.Second) // 5 games in 10 s: 5 left take 10 s
+	p.update(95, "")
+	if !strings.Contains(b.String(), "95/100") || !strings.Contains(b.String(), "ETA 10s") {
+		t.Errorf("progress line %q, want 95/100 and ETA 10s", b.String())
 	}
 }

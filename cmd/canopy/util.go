@@ -184,9 +184,12 @@ type progress struct {
 	w     io.Writer
 	what  string
 	total int
-	start time.Time
-	last  time.Time
-	quiet bool
+	// before is the count done by an earlier run that this one resumes:
+	// it counts in the progress but not in the rate behind the ETA.
+	before int
+	start  time.Time
+	last   time.Time
+	quiet  bool
 }
 
 func newProgress(w io.Writer, what string, total int, quiet bool) *progress {
@@ -204,8 +207,8 @@ func (p *progress) update(done int, extra string) {
 	p.last = now
 	el := now.Sub(p.start)
 	eta := "?"
-	if done > 0 {
-		eta = (time.Duration(float64(el) / float64(done) * float64(p.total-done))).Round(time.Second).String()
+	if now := done - p.before; now > 0 {
+		eta = (time.Duration(float64(el) / float64(now) * float64(p.total-done))).Round(time.Second).String()
 	}
 	fmt.Fprintf(p.w, "\r%s %d/%d (%.0f%%) elapsed %s ETA %s %s   ", p.what, done, p.total,
 		100*float64(done)/float64(max(p.total, 1)), el.Round(time.Second), eta, extra)
