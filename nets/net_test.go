@@ -331,3 +331,26 @@ func TestForwardSlicedMatchesWhole(t *testing.T) {
 		}
 	}
 }
+
+// nchwToNHWC is the transpose it names, for plane and cell counts with
+// and without a remainder of the four-cell steps.
+func TestNCHWToNHWC(t *testing.T) {
+	for _, sh := range [][3]int{{1, 1, 1}, {2, 3, 42}, {3, 107, 100}, {2, 5, 7}, {1, 4, 4}} {
+		batch, planes, cells := sh[0], sh[1], sh[2]
+		src := make([]float32, batch*planes*cells)
+		for i := range src {
+			src[i] = float32(i + 1)
+		}
+		dst := make([]float32, len(src))
+		nchwToNHWC(batch, planes, cells, src, dst)
+		for b := range batch {
+			for c := range planes {
+				for s := range cells {
+					if got, want := dst[b*planes*cells+s*planes+c], src[b*planes*cells+c*cells+s]; got != want {
+						t.Fatalf("%v: sample %d plane %d cell %d = %v, want %v", sh, b, c, s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
