@@ -104,8 +104,8 @@ func (l *Log) Result(seats []int) (GameResult, error) {
 	if len(seats) != len(l.Returns) {
 		return GameResult{}, fmt.Errorf("game log: %d seats for a %d-player game", len(seats), len(l.Returns))
 	}
-	if l.Summary == nil || l.Summary.Moves == nil {
-		return GameResult{}, fmt.Errorf("game log: no summary with move counts and times")
+	if sum := l.Summary; sum == nil || len(sum.Moves) != len(seats) || len(sum.MoveTimeMS) != len(seats) {
+		return GameResult{}, fmt.Errorf("game log: no summary with %d move counts and times", len(seats))
 	}
 	r := GameResult{
 		Seats: slices.Clone(seats), Returns: slices.Clone(l.Returns),

@@ -125,3 +125,29 @@ func FuzzReadLog(f *testing.F) {
 		}
 	})
 }
+
+// Log.Result refuses logs it cannot count: unfinished, seats of another
+// player count, a summary without move counts or without times.
+func TestLogResultRefuses(t *testing.T) {
+	sum := func(moves []int, ms []float64) *LogSummary {
+		return &LogSummary{Ordinals: []float64{1, 2}, Moves: moves, MoveTimeMS: ms}
+	}
+	for name, l := range map[string]*Log{
+		"unfinished":   {Moves: []LogMove{{Player: 0, Action: "a"}}},
+		"no summary":   {Returns: []float64{1, -1}},
+		"no times":     {Returns: []float64{1, -1}, Summary: sum([]int{1, 1}, nil)},
+		"short counts": {Returns: []float64{1, -1}, Summary: sum([]int{1}, []float64{2, 3})},
+	} {
+		if _, err := l.Result([]int{0, 1}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	ok := &Log{Returns: []float64{1, -1}, Summary: sum([]int{3, 2}, []float64{10, 20})}
+	if _, err := ok.Result([]int{0}); err == nil {
+		t.Error("one seat for a 2-player log: accepted")
+	}
+	r, err := ok.Result([]int{1, 0})
+	if err != nil || r.Length != 5 || r.Think[0] != 0.03 || r.Think[1] != 0.04 {
+		t.Errorf("result %+v, %v; want length 5, think [0.03 0.04]", r, err)
+	}
+}

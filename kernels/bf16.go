@@ -362,8 +362,8 @@ func grow16(x []uint16, n int) []uint16 {
 // read it in place, padded with a zero border (implicit im2col, cin even),
 // and otherwise it is expanded block by block as in Conv3x3BiasAct, each
 // block's rows multiplied while they are in the core's caches. Rows are
-// shared out over the idle kernel threads. Results do not depend on the number of threads. It allocates
-// nothing in steady state.
+// shared out over the idle kernel threads. Results do not depend on the
+// number of threads. It allocates nothing in steady state.
 func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bias, residual []float32, relu bool, dst []float32) {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 {
 		panic(fmt.Sprintf("kernels: Conv3x3BiasActBF16: negative size batch=%d cin=%d h=%d w=%d", batch, cin, h, w))

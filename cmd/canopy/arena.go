@@ -158,7 +158,7 @@ rerun it with --resume to finish the tournament.`,
 					}
 					defer release()
 					onGame = write
-					if played, err = readArenaLogs(*logs, g, specs, sched, *seed, *resume); err != nil {
+					if played, err = readArenaLogs(*logs, g, specs, sched, *seed, resumeFlag(*resume)); err != nil {
 						return err
 					}
 					if len(played) > 0 && !*quiet {
@@ -366,18 +366,20 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 
 // readArenaLogs reads the game logs an earlier run left in dir (locked by
 // the caller, except for --report, which only reads files that are
-// written atomically). Without resume any log there is an error, so that a second
-// run cannot mix its games with another's. With resume each log must be
+// written atomically). flag is the option that reads them ("--resume" or
+// "--report"; errors start with it), or "" when none does: then any log
+// there is an error, so that a second run cannot mix its games with
+// another's. Otherwise each log must be
 // a finished game of this very tournament: the name's number a game of
 // sched, and the log's game, players (sched's seats) and chance seed those
 // of that game under seed; its moves replay legally to its recorded
 // returns (ReadLog). Anything else is an error naming the file.
-func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed uint64, resume bool) (map[int]arena.GameResult, error) {
+func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed uint64, flag string) (map[int]arena.GameResult, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "game-*.json"))
 	if err != nil || len(names) == 0 {
 		return nil, err
 	}
-	if !resume {
+	if flag == "" {
 		return nil, usagef("--logs %s already holds %d game logs (%s, ...): add --resume to continue that run, or choose another directory", dir, len(names), filepath.Base(names[0]))
 	}
 	played := make(map[int]arena.GameResult, len(names))
@@ -385,19 +387,19 @@ func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed
 		base := filepath.Base(name)
 		var n int
 		if _, err := fmt.Sscanf(base, "game-%06d.json", &n); err != nil || base != fmt.Sprintf("game-%06d.json", n) {
-			return nil, fmt.Errorf("--resume: %s is not named game-NNNNNN.json: move it out of %s", name, dir)
+			return nil, fmt.Errorf("%s: %s is not named game-NNNNNN.json: move it out of %s", flag, name, dir)
 		}
 		if n < 1 || n > len(sched) {
-			return nil, usagef("--resume: %s is game %d, but this tournament has %d games: resume with the earlier run's --agents and --games, or choose another --logs directory", name, n, len(sched))
+			return nil, usagef("%s: %s is game %d, but this tournament has %d games: use the earlier run's --agents and --games, or choose another --logs directory", flag, name, n, len(sched))
 		}
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("--resume: %v", err)
+			return nil, fmt.Errorf("%s: %v", flag, err)
 		}
 		l, _, err := arena.ReadLog(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("--resume: %s: %v (delete the file to play that game again)", name, err)
+			return nil, fmt.Errorf("%s: %s: %v (delete the file to play that game again)", flag, name, err)
 		}
 		i := n - 1
 		want := make([]string, len(sched[i]))
@@ -405,16 +407,24 @@ func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed
 			want[s] = specs[a]
 		}
 		if l.Game != g.Spec() || !slices.Equal(l.Players, want) || l.Seed != arena.ChanceSeed(seed, i) {
-			return nil, usagef("--resume: %s was played with other settings (game %s, players %q, chance seed %d; this run's game %d is %s, %q, %d): resume with the earlier run's --game, --agents, --games and --seed, or choose another --logs directory",
-				name, l.Game, l.Players, l.Seed, n, g.Spec(), want, arena.ChanceSeed(seed, i))
+			return nil, usagef("%s: %s was played with other settings (game %s, players %q, chance seed %d; this run's game %d is %s, %q, %d): use the earlier run's --game, --agents, --games and --seed, or choose another --logs directory",
+				flag, name, l.Game, l.Players, l.Seed, n, g.Spec(), want, arena.ChanceSeed(seed, i))
 		}
 		r, err := l.Result(sched[i])
 		if err != nil {
-			return nil, fmt.Errorf("--resume: %s: %v (delete the file to play that game again)", name, err)
+			return nil, fmt.Errorf("%s: %s: %v (delete the file to play that game again)", flag, name, err)
 		}
 		played[i] = r
 	}
 	return played, nil
+}
+
+// resumeFlag is readArenaLogs' flag for a run with or without --resume.
+func resumeFlag(resume bool) string {
+	if resume {
+		return "--resume"
+	}
+	return ""
 }
 
 // reportArenaLogs is arena --report: the result of the games logged in
@@ -428,7 +438,7 @@ func reportArenaLogs(e *env, dir string, g games.Game, specs []string, sched [][
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("--report: %v", err)
 	}
-	played, err := readArenaLogs(dir, g, specs, sched, seed, true)
+	played, err := readArenaLogs(dir, g, specs, sched, seed, "--report")
 	if err != nil {
 		return err
 	}

@@ -290,6 +290,7 @@ func TestArenaResumeRefuses(t *testing.T) {
 		{[]string{"--games", "4", "--seed", "4", "--resume"}, "played with other settings"},
 		{[]string{"--games", "2", "--seed", "3", "--resume"}, "this tournament has 2 games"},
 		{[]string{"--games", "4", "--seed", "3", "--resume", "--agents", "onestep;random"}, "played with other settings"},
+		{[]string{"--games", "4", "--seed", "4", "--report"}, "--report: "},
 	} {
 		code, _, errs := runCLI(t, "", append(append([]string{}, base...), tc.args...)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {

@@ -207,8 +207,8 @@ func (p *progress) update(done int, extra string) {
 	p.last = now
 	el := now.Sub(p.start)
 	eta := "?"
-	if now := done - p.before; now > 0 {
-		eta = (time.Duration(float64(el) / float64(now) * float64(p.total-done))).Round(time.Second).String()
+	if ran := done - p.before; ran > 0 {
+		eta = (time.Duration(float64(el) / float64(ran) * float64(p.total-done))).Round(time.Second).String()
 	}
 	fmt.Fprintf(p.w, "\r%s %d/%d (%.0f%%) elapsed %s ETA %s %s   ", p.what, done, p.total,
 		100*float64(done)/float64(max(p.total, 1)), el.Round(time.Second), eta, extra)
