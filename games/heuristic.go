@@ -23,6 +23,23 @@ type Heuristic interface {
 	HeuristicValue(player int, a Action) float64
 }
 
+// HeuristicBatch is an optional capability of Heuristic states that
+// score all legal actions at once faster than one call per action (Hex
+// builds its two-distance graphs once per position instead of once per
+// action). Searches use it for heuristic rollouts and progressive-bias
+// priors.
+//
+// HeuristicValues writes HeuristicValue(player, a) into dst[a] for every
+// action a in legal, a subset of the legal actions, and leaves the other
+// entries of dst alone; dst has NumActions entries. The values must equal
+// HeuristicValue's exactly (searches may use either), and the same
+// contract holds: no change to the state, no allocation, safe to call
+// concurrently on distinct states.
+type HeuristicBatch interface {
+	Heuristic
+	HeuristicValues(player int, legal Mask, dst []float64)
+}
+
 // StateValuer is an optional capability of a game's states: a static
 // evaluation of the whole position for each player, in the game's own
 // units (points), for searches that cut rollouts off and score the

@@ -54,6 +54,16 @@ func (stateHeuristic) Score(s games.State, player int, a games.Action) float64 {
 	return 0
 }
 
+// scoreAll implements batchHeuristic for states with the
+// games.HeuristicBatch capability.
+func (stateHeuristic) scoreAll(s games.State, player int, legal games.Mask, dst []float64) bool {
+	h, ok := s.(games.HeuristicBatch)
+	if ok {
+		h.HeuristicValues(player, legal, dst)
+	}
+	return ok
+}
+
 // unitHeuristic scores every action 1 (pbh=one): progressive bias then
 // adds b/(1+n) to every edge alike.
 var unitHeuristic = HeuristicFunc(func(games.State, int, games.Action) float64 { return 1 })

@@ -3,10 +3,12 @@ package search
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // benchSearch runs UCT with random rollouts from the initial position of
@@ -68,5 +70,44 @@ func BenchmarkUCT(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/sims=%d/threads=%d", gs, sims, th), func(b *testing.B) { benchSearch(b, gs, th, sims) })
 			}
 		}
+	}
+}
+
+// BenchmarkHexHeuristicRollout: study 001's Hex search with the heuristic
+// default policy (rollout=heuristic: each rollout move the two-distance
+// heuristic's best among all legal moves, eps 0.1), from the empty 7x7 board
+// and from a middle-game position; the figure issue 21's Hex rows scale with.
+func BenchmarkHexHeuristicRollout(b *testing.B) {
+	g := games.MustNew("hex:size=7")
+	for _, pos := range []struct{ name, moves string }{{"empty", ""}, {"ply12", "d4 c5 e3 c3 b4 e5 d5 d3 f2 e2 c4 f4"}} {
+		b.Run(pos.name, func(b *testing.B) {
+			sp, err := spec.Parse("mcts:sel=uct,rollout=heuristic,sims=300")
+			if err != nil {
+				b.Fatal(err)
+			}
+			o, err := ParseOptions(g, sp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o.MaxNodes = o.Sims + 16
+			tr, err := New(g, o, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := g.NewInitialState()
+			for _, m := range strings.Fields(pos.moves) {
+				a, err := s.ParseAction(m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Apply(a)
+			}
+			b.ReportAllocs()
+			var total int
+			for b.Loop() {
+				total += tr.Search(context.Background(), s)
+			}
+			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "sims/s")
+		})
 	}
 }

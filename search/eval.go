@@ -17,6 +17,26 @@ type Heuristic interface {
 	Score(s games.State, player int, a games.Action) float64
 }
 
+// batchHeuristic is implemented by Heuristics that may score all legal
+// actions of a state at once: scoreAll writes Score(s, player, a) into
+// dst[a] for every a in legal and reports true, or reports false (and
+// writes nothing) when it cannot for s.
+type batchHeuristic interface {
+	scoreAll(s games.State, player int, legal games.Mask, dst []float64) bool
+}
+
+// scoreAll writes h's score of every action in legal into dst[a]: in one
+// call where h and s offer it (games.HeuristicBatch), else one call per
+// action. The values are the same either way.
+func scoreAll(h Heuristic, s games.State, player int, legal games.Mask, dst []float64) {
+	if b, ok := h.(batchHeuristic); ok && b.scoreAll(s, player, legal, dst) {
+		return
+	}
+	for a := range legal.All() {
+		dst[a] = h.Score(s, player, a)
+	}
+}
+
 // HeuristicFunc adapts a function (such as sushigo.Heuristic) to Heuristic.
 type HeuristicFunc func(s games.State, player int, a games.Action) float64
 
@@ -56,6 +76,7 @@ type EvalContext struct {
 
 	spare  games.State // Blend's copy of the leaf
 	spareV []float64
+	scores []float64 // a guided rollout move's scores by action (allocated at the first)
 }
 
 // Traced is one move of a simulation (for AMAF updates).
@@ -185,9 +206,13 @@ func (r *Rollout) pick(c *EvalContext, s games.State, p int) games.Action {
 		}
 	}
 	if r.Guide != nil && c.Rng.Float64() >= r.Epsilon {
+		if len(c.scores) < 64*len(c.Mask) { // the first guided move of this context
+			c.scores = make([]float64, 64*len(c.Mask))
+		}
+		scoreAll(r.Guide, s, p, c.Mask, c.scores)
 		best, bestH := games.NoAction, 0.0
 		for a := range c.Mask.All() {
-			if h := r.Guide.Score(s, p, a); best == games.NoAction || h > bestH {
+			if h := c.scores[a]; best == games.NoAction || h > bestH {
 				best, bestH = a, h
 			}
 		}

@@ -46,11 +46,10 @@ func (t *Tree) legalOf(w *Walker, s games.State) {
 // gets 1: no action is preferred and b/(1+n) is study 003's eq. 5 as
 // printed. raw is scratch indexed by action.
 func heuristicPriors(dst []float32, raw []float64, legal games.Mask, s games.State, player int, h Heuristic) {
+	scoreAll(h, s, player, legal, raw)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for a := range legal.All() {
-		v := h.Score(s, player, a)
-		raw[a] = v
-		lo, hi = min(lo, v), max(hi, v)
+		lo, hi = min(lo, raw[a]), max(hi, raw[a])
 	}
 	span := hi - lo
 	for a := range legal.All() {

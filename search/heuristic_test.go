@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	_ "github.com/canopy-go/canopy/games/sushigo"
 	_ "github.com/canopy-go/canopy/games/tetrislink"
 	"github.com/canopy-go/canopy/search"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // The games whose states implement games.Heuristic.
@@ -165,5 +167,44 @@ func playShort(t *testing.T, g games.Game, agents []agent.Agent, moves int, name
 			}
 		}
 		made++
+	}
+}
+
+// A heuristic that can score all actions at once (games.HeuristicBatch,
+// here Hex's) and the same heuristic asked one action at a time give the
+// same search: progressive-bias priors and heuristic rollout moves alike,
+// so the root statistics after a fixed-seed search are identical.
+func TestHeuristicBatchSameSearch(t *testing.T) {
+	g := games.MustNew("hex:size=6")
+	s := advance(g, 7, 3)
+	if _, ok := s.(games.HeuristicBatch); !ok {
+		t.Fatal("hex states lack games.HeuristicBatch")
+	}
+	oneByOne := search.HeuristicFunc(func(s games.State, p int, a games.Action) float64 {
+		return s.(games.Heuristic).HeuristicValue(p, a)
+	})
+	var stats [2][]search.ActionStat
+	for i := range stats {
+		sp, err := spec.Parse("mcts:sel=uct,bias=0.5,rollout=heuristic,eps=0.1,sims=400")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := search.ParseOptions(g, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			o.Heuristic = oneByOne
+			o.Eval.(*search.Rollout).Guide = oneByOne
+		}
+		tr, err := search.New(g, o, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Search(context.Background(), s)
+		stats[i] = tr.RootStats(s.CurrentPlayer(), nil)
+	}
+	if len(stats[0]) == 0 || !slices.Equal(stats[0], stats[1]) {
+		t.Errorf("root statistics differ:\nbatch      %v\none by one %v", stats[0], stats[1])
 	}
 }

@@ -234,3 +234,31 @@ func BenchmarkApplySequence(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHeuristicValues scores every legal move of a position after n
+// random moves, one HeuristicValue call per move ("each") or one
+// HeuristicValues call ("batch"): the work of one step of a heuristic
+// rollout (search's rollout=heuristic).
+func BenchmarkHeuristicValues(b *testing.B) {
+	for _, n := range []int{7, 11} {
+		g, s := benchGame(n)
+		m := games.NewMask(g.NumActions())
+		s.Legal(m)
+		dst := make([]float64, g.NumActions())
+		p := s.CurrentPlayer()
+		b.Run(fmt.Sprintf("size=%d/each", n), func(b *testing.B) {
+			defer reportCPU(b, cputime.Now())
+			for b.Loop() {
+				for a := range m.All() {
+					dst[a] = s.HeuristicValue(p, a)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("size=%d/batch", n), func(b *testing.B) {
+			defer reportCPU(b, cputime.Now())
+			for b.Loop() {
+				s.HeuristicValues(p, m, dst)
+			}
+		})
+	}
+}

@@ -41,3 +41,69 @@ func TestHeuristicValueIsHexDistScore(t *testing.T) {
 		}
 	}
 }
+
+// HeuristicValues (the patched graphs) equals HeuristicValue (graphs
+// rebuilt per action) for every legal action of positions along random
+// games on every board size, with and without the swap rule; it leaves the
+// entries of other actions and the state alone and does not allocate.
+func TestHeuristicValues(t *testing.T) {
+	const sentinel = -12345.0
+	for n := MinSize; n <= MaxSize; n++ {
+		for _, swap := range []bool{false, true} {
+			g, err := New(n, swap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := games.NewRand(uint64(n))
+			m := games.NewMask(g.NumActions())
+			sub := games.NewMask(g.NumActions())
+			dst := make([]float64, g.NumActions())
+			plays := 3 // random games per board
+			if n > 7 {
+				plays = 1
+			}
+			for range plays {
+				s := g.NewState()
+				for {
+					p := s.CurrentPlayer()
+					s.Legal(m)
+					before := s.String()
+					// Every legal action, then a random subset of them.
+					sub.Clear()
+					for a := range m.All() {
+						if rng.IntN(2) == 0 {
+							sub.Set(a)
+						}
+					}
+					for _, legal := range []games.Mask{m, sub} {
+						for i := range dst {
+							dst[i] = sentinel
+						}
+						s.HeuristicValues(p, legal, dst)
+						for a := range games.Action(len(dst)) {
+							want := sentinel
+							if legal.Has(a) {
+								want = s.HeuristicValue(p, a)
+							}
+							if dst[a] != want {
+								t.Fatalf("%s %q: action %s: HeuristicValues %v, HeuristicValue %v", g.Spec(), before, s.ActionString(a), dst[a], want)
+							}
+						}
+					}
+					if s.String() != before {
+						t.Fatalf("HeuristicValues modified %q into %q", before, s.String())
+					}
+					if s.IsTerminal() {
+						break
+					}
+					s.Apply(m.Random(rng))
+				}
+			}
+			s := g.NewState()
+			s.Legal(m)
+			if n := testing.AllocsPerRun(10, func() { s.HeuristicValues(0, m, dst) }); n != 0 {
+				t.Errorf("%s: HeuristicValues allocates %v times", g.Spec(), n)
+			}
+		}
+	}
+}

@@ -70,9 +70,11 @@ type Game struct {
 	full, row0, rowLast, col0, colLast board
 	notCol0, notColLast                board
 
-	// nbr[a][:nnbr[a]] are the cells adjacent to cell a.
-	nbr  [maxCells][6]uint8
-	nnbr [maxCells]uint8
+	// nbr[a][:nnbr[a]] are the cells adjacent to cell a, and nbrSet[a]
+	// the same cells as a set.
+	nbr    [maxCells][6]uint8
+	nnbr   [maxCells]uint8
+	nbrSet [maxCells]board
 	// edgeBits[p][a] says which of player p's edges cell a touches: bit 0
 	// the top (p = 0) or left (p = 1) edge, bit 1 the bottom or right edge.
 	// With n >= 2 a cell touches at most one edge of each player.
@@ -112,6 +114,7 @@ func New(n int, swap bool) (*Game, error) {
 				rr, cc := r+d[0], c+d[1]
 				if rr >= 0 && rr < n && cc >= 0 && cc < n {
 					g.nbr[a][k] = uint8(rr*n + cc)
+					g.nbrSet[a].set(rr*n + cc)
 					k++
 				}
 			}

@@ -156,3 +156,57 @@ func TestHexDistSwapGame(t *testing.T) {
 		play(t, g, a, b)
 	}
 }
+
+// levels (neighbourhoods pushed once per settled cell, as sets) computes
+// the same two-distances as distances (settled neighbours counted per open
+// cell and level), and potentialIn the minimum of their sums, on positions
+// along random games of every size, for both players.
+func TestLevelsMatchDistances(t *testing.T) {
+	for n := MinSize; n <= MaxSize; n++ {
+		g, err := New(n, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := games.NewRand(uint64(100 + n))
+		m := games.NewMask(g.NumActions())
+		e := &evaluator{g: g}
+		var lvA, lvB levelSets
+		var dA, dB [maxCells]int32
+		for range 3 {
+			s := g.NewState()
+			for !s.IsTerminal() {
+				empty := g.full.andNot(s.stones[0].or(s.stones[1]))
+				for p := range 2 {
+					nearA, nearB := e.reduce(&s.stones, p)
+					distances(&e.adj, empty, nearA, &dA)
+					distances(&e.adj, empty, nearB, &dB)
+					want := int32(Far)
+					for c := range g.nn {
+						if empty.has(c) {
+							want = min(want, dA[c]+dB[c])
+						}
+					}
+					got := potentialIn(&e.adj, empty, nearA, nearB, &lvA, &lvB)
+					if got != int(want) {
+						t.Fatalf("%s %q player %d: potential %d from levels, %d from distances", g.Spec(), s.String(), p, got, want)
+					}
+					nA := levels(&e.adj, empty, nearA, &lvA)
+					for c := range g.nn {
+						if !empty.has(c) {
+							continue
+						}
+						k := 0
+						for k < nA && !lvA[k].has(c) {
+							k++
+						}
+						if d := int32(k + 1); (k == nA && dA[c] != Far) || (k < nA && d != dA[c]) {
+							t.Fatalf("%s %q player %d cell %s: level %d of %d, distance %d", g.Spec(), s.String(), p, s.ActionString(games.Action(c)), k, nA, dA[c])
+						}
+					}
+				}
+				s.Legal(m)
+				s.Apply(m.Random(rng))
+			}
+		}
+	}
+}
