@@ -53,14 +53,14 @@ func TestVirtualLossesOnlyWithWalkers(t *testing.T) {
 	}
 	tr.Search(context.Background(), g.NewInitialState())
 	st := tr.Stats()
-	if tr.virtual || len(tr.a.vl) != 0 || st.Bytes != st.Nodes*NodeBytes+st.Edges*EdgeBytes {
+	if tr.virtual || len(tr.a.vl) != 0 || st.Bytes != st.Nodes*NodeBytes+st.Edges*EdgeBytes+4*st.Priors {
 		t.Fatalf("one walker: virtual=%v, %d counts, %d bytes for %+v", tr.virtual, len(tr.a.vl), st.Bytes, st)
 	}
 	ws := tr.Walkers(2)
 	if !tr.virtual || len(tr.a.vl) != len(tr.a.edges) {
 		t.Fatalf("two walkers: virtual=%v, %d counts for %d edges", tr.virtual, len(tr.a.vl), len(tr.a.edges))
 	}
-	if st := tr.Stats(); st.Bytes != st.Nodes*NodeBytes+st.Edges*(EdgeBytes+4) {
+	if st := tr.Stats(); st.Bytes != st.Nodes*NodeBytes+st.Edges*(EdgeBytes+4)+4*st.Priors {
 		t.Errorf("two walkers: %d bytes for %+v", st.Bytes, st)
 	}
 	// Two leaves in flight: the second sees the first's virtual loss.

@@ -58,9 +58,9 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 		if nd.player == games.TerminalPlayer || (t.ismcts && s.IsTerminal()) {
 			return t.terminalLeaf(w, cur)
 		}
-		if atomic.LoadUint32(&nd.state) != expanded {
-			expandNow := t.opt.ExpandVisits > 0 && atomic.LoadInt32(&nd.n) >= int32(t.opt.ExpandVisits) &&
-				atomic.LoadUint32(&nd.state) == unexpanded
+		if state := atomic.LoadUint32(&nd.state); state != expanded {
+			expandNow := state == deferred || t.opt.ExpandVisits > 0 &&
+				atomic.LoadInt32(&nd.n) >= int32(t.opt.ExpandVisits) && state == unexpanded
 			if !expandNow {
 				return t.evalLeaf(w, cur)
 			}

@@ -67,6 +67,12 @@
 // (expanded child) including the nodes for UCT and 27 for PUCT, against
 // 68 and 59 before the records were split and the virtual losses moved
 // out (BenchmarkUCT's and BenchmarkPUCT's B/child).
+// A PUCT tree that expands at evaluation defers a leaf's edges to its
+// next visit (Tree.deferEdges): until then the node keeps only its
+// evaluator's priors, 4 bytes per legal action in a fourth array. Most
+// leaves are never visited again, so most nodes of such a search carry no
+// edges: 95 bytes per node on connect4 against 188 (BenchmarkPUCT's
+// B/node), and 21-27% more nodes/s in the batched engine with 1024 trees.
 // Arenas are sized by MaxNodes/MaxEdges; when one is full the search keeps
 // simulating without new nodes (full=keep: leaves are evaluated below the
 // deepest node and statistics keep accumulating) or stops (full=stop).

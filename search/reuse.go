@@ -50,7 +50,7 @@ func (t *Tree) tryReuse(s games.State) bool {
 		return false
 	}
 	if t.spare == nil {
-		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0, t.virtual)
+		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0, t.virtual, len(t.a.pri) > 0)
 	}
 	if len(r.remap) < len(t.a.nodes) {
 		r.remap = make([]int32, len(t.a.nodes))
@@ -107,6 +107,13 @@ func (t *Tree) copyNode(ni int32, dst *arena) int32 {
 	dst.numNodes++
 	t.reuse.remap[ni] = nj
 	dst.nodes[nj] = *src
+	if src.state == deferred {
+		fp := dst.numPri
+		dst.numPri += src.numEdges
+		copy(dst.pri[fp:fp+src.numEdges], t.a.pri[src.firstEdge:src.firstEdge+src.numEdges])
+		dst.nodes[nj].firstEdge = fp
+		return nj
+	}
 	if src.state != expanded {
 		dst.nodes[nj].state = unexpanded
 		dst.nodes[nj].firstEdge, dst.nodes[nj].numEdges = NilEdge, 0

@@ -18,11 +18,15 @@ const (
 
 // Node expansion states (node.state). Transitions are
 // unexpanded -> expanding -> expanded, by CAS (expanding) and then an
-// atomic store (expanded); see Tree.expand.
+// atomic store (expanded); see Tree.expand. A PUCT leaf evaluated with
+// priors may instead go unexpanded -> expanding -> deferred: its priors
+// are kept (arena.pri) and its edges made only at its next visit,
+// deferred -> expanding -> expanded (see Tree.deferEdges).
 const (
 	unexpanded uint32 = iota
 	expanding
 	expanded
+	deferred
 )
 
 // valueScale is the fixed-point scale of the value sums: a value v in
@@ -36,7 +40,9 @@ const valueScale = 1 << 24
 //
 // Invariants: firstEdge/numEdges are written before state becomes
 // expanded and never change afterwards (until the arena is reset); readers
-// load state (atomic, acquire) before reading them. n counts the
+// load state (atomic, acquire) before reading them. While state is
+// deferred they locate the node's stored priors in arena.pri instead
+// (rewritten when the node is expanded). n counts the
 // simulations whose path went through this node (the root included). The
 // shared (open-loop) child of a simultaneous node is the child of its
 // first header edge (simSegment), so that no node carries a field only
@@ -113,20 +119,29 @@ type arena struct {
 	// backed up), parallel to edges, or is empty while the tree has one
 	// walker: a lone simulation never selects among edges it has itself
 	// taken, so it needs none (Tree.virtual).
-	vl       []int32
+	vl []int32
+	// pri holds the priors of deferred nodes (Tree.deferEdges), each
+	// node's in the order of its legal actions; empty in trees that do
+	// not defer.
+	pri      []float32
 	numNodes int32 // allocated nodes (atomic)
 	numEdges int32 // allocated edges (atomic)
+	numPri   int32 // allocated pri entries (atomic)
 }
 
 // newArena returns an arena of maxNodes nodes and maxEdges edges, with
-// edge extensions when ext is set and virtual-loss counts when vl is.
-func newArena(maxNodes, maxEdges int, ext, vl bool) *arena {
+// edge extensions when ext is set, virtual-loss counts when vl is and room
+// for deferred priors when pri is.
+func newArena(maxNodes, maxEdges int, ext, vl, pri bool) *arena {
 	a := &arena{nodes: make([]node, maxNodes), edges: make([]edge, maxEdges), hot: make([]edgeStats, maxEdges)}
 	if ext {
 		a.ext = make([]edgeExt, maxEdges)
 	}
 	if vl {
 		a.vl = make([]int32, maxEdges)
+	}
+	if pri {
+		a.pri = make([]float32, maxEdges)
 	}
 	return a
 }
@@ -142,6 +157,18 @@ func needsExt(o *Options) bool {
 func (a *arena) reset() {
 	atomic.StoreInt32(&a.numNodes, 0)
 	atomic.StoreInt32(&a.numEdges, 0)
+	atomic.StoreInt32(&a.numPri, 0)
+}
+
+// newPri reserves k consecutive prior entries; it returns NilEdge when
+// full.
+func (a *arena) newPri(k int) int32 {
+	i := atomic.AddInt32(&a.numPri, int32(k)) - int32(k)
+	if int(i)+k > len(a.pri) {
+		atomic.AddInt32(&a.numPri, -int32(k))
+		return NilEdge
+	}
+	return i
 }
 
 // newNode allocates and initialises a node; it returns NilNode when the
@@ -176,7 +203,9 @@ func (a *arena) newEdges(k int) int32 {
 // Stats reports the size of a tree.
 type Stats struct {
 	Nodes, Edges int // allocated records
-	Bytes        int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes (+ Edges*EdgeExtBytes with extensions, + 4*Edges with virtual losses)
+	// Priors counts the priors stored for deferred leaves (4 bytes each).
+	Priors int
+	Bytes  int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes + 4*Priors (+ Edges*EdgeExtBytes with extensions, + 4*Edges with virtual losses)
 	// ExpandedNodes is the number of nodes with edges.
 	ExpandedNodes int
 }
@@ -184,7 +213,8 @@ type Stats struct {
 func (a *arena) stats() Stats {
 	nn := int(atomic.LoadInt32(&a.numNodes))
 	ne := int(atomic.LoadInt32(&a.numEdges))
-	st := Stats{Nodes: nn, Edges: ne, Bytes: nn*NodeBytes + ne*EdgeBytes}
+	np := int(atomic.LoadInt32(&a.numPri))
+	st := Stats{Nodes: nn, Edges: ne, Priors: np, Bytes: nn*NodeBytes + ne*EdgeBytes + 4*np}
 	if len(a.ext) > 0 {
 		st.Bytes += ne * EdgeExtBytes
 	}
@@ -244,7 +274,10 @@ type Tree struct {
 	// poolTree: PoolRAVE plays its pool moves in tree selection
 	// (pool=tree, selectPool).
 	poolTree bool
-	form     scoreForm // the options' forms as flags (edgeScore)
+	// deferring: PUCT leaves evaluated with priors keep them and get their
+	// edges at their next visit (defers, Tree.deferEdges).
+	deferring bool
+	form      scoreForm // the options' forms as flags (edgeScore)
 
 	full    atomic.Bool  // an allocation failed since the last Prepare
 	claimed atomic.Int64 // simulations started in the current Search
@@ -292,7 +325,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	}
 	t := &Tree{
 		game: g, opt: o, players: g.NumPlayers(),
-		a:         newArena(maxNodes, maxEdges, needsExt(&o), false),
+		a:         newArena(maxNodes, maxEdges, needsExt(&o), false, defers(&o)),
 		rootState: g.NewInitialState(),
 		rng:       games.NewRand(seed),
 		seed:      seed,
@@ -303,6 +336,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	t.squares = o.Rule == UCB1Tuned || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
 	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == "tree"
 	t.form = formOf(&t.opt)
+	t.deferring = defers(&o)
 	if maxNodeEdges := g.NumActions()*t.players + t.players; maxNodeEdges > len(zeroVL) {
 		t.keepVirtualLosses()
 	}
