@@ -76,7 +76,7 @@ type slot struct {
 	client *Client       // nil for blocking Evaluate
 	tag    uint64        // caller's tag, returned in the Completion
 	err    error         // backend error, set before completion
-	t0     int64         // commit time, ns since the batcher started
+	t0     int64         // commit time, ns since the batcher started, or -1 when not timed (queueSample)
 	done   chan struct{} // capacity 1: completion signal for Evaluate
 	_      [24]byte      // keep neighbouring slots' hot words apart
 }
@@ -228,11 +228,20 @@ func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
 	}
 }
 
+// queueSample: one request in queueSample (by ticket) has its queue wait
+// timed for Stats. Reading the clock at every commit cost 4-8% of the
+// batched search's CPU with a random backend (about 30 ns per call on
+// this project's VMs); the quantiles of a 1-in-8 sample are as good.
+const queueSample = 8
+
 // Commit queues a reserved request for evaluation. Call it exactly once
 // per Reserve.
 func (b *Batcher) Commit(t Ticket) {
 	s := &b.slots[uint64(t)&b.mask]
-	s.t0 = b.now()
+	s.t0 = -1
+	if uint64(t)%queueSample == 0 {
+		s.t0 = b.now()
+	}
 	s.seq.Store(uint64(t) + 1)
 	if b.sleeping.Load() {
 		select {
@@ -445,7 +454,9 @@ func (b *Batcher) run(start uint64, n int) {
 	i := int(start & b.mask)
 	t0 := b.now()
 	for k := range n {
-		b.queueWait.add(t0 - b.slots[i+k].t0)
+		if c := b.slots[i+k].t0; c >= 0 {
+			b.queueWait.add(t0 - c)
+		}
 	}
 	in, ps := b.inSize, b.polSize
 	err := b.be.Evaluate(context.Background(), n,

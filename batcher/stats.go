@@ -68,7 +68,8 @@ type Stats struct {
 	Errors  uint64  // backend calls that failed
 	Mean    float64 // rows per batch
 	Fill    float64 // Mean / MaxBatch
-	// QueueWait: from Commit to the start of the request's backend call.
+	// QueueWait: from Commit to the start of the request's backend call,
+	// over one request in queueSample (8).
 	QueueWaitP50, QueueWaitP99 time.Duration
 	// Compute: one backend call.
 	ComputeP50, ComputeP99 time.Duration
