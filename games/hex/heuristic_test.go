@@ -107,3 +107,36 @@ func TestHeuristicValues(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHeuristicValues: on any position reached by legal moves (the fuzz
+// input picks the board, the swap rule and each move), HeuristicValues
+// equals HeuristicValue for every legal action.
+func FuzzHeuristicValues(f *testing.F) {
+	f.Add(uint8(7), false, []byte{24, 3, 17, 40, 2})
+	f.Add(uint8(5), true, []byte{0, 25, 6})
+	f.Add(uint8(13), false, []byte{84, 85, 72, 97, 60, 110, 10})
+	f.Fuzz(func(t *testing.T, size uint8, swap bool, moves []byte) {
+		g, err := New(MinSize+int(size)%(MaxSize-MinSize+1), swap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := games.NewMask(g.NumActions())
+		s := g.NewState()
+		for _, b := range moves {
+			if s.IsTerminal() {
+				break
+			}
+			s.Legal(m)
+			s.Apply(m.Nth(int(b) % m.Count()))
+		}
+		p := max(s.CurrentPlayer(), 0)
+		s.Legal(m)
+		dst := make([]float64, g.NumActions())
+		s.HeuristicValues(p, m, dst)
+		for a := range m.All() {
+			if want := s.HeuristicValue(p, a); dst[a] != want {
+				t.Fatalf("%q %s: HeuristicValues %v, HeuristicValue %v", s.String(), s.ActionString(a), dst[a], want)
+			}
+		}
+	})
+}
