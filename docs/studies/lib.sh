@@ -13,7 +13,10 @@
 # (Ctrl-C, kill, a lost machine) resumes at the game where it stopped
 # (arena --resume): the row's result is the same as without the
 # interruption, but for the times per move. $OUT/env.txt records the
-# commit, CPU, Go version and date.
+# commit, CPU, Go version and date of the last run, and $OUT/NAME.runs one
+# line per start or resume of the row (date, games logged, the canopy
+# binary and its SHA-256, the checkout's commit, CPU): a row resumed with
+# another binary shows it there and in --table.
 #
 # Usage: SCRIPT [--list | --time | --table | ROW...]
 #   (no argument)  run every row
@@ -23,7 +26,8 @@
 #                  at a time, and print the wall time per game and the
 #                  estimated CPU time of the full protocol (GAMES games)
 #   --table [ROW...] print the rows done in $OUT as a Markdown table, one
-#                  line per agent: games, sole wins in each seat (the
+#                  line per agent (a row whose NAME.runs lists more
+#                  than one binary is marked): games, sole wins in each seat (the
 #                  first mover's seat first), pairwise score with its 95% Wilson
 #                  interval, mean ordinal and time per move; rows begun
 #                  but not finished with the games so far (arena --report,
@@ -113,6 +117,18 @@ selected() {
 	done
 }
 
+# record_run NAME: appends the row's provenance line to $OUT/NAME.runs.
+record_run() {
+	local n sum
+	n=$({ find "$OUT/$1.games" -maxdepth 1 -name 'game-*.json' 2>/dev/null || true; } | wc -l)
+	sum=$(sha256sum <"$CANOPY" | cut -c1-16)
+	printf '%s\tgames logged %d\tcanopy %s sha256 %s\tcheckout %s%s\tcpu %s x %s\n' \
+		"$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$n" "$CANOPY" "$sum" \
+		"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+		"$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')" \
+		"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" "$(nproc)" >>"$OUT/$1.runs"
+}
+
 write_env() {
 	{
 		echo "study: $STUDY"
@@ -142,6 +158,7 @@ run_rows() {
 		cmd=$(command_of "$game" "$agents" "$GAMES" "$OUT/$name.games")
 		echo "$name: $cmd"
 		echo "$cmd" >"$OUT/$name.cmd"
+		record_run "$name"
 		eval "$cmd" >"$OUT/$name.json.tmp" || die "row $name failed (partial output in $OUT/$name.json.tmp)"
 		mv "$OUT/$name.json.tmp" "$OUT/$name.json"
 		jq -r --arg row "$name" '.per_agent[] | "\($row)\t\(.agent)\tsole \(.sole_wins)/\(.games) shared \(.shared_wins)\tpair \(.pair_score.value*1000|round/10)% [\(.pair_score.lo*1000|round/10), \(.pair_score.hi*1000|round/10)]\tordinal \(.mean_ordinal.value*1000|round/1000)\t\(.move_time_s*1e4|round/10) ms/move"' \
@@ -162,7 +179,7 @@ table_rows() {
 		json=$OUT/$name.json
 		label=$name
 		if [[ ! -s $json ]]; then
-			n=$(find "$OUT/$name.games" -maxdepth 1 -name 'game-*.json' 2>/dev/null | wc -l)
+			n=$({ find "$OUT/$name.games" -maxdepth 1 -name 'game-*.json' 2>/dev/null || true; } | wc -l)
 			if ((n == 0)); then
 				missing+=("$name")
 				continue
@@ -175,6 +192,9 @@ table_rows() {
 				die "arena --report on $OUT/$name.games failed"
 			label="$name (so far)"
 		fi
+		# A row played by more than one binary says so.
+		n=$({ awk -F'\t' '{print $3}' "$OUT/$name.runs" 2>/dev/null || true; } | awk '{print $NF}' | sort -u | wc -l)
+		((n <= 1)) || label="$label [$n binaries, see $name.runs]"
 		jq -r --arg row "$label" '
 			def pct: . * 1000 | round / 10 | tostring;
 			.per_agent[] |
