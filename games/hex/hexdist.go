@@ -121,11 +121,14 @@ func (e *evaluator) reduce(stones *[2]board, p int) (nearA, nearB board) {
 }
 
 // distances writes into d the two-distance of every empty cell in the
-// reduced graph adj from the edge whose adjacent empty cells are near (Far where unreachable; cells
-// that are not empty are left alone): 1 next to the edge, else 1 + the
-// second-smallest distance among the cell's reduced-graph neighbours.
-// Cells are settled level by level: at level k every still unsettled cell
-// with at least two neighbours at distance <= k gets k+1.
+// reduced graph adj from the edge whose adjacent empty cells are near
+// (Far where unreachable; cells that are not empty are left alone): 1 next
+// to the edge, else 1 + the second-smallest distance among the cell's
+// reduced-graph neighbours. Cells are settled level by level: at level k
+// every still unsettled cell with at least two neighbours at distance
+// <= k gets k+1. This is the definition, cell by cell; TwoDistances uses
+// it, and the scorers use levels, which computes the same as sets
+// (TestLevelsMatchDistances).
 func distances(adj *[maxCells]board, empty, near board, d *[maxCells]int32) {
 	for i, w := range empty {
 		for w != 0 {
