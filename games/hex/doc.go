@@ -3,8 +3,9 @@
 //
 //	hex:size=11,swap=false
 //
-// and the shortest-path heuristic agent "hexdist" (Anshelevich / Queenbee
-// two-distance evaluation).
+// and two one-ply heuristic agents: "hexdist" (Anshelevich / Queenbee
+// two-distance evaluation) and "hexpath" (plain shortest paths, study
+// 001's "heuristic based on Dijkstra's shortest path algorithm").
 //
 // # Board, players, actions
 //
@@ -75,7 +76,7 @@
 // thousand.
 //
 // What this package is not for: general-purpose search (package search) or
-// strong play; hexdist is a baseline opponent, not a Hex engine.
+// strong play; hexdist and hexpath are baseline opponents, not a Hex engine.
 //
 // Games are immutable and safe for concurrent use; States and agents are not.
 package hex

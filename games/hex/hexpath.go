@@ -1,0 +1,140 @@
+package hex
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/spec"
+)
+
+func init() {
+	agent.Register(agent.Registration{
+		Name:    "hexpath",
+		Summary: "Hex shortest-path (Dijkstra) one-ply heuristic: maximise opponent's minus own shortest connection, counted in empty cells",
+		Games:   []string{"hex"},
+		Options: []agent.Option{
+			{Key: "ties", Default: "random", Help: "random (uniform among the best moves) or first (the first best cell in a1, b1, ... order: the same move every time)"},
+		},
+		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+			hg, ok := g.(*Game)
+			if !ok {
+				return nil, fmt.Errorf("hexpath: game %s is not hex", g.Spec())
+			}
+			first := sp.Choice("ties", "random", "random", "first") == "first"
+			return NewHexPath(hg, first, seed), nil
+		},
+	})
+}
+
+// HexPath is the plain shortest-path heuristic agent, study 001's Hex
+// opponent as its text describes it ("a simple heuristic based on
+// Dijkstra's shortest path algorithm", section 6.9): a player's distance
+// is the fewest empty cells that would connect its two edges through its
+// own stones (opponent stones block), and the agent plays a move
+// maximising the opponent's distance minus its own after the move (a
+// winning move first). It is weaker than hexdist's two-distance, which
+// also counts how many ways a cell can be reached. Ties are broken
+// uniformly with the agent's seeded generator, or by taking the first best
+// cell (ties=first: the study's heuristic "always makes the same first
+// move"). Not safe for concurrent use.
+type HexPath struct {
+	g     *Game
+	rng   *rand.Rand
+	first bool
+	mask  games.Mask
+}
+
+// NewHexPath returns the hexpath agent for g (first: ties=first).
+func NewHexPath(g *Game, first bool, seed uint64) *HexPath {
+	return &HexPath{g: g, rng: games.NewRand(seed), first: first, mask: games.NewMask(g.NumActions())}
+}
+
+// PathDistance returns player p's shortest connection in stones: the
+// fewest empty cells that, added to p's stones, join p's two edges (0 once
+// joined, Far when the opponent has cut every route). It is a 0-1 breadth-
+// first search over the cells, in bit-parallel layers: layer k holds the
+// cells reachable from p's first edge through at most k empty cells and
+// any number of p's stones.
+func (g *Game) PathDistance(stones *[2]board, p int) int {
+	edgeA, edgeB := g.row0, g.rowLast
+	if p == 1 {
+		edgeA, edgeB = g.col0, g.colLast
+	}
+	own := stones[p]
+	empty := g.full.andNot(stones[0].or(stones[1]))
+	reach := g.floodOwn(own.and(edgeA), own) // cost 0
+	for k := 0; ; k++ {
+		if !reach.and(edgeB).empty() {
+			return k
+		}
+		// One more empty cell: next to the reached cells, or on the first edge.
+		step := g.grow(reach).or(edgeA).and(empty).andNot(reach)
+		if step.empty() {
+			return Far
+		}
+		reach = g.floodOwn(reach.or(step), own)
+	}
+}
+
+// floodOwn returns from together with every stone of own joined to it
+// through own stones.
+func (g *Game) floodOwn(from, own board) board {
+	for {
+		next := from.or(g.grow(from).and(own))
+		if next == from {
+			return from
+		}
+		from = next
+	}
+}
+
+// pathScore scores action a for the player to move in s: the opponent's
+// distance minus the mover's after a, or winScore when a wins at once.
+func (h *HexPath) pathScore(s *State, a games.Action) int {
+	p := s.CurrentPlayer()
+	after := s.stones
+	if int(a) == h.g.nn { // swap: evaluate the position it makes
+		var t State = *s
+		t.Apply(a)
+		after = t.stones
+	} else {
+		after[p].set(int(a))
+	}
+	own := h.g.PathDistance(&after, p)
+	if own == 0 {
+		return winScore
+	}
+	return h.g.PathDistance(&after, 1-p) - own
+}
+
+// Act implements agent.Agent.
+func (h *HexPath) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
+	hs, ok := s.(*State)
+	if !ok || hs.g.n != h.g.n || hs.g.swap != h.g.swap {
+		return games.NoAction, fmt.Errorf("hexpath: state of %s, agent built for %s", s.Game().Spec(), h.g.Spec())
+	}
+	if hs.IsTerminal() || player != hs.CurrentPlayer() {
+		return games.NoAction, fmt.Errorf("hexpath: player %d cannot move in %q (to move: %d)", player, hs.String(), hs.CurrentPlayer())
+	}
+	if err := ctx.Err(); err != nil {
+		return games.NoAction, err
+	}
+	hs.Legal(h.mask)
+	best, bestScore, ties := games.NoAction, 0, 0
+	for a := range h.mask.All() {
+		v := h.pathScore(hs, a)
+		switch {
+		case best == games.NoAction || v > bestScore:
+			best, bestScore, ties = a, v, 1
+		case v == bestScore && !h.first:
+			ties++
+			if h.rng.IntN(ties) == 0 {
+				best = a
+			}
+		}
+	}
+	return best, nil
+}
