@@ -22,6 +22,7 @@ import (
 	"github.com/canopy-go/canopy/search"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 
 	_ "github.com/canopy-go/canopy/games/all" // every game registers
 )
@@ -104,6 +105,8 @@ var workloads = []*workload{
 		"connect4", search.UCT, 20000),
 	searchWorkload("puct-tetrislink", "PUCT with random rollouts, 4k simulations from the initial position, 2 players",
 		"tetrislink:players=2", search.PUCT, 4000),
+	{name: "heuristic-hex7", doc: "UCT with heuristic rollouts (the two-distance heuristic's best move at every step, study 001's Hex rows), 150 simulations on 7x7 after 12 moves",
+		setup: heuristicHexSetup},
 
 	{name: "engine-random", doc: "batcher + engine + self-play driver on the random backend: 8 Connect Four games, 4 at once, 32 simulations per move",
 		setup: engineRandomSetup},
@@ -273,6 +276,38 @@ func searchWorkload(name, doc, spec string, rule search.Rule, sims int) *workloa
 			return fmt.Sprintf("sims=%d nodes=%d edges=%d", n, st.Nodes, st.Edges), nil
 		}, nil
 	}}
+}
+
+// heuristicHexSetup: an mcts search with rollout=heuristic on Hex 7x7,
+// whose time is the heuristic's batch scoring (hex.State.HeuristicValues).
+func heuristicHexSetup(*runEnv) (func() (string, error), error) {
+	g := games.MustNew("hex:size=7")
+	sp, err := spec.Parse("mcts:sel=uct,rollout=heuristic,sims=150")
+	if err != nil {
+		return nil, err
+	}
+	o, err := search.ParseOptions(g, sp)
+	if err != nil {
+		return nil, err
+	}
+	o.MaxNodes = o.Sims + 16
+	root := g.NewInitialState()
+	for _, m := range strings.Fields("d4 c5 e3 c3 b4 e5 d5 d3 f2 e2 c4 f4") {
+		a, err := root.ParseAction(m)
+		if err != nil {
+			return nil, err
+		}
+		root.Apply(a)
+	}
+	return func() (string, error) {
+		t, err := search.New(g, o, 1)
+		if err != nil {
+			return "", err
+		}
+		n := t.Search(context.Background(), root)
+		st := t.Stats()
+		return fmt.Sprintf("sims=%d nodes=%d best=%s", n, st.Nodes, root.ActionString(t.RootStats(root.CurrentPlayer(), nil)[0].Action)), nil
+	}, nil
 }
 
 // obsSize is the number of observation values of g.
