@@ -49,16 +49,19 @@ declare -A policy=(
 # only as "based on Dijkstra's shortest path algorithm", which hexpath
 # follows; hexdist beats hexpath in 93-99% of games on 5x5-11x11 (RESULTS
 # section 2b), so the thesis's opponent was most likely the weaker one.
+# In the path-* rows the heuristic default policy follows hexpath's score
+# too (the game option heuristic=path), as the thesis's used its own
+# heuristic; in the s* rows it follows hexdist's.
 for opp in hexdist hexpath; do
-	prefix=
-	[[ $opp == hexpath ]] && prefix=path-
+	prefix= gopt=
+	[[ $opp == hexpath ]] && prefix=path- gopt=,heuristic=path
 	for pol in random heuristic; do
 		sizes=$SIZES
 		[[ $pol == heuristic ]] && sizes=$HEUR_SIZES
 		for n in $sizes; do
 			[[ $n =~ ^[0-9]+$ ]] && ((n >= 2 && n <= 13)) || die "SIZES/HEUR_SIZES: $n is not a Hex size (2..13)"
 			for m in "${order[@]}"; do
-				row "${prefix}s$n-$pol-$m" "hex:size=$n" "mcts:${method[$m]},${policy[$pol]};$opp"
+				row "${prefix}s$n-$pol-$m" "hex:size=$n$gopt" "mcts:${method[$m]},${policy[$pol]};$opp"
 			done
 		done
 	done

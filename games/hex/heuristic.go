@@ -36,13 +36,17 @@ func (sc *scorer) score(s *State, a games.Action) int {
 // HeuristicValue implements games.Heuristic with the hexdist agent's score
 // of legal action a for the player to move: opponent's potential minus own
 // potential after a, in two-distance units (a potential is at most Far),
-// and 1<<20 for a move that wins at once. player is not used (Hex is
+// and 1<<20 for a move that wins at once; with the game option
+// heuristic=path, hexpath's score (the same in shortest-path lengths). player is not used (Hex is
 // sequential). 0 once the game is over. Each call evaluates two potentials
 // in scratch space on the stack: it does not allocate and may run
 // concurrently on distinct states.
 func (s *State) HeuristicValue(player int, a games.Action) float64 {
 	if s.IsTerminal() {
 		return 0
+	}
+	if s.g.pathHeuristic {
+		return float64(pathScore(s, a))
 	}
 	var sc scorer
 	return float64(sc.score(s, a))
@@ -56,6 +60,12 @@ func (s *State) HeuristicValues(player int, legal games.Mask, dst []float64) {
 	if s.IsTerminal() {
 		for a := range legal.All() {
 			dst[a] = 0
+		}
+		return
+	}
+	if s.g.pathHeuristic {
+		for a := range legal.All() {
+			dst[a] = float64(pathScore(s, a))
 		}
 		return
 	}

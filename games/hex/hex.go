@@ -23,11 +23,18 @@ func init() {
 		Options: []games.Option{
 			{Key: "size", Default: "11", Help: "board side n, 2..13"},
 			{Key: "swap", Default: "false", Help: "pie rule: White may answer Black's first move with \"swap\""},
+			{Key: "heuristic", Default: "twodistance", Help: "the states' heuristic for searches (bias=, rollout=heuristic): twodistance (hexdist's score) or path (hexpath's: plain shortest paths)"},
 		},
 		New: func(s *spec.Spec) (games.Game, error) {
 			n := s.IntRange("size", DefaultSize, MinSize, MaxSize)
 			sw := s.Bool("swap", false)
-			return New(n, sw)
+			h := s.Choice("heuristic", "twodistance", "twodistance", "path")
+			g, err := New(n, sw)
+			if err != nil {
+				return nil, err
+			}
+			g.pathHeuristic = h == "path"
+			return g, nil
 		},
 	})
 }
@@ -66,6 +73,9 @@ type Game struct {
 	n    int
 	nn   int // n*n, also the swap action id
 	swap bool
+	// pathHeuristic: the states' heuristic is hexpath's score, not
+	// hexdist's (the heuristic=path option).
+	pathHeuristic bool
 
 	full, row0, rowLast, col0, colLast board
 	notCol0, notColLast                board
@@ -163,7 +173,12 @@ func (g *Game) Type() games.Type {
 }
 
 // Spec implements games.Game.
-func (g *Game) Spec() string { return fmt.Sprintf("hex:size=%d,swap=%t", g.n, g.swap) }
+func (g *Game) Spec() string {
+	if g.pathHeuristic {
+		return fmt.Sprintf("hex:size=%d,swap=%t,heuristic=path", g.n, g.swap)
+	}
+	return fmt.Sprintf("hex:size=%d,swap=%t", g.n, g.swap)
+}
 
 // NumPlayers implements games.Game.
 func (g *Game) NumPlayers() int { return 2 }

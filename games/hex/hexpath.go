@@ -91,23 +91,25 @@ func (g *Game) floodOwn(from, own board) board {
 	}
 }
 
-// pathScore scores action a for the player to move in s: the opponent's
-// distance minus the mover's after a, or winScore when a wins at once.
-func (h *HexPath) pathScore(s *State, a games.Action) int {
+// pathScore scores action a for the player to move in s (not terminal):
+// the opponent's distance minus the mover's after a, or winScore when a
+// wins at once. s is not modified.
+func pathScore(s *State, a games.Action) int {
+	g := s.g
 	p := s.CurrentPlayer()
 	after := s.stones
-	if int(a) == h.g.nn { // swap: evaluate the position it makes
-		var t State = *s
+	if int(a) == g.nn { // swap: evaluate the position it makes
+		t := *s
 		t.Apply(a)
 		after = t.stones
 	} else {
 		after[p].set(int(a))
 	}
-	own := h.g.PathDistance(&after, p)
+	own := g.PathDistance(&after, p)
 	if own == 0 {
 		return winScore
 	}
-	return h.g.PathDistance(&after, 1-p) - own
+	return g.PathDistance(&after, 1-p) - own
 }
 
 // Act implements agent.Agent.
@@ -125,7 +127,7 @@ func (h *HexPath) Act(ctx context.Context, s games.State, player int) (games.Act
 	hs.Legal(h.mask)
 	best, bestScore, ties := games.NoAction, 0, 0
 	for a := range h.mask.All() {
-		v := h.pathScore(hs, a)
+		v := pathScore(hs, a)
 		switch {
 		case best == games.NoAction || v > bestScore:
 			best, bestScore, ties = a, v, 1

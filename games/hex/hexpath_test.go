@@ -150,3 +150,54 @@ func TestHexPathAgent(t *testing.T) {
 		t.Error("hexpath:ties=last accepted")
 	}
 }
+
+// With heuristic=path the states' heuristic is hexpath's score (the
+// opponent's shortest connection minus the mover's after the move, in
+// empty cells), one action at a time and in a batch; the option survives
+// the game's spec.
+func TestPathHeuristicOption(t *testing.T) {
+	gg, err := games.New("hex:size=6,heuristic=path")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gg.(*Game)
+	if again, err := games.New(g.Spec()); err != nil || again.Spec() != g.Spec() || g.Spec() != "hex:size=6,swap=false,heuristic=path" {
+		t.Fatalf("spec %q does not round-trip: %v", g.Spec(), err)
+	}
+	if _, err := games.New("hex:size=6,heuristic=dijkstra"); err == nil {
+		t.Error("heuristic=dijkstra accepted")
+	}
+	plain := mustGame(t, "hex:size=6")
+	rng := games.NewRand(4)
+	m := games.NewMask(g.NumActions())
+	dst := make([]float64, g.NumActions())
+	differ := false
+	s := g.NewState()
+	for !s.IsTerminal() {
+		p := s.CurrentPlayer()
+		s.Legal(m)
+		s.HeuristicValues(p, m, dst)
+		ps, err := plain.ParseState(s.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a := range m.All() {
+			after := s.stones
+			after[p].set(int(a))
+			want := float64(winScore)
+			if own := g.PathDistance(&after, p); own > 0 {
+				want = float64(g.PathDistance(&after, 1-p) - own)
+			}
+			if got := s.HeuristicValue(p, a); got != want || dst[a] != want {
+				t.Fatalf("%q %s: HeuristicValue %v, HeuristicValues %v, want %v", s.String(), s.ActionString(a), got, dst[a], want)
+			}
+			if ps.(*State).HeuristicValue(p, a) != want {
+				differ = true
+			}
+		}
+		s.Apply(m.Random(rng))
+	}
+	if !differ {
+		t.Error("heuristic=path scores every move of a game as the two-distance heuristic does")
+	}
+}
