@@ -68,17 +68,58 @@ func (g *Game) PathDistance(stones *[2]board, p int) int {
 	if g.nn <= 64 {
 		return g.pathDistance64(own[0], empty[0], edgeA[0], edgeB[0])
 	}
-	reach := g.floodOwn(own.and(edgeA), own) // cost 0
+	return g.pathDistance3(words(own), words(empty), words(edgeA), words(edgeB))
+}
+
+// words3 is a board as a struct of three words, which Go keeps in
+// registers (a [3]uint64 stays in memory: the board form of
+// pathDistance3 ran several times slower).
+type words3 struct{ a, b, c uint64 }
+
+func words(x board) words3 { return words3{x[0], x[1], x[2]} }
+
+func (x words3) or(y words3) words3     { return words3{x.a | y.a, x.b | y.b, x.c | y.c} }
+func (x words3) and(y words3) words3    { return words3{x.a & y.a, x.b & y.b, x.c & y.c} }
+func (x words3) andNot(y words3) words3 { return words3{x.a &^ y.a, x.b &^ y.b, x.c &^ y.c} }
+func (x words3) zero() bool             { return x.a|x.b|x.c == 0 }
+
+// shl and shr move every bit k places up or down (1 <= k <= 63).
+func (x words3) shl(k uint) words3 {
+	return words3{x.a << k, x.b<<k | x.a>>(64-k), x.c<<k | x.b>>(64-k)}
+}
+func (x words3) shr(k uint) words3 {
+	return words3{x.a>>k | x.b<<(64-k), x.b>>k | x.c<<(64-k), x.c >> k}
+}
+
+// pathDistance3 is PathDistance on words3 (any size; used above 8x8).
+func (g *Game) pathDistance3(own, empty, edgeA, edgeB words3) int {
+	n := uint(g.n)
+	notCol0, notColLast := words(g.notCol0), words(g.notColLast)
+	grow := func(x words3) words3 { // as Game.grow
+		y := x.or(x.shl(1).and(notCol0))
+		z := x.or(x.shr(1).and(notColLast))
+		return y.or(z).or(y.shr(n)).or(z.shl(n))
+	}
+	flood := func(from words3) words3 {
+		for {
+			next := from.or(grow(from).and(own))
+			if next == from {
+				return from
+			}
+			from = next
+		}
+	}
+	reach := flood(own.and(edgeA)) // cost 0
 	for k := 0; ; k++ {
-		if !reach.and(edgeB).empty() {
+		if !reach.and(edgeB).zero() {
 			return k
 		}
 		// One more empty cell: next to the reached cells, or on the first edge.
-		step := g.grow(reach).or(edgeA).and(empty).andNot(reach)
-		if step.empty() {
+		step := grow(reach).or(edgeA).and(empty).andNot(reach)
+		if step.zero() {
 			return Far
 		}
-		reach = g.floodOwn(reach.or(step), own)
+		reach = flood(reach.or(step))
 	}
 }
 
@@ -112,18 +153,6 @@ func (g *Game) pathDistance64(own, empty, edgeA, edgeB uint64) int {
 			return Far
 		}
 		reach = flood(reach | step)
-	}
-}
-
-// floodOwn returns from together with every stone of own joined to it
-// through own stones.
-func (g *Game) floodOwn(from, own board) board {
-	for {
-		next := from.or(g.grow(from).and(own))
-		if next == from {
-			return from
-		}
-		from = next
 	}
 }
 
