@@ -252,24 +252,153 @@ func levels64(adj *[maxCells]board, empty, near uint64, lv *levelSets) int {
 // cells, with nearA and nearB the cells next to the player's two edges:
 // the minimum over empty cells of the sum of their two-distances, capped at
 // Far. lvA and lvB are scratch.
+//
+// It grows the two sides' distance levels (as levels does) alternately,
+// the shallower side first, and checks each new level against the other
+// side's levels so far: a cell in level i from the first edge and level j
+// from the second has the sum i+j+2. Once both sides' next levels would
+// give sums of at least the best found, no unexplored pair can do better,
+// and the deeper levels are never computed (most of them, on a board in
+// play).
 func potentialIn(adj *[maxCells]board, empty, nearA, nearB board, lvA, lvB *levelSets) int {
-	nA := levels(adj, empty, nearA, lvA)
-	nB := levels(adj, empty, nearB, lvB)
+	if empty[1]|empty[2] == 0 {
+		return meet64(adj, empty[0], nearA[0], nearB[0], lvA, lvB)
+	}
+	return meet3(adj, words(empty), words(nearA), words(nearB), lvA, lvB)
+}
+
+// meet3 is potentialIn's search on boards of any size: it steps the side
+// whose next level is shallower (walk3.step), stores each new level in
+// that side's scratch and checks it against the other side's levels so
+// far, until neither side's next level could improve the best sum.
+func meet3(adj *[maxCells]board, empty, nearA, nearB words3, lvA, lvB *levelSets) int {
+	var w [2]walk3
+	w[0].start(empty, nearA)
+	w[1].start(empty, nearB)
+	lv := [2]*levelSets{lvA, lvB}
 	best := Far
-	for i := range nA {
-		if i+2 >= best {
-			break
+	var n [2]int
+	var done [2]bool
+	for {
+		canA := !done[0] && n[0]+2 < best
+		canB := !done[1] && n[1]+2 < best
+		if !canA && !canB {
+			return best
 		}
-		a := &lvA[i]
-		for j := range min(nB, best-i-2) {
-			b := &lvB[j]
-			if a[0]&b[0]|a[1]&b[1]|a[2]&b[2] != 0 {
+		side := 1
+		if canA && (!canB || n[0] <= n[1]) {
+			side = 0
+		}
+		l, ok := w[side].step(adj)
+		if !ok {
+			if n[side] == 0 {
+				return Far // no cell next to that edge
+			}
+			done[side] = true
+			continue
+		}
+		i := n[side]
+		lv[side][i] = board{l.a, l.b, l.c}
+		n[side]++
+		for j := 0; j < n[1-side] && i+j+2 < best; j++ {
+			if o := &lv[1-side][j]; l.a&o[0]|l.b&o[1]|l.c&o[2] != 0 {
 				best = i + j + 2
 				break
 			}
 		}
 	}
-	return best
+}
+
+// meet64 is meet3 on one word, for boards of at most 64 cells.
+func meet64(adj *[maxCells]board, empty, nearA, nearB uint64, lvA, lvB *levelSets) int {
+	var w [2]walk64
+	w[0].start(empty, nearA)
+	w[1].start(empty, nearB)
+	lv := [2]*levelSets{lvA, lvB}
+	best := Far
+	var n [2]int
+	var done [2]bool
+	for {
+		canA := !done[0] && n[0]+2 < best
+		canB := !done[1] && n[1]+2 < best
+		if !canA && !canB {
+			return best
+		}
+		side := 1
+		if canA && (!canB || n[0] <= n[1]) {
+			side = 0
+		}
+		l, ok := w[side].step(adj)
+		if !ok {
+			if n[side] == 0 {
+				return Far
+			}
+			done[side] = true
+			continue
+		}
+		i := n[side]
+		lv[side][i][0] = l
+		n[side]++
+		for j := 0; j < n[1-side] && i+j+2 < best; j++ {
+			if l&lv[1-side][j][0] != 0 {
+				best = i + j + 2
+				break
+			}
+		}
+	}
+}
+
+// walk64 steps through levels64's levels one at a time (boards of at most
+// 64 cells).
+type walk64 struct{ one, two, open, next uint64 }
+
+func (w *walk64) start(empty, near uint64) { *w = walk64{open: empty &^ near, next: near} }
+
+func (w *walk64) step(adj *[maxCells]board) (uint64, bool) {
+	l := w.next
+	if l == 0 {
+		return 0, false
+	}
+	one, two := w.one, w.two
+	for x := l; x != 0; x &= x - 1 {
+		nb := adj[bits.TrailingZeros64(x)][0]
+		two |= one & nb
+		one |= nb
+	}
+	w.one, w.two = one, two
+	w.next = two & w.open
+	w.open &^= w.next
+	return l, true
+}
+
+// walk3 is walk64 for boards of any size.
+type walk3 struct{ one, two, open, next words3 }
+
+func (w *walk3) start(empty, near words3) { *w = walk3{open: empty.andNot(near), next: near} }
+
+func (w *walk3) step(adj *[maxCells]board) (words3, bool) {
+	l := w.next
+	if l.zero() {
+		return l, false
+	}
+	o0, o1, o2 := w.one.a, w.one.b, w.one.c
+	t0, t1, t2 := w.two.a, w.two.b, w.two.c
+	for i, x := range [3]uint64{l.a, l.b, l.c} {
+		for ; x != 0; x &= x - 1 {
+			nb := &adj[i<<6+bits.TrailingZeros64(x)]
+			t0 |= o0 & nb[0]
+			t1 |= o1 & nb[1]
+			t2 |= o2 & nb[2]
+			o0 |= nb[0]
+			o1 |= nb[1]
+			o2 |= nb[2]
+		}
+	}
+	one, two := words3{o0, o1, o2}, words3{t0, t1, t2}
+	w.one, w.two = one, two
+	w.next = two.and(w.open)
+	w.open = w.open.andNot(w.next)
+	return l, true
 }
 
 func (b board) count() int {
