@@ -127,7 +127,7 @@ func (e *evaluator) reduce(stones *[2]board, p int) (nearA, nearB board) {
 // reduced-graph neighbours. Cells are settled level by level: at level k
 // every still unsettled cell with at least two neighbours at distance
 // <= k gets k+1. This is the definition, cell by cell; TwoDistances uses
-// it, and the scorers use levels, which computes the same as sets
+// it, and the scorers use the walkers (walk64, walk3), which compute the same as sets
 // (TestLevelsMatchDistances).
 func distances(adj *[maxCells]board, empty, near board, d *[maxCells]int32) {
 	for i, w := range empty {
@@ -183,77 +183,16 @@ func (e *evaluator) potential(stones *[2]board, p int, lvA, lvB *levelSets) int 
 }
 
 // levelSets holds the cells of each two-distance: entry k the cells at
-// distance k+1. Each level settles at least one cell, so maxCells entries
-// suffice.
+// distance k+1 (walk64, walk3). Each level settles at least one cell, so
+// maxCells entries suffice.
 type levelSets [maxCells]board
-
-// levels computes the same two-distances as distances, as sets: lv[0] =
-// near, and lv[k] the still unsettled empty cells with at least two
-// neighbours in lv[0..k-1]. It returns the number of levels. Instead of
-// counting each open cell's settled neighbours at every level, it pushes
-// each cell's neighbourhood once, when the cell settles, into two sets:
-// one (cells with a settled neighbour) and two (with two or more). This
-// relies on adj being symmetric on the empty cells, which the reduced
-// graph is (adjacency and group cliques are both symmetric); a cell
-// listed as its own neighbour is harmless, as it is settled by then.
-//
-// The sets are kept in scalar words, not boards: Go keeps a [3]uint64 in
-// memory, not in registers, which made this loop 3x slower. Boards of at
-// most 64 cells (sizes up to 8) use one word.
-func levels(adj *[maxCells]board, empty, near board, lv *levelSets) int {
-	if empty[1]|empty[2] == 0 {
-		return levels64(adj, empty[0], near[0], lv)
-	}
-	var one0, one1, one2, two0, two1, two2 uint64
-	open0, open1, open2 := empty[0]&^near[0], empty[1]&^near[1], empty[2]&^near[2]
-	new0, new1, new2 := near[0], near[1], near[2]
-	n := 0
-	for new0|new1|new2 != 0 {
-		lv[n] = board{new0, new1, new2}
-		n++
-		for i, w := range lv[n-1] {
-			for w != 0 {
-				x := &adj[i<<6+bits.TrailingZeros64(w)]
-				w &= w - 1
-				two0 |= one0 & x[0]
-				two1 |= one1 & x[1]
-				two2 |= one2 & x[2]
-				one0 |= x[0]
-				one1 |= x[1]
-				one2 |= x[2]
-			}
-		}
-		new0, new1, new2 = two0&open0, two1&open1, two2&open2
-		open0, open1, open2 = open0&^new0, open1&^new1, open2&^new2
-	}
-	return n
-}
-
-// levels64 is levels for boards whose cells all lie in the first word.
-func levels64(adj *[maxCells]board, empty, near uint64, lv *levelSets) int {
-	var one, two uint64
-	open, newly := empty&^near, near
-	n := 0
-	for newly != 0 {
-		lv[n] = board{newly}
-		n++
-		for w := newly; w != 0; w &= w - 1 {
-			x := adj[bits.TrailingZeros64(w)][0]
-			two |= one & x
-			one |= x
-		}
-		newly = two & open
-		open &^= newly
-	}
-	return n
-}
 
 // potentialIn is the potential in the reduced graph adj over the empty
 // cells, with nearA and nearB the cells next to the player's two edges:
 // the minimum over empty cells of the sum of their two-distances, capped at
 // Far. lvA and lvB are scratch.
 //
-// It grows the two sides' distance levels (as levels does) alternately,
+// It grows the two sides' distance levels (walk64, walk3) alternately,
 // the shallower side first, and checks each new level against the other
 // side's levels so far: a cell in level i from the first edge and level j
 // from the second has the sum i+j+2. Once both sides' next levels would
@@ -348,8 +287,18 @@ func meet64(adj *[maxCells]board, empty, nearA, nearB uint64, lvA, lvB *levelSet
 	}
 }
 
-// walk64 steps through levels64's levels one at a time (boards of at most
-// 64 cells).
+// walk64 computes the same two-distances as distances, as sets, one level
+// per step (boards of at most 64 cells): the first step returns near
+// (distance 1), and step k+1 the still unsettled empty cells with at least
+// two neighbours in the levels returned so far (distance k+2). Instead of
+// counting each open cell's settled neighbours at every level, it pushes
+// each cell's neighbourhood once, when the cell settles, into two sets:
+// one (cells with a settled neighbour) and two (with two or more). This
+// relies on adj being symmetric on the empty cells, which the reduced
+// graph is (adjacency and group cliques are both symmetric); a cell
+// listed as its own neighbour is harmless, as it is settled by then. The
+// sets are kept in words, not boards: Go keeps a [3]uint64 in memory, not
+// in registers, which made this loop 3x slower.
 type walk64 struct{ one, two, open, next uint64 }
 
 func (w *walk64) start(empty, near uint64) { *w = walk64{open: empty &^ near, next: near} }

@@ -157,10 +157,32 @@ func TestHexDistSwapGame(t *testing.T) {
 	}
 }
 
-// levels (neighbourhoods pushed once per settled cell, as sets) computes
-// the same two-distances as distances (settled neighbours counted per open
-// cell and level), and potentialIn the minimum of their sums, on positions
-// along random games of every size, for both players.
+// walkLevels returns every level of the walkers (walk64 on boards of at
+// most 64 cells, else walk3) in lv and their number.
+func walkLevels(adj *[maxCells]board, empty, near board, lv *levelSets) int {
+	n := 0
+	if empty[1]|empty[2] == 0 {
+		var w walk64
+		w.start(empty[0], near[0])
+		for l, ok := w.step(adj); ok; l, ok = w.step(adj) {
+			lv[n] = board{l}
+			n++
+		}
+		return n
+	}
+	var w walk3
+	w.start(words(empty), words(near))
+	for l, ok := w.step(adj); ok; l, ok = w.step(adj) {
+		lv[n] = board{l.a, l.b, l.c}
+		n++
+	}
+	return n
+}
+
+// The walkers (neighbourhoods pushed once per settled cell, as sets)
+// compute the same two-distances as distances (settled neighbours counted
+// per open cell and level), and potentialIn the minimum of their sums, on
+// positions along random games of every size, for both players.
 func TestLevelsMatchDistances(t *testing.T) {
 	for n := MinSize; n <= MaxSize; n++ {
 		g, err := New(n, false)
@@ -190,7 +212,7 @@ func TestLevelsMatchDistances(t *testing.T) {
 					if got != int(want) {
 						t.Fatalf("%s %q player %d: potential %d from levels, %d from distances", g.Spec(), s.String(), p, got, want)
 					}
-					nA := levels(&e.adj, empty, nearA, &lvA)
+					nA := walkLevels(&e.adj, empty, nearA, &lvA)
 					for c := range g.nn {
 						if !empty.has(c) {
 							continue
