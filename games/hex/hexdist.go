@@ -127,8 +127,8 @@ func (e *evaluator) reduce(stones *[2]board, p int) (nearA, nearB board) {
 // reduced-graph neighbours. Cells are settled level by level: at level k
 // every still unsettled cell with at least two neighbours at distance
 // <= k gets k+1. This is the definition, cell by cell; TwoDistances uses
-// it, and the scorers use the walkers (walk64, walk3), which compute the same as sets
-// (TestLevelsMatchDistances).
+// it, and the scorers use the walkers (walk64, walk3), which compute the
+// same as sets (TestLevelsMatchDistances).
 func distances(adj *[maxCells]board, empty, near board, d *[maxCells]int32) {
 	for i, w := range empty {
 		for w != 0 {
