@@ -37,10 +37,10 @@ func (sc *scorer) score(s *State, a games.Action) int {
 // of legal action a for the player to move: opponent's potential minus own
 // potential after a, in two-distance units (a potential is at most Far),
 // and 1<<20 for a move that wins at once; with the game option
-// heuristic=path, hexpath's score (the same in shortest-path lengths). player is not used (Hex is
-// sequential). 0 once the game is over. Each call evaluates two potentials
-// in scratch space on the stack: it does not allocate and may run
-// concurrently on distinct states.
+// heuristic=path, hexpath's score (the same in shortest-path lengths).
+// player is not used (Hex is sequential). 0 once the game is over. Each
+// call evaluates two potentials in scratch space on the stack: it does not
+// allocate and may run concurrently on distinct states.
 func (s *State) HeuristicValue(player int, a games.Action) float64 {
 	if s.IsTerminal() {
 		return 0

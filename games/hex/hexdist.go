@@ -396,71 +396,94 @@ func TwoDistances(s *State, p int) (fromA, fromB []int, potential int) {
 // wins at once scores above everything. Ties are broken uniformly with the
 // agent's seeded generator. Not safe for concurrent use.
 type HexDist struct {
-	g      *Game
-	rng    *rand.Rand
-	bs     batchScorer
-	mask   games.Mask
-	scores []float64 // by action
+	onePly
+	bs batchScorer
 }
 
 // NewHexDist returns the hexdist agent for g.
 func NewHexDist(g *Game, seed uint64) *HexDist {
-	return &HexDist{g: g, rng: games.NewRand(seed), mask: games.NewMask(g.NumActions()), scores: make([]float64, g.NumActions())}
+	return &HexDist{onePly: newOnePly("hexdist", g, false, seed)}
 }
 
-func (h *HexDist) state(s games.State, player int) (*State, error) {
+// onePly is what the one-ply agents (hexdist, hexpath) share: the check of
+// the state they are asked about, the legal moves and their scores, and
+// the choice among the best.
+type onePly struct {
+	name   string
+	g      *Game
+	rng    *rand.Rand
+	first  bool // ties go to the first best move, not to a uniform one
+	mask   games.Mask
+	scores []float64 // by action
+}
+
+func newOnePly(name string, g *Game, first bool, seed uint64) onePly {
+	return onePly{name: name, g: g, rng: games.NewRand(seed), first: first,
+		mask: games.NewMask(g.NumActions()), scores: make([]float64, g.NumActions())}
+}
+
+// state returns s as a Hex state of the agent's board with player to
+// move, and fills o.mask with its legal moves.
+func (o *onePly) state(ctx context.Context, s games.State, player int) (*State, error) {
 	hs, ok := s.(*State)
-	if !ok || hs.g.n != h.g.n || hs.g.swap != h.g.swap {
-		return nil, fmt.Errorf("hexdist: state of %s, agent built for %s", s.Game().Spec(), h.g.Spec())
+	if !ok || hs.g.n != o.g.n || hs.g.swap != o.g.swap {
+		return nil, fmt.Errorf("%s: state of %s, agent built for %s", o.name, s.Game().Spec(), o.g.Spec())
 	}
 	if hs.IsTerminal() || player != hs.CurrentPlayer() {
-		return nil, fmt.Errorf("hexdist: player %d cannot move in %q (to move: %d)", player, hs.String(), hs.CurrentPlayer())
+		return nil, fmt.Errorf("%s: player %d cannot move in %q (to move: %d)", o.name, player, hs.String(), hs.CurrentPlayer())
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	hs.Legal(o.mask)
 	return hs, nil
 }
 
-// Act implements agent.Agent.
-func (h *HexDist) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
-	hs, err := h.state(s, player)
-	if err != nil {
-		return games.NoAction, err
-	}
-	if err := ctx.Err(); err != nil {
-		return games.NoAction, err
-	}
-	hs.Legal(h.mask)
-	h.bs.scoreAll(hs, h.mask, h.scores)
+// best returns a legal move of highest score (o.scores), ties broken as
+// o.first says.
+func (o *onePly) best() games.Action {
 	best, bestScore, ties := games.NoAction, 0.0, 0
-	for a := range h.mask.All() {
-		v := h.scores[a]
+	for a := range o.mask.All() {
+		v := o.scores[a]
 		switch {
 		case best == games.NoAction || v > bestScore:
 			best, bestScore, ties = a, v, 1
-		case v == bestScore:
+		case v == bestScore && !o.first:
 			ties++
-			if h.rng.IntN(ties) == 0 {
+			if o.rng.IntN(ties) == 0 {
 				best = a
 			}
 		}
 	}
-	return best, nil
+	return best
+}
+
+// analysis returns every legal move with its score.
+func (o *onePly) analysis() []agent.Analysis {
+	var out []agent.Analysis
+	for a := range o.mask.All() {
+		out = append(out, agent.Analysis{Action: a, Score: o.scores[a]})
+	}
+	return out
+}
+
+// Act implements agent.Agent.
+func (h *HexDist) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
+	hs, err := h.state(ctx, s, player)
+	if err != nil {
+		return games.NoAction, err
+	}
+	h.bs.scoreAll(hs, h.mask, h.scores)
+	return h.best(), nil
 }
 
 // Analyze implements agent.Analyzer: every legal move with its score
 // (opponent potential - own potential after the move; 1<<20 for a win).
 func (h *HexDist) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
-	hs, err := h.state(s, player)
+	hs, err := h.state(ctx, s, player)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	hs.Legal(h.mask)
 	h.bs.scoreAll(hs, h.mask, h.scores)
-	var out []agent.Analysis
-	for a := range h.mask.All() {
-		out = append(out, agent.Analysis{Action: a, Score: h.scores[a]})
-	}
-	return out, nil
+	return h.analysis(), nil
 }

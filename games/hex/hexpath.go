@@ -3,7 +3,6 @@ package hex
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -40,16 +39,11 @@ func init() {
 // uniformly with the agent's seeded generator, or by taking the first best
 // cell (ties=first: the study's heuristic "always makes the same first
 // move"). Not safe for concurrent use.
-type HexPath struct {
-	g     *Game
-	rng   *rand.Rand
-	first bool
-	mask  games.Mask
-}
+type HexPath struct{ onePly }
 
 // NewHexPath returns the hexpath agent for g (first: ties=first).
 func NewHexPath(g *Game, first bool, seed uint64) *HexPath {
-	return &HexPath{g: g, rng: games.NewRand(seed), first: first, mask: games.NewMask(g.NumActions())}
+	return &HexPath{newOnePly("hexpath", g, first, seed)}
 }
 
 // PathDistance returns player p's shortest connection in stones: the
@@ -179,29 +173,27 @@ func pathScore(s *State, a games.Action) int {
 
 // Act implements agent.Agent.
 func (h *HexPath) Act(ctx context.Context, s games.State, player int) (games.Action, error) {
-	hs, ok := s.(*State)
-	if !ok || hs.g.n != h.g.n || hs.g.swap != h.g.swap {
-		return games.NoAction, fmt.Errorf("hexpath: state of %s, agent built for %s", s.Game().Spec(), h.g.Spec())
-	}
-	if hs.IsTerminal() || player != hs.CurrentPlayer() {
-		return games.NoAction, fmt.Errorf("hexpath: player %d cannot move in %q (to move: %d)", player, hs.String(), hs.CurrentPlayer())
-	}
-	if err := ctx.Err(); err != nil {
+	hs, err := h.state(ctx, s, player)
+	if err != nil {
 		return games.NoAction, err
 	}
-	hs.Legal(h.mask)
-	best, bestScore, ties := games.NoAction, 0, 0
-	for a := range h.mask.All() {
-		v := pathScore(hs, a)
-		switch {
-		case best == games.NoAction || v > bestScore:
-			best, bestScore, ties = a, v, 1
-		case v == bestScore && !h.first:
-			ties++
-			if h.rng.IntN(ties) == 0 {
-				best = a
-			}
-		}
+	h.score(hs)
+	return h.best(), nil
+}
+
+// Analyze implements agent.Analyzer: every legal move with its score
+// (opponent's distance - own distance after the move; 1<<20 for a win).
+func (h *HexPath) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
+	hs, err := h.state(ctx, s, player)
+	if err != nil {
+		return nil, err
 	}
-	return best, nil
+	h.score(hs)
+	return h.analysis(), nil
+}
+
+func (h *HexPath) score(hs *State) {
+	for a := range h.mask.All() {
+		h.scores[a] = float64(pathScore(hs, a))
+	}
 }
