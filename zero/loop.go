@@ -391,6 +391,21 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 	if heldOut != nil {
 		out.HeldOutPositions = min(fresh, HeldOutLimit)
 	}
-	r.logf("  trained: %s -> %s (%.0f samples/s)", res.FirstLoss, res.FinalLoss, res.SamplesPerSec)
+	r.logf("  trained: %s (%.0f samples/s)", lossTrend(res, o.MetricsEvery), res.SamplesPerSec)
 	return out, writeJSON(resPath, out)
+}
+
+// lossTrend describes a training run's mean losses: those of its first and
+// last report windows of every steps (train.Result), or, when the run fits
+// in one window, that window's alone (so that an unchanged figure is not
+// read as training that learned nothing).
+func lossTrend(res train.Result, every int) string {
+	if every <= 0 || res.Steps <= every {
+		return fmt.Sprintf("mean loss over all %d steps %s", res.Steps, res.FirstLoss)
+	}
+	last := res.Steps % every
+	if last == 0 {
+		last = every
+	}
+	return fmt.Sprintf("mean loss of steps 1-%d %s -> of steps %d-%d %s", every, res.FirstLoss, res.Steps-last+1, res.Steps, res.FinalLoss)
 }

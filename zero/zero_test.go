@@ -18,6 +18,7 @@ import (
 	"github.com/canopy-go/canopy/games/connect4/solver"
 	_ "github.com/canopy-go/canopy/games/sequence"
 	_ "github.com/canopy-go/canopy/games/tictactoe"
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/train"
@@ -355,5 +356,27 @@ func TestEvalSearchesAsSelfPlay(t *testing.T) {
 	c.EvalSims = 3
 	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "eval-sims") {
 		t.Errorf("eval-sims 3 below det 4: err %v, want one naming eval-sims", err)
+	}
+}
+
+// The training line names the windows its two losses are means of, and a
+// run of one window shows one loss, not "X -> X".
+func TestLossTrend(t *testing.T) {
+	first := nets.Loss{Total: 2, Policy: 1.5, Value: 0.4, L2: 0.1}
+	final := nets.Loss{Total: 1, Policy: 0.8, Value: 0.1, L2: 0.1}
+	for _, c := range []struct {
+		steps, every int
+		want         string
+	}{
+		{10, 20, "mean loss over all 10 steps " + first.String()},
+		{20, 20, "mean loss over all 20 steps " + first.String()},
+		{80, 20, "mean loss of steps 1-20 " + first.String() + " -> of steps 61-80 " + final.String()},
+		{70, 20, "mean loss of steps 1-20 " + first.String() + " -> of steps 61-70 " + final.String()},
+		{5, 0, "mean loss over all 5 steps " + first.String()},
+	} {
+		res := train.Result{Steps: c.steps, FirstLoss: first, FinalLoss: final}
+		if got := lossTrend(res, c.every); got != c.want {
+			t.Errorf("lossTrend(steps %d, every %d) = %q, want %q", c.steps, c.every, got, c.want)
+		}
 	}
 }
