@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image/color"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,8 +27,8 @@ func names(figs []*Figure) []string {
 }
 
 const zeroLines = `{"iteration":1,"train":{"final_loss":{"Total":3,"Policy":2,"Value":1}},"eval":{}}
-{"iteration":2,"train":{"final_loss":{"Total":2.5,"Policy":1.5,"Value":1}},"eval":{"solver_policy":0.5,"solver_search":0.75,"solver_random":0.25},"elo":{"value":30,"lo":-20,"hi":80}}
-{"iteration":3,"train":{"final_loss":{"Total":2,"Policy":1.25,"Value":0.75},"held_out":{"Total":2.5,"Policy":1.5,"Value":1}},"eval":{"solver_policy":0.625,"solver_search":0.875,"solver_random":0.25},"elo":{"value":70,"lo":20,"hi":120}}
+{"iteration":2,"train":{"final_loss":{"Total":2.5,"Policy":1.5,"Value":1}},"eval":{"scores":[{"opponent":"iter-0001","games":20,"score":0.5,"lo":0.3,"hi":0.7},{"opponent":"random","games":20,"score":0.6,"lo":0.4,"hi":0.8}],"alone":[{"opponent":"random","games":200,"score":0.55,"lo":0.48,"hi":0.62}],"solver_policy":0.5,"solver_search":0.75,"solver_random":0.25},"elo":{"value":30,"lo":-20,"hi":80}}
+{"iteration":3,"train":{"final_loss":{"Total":2,"Policy":1.25,"Value":0.75},"held_out":{"Total":2.5,"Policy":1.5,"Value":1}},"eval":{"scores":[{"opponent":"iter-0002","games":20,"score":0.45,"lo":0.25,"hi":0.65},{"opponent":"random","games":20,"score":0.7,"lo":0.5,"hi":0.85}],"solver_policy":0.625,"solver_search":0.875,"solver_random":0.25},"elo":{"value":70,"lo":20,"hi":120}}
 `
 
 func TestZeroFigures(t *testing.T) {
@@ -39,10 +40,10 @@ func TestZeroFigures(t *testing.T) {
 		t.Fatalf("parsed %+v", its)
 	}
 	figs := ZeroFigures("connect4", its)
-	if got := names(figs); !slices.Equal(got, []string{"loss", "elo", "solver"}) {
-		t.Fatalf("figures %v, want loss, elo, solver", got)
+	if got := names(figs); !slices.Equal(got, []string{"loss", "elo", "scores", "solver"}) {
+		t.Fatalf("figures %v, want loss, elo, scores, solver", got)
 	}
-	for i, legend := range [][]string{{"total", "policy", "value", "l2", "policy, held out", "value, held out"}, {"network"}, {"network alone", "with search", "random moves"}} {
+	for i, legend := range [][]string{{"total", "policy", "value", "l2", "policy, held out", "value, held out"}, {"network"}, {"vs random", "alone vs random"}, {"network alone", "with search", "random moves"}} {
 		doc := render(t, figs[i])
 		for _, l := range legend {
 			if !doc.hasText(l) {
@@ -51,6 +52,26 @@ func TestZeroFigures(t *testing.T) {
 		}
 		if doc.textContaining("connect4: ") != 1 {
 			t.Errorf("%s: want one title naming the game", figs[i].Name)
+		}
+	}
+	// The scores chart: one series per baseline with search and one
+	// alone, in percent with their intervals; the previous network, a
+	// different opponent every iteration, is left out.
+	if doc := render(t, figs[2]); doc.hasText("vs iter-0001") || doc.hasText("vs iter-0002") {
+		t.Error("scores chart draws the previous network as an opponent")
+	}
+	sc := scoreSeries(its)
+	want := []Series{
+		{Name: "vs random", X: []float64{2, 3}, Y: []float64{60, 70}, Lo: []float64{40, 50}, Hi: []float64{80, 85}},
+		{Name: "alone vs random", X: []float64{2}, Y: []float64{55}, Lo: []float64{48}, Hi: []float64{62}},
+	}
+	if len(sc) != len(want) {
+		t.Fatalf("score series %+v, want %+v", sc, want)
+	}
+	for i := range want {
+		g, w := sc[i], want[i]
+		if g.Name != w.Name || !slices.Equal(g.X, w.X) || !approxEqual(g.Y, w.Y) || !approxEqual(g.Lo, w.Lo) || !approxEqual(g.Hi, w.Hi) {
+			t.Errorf("score series %d = %+v, want %+v", i, g, w)
 		}
 	}
 	// Without held-out losses: no held-out series.
@@ -75,6 +96,8 @@ func TestParseZeroMetricsErrors(t *testing.T) {
 		{"order", good + good, "m.jsonl:2: iteration 1 after iteration 1"},
 		{"elo", `{"iteration":1,"train":{"final_loss":{}},"elo":{"value":5,"lo":6,"hi":7}}`, "m.jsonl:1: iteration 1: Elo 5 outside its interval"},
 		{"share", `{"iteration":1,"train":{"final_loss":{}},"eval":{"solver_policy":1.5,"solver_search":1}}`, "outside [0, 1]"},
+		{"score", `{"iteration":1,"train":{"final_loss":{}},"eval":{"scores":[{"opponent":"random","score":0.9,"lo":0.2,"hi":0.8}]}}`, "m.jsonl:1: iteration 1: score 0.9 against \"random\" outside [0, 1] or its interval"},
+		{"alone score", `{"iteration":1,"train":{"final_loss":{}},"eval":{"alone":[{"opponent":"random","score":1.2,"lo":0.9,"hi":1.3}]}}`, "outside [0, 1]"},
 		{"rl file", `{"update":1,"loss":0.5}`, "m.jsonl:1: no \"iteration\""},
 	} {
 		_, err := ParseZeroMetrics([]byte(c.data), "m.jsonl")
@@ -124,7 +147,7 @@ func TestReadRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != "zero" || r.Game != "connect4" || r.Len() != 3 || len(r.Figures()) != 3 {
+	if r.Kind != "zero" || r.Game != "connect4" || r.Len() != 3 || len(r.Figures()) != 4 {
 		t.Errorf("zero run read as %s %s with %d lines and %d figures", r.Kind, r.Game, r.Len(), len(r.Figures()))
 	}
 	r, err = ReadRun(fstest.MapFS{"ppo.json": {Data: []byte(`{"game":"tictactoe","opponent":"random"}`)}}, "runs/p")
@@ -369,4 +392,18 @@ func FuzzParseZeroMetrics(f *testing.F) {
 			}
 		}
 	})
+}
+
+// approxEqual reports whether a and b have the same length and agree to
+// 1e-9 (percentages made from shares are not exact in binary).
+func approxEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-9 {
+			return false
+		}
+	}
+	return true
 }

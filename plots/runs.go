@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/rl"
@@ -52,6 +53,33 @@ type Iteration struct {
 	// network alone, with search, and for uniformly random moves; nil
 	// where not measured.
 	SolverPolicy, SolverSearch, SolverRandom *float64
+	// Scores are the searching network's scores against each opponent of
+	// the iteration's evaluation (the previous network first), Alone the
+	// network's without search against each baseline; shares in [0,1].
+	Scores, Alone []Score
+}
+
+// Score is a share of the points against one opponent, with its 95%
+// interval.
+type Score struct {
+	Opponent string
+	Interval
+}
+
+// zeroScore is a zero.Score as metrics.jsonl holds it.
+type zeroScore struct {
+	Opponent string  `json:"opponent"`
+	Score    float64 `json:"score"`
+	Lo       float64 `json:"lo"`
+	Hi       float64 `json:"hi"`
+}
+
+func scoresOf(zs []zeroScore) []Score {
+	var out []Score
+	for _, z := range zs {
+		out = append(out, Score{z.Opponent, Interval{z.Score, z.Lo, z.Hi}})
+	}
+	return out
 }
 
 // zeroLine is the part of a zero.Record the charts read.
@@ -62,9 +90,11 @@ type zeroLine struct {
 		HeldOut   *struct{ Total, Policy, Value, L2 float64 } `json:"held_out"`
 	} `json:"train"`
 	Eval struct {
-		SolverPolicy *float64 `json:"solver_policy"`
-		SolverSearch *float64 `json:"solver_search"`
-		SolverRandom *float64 `json:"solver_random"`
+		SolverPolicy *float64    `json:"solver_policy"`
+		SolverSearch *float64    `json:"solver_search"`
+		SolverRandom *float64    `json:"solver_random"`
+		Scores       []zeroScore `json:"scores"`
+		Alone        []zeroScore `json:"alone"`
 	} `json:"eval"`
 	Elo *Interval `json:"elo"`
 }
@@ -92,7 +122,8 @@ func ParseZeroMetrics(data []byte, file string) ([]Iteration, error) {
 		}
 		it := Iteration{Iteration: *z.Iteration, Elo: z.Elo,
 			Loss:         Loss{z.Train.FinalLoss.Total, z.Train.FinalLoss.Policy, z.Train.FinalLoss.Value, z.Train.FinalLoss.L2},
-			SolverPolicy: z.Eval.SolverPolicy, SolverSearch: z.Eval.SolverSearch, SolverRandom: z.Eval.SolverRandom}
+			SolverPolicy: z.Eval.SolverPolicy, SolverSearch: z.Eval.SolverSearch, SolverRandom: z.Eval.SolverRandom,
+			Scores: scoresOf(z.Eval.Scores), Alone: scoresOf(z.Eval.Alone)}
 		if h := z.Train.HeldOut; h != nil {
 			it.HeldOut = &Loss{h.Total, h.Policy, h.Value, h.L2}
 		}
@@ -128,6 +159,11 @@ func (it Iteration) check() error {
 			return fmt.Errorf("iteration %d: solver share %v outside [0, 1]", it.Iteration, *p)
 		}
 	}
+	for _, sc := range append(append([]Score(nil), it.Scores...), it.Alone...) {
+		if v := sc.Interval; !(v.Lo >= 0 && v.Hi <= 1 && v.Lo <= v.Value && v.Value <= v.Hi) {
+			return fmt.Errorf("iteration %d: score %v against %q outside [0, 1] or its interval [%v, %v]", it.Iteration, v.Value, sc.Opponent, v.Lo, v.Hi)
+		}
+	}
 	if (it.SolverPolicy == nil) != (it.SolverSearch == nil) {
 		return fmt.Errorf("iteration %d: solver_policy and solver_search must come together", it.Iteration)
 	}
@@ -137,7 +173,9 @@ func (it Iteration) check() error {
 // ZeroFigures draws zero's charts: "loss" (final loss and its terms,
 // policy, value and L2, per iteration, and the held-out policy and value
 // loss where recorded), "elo" (rolling Elo with 95% intervals, iteration 0 = 0)
-// when any iteration has one, and "solver" when any iteration was scored
+// when any iteration has one, "scores" (the score against each baseline,
+// with search and, where measured, without, with 95% intervals) when any
+// iteration played a baseline, and "solver" when any iteration was scored
 // on the solver set.
 func ZeroFigures(game string, its []Iteration) []*Figure {
 	if len(its) == 0 {
@@ -185,11 +223,63 @@ func ZeroFigures(game string, its []Iteration) []*Figure {
 		figs = append(figs, lineFigure("elo", game+": rating over all evaluation games (Elo, iteration 0 = 0, 95% interval)",
 			"iteration", "Elo", []Series{elo}))
 	}
+	if sc := scoreSeries(its); len(sc) > 0 {
+		figs = append(figs, lineFigure("scores", game+": score against the baselines (95% interval; alone: the network without search)",
+			"iteration", "% of the points", sc))
+	}
 	if len(solP.X) > 0 {
 		figs = append(figs, lineFigure("solver", game+": optimal moves on the solver-labelled set", "iteration", "% optimal",
 			[]Series{solP, solS, solR}))
 	}
 	return figs
+}
+
+// scoreSeries returns, per baseline opponent in the order first met, the
+// series of the searching network's scores in percent and then those of
+// the network alone. The previous network (an opponent named iter-NNNN)
+// changes every iteration and is left out.
+func scoreSeries(its []Iteration) []Series {
+	var order []string
+	search, alone := map[string]*Series{}, map[string]*Series{}
+	add := func(m map[string]*Series, name string, x float64, sc Score) {
+		s := m[sc.Opponent]
+		if s == nil {
+			s = &Series{Name: name}
+			m[sc.Opponent] = s
+			if !slices.Contains(order, sc.Opponent) {
+				order = append(order, sc.Opponent)
+			}
+		}
+		s.X, s.Y = append(s.X, x), append(s.Y, 100*sc.Value)
+		s.Lo, s.Hi = append(s.Lo, 100*sc.Lo), append(s.Hi, 100*sc.Hi)
+	}
+	for _, it := range its {
+		x := float64(it.Iteration)
+		for _, sc := range it.Scores {
+			if !isIteration(sc.Opponent) {
+				add(search, "vs "+sc.Opponent, x, sc)
+			}
+		}
+		for _, sc := range it.Alone {
+			add(alone, "alone vs "+sc.Opponent, x, sc)
+		}
+	}
+	var out []Series
+	for _, o := range order {
+		for _, m := range []map[string]*Series{search, alone} {
+			if s := m[o]; s != nil {
+				out = append(out, *s)
+			}
+		}
+	}
+	return out
+}
+
+// isIteration reports whether name is a network of the run (iter-NNNN).
+func isIteration(name string) bool {
+	var n int
+	k, err := fmt.Sscanf(name, "iter-%d", &n)
+	return k == 1 && err == nil && len(name) == len("iter-")+4
 }
 
 // ParsePPOMetrics parses the metrics.jsonl of `canopy ppo` (rl.Metrics

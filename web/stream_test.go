@@ -125,7 +125,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // last is final; the principal variation is a legal line from the most
 // visited move.
 func TestAnalyzeLiveStream(t *testing.T) {
-	s, hs := testServer(t, Config{})
+	// MaxThreads 2 whatever the CPU count (NumCPU follows the affinity
+	// mask): the root=2,threads=2 case tests streaming, not the limit.
+	s, hs := testServer(t, Config{MaxThreads: 2})
 	st := create(t, hs, "connect4", "human", "human")
 	for _, m := range []string{"4", "4", "3"} {
 		if code, msg := call(t, hs, "POST", "/api/games/"+st.ID+"/move", moveRequest{Action: m}, nil); code != 200 {

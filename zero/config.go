@@ -72,7 +72,12 @@ type Config struct {
 	// EvalTempPlies: network agents sample their first moves by visit
 	// counts for this many plies of each evaluation game (without it two
 	// networks would replay the same two games).
-	EvalTempPlies   int      `json:"eval_tempplies"`
+	EvalTempPlies int `json:"eval_tempplies"`
+	// EvalPolicyGames, when > 0, also plays the network alone (the
+	// policy agent: its most probable legal move, no search) against each
+	// of Baselines for this many games: a cheap curve of what the network
+	// itself has learned, apart from search.
+	EvalPolicyGames int      `json:"eval_policy_games,omitempty"`
 	Baselines       []string `json:"baselines"`
 	SolverPositions int      `json:"solver_positions"`
 	SolverSims      int      `json:"solver_sims"`
@@ -117,6 +122,8 @@ func (c *Config) Check() error {
 		return fmt.Errorf("eval-sims = %d, want 1..%d", c.EvalSims, 1<<24)
 	case c.EvalTempPlies < 0 || c.EvalTempPlies > 1<<20:
 		return fmt.Errorf("eval-tempplies = %d, want 0..%d", c.EvalTempPlies, 1<<20)
+	case c.EvalPolicyGames < 0 || c.EvalPolicyGames > 1<<20:
+		return fmt.Errorf("eval-policy-games = %d, want 0..%d", c.EvalPolicyGames, 1<<20)
 	case c.SolverPositions < 0 || c.SolverSims < 1:
 		return fmt.Errorf("solver-positions = %d (want >= 0), solver-sims = %d (want >= 1)", c.SolverPositions, c.SolverSims)
 	case !(c.Gate >= 0 && c.Gate <= 1):

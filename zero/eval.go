@@ -44,6 +44,17 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 			out.Matches = append(out.Matches, ms...)
 			r.logf("  %s vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
 		}
+		if r.cfg.EvalPolicyGames > 0 {
+			_, net := r.checkpoint(i)
+			for _, opp := range r.cfg.Baselines {
+				sc, _, err := r.play(ctx, i, 1<<21, [2]string{"policy:net=" + net, opp}, [2]string{iterName(i) + " alone", opp}, r.cfg.EvalPolicyGames)
+				if err != nil {
+					return out, err
+				}
+				out.Alone = append(out.Alone, sc)
+				r.logf("  %s alone (no search) vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
+			}
+		}
 		if r.cfg.Gate > 0 && out.Scores[0].Score < r.cfg.Gate {
 			out.Accepted = false
 			r.logf("  gate: %.1f%% < %.1f%%: self-play keeps %s", 100*out.Scores[0].Score, 100*r.cfg.Gate, iterName(prev))
@@ -104,17 +115,24 @@ func evalSearch(g games.Game, sp *selfplay.Settings) string {
 // match plays EvalGames games of a against b (seats alternating), all at
 // once so that the network agents' leaves share batches.
 func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match, error) {
+	return r.play(ctx, i, 1<<20, [2]string{r.spec(a), r.spec(b)}, [2]string{a, b}, r.cfg.EvalGames)
+}
+
+// play plays n games between the agents specs (seats alternating, all at
+// once), named names in the matches and the score; the seed is derived
+// from the run's, salt and iteration i.
+func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]string, n int) (Score, []Match, error) {
+	a, b := names[0], names[1]
 	res, err := arena.Tournament(ctx, r.g, arena.TournamentConfig{
-		Agents: []string{r.spec(a), r.spec(b)}, Games: r.cfg.EvalGames, Parallel: r.cfg.EvalGames,
-		Seed: games.DeriveSeed(r.cfg.Seed, 1<<20+uint64(i)), Bootstrap: -1,
+		Agents: specs[:], Games: n, Parallel: n,
+		Seed: games.DeriveSeed(r.cfg.Seed, salt+uint64(i)), Bootstrap: -1,
 		Progress: func(done int) {
-			r.opt.Status(fmt.Sprintf("iteration %d evaluation: %s vs %s, %d/%d games", i, a, b, done, r.cfg.EvalGames))
+			r.opt.Status(fmt.Sprintf("iteration %d evaluation: %s vs %s, %d/%d games", i, a, b, done, n))
 		},
 	})
 	if err != nil {
 		return Score{}, nil, err
 	}
-	names := []string{a, b}
 	var ms []Match
 	for _, gr := range res.Games {
 		m := Match{Returns: gr.Returns}

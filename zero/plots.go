@@ -5,8 +5,8 @@ import (
 )
 
 // writePlots draws the run's charts (plots.ZeroFigures: loss terms, Elo
-// with intervals, solver accuracy) as SVG and PNG files in dir, each
-// written atomically.
+// with intervals, scores against the baselines, solver accuracy) as SVG
+// and PNG files in dir, each written atomically.
 func writePlots(dir, game string, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
@@ -25,6 +25,7 @@ func iterations(recs []Record) []plots.Iteration {
 			Loss:         plots.Loss{Total: l.Total, Policy: l.Policy, Value: l.Value, L2: l.L2},
 			SolverPolicy: r.Eval.SolverPolicy, SolverSearch: r.Eval.SolverSearch, SolverRandom: r.Eval.SolverRandom,
 		}
+		its[i].Scores, its[i].Alone = plotScores(r.Eval.Scores), plotScores(r.Eval.Alone)
 		if h := r.Train.HeldOut; h != nil {
 			its[i].HeldOut = &plots.Loss{Total: h.Total, Policy: h.Policy, Value: h.Value, L2: h.L2}
 		}
@@ -33,4 +34,12 @@ func iterations(recs []Record) []plots.Iteration {
 		}
 	}
 	return its
+}
+
+func plotScores(scores []Score) []plots.Score {
+	var out []plots.Score
+	for _, s := range scores {
+		out = append(out, plots.Score{Opponent: s.Opponent, Interval: plots.Interval{Value: s.Score, Lo: s.Lo, Hi: s.Hi}})
+	}
+	return out
 }

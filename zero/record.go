@@ -71,6 +71,10 @@ type EvalRecord struct {
 	Scores   []Score `json:"scores"`   // against Previous, then each baseline
 	Matches  []Match `json:"matches"`
 	Accepted bool    `json:"accepted"` // passed the gate (always, without one)
+	// Alone: the network alone (no search) against each baseline, when
+	// Config.EvalPolicyGames > 0. Its games are not in Matches (nor in
+	// the Elo), which rate the searching agents.
+	Alone []Score `json:"alone,omitempty"`
 	// Solver set (connect4): share of optimal moves, and what uniformly
 	// random moves would score on the same positions.
 	SolverPolicy *float64 `json:"solver_policy,omitempty"`
@@ -90,6 +94,9 @@ func (r Record) summary() string {
 	fmt.Fprintf(&b, "loss %.3f (policy %.3f, value %.3f)", r.Train.FinalLoss.Total, r.Train.FinalLoss.Policy, r.Train.FinalLoss.Value)
 	for _, s := range r.Eval.Scores {
 		fmt.Fprintf(&b, ", vs %s %.0f%%", s.Opponent, 100*s.Score)
+	}
+	for _, s := range r.Eval.Alone {
+		fmt.Fprintf(&b, ", alone vs %s %.0f%%", s.Opponent, 100*s.Score)
 	}
 	if r.Eval.SolverPolicy != nil {
 		fmt.Fprintf(&b, ", solver %.0f%%/%.0f%%", 100**r.Eval.SolverPolicy, 100**r.Eval.SolverSearch)

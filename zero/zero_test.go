@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/games/connect4/solver"
@@ -166,10 +167,11 @@ func TestRunOutputsAndContinuation(t *testing.T) {
 
 func TestBadConfig(t *testing.T) {
 	for name, mod := range map[string]func(*Config){
-		"games = 0":    func(c *Config) { c.Games = 0 },
-		"gate = 2":     func(c *Config) { c.Gate = 2 },
-		"unknown game": func(c *Config) { c.Game = "nope" },
-		"sims=0":       func(c *Config) { c.SelfPlay.Sims = 0 },
+		"games = 0":              func(c *Config) { c.Games = 0 },
+		"gate = 2":               func(c *Config) { c.Gate = 2 },
+		"unknown game":           func(c *Config) { c.Game = "nope" },
+		"sims=0":                 func(c *Config) { c.SelfPlay.Sims = 0 },
+		"eval-policy-games = -1": func(c *Config) { c.EvalPolicyGames = -1 },
 	} {
 		c := tiny()
 		mod(&c)
@@ -378,5 +380,47 @@ func TestLossTrend(t *testing.T) {
 		if got := lossTrend(res, c.every); got != c.want {
 			t.Errorf("lossTrend(steps %d, every %d) = %q, want %q", c.steps, c.every, got, c.want)
 		}
+	}
+}
+
+// --eval-policy-games plays the iteration's network alone (the policy
+// agent on the network evaluation uses) against each baseline: its
+// score is recorded apart from the searching network's, its games stay
+// out of the matches that make the Elo, and the scores chart is drawn.
+func TestEvalAlone(t *testing.T) {
+	dir := t.TempDir()
+	c := tiny()
+	c.Iterations, c.EvalPolicyGames = 1, 6
+	var log bytes.Buffer
+	if err := Run(context.Background(), dir, c, Options{Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if ok, err := readJSON(filepath.Join(dir, itersDir, "iter-0001.json"), &rec); !ok || err != nil {
+		t.Fatalf("record of iteration 1: %v", err)
+	}
+	if len(rec.Eval.Alone) != 1 || rec.Eval.Alone[0].Opponent != "random" || rec.Eval.Alone[0].Games != 6 {
+		t.Fatalf("alone scores %+v: want 6 games against random", rec.Eval.Alone)
+	}
+	if n := len(rec.Eval.Matches); n != 2*c.EvalGames {
+		t.Errorf("%d matches, want the %d games of the searching network only", n, 2*c.EvalGames)
+	}
+	// The same games played directly: the policy agent on the Polyak
+	// average of iteration 1, the evaluation's seed for alone games.
+	_, avg := train.CheckpointPaths(filepath.Join(dir, checkpointsDir), 1)
+	res, err := arena.Tournament(context.Background(), games.MustNew("tictactoe"), arena.TournamentConfig{
+		Agents: []string{"policy:net=" + avg, "random"}, Games: 6, Parallel: 6,
+		Seed: games.DeriveSeed(c.Seed, 1<<21+1), Bootstrap: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.Pairwise[0][1].Score.Value; rec.Eval.Alone[0].Score != want {
+		t.Errorf("alone score %v, want the policy agent's %v in the same games", rec.Eval.Alone[0].Score, want)
+	}
+	if !strings.Contains(log.String(), "iter-0001 alone (no search) vs random: ") {
+		t.Errorf("log does not report the alone score:\n%s", log.String())
+	}
+	if fi, err := os.Stat(filepath.Join(dir, plotsDir, "scores.svg")); err != nil || fi.Size() < 500 {
+		t.Errorf("scores chart: %v", err)
 	}
 }

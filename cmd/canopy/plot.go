@@ -27,9 +27,11 @@ web UI's dashboards). Flags may come before or after the arguments.
 
   canopy plot run DIR
       A run directory of canopy zero (zero.json): training loss terms per
-      iteration (loss), rolling Elo with 95% intervals (elo) and, for
-      connect4, the share of optimal moves on the solver set with and
-      without search (solver). Of canopy ppo (ppo.json): loss terms per
+      iteration (loss), rolling Elo with 95% intervals (elo), the score
+      against each baseline with search and, where measured
+      (--eval-policy-games), without (scores) and, for connect4, the
+      share of optimal moves on the solver set with and without search
+      (solver). Of canopy ppo (ppo.json): loss terms per
       update (loss) and the win rate against the opponent with 95% Wilson
       intervals (winrate). Written to DIR/plots unless --out says
       otherwise; writing into DIR takes the run's lock, so it fails while

@@ -36,6 +36,7 @@ func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
 	fs.IntVar(&c.EvalGames, "eval-games", c.EvalGames, "evaluation games against each opponent per iteration (0 = none)")
 	fs.IntVar(&c.EvalSims, "eval-sims", c.EvalSims, "simulations per move of the networks in evaluation games (they search as self-play does otherwise: --c, --fpu, and in hidden-information games --det, --blend, --turns, --cut)")
 	fs.IntVar(&c.EvalTempPlies, "eval-tempplies", c.EvalTempPlies, "plies the networks sample by visits in evaluation games (diverse openings)")
+	fs.IntVar(&c.EvalPolicyGames, "eval-policy-games", c.EvalPolicyGames, "also play the network alone (its most probable legal move, no search) against each baseline for this many games per iteration (0 = not)")
 	fs.StringVar(baselines, "baselines", strings.Join(c.Baselines, ";"), "fixed opponents in evaluation, agent specs separated by ';'")
 	fs.IntVar(&c.SolverPositions, "solver-positions", c.SolverPositions, "connect4: solver-labelled positions scored each iteration (0..400)")
 	fs.IntVar(&c.SolverSims, "solver-sims", c.SolverSims, "connect4: simulations per move when scoring with search")
