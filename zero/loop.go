@@ -401,11 +401,11 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 // read as training that learned nothing).
 func lossTrend(res train.Result, every int) string {
 	if every <= 0 || res.Steps <= every {
-		return fmt.Sprintf("mean loss over all %d steps %s", res.Steps, res.FirstLoss)
+		return fmt.Sprintf("mean of all %d steps: %s", res.Steps, res.FirstLoss)
 	}
 	last := res.Steps % every
 	if last == 0 {
 		last = every
 	}
-	return fmt.Sprintf("mean loss of steps 1-%d %s -> of steps %d-%d %s", every, res.FirstLoss, res.Steps-last+1, res.Steps, res.FinalLoss)
+	return fmt.Sprintf("mean of steps 1-%d: %s -> of steps %d-%d: %s", every, res.FirstLoss, res.Steps-last+1, res.Steps, res.FinalLoss)
 }

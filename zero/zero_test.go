@@ -370,11 +370,11 @@ func TestLossTrend(t *testing.T) {
 		steps, every int
 		want         string
 	}{
-		{10, 20, "mean loss over all 10 steps " + first.String()},
-		{20, 20, "mean loss over all 20 steps " + first.String()},
-		{80, 20, "mean loss of steps 1-20 " + first.String() + " -> of steps 61-80 " + final.String()},
-		{70, 20, "mean loss of steps 1-20 " + first.String() + " -> of steps 61-70 " + final.String()},
-		{5, 0, "mean loss over all 5 steps " + first.String()},
+		{10, 20, "mean of all 10 steps: " + first.String()},
+		{20, 20, "mean of all 20 steps: " + first.String()},
+		{80, 20, "mean of steps 1-20: " + first.String() + " -> of steps 61-80: " + final.String()},
+		{70, 20, "mean of steps 1-20: " + first.String() + " -> of steps 61-70: " + final.String()},
+		{5, 0, "mean of all 5 steps: " + first.String()},
 	} {
 		res := train.Result{Steps: c.steps, FirstLoss: first, FinalLoss: final}
 		if got := lossTrend(res, c.every); got != c.want {
