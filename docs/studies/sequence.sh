@@ -29,6 +29,21 @@
 #       --optimizer adam --lr 0.001 --window-iters 4 --eval-games 20 \
 #       --eval-sims 64 --baselines sequence-greedy --backend cpu:threads=1 \
 #       --seed 3 --iterations 40 --out runs/seq-az3
+#   and session 14's Gumbel runs (Gumbel root search over 8 sampled moves
+#   gives sharper policy targets than 64 visits; --turns 8 as the study,
+#   then the same continued from its iteration 21 with full rollouts in
+#   self-play, so that the root Q the value head learns (--qmix 1) is a
+#   rollout's value instead of about 0; --eval-policy-games: the network
+#   alone against Greedy every iteration):
+#     canopy zero --game sequence:jacks=false --net runs/seq/init-32x3.safetensors \
+#       --games 512 --trees 64 --sims 64 --det 2 --gumbel --gumbelm 8 \
+#       --blend 0.5 --turns 8 --pcr 0.25 --qmix 1 --steps 80 --batch 256 \
+#       --optimizer adam --lr 0.001 --window-iters 4 --eval-games 20 \
+#       --eval-sims 64 --baselines sequence-greedy \
+#       --backend cpu:threads=1,precision=bf16 --seed 11 --iterations 200 \
+#       --out runs/seq-gumbel
+#     canopy zero ...the same... --net runs/seq-gumbel/checkpoints/iter-0021.safetensors \
+#       --turns 1000 --eval-policy-games 200 --seed 12 --out runs/seq-gumbel-full
 #   Recurrent PPO as the study trains it (CNN-LSTM; 1,000 updates of about
 #   2.5k frames, 16 x 160 here; 5 epochs of one minibatch of 2,560, the
 #   study's 2,048 rounded to whole environments; Adam 3e-4, weight decay
