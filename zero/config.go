@@ -171,9 +171,10 @@ func (c *Config) Check() error {
 }
 
 // sameRun reports how a stored configuration and a requested one differ
-// in anything but Iterations.
+// in anything but Iterations and EvalPolicyGames (which changes what later
+// evaluations play, not the networks).
 func sameRun(old, c Config) error {
-	c.Iterations = old.Iterations
+	c.Iterations, c.EvalPolicyGames = old.Iterations, old.EvalPolicyGames
 	if reflect.DeepEqual(old, c) {
 		return nil
 	}

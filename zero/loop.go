@@ -69,9 +69,20 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	}
 	if ok {
 		if err := sameRun(cfg, req); err != nil {
-			return fmt.Errorf("%s holds a run with other settings: %v; use the original flags (only --iterations may change) or another --out", dir, err)
+			return fmt.Errorf("%s holds a run with other settings: %v; use the original flags (only --iterations and --eval-policy-games may change) or another --out", dir, err)
 		}
 		cfg.Iterations = req.Iterations
+		if req.EvalPolicyGames != cfg.EvalPolicyGames {
+			// Evaluation only: the networks and self-play are the same
+			// either way. Stored, so that later continuations keep it.
+			cfg.EvalPolicyGames = req.EvalPolicyGames
+			if err := cfg.Check(); err != nil {
+				return err
+			}
+			if err := writeJSON(filepath.Join(dir, ConfigName), cfg); err != nil {
+				return err
+			}
+		}
 	} else {
 		cfg = req
 		if err := cfg.Check(); err != nil {

@@ -424,3 +424,42 @@ func TestEvalAlone(t *testing.T) {
 		t.Errorf("scores chart: %v", err)
 	}
 }
+
+// --eval-policy-games may be added to a run that exists: later iterations
+// play the network alone too, the setting is stored, and the networks are
+// the ones the run would have made without it.
+func TestEvalAloneAddedOnResume(t *testing.T) {
+	plain, added := t.TempDir(), t.TempDir()
+	c := tiny()
+	if err := Run(context.Background(), plain, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	c.Iterations = 1
+	if err := Run(context.Background(), added, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	c.Iterations, c.EvalPolicyGames = 2, 4
+	if err := Run(context.Background(), added, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{0, 1} {
+		var rec Record
+		if ok, err := readJSON(filepath.Join(added, itersDir, iterName(i+1)+".json"), &rec); !ok || err != nil {
+			t.Fatalf("record of iteration %d: %v", i+1, err)
+		}
+		if len(rec.Eval.Alone) != want {
+			t.Errorf("iteration %d: %d alone scores, want %d", i+1, len(rec.Eval.Alone), want)
+		}
+	}
+	stored, ok, err := LoadConfig(added)
+	if !ok || err != nil || stored.EvalPolicyGames != 4 {
+		t.Errorf("stored eval-policy-games %d (%v, %v), want 4", stored.EvalPolicyGames, ok, err)
+	}
+	if !bytes.Equal(checkpointBytes(t, plain, 2), checkpointBytes(t, added, 2)) {
+		t.Error("iteration 2's network differs from the run without alone games")
+	}
+	c.EvalPolicyGames = -1
+	if err := Run(context.Background(), added, c, Options{}); err == nil || !strings.Contains(err.Error(), "eval-policy-games") {
+		t.Errorf("eval-policy-games -1 on a resumed run: %v, want an error naming it", err)
+	}
+}

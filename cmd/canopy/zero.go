@@ -64,7 +64,8 @@ DIR/metrics.jsonl and DIR/plots/*.svg|png after every iteration.
 Every step writes atomically and is skipped when done: after an interruption
 (Ctrl-C, a crash, kill -9) the same command continues where it stopped.
 A run keeps the settings it started with (DIR/zero.json); flags given again
-must agree, except --iterations and --more, which extend it.
+must agree, except --iterations and --more, which extend it, and
+--eval-policy-games, which changes only what later evaluations play.
 
 With --nats, self-play is played by ` + "`canopy worker`" + ` processes (any number, on
 any machines) through NATS JetStream; --nats embedded starts the server in
