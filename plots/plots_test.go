@@ -394,16 +394,8 @@ func FuzzParseZeroMetrics(f *testing.F) {
 	})
 }
 
-// approxEqual reports whether a and b have the same length and agree to
-// 1e-9 (percentages made from shares are not exact in binary).
+// approxEqual reports whether a and b agree to 1e-9 (percentages made
+// from shares are not exact in binary).
 func approxEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(a[i]-b[i]) > 1e-9 {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Abs(x-y) <= 1e-9 })
 }

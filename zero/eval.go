@@ -44,20 +44,20 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 			out.Matches = append(out.Matches, ms...)
 			r.logf("  %s vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
 		}
-		if r.cfg.EvalPolicyGames > 0 {
-			_, net := r.checkpoint(i)
-			for _, opp := range r.cfg.Baselines {
-				sc, _, err := r.play(ctx, i, 1<<21, [2]string{"policy:net=" + net, opp}, [2]string{iterName(i) + " alone", opp}, r.cfg.EvalPolicyGames)
-				if err != nil {
-					return out, err
-				}
-				out.Alone = append(out.Alone, sc)
-				r.logf("  %s alone (no search) vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
-			}
-		}
 		if r.cfg.Gate > 0 && out.Scores[0].Score < r.cfg.Gate {
 			out.Accepted = false
 			r.logf("  gate: %.1f%% < %.1f%%: self-play keeps %s", 100*out.Scores[0].Score, 100*r.cfg.Gate, iterName(prev))
+		}
+	}
+	if r.cfg.EvalPolicyGames > 0 {
+		_, net := r.checkpoint(i)
+		for _, opp := range r.cfg.Baselines {
+			sc, _, err := r.play(ctx, i, 1<<21, [2]string{"policy:net=" + net, opp}, [2]string{iterName(i) + " alone", opp}, r.cfg.EvalPolicyGames)
+			if err != nil {
+				return out, err
+			}
+			out.Alone = append(out.Alone, sc)
+			r.logf("  %s alone (no search) vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
 		}
 	}
 	if r.g.Spec() == "connect4" && r.cfg.SolverPositions > 0 {

@@ -423,6 +423,19 @@ func TestEvalAlone(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, plotsDir, "scores.svg")); err != nil || fi.Size() < 500 {
 		t.Errorf("scores chart: %v", err)
 	}
+	// Without search games (--eval-games 0) the network alone still plays.
+	c.EvalGames = 0
+	dir = t.TempDir()
+	if err := Run(context.Background(), dir, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rec = Record{}
+	if ok, err := readJSON(filepath.Join(dir, itersDir, "iter-0001.json"), &rec); !ok || err != nil {
+		t.Fatalf("record of iteration 1 (eval-games 0): %v", err)
+	}
+	if len(rec.Eval.Alone) != 1 || rec.Eval.Alone[0].Games != 6 || len(rec.Eval.Scores) != 0 {
+		t.Errorf("eval-games 0: alone %+v, scores %+v; want 6 alone games and no search games", rec.Eval.Alone, rec.Eval.Scores)
+	}
 }
 
 // --eval-policy-games may be added to a run that exists: later iterations
