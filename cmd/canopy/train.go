@@ -31,7 +31,8 @@ one is a self-play iteration, oldest first) with the AlphaZero loss: policy
 cross-entropy against the visit distribution, value mean squared error against
 the game outcome, and L2 on the weights. Minibatches are shuffled (seeded) and,
 with --augment, each position is transformed by a random symmetry of the game
-(Connect Four and Connect4d: mirror; Hex: 180-degree rotation).
+(Connect Four and Connect4d: mirror; Hex: 180-degree rotation; Strands: the
+hexagon's 6 rotations and 6 reflections).
 
 The replay window keeps the last --window positions and the last
 --window-iters iterations (0 = all). Every shard is checked against the game;

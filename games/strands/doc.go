@@ -37,6 +37,10 @@
 // the mover may take now, 10 a constant plane holding the stones still to
 // place in the current turn divided by 6 (0 before a turn's first stone).
 //
+// Symmetries: the Game declares the eleven rotations and reflections of the
+// hexagon (games.Symmetric, symmetry.go), so training augments Strands
+// positions twelvefold.
+//
 // What this package is not for: search. States are not safe for concurrent
 // use; Games and the Board tables are.
 package strands
