@@ -31,8 +31,9 @@ one is a self-play iteration, oldest first) with the AlphaZero loss: policy
 cross-entropy against the visit distribution, value mean squared error against
 the game outcome, and L2 on the weights. Minibatches are shuffled (seeded) and,
 with --augment, each position is transformed by a random symmetry of the game
-(Connect Four and Connect4d: mirror; Hex: 180-degree rotation; Strands: the
-hexagon's 6 rotations and 6 reflections).
+(Connect Four, Connect4d and Tetris Link: mirror; Hex: 180-degree rotation;
+Strands: the hexagon's 12 rotations and reflections; tic-tac-toe: the square's
+8; none for Sequence and Sushi Go).
 
 The replay window keeps the last --window positions and the last
 --window-iters iterations (0 = all). Every shard is checked against the game;
