@@ -46,7 +46,8 @@ type HeuristicBatch interface {
 // position reached (search's cut=state). Sushi Go's is study 003's
 // EVALUATESTATE: the points scored so far plus this round's table with
 // partial credit for unfinished sets and the maki and pudding standings
-// projected.
+// projected. Sequence's counts the player's open five-square windows,
+// weighted by the chips already in them, and its completed sequences.
 //
 // StateValue must not modify the state, must not allocate, and must be
 // safe to call concurrently on distinct states.

@@ -297,7 +297,8 @@ func (bl *Blend) Evaluate(c *EvalContext, s games.State, value []float64, priors
 // With State set (cut=state) x_p is the game's own evaluation of the
 // whole position for p (games.StateValuer; Sushi Go: the running score
 // plus this round's table with partial credit and the maki and pudding
-// standings projected, study 003's EVALUATESTATE), which, unlike
+// standings projected, study 003's EVALUATESTATE; Sequence: the player's
+// open five-square windows and completed sequences), which, unlike
 // cut=heuristic's one-ply reading, counts what each player already has.
 type CutValue struct {
 	Heuristic Heuristic // cut=heuristic; nil: cut=score (or cut=state)
@@ -328,7 +329,7 @@ func NewCut(g games.Game, kind string, scale float64) (Evaluator, error) {
 		return &CutValue{Heuristic: h, Scale: scale}, nil
 	case "state":
 		if _, ok := g.NewInitialState().(games.StateValuer); !ok {
-			return nil, fmt.Errorf("cut=state needs a game whose states evaluate themselves (games.StateValuer); %s has none (try cut=heuristic or cut=score)", g.Type().Name)
+			return nil, fmt.Errorf("cut=state needs a game whose states evaluate themselves (games.StateValuer); %s has none (games with one: sequence, sushigo; or try cut=heuristic or cut=score)", g.Type().Name)
 		}
 		return &CutValue{State: true, Scale: scale}, nil
 	case "score":

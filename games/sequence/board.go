@@ -135,6 +135,7 @@ var (
 	window      [4][numSquares]bitboard // the five squares of the window starting at sq
 	windowsAt   [4][numSquares]bitboard // starts of the windows (in startMask) that contain sq
 	lineAt      [4][numSquares]bitboard // union of the windows in direction d that contain sq
+	allWindows  []bitboard              // every five-square window (192), for StateValue
 )
 
 func init() {
@@ -183,6 +184,7 @@ func init() {
 				window[d][sq].set(t)
 				windowsAt[d][t].set(sq)
 			}
+			allWindows = append(allWindows, window[d][sq])
 			for i := range 5 {
 				t := sq + i*int(dirStep[d])
 				lineAt[d][t] = lineAt[d][t].or(window[d][sq])
