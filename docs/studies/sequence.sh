@@ -65,18 +65,26 @@
 # Rows (200 games each by default, the count; seats alternate):
 #   az-vs-greedy   the study's search (det=8, sims=1600 = 8 x 200,
 #                  blend=0.5, turns=8) on AZ_NET against sequence-greedy;
-#                  the study reports 85%, the target
+#                  the study reports 85%, the target; rollouts
+#                  cut after 8 turns score 0 (cut=zero, az's default)
+#   az-state-vs-greedy  the same with the cut-off rollouts scored by
+#                  Sequence's static evaluation (cut=state, open windows
+#                  and sequences, tanh of the difference / 500; the
+#                  study does not say how it scored them)
 #   ppo-vs-greedy  PPO_NET's policy (LSTM state kept through the game)
 #                  against sequence-greedy; the study reports 75%
 #   table          Random, Greedy, PPO and AlphaZero all-play-all (the
 #                  study's four-agent table)
 #   mcts-vs-greedy Canopy's reference: rollout MCTS with the same 1,600
 #                  simulations per move and 8 deals, no network
+#   az-init-state-vs-greedy  az-state-vs-greedy's search on an untrained
+#                  32x3 network (what the trained network adds)
 #   ppo-curve-RUN-NNNNNN  each checkpoint of PPO_RUN (default
 #                  runs/ppo-seq-study) against sequence-greedy: the
 #                  study's Figure 1 (rows appear as checkpoints do)
 # AZ_NET and PPO_NET default to the newest checkpoints of AZ_RUN (default
-# runs/seq-az3, else runs/seq-az; the Polyak average) and PPO_RUN. Budgets are simulations, so
+# runs/seq-gumbel-full, else runs/seq-az3, else runs/seq-az; the Polyak
+# average) and PPO_RUN. Budgets are simulations, so
 # PARALLEL defaults to 8 here: network agents batch their leaves across
 # the games in play.
 #
@@ -98,8 +106,11 @@ newest() {
 	echo "$last"
 }
 
-AZ_RUN=${AZ_RUN:-$ROOT/runs/seq-az3}
-[[ -d $AZ_RUN ]] || AZ_RUN=$ROOT/runs/seq-az
+if [[ -z ${AZ_RUN:-} ]]; then
+	for AZ_RUN in "$ROOT"/runs/{seq-gumbel-full,seq-az3,seq-az}; do
+		[[ -d $AZ_RUN ]] && break
+	done
+fi
 AZ_NET=${AZ_NET:-$(newest "$AZ_RUN/checkpoints/iter-*.avg.safetensors")}
 PPO_RUN=${PPO_RUN:-$ROOT/runs/ppo-seq-study}
 PPO_NET=${PPO_NET:-$(newest "$PPO_RUN/update-??????.safetensors")}
@@ -110,7 +121,9 @@ ppo="policy:net=$PPO_NET"
 row az-vs-greedy "$g" "$az;sequence-greedy"
 row ppo-vs-greedy "$g" "$ppo;sequence-greedy"
 row table "$g" "random;sequence-greedy;$ppo;$az"
+row az-state-vs-greedy "$g" "$az,cut=state,cutscale=500;sequence-greedy"
 row mcts-vs-greedy "$g" "mcts:sims=1600,det=8;sequence-greedy"
+row az-init-state-vs-greedy "$g" "az:net=init,det=8,sims=1600,blend=0.5,turns=8,backend=cpu,cut=state,cutscale=500;sequence-greedy"
 # The PPO curve: every checkpoint of PPO_RUN present now against Greedy.
 for f in "$PPO_RUN"/update-??????.safetensors; do
 	[[ -e $f ]] || continue
