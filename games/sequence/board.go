@@ -92,11 +92,17 @@ func (b *bitboard) unset(sq int)              { b[sq>>6] &^= 1 << (uint(sq) & 63
 func (b bitboard) and(c bitboard) bitboard    { return bitboard{b[0] & c[0], b[1] & c[1]} }
 func (b bitboard) or(c bitboard) bitboard     { return bitboard{b[0] | c[0], b[1] | c[1]} }
 func (b bitboard) andNot(c bitboard) bitboard { return bitboard{b[0] &^ c[0], b[1] &^ c[1]} }
+func (b bitboard) xor(c bitboard) bitboard    { return bitboard{b[0] ^ c[0], b[1] ^ c[1]} }
 func (b bitboard) isEmpty() bool              { return b[0]|b[1] == 0 }
 func (b bitboard) count() int                 { return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) }
 
-// shr moves square i+n to square i (0 < n < 64).
-func (b bitboard) shr(n uint) bitboard { return bitboard{b[0]>>n | b[1]<<(64-n), b[1] >> n} }
+// shr moves square i+n to square i (0 < n < 64). The counts are masked to
+// 6 bits, which changes nothing in that range and lets the compiler emit
+// plain shifts (Go defines shifts by 64 or more, which costs a compare
+// per shift by a variable count).
+func (b bitboard) shr(n uint) bitboard {
+	return bitboard{b[0]>>(n&63) | b[1]<<((64-n)&63), b[1] >> (n & 63)}
+}
 
 // nth returns the k-th (0-based) set square; k < b.count().
 func (b bitboard) nth(k int) int {
@@ -135,7 +141,6 @@ var (
 	window      [4][numSquares]bitboard // the five squares of the window starting at sq
 	windowsAt   [4][numSquares]bitboard // starts of the windows (in startMask) that contain sq
 	lineAt      [4][numSquares]bitboard // union of the windows in direction d that contain sq
-	allWindows  []bitboard              // every five-square window (192), for StateValue
 )
 
 func init() {
@@ -184,7 +189,6 @@ func init() {
 				window[d][sq].set(t)
 				windowsAt[d][t].set(sq)
 			}
-			allWindows = append(allWindows, window[d][sq])
 			for i := range 5 {
 				t := sq + i*int(dirStep[d])
 				lineAt[d][t] = lineAt[d][t].or(window[d][sq])

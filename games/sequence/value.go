@@ -1,6 +1,11 @@
 package sequence
 
-import "github.com/canopy-go/canopy/games"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/canopy-go/canopy/games"
+)
 
 // StateValue implements games.StateValuer: a static evaluation of the
 // position for player, for searches that cut rollouts off and score the
@@ -25,46 +30,82 @@ import "github.com/canopy-go/canopy/games"
 // distinct states.
 func (s *State) StateValue(player int) float64 {
 	own := s.chips[player].or(corners)
-	var others bitboard
+	var blocked bitboard
 	for q := range s.g.players {
 		if q != player {
-			others = others.or(s.chips[q])
+			blocked = blocked.or(s.chips[q])
 		}
 	}
-	dead := s.deadSquares()
+	free := allSquares.andNot(blocked.or(s.deadSquares()))
 	v := 256 * float64(s.seqs[player])
-	for _, w := range allWindows {
-		if !w.and(others).isEmpty() || !w.and(dead).isEmpty() {
-			continue
+	for d := range 4 {
+		v += windowScore(own, free, startMask[d], dirStep[d])
+	}
+	return v
+}
+
+// windowScore returns the sum of 4^(k-1) over the windows in the direction
+// of step st (startMask m) whose five squares are all in free, k = 1..4
+// their squares in own. It works on all windows at once: bit i of a word
+// pair below stands for the window starting at square i. open marks the
+// windows with five free squares (as fives does); the own squares of each
+// window are summed in bit-sliced binary, ones + 2*twos + 4*fours, by full
+// adders over the five shifted copies of own. The bitboards are unpacked
+// into scalars, which the compiler keeps in registers (arrays it does not).
+func windowScore(own, free, m bitboard, st uint) float64 {
+	shr := func(lo, hi uint64, n uint) (uint64, uint64) {
+		return lo>>(n&63) | hi<<((64-n)&63), hi >> (n & 63)
+	}
+	fl, fh := free[0], free[1]
+	f1l, f1h := shr(fl, fh, st)
+	yl, yh := fl&f1l, fh&f1h
+	y2l, y2h := shr(yl, yh, 2*st)
+	f4l, f4h := shr(fl, fh, 4*st)
+	openL, openH := yl&y2l&f4l&m[0], yh&y2h&f4h&m[1]
+
+	x0l, x0h := own[0], own[1]
+	x1l, x1h := shr(x0l, x0h, st)
+	x2l, x2h := shr(x0l, x0h, 2*st)
+	x3l, x3h := shr(x0l, x0h, 3*st)
+	x4l, x4h := shr(x0l, x0h, 4*st)
+	count := func(lo, hi uint64) float64 { return float64(bits.OnesCount64(lo) + bits.OnesCount64(hi)) }
+	var v float64
+	for w := range 2 {
+		x0, x1, x2, x3, x4, open := x0l, x1l, x2l, x3l, x4l, openL
+		if w == 1 {
+			x0, x1, x2, x3, x4, open = x0h, x1h, x2h, x3h, x4h, openH
 		}
-		if k := w.and(own).count(); k >= 1 && k <= 4 {
-			v += float64(int(1) << (2 * (k - 1)))
-		}
+		a, ca := x0^x1^x2, x0&x1|x2&(x0|x1)
+		b, cb := x3^x4, x3&x4
+		ones, c1 := a^b, a&b
+		twos, fours := ca^cb^c1, ca&cb|c1&(ca|cb)
+		lo := open &^ fours // k <= 3
+		v += count(lo&ones&^twos, 0) + 4*count(lo&^ones&twos, 0) + 16*count(lo&ones&twos, 0) +
+			64*count(open&fours&^ones, 0) // k = 4 (k = 5 has ones set)
 	}
 	return v
 }
 
 // deadSquares returns the empty squares no remaining card can fill: both
-// copies of the card they show are gone from the deck and the hands. In
-// games with jacks it is empty.
+// copies of the card they show are in the discard pile (a played card is
+// discarded, and so is an exchanged dead one), so neither is left in the
+// deck or a hand. In games with jacks it is empty.
 func (s *State) deadSquares() bitboard {
 	if s.g.jacks {
 		return bitboard{}
 	}
-	left := s.deck
-	for p := range s.g.players {
-		for _, k := range s.hand[p][:s.hn[p]] {
-			left[k]++
+	// Four kinds at a time (numKinds is a multiple of 4): a count of 2, at
+	// most 2 copies, is the byte's bit 1.
+	var dead bitboard
+	for i := 0; i < numKinds; i += 4 {
+		for w := binary.LittleEndian.Uint32(s.discard[i:i+4]) & 0x02020202; w != 0; w &= w - 1 {
+			dead = dead.or(faceSquares[i+bits.TrailingZeros32(w)/8])
 		}
 	}
-	var live bitboard
-	for k, n := range left {
-		if n > 0 {
-			live = live.or(faceSquares[k])
-		}
-	}
-	return s.empty().andNot(live)
+	return dead.and(s.empty())
 }
+
+var _ = [1]struct{}{}[numKinds%4] // deadSquares reads whole groups of four kinds
 
 // The capability is checked at compile time.
 var _ games.StateValuer = (*State)(nil)

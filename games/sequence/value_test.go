@@ -141,3 +141,23 @@ func TestStateValueAllocs(t *testing.T) {
 		t.Fatalf("StateValue allocates %v times", a)
 	}
 }
+
+var valueSink float64
+
+// BenchmarkStateValue: both players' values at move 60 of a random game.
+func BenchmarkStateValue(b *testing.B) {
+	s := New(2, false).NewInitialState().(*State)
+	rng := games.NewRand(1)
+	m := games.NewMask(NumActions)
+	for s.MoveNumber() < 60 {
+		if s.CurrentPlayer() == games.ChancePlayer {
+			s.Apply(s.SampleChance(rng))
+			continue
+		}
+		s.Legal(m)
+		s.Apply(m.Nth(rng.IntN(m.Count())))
+	}
+	for b.Loop() {
+		valueSink += s.StateValue(0) + s.StateValue(1)
+	}
+}

@@ -28,8 +28,9 @@ var mirrors [MaxPlayers + 1]struct {
 	syms []games.Symmetry
 }
 
-// mirrorOrient[o] is the orientation whose picture is o's mirrored.
-var mirrorOrient = func() (m [NumOrients]uint8) {
+// mirrorOrients returns, per orientation o, the orientation whose picture
+// is o's mirrored (built on first use, not at start-up).
+var mirrorOrients = sync.OnceValue(func() (m [NumOrients]uint8) {
 	var flat []string
 	for _, pics := range orientPictures {
 		flat = append(flat, pics...)
@@ -54,12 +55,13 @@ var mirrorOrient = func() (m [NumOrients]uint8) {
 		}
 	}
 	return m
-}()
+})
 
 // Symmetries implements games.Symmetric: the left-right mirror.
 func (g *Game) Symmetries() []games.Symmetry {
 	m := &mirrors[g.players]
 	m.once.Do(func() {
+		mirrorOrient := mirrorOrients()
 		s, err := games.NewBoardSymmetry("mirror", g.ObservationShape(), g.NumActions(),
 			func(r, c int) (int, int) { return r, Width - 1 - c },
 			func(a games.Action) games.Action {
