@@ -24,6 +24,11 @@
 # atomic action if it has found one, otherwise a random action"; onestep
 # also blocks an immediate opponent win, so it is a little stronger);
 # Strands `strands-greedy` (the study's connected-area baseline).
+# Training augments each position with a random symmetry of the game
+# (canopy zero --augment, on by default): Connect4d's column mirror and,
+# since session 15, Strands' 12 rotations and reflections of the hexagon
+# (runs before it trained Strands without augmentation; a run resumed now
+# augments from its next iteration on).
 #
 # Evaluation differs from the study in one way: every variant's network is
 # evaluated with the same search, the `az` agent's PUCT per atomic action
