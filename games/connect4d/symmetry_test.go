@@ -4,28 +4,16 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/gametest"
 )
 
 func TestMirrorSymmetry(t *testing.T) {
-	n := 100
-	if testing.Short() {
-		n = 20
-	}
 	for _, d := range []int{2, 3, 5} {
 		g, err := New(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		syms := games.SymmetriesOf(g)
-		if len(syms) != 1 {
-			t.Fatalf("d=%d: %d symmetries, want 1", d, len(syms))
-		}
-		if err := games.CheckSymmetry(g, syms[0], games.NewRand(uint64(d)), n); err != nil {
-			t.Fatal(err)
-		}
-		if &g.Symmetries()[0] != &syms[0] {
-			t.Errorf("d=%d: Symmetries builds a new slice per call", d)
-		}
+		gametest.Symmetries(t, g, []string{"mirror"}, 100, uint64(d))
 	}
 }
 

@@ -5,29 +5,20 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/gametest"
 )
 
 // The rules are the outside truth: every declared symmetry must map random
 // games onto games with the same legal moves, observations and results.
 func TestSymmetriesFollowTheRules(t *testing.T) {
-	n := 12
-	if testing.Short() {
-		n = 3
-	}
+	names := []string{"rotate60", "rotate120", "rotate180", "rotate240", "rotate300",
+		"mirror", "mirror-rotate60", "mirror-rotate120", "mirror-rotate180", "mirror-rotate240", "mirror-rotate300"}
 	for _, side := range []int{4, 5, 6} {
 		g, err := New(side)
 		if err != nil {
 			t.Fatal(err)
 		}
-		syms := games.SymmetriesOf(g)
-		if len(syms) != 11 {
-			t.Fatalf("%s: %d symmetries, want the hexagon's 11 besides the identity", g.Spec(), len(syms))
-		}
-		for i, s := range syms {
-			if err := games.CheckSymmetry(g, s, games.NewRand(uint64(10*side+i)), n); err != nil {
-				t.Fatal(err)
-			}
-		}
+		gametest.Symmetries(t, g, names, 12, uint64(10*side))
 	}
 }
 

@@ -3,28 +3,18 @@ package tetrislink
 import (
 	"testing"
 
-	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/gametest"
 )
 
 // The rules are the outside truth: the mirror must map random games onto
 // games with the same legal drops, observations and scores.
 func TestMirrorFollowsTheRules(t *testing.T) {
-	n := 20
-	if testing.Short() {
-		n = 5
-	}
 	for players := 2; players <= MaxPlayers; players++ {
 		g, err := New(players)
 		if err != nil {
 			t.Fatal(err)
 		}
-		syms := games.SymmetriesOf(g)
-		if len(syms) != 1 || syms[0].Name() != "mirror" {
-			t.Fatalf("%s: symmetries %v", g.Spec(), syms)
-		}
-		if err := games.CheckSymmetry(g, syms[0], games.NewRand(uint64(players)), n); err != nil {
-			t.Fatal(err)
-		}
+		gametest.Symmetries(t, g, []string{"mirror"}, 20, uint64(players))
 	}
 }
 
