@@ -44,6 +44,12 @@
 #       --out runs/seq-gumbel
 #     canopy zero ...the same... --net runs/seq-gumbel/checkpoints/iter-0021.safetensors \
 #       --turns 1000 --eval-policy-games 200 --seed 12 --out runs/seq-gumbel-full
+#   and the next step (session 15: the study's eight-turn rollouts with the
+#   cut scored by Sequence's static evaluation play as well as full ones,
+#   in self-play as in evaluation; not yet run):
+#     canopy zero ...the same... --net runs/seq-gumbel-full/checkpoints/iter-0037.safetensors \
+#       --turns 8 --cut state --cutscale 500 --eval-policy-games 200 --seed 13 \
+#       --out runs/seq-gumbel-state
 #   Recurrent PPO as the study trains it (CNN-LSTM; 1,000 updates of about
 #   2.5k frames, 16 x 160 here; 5 epochs of one minibatch of 2,560, the
 #   study's 2,048 rounded to whole environments; Adam 3e-4, weight decay
