@@ -22,7 +22,12 @@
 # b/(1+n) without a heuristic (pbh=one). The *-heur1ply rows are a first
 # reading, kept for comparison: the cut scored by each player's best
 # one-pick heuristic gain alone (cut=heuristic), which ignores the points
-# already on the table. Hidden hands: every agent uses Canopy's root
+# already on the table. The study also lists "biased rollouts [that]
+# introduce heuristic knowledge to guide the simulation process" among its
+# implementation details without saying which agents use them; the
+# *-heur-hr rows read it as the "+ Heuristic" agents' rollouts being
+# epsilon-greedy on Canopy's sushigo heuristic (rollout=heuristic, epsilon
+# 0.1), the rest as above. Hidden hands: every agent uses Canopy's root
 # determinization (8 deals, the time split over them).
 #
 # Canopy's own settings side by side: UCT c = 1.4 with full random
@@ -61,6 +66,9 @@ for p in 2 4; do
 		row p2-study-pb-heur1ply "$g" "${study_pb_heur/cut=state/cut=heuristic};$base3"
 		row p2-study-ucbt-heur1ply "$g" "${study_ucbt_heur/cut=state/cut=heuristic};$base3"
 		row p2-study-amaf-heur1ply "$g" "${study_amaf_heur/cut=state/cut=heuristic};$base3"
+		row p2-study-pb-heur-hr "$g" "$study_pb_heur,rollout=heuristic;$base3"
+		row p2-study-ucbt-heur-hr "$g" "$study_ucbt_heur,rollout=heuristic;$base3"
+		row p2-study-amaf-heur-hr "$g" "$study_amaf_heur,rollout=heuristic;$base3"
 	fi
 	# Canopy's settings
 	if ((p == 2)); then
