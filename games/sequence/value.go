@@ -45,8 +45,8 @@ func (s *State) StateValue(player int) float64 {
 }
 
 // windowScore returns the sum of 4^(k-1) over the windows in the direction
-// of step st (startMask m) whose five squares are all in free, k = 1..4
-// their squares in own. It works on all windows at once: bit i of a word
+// of step st (startMask m) whose five squares are all in free, k being the
+// number of their squares in own, 1 to 4. It works on all windows at once: bit i of a word
 // pair below stands for the window starting at square i. open marks the
 // windows with five free squares (as fives does); the own squares of each
 // window are summed in bit-sliced binary, ones + 2*twos + 4*fours, by full
@@ -68,7 +68,7 @@ func windowScore(own, free, m bitboard, st uint) float64 {
 	x2l, x2h := shr(x0l, x0h, 2*st)
 	x3l, x3h := shr(x0l, x0h, 3*st)
 	x4l, x4h := shr(x0l, x0h, 4*st)
-	count := func(lo, hi uint64) float64 { return float64(bits.OnesCount64(lo) + bits.OnesCount64(hi)) }
+	count := func(x uint64) float64 { return float64(bits.OnesCount64(x)) }
 	var v float64
 	for w := range 2 {
 		x0, x1, x2, x3, x4, open := x0l, x1l, x2l, x3l, x4l, openL
@@ -80,8 +80,8 @@ func windowScore(own, free, m bitboard, st uint) float64 {
 		ones, c1 := a^b, a&b
 		twos, fours := ca^cb^c1, ca&cb|c1&(ca|cb)
 		lo := open &^ fours // k <= 3
-		v += count(lo&ones&^twos, 0) + 4*count(lo&^ones&twos, 0) + 16*count(lo&ones&twos, 0) +
-			64*count(open&fours&^ones, 0) // k = 4 (k = 5 has ones set)
+		v += count(lo&ones&^twos) + 4*count(lo&^ones&twos) + 16*count(lo&ones&twos) +
+			64*count(open&fours&^ones) // k = 4 (k = 5 has ones set)
 	}
 	return v
 }

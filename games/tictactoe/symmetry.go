@@ -13,8 +13,8 @@ import (
 // the cells.
 
 var (
-	symOnce sync.Once
-	syms    []games.Symmetry
+	squareOnce sync.Once
+	squareSyms []games.Symmetry
 )
 
 // squareMaps are the cell maps of the group, identity excluded.
@@ -34,7 +34,7 @@ var squareMaps = []struct {
 // Symmetries implements games.Symmetric: the square's 7 symmetries
 // besides the identity.
 func (g *Game) Symmetries() []games.Symmetry {
-	symOnce.Do(func() {
+	squareOnce.Do(func() {
 		for _, m := range squareMaps {
 			s, err := games.NewBoardSymmetry(m.name, g.ObservationShape(), g.NumActions(), m.f,
 				func(a games.Action) games.Action {
@@ -44,8 +44,8 @@ func (g *Game) Symmetries() []games.Symmetry {
 			if err != nil {
 				panic(err) // the maps above are permutations
 			}
-			syms = append(syms, s)
+			squareSyms = append(squareSyms, s)
 		}
 	})
-	return syms
+	return squareSyms
 }
