@@ -82,34 +82,54 @@ W AD KD QD 10D 9D 8D 7D 6D W`
 // counted from the bottom, so square 0 is a10 and square 99 is j1.
 const numSquares = 100
 
-// bitboard holds one bit per square: square i is bit i%64 of word i/64.
-// Bits 100..127 are always zero.
-type bitboard [2]uint64
+// bitboard holds one bit per square: square i is bit i%64 of word i/64
+// (lo for 0..63, hi for 64..99). Bits 100..127 are always zero. It is a
+// struct of two words rather than an array because the compiler keeps
+// small structs in registers and arrays of two in memory.
+type bitboard struct{ lo, hi uint64 }
 
-func (b bitboard) has(sq int) bool            { return b[sq>>6]>>(uint(sq)&63)&1 != 0 }
-func (b *bitboard) set(sq int)                { b[sq>>6] |= 1 << (uint(sq) & 63) }
-func (b *bitboard) unset(sq int)              { b[sq>>6] &^= 1 << (uint(sq) & 63) }
-func (b bitboard) and(c bitboard) bitboard    { return bitboard{b[0] & c[0], b[1] & c[1]} }
-func (b bitboard) or(c bitboard) bitboard     { return bitboard{b[0] | c[0], b[1] | c[1]} }
-func (b bitboard) andNot(c bitboard) bitboard { return bitboard{b[0] &^ c[0], b[1] &^ c[1]} }
-func (b bitboard) xor(c bitboard) bitboard    { return bitboard{b[0] ^ c[0], b[1] ^ c[1]} }
-func (b bitboard) isEmpty() bool              { return b[0]|b[1] == 0 }
-func (b bitboard) count() int                 { return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) }
+// word returns word i (0 or 1) without a branch.
+func (b bitboard) word(i int) uint64 { return b.lo ^ (b.lo^b.hi)&-uint64(i&1) }
+
+// words returns the two words, for ranging over them.
+func (b bitboard) words() [2]uint64 { return [2]uint64{b.lo, b.hi} }
+
+func (b bitboard) has(sq int) bool { return b.word(sq>>6)>>(uint(sq)&63)&1 != 0 }
+func (b *bitboard) set(sq int) {
+	if sq < 64 {
+		b.lo |= 1 << uint(sq)
+	} else {
+		b.hi |= 1 << (uint(sq) & 63)
+	}
+}
+func (b *bitboard) unset(sq int) {
+	if sq < 64 {
+		b.lo &^= 1 << uint(sq)
+	} else {
+		b.hi &^= 1 << (uint(sq) & 63)
+	}
+}
+func (b bitboard) and(c bitboard) bitboard    { return bitboard{b.lo & c.lo, b.hi & c.hi} }
+func (b bitboard) or(c bitboard) bitboard     { return bitboard{b.lo | c.lo, b.hi | c.hi} }
+func (b bitboard) andNot(c bitboard) bitboard { return bitboard{b.lo &^ c.lo, b.hi &^ c.hi} }
+func (b bitboard) xor(c bitboard) bitboard    { return bitboard{b.lo ^ c.lo, b.hi ^ c.hi} }
+func (b bitboard) isEmpty() bool              { return b.lo|b.hi == 0 }
+func (b bitboard) count() int                 { return bits.OnesCount64(b.lo) + bits.OnesCount64(b.hi) }
 
 // shr moves square i+n to square i (0 < n < 64). The counts are masked to
 // 6 bits, which changes nothing in that range and lets the compiler emit
 // plain shifts (Go defines shifts by 64 or more, which costs a compare
 // per shift by a variable count).
 func (b bitboard) shr(n uint) bitboard {
-	return bitboard{b[0]>>(n&63) | b[1]<<((64-n)&63), b[1] >> (n & 63)}
+	return bitboard{b.lo>>(n&63) | b.hi<<((64-n)&63), b.hi >> (n & 63)}
 }
 
 // nth returns the k-th (0-based) set square; k < b.count().
 func (b bitboard) nth(k int) int {
-	w, base := b[0], 0
+	w, base := b.lo, 0
 	if c := bits.OnesCount64(w); k >= c {
 		k -= c
-		w, base = b[1], 64
+		w, base = b.hi, 64
 	}
 	for ; k > 0; k-- {
 		w &= w - 1
@@ -119,7 +139,7 @@ func (b bitboard) nth(k int) int {
 
 // forEach calls f for every set square in increasing order.
 func (b bitboard) forEach(f func(sq int)) {
-	for i, w := range b {
+	for i, w := range b.words() {
 		for w != 0 {
 			f(i<<6 + bits.TrailingZeros64(w))
 			w &= w - 1

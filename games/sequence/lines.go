@@ -68,7 +68,7 @@ func (s *State) BlocksFive(m games.Action) bool {
 		own := s.chips[q].or(corners)
 		for d := range 4 {
 			starts := windowsAt[d][sq]
-			for j, w := range starts {
+			for j, w := range starts.words() {
 				for w != 0 {
 					start := j<<6 + bits.TrailingZeros64(w)
 					w &= w - 1

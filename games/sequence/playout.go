@@ -208,7 +208,7 @@ func (pl *playout) load(s *State) {
 	pl.occ = s.occupied()
 	for p := range s.g.players {
 		pl.lines[p] = cornerLines
-		for i, w := range s.chips[p] {
+		for i, w := range s.chips[p].words() {
 			for ; w != 0; w &= w - 1 {
 				pl.setLines(p, i<<6+bits.TrailingZeros64(w))
 			}
@@ -216,7 +216,7 @@ func (pl *playout) load(s *State) {
 	}
 	pl.empties = playSquares.count() - pl.occ.count()
 	pl.a1, pl.a2 = normalKinds, normalKinds
-	for i, w := range pl.occ {
+	for i, w := range pl.occ.words() {
 		for ; w != 0; w &= w - 1 {
 			kb := kindBit[i<<6+bits.TrailingZeros64(w)]
 			if pl.a2&kb != 0 {
@@ -565,10 +565,10 @@ func (pl *playout) intn(rng *rand.Rand, n int) int {
 
 // selectSquare returns the r-th (0-based) square of b; r < b.count().
 func selectSquare(b bitboard, r int) int {
-	if c := bits.OnesCount64(b[0]); r >= c {
-		return 64 + games.SelectBit(b[1], r-c)
+	if c := bits.OnesCount64(b.lo); r >= c {
+		return 64 + games.SelectBit(b.hi, r-c)
 	}
-	return games.SelectBit(b[0], r)
+	return games.SelectBit(b.lo, r)
 }
 
 // randomAction returns a uniformly random legal action of the player to

@@ -267,7 +267,7 @@ func (s *State) addSequences(p, sq int) {
 			continue // fewer than five own squares on the line through sq
 		}
 		st := fives(b, d).and(windowsAt[d][sq])
-		for j, w := range st {
+		for j, w := range st.words() {
 			for w != 0 {
 				start := j<<6 + bits.TrailingZeros64(w)
 				w &= w - 1
@@ -451,7 +451,7 @@ func (s *State) rehash() uint64 {
 
 // setTargets adds base+sq to dst for every square of t.
 func setTargets(dst games.Mask, base int, t bitboard) {
-	for j, w := range t {
+	for j, w := range t.words() {
 		for w != 0 {
 			dst.Set(games.Action(base + j<<6 + bits.TrailingZeros64(w)))
 			w &= w - 1
@@ -461,7 +461,7 @@ func setTargets(dst games.Mask, base int, t bitboard) {
 
 func xorKeys(b bitboard, keys *[numSquares]uint64) uint64 {
 	h := uint64(0)
-	for j, w := range b {
+	for j, w := range b.words() {
 		for w != 0 {
 			h ^= keys[j<<6+bits.TrailingZeros64(w)]
 			w &= w - 1

@@ -51,19 +51,19 @@ func (s *State) StateValue(player int) float64 {
 // windows with five free squares (as fives does); the own squares of each
 // window are summed in bit-sliced binary, ones + 2*twos + 4*fours, by full
 // adders over the five shifted copies of own. The bitboards are unpacked
-// into scalars, which the compiler keeps in registers (arrays it does not).
+// into scalars.
 func windowScore(own, free, m bitboard, st uint) float64 {
 	shr := func(lo, hi uint64, n uint) (uint64, uint64) {
 		return lo>>(n&63) | hi<<((64-n)&63), hi >> (n & 63)
 	}
-	fl, fh := free[0], free[1]
+	fl, fh := free.lo, free.hi
 	f1l, f1h := shr(fl, fh, st)
 	yl, yh := fl&f1l, fh&f1h
 	y2l, y2h := shr(yl, yh, 2*st)
 	f4l, f4h := shr(fl, fh, 4*st)
-	openL, openH := yl&y2l&f4l&m[0], yh&y2h&f4h&m[1]
+	openL, openH := yl&y2l&f4l&m.lo, yh&y2h&f4h&m.hi
 
-	x0l, x0h := own[0], own[1]
+	x0l, x0h := own.lo, own.hi
 	x1l, x1h := shr(x0l, x0h, st)
 	x2l, x2h := shr(x0l, x0h, 2*st)
 	x3l, x3h := shr(x0l, x0h, 3*st)
