@@ -120,6 +120,16 @@ type fastPlayout2 interface {
 	PlayRandom(rng *rand.Rand) int
 }
 
+// turnPlayout is the optional interface of states with a specialised
+// random playout that stops after a number of player turns
+// (sequence.State.PlayRandomTurns): uniformly random moves until the game
+// ends or a player is to act after turns actions of the players (chance
+// outcomes not counted). Only games without multi-action turns implement
+// it, so a turn is one action, as Rollout counts them.
+type turnPlayout interface {
+	PlayRandomTurns(rng *rand.Rand, turns int) int
+}
+
 // Rollout plays uniformly random moves (full playouts, or Depth plies
 // when Depth > 0, or Turns player turns when Turns > 0) and scores the
 // final state: terminal returns, or Cut's value (zero when Cut is nil) at
@@ -137,16 +147,31 @@ type Rollout struct {
 
 // Evaluate implements Evaluator; it never writes priors.
 func (r *Rollout) Evaluate(c *EvalContext, s games.State, value []float64, _ []float32) bool {
-	if !c.Record && r.Depth == 0 && r.Turns == 0 && r.Guide == nil && len(c.Pool) == 0 {
-		switch f := s.(type) {
-		case fastPlayout:
-			f.RandomPlayout(c.Rng)
-			c.Terminal(s, value)
-			return false
-		case fastPlayout2:
-			f.PlayRandom(c.Rng)
-			c.Terminal(s, value)
-			return false
+	if !c.Record && r.Depth == 0 && r.Guide == nil && len(c.Pool) == 0 {
+		if r.Turns > 0 {
+			if f, ok := s.(turnPlayout); ok {
+				f.PlayRandomTurns(c.Rng, r.Turns)
+				switch {
+				case s.IsTerminal():
+					c.Terminal(s, value)
+				case r.Cut != nil:
+					r.Cut.Evaluate(c, s, value, nil)
+				default:
+					clear(value)
+				}
+				return false
+			}
+		} else {
+			switch f := s.(type) {
+			case fastPlayout:
+				f.RandomPlayout(c.Rng)
+				c.Terminal(s, value)
+				return false
+			case fastPlayout2:
+				f.PlayRandom(c.Rng)
+				c.Terminal(s, value)
+				return false
+			}
 		}
 	}
 	turns := 0

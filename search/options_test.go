@@ -160,6 +160,52 @@ func TestRolloutTurns(t *testing.T) {
 	}
 }
 
+// Sequence's turn-limited rollouts take its fast playout
+// (PlayRandomTurns) unless moves are recorded; both paths play uniformly
+// random moves but consume the random stream differently, so they are
+// compared in distribution: the mean cut value (cut=state) and the mean
+// plies played, from a mid-game position, within 4 standard errors.
+func TestRolloutTurnsFastMatchesGeneric(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 1000
+	}
+	for _, sp := range []string{"sequence:jacks=false", "sequence"} {
+		g := games.MustNew(sp)
+		start := seqPosition(t, g, 3)
+		cut, err := NewCut(g, "state", 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Rollout{Turns: 8, Cut: cut}
+		var sum, sum2, plies [2]float64
+		v := make([]float64, g.NumPlayers())
+		s := g.NewInitialState()
+		for path := range 2 {
+			c := newEvalContext(g, games.NewRand(uint64(7+path)))
+			c.Record = path == 1 // the generic path
+			for range n {
+				start.CloneInto(s)
+				c.Trace = c.Trace[:0]
+				r.Evaluate(c, s, v, nil)
+				sum[path] += v[0]
+				sum2[path] += v[0] * v[0]
+				plies[path] += float64(s.MoveNumber() - start.MoveNumber())
+			}
+		}
+		N := float64(n)
+		m0, m1 := sum[0]/N, sum[1]/N
+		se := math.Sqrt((sum2[0]/N - m0*m0 + sum2[1]/N - m1*m1) / N)
+		if math.Abs(m0-m1) > 4*se {
+			t.Errorf("%s: mean cut value %.4f (fast) vs %.4f (generic), 4 SE = %.4f", sp, m0, m1, 4*se)
+		}
+		if p0, p1 := plies[0]/N, plies[1]/N; math.Abs(p0-p1) > 0.5 {
+			t.Errorf("%s: mean plies %.2f (fast) vs %.2f (generic)", sp, p0, p1)
+		}
+		t.Logf("%s: mean value %.4f / %.4f, plies %.2f / %.2f (fast / generic)", sp, m0, m1, plies[0]/N, plies[1]/N)
+	}
+}
+
 // A time budget alone bounds the search.
 func TestTimeBudget(t *testing.T) {
 	g := games.MustNew("connect4")

@@ -23,7 +23,23 @@ import (
 func (s *State) PlayRandom(rng *rand.Rand) int {
 	var pl playout
 	pl.load(s)
-	n := pl.run(rng, nil)
+	n := pl.run(rng, nil, 0)
+	pl.store()
+	return n
+}
+
+// PlayRandomTurns is PlayRandom stopped as soon as turns actions of the
+// players have been applied (chance draws do not count, a dead-card
+// exchange does; the state reached may be a chance node), or at the end of
+// the game if it comes first; it returns the number of actions applied,
+// chance draws included.
+// turns <= 0 plays to the end. A search's rollout cut after a number of
+// turns (search.Rollout with Turns, study 000's eight-turn rollouts) takes
+// it instead of stepping through Legal and Apply. It never allocates.
+func (s *State) PlayRandomTurns(rng *rand.Rand, turns int) int {
+	var pl playout
+	pl.load(s)
+	n := pl.run(rng, nil, turns)
 	pl.store()
 	return n
 }
@@ -287,12 +303,13 @@ type move struct {
 	what, kind, sq int
 }
 
-// run plays to the end and returns the number of actions applied. When rec
-// is not nil every action is appended to it as its games.Action id (for
-// the tests).
-func (pl *playout) run(rng *rand.Rand, rec *[]games.Action) int {
+// run plays to the end, or with turns > 0 until turns actions of the
+// players have been applied, and returns the number of actions applied.
+// When rec is not nil every action is appended to it as its games.Action
+// id (for the tests).
+func (pl *playout) run(rng *rand.Rand, rec *[]games.Action, turns int) int {
 	s := pl.s
-	n := 0
+	n, acts := 0, 0
 	for {
 		switch s.phase {
 		case phPlay:
@@ -301,6 +318,11 @@ func (pl *playout) run(rng *rand.Rand, rec *[]games.Action) int {
 				*rec = append(*rec, pl.action(m))
 			}
 			pl.apply(m)
+			if acts++; acts == turns {
+				n++
+				s.move += int32(n)
+				return n
+			}
 		case phOver:
 			s.move += int32(n)
 			return n

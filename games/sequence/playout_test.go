@@ -12,28 +12,45 @@ var playoutSpecs = []string{"sequence", "sequence:jacks=false", "sequence:player
 // replayPlayout runs the fast playout from s (not modified) with seed,
 // recording its actions, then replays them through Legal and Apply on a
 // copy of s: every action must be legal there and both ends must agree.
-func replayPlayout(t *testing.T, s *State, seed uint64) {
+// With turns > 0 the playout must stop at the end of the game or right
+// after exactly turns actions of the players.
+func replayPlayout(t *testing.T, s *State, seed uint64, turns int) {
 	t.Helper()
 	fast := s.Clone().(*State)
 	var pl playout
 	pl.load(fast)
 	var rec []games.Action
-	n := pl.run(games.NewRand(seed), &rec)
+	n := pl.run(games.NewRand(seed), &rec, turns)
 	pl.store()
 	if n != len(rec) {
 		t.Fatalf("playout counted %d actions but recorded %d", n, len(rec))
 	}
 	slow := s.Clone().(*State)
 	m := games.NewMask(NumActions)
+	acts, lastDraw := 0, false
 	for i, a := range rec {
+		lastDraw = slow.CurrentPlayer() == games.ChancePlayer
+		if !lastDraw {
+			acts++
+		}
 		slow.Legal(m)
 		if !m.Has(a) {
 			t.Fatalf("seed %d action %d: the playout took %d (%s), illegal in %s", seed, i, a, slow.ActionString(a), slow)
 		}
 		slow.Apply(a)
 	}
-	if !slow.IsTerminal() || fast.String() != slow.String() {
-		t.Fatalf("seed %d: playout ended in %q, replay through Apply in %q", seed, fast, slow)
+	if fast.String() != slow.String() || fast.MoveNumber() != slow.MoveNumber() || fast.hash != slow.rehash() {
+		t.Fatalf("seed %d: playout ended in %q (move %d), replay through Apply in %q (move %d)", seed, fast, fast.MoveNumber(), slow, slow.MoveNumber())
+	}
+	switch {
+	case slow.IsTerminal():
+		if turns > 0 && acts > turns {
+			t.Fatalf("seed %d: %d actions of the players, limit %d", seed, acts, turns)
+		}
+	case turns <= 0:
+		t.Fatalf("seed %d: full playout stopped in %q", seed, slow)
+	case acts != turns || lastDraw:
+		t.Fatalf("seed %d: stopped after %d actions of the players (limit %d), the last a draw: %t, in %q", seed, acts, turns, lastDraw, slow)
 	}
 }
 
@@ -49,7 +66,7 @@ func TestPlayRandomLegalAndConsistent(t *testing.T) {
 	for _, sp := range playoutSpecs {
 		g := games.MustNew(sp)
 		for seed := range seeds {
-			replayPlayout(t, g.NewInitialState().(*State), seed)
+			replayPlayout(t, g.NewInitialState().(*State), seed, 0)
 			s := g.NewInitialState().(*State)
 			rng := games.NewRand(seed)
 			m := games.NewMask(NumActions)
@@ -60,7 +77,9 @@ func TestPlayRandomLegalAndConsistent(t *testing.T) {
 				s.Legal(m)
 				s.Apply(m.Random(rng))
 			}
-			replayPlayout(t, s, seed)
+			for _, turns := range []int{0, 1, 3, 8, 1000} {
+				replayPlayout(t, s, seed, turns)
+			}
 		}
 	}
 	s := games.MustNew("sequence").NewInitialState().(*State)
