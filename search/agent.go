@@ -101,7 +101,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Float("blend", &m.Blend, 0.5, 0, 1, "eval=blend: weight of the static value (rest: a random rollout of turns player turns)"),
 		spec.String("static", &m.Static, "uniform", "eval=blend: the static evaluator (uniform = value 0, or a network)"),
 		spec.Int("turns", &m.Turns, 0, 0, 1<<20, "rollout limit in player turns (0 = none, eval=blend: 8; the value at the cut: see cut)"),
-		spec.Choice("cut", &m.Cut, "zero", CutKinds, "value of a rollout cut off by depth or turns: zero, heuristic (tanh((h_p - mean of the others' h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), score (the same on the game's running scores) or state (the same on the game's own evaluation of the position, e.g. Sushi Go's score + table + projected standings)"),
+		spec.Choice("cut", &m.Cut, "zero", CutKinds, "value of a rollout cut off by depth or turns: zero, heuristic (tanh((h_p - mean of the others' h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), score (the same on the game's running scores) or state (the same on the game's own evaluation of the position, Sushi Go's score + table + projected standings, Sequence's open windows and sequences)"),
 		spec.Float("cutscale", &m.CutScale, 10, 1e-9, 1e9, "cut=heuristic/score/state: the difference that maps to tanh(1) = 0.76"),
 		spec.Float("fpu", &m.FPU, 0, -1, 1, "puct: value of unvisited actions"),
 		spec.Float("dir", &m.Dir, 0, 0, 1000, "root Dirichlet noise alpha (0 = none)"),

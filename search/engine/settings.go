@@ -54,7 +54,7 @@ func (s *Settings) Table() spec.Table {
 		spec.Int("leaves", &s.Leaves, 1, 1, 256, "leaves in flight per tree (virtual loss)"),
 		spec.Float("blend", &s.Blend, 1, 0, 1, "weight of the network value; the rest is a random rollout of turns player turns (study 000: 0.5)"),
 		spec.Int("turns", &s.Turns, 8, 1, 1<<20, "rollout length in player turns when blend < 1"),
-		spec.Choice("cut", &s.Cut, "zero", search.CutKinds, "value of the blend's rollout where it is cut off after turns turns: zero, heuristic (tanh((h_p - the other's h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), score (the same on the game's running scores) or state (on the game's own evaluation of the position)"),
+		spec.Choice("cut", &s.Cut, "zero", search.CutKinds, "value of the blend's rollout where it is cut off after turns turns: zero, heuristic (tanh((h_p - the other's h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), score (the same on the game's running scores) or state (on the game's own evaluation of the position: Sushi Go's score + table + projected standings, Sequence's open windows and sequences; study 000 with cutscale=500)"),
 		spec.Float("cutscale", &s.CutScale, 10, 1e-9, 1e9, "cut=heuristic/score/state: the difference that maps to tanh(1) = 0.76"),
 		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
 		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
