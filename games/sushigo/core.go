@@ -2,6 +2,7 @@ package sushigo
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/canopy-go/canopy/games"
@@ -140,15 +141,20 @@ func (c *core) legalBits(p int) (w0, w1 uint64) {
 var pairTable [1 << NumCards][2]uint64
 
 func init() {
-	for present := range 1 << NumCards {
-		for a := range NumCards {
-			for b := a + 1; b < NumCards; b++ {
-				if present&(1<<a) != 0 && present&(1<<b) != 0 {
-					id := pairAct[a][b]
-					pairTable[present][id>>6] |= 1 << (uint(id) & 63)
-				}
+	// Each set is the set without its highest type h plus the pairs of h
+	// with the types below it (one pass instead of all pairs per set, a
+	// tenth of the start-up work).
+	for present := 1; present < 1<<NumCards; present++ {
+		h := bits.Len(uint(present)) - 1
+		rest := present &^ (1 << h)
+		t := pairTable[rest]
+		for a := range h {
+			if rest&(1<<a) != 0 {
+				id := pairAct[a][h]
+				t[id>>6] |= 1 << (uint(id) & 63)
 			}
 		}
+		pairTable[present] = t
 	}
 }
 
