@@ -159,9 +159,20 @@ run strands-mcts-v-g96-s40 strands:size=4 strands-greedy mcts-v:sims=500 "--game
 # self-play (steptemp; docs/RESULTS.md section 8).
 run connect4d-emcts-v-node-itemp1-steptemp1 connect4d:d=5 onestep emcts:sims=250,hist=node,itemp=1,steptemp=1
 
-# command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command.
+# AlphaZero per atomic action (no turn search: SPEC puct, the search set by
+# FLAGS) with Gumbel root search, whose policy targets (the network's
+# logits improved by the completed Q values) are not the near-uniform visit
+# counts of a 500-evaluation turn search (RESULTS section 8), with the
+# hexagon's 12 symmetries (session 15) and value targets half the root Q.
+# Not in the study.
+run strands-gumbel strands:size=4 strands-greedy puct "--sims 32 --gumbel --gumbelm 8 --games 96 --steps 100 --batch 128 --qmix 0.5 --eval-policy-games 60"
+
+# command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command
+# (SPEC puct: no --turn-search, the per-action search FLAGS set).
 command_of() {
-	echo "$CANOPY zero --game $1 --turn-search $3 --games $GAMES --trees $TREES --steps $STEPS" \
+	local ts="--turn-search $3"
+	[[ $3 == puct ]] && ts=""
+	echo "$CANOPY zero --game $1${ts:+ $ts} --games $GAMES --trees $TREES --steps $STEPS" \
 		"--eval-games $EVAL_GAMES --eval-sims $EVAL_SIMS --baselines $2 --backend cpu:threads=1" \
 		"--seed $SEED --iterations $ITERATIONS${5:+ $5} --out $OUT/$4 --quiet"
 }
