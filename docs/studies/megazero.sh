@@ -166,6 +166,10 @@ run connect4d-emcts-v-node-itemp1-steptemp1 connect4d:d=5 onestep emcts:sims=250
 # hexagon's 12 symmetries (session 15) and value targets half the root Q.
 # Not in the study.
 run strands-gumbel strands:size=4 strands-greedy puct "--sims 32 --gumbel --gumbelm 8 --games 96 --steps 100 --batch 128 --qmix 0.5 --eval-policy-games 60"
+# Its ablations: without the symmetries, and with PUCT's visit counts as
+# policy targets instead of Gumbel's improved policy.
+run strands-gumbel-noaug strands:size=4 strands-greedy puct "--sims 32 --gumbel --gumbelm 8 --games 96 --steps 100 --batch 128 --qmix 0.5 --eval-policy-games 60 --augment=false"
+run strands-puct strands:size=4 strands-greedy puct "--sims 32 --games 96 --steps 100 --batch 128 --qmix 0.5 --eval-policy-games 60"
 
 # command_of GAME BASELINE SPEC NAME [FLAGS]: the run's canopy zero command
 # (SPEC puct: no --turn-search, the per-action search FLAGS set).
