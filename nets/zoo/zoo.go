@@ -26,6 +26,14 @@
 //     games searched whole-turn by MCTS-BB at 250 evaluations per turn):
 //     the network alone, taking its most probable action at each step,
 //     beats `onestep` in 97 of 100 games.
+//   - strands-zero (the default for strands:size=4): Strands on the board
+//     of side 4, the built-in 32 channels x 2 blocks, the Polyak-averaged
+//     network of iteration 300 of the `strands-gumbel` run recorded in
+//     docs/RESULTS.md (section 8; AlphaZero per atomic action with Gumbel
+//     root search over 32 simulations, the hexagon's 12 symmetries, 28,800
+//     self-play games, 23 minutes on one core): its policy alone beats
+//     `strands-greedy` in 198 of 200 games, with 16 simulations per action
+//     in 200 of 200.
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
@@ -46,10 +54,15 @@ var connect4v1 []byte
 //go:embed connect4d.safetensors
 var connect4d []byte
 
+//go:embed strands.safetensors
+var strands []byte
+
 func init() {
 	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4)
 	nets.RegisterShipped("connect4-zero-v1", "connect4", "the earlier AlphaZero-trained 32x4 net (62 iterations), see docs/RESULTS.md", connect4v1)
 	nets.SetDefault("connect4-zero")
 	nets.RegisterShipped("connect4d-zero", "connect4d:d=5", "study 004's MCTS-BB AlphaZero run, 32x2 net (40 iterations of 48 games), see docs/RESULTS.md", connect4d)
 	nets.SetDefault("connect4d-zero")
+	nets.RegisterShipped("strands-zero", "strands:size=4", "AlphaZero per atomic action with Gumbel root search, 32x2 net (300 iterations of 96 games), see docs/RESULTS.md", strands)
+	nets.SetDefault("strands-zero")
 }

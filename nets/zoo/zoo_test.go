@@ -8,6 +8,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
 	_ "github.com/canopy-go/canopy/games/connect4d"
+	_ "github.com/canopy-go/canopy/games/strands"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 )
@@ -83,5 +84,40 @@ func TestShippedConnect4d(t *testing.T) {
 	}
 	if engine.Shared.Open() != 0 {
 		t.Errorf("%d engines left open", engine.Shared.Open())
+	}
+}
+
+// The shipped Strands network is the side-4 board's default, carries its
+// lineage, and its policy alone beats strands-greedy (the study's
+// connected-area baseline), which the untrained network's policy does not.
+func TestShippedStrands(t *testing.T) {
+	g := games.MustNew("strands:size=4")
+	net, src, err := nets.OpenNet("default", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Ref != "strands-zero" || net.PolicySize() != g.NumActions() {
+		t.Fatalf("default strands net: %+v", src)
+	}
+	_, meta, err := nets.DecodeWithMetadata(strands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "300" {
+		t.Errorf("metadata %v: want iteration 300 of a %s run", meta, g.Spec())
+	}
+	for _, c := range []struct {
+		net  string
+		wins bool
+	}{{"default", true}, {"init", false}} {
+		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", "strands-greedy"}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Pairwise[0][1]
+		if won := p.Wins >= 18; won != c.wins {
+			t.Errorf("policy:net=%s against strands-greedy: %d-%d-%d (18 or more wins: %t, want %t)", c.net, p.Wins, p.Draws, p.Losses, won, c.wins)
+		}
 	}
 }
