@@ -123,9 +123,10 @@ type fastPlayout2 interface {
 // turnPlayout is the optional interface of states with a specialised
 // random playout that stops after a number of player turns
 // (sequence.State.PlayRandomTurns): uniformly random moves until the game
-// ends or a player is to act after turns actions of the players (chance
-// outcomes not counted). Only games without multi-action turns implement
-// it, so a turn is one action, as Rollout counts them.
+// ends or right after turns actions of the players (chance outcomes not
+// counted), where Rollout's own loop stops too. Only games without
+// multi-action turns implement it, so a turn is one action, as Rollout
+// counts them.
 type turnPlayout interface {
 	PlayRandomTurns(rng *rand.Rand, turns int) int
 }

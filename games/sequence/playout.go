@@ -32,10 +32,10 @@ func (s *State) PlayRandom(rng *rand.Rand) int {
 // players have been applied (chance draws do not count, a dead-card
 // exchange does; the state reached may be a chance node), or at the end of
 // the game if it comes first; it returns the number of actions applied,
-// chance draws included.
-// turns <= 0 plays to the end. A search's rollout cut after a number of
-// turns (search.Rollout with Turns, study 000's eight-turn rollouts) takes
-// it instead of stepping through Legal and Apply. It never allocates.
+// chance draws included. turns <= 0 plays to the end. A search's rollout
+// cut after a number of turns (search.Rollout with Turns, study 000's
+// eight-turn rollouts) takes it instead of stepping through Legal and
+// Apply. It never allocates.
 func (s *State) PlayRandomTurns(rng *rand.Rand, turns int) int {
 	var pl playout
 	pl.load(s)
