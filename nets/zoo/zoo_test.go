@@ -48,38 +48,39 @@ func TestShippedConnect4(t *testing.T) {
 	}
 }
 
-// The shipped Connect4d network is connect4d's default, carries its
-// lineage, and its policy alone beats onestep, which takes any winning
-// action and blocks the opponent's (random otherwise): the untrained
-// network's policy loses to it.
-func TestShippedConnect4d(t *testing.T) {
-	g := games.MustNew("connect4d")
+// checkShipped checks that ref, shipped as file, is spec's default
+// network, that its metadata names spec and the training iteration, and
+// that its policy alone wins at least minWins of 20 games against
+// opponent, which the untrained network's policy does not.
+func checkShipped(t *testing.T, spec, ref string, file []byte, iteration, opponent string, minWins int) {
+	t.Helper()
+	g := games.MustNew(spec)
 	net, src, err := nets.OpenNet("default", g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src.Ref != "connect4d-zero" || net.PolicySize() != g.NumActions() {
-		t.Fatalf("default connect4d net: %+v", src)
+	if src.Ref != ref || net.PolicySize() != g.NumActions() {
+		t.Fatalf("default %s net: %+v, want %s", spec, src, ref)
 	}
-	_, meta, err := nets.DecodeWithMetadata(connect4d)
+	_, meta, err := nets.DecodeWithMetadata(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "40" {
-		t.Errorf("metadata %v: want iteration 40 of a %s run", meta, g.Spec())
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != iteration {
+		t.Errorf("metadata %v: want iteration %s of a %s run", meta, iteration, g.Spec())
 	}
 	for _, c := range []struct {
-		net     string
-		atLeast bool
+		net  string
+		wins bool
 	}{{"default", true}, {"init", false}} {
 		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", "onestep"}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", opponent}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := res.Pairwise[0][1]
-		if won := p.Wins >= 16; won != c.atLeast {
-			t.Errorf("policy:net=%s against onestep: %d-%d-%d (want at least 16 wins of 20: %v)", c.net, p.Wins, p.Draws, p.Losses, c.atLeast)
+		if won := p.Wins >= minWins; won != c.wins {
+			t.Errorf("policy:net=%s against %s: %d-%d-%d (%d or more wins of 20: %t, want %t)", c.net, opponent, p.Wins, p.Draws, p.Losses, minWins, won, c.wins)
 		}
 	}
 	if engine.Shared.Open() != 0 {
@@ -87,37 +88,14 @@ func TestShippedConnect4d(t *testing.T) {
 	}
 }
 
-// The shipped Strands network is the side-4 board's default, carries its
-// lineage, and its policy alone beats strands-greedy (the study's
-// connected-area baseline), which the untrained network's policy does not.
+// The shipped Connect4d network: its policy alone beats onestep, which
+// takes any winning action and blocks the opponent's (random otherwise).
+func TestShippedConnect4d(t *testing.T) {
+	checkShipped(t, "connect4d", "connect4d-zero", connect4d, "40", "onestep", 16)
+}
+
+// The shipped Strands network (side 4): its policy alone beats
+// strands-greedy, the study's connected-area baseline.
 func TestShippedStrands(t *testing.T) {
-	g := games.MustNew("strands:size=4")
-	net, src, err := nets.OpenNet("default", g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Ref != "strands-zero" || net.PolicySize() != g.NumActions() {
-		t.Fatalf("default strands net: %+v", src)
-	}
-	_, meta, err := nets.DecodeWithMetadata(strands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "300" {
-		t.Errorf("metadata %v: want iteration 300 of a %s run", meta, g.Spec())
-	}
-	for _, c := range []struct {
-		net  string
-		wins bool
-	}{{"default", true}, {"init", false}} {
-		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", "strands-greedy"}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := res.Pairwise[0][1]
-		if won := p.Wins >= 18; won != c.wins {
-			t.Errorf("policy:net=%s against strands-greedy: %d-%d-%d (18 or more wins: %t, want %t)", c.net, p.Wins, p.Draws, p.Losses, won, c.wins)
-		}
-	}
+	checkShipped(t, "strands:size=4", "strands-zero", strands, "300", "strands-greedy", 18)
 }
