@@ -44,9 +44,9 @@
 #       --out runs/seq-gumbel
 #     canopy zero ...the same... --net runs/seq-gumbel/checkpoints/iter-0021.safetensors \
 #       --turns 1000 --eval-policy-games 200 --seed 12 --out runs/seq-gumbel-full
-#   and the next step (session 15: the study's eight-turn rollouts with the
-#   cut scored by Sequence's static evaluation play as well as full ones,
-#   in self-play as in evaluation; not yet run):
+#   and session 16's (the study's eight-turn rollouts with the cut scored
+#   by Sequence's static evaluation, which play as well as full ones, in
+#   self-play as in evaluation):
 #     canopy zero ...the same... --net runs/seq-gumbel-full/checkpoints/iter-0037.safetensors \
 #       --turns 8 --cut state --cutscale 500 --eval-policy-games 200 --seed 13 \
 #       --out runs/seq-gumbel-state
@@ -89,10 +89,10 @@
 #                  runs/ppo-seq-study) against sequence-greedy: the
 #                  study's Figure 1 (rows appear as checkpoints do)
 # AZ_NET and PPO_NET default to the newest checkpoints of AZ_RUN (default
-# runs/seq-gumbel-full, else runs/seq-az3, else runs/seq-az; the Polyak
-# average) and PPO_RUN. Budgets are simulations, so
-# PARALLEL defaults to 8 here: network agents batch their leaves across
-# the games in play.
+# runs/seq-gumbel-state, else runs/seq-gumbel-full, else runs/seq-az3,
+# else runs/seq-az; the Polyak average) and PPO_RUN. Budgets are
+# simulations, so PARALLEL defaults to 8 here: network agents batch their
+# leaves across the games in play.
 #
 # Run `docs/studies/sequence.sh --list` for the commands; see lib.sh for
 # the options (GAMES=N for a reduced run, --time to measure).
@@ -113,7 +113,7 @@ newest() {
 }
 
 if [[ -z ${AZ_RUN:-} ]]; then
-	for AZ_RUN in "$ROOT"/runs/{seq-gumbel-full,seq-az3,seq-az}; do
+	for AZ_RUN in "$ROOT"/runs/{seq-gumbel-state,seq-gumbel-full,seq-az3,seq-az}; do
 		[[ -d $AZ_RUN ]] && break
 	done
 fi
