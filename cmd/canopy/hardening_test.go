@@ -15,6 +15,7 @@ import (
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/google/pprof/profile"
 )
 
 // Tests for issue 16 ("Hardening"): each reproduces a failure seen there.
@@ -257,6 +258,32 @@ func TestBenchSearchProfilePaths(t *testing.T) {
 	}
 	if _, err := os.Stat(prof); err != nil || !strings.Contains(stdout, "CPU profile "+prof) || strings.Contains(stdout, "profiles and result.json in") {
 		t.Errorf("--cpuprofile %s --out %s: %v; output:\n%s", prof, out, err, stdout)
+	}
+}
+
+// selfplay writes the CPU and allocation profiles it is asked for, and
+// both parse as pprof profiles with samples.
+func TestSelfplayProfiles(t *testing.T) {
+	d := t.TempDir()
+	cpu, mem := filepath.Join(d, "cpu.pprof"), filepath.Join(d, "mem.pprof")
+	code, _, errs := runCLI(t, "", "selfplay", "--game", "tictactoe", "--games", "8", "--trees", "4", "--sims", "32",
+		"--quiet", "--out", filepath.Join(d, "run"), "--cpuprofile", cpu, "--memprofile", mem)
+	if code != 0 {
+		t.Fatalf("selfplay: %d %s", code, errs)
+	}
+	for _, p := range []string{cpu, mem} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof, err := profile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if p == mem && len(prof.Sample) == 0 {
+			t.Errorf("%s has no samples", p)
+		}
 	}
 }
 

@@ -349,6 +349,7 @@ func TestCLIBadInput(t *testing.T) {
 		{2, "", []string{"selfplay", "--out", filepath.Join(fx.dir, "sp0"), "--trees", "-1"}, ""},
 		{2, "", []string{"selfplay", "--out", filepath.Join(fx.dir, "sp0"), "--sims", "0"}, ""},
 		{2, "", []string{"selfplay", "--out", filepath.Join(fx.dir, "sp0"), "--batch", "-1"}, ""},
+		{2, "", []string{"selfplay", "--game", "tictactoe", "--out", filepath.Join(fx.dir, "sp0"), "--cpuprofile", fx.noDir}, ""},
 		{2, "", []string{"selfplay", "--game", "tictactoe", "--backend", "nosuch", "--out", filepath.Join(fx.dir, "sp")}, ""},
 		{1, "", []string{"selfplay", "--game", "tictactoe", "--net", fx.missing, "--out", filepath.Join(fx.dir, "sp")}, ""},
 		{1, "", []string{"selfplay", "--game", "tictactoe", "--net", fx.garbage, "--out", filepath.Join(fx.dir, "sp")}, ""},

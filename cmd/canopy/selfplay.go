@@ -88,6 +88,8 @@ Examples (under a minute each on 2 cores):
 			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			turnSearch := fs.String("turn-search", "", "multi-action games: search whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004)")
+			var prof profiler
+			prof.flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -103,6 +105,9 @@ Examples (under a minute each on 2 cores):
 				}
 				if strings.TrimSpace(*out) == "" {
 					return usagef("--out is empty: name the run directory")
+				}
+				if err := prof.check(); err != nil {
+					return usagef("%v", err)
 				}
 				g, err := newGame(*game)
 				if err != nil {
@@ -175,10 +180,16 @@ Examples (under a minute each on 2 cores):
 						}
 					}
 				}()
+				if err := prof.start(); err != nil {
+					return err
+				}
 				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: *trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
 					done.Add(1)
 					positions.Add(int64(r.Positions()))
 				})
+				if perr := prof.stop(); perr != nil && err == nil {
+					err = fmt.Errorf("writing the profiles: %v", perr)
+				}
 				tick.Stop()
 				close(stopTick)
 				if pending > 0 && err == nil {
