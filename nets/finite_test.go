@@ -84,3 +84,42 @@ func TestCPUScratchBytes(t *testing.T) {
 		t.Errorf("Reserve(3) allocated %d bytes, CPUScratchBytes says %v", got, 3*one)
 	}
 }
+
+// allFinite finds a NaN or an infinity at every position of short and
+// long slices (the four-wide loop and its tail), and passes the extreme
+// finite values; checkFinite then names the row and logit.
+func TestAllFinite(t *testing.T) {
+	finite := []float32{0, float32(math.Copysign(0, -1)), math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, 1, -2.5}
+	for n := 0; n <= 11; n++ {
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = finite[i%len(finite)]
+		}
+		if !allFinite(xs) {
+			t.Fatalf("allFinite(%v) = false", xs)
+		}
+		for i := range n {
+			for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+				keep := xs[i]
+				xs[i] = bad
+				if allFinite(xs) {
+					t.Errorf("allFinite with %v at %d of %d = true", bad, i, n)
+				}
+				xs[i] = keep
+			}
+		}
+	}
+	const rows, size = 3, 7
+	policy, value := make([]float32, rows*size), make([]float32, rows)
+	if err := checkFinite("cpu", rows, size, policy, value); err != nil {
+		t.Fatal(err)
+	}
+	policy[2*size+5] = float32(math.Inf(1))
+	if err := checkFinite("cpu", rows, size, policy, value); err == nil || !strings.Contains(err.Error(), "row 2 of 3 has policy logit 5") {
+		t.Errorf("checkFinite with an infinite logit 5 in row 2: %v", err)
+	}
+	policy[2*size+5], value[1] = 0, float32(math.NaN())
+	if err := checkFinite("cpu", rows, size, policy, value); err == nil || !strings.Contains(err.Error(), "row 1 of 3 has value NaN") {
+		t.Errorf("checkFinite with a NaN value in row 1: %v", err)
+	}
+}
