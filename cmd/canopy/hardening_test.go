@@ -341,7 +341,8 @@ func TestInterruptPrintsPartial(t *testing.T) {
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptPrintsPartial$")
 		cmd.Env = append(os.Environ(), "CANOPY_HELPER_ARGS="+strings.Join(args, "\x1f"))
-		var out, errb bytes.Buffer
+		// syncBuffer: the loop below reads stderr while exec copies into it.
+		var out, errb syncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
