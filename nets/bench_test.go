@@ -69,3 +69,17 @@ func reportRate(b *testing.B, count, cpu0 float64, unit string) {
 		b.ReportMetric(count/(cpu1-cpu0), unit+"/cpu-s")
 	}
 }
+
+// BenchmarkCheckFinite is the output check every CPU evaluation runs:
+// a batch of 64 rows of Sequence's 700 logits and a value.
+func BenchmarkCheckFinite(b *testing.B) {
+	policy, value := make([]float32, 64*700), make([]float32, 64)
+	for i := range policy {
+		policy[i] = float32(i%97) * 0.01
+	}
+	for b.Loop() {
+		if err := checkFinite("cpu", 64, 700, policy, value); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
