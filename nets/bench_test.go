@@ -83,3 +83,14 @@ func BenchmarkCheckFinite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNCHWToNHWC is the input transpose of every evaluation: 64
+// samples of Sequence's 99 planes x 100 cells.
+func BenchmarkNCHWToNHWC(b *testing.B) {
+	const batch, planes, cells = 64, 99, 100
+	src := make([]float32, batch*planes*cells)
+	dst := make([]float32, len(src))
+	for b.Loop() {
+		nchwToNHWC(batch, planes, cells, src, dst)
+	}
+}
