@@ -261,8 +261,9 @@ func TestBenchSearchProfilePaths(t *testing.T) {
 	}
 }
 
-// selfplay writes the CPU and allocation profiles it is asked for, and
-// both parse as pprof profiles with samples.
+// selfplay writes the CPU and allocation profiles it is asked for: both
+// parse as pprof profiles, and the allocation profile has samples (a run
+// this short may take no CPU sample).
 func TestSelfplayProfiles(t *testing.T) {
 	d := t.TempDir()
 	cpu, mem := filepath.Join(d, "cpu.pprof"), filepath.Join(d, "mem.pprof")

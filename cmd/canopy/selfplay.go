@@ -168,6 +168,9 @@ Examples (under a minute each on 2 cores):
 					return fmt.Sprintf("| %d positions, %.0f nodes/s, %.0f evals/s, batch fill %.0f%%",
 						positions.Load(), float64(c.Nodes)/el, float64(c.Evals)/el, 100*c.Batch.Fill)
 				}
+				if err := prof.start(); err != nil {
+					return err
+				}
 				tick := time.NewTicker(500 * time.Millisecond)
 				stopTick := make(chan struct{})
 				go func() {
@@ -180,9 +183,6 @@ Examples (under a minute each on 2 cores):
 						}
 					}
 				}()
-				if err := prof.start(); err != nil {
-					return err
-				}
 				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: *trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
 					done.Add(1)
 					positions.Add(int64(r.Positions()))
