@@ -50,6 +50,10 @@
 #     canopy zero ...the same... --net runs/seq-gumbel-full/checkpoints/iter-0037.safetensors \
 #       --turns 8 --cut state --cutscale 500 --eval-policy-games 200 --seed 13 \
 #       --out runs/seq-gumbel-state
+#   and its continuation with half the outcome in the value target (session
+#   16, started at its end; the value head above learned nothing new):
+#     canopy zero ...the same... --net runs/seq-gumbel-state/checkpoints/iter-0042.safetensors \
+#       --qmix 0.5 --seed 14 --out runs/seq-gumbel-state-q05
 #   Recurrent PPO as the study trains it (CNN-LSTM; 1,000 updates of about
 #   2.5k frames, 16 x 160 here; 5 epochs of one minibatch of 2,560, the
 #   study's 2,048 rounded to whole environments; Adam 3e-4, weight decay
