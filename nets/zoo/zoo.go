@@ -31,7 +31,7 @@
 //     network of iteration 300 of the `strands-gumbel` run recorded in
 //     docs/RESULTS.md (section 8; AlphaZero per atomic action with Gumbel
 //     root search over 32 simulations, the hexagon's 12 symmetries, 28,800
-//     self-play games, 23 minutes on one core): its policy alone beats
+//     self-play games, 24 minutes on one core): its policy alone beats
 //     `strands-greedy` in 198 of 200 games, with 16 simulations per action
 //     in 200 of 200.
 //
