@@ -15,10 +15,38 @@ func init() {
 		Name:    "sequence-greedy",
 		Summary: "the study's Greedy baseline: maximise 1*#2-runs + 5*#3-runs + 10*#4-runs + 100*#5-runs",
 		Games:   []string{"sequence"},
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
-			return NewGreedy(seed), nil
+		Options: []agent.Option{
+			{Key: "score", Default: "through", Help: "through (the runs through the placed chip, summed over the four directions) or board (the change in the points of all the mover's maximal runs; a run of five or more counts as a 5-run)"},
+			{Key: "corners", Default: "own", Help: "own (the wild corners count as the mover's chips) or none"},
+			{Key: "ties", Default: "random", Help: "random (uniform among the best moves) or first (the first best action in action order)"},
+		},
+		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+			r := GreedyReading{
+				Board:     sp.Choice("score", "through", "through", "board") == "board",
+				NoCorners: sp.Choice("corners", "own", "own", "none") == "none",
+				FirstTie:  sp.Choice("ties", "random", "random", "first") == "first",
+			}
+			return NewGreedyReading(seed, r), nil
 		},
 	})
+}
+
+// GreedyReading selects a reading of the study's eq. 2, score = sum over
+// k = 2..5 of w_k * #k-runs with w = (1, 5, 10, 100), which the study
+// states without saying which runs it counts, whether the wild corners
+// count, or how ties are broken. The zero value is Canopy's default
+// reading (GreedyScore).
+type GreedyReading struct {
+	// Board scores a move by the change in the points of all the mover's
+	// maximal runs (a placement joining runs of a and c chips in one
+	// direction scores P(a+c+1) - P(a) - P(c) there); the default scores
+	// the runs through the placed chip, P(a+c+1).
+	Board bool
+	// NoCorners stops the wild corners counting as the mover's chips.
+	NoCorners bool
+	// FirstTie plays the first best action in action order instead of a
+	// uniformly random one.
+	FirstTie bool
 }
 
 // Greedy is the study's greedy baseline. It scores every legal move by the
@@ -30,16 +58,23 @@ func init() {
 // natural card is preferred at equal score); a one-eyed jack removal
 // scores the runs the removed chip gave its owner; a dead card is always
 // exchanged first (the exchange does not use up the turn); pass scores 0.
+// GreedyReading selects other readings of the study's definition.
 // Greedy is not safe for concurrent use.
 type Greedy struct {
-	rng  *rand.Rand
-	mask games.Mask
-	best []games.Action
+	rng     *rand.Rand
+	reading GreedyReading
+	mask    games.Mask
+	best    []games.Action
 }
 
-// NewGreedy returns a greedy agent seeded with seed.
-func NewGreedy(seed uint64) *Greedy {
-	return &Greedy{rng: games.NewRand(seed), mask: games.NewMask(NumActions), best: make([]games.Action, 0, NumActions)}
+// NewGreedy returns a greedy agent with the default reading, seeded with
+// seed.
+func NewGreedy(seed uint64) *Greedy { return NewGreedyReading(seed, GreedyReading{}) }
+
+// NewGreedyReading returns a greedy agent that scores moves under reading
+// r, seeded with seed.
+func NewGreedyReading(seed uint64, r GreedyReading) *Greedy {
+	return &Greedy{rng: games.NewRand(seed), reading: r, mask: games.NewMask(NumActions), best: make([]games.Action, 0, NumActions)}
 }
 
 // Act implements agent.Agent.
@@ -55,7 +90,7 @@ func (a *Greedy) Act(_ context.Context, st games.State, player int) (games.Actio
 	bestScore := -1.0
 	a.best = a.best[:0]
 	for m := range a.mask.All() {
-		sc := s.GreedyScore(m)
+		sc := s.GreedyScoreReading(m, a.reading)
 		switch {
 		case sc > bestScore:
 			bestScore = sc
@@ -67,14 +102,27 @@ func (a *Greedy) Act(_ context.Context, st games.State, player int) (games.Actio
 	if len(a.best) == 0 {
 		return games.NoAction, fmt.Errorf("sequence-greedy: no legal action")
 	}
+	if a.reading.FirstTie {
+		return a.best[0], nil
+	}
 	return a.best[a.rng.IntN(len(a.best))], nil
 }
 
 // GreedyScore is the greedy baseline's score of action m for the player to
-// move (m need not be legal; see Greedy for the definition).
+// move under the default reading (m need not be legal; see Greedy for the
+// definition).
 func (s *State) GreedyScore(m games.Action) float64 {
+	return s.GreedyScoreReading(m, GreedyReading{})
+}
+
+// GreedyScoreReading is GreedyScore under reading r (FirstTie is not used).
+func (s *State) GreedyScoreReading(m games.Action, r GreedyReading) float64 {
 	if m == PassAction || s.phase != phPlay {
 		return 0
+	}
+	wild := corners
+	if r.NoCorners {
+		wild = bitboard{}
 	}
 	p := int(s.player)
 	slot, sq := int(m)/numSquares, int(m)%numSquares
@@ -89,37 +137,38 @@ func (s *State) GreedyScore(m games.Action) float64 {
 	case kindOneEyed:
 		for q := range s.g.players {
 			if s.chips[q].has(sq) {
-				return runScore(s.chips[q].or(corners), sq)
+				return runScore(s.chips[q].or(wild), sq, r.Board)
 			}
 		}
 		return 0
 	case kindTwoEyed:
-		b := s.chips[p].or(corners)
-		b.set(sq)
-		return runScore(b, sq) - 0.5
+		return runScore(s.chips[p].or(wild), sq, r.Board) - 0.5
 	}
-	b := s.chips[p].or(corners)
-	b.set(sq)
-	return runScore(b, sq)
+	return runScore(s.chips[p].or(wild), sq, r.Board)
 }
 
 var runPoints = [6]float64{0, 0, 1, 5, 10, 100}
 
 // runScore sums, over the four directions, the points of the maximal run of
-// b's squares through sq.
-func runScore(b bitboard, sq int) float64 {
+// b's squares through sq with sq counted in b. With board set it sums
+// instead the change in the points of b's maximal runs when sq joins b:
+// the runs of a and c squares on its two sides merge into one of a+c+1.
+func runScore(b bitboard, sq int, board bool) float64 {
 	r0, c0 := sq/10, sq%10
 	total := 0.0
 	for _, d := range [4][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
-		l := 1
-		for _, sgn := range [2]int{1, -1} {
+		var side [2]int
+		for i, sgn := range [2]int{1, -1} {
 			r, c := r0+sgn*d[0], c0+sgn*d[1]
 			for r >= 0 && r < 10 && c >= 0 && c < 10 && b.has(r*10+c) {
-				l++
+				side[i]++
 				r, c = r+sgn*d[0], c+sgn*d[1]
 			}
 		}
-		total += runPoints[min(l, 5)]
+		total += runPoints[min(side[0]+side[1]+1, 5)]
+		if board {
+			total -= runPoints[min(side[0], 5)] + runPoints[min(side[1], 5)]
+		}
 	}
 	return total
 }

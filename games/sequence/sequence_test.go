@@ -679,7 +679,7 @@ func TestGreedy(t *testing.T) {
 			t.Fatalf("greedy played %s, %v; want 5H@e6", s.ActionString(m), err)
 		}
 	}
-	if runScore(bitboard{}.or(corners), 1) != 1 {
+	if runScore(bitboard{}.or(corners), 1, false) != 1 {
 		t.Error("a chip next to a corner is a 2-run (1 point)")
 	}
 }
@@ -801,4 +801,106 @@ func TestNoMissedSequence(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestGreedyReadings checks the readings of the study's eq. 2 on positions
+// whose scores were worked out by hand.
+func TestGreedyReadings(t *testing.T) {
+	g := games.MustNew("sequence:jacks=false")
+	board_ := GreedyReading{Board: true}
+	// Player 0 owns a6..d6: the five on e6 scores P(5) = 100 through the
+	// chip, and P(5) - P(4) = 90 as the change over the board.
+	s := parse(t, g, board(rowChips(map[string]byte{}, 4, "0123", 'a'))+" play:0 h=3D,5H;KD d=- s=0,0 p=0 m=20")
+	five, _ := s.ParseAction("5H@e6")
+	if sc := s.GreedyScoreReading(five, board_); sc != 90 {
+		t.Errorf("board reading of the five %v, want 90", sc)
+	}
+	// A chip beside a corner: a 2-run (1 point) when the corners are the
+	// mover's, nothing when they are not.
+	if sc := runScore(bitboard{}.or(corners), 1, true); sc != 1 {
+		t.Errorf("board reading beside a corner %v, want 1", sc)
+	}
+	if sc := runScore(bitboard{}, 1, false); sc != 0 {
+		t.Errorf("a lone chip with no corners scores %v, want 0", sc)
+	}
+
+	// X extends the 3-run on row 7 (c..e) to four: 10 through the chip, 10 - 5
+	// = 5 over the board. Y on row 2 joins two single chips into a 3-run
+	// (5 either way) and makes a vertical 2-run with the chip above it
+	// (1 either way): 6. So the default reading plays X, the board reading Y.
+	chips := rowChips(map[string]byte{}, 7, "234", 'a')
+	rowChips(chips, 2, "46", 'a')
+	rowChips(chips, 1, "5", 'a')
+	x, y := 7*10+5, 2*10+5
+	cx, cy := cardName(uint8(squareKind[x])), cardName(uint8(squareKind[y]))
+	if cx == cy {
+		t.Fatalf("the test needs two different cards, got %s twice", cx)
+	}
+	s = parse(t, g, board(chips)+" play:0 h="+cx+","+cy+";KD d=- s=0,0 p=0 m=20")
+	ax, _ := s.ParseAction(cx + "@" + squareName(x))
+	ay, _ := s.ParseAction(cy + "@" + squareName(y))
+	for _, c := range []struct {
+		a      games.Action
+		r      GreedyReading
+		want   float64
+		reason string
+	}{
+		{ax, GreedyReading{}, 10, "X through the chip"},
+		{ax, board_, 5, "X over the board"},
+		{ay, GreedyReading{}, 6, "Y through the chip"},
+		{ay, board_, 6, "Y over the board"},
+	} {
+		if sc := s.GreedyScoreReading(c.a, c.r); sc != c.want {
+			t.Errorf("%s: %v, want %v", c.reason, sc, c.want)
+		}
+	}
+	for _, c := range []struct {
+		spec string
+		want games.Action
+	}{
+		{"sequence-greedy", ax},
+		{"sequence-greedy:score=board", ay},
+		{"sequence-greedy:score=board,corners=none,ties=first", ay},
+	} {
+		a, err := agent.New(g, c.spec, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := a.Act(t.Context(), s, 0); err != nil || m != c.want {
+			t.Errorf("%s played %s, %v; want %s", c.spec, s.ActionString(m), err, s.ActionString(c.want))
+		}
+	}
+	if _, err := agent.New(g, "sequence-greedy:score=runs", 1); err == nil {
+		t.Error("sequence-greedy accepted score=runs")
+	}
+}
+
+// TestGreedyFirstTie checks that ties=first always plays the first of the
+// best actions while the default spreads over them.
+func TestGreedyFirstTie(t *testing.T) {
+	g := games.MustNew("sequence:jacks=false")
+	s := parse(t, g, board(nil)+" play:0 h=3D,5H,7C;KD d=- s=0,0 p=0 m=20")
+	first := NewGreedyReading(1, GreedyReading{FirstTie: true})
+	random := NewGreedy(1)
+	seen := map[games.Action]bool{}
+	var want games.Action = games.NoAction
+	for range 40 {
+		m, err := first.Act(t.Context(), s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == games.NoAction {
+			want = m
+		} else if m != want {
+			t.Fatalf("ties=first played %s then %s", s.ActionString(want), s.ActionString(m))
+		}
+		r, err := random.Act(t.Context(), s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[r] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("the default tie-break played one move in 40 decisions on an empty board")
+	}
 }
