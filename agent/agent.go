@@ -58,9 +58,10 @@ type Registration struct {
 	Options []Option
 	// Games restricts the agent to these game names; empty means any game.
 	Games []string
-	// New builds the agent for game g. It must read every option it
-	// supports from s; the registry rejects leftovers.
-	New func(g games.Game, s *spec.Spec, seed uint64) (Agent, error)
+	// New builds the agent for game g with the seed and services of env.
+	// It must read every option it supports from s; the registry rejects
+	// leftovers.
+	New func(g games.Game, s *spec.Spec, env Env) (Agent, error)
 }
 
 var (
@@ -90,8 +91,9 @@ func Registered() []Registration {
 	return out
 }
 
-// New builds an agent from a spec string for game g with the given seed.
-func New(g games.Game, specString string, seed uint64) (Agent, error) {
+// New builds an agent from a spec string for game g, seeded with env.Seed
+// and given env's services (see Env).
+func New(g games.Game, specString string, env Env) (Agent, error) {
 	s, err := spec.Parse(specString)
 	if err != nil {
 		return nil, err
@@ -116,7 +118,7 @@ func New(g games.Game, specString string, seed uint64) (Agent, error) {
 			return nil, fmt.Errorf("agent %q only plays %s, not %s", r.Name, strings.Join(r.Games, ", "), name)
 		}
 	}
-	a, err := r.New(g, s, seed)
+	a, err := r.New(g, s, env)
 	if err != nil {
 		return nil, err
 	}

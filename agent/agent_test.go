@@ -17,7 +17,7 @@ func act(t *testing.T, spec, notation string, seed uint64) games.Action {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := agent.New(g, spec, seed)
+	a, err := agent.New(g, spec, agent.Env{Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestNewErrors(t *testing.T) {
 		"":           "empty name",
 		"onestep:":   "nothing after",
 	} {
-		if _, err := agent.New(g, spec, 1); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := agent.New(g, spec, agent.Env{Seed: 1}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("New(%q) = %v, want an error mentioning %q", spec, err, want)
 		}
 	}

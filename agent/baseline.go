@@ -13,14 +13,16 @@ func init() {
 	Register(Registration{
 		Name:    "random",
 		Summary: "uniformly random legal action",
-		New: func(g games.Game, s *spec.Spec, seed uint64) (Agent, error) {
+		New: func(g games.Game, s *spec.Spec, env Env) (Agent, error) {
+			seed := env.Seed
 			return NewRandom(g, seed), nil
 		},
 	})
 	Register(Registration{
 		Name:    "onestep",
 		Summary: "win now if possible, else block an immediate opponent win, else random (two-player games)",
-		New: func(g games.Game, s *spec.Spec, seed uint64) (Agent, error) {
+		New: func(g games.Game, s *spec.Spec, env Env) (Agent, error) {
+			seed := env.Seed
 			return NewOneStep(g, seed), nil
 		},
 	})

@@ -6,6 +6,12 @@
 // same sequence of states it makes the same choices. Agents are not safe for
 // concurrent use: an arena builds one agent per seat and game.
 //
+// Constructors receive an Env: the seed and the services a command shares
+// between its agents (search/engine's network engine pool, which carries
+// the command's backend). Nothing is found through package-level state;
+// the registry itself is the only global, a table of constructors like
+// database/sql's drivers, filled at init.
+//
 // Game-specific agents (the Connect Four solver, Tetris Link heuristics,
 // Sequence greedy, ...) register themselves from the game's own packages;
 // search agents register from package search.

@@ -137,12 +137,12 @@ func PlayFrom(ctx context.Context, s games.State, agents []agent.Agent, names []
 	return rec, nil
 }
 
-// NewAgents builds one agent per seat from specs, seeding seat p with a
-// seed derived from (seed, p).
-func NewAgents(g games.Game, specs []string, seed uint64) ([]agent.Agent, error) {
+// NewAgents builds one agent per seat from specs with env's services,
+// seeding seat p with a seed derived from (env.Seed, p).
+func NewAgents(g games.Game, specs []string, env agent.Env) ([]agent.Agent, error) {
 	out := make([]agent.Agent, len(specs))
 	for p, sp := range specs {
-		a, err := agent.New(g, sp, DeriveSeed(seed, uint64(p)))
+		a, err := agent.New(g, sp, env.WithSeed(DeriveSeed(env.Seed, uint64(p))))
 		if err != nil {
 			CloseAgents(out[:p])
 			return nil, fmt.Errorf("seat %d: %w", p, err)

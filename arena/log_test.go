@@ -3,6 +3,7 @@ package arena
 import (
 	"bytes"
 	"context"
+	"github.com/canopy-go/canopy/agent"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func playLogged(t testing.TB, spec string, seed uint64) (*Log, *Record) {
 	for i := range specs {
 		specs[i] = "random"
 	}
-	ags, err := NewAgents(g, specs, seed)
+	ags, err := NewAgents(g, specs, agent.Env{Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package arena_test
 
 import (
 	"context"
+	"github.com/canopy-go/canopy/agent"
 	"reflect"
 	"testing"
 
@@ -17,8 +18,9 @@ import (
 func TestNetworkArenaReproducible(t *testing.T) {
 	g := games.MustNew("tictactoe")
 	agents := []string{"az:net=init,backend=cpu,sims=24,tempplies=4", "policy:net=init,backend=cpu,temp=1", "mcts:sel=puct,eval=init,sims=24"}
+	pool := engine.NewPool(engine.PoolOptions{})
 	run := func(parallel int) *arena.TournamentResult {
-		r, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{Agents: agents, Games: 6, Seed: 3, Parallel: parallel, Bootstrap: -1})
+		r, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{Agents: agents, Env: agent.Env{}.With(pool), Games: 6, Seed: 3, Parallel: parallel, Bootstrap: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +30,7 @@ func TestNetworkArenaReproducible(t *testing.T) {
 	if !reflect.DeepEqual(a.Pairwise, b.Pairwise) || !reflect.DeepEqual(a.Length, b.Length) {
 		t.Errorf("results differ between 1 and 6 concurrent games:\n%+v\n%+v", a.Pairwise, b.Pairwise)
 	}
-	if n := engine.Shared.Open(); n != 0 {
+	if n := pool.Open(); n != 0 {
 		t.Errorf("%d shared engines still open after the tournaments", n)
 	}
 }

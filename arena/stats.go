@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 // Interval is a point estimate with a 95% confidence interval.
@@ -81,7 +83,11 @@ func (a *summarize) summary() Summary {
 
 // StatsConfig configures Stats.
 type StatsConfig struct {
-	Agents   []string // agent spec per seat
+	Agents []string // agent spec per seat
+	// Env carries the services the agents are built with (a network
+	// engine pool: search/engine's Pool; one is made when it has none).
+	// Its seed is not used: seeds derive from Seed.
+	Env      agent.Env
 	Games    int
 	Seed     uint64
 	Parallel int // concurrent games (default GOMAXPROCS)
@@ -133,7 +139,8 @@ func Stats(ctx context.Context, g games.Game, cfg StatsConfig) (*StatsResult, er
 		cfg.Prefix = 4
 	}
 	// Validate the agent specs once, up front, for a clean error.
-	keep, err := NewAgents(g, cfg.Agents, cfg.Seed)
+	env := engine.WithPool(cfg.Env)
+	keep, err := NewAgents(g, cfg.Agents, env.WithSeed(cfg.Seed))
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +162,7 @@ func Stats(ctx context.Context, g games.Game, cfg StatsConfig) (*StatsResult, er
 			defer wg.Done()
 			for i := range next {
 				seed := DeriveSeed(cfg.Seed, uint64(i))
-				ags, err := NewAgents(g, cfg.Agents, seed)
+				ags, err := NewAgents(g, cfg.Agents, env.WithSeed(seed))
 				if err == nil {
 					recs[i], err = PlayGame(ctx, g, ags, cfg.Agents, DeriveSeed(seed, 1<<32))
 					CloseAgents(ags)

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
 // TournamentConfig configures Tournament.
@@ -17,6 +19,10 @@ type TournamentConfig struct {
 	// game's number of players). The same spec may be listed twice; the
 	// entries are then rated as separate agents.
 	Agents []string
+	// Env carries the services the agents are built with (a network
+	// engine pool: search/engine's Pool; one is made when it has none).
+	// Its seed is not used: seeds derive from Seed.
+	Env agent.Env
 	// Games is the number of games per table (see Schedule): per pairing
 	// for two-player games.
 	Games    int
@@ -152,13 +158,14 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 	case cfg.Bootstrap < 0:
 		cfg.Bootstrap = 0
 	}
+	env := engine.WithPool(cfg.Env)
 	// Validate each spec once, up front, for a clean error naming it.
 	for i, sp := range cfg.Agents {
 		specs := make([]string, g.NumPlayers())
 		for s := range specs {
 			specs[s] = sp
 		}
-		ags, err := NewAgents(g, specs, cfg.Seed)
+		ags, err := NewAgents(g, specs, env.WithSeed(cfg.Seed))
 		if err != nil {
 			return nil, fmt.Errorf("agent %d (%q): %w", i+1, sp, err)
 		}
@@ -196,7 +203,7 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 				for s, a := range seats {
 					specs[s] = cfg.Agents[a]
 				}
-				ags, err := NewAgents(g, specs, DeriveSeed(cfg.Seed, uint64(i)))
+				ags, err := NewAgents(g, specs, env.WithSeed(DeriveSeed(cfg.Seed, uint64(i))))
 				var rec *Record
 				if err == nil {
 					rec, err = PlayGame(ctx, g, ags, specs, ChanceSeed(cfg.Seed, i))

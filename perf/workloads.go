@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -286,7 +287,7 @@ func heuristicHexSetup(*runEnv) (func() (string, error), error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := search.ParseOptions(g, sp)
+	o, err := search.ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"context"
+	"github.com/canopy-go/canopy/agent"
 	"testing"
 
 	"github.com/canopy-go/canopy/arena"
@@ -20,7 +21,7 @@ func sequenceLogFile(b *testing.B, n int) []byte {
 	var buf bytes.Buffer
 	for i := range n {
 		specs := []string{"random", "sequence-greedy"}
-		ags, err := arena.NewAgents(g, specs, uint64(i))
+		ags, err := arena.NewAgents(g, specs, agent.Env{Seed: uint64(i)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package plots
 import (
 	"context"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,7 +94,7 @@ func TestSequencePlacementsRandomGames(t *testing.T) {
 		if i%2 == 1 {
 			specs[0], specs[1] = specs[1], specs[0]
 		}
-		ags, err := arena.NewAgents(g, specs, uint64(i))
+		ags, err := arena.NewAgents(g, specs, agent.Env{Seed: uint64(i)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -140,7 +140,7 @@ func TestEnvWinOnlyReward(t *testing.T) {
 
 func TestEnvAgentOpponent(t *testing.T) {
 	g := connect4Game(t)
-	one, err := agent.New(g, "onestep", 1)
+	one, err := agent.New(g, "onestep", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"github.com/canopy-go/canopy/agent"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -267,7 +268,7 @@ func TestSpecOpponentReseed(t *testing.T) {
 		}
 		return out
 	}
-	a, err := NewSpecOpponent(g, "random", 1)
+	a, err := NewSpecOpponent(g, "random", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestSpecOpponentReseed(t *testing.T) {
 	if other := play(a); slices.Equal(first, other) {
 		t.Errorf("seeds 1 and 2 play the same %v", other)
 	}
-	if _, err := NewSpecOpponent(g, "nosuch", 1); err == nil {
+	if _, err := NewSpecOpponent(g, "nosuch", agent.Env{Seed: 1}); err == nil {
 		t.Error("unknown agent accepted")
 	}
 }

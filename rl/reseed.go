@@ -29,13 +29,16 @@ type SpecOpponent struct {
 	mu   sync.Mutex
 	g    games.Game
 	spec string
+	env  agent.Env
 	a    agent.Agent
 }
 
-// NewSpecOpponent returns the opponent of spec in g, seeded with seed.
-func NewSpecOpponent(g games.Game, spec string, seed uint64) (*SpecOpponent, error) {
-	o := &SpecOpponent{g: g, spec: spec}
-	if err := o.Reseed(seed); err != nil {
+// NewSpecOpponent returns the opponent of spec in g, built with env's
+// services and seeded with env.Seed (Reseed rebuilds it with another
+// seed and the same services).
+func NewSpecOpponent(g games.Game, spec string, env agent.Env) (*SpecOpponent, error) {
+	o := &SpecOpponent{g: g, spec: spec, env: env}
+	if err := o.Reseed(env.Seed); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -50,7 +53,7 @@ func (o *SpecOpponent) Act(s games.State, player int, _ games.Mask, _ *rand.Rand
 
 // Reseed implements Reseeder.
 func (o *SpecOpponent) Reseed(seed uint64) error {
-	a, err := agent.New(o.g, o.spec, seed)
+	a, err := agent.New(o.g, o.spec, o.env.WithSeed(seed))
 	if err != nil {
 		return err
 	}

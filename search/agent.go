@@ -14,22 +14,34 @@ import (
 	"github.com/canopy-go/canopy/spec"
 )
 
-// The evaluator registry: network packages register evaluators by name
-// for eval=NAME. (Game heuristics need no registry: they are the
-// games.Heuristic capability of a game's states; see lookupHeuristic.)
-var (
-	regMu      sync.RWMutex
-	evaluators = map[string]func(g games.Game) (Evaluator, error){
-		"rollout": func(games.Game) (Evaluator, error) { return &Rollout{}, nil },
-		"uniform": func(games.Game) (Evaluator, error) { return Uniform{}, nil },
-	}
-)
+// builtinEvaluators are the evaluators eval=NAME names without a network.
+// Any other name is a network reference (a weights file, a shipped network,
+// init or default), opened by the EvaluatorOpener the caller passes in the
+// agent.Env.
+var builtinEvaluators = map[string]func(g games.Game) (Evaluator, error){
+	"rollout": func(games.Game) (Evaluator, error) { return &Rollout{}, nil },
+	"uniform": func(games.Game) (Evaluator, error) { return Uniform{}, nil },
+}
 
-// RegisterEvaluator makes an evaluator available as eval=name.
-func RegisterEvaluator(name string, f func(g games.Game) (Evaluator, error)) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	evaluators[name] = f
+// EvaluatorOpener opens the leaf evaluator that a network reference names
+// (eval=FILE, a shipped network's name, init, default): search/engine's
+// Pool is one, and commands pass it in the agent.Env of every agent they
+// build, so that `mcts:eval=NET` shares the network's engine with the
+// command's other network agents. ok is false when ref is not a network
+// reference; the evaluator may hold resources (an io.Closer), released by
+// the agent's Close.
+type EvaluatorOpener interface {
+	OpenEvaluator(g games.Game, ref string) (ev Evaluator, ok bool, err error)
+}
+
+// builtinNames lists the built-in evaluators, sorted.
+func builtinNames() string {
+	names := make([]string, 0, len(builtinEvaluators))
+	for k := range builtinEvaluators {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // lookupHeuristic returns g's heuristic (for bias=, rollout=heuristic) when
@@ -133,8 +145,9 @@ func (m *mctsSpec) table() spec.Table {
 	}
 }
 
-// agentOptions documents the `mcts` options for the registry.
-func agentOptions() []agent.Option {
+// AgentOptions documents the `mcts` options for the registry (and for
+// the agents of search/multi, which take the same keys).
+func AgentOptions() []agent.Option {
 	var m mctsSpec
 	return agent.OptionsOf(m.table())
 }
@@ -143,21 +156,23 @@ func init() {
 	agent.Register(agent.Registration{
 		Name:    "mcts",
 		Summary: "Monte Carlo tree search (UCT, UCB1-Tuned, PUCT, RAVE family; Exp3/regret matching at simultaneous nodes; rollouts or evaluators)",
-		Options: agentOptions(),
-		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
-			o, err := ParseOptions(g, s)
+		Options: AgentOptions(),
+		New: func(g games.Game, s *spec.Spec, env agent.Env) (agent.Agent, error) {
+			o, err := ParseOptions(g, s, env)
 			if err != nil {
 				return nil, err
 			}
-			return NewAgent(g, o, seed)
+			return NewAgent(g, o, env.Seed)
 		},
 	})
 }
 
 // ParseOptions reads the `mcts` spec options for game g. Values out of
 // range are errors naming the option and its range; unknown keys are
-// left for the registry to report.
-func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
+// left for the registry to report. A network named by eval= or static= is
+// opened by env's EvaluatorOpener (see EvaluatorOpener); without one such
+// a name is an error that says so.
+func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 	var m mctsSpec
 	o := DefaultOptions()
 	if err := m.table().Parse(s); err != nil {
@@ -214,21 +229,16 @@ func ParseOptions(g games.Game, s *spec.Spec) (Options, error) {
 	}
 	ro.Cut = cut
 	lookupEval := func(name string) (Evaluator, error) {
-		regMu.RLock()
-		f, ok := evaluators[name]
-		regMu.RUnlock()
-		if !ok {
-			if ev, ok, err := resolveEvaluator(g, name); ok || err != nil {
+		if f, ok := builtinEvaluators[name]; ok {
+			return f(g)
+		}
+		if op, ok := agent.Lookup[EvaluatorOpener](env); ok {
+			if ev, ok, err := op.OpenEvaluator(g, name); ok || err != nil {
 				return ev, err
 			}
-			var names []string
-			for k := range evaluators {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			return nil, fmt.Errorf("mcts: unknown evaluator %q (available: blend, %s, or a network: a weights file, a shipped name, init)", name, strings.Join(names, ", "))
+			return nil, fmt.Errorf("mcts: unknown evaluator %q (available: blend, %s, or a network: a weights file, a shipped name, init, default)", name, builtinNames())
 		}
-		return f(g)
+		return nil, fmt.Errorf("mcts: unknown evaluator %q (available: blend, %s); a network evaluator needs a network pool, which this caller did not pass (agent.Env with a search.EvaluatorOpener such as search/engine's Pool)", name, builtinNames())
 	}
 	switch evalName {
 	case "rollout":

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func BenchmarkHexHeuristicRollout(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			o, err := ParseOptions(g, sp)
+			o, err := ParseOptions(g, sp, agent.Env{})
 			if err != nil {
 				b.Fatal(err)
 			}

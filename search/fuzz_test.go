@@ -22,7 +22,7 @@ func FuzzAgentSpec(f *testing.F) {
 		if !strings.HasPrefix(sp, "mcts") || strings.Contains(sp, "nodes") {
 			return
 		}
-		a, err := agent.New(g, sp, 1)
+		a, err := agent.New(g, sp, agent.Env{Seed: 1})
 		if err != nil {
 			return
 		}

@@ -70,7 +70,7 @@ func TestProgressiveBiasOrder(t *testing.T) {
 		if g.Type().Information == games.ImperfectInformation {
 			sp += ",det=1" // one deal: the mover's own hand decides its heuristic values
 		}
-		a, err := agent.New(g, sp, 1)
+		a, err := agent.New(g, sp, agent.Env{Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", gs, err)
 		}
@@ -107,7 +107,7 @@ func TestHeuristicSpecs(t *testing.T) {
 		} {
 			var agents []agent.Agent
 			for p := range g.NumPlayers() {
-				a, err := agent.New(g, sp, uint64(p)+1)
+				a, err := agent.New(g, sp, agent.Env{Seed: uint64(p) + 1})
 				if err != nil {
 					t.Fatalf("%s %s: %v", gs, sp, err)
 				}
@@ -122,7 +122,7 @@ func TestHeuristicSpecs(t *testing.T) {
 			continue // not linked into this test
 		}
 		for _, sp := range []string{"mcts:bias=1", "mcts:rollout=heuristic"} {
-			_, err := agent.New(g, sp, 1)
+			_, err := agent.New(g, sp, agent.Env{Seed: 1})
 			if err == nil || !strings.Contains(err.Error(), "no heuristic") {
 				t.Errorf("%s %s: error %v, want one saying the game has no heuristic", gs, sp, err)
 			}
@@ -189,7 +189,7 @@ func TestHeuristicBatchSameSearch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := search.ParseOptions(g, sp)
+		o, err := search.ParseOptions(g, sp, agent.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}

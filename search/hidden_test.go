@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/canopy-go/canopy/agent"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func seqPosition(t *testing.T, g games.Game, seed uint64) games.State {
 func TestDeterminizationUsesKDeals(t *testing.T) {
 	g := games.MustNew("sequence")
 	sp, _ := spec.Parse("mcts:det=8,sims=1600,depth=16")
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestDeterminizationUsesKDeals(t *testing.T) {
 	}
 	// Imperfect-information games default to det=8 (no peeking at hands).
 	sp, _ = spec.Parse("mcts")
-	if o, _ := ParseOptions(g, sp); o.Determinize != 8 {
+	if o, _ := ParseOptions(g, sp, agent.Env{}); o.Determinize != 8 {
 		t.Errorf("default det for sequence = %d, want 8", o.Determinize)
 	}
 }
@@ -82,7 +83,7 @@ func TestDeterminizationUsesKDeals(t *testing.T) {
 func TestISMCTS(t *testing.T) {
 	g := games.MustNew("sequence")
 	sp, _ := spec.Parse("mcts:ismcts=true,sims=500,depth=16")
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestDeterminizationSplitsBudget(t *testing.T) {
 		{"mcts:det=1,time=100ms,nodes=1000", 0, 100 * time.Millisecond, 1000, 1000 * 128},
 	} {
 		sp, _ := spec.Parse(c.sp)
-		o, err := ParseOptions(g, sp)
+		o, err := ParseOptions(g, sp, agent.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -110,7 +111,7 @@ func TestISMCTSAllRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := ParseOptions(g, sp)
+		o, err := ParseOptions(g, sp, agent.Env{})
 		if err != nil {
 			t.Fatalf("%s: %v", extra, err)
 		}

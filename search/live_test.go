@@ -29,7 +29,7 @@ func liveAgent(t *testing.T, g games.Game, text string, seed uint64) *Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestAnalyzeLiveDeterminized(t *testing.T) {
 	for s.CurrentPlayer() == games.ChancePlayer {
 		s.Apply(s.(games.ChanceState).SampleChance(games.NewRand(1)))
 	}
-	a, err := agent.New(g, "mcts:sims=400", 2)
+	a, err := agent.New(g, "mcts:sims=400", agent.Env{Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func BenchmarkAnalyzeLive(b *testing.B) {
 	s := g.NewInitialState()
 	const text = "mcts:sims=20000"
 	sp, _ := spec.Parse(text)
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		b.Fatal(err)
 	}

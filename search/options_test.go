@@ -47,7 +47,7 @@ func TestNodeBudget(t *testing.T) {
 func TestRootParallel(t *testing.T) {
 	g := games.MustNew("tictactoe")
 	sp, _ := spec.Parse("mcts:root=4,sims=4000")
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestTemperatureAndNoise(t *testing.T) {
 	}
 	g := games.MustNew("connect4")
 	sp, _ := spec.Parse("mcts:sel=puct,eval=uniform,dir=0.3,sims=50")
-	po, err := ParseOptions(g, sp)
+	po, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestEvaluators(t *testing.T) {
 	if math.Abs(v[0]) != 0.5 && v[0] != 0 {
 		t.Errorf("blend value %v: want 0.5 * (0) + 0.5 * rollout result in {-1, 0, 1}", v[0])
 	}
-	if _, err := agent.New(g, "mcts:eval=nosuch", 1); err == nil {
+	if _, err := agent.New(g, "mcts:eval=nosuch", agent.Env{Seed: 1}); err == nil {
 		t.Error("unknown evaluator accepted")
 	}
 }
@@ -151,7 +151,7 @@ func TestRolloutTurns(t *testing.T) {
 		t.Errorf("3 turns took %d plies, want 5", got)
 	}
 	sp, _ := spec.Parse("mcts:eval=blend,sims=300")
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestRolloutTurnsFastMatchesGeneric(t *testing.T) {
 func TestTimeBudget(t *testing.T) {
 	g := games.MustNew("connect4")
 	sp, _ := spec.Parse("mcts:time=30ms")
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

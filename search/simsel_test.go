@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"math"
 	"strings"
 	"testing"
@@ -317,7 +318,7 @@ func TestBanditThreads(t *testing.T) {
 func TestBanditOptions(t *testing.T) {
 	g := pdGame{}
 	sp, _ := spec.Parse("mcts:simsel=rm,simgamma=0.2,simfinal=max")
-	o, err := ParseOptions(g, sp)
+	o, err := ParseOptions(g, sp, agent.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func TestBanditOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := ParseOptions(g, sp)
+		o, err := ParseOptions(g, sp, agent.Env{})
 		if err == nil {
 			_, err = NewAgent(g, o, 1)
 		}

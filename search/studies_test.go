@@ -186,7 +186,7 @@ func studyC4Table(t *testing.T, pos []studyC4Line, sims []int) (found []int, sol
 			}
 		}
 		for j, n := range sims {
-			a, err := agent.New(g, fmt.Sprintf("mcts:sel=uct,sims=%d", n), arena.DeriveSeed(studySeed, uint64(j)))
+			a, err := agent.New(g, fmt.Sprintf("mcts:sel=uct,sims=%d", n), agent.Env{Seed: arena.DeriveSeed(studySeed, uint64(j))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +333,7 @@ func studyPlay(t *testing.T, gameSpec string, n int, seed uint64, specs func(i i
 			for i := range next {
 				sp := specs(i)
 				gs := arena.DeriveSeed(seed, uint64(i))
-				ags, err := arena.NewAgents(g, sp, gs)
+				ags, err := arena.NewAgents(g, sp, agent.Env{Seed: gs})
 				var tm *studyTimed
 				if err == nil {
 					if ts := timed(i); ts >= 0 {

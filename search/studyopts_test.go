@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"github.com/canopy-go/canopy/agent"
 	"math"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func newMCTS(t *testing.T, g games.Game, sp string, seed uint64) (*Agent, error)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := ParseOptions(g, s)
+	o, err := ParseOptions(g, s, agent.Env{})
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +302,7 @@ func TestStudyOptionsParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := ParseOptions(gg, s)
+		o, err := ParseOptions(gg, s, agent.Env{})
 		if err != nil {
 			return o, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -70,7 +71,7 @@ func newDashFixture(t testing.TB) dashFixture {
 		t.Fatal(err)
 	}
 	specs := []string{"random", "onestep"}
-	ags, err := arena.NewAgents(g, specs, 5)
+	ags, err := arena.NewAgents(g, specs, agent.Env{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

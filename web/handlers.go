@@ -121,7 +121,7 @@ func (s *Server) create(req createRequest) (*session, error) {
 	if req.Seed != nil {
 		seed = *req.Seed
 	}
-	ss, err := newSession(newID(), g, specs, seed)
+	ss, err := newSession(newID(), g, specs, s.cfg.Agents.WithSeed(seed))
 	if err != nil {
 		return nil, err
 	}
@@ -559,7 +559,7 @@ func (s *Server) startAnalysis(ss *session, req analyzeRequest) (*analysisCall, 
 		c.an, c.name = a, ss.specs[p]
 		ss.busy = true
 	} else {
-		a, err := agent.New(ss.game, c.name, ss.seed)
+		a, err := agent.New(ss.game, c.name, ss.env)
 		if err != nil {
 			return nil, badRequest(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/search/engine"
 	"io"
 	"io/fs"
 	"log"
@@ -58,6 +60,11 @@ type Config struct {
 	// Logf logs server events (recovered panics, expired games); nil
 	// means the standard logger.
 	Logf func(format string, args ...any)
+	// Agents carries the services the games' agents are built with (a
+	// search/engine Pool with the command's backend, so that every game
+	// on one network shares its engine); New adds a pool when it has
+	// none. Its seed is not used: each game has its own.
+	Agents agent.Env
 }
 
 // DefaultConfig returns the default limits.
@@ -147,6 +154,7 @@ type Server struct {
 // goroutine that expires idle games.
 func New(cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
+	cfg.Agents = engine.WithPool(cfg.Agents)
 	s := &Server{
 		cfg:   cfg,
 		mux:   http.NewServeMux(),

@@ -30,6 +30,7 @@ type session struct {
 	game  games.Game
 	specs []string // per seat: agent spec or "human"
 	seed  uint64
+	env   agent.Env // what its agents (and analyses) are built with; env.Seed == seed
 
 	mu       sync.Mutex
 	state    games.State
@@ -43,11 +44,13 @@ type session struct {
 	lastUsed time.Time // for expiry
 }
 
-// newSession builds a game with one agent per non-human seat. It closes
-// what it built when a later seat fails.
-func newSession(id string, g games.Game, specs []string, seed uint64) (*session, error) {
+// newSession builds a game with one agent per non-human seat, with env's
+// services, seeded from env.Seed. It closes what it built when a later
+// seat fails.
+func newSession(id string, g games.Game, specs []string, env agent.Env) (*session, error) {
+	seed := env.Seed
 	ss := &session{
-		id: id, game: g, specs: specs, seed: seed,
+		id: id, game: g, specs: specs, seed: seed, env: env,
 		state:    g.NewInitialState(),
 		agents:   make([]agent.Agent, len(specs)),
 		chance:   games.NewRand(arena.DeriveSeed(seed, 1<<32)),
@@ -57,7 +60,7 @@ func newSession(id string, g games.Game, specs []string, seed uint64) (*session,
 		if sp == humanSeat {
 			continue
 		}
-		a, err := agent.New(g, sp, arena.DeriveSeed(seed, uint64(p)))
+		a, err := agent.New(g, sp, env.WithSeed(arena.DeriveSeed(seed, uint64(p))))
 		if err != nil {
 			arena.CloseAgents(ss.agents)
 			return nil, errorf(http.StatusBadRequest, "seat %d (%q): %v", p, clip(sp), err)

@@ -433,7 +433,8 @@ func init() {
 	agent.Register(agent.Registration{
 		Name:    "slowtest",
 		Summary: "test agent: random, after sleeping through its deadline",
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, _ *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			return slowAgent{agent.NewRandom(g, seed)}, nil
 		},
 	})

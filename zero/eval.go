@@ -124,7 +124,7 @@ func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match,
 func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]string, n int) (Score, []Match, error) {
 	a, b := names[0], names[1]
 	res, err := arena.Tournament(ctx, r.g, arena.TournamentConfig{
-		Agents: specs[:], Games: n, Parallel: n,
+		Agents: specs[:], Env: r.opt.Agents, Games: n, Parallel: n,
 		Seed: games.DeriveSeed(r.cfg.Seed, salt+uint64(i)), Bootstrap: -1,
 		Progress: func(done int) {
 			r.opt.Status(fmt.Sprintf("iteration %d evaluation: %s vs %s, %d/%d games", i, a, b, done, n))
@@ -154,7 +154,7 @@ func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]s
 // legal move) and the network with search play a move that keeps the
 // position's value.
 func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search, random float64, err error) {
-	rep, err := SolverScore(ctx, net, r.cfg.SolverPositions, r.cfg.SolverSims)
+	rep, err := SolverScore(ctx, engine.PoolOf(r.opt.Agents), net, r.cfg.SolverPositions, r.cfg.SolverSims)
 	return rep.Policy, rep.Search, rep.Random, err
 }
 
@@ -226,9 +226,9 @@ func solverGroups(labels []solver.Labelled, pol, srch []bool) []SolverGroup {
 // (games/connect4/solver.Labels): the share of optimal moves of the
 // network alone (its most probable legal move) and of the az agent with
 // sims simulations, and what uniformly random moves would score, over all
-// positions and by group. Network agents use the default backend
-// (engine.DefaultBackend).
-func SolverScore(ctx context.Context, net string, positions, sims int) (SolverReport, error) {
+// positions and by group. The network agents run on engines of pool p
+// (with its backend).
+func SolverScore(ctx context.Context, p *engine.Pool, net string, positions, sims int) (SolverReport, error) {
 	g, err := games.New("connect4")
 	if err != nil {
 		return SolverReport{}, err
@@ -243,11 +243,11 @@ func SolverScore(ctx context.Context, net string, positions, sims int) (SolverRe
 	labels = labels[:min(len(labels), positions)]
 	st := engine.DefaultSettings()
 	st.Sims = sims
-	pol, err := optimalMoves(ctx, g, labels, func() (actor, error) { return engine.NewPolicy(g, net, "auto", 0, 1) })
+	pol, err := optimalMoves(ctx, g, labels, func() (actor, error) { return engine.NewPolicy(p, g, net, "auto", 0, 1) })
 	if err != nil {
 		return SolverReport{}, err
 	}
-	srch, err := optimalMoves(ctx, g, labels, func() (actor, error) { return engine.NewAZ(g, net, "auto", st, false, 1) })
+	srch, err := optimalMoves(ctx, g, labels, func() (actor, error) { return engine.NewAZ(p, g, net, "auto", st, false, 1) })
 	if err != nil {
 		return SolverReport{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/fleet"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/runlock"
@@ -40,6 +41,11 @@ type Options struct {
 	// Fleet, when set, has `canopy worker` processes play the self-play
 	// (see Fleet); nil plays it in this process.
 	Fleet *Fleet
+	// Agents carries the services the evaluation's agents are built with:
+	// a search/engine Pool (the command's, so that its notices and
+	// backend apply). Run makes a pool with the run's Backend when it
+	// carries none.
+	Agents agent.Env
 }
 
 // Run continues (or starts) the AlphaZero run in dir until
@@ -94,6 +100,9 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		if err := writeJSON(filepath.Join(dir, ConfigName), cfg); err != nil {
 			return err
 		}
+	}
+	if _, ok := agent.Lookup[*engine.Pool](opt.Agents); !ok {
+		opt.Agents = opt.Agents.With(engine.NewPool(engine.PoolOptions{Backend: cfg.Backend}))
 	}
 	r := &runner{dir: dir, cfg: cfg, opt: opt, g: games.MustNew(cfg.Game)}
 	if r.opt.Log == nil {

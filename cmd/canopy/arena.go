@@ -91,7 +91,8 @@ rerun it with --resume to finish the tournament.`,
 			resume := fs.Bool("resume", false, "with --logs: count the games logged there by an earlier run of the same command and play only the rest")
 			report := fs.Bool("report", false, "with --logs: print the result of the games logged there so far, playing none (also while another arena writes them)")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+				aenv, err := agentEnv(*netBackend, e.Stderr)
+				if err != nil {
 					return err
 				}
 				if len(args) > 0 {
@@ -127,7 +128,7 @@ rerun it with --resume to finish the tournament.`,
 					return err
 				}
 				for i, sp := range specs {
-					a, err := agent.New(g, sp, *seed)
+					a, err := agent.New(g, sp, aenv.WithSeed(*seed))
 					if err != nil {
 						return usagef("--agents: agent %d (%q): %v", i+1, sp, err)
 					}
@@ -169,16 +170,16 @@ rerun it with --resume to finish the tournament.`,
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
 				pr.before = len(played)
-				engine.Shared.ResetUsage()
 				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
-					Agents: specs, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
+					Agents: specs, Env: aenv, Games: *n, Seed: *seed, Parallel: *parallel, Bootstrap: b,
 					Progress: func(done int) { pr.update(done, "") },
 					OnGame:   onGame, Played: played,
 				})
 				if res == nil {
 					return runErr
 				}
-				for _, u := range engine.Shared.Usage() {
+				pool, _ := agent.Lookup[*engine.Pool](aenv)
+				for _, u := range pool.Usage() {
 					if u.Evals == 0 || *quiet {
 						continue // validation only
 					}

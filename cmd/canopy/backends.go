@@ -4,8 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/canopy-go/canopy/nets"
 	// The canopy command can evaluate networks on an NVIDIA GPU when one is
@@ -130,19 +132,23 @@ func agentBackendFlag(fs *flag.FlagSet) *string {
 	return fs.String("backend", "auto", "backend spec for network agents (az, policy, mcts:eval=NET) that say backend=auto: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random")
 }
 
-// setAgentBackend checks spec and makes it the network agents' default;
-// each network the agents open is announced on w (once per network).
-func setAgentBackend(spec string, w io.Writer) error {
+// agentEnv checks spec and returns the environment the command's agents
+// are built with: one engine pool whose backend for agents that say
+// backend=auto is spec, announcing on w (when not nil) each network the
+// agents open, once per network and backend.
+func agentEnv(spec string, w io.Writer) (agent.Env, error) {
 	if _, err := nets.ParseBackendSpec(spec); err != nil {
-		return backendError(spec, err)
+		return agent.Env{}, backendError(spec, err)
 	}
-	engine.DefaultBackend.Store(&spec)
+	var mu sync.Mutex // OnOpen runs under the pool's lock; this guards seen on its own
 	seen := map[string]bool{}
-	engine.Shared.OnOpen = func(net nets.Source, backend, choice string) {
+	pool := engine.NewPool(engine.PoolOptions{Backend: spec, OnOpen: func(net nets.Source, backend, choice string) {
+		mu.Lock()
+		defer mu.Unlock()
 		if w != nil && !seen[net.SHA256+backend] {
 			seen[net.SHA256+backend] = true
 			fmt.Fprintf(w, "network %s: %s\n", net.Desc, choice)
 		}
-	}
-	return nil
+	}})
+	return agent.Env{Log: w}.With(pool), nil
 }

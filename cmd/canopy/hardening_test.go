@@ -35,7 +35,7 @@ func TestAgentFloatOptionsRejectNonFinite(t *testing.T) {
 	for name, keys := range floats {
 		for _, k := range keys {
 			for _, v := range []string{"NaN", "nan", "+Inf", "-Inf", "inf"} {
-				a, err := agent.New(g, name+":"+k+"="+v, 1)
+				a, err := agent.New(g, name+":"+k+"="+v, agent.Env{Seed: 1})
 				if err == nil {
 					arenaClose(a)
 					t.Errorf("%s:%s=%s accepted", name, k, v)
@@ -58,7 +58,7 @@ func TestAgentFloatOptionsRejectNonFinite(t *testing.T) {
 			if o.Key == "static" { // an evaluator name, checked only with eval=blend
 				continue
 			}
-			if a, err := agent.New(g, r.Name+":"+o.Key+"=NaN", 1); err == nil {
+			if a, err := agent.New(g, r.Name+":"+o.Key+"=NaN", agent.Env{Seed: 1}); err == nil {
 				arenaClose(a)
 				t.Errorf("%s:%s=NaN accepted", r.Name, o.Key)
 			}

@@ -33,7 +33,8 @@ Example:
 			analyze := fs.Bool("analyze", false, "print visits, Q and prior per action")
 			asJSON := fs.Bool("json", false, "print as JSON")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+				aenv, err := agentEnv(*netBackend, e.Stderr)
+				if err != nil {
 					return err
 				}
 				if len(args) > 0 {
@@ -73,7 +74,7 @@ Example:
 				if err := checkAgentMemory(g, []string{*agentSpec}, 1); err != nil {
 					return err
 				}
-				ag, err := agent.New(g, *agentSpec, *seed)
+				ag, err := agent.New(g, *agentSpec, aenv.WithSeed(*seed))
 				if err != nil {
 					return usageError{err.Error()}
 				}

@@ -36,7 +36,8 @@ Example:
 			logPath := fs.String("log", "", "write the JSON game log to this file")
 			asJSON := fs.Bool("json", false, "print the result as JSON instead of boards")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+				aenv, err := agentEnv(*netBackend, e.Stderr)
+				if err != nil {
 					return err
 				}
 				if len(args) > 0 {
@@ -67,7 +68,7 @@ Example:
 						humans++
 						continue
 					}
-					a, err := agent.New(g, sp, arena.DeriveSeed(*seed, uint64(p)))
+					a, err := agent.New(g, sp, aenv.WithSeed(arena.DeriveSeed(*seed, uint64(p))))
 					if err != nil {
 						return usagef("--agents: seat %d: %v", p, err)
 					}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/search/engine"
 	"io"
 	"maps"
 	"math"
@@ -577,11 +579,14 @@ func newOpponents(g games.Game, c rl.RunConfig, seed uint64, dir string, start i
 			ops.close() // the agents made before the error
 		}
 	}()
+	// One engine pool (the auto backend) for every agent opponent of the
+	// run, so that opponents on one network share its engine.
+	aenv := engine.WithPool(agent.Env{})
 	agentOpp := func(flag, spec string, seed uint64) (rl.Opponent, error) {
 		if spec == "random" {
 			return rl.RandomOpponent(), nil
 		}
-		o, err := rl.NewSpecOpponent(g, spec, seed)
+		o, err := rl.NewSpecOpponent(g, spec, aenv.WithSeed(seed))
 		if err != nil {
 			return nil, usagef("--%s: %v", flag, err)
 		}

@@ -83,7 +83,7 @@ func TestPPOCLI(t *testing.T) {
 
 	// The checkpoint plays as the policy agent.
 	ckpt := rl.CheckpointPath(out, 5)
-	a, err := agent.New(g, "policy:net="+ckpt, 1)
+	a, err := agent.New(g, "policy:net="+ckpt, agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

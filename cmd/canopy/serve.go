@@ -79,14 +79,15 @@ Example:
 				if _, _, err := net.SplitHostPort(*addr); err != nil {
 					return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", *addr)
 				}
-				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+				aenv, err := agentEnv(*netBackend, e.Stderr)
+				if err != nil {
 					return err
 				}
 				logger := log.New(e.Stderr, "", log.LstdFlags)
 				srv, err := web.New(web.Config{
 					MaxGames: *maxGames, IdleTimeout: *idle, MoveTimeout: *moveTimeout,
 					MaxSims: *maxSims, MaxTime: *moveTimeout, MaxStreams: *maxStreams,
-					Runs: runs, Logs: *logs, Logf: logger.Printf,
+					Runs: runs, Logs: *logs, Logf: logger.Printf, Agents: aenv,
 				})
 				if err != nil {
 					return usageError{err.Error()}

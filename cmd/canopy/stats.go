@@ -40,7 +40,8 @@ status 1.`,
 			asJSON := fs.Bool("json", false, "print as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+				aenv, err := agentEnv(*netBackend, e.Stderr)
+				if err != nil {
 					return err
 				}
 				if len(args) > 0 {
@@ -68,7 +69,7 @@ status 1.`,
 				if err := checkAgentMemory(g, specs, gamesAtOnce(*parallel, *n)); err != nil {
 					return err
 				}
-				ags, err := arena.NewAgents(g, specs, *seed)
+				ags, err := arena.NewAgents(g, specs, aenv.WithSeed(*seed))
 				if err != nil {
 					return usagef("--agents: %v", err)
 				}

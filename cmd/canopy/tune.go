@@ -42,7 +42,7 @@ game): sizes the machine cannot hold are refused up front.`,
 			netBackend := agentBackendFlag(fs)
 			asJSON := fs.Bool("json", false, "print the result as JSON (progress goes to stderr)")
 			return func(e *env, args []string) error {
-				if err := setAgentBackend(*netBackend, e.Stderr); err != nil {
+				if _, err := agentEnv(*netBackend, e.Stderr); err != nil {
 					return err
 				}
 				if len(args) > 0 {

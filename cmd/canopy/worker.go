@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/nets"
 	"os"
 	"os/signal"
 	"strings"
@@ -118,8 +119,8 @@ Example, with a trainer on the same machine:
 				if *report < 0 {
 					return usagef("--report %s: want >= 0 (0 = none)", *report)
 				}
-				if err := setAgentBackend(*backend, nil); err != nil {
-					return err
+				if _, err := nets.ParseBackendSpec(*backend); err != nil {
+					return backendError(*backend, err)
 				}
 				logf := func(format string, args ...any) { fmt.Fprintf(e.Stderr, format+"\n", args...) }
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/search/engine"
 	"os"
 	"os/signal"
 	"strings"
@@ -111,11 +113,13 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					return usagef("--out is empty: name the run directory")
 				}
 				if *score != "" {
-					if err := setAgentBackend(cfg.Backend, e.Stderr); err != nil {
+					aenv, err := agentEnv(cfg.Backend, e.Stderr)
+					if err != nil {
 						return err
 					}
+					pool, _ := agent.Lookup[*engine.Pool](aenv)
 					t0 := time.Now()
-					rep, err := zero.SolverScore(context.Background(), *score, cfg.SolverPositions, cfg.SolverSims)
+					rep, err := zero.SolverScore(context.Background(), pool, *score, cfg.SolverPositions, cfg.SolverSims)
 					if err != nil {
 						return err
 					}
@@ -187,7 +191,8 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 						return usagef("%v", err)
 					}
 				}
-				if err := setAgentBackend(req.Backend, nil); err != nil {
+				aenv, err := agentEnv(req.Backend, nil)
+				if err != nil {
 					return err
 				}
 				fl, err := nf.fleet()
@@ -197,7 +202,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return fmt.Errorf("interrupted; run the same command to continue %s", *out)

@@ -344,7 +344,7 @@ func TestOneStepTakesWin(t *testing.T) {
 	play(t, s, midTurnGame)
 	want, _ := s.ParseAction("3a")
 	for seed := range uint64(30) {
-		a, err := agent.New(g, "onestep", seed)
+		a, err := agent.New(g, "onestep", agent.Env{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +356,7 @@ func TestOneStepTakesWin(t *testing.T) {
 	// Mid-turn without a win it still plays a legal move on the right board.
 	s2 := g.NewInitialState()
 	play(t, s2, "0a 1a")
-	a, _ := agent.New(g, "onestep", 1)
+	a, _ := agent.New(g, "onestep", agent.Env{Seed: 1})
 	got, err := a.Act(context.Background(), s2, 0)
 	if err != nil || int(got)/Cols != 2 {
 		t.Fatalf("onestep mid-turn: %s, %v; want a move on board 2", s2.ActionString(got), err)
@@ -377,7 +377,7 @@ func TestOneStepBlocks(t *testing.T) {
 	}
 	want, _ := s.ParseAction("3d")
 	for seed := range uint64(20) {
-		a, _ := agent.New(g, "onestep", seed)
+		a, _ := agent.New(g, "onestep", agent.Env{Seed: seed})
 		got, err := a.Act(context.Background(), s, 0)
 		if err != nil || got != want {
 			t.Fatalf("seed %d: onestep played %s (%v), want the block 3d", seed, s.ActionString(got), err)

@@ -16,7 +16,8 @@ func init() {
 		Name:    "hexdist",
 		Summary: "Hex two-distance (Queenbee) one-ply heuristic: maximise opponent potential minus own potential",
 		Games:   []string{"hex"},
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, _ *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			hg, ok := g.(*Game)
 			if !ok {
 				return nil, fmt.Errorf("hexdist: game %s is not hex", g.Spec())

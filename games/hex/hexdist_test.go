@@ -94,7 +94,7 @@ func TestHexDistErrors(t *testing.T) {
 	if _, err := h.Act(context.Background(), mustGame(t, "hex:size=4").NewState(), 0); err == nil {
 		t.Error("Act on another board size succeeded")
 	}
-	if _, err := agent.New(g, "hexdist:depth=2", 1); err == nil {
+	if _, err := agent.New(g, "hexdist:depth=2", agent.Env{Seed: 1}); err == nil {
 		t.Error("unknown option accepted")
 	}
 }
@@ -132,7 +132,7 @@ func TestHexDistBeatsRandom(t *testing.T) {
 	g := games.MustNew("hex:size=5")
 	wins := 0
 	for seed := range uint64(20) {
-		h, err := agent.New(g, "hexdist", seed)
+		h, err := agent.New(g, "hexdist", agent.Env{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,8 +151,8 @@ func TestHexDistSwapGame(t *testing.T) {
 	// move is legal (ApplyChecked).
 	g := games.MustNew("hex:size=5,swap=true")
 	for seed := range uint64(3) {
-		a, _ := agent.New(g, "hexdist", seed)
-		b, _ := agent.New(g, "hexdist", seed+50)
+		a, _ := agent.New(g, "hexdist", agent.Env{Seed: seed})
+		b, _ := agent.New(g, "hexdist", agent.Env{Seed: seed + 50})
 		play(t, g, a, b)
 	}
 }

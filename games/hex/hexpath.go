@@ -17,7 +17,8 @@ func init() {
 		Options: []agent.Option{
 			{Key: "ties", Default: "random", Help: "random (uniform among the best moves) or first (the first best cell in a1, b1, ... order: the same move every time)"},
 		},
-		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, sp *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			hg, ok := g.(*Game)
 			if !ok {
 				return nil, fmt.Errorf("hexpath: game %s is not hex", g.Spec())

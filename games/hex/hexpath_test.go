@@ -127,26 +127,26 @@ func TestHexPathAgent(t *testing.T) {
 		}
 	}
 	g7 := mustGame(t, "hex:size=7")
-	first, err := agent.New(g7, "hexpath:ties=first", 1)
+	first, err := agent.New(g7, "hexpath:ties=first", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a0, _ := first.Act(context.Background(), g7.NewState(), 0)
 	seen := map[games.Action]bool{}
 	for seed := range uint64(8) {
-		f, _ := agent.New(g7, "hexpath:ties=first", seed)
+		f, _ := agent.New(g7, "hexpath:ties=first", agent.Env{Seed: seed})
 		a, _ := f.Act(context.Background(), g7.NewState(), 0)
 		if a != a0 {
 			t.Errorf("ties=first, seed %d: first move %s, seed 1 played %s", seed, g7.ActionString(a), g7.ActionString(a0))
 		}
-		r, _ := agent.New(g7, "hexpath", seed)
+		r, _ := agent.New(g7, "hexpath", agent.Env{Seed: seed})
 		b, _ := r.Act(context.Background(), g7.NewState(), 0)
 		seen[b] = true
 	}
 	if len(seen) < 2 {
 		t.Errorf("ties=random: the same first move for 8 seeds")
 	}
-	if _, err := agent.New(g7, "hexpath:ties=last", 1); err == nil {
+	if _, err := agent.New(g7, "hexpath:ties=last", agent.Env{Seed: 1}); err == nil {
 		t.Error("hexpath:ties=last accepted")
 	}
 }

@@ -20,7 +20,8 @@ func init() {
 			{Key: "corners", Default: "own", Help: "own (the wild corners count as the mover's chips) or none"},
 			{Key: "ties", Default: "random", Help: "random (uniform among the best moves) or first (the first best action in action order)"},
 		},
-		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, sp *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			r := GreedyReading{
 				Board:     sp.Choice("score", "through", "through", "board") == "board",
 				NoCorners: sp.Choice("corners", "own", "own", "none") == "none",

@@ -701,7 +701,7 @@ func TestTensorsAllocateNothing(t *testing.T) {
 
 func TestGreedyRegisteredAndPlays(t *testing.T) {
 	g := games.MustNew("sequence:jacks=false")
-	a, err := agent.New(g, "sequence-greedy", 1)
+	a, err := agent.New(g, "sequence-greedy", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -862,7 +862,7 @@ func TestGreedyReadings(t *testing.T) {
 		{"sequence-greedy:score=board", ay},
 		{"sequence-greedy:score=board,corners=none,ties=first", ay},
 	} {
-		a, err := agent.New(g, c.spec, 3)
+		a, err := agent.New(g, c.spec, agent.Env{Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -870,7 +870,7 @@ func TestGreedyReadings(t *testing.T) {
 			t.Errorf("%s played %s, %v; want %s", c.spec, s.ActionString(m), err, s.ActionString(c.want))
 		}
 	}
-	if _, err := agent.New(g, "sequence-greedy:score=runs", 1); err == nil {
+	if _, err := agent.New(g, "sequence-greedy:score=runs", agent.Env{Seed: 1}); err == nil {
 		t.Error("sequence-greedy accepted score=runs")
 	}
 }

@@ -15,7 +15,8 @@ func init() {
 		Name:    "strands-greedy",
 		Summary: "Strands baseline of the MegaZero study: the stone that maximises own largest group minus the opponent's, ties at random",
 		Games:   []string{"strands"},
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, _ *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			return NewGreedy(g, seed)
 		},
 	})

@@ -288,13 +288,13 @@ func (otherGame) Type() games.Type { return games.Type{Name: "other"} }
 
 func TestGreedy(t *testing.T) {
 	g := games.MustNew("strands:size=4")
-	if _, err := agent.New(otherGame{}, "strands-greedy", 1); err == nil {
+	if _, err := agent.New(otherGame{}, "strands-greedy", agent.Env{Seed: 1}); err == nil {
 		t.Fatal("strands-greedy accepted another game")
 	}
 	// Opening: every cell marked 2 scores 1-0; ties are random by seed.
 	seen := map[games.Action]bool{}
 	for seed := range uint64(20) {
-		a, err := agent.New(g, "strands-greedy", seed)
+		a, err := agent.New(g, "strands-greedy", agent.Env{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +304,7 @@ func TestGreedy(t *testing.T) {
 			t.Fatalf("seed %d: %v %v; want a cell marked 2", seed, act, err)
 		}
 		seen[act] = true
-		a2, _ := agent.New(g, "strands-greedy", seed)
+		a2, _ := agent.New(g, "strands-greedy", agent.Env{Seed: seed})
 		if act2, _ := a2.Act(context.Background(), s, 0); act2 != act {
 			t.Fatalf("seed %d: same seed chose %s and %s", seed, s.ActionString(act), s.ActionString(act2))
 		}
@@ -320,7 +320,7 @@ func TestGreedy(t *testing.T) {
 	s := g.NewInitialState()
 	mustPlay(t, s, "c3 b7")
 	for seed := range uint64(10) {
-		a, _ := agent.New(g, "strands-greedy", seed)
+		a, _ := agent.New(g, "strands-greedy", agent.Env{Seed: seed})
 		act, err := a.Act(context.Background(), s, 1)
 		if err != nil || s.ActionString(act) != "c7" {
 			t.Fatalf("seed %d: greedy played %s (%v), want c7", seed, s.ActionString(act), err)

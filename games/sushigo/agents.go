@@ -16,7 +16,8 @@ func init() {
 		Name:    "sushigo-greedy",
 		Summary: "Sushi Go!: the pick with the best immediate score gain (maki and pudding as if scored now), ties at random",
 		Games:   []string{"sushigo", "sushigo-seq"},
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, _ *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			return newValueAgent(g, seed, false)
 		},
 	})
@@ -24,7 +25,8 @@ func init() {
 		Name:    "sushigo-heuristic",
 		Summary: "Sushi Go!: score potential with partial set credit, wasabi/chopsticks synergies, maki and pudding projections",
 		Games:   []string{"sushigo", "sushigo-seq"},
-		New: func(g games.Game, _ *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, _ *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			return newValueAgent(g, seed, true)
 		},
 	})

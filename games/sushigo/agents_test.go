@@ -57,7 +57,7 @@ func TestAgentsBeatRandom(t *testing.T) {
 			for i := range n {
 				seats := make([]agent.Agent, 4)
 				var err error
-				if seats[0], err = agent.New(g, name, uint64(i)); err != nil {
+				if seats[0], err = agent.New(g, name, agent.Env{Seed: uint64(i)}); err != nil {
 					t.Fatal(err)
 				}
 				for q := 1; q < 4; q++ {
@@ -106,7 +106,7 @@ func TestHeuristicPreferences(t *testing.T) {
 	}
 	// Greedy takes the immediate points: the second tempura of a pair.
 	s = parse("round=1 hands=TE/DD table=TDDDDDDD/DDDDNNSS pudding=0,0 score=0,0 deck=" + deckMinus("TEDDTDDDDDDDDDDDNNSS"))
-	a, _ := agent.New(g, "sushigo-greedy", 1)
+	a, _ := agent.New(g, "sushigo-greedy", agent.Env{Seed: 1})
 	if x, err := a.Act(context.Background(), s, 0); err != nil || x != PickAction(Tempura) {
 		t.Errorf("greedy chose %s (%v), want tempura", actionText(x), err)
 	}
@@ -121,14 +121,14 @@ func TestHeuristicNoAllocAndErrors(t *testing.T) {
 		t.Errorf("Heuristic allocates %.1f times", n)
 	}
 	g := New(4, false)
-	ag, err := agent.New(g, "sushigo-heuristic", 1)
+	ag, err := agent.New(g, "sushigo-heuristic", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ag.Act(context.Background(), g.NewInitialState(), 0); err == nil {
 		t.Error("agent acted at a chance node")
 	}
-	if _, err := agent.New(games.MustNew("sushigo-seq"), "sushigo-greedy", 1); err != nil {
+	if _, err := agent.New(games.MustNew("sushigo-seq"), "sushigo-greedy", agent.Env{Seed: 1}); err != nil {
 		t.Errorf("greedy on sushigo-seq: %v", err)
 	}
 	seq := midRound(true, 22, 1)

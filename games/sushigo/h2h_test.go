@@ -23,7 +23,7 @@ func TestHeuristicBeatsGreedy(t *testing.T) {
 			if (q+i)%2 == 0 {
 				name = "sushigo-heuristic"
 			}
-			seats[q], _ = agent.New(g, name, uint64(10*i+q))
+			seats[q], _ = agent.New(g, name, agent.Env{Seed: uint64(10*i + q)})
 		}
 		ret := playGame(t, g, seats, uint64(i))
 		for q := range 4 {

@@ -50,7 +50,7 @@ func TestFeatures(t *testing.T) {
 func TestHeuristicAgents(t *testing.T) {
 	g := newGame(t, 2)
 	for _, sp := range []string{"heuristic", "heuristic:weights=tuned", "heuristic:weights=random", "heuristic:w=0/0/0/1"} {
-		ag, err := agent.New(g, sp, 1)
+		ag, err := agent.New(g, sp, agent.Env{Seed: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", sp, err)
 		}
@@ -66,7 +66,7 @@ func TestHeuristicAgents(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"heuristic:weights=best", "heuristic:w=1/2/3", "heuristic:w=1/2/x/4", "heuristic:w=1/1/1/1,weights=user", "heuristic:depth=2"} {
-		if _, err := agent.New(g, bad, 1); err == nil {
+		if _, err := agent.New(g, bad, agent.Env{Seed: 1}); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}

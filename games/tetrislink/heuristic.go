@@ -246,7 +246,8 @@ func init() {
 			{Key: "weights", Default: "user", Help: "user (hand-set " + UserWeights.String() + "), tuned (from canopy tune), or random (4 weights uniform in [0,15] every turn)"},
 			{Key: "w", Default: "", Help: "explicit weights connect/group/block/points, e.g. w=2/1/1/4 (instead of weights=)"},
 		},
-		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, sp *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			mode := sp.Choice("weights", "user", "user", "tuned", "random")
 			h := NewHeuristic(UserWeights, false, seed)
 			switch mode {

@@ -13,7 +13,7 @@ import (
 // allocate.
 func TestHeuristicValueIsTunedScore(t *testing.T) {
 	g := games.MustNew("tetrislink:players=3")
-	a, err := agent.New(g, "heuristic:weights=tuned", 1)
+	a, err := agent.New(g, "heuristic:weights=tuned", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"context"
+	"github.com/canopy-go/canopy/agent"
 	"testing"
 
 	"github.com/canopy-go/canopy/arena"
@@ -35,16 +36,17 @@ func TestShippedConnect4(t *testing.T) {
 	if meta["canopy.train.game"] != "connect4" || meta["canopy.train.iteration"] == "" || meta["canopy.train.iteration"] == "0" {
 		t.Errorf("metadata %v: want the training lineage of a trained connect4 net", meta)
 	}
+	pool := engine.NewPool(engine.PoolOptions{})
 	res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-		Agents: []string{"policy:net=default,backend=cpu", "random"}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+		Agents: []string{"policy:net=default,backend=cpu", "random"}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := res.Pairwise[0][1]; p.Wins < 18 {
 		t.Errorf("shipped network alone against random: %d-%d-%d, want at least 18 wins of 20", p.Wins, p.Draws, p.Losses)
 	}
-	if engine.Shared.Open() != 0 {
-		t.Errorf("%d engines left open", engine.Shared.Open())
+	if pool.Open() != 0 {
+		t.Errorf("%d engines left open", pool.Open())
 	}
 }
 
@@ -69,12 +71,13 @@ func checkShipped(t *testing.T, spec, ref string, file []byte, iteration, oppone
 	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != iteration {
 		t.Errorf("metadata %v: want iteration %s of a %s run", meta, iteration, g.Spec())
 	}
+	pool := engine.NewPool(engine.PoolOptions{})
 	for _, c := range []struct {
 		net  string
 		wins bool
 	}{{"default", true}, {"init", false}} {
 		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", opponent}, Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", opponent}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,8 +86,8 @@ func checkShipped(t *testing.T, spec, ref string, file []byte, iteration, oppone
 			t.Errorf("policy:net=%s against %s: %d-%d-%d (%d or more wins of 20: %t, want %t)", c.net, opponent, p.Wins, p.Draws, p.Losses, minWins, won, c.wins)
 		}
 	}
-	if engine.Shared.Open() != 0 {
-		t.Errorf("%d engines left open", engine.Shared.Open())
+	if pool.Open() != 0 {
+		t.Errorf("%d engines left open", pool.Open())
 	}
 }
 

@@ -55,12 +55,12 @@ func init() {
 		Name:    "az",
 		Summary: "AlphaZero: PUCT search with network priors and values, batched with every other network agent on the same net",
 		Options: agent.OptionsOf(az.table()),
-		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, s *spec.Spec, env agent.Env) (agent.Agent, error) {
 			var o azOptions
 			if err := o.table().Parse(s); err != nil {
 				return nil, err
 			}
-			return NewAZ(g, o.Net, o.Backend, o.Settings, o.Reuse, seed)
+			return NewAZ(PoolOf(env), g, o.Net, o.Backend, o.Settings, o.Reuse, env.Seed)
 		},
 	})
 	var po policyOptions
@@ -68,7 +68,8 @@ func init() {
 		Name:    "policy",
 		Summary: "the network alone: the most probable legal action (or sampled with temp > 0), no search; a recurrent net keeps its LSTM state across the game",
 		Options: agent.OptionsOf(po.table()),
-		New: func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, s *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			var o policyOptions
 			if err := o.table().Parse(s); err != nil {
 				return nil, err
@@ -81,10 +82,9 @@ func init() {
 				}
 				return NewRecurrentPolicy(g, rec, o.Temp, seed)
 			}
-			return NewPolicy(g, o.Net, o.Backend, o.Temp, seed)
+			return NewPolicy(PoolOf(env), g, o.Net, o.Backend, o.Temp, seed)
 		},
 	})
-	search.RegisterEvaluatorResolver(resolveEvaluator)
 }
 
 // AZ is the `az` agent: a Searcher over a pooled engine. It is not safe
@@ -100,9 +100,10 @@ type AZ struct {
 	anKey    [3]uint64
 }
 
-// NewAZ returns an az agent for g on network netRef and backend.
-func NewAZ(g games.Game, netRef, backend string, st Settings, reuse bool, seed uint64) (*AZ, error) {
-	l, err := Shared.Acquire(g, netRef, backend)
+// NewAZ returns an az agent for g on network netRef and backend, on an
+// engine of pool p.
+func NewAZ(p *Pool, g games.Game, netRef, backend string, st Settings, reuse bool, seed uint64) (*AZ, error) {
+	l, err := p.Acquire(g, netRef, backend)
 	if err != nil {
 		return nil, err
 	}
@@ -165,9 +166,10 @@ type Policy struct {
 }
 
 // NewPolicy returns a policy agent for g on network netRef and backend;
-// temp 0 plays the most probable legal action.
-func NewPolicy(g games.Game, netRef, backend string, temp float64, seed uint64) (*Policy, error) {
-	l, err := Shared.Acquire(g, netRef, backend)
+// temp 0 plays the most probable legal action. Its engine is one of pool
+// p.
+func NewPolicy(p *Pool, g games.Game, netRef, backend string, temp float64, seed uint64) (*Policy, error) {
+	l, err := p.Acquire(g, netRef, backend)
 	if err != nil {
 		return nil, err
 	}

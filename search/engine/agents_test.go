@@ -14,7 +14,7 @@ import (
 // analyze runs an Analyzer agent from spec on the position after moves.
 func analyze(t *testing.T, g games.Game, specStr string, seed uint64, moves []games.Action) []agent.Analysis {
 	t.Helper()
-	a, err := agent.New(g, specStr, seed)
+	a, err := agent.New(g, specStr, testEnv(seed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestAZMatchesMCTSWithUniformNetwork(t *testing.T) {
 			}
 		}
 	}
-	if n := Shared.Open(); n != 0 {
+	if n := testPool.Open(); n != 0 {
 		t.Errorf("%d pooled engines still open after every agent closed", n)
 	}
 }
@@ -119,7 +119,7 @@ func TestRootPriorsFromNetwork(t *testing.T) {
 // The policy agent plays the network's most probable legal action.
 func TestPolicyAgentArgmax(t *testing.T) {
 	g := games.MustNew("connect4")
-	a, err := agent.New(g, "policy:net=init,backend=cpu", 1)
+	a, err := agent.New(g, "policy:net=init,backend=cpu", testEnv(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestMCTSEvalNetwork(t *testing.T) {
 	if math.Abs(sum-1) > 1e-4 || uniform {
 		t.Errorf("priors %v: want the network's (non-uniform) softmax summing to 1", rows)
 	}
-	if _, err := agent.New(g, "mcts:sel=puct,eval=no-such-net.safetensors", 1); err == nil {
+	if _, err := agent.New(g, "mcts:sel=puct,eval=no-such-net.safetensors", testEnv(1)); err == nil {
 		t.Error("an unknown network name was accepted")
 	}
 }
@@ -176,30 +176,30 @@ func TestMCTSEvalNetwork(t *testing.T) {
 // Agents on the same network share one engine; it closes with the last.
 func TestPoolSharesEngines(t *testing.T) {
 	g := games.MustNew("tictactoe")
-	a1, err := NewAZ(g, "init", "cpu", DefaultSettings(), false, 1)
+	a1, err := NewAZ(testPool, g, "init", "cpu", DefaultSettings(), false, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, err := NewAZ(g, "init", "cpu", DefaultSettings(), false, 2)
+	a2, err := NewAZ(testPool, g, "init", "cpu", DefaultSettings(), false, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPolicy(g, "random", "cpu", 0, 3)
+	p, err := NewPolicy(testPool, g, "random", "cpu", 0, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a1.lease.Engine != a2.lease.Engine || Shared.Open() != 2 {
-		t.Errorf("two az agents on one net: engines %p and %p, %d open (want shared, 2 open)", a1.lease.Engine, a2.lease.Engine, Shared.Open())
+	if a1.lease.Engine != a2.lease.Engine || testPool.Open() != 2 {
+		t.Errorf("two az agents on one net: engines %p and %p, %d open (want shared, 2 open)", a1.lease.Engine, a2.lease.Engine, testPool.Open())
 	}
 	a1.Close()
 	a1.Close() // idempotent
 	p.Close()
-	if Shared.Open() != 1 {
-		t.Errorf("%d engines open, want 1 (a2 still holds its own)", Shared.Open())
+	if testPool.Open() != 1 {
+		t.Errorf("%d engines open, want 1 (a2 still holds its own)", testPool.Open())
 	}
 	a2.Close()
-	if Shared.Open() != 0 {
-		t.Errorf("%d engines open after all closed", Shared.Open())
+	if testPool.Open() != 0 {
+		t.Errorf("%d engines open after all closed", testPool.Open())
 	}
 }
 
@@ -214,13 +214,13 @@ func TestAZBadOptions(t *testing.T) {
 		"az:net=missing.file": "no such file",
 		"policy:temp=-1":      "temp=-1 is out of range",
 	} {
-		_, err := agent.New(g, spec, 1)
+		_, err := agent.New(g, spec, testEnv(1))
 		if err == nil || !contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want it to say %q", spec, err, want)
 		}
 	}
-	if Shared.Open() != 0 {
-		t.Errorf("%d engines left open by failed constructions", Shared.Open())
+	if testPool.Open() != 0 {
+		t.Errorf("%d engines left open by failed constructions", testPool.Open())
 	}
 }
 
@@ -239,7 +239,7 @@ func TestAZReuse(t *testing.T) {
 	g := games.MustNew("connect4")
 	st := DefaultSettings()
 	st.Sims = 200
-	a, err := NewAZ(g, "random", "cpu", st, true, 1)
+	a, err := NewAZ(testPool, g, "random", "cpu", st, true, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,5 +262,68 @@ func TestAZReuse(t *testing.T) {
 	}
 	if total <= st.Sims {
 		t.Errorf("root visits %d after reuse, want more than this search's %d", total, st.Sims)
+	}
+}
+
+// testPool is the engine pool of this package's tests: the agents they
+// build through the registry get it in their agent.Env.
+var testPool = NewPool(PoolOptions{})
+
+// testEnv is the agent.Env of this package's tests, seeded with seed.
+func testEnv(seed uint64) agent.Env { return agent.Env{Seed: seed}.With(testPool) }
+
+// Agents built through the registry share the engines of the pool their
+// agent.Env carries, take its backend for backend=auto, and without a
+// pool each network agent opens a private engine; mcts:eval=NET needs
+// the pool (search cannot open networks itself) and says so.
+func TestAgentEnvPool(t *testing.T) {
+	g := games.MustNew("tictactoe")
+	pool := NewPool(PoolOptions{Backend: "random"})
+	env := agent.Env{Seed: 1}.With(pool)
+	a1, err := agent.New(g, "az:net=init,sims=8", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := agent.New(g, "mcts:sel=puct,eval=init,sims=8", env.WithSeed(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pool.Open(); n != 1 {
+		t.Errorf("az and mcts:eval=init on one pool: %d engines open, want 1 shared", n)
+	}
+	if u := pool.Usage(); len(u) != 1 || u[0].Backend != "random" {
+		t.Errorf("usage %+v: want one engine on the pool's backend (random)", u)
+	}
+	arenaClose(t, a1, a2)
+	if n := pool.Open(); n != 0 {
+		t.Errorf("%d engines open after both agents closed", n)
+	}
+
+	// No pool: az works on a private engine; mcts:eval=init is refused
+	// with an error naming what is missing.
+	a3, err := agent.New(g, "az:net=init,backend=cpu,sims=8", agent.Env{Seed: 3})
+	if err != nil {
+		t.Fatalf("az without a pool: %v", err)
+	}
+	arenaClose(t, a3)
+	_, err = agent.New(g, "mcts:sel=puct,eval=init", agent.Env{Seed: 3})
+	if err == nil || !contains(err.Error(), "network pool") {
+		t.Errorf("mcts:eval=init without a pool: error %v, want one saying it needs a network pool", err)
+	}
+	// With a pool, an unknown name is still an unknown evaluator.
+	_, err = agent.New(g, "mcts:sel=puct,eval=nosuch", env)
+	if err == nil || !contains(err.Error(), `unknown evaluator "nosuch"`) {
+		t.Errorf("eval=nosuch: error %v", err)
+	}
+}
+
+func arenaClose(t *testing.T, ags ...agent.Agent) {
+	t.Helper()
+	for _, a := range ags {
+		if c, ok := a.(interface{ Close() error }); ok {
+			if err := c.Close(); err != nil {
+				t.Error(err)
+			}
+		}
 	}
 }

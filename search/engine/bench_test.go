@@ -16,7 +16,7 @@ import (
 // batch.
 func BenchmarkConcurrentSearchers(b *testing.B) {
 	g := games.MustNew("connect4")
-	l, err := Shared.Acquire(g, "init", "cpu")
+	l, err := testPool.Acquire(g, "init", "cpu")
 	if err != nil {
 		b.Fatal(err)
 	}

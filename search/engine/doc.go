@@ -49,8 +49,13 @@
 //     many goroutines share one engine; a Paced engine waits (a few ms at
 //     most) for the rows of every running search before it runs a batch,
 //     so that one goroutine per game still gives full batches.
-//   - Pool (Shared): engines keyed by network, backend and game, reference
+//   - Pool: engines keyed by network, backend and game, reference
 //     counted, so that every network agent on the same network shares one.
+//     There is no process-wide pool: a command makes one (NewPool, with
+//     its --backend as PoolOptions.Backend) and passes it in the
+//     agent.Env of every agent it builds (PoolOf finds it; an Env without
+//     one gives each agent a private pool). The pool is also the
+//     search.EvaluatorOpener that `mcts:eval=NET` opens its network with.
 //
 // # Gumbel root search
 //
@@ -66,6 +71,7 @@
 // The package registers `az` (PUCT with network priors and values;
 // options in Settings.Table, the same table self-play uses), `policy`
 // (the network's most probable legal move, or sampled with a
-// temperature) and an evaluator resolver so that `mcts:eval=NET` works.
+// temperature); Pool.OpenEvaluator lets `mcts:eval=NET` search with a
+// network when the agent's Env carries the pool.
 // Agents implement io.Closer to release their engine; arena closes them.
 package engine

@@ -32,9 +32,9 @@ type evalScratch struct {
 }
 
 // NewNetEvaluator returns an evaluator for g on network netRef (see
-// nets.OpenNet) and backend.
-func NewNetEvaluator(g games.Game, netRef, backend string) (*NetEvaluator, error) {
-	l, err := Shared.Acquire(g, netRef, backend)
+// nets.OpenNet) and backend, on an engine of pool p.
+func NewNetEvaluator(p *Pool, g games.Game, netRef, backend string) (*NetEvaluator, error) {
+	l, err := p.Acquire(g, netRef, backend)
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +109,12 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	return maskedSoftmax(sc.logits, sc.mask, priors)
 }
 
-// resolveEvaluator resolves eval=NAME for search: a shipped network name,
-// "default" (the game's shipped network), "init" (the built-in random
-// network) or an existing weights file.
-func resolveEvaluator(g games.Game, name string) (search.Evaluator, bool, error) {
+// OpenEvaluator implements search.EvaluatorOpener: eval=NAME for search
+// names a network when it is a shipped network's name, "default" (the
+// game's shipped network), "init" (the built-in random network) or an
+// existing weights file; the evaluator runs on the pool's engine for it,
+// with the pool's backend, and its Close releases that engine.
+func (p *Pool) OpenEvaluator(g games.Game, name string) (search.Evaluator, bool, error) {
 	isNet := name == "init" || name == "default"
 	for _, s := range nets.Shipped() {
 		isNet = isNet || s.Name == name
@@ -125,7 +127,7 @@ func resolveEvaluator(g games.Game, name string) (search.Evaluator, bool, error)
 	if !isNet {
 		return nil, false, nil
 	}
-	ev, err := NewNetEvaluator(g, name, "auto")
+	ev, err := NewNetEvaluator(p, g, name, "auto")
 	if err != nil {
 		return nil, true, err
 	}

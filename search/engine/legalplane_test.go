@@ -61,7 +61,7 @@ func TestLegalPlaneNetPlays(t *testing.T) {
 	g := games.MustNew("connect4")
 	net, path := legalPlaneNet(t)
 	ctx := context.Background()
-	pol, err := agent.New(g, "policy:backend=cpu,net="+path, 1)
+	pol, err := agent.New(g, "policy:backend=cpu,net="+path, testEnv(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestLegalPlaneNetPlays(t *testing.T) {
 	if enc := pol.(*Policy).lease.Encoding(); !enc.LegalPlane {
 		t.Fatalf("engine encoding %+v for a 3-plane net, want the legal-move plane", enc)
 	}
-	az, err := agent.New(g, "az:backend=cpu,sims=16,dirfrac=0,net="+path, 1)
+	az, err := agent.New(g, "az:backend=cpu,sims=16,dirfrac=0,net="+path, testEnv(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestLegalPlaneNetPlays(t *testing.T) {
 		t.Fatal("the legal-move plane does not change the test net's output: the check proves nothing")
 	}
 
-	rnd, err := agent.New(g, "random", 2)
+	rnd, err := agent.New(g, "random", testEnv(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestEngineRejectsOtherInputSizes(t *testing.T) {
 func TestLegalPlaneConcurrentEvaluate(t *testing.T) {
 	g := games.MustNew("connect4")
 	net, path := legalPlaneNet(t)
-	l, err := Shared.Acquire(g, path, "cpu")
+	l, err := testPool.Acquire(g, path, "cpu")
 	if err != nil {
 		t.Fatal(err)
 	}

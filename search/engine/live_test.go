@@ -22,7 +22,7 @@ func TestAZAnalyzeLive(t *testing.T) {
 	}
 	st := DefaultSettings()
 	st.Sims, st.Leaves = 300, 1
-	ref, err := NewAZ(g, "random", "cpu", st, false, 4)
+	ref, err := NewAZ(testPool, g, "random", "cpu", st, false, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestAZAnalyzeLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAZ(g, "random", "cpu", st, false, 4)
+	a, err := NewAZ(testPool, g, "random", "cpu", st, false, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
 )
@@ -16,14 +16,53 @@ import (
 // all their searches (in concurrent games of an arena, say) fill one
 // batch stream. Engines are reference-counted and closed when the last
 // user releases them. A Pool is safe for concurrent use.
+//
+// A command makes one Pool (NewPool, with its --backend) and hands it to
+// every agent it builds in their agent.Env; the pool is also the
+// search.EvaluatorOpener through which `mcts:eval=NET` finds its network.
+// The zero Pool is ready to use, with the auto backend and no notices.
 type Pool struct {
+	opt    PoolOptions
 	mu     sync.Mutex
 	m      map[poolKey]*pooled
 	closed []Usage // engines closed so far, in closing order
+}
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	// Backend is the backend spec of agents that ask for "auto" (or ""):
+	// a command's --backend flag, so that specs with options
+	// (cpu:threads=1, cuda:device=0,precision=fp16) need not sit inside
+	// agent specs, whose commas they would break. Empty means auto.
+	Backend string
 	// OnOpen, when set, is called (with the pool's lock held) for every
 	// engine the pool opens: commands print which network and backend
 	// the agents use and why that backend.
 	OnOpen func(net nets.Source, backend, choice string)
+}
+
+// WithPool returns env carrying a Pool: env itself when it carries one,
+// else env with a new private pool. Callers that build agents again and
+// again for one run (an arena's games) call it once, so that every game's
+// agents share one engine per network instead of opening their own.
+func WithPool(env agent.Env) agent.Env {
+	if _, ok := agent.Lookup[*Pool](env); ok {
+		return env
+	}
+	return env.With(&Pool{})
+}
+
+// NewPool returns an empty pool with options o.
+func NewPool(o PoolOptions) *Pool { return &Pool{opt: o} }
+
+// PoolOf returns the Pool that env carries, or a new private one when it
+// carries none (a caller that builds a single agent, a test): engines are
+// then shared only between the users of that one pool.
+func PoolOf(env agent.Env) *Pool {
+	if p, ok := agent.Lookup[*Pool](env); ok {
+		return p
+	}
+	return &Pool{}
 }
 
 // Usage is what one pooled engine did over its life (or so far).
@@ -40,20 +79,11 @@ type Usage struct {
 // EvalsPerSec is the engine's rate over its life.
 func (u Usage) EvalsPerSec() float64 { return float64(u.Evals) / max(u.Wall.Seconds(), 1e-9) }
 
-// Shared is the process-wide pool the `az` and `policy` agents use.
-var Shared = &Pool{}
-
-// DefaultBackend is the backend spec used for agents that ask for
-// "auto" (or ""): a command's --backend flag sets it, so that specs with
-// options (cpu:threads=1, cuda:device=0,precision=fp16) need not sit
-// inside agent specs, whose commas they would break. Unset means auto.
-var DefaultBackend atomic.Pointer[string]
-
 // backendFor resolves an agent's backend option.
-func backendFor(b string) string {
+func (p *Pool) backendFor(b string) string {
 	if b == "" || b == "auto" {
-		if d := DefaultBackend.Load(); d != nil {
-			return *d
+		if p.opt.Backend != "" {
+			return p.opt.Backend
 		}
 		return "auto"
 	}
@@ -120,7 +150,7 @@ func (l *Lease) Release() {
 // value 0) and backend name, opening the network and backend on first
 // use.
 func (p *Pool) Acquire(g games.Game, netRef, backend string) (*Lease, error) {
-	backend = backendFor(backend)
+	backend = p.backendFor(backend)
 	k := poolKey{game: g.Spec(), net: netRef, backend: backend}
 	if fi, err := os.Stat(netRef); err == nil && !fi.IsDir() {
 		k.size, k.mtime = fi.Size(), fi.ModTime().UnixNano()
@@ -139,8 +169,8 @@ func (p *Pool) Acquire(g games.Game, netRef, backend string) (*Lease, error) {
 		return nil, err
 	}
 	p.m[k] = &pooled{e: e, src: src, refs: 1, backend: e.Backend().Name(), choice: choice, opened: time.Now()}
-	if p.OnOpen != nil {
-		p.OnOpen(src, e.Backend().Name(), choice)
+	if p.opt.OnOpen != nil {
+		p.opt.OnOpen(src, e.Backend().Name(), choice)
 	}
 	return &Lease{Engine: e, Source: src, p: p, key: k}, nil
 }

@@ -39,14 +39,14 @@ func smallRecurrentFile(t *testing.T, g games.Game) (*nets.Recurrent, string) {
 func TestRecurrentPolicyKeepsState(t *testing.T) {
 	g := games.MustNew("sequence:jacks=false")
 	net, path := smallRecurrentFile(t, g)
-	a, err := agent.New(g, "policy:net="+path, 1)
+	a, err := agent.New(g, "policy:net="+path, testEnv(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := a.(*RecurrentPolicy); !ok {
 		t.Fatalf("policy agent on a recurrent file is a %T", a)
 	}
-	rnd, _ := agent.New(g, "random", 2)
+	rnd, _ := agent.New(g, "random", testEnv(2))
 	H := net.Hidden()
 	in := make([]float32, net.InputSize())
 	logits, val := make([]float32, net.PolicySize()), make([]float32, 1)
@@ -110,10 +110,10 @@ func TestRecurrentPolicyKeepsState(t *testing.T) {
 // A recurrent net for another game is refused with a clear error.
 func TestRecurrentPolicyWrongGame(t *testing.T) {
 	_, path := smallRecurrentFile(t, games.MustNew("sequence:jacks=false"))
-	if _, err := agent.New(games.MustNew("sequence"), "policy:net="+path, 1); err == nil || !contains(err.Error(), "features") {
+	if _, err := agent.New(games.MustNew("sequence"), "policy:net="+path, testEnv(1)); err == nil || !contains(err.Error(), "features") {
 		t.Fatalf("error %v, want one naming the feature sizes", err)
 	}
-	if _, err := agent.New(games.MustNew("connect4"), "policy:net="+path, 1); err == nil {
+	if _, err := agent.New(games.MustNew("connect4"), "policy:net="+path, testEnv(1)); err == nil {
 		t.Fatal("a Sequence recurrent net accepted for connect4")
 	}
 }

@@ -111,32 +111,26 @@ const defaultSims = 250
 // mctsOptions returns the `mcts` agent's options (mcts-v and mcts-bb take
 // the same keys), with sims and time per turn.
 func mctsOptions() []agent.Option {
-	for _, r := range agent.Registered() {
-		if r.Name != "mcts" {
-			continue
+	out := search.AgentOptions()
+	for i := range out {
+		switch out[i].Key {
+		case "sims":
+			out[i].Default = fmt.Sprint(defaultSims)
+			out[i].Help = "simulations (evaluations) per turn (0 = time only)"
+		case "time":
+			out[i].Help = "time per turn, e.g. 1s (0 = sims only)"
 		}
-		out := append([]agent.Option(nil), r.Options...)
-		for i := range out {
-			switch out[i].Key {
-			case "sims":
-				out[i].Default = fmt.Sprint(defaultSims)
-				out[i].Help = "simulations (evaluations) per turn (0 = time only)"
-			case "time":
-				out[i].Help = "time per turn, e.g. 1s (0 = sims only)"
-			}
-		}
-		return out
 	}
-	panic("multi: the mcts agent is not registered")
+	return out
 }
 
-func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, uint64) (agent.Agent, error) {
-	return func(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
-		o, err := bbOptions(g, s)
+func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, agent.Env) (agent.Agent, error) {
+	return func(g games.Game, s *spec.Spec, env agent.Env) (agent.Agent, error) {
+		o, err := bbOptions(g, s, env)
 		if err != nil {
 			return nil, err
 		}
-		p, err := NewBB(g, o, vanilla, seed)
+		p, err := NewBB(g, o, vanilla, env.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -145,12 +139,13 @@ func newBBAgent(vanilla bool) func(games.Game, *spec.Spec, uint64) (agent.Agent,
 }
 
 // bbOptions reads the options of an mcts-v or mcts-bb spec (the `mcts`
-// options, sims per turn defaulting to the study's).
-func bbOptions(g games.Game, s *spec.Spec) (search.Options, error) {
+// options, sims per turn defaulting to the study's); env's services open
+// a network named by eval=.
+func bbOptions(g games.Game, s *spec.Spec, env agent.Env) (search.Options, error) {
 	if !s.Has("sims") && !s.Has("time") {
 		s.Set("sims", fmt.Sprint(defaultSims))
 	}
-	o, err := search.ParseOptions(g, s)
+	o, err := search.ParseOptions(g, s, env)
 	if err != nil {
 		return o, renamed(s.Name, err)
 	}
@@ -199,16 +194,16 @@ func withEvalOptions(t spec.Table) []agent.Option {
 }
 
 // parseEval returns the evaluator that the evalKeys of s choose, with
-// their mcts meaning (a network for eval=NET, through the resolver that
-// search/engine installs).
-func parseEval(g games.Game, s *spec.Spec) (search.Evaluator, error) {
+// their mcts meaning (a network for eval=NET, opened by env's
+// search.EvaluatorOpener).
+func parseEval(g games.Game, s *spec.Spec, env agent.Env) (search.Evaluator, error) {
 	sub, _ := spec.Parse(s.Name)
 	for _, k := range evalKeys {
 		if s.Has(k) {
 			sub.Set(k, s.String(k, ""))
 		}
 	}
-	o, err := search.ParseOptions(g, sub)
+	o, err := search.ParseOptions(g, sub, env)
 	if err != nil {
 		return nil, renamed(s.Name, err)
 	}
@@ -250,12 +245,13 @@ func closeEval(ev search.Evaluator) error {
 	return nil
 }
 
-func newEMCTSAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+func newEMCTSAgent(g games.Game, s *spec.Spec, env agent.Env) (agent.Agent, error) {
+	seed := env.Seed
 	var m emctsSpec
 	if err := m.parse(s); err != nil {
 		return nil, err
 	}
-	ev, err := parseEval(g, s)
+	ev, err := parseEval(g, s, env)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +311,7 @@ func NewTurnSearcher(g games.Game, s *spec.Spec, ev search.Evaluator, seed uint6
 	}
 	switch s.Name {
 	case "mcts-v", "mcts-bb":
-		o, err := bbOptions(g, s)
+		o, err := bbOptions(g, s, agent.Env{}) // no evaluator options: none opens
 		if err != nil {
 			return nil, err
 		}
@@ -358,7 +354,8 @@ func (m *oepSpec) table() spec.Table {
 	}
 }
 
-func newOEPAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
+func newOEPAgent(g games.Game, s *spec.Spec, env agent.Env) (agent.Agent, error) {
+	seed := env.Seed
 	var m oepSpec
 	if err := m.table().Parse(s); err != nil {
 		return nil, err
@@ -366,7 +363,7 @@ func newOEPAgent(g games.Game, s *spec.Spec, seed uint64) (agent.Agent, error) {
 	if s.Has("time") && !s.Has("sims") {
 		m.Sims = 0
 	}
-	ev, err := parseEval(g, s)
+	ev, err := parseEval(g, s, env)
 	if err != nil {
 		return nil, err
 	}

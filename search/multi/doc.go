@@ -46,8 +46,8 @@
 //
 // Evaluators: the `mcts` evaluator options (eval, rollout, ...); with
 // eval=NET (a weights file, a shipped network, init) leaves are evaluated
-// by a network through the pooled, batched engine of search/engine (its
-// evaluator resolver, installed by linking that package): one blocking
+// by a network through the pooled, batched engine of search/engine (the
+// search.EvaluatorOpener that the agent.Env carries): one blocking
 // request per leaf, batched with every other search on the same network,
 // priors from the network's policy. Agents release that engine on Close.
 //

@@ -248,7 +248,7 @@ func TestPolicyHistoryShape(t *testing.T) {
 func TestEvalErrorsNameAgent(t *testing.T) {
 	g := games.MustNew("connect4d")
 	for _, sp := range []string{"emcts:eval=nosuch", "oep:eval=nosuch", "emcts:rollout=heuristic", "oep:eval=blend,static=nosuch", "mcts-bb:eval=nosuch", "mcts-v:rollout=heuristic"} {
-		_, err := agent.New(g, sp, 1)
+		_, err := agent.New(g, sp, agent.Env{Seed: 1})
 		name, _, _ := strings.Cut(sp, ":")
 		if err == nil || !strings.HasPrefix(err.Error(), name+": ") {
 			t.Errorf("%s: error %v, want one beginning %q", sp, err, name+": ")

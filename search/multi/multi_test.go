@@ -230,11 +230,11 @@ func TestFullGames(t *testing.T) {
 	for _, gs := range []string{"connect4d:d=4", "strands:size=4"} {
 		g := games.MustNew(gs)
 		for i, sp := range specs {
-			a, err := agent.New(g, sp, uint64(i))
+			a, err := agent.New(g, sp, agent.Env{Seed: uint64(i)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, _ := agent.New(g, "random", 9)
+			r, _ := agent.New(g, "random", agent.Env{Seed: 9})
 			seat := i % 2
 			s := g.NewInitialState()
 			for !s.IsTerminal() {
@@ -258,7 +258,7 @@ func TestFullGames(t *testing.T) {
 func TestAgentOptions(t *testing.T) {
 	g := games.MustNew("connect4d")
 	for _, sp := range []string{"emcts:nosuch=1", "mcts-bb:threads=2", "emcts:horizon=0", "oep:pop=1", "oep:survival=0", "oep:mutation=2", "oep:eval=nosuch"} {
-		if _, err := agent.New(g, sp, 1); err == nil {
+		if _, err := agent.New(g, sp, agent.Env{Seed: 1}); err == nil {
 			t.Errorf("%s: no error", sp)
 		}
 	}

@@ -60,11 +60,15 @@ func netPolicy(n *nets.Net, s games.State) []float32 {
 	return probs
 }
 
-// evals returns the number of network rows evaluated by the shared
+// netPool is the engine pool of this file's network agents (their
+// agent.Env carries it).
+var netPool = engine.NewPool(engine.PoolOptions{})
+
+// evals returns the number of network rows evaluated by netPool's
 // engines so far.
 func evals() int64 {
 	var n int64
-	for _, u := range engine.Shared.Usage() {
+	for _, u := range netPool.Usage() {
 		n += u.Evals
 	}
 	return n
@@ -113,7 +117,7 @@ func TestNetworkEvaluation(t *testing.T) {
 		{"mcts-bb:sel=puct,sims=200,eval=" + path, 200},
 		{"oep:sims=200,reeval=false,eval=" + path, 200},
 	} {
-		ag, err := agent.New(g, tc.spec, 1)
+		ag, err := agent.New(g, tc.spec, agent.Env{Seed: 1}.With(netPool))
 		if err != nil {
 			t.Fatal(tc.spec, err)
 		}
@@ -155,7 +159,7 @@ func TestNetworkEvaluation(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if k := engine.Shared.Open(); k != 0 {
+	if k := netPool.Open(); k != 0 {
 		t.Errorf("%d engines still open after closing every agent", k)
 	}
 	var _ multi.Explainer = (*multi.OEP)(nil)
@@ -182,7 +186,7 @@ func TestEMCTSTargetAgreementNet(t *testing.T) {
 			agree, total := 0, 0
 			var mass float64
 			for seed := uint64(1); seed <= 6; seed++ {
-				ag, err := agent.New(g, "emcts:sims=250,bb="+bb+",hist="+hist+",eval="+net, seed)
+				ag, err := agent.New(g, "emcts:sims=250,bb="+bb+",hist="+hist+",eval="+net, agent.Env{Seed: seed}.With(netPool))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,7 +17,8 @@ func init() {
 		Summary: "perfect Connect Four play (exact solver, built-in opening book for the first 8 plies); ties among best moves broken at random",
 		Options: agent.OptionsOf(new(agentOptions).table()),
 		Games:   []string{"connect4"},
-		New: func(g games.Game, sp *spec.Spec, seed uint64) (agent.Agent, error) {
+		New: func(g games.Game, sp *spec.Spec, env agent.Env) (agent.Agent, error) {
+			seed := env.Seed
 			var o agentOptions
 			t := o.table()
 			if err := t.Parse(sp); err != nil {

@@ -11,7 +11,7 @@ import (
 
 func TestAgentPlaysOptimally(t *testing.T) {
 	g := games.MustNew("connect4")
-	ag, err := agent.New(g, "solver", 1)
+	ag, err := agent.New(g, "solver", agent.Env{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +98,11 @@ func TestAgentWinsFromTheEmptyBoard(t *testing.T) {
 		nGames = 1
 	}
 	for seed := range uint64(nGames) {
-		ag, err := agent.New(g, "solver", seed)
+		ag, err := agent.New(g, "solver", agent.Env{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opp, err := agent.New(g, "random", seed+100)
+		opp, err := agent.New(g, "random", agent.Env{Seed: seed + 100})
 		if err != nil {
 			t.Fatal(err)
 		}
