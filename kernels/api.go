@@ -19,7 +19,7 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil, nil, false)
+	gemm(0, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nil, nil, false)
 }
 
 // GemmBiasAct is the fused inference GEMM:
@@ -32,6 +32,11 @@ func Gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 // be exactly c (an in-place residual connection) but must not otherwise
 // overlap it. C is not read unless it is the residual.
 func GemmBiasAct(m, n, k int, a []float32, lda int, b []float32, ldb int, bias []float32, residual []float32, relu bool, c []float32, ldc int) {
+	gemmBiasAct(0, m, n, k, a, lda, b, ldb, bias, residual, relu, c, ldc)
+}
+
+// gemmBiasAct is GemmBiasAct on a thread budget (see Team).
+func gemmBiasAct(limit, m, n, k int, a []float32, lda int, b []float32, ldb int, bias []float32, residual []float32, relu bool, c []float32, ldc int) {
 	checkGemm(false, false, m, n, k, a, lda, b, ldb, c, ldc)
 	if bias != nil && len(bias) < n {
 		panic(fmt.Sprintf("kernels: GemmBiasAct: len(bias)=%d < n=%d", len(bias), n))
@@ -42,7 +47,7 @@ func GemmBiasAct(m, n, k int, a []float32, lda int, b []float32, ldb int, bias [
 	if m == 0 || n == 0 {
 		return
 	}
-	gemm(false, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, bias, residual, relu)
+	gemm(limit, false, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, bias, residual, relu)
 }
 
 // Im2Col3x3 expands an NHWC image batch src (batch*h*w*channels values) into

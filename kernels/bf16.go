@@ -365,6 +365,11 @@ func grow16(x []uint16, n int) []uint16 {
 // shared out over the idle kernel threads. Results do not depend on the
 // number of threads. It allocates nothing in steady state.
 func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bias, residual []float32, relu bool, dst []float32) {
+	conv3x3BiasActBF16(0, src, batch, cin, h, w, wts, bias, residual, relu, dst)
+}
+
+// conv3x3BiasActBF16 is Conv3x3BiasActBF16 on a thread budget (see Team).
+func conv3x3BiasActBF16(limit int, src []float32, batch, cin, h, w int, wts *BF16Matrix, bias, residual []float32, relu bool, dst []float32) {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 {
 		panic(fmt.Sprintf("kernels: Conv3x3BiasActBF16: negative size batch=%d cin=%d h=%d w=%d", batch, cin, h, w))
 	}
@@ -404,7 +409,7 @@ func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bi
 	if ts := cv.tiles(); ts != nil {
 		mr = ts.mr
 	}
-	nt := min(Threads()-busy+1, max(1, work/minWorkPerThread), (m+mr-1)/mr)
+	nt := min(threadsOf(limit)-busy+1, max(1, work/minWorkPerThread), (m+mr-1)/mr)
 	if nt <= 1 {
 		cv.RunPart(0)
 		callsInFlight.Add(-1)
@@ -413,7 +418,7 @@ func Conv3x3BiasActBF16(src []float32, batch, cin, h, w int, wts *BF16Matrix, bi
 		callsInFlight.Add(-1)
 		// Four parts per thread of whole tiles balance uneven progress.
 		cv.rowsPer = ((m+4*nt-1)/(4*nt) + mr - 1) / mr * mr
-		cv.parallel((m + cv.rowsPer - 1) / cv.rowsPer)
+		cv.parallel(limit, (m+cv.rowsPer-1)/cv.rowsPer)
 	}
 	bf16Pool.Put(bs)
 }
@@ -452,10 +457,10 @@ var bf16ConvPool = sync.Pool{New: func() any { return new(bf16Conv) }}
 
 // parallel runs the parts on a pooled copy of c, so that the caller's
 // stays on the stack.
-func (c *bf16Conv) parallel(parts int) {
+func (c *bf16Conv) parallel(limit, parts int) {
 	p := bf16ConvPool.Get().(*bf16Conv)
 	*p = *c
-	Parallel(parts, p)
+	parallel(limit, parts, p)
 	*p = bf16Conv{} // drop references to the caller's slices
 	bf16ConvPool.Put(p)
 }

@@ -39,6 +39,11 @@ type convArgs struct {
 // rounding, without materialising the im2col matrix. dst must not overlap
 // src or wts. It allocates nothing in steady state.
 func Conv3x3BiasAct(src []float32, batch, cin, h, w int, wts []float32, cout int, bias, residual []float32, relu bool, dst []float32) {
+	conv3x3BiasAct(0, src, batch, cin, h, w, wts, cout, bias, residual, relu, dst)
+}
+
+// conv3x3BiasAct is Conv3x3BiasAct on a thread budget (see Team).
+func conv3x3BiasAct(limit int, src []float32, batch, cin, h, w int, wts []float32, cout int, bias, residual []float32, relu bool, dst []float32) {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
 		panic(fmt.Sprintf("kernels: Conv3x3BiasAct: negative size batch=%d cin=%d h=%d w=%d cout=%d", batch, cin, h, w, cout))
 	}
@@ -63,7 +68,7 @@ func Conv3x3BiasAct(src []float32, batch, cin, h, w int, wts []float32, cout int
 	}
 	k := 9 * cin
 	cv := convArgs{src: src, ch: cin, h: h, w: w}
-	gemmConv(m, cout, k, wts, cout, bias, residual, relu, dst, cout, cv)
+	gemmConv(limit, m, cout, k, wts, cout, bias, residual, relu, dst, cout, cv)
 }
 
 // convRows computes rows [lo, hi) of the convolution g describes (g.a is

@@ -122,7 +122,11 @@
 // nets, then get one thread per call instead of competing for the pool).
 // Parallel runs a caller's own parts (the slices of a batch-sliced
 // inference) on the same pool and counts the threads it takes as busy, so
-// the kernel calls inside a part run single-threaded. Packing buffers are preallocated and reused, so
+// the kernel calls inside a part run single-threaded. A Team is a thread
+// budget of its own for one user (a CPU backend's threads= option): its
+// calls split over at most its threads, while the package functions use
+// the default (SetThreads); every team shares the pool and the count of
+// busy threads. Packing buffers are preallocated and reused, so
 // the kernels allocate nothing in steady state. Every function is safe for
 // concurrent use by many goroutines as long as their output slices do not
 // overlap; Use and SetThreads are configuration calls meant for start-up,

@@ -51,6 +51,9 @@ type job struct {
 	// task, when set, makes the job a Parallel call: chunk i is
 	// task.RunPart(i) and gemmArgs is unused.
 	task Task
+	// limit is the call's thread budget (Team.threads: 0 means the
+	// package default, Threads()).
+	limit int
 }
 
 var jobPool = sync.Pool{New: func() any { return new(job) }}
@@ -61,8 +64,9 @@ const minWorkPerThread = 1 << 20
 
 // gemm runs one checked GEMM (see gemmArgs), splitting rows over the pool
 // when the problem is large enough. It allocates nothing in steady state.
-func gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias, residual []float32, relu bool) {
+func gemm(limit int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias, residual []float32, relu bool) {
 	j := jobPool.Get().(*job)
+	j.limit = limit
 	j.gemmArgs = gemmArgs{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, bias: bias, residual: residual, relu: relu,
 		im: cur.Load()}
@@ -71,8 +75,9 @@ func gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int,
 
 // gemmConv runs a fused 3x3 convolution: GemmBiasAct with A the im2col
 // matrix of cv (see convRows).
-func gemmConv(m, n, k int, b []float32, ldb int, bias, residual []float32, relu bool, c []float32, ldc int, cv convArgs) {
+func gemmConv(limit, m, n, k int, b []float32, ldb int, bias, residual []float32, relu bool, c []float32, ldc int, cv convArgs) {
 	j := jobPool.Get().(*job)
+	j.limit = limit
 	j.gemmArgs = gemmArgs{m: m, n: n, k: k, alpha: 1, lda: k, b: b, ldb: ldb, c: c, ldc: ldc,
 		bias: bias, residual: residual, relu: relu, im: cur.Load(), conv: cv}
 	j.run()
@@ -98,7 +103,7 @@ func (j *job) run() {
 	// with each other for the cores).
 	busy := int(callsInFlight.Add(1))
 	work := m * n * max(k, 1)
-	nt := min(Threads()-busy+1, max(1, work/minWorkPerThread), (m+tile-1)/tile)
+	nt := min(threadsOf(j.limit)-busy+1, max(1, work/minWorkPerThread), (m+tile-1)/tile)
 	if nt <= 1 {
 		j.runRows(0, m)
 	} else {

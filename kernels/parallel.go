@@ -11,8 +11,11 @@ type Task interface {
 // in flight is using now (at least 1: the caller's own). It is a hint
 // for callers choosing how many parts to split work into; Parallel
 // checks again when it runs.
-func IdleThreads() int {
-	return max(1, Threads()-int(callsInFlight.Load()))
+func IdleThreads() int { return idleThreads(0) }
+
+// idleThreads is IdleThreads on a thread budget (see Team).
+func idleThreads(limit int) int {
+	return max(1, threadsOf(limit)-int(callsInFlight.Load()))
 }
 
 // Parallel runs t.RunPart(0), ..., t.RunPart(parts-1) on up to Threads()
@@ -25,8 +28,11 @@ func IdleThreads() int {
 // other thread is idle. The workers, and the caller waiting for them, poll
 // for up to spinWait before they park, so that back-to-back calls do not
 // pay a thread's wake-up each. It allocates nothing in steady state.
-func Parallel(parts int, t Task) {
-	nt := min(IdleThreads(), parts)
+func Parallel(parts int, t Task) { parallel(0, parts, t) }
+
+// parallel is Parallel on a thread budget (see Team).
+func parallel(limit, parts int, t Task) {
+	nt := min(idleThreads(limit), parts)
 	if nt <= 1 {
 		for p := range parts {
 			t.RunPart(p)

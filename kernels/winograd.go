@@ -117,10 +117,8 @@ func WinogradWeights(wts []float32, cin, cout int, dst []float32) {
 // with Conv3x3BiasAct to float32 rounding of the transforms (see above).
 // It allocates nothing in steady state except when it splits over threads.
 func Conv3x3Winograd(src []float32, batch, cin, h, w int, u []float32, cout int, bias, residual []float32, relu bool, dst []float32) {
-	if len(u) < 16*cin*cout {
-		panic(fmt.Sprintf("kernels: Conv3x3Winograd: transformed weights have %d values, want %d (see WinogradWeights)", len(u), 16*cin*cout))
-	}
-	winograd(winoArgs{u: u}, "Conv3x3Winograd", src, batch, cin, h, w, cout, bias, residual, relu, dst)
+	checkWinogradWeights(u, cin, cout)
+	winograd(0, winoArgs{u: u}, "Conv3x3Winograd", src, batch, cin, h, w, cout, bias, residual, relu, dst)
 }
 
 // WinogradBF16 holds the transformed weights of a 3x3 convolution (see
@@ -152,15 +150,25 @@ func PackWinogradBF16(u []float32, cin, cout int) *WinogradBF16 {
 // even. It allocates nothing in steady state except when it splits over
 // threads.
 func Conv3x3WinogradBF16(src []float32, batch, cin, h, w int, u *WinogradBF16, bias, residual []float32, relu bool, dst []float32) {
+	checkWinogradBF16(u, cin)
+	winograd(0, winoArgs{ub: u}, "Conv3x3WinogradBF16", src, batch, cin, h, w, u.cout, bias, residual, relu, dst)
+}
+
+func checkWinogradWeights(u []float32, cin, cout int) {
+	if len(u) < 16*cin*cout {
+		panic(fmt.Sprintf("kernels: Conv3x3Winograd: transformed weights have %d values, want %d (see WinogradWeights)", len(u), 16*cin*cout))
+	}
+}
+
+func checkWinogradBF16(u *WinogradBF16, cin int) {
 	if u.cin != cin || cin%2 != 0 {
 		panic(fmt.Sprintf("kernels: Conv3x3WinogradBF16: weights for %d input channels, image has %d (must be even)", u.cin, cin))
 	}
-	winograd(winoArgs{ub: u}, "Conv3x3WinogradBF16", src, batch, cin, h, w, u.cout, bias, residual, relu, dst)
 }
 
 // winograd checks and runs a Winograd convolution whose weights wg
 // already holds (u or ub); fn names the caller in panics.
-func winograd(wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int, bias, residual []float32, relu bool, dst []float32) {
+func winograd(limit int, wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int, bias, residual []float32, relu bool, dst []float32) {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
 		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
 	}
@@ -189,7 +197,7 @@ func winograd(wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int,
 	busy := int(callsInFlight.Add(1))
 	defer callsInFlight.Add(-1)
 	work := tiles * 16 * cin * cout
-	nt := min(Threads()-busy+1, max(1, work/minWorkPerThread), chunks)
+	nt := min(threadsOf(limit)-busy+1, max(1, work/minWorkPerThread), chunks)
 	if nt <= 1 {
 		for c := range chunks {
 			wg.chunk(c*winoChunk, min((c+1)*winoChunk, tiles))

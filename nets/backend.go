@@ -19,7 +19,7 @@ import (
 // Backends are opened by spec strings, parsed with package spec:
 //
 //	auto                      the highest-priority backend that opens here ("" too)
-//	cpu:threads=2             the CPU; threads is process-wide (kernels.SetThreads)
+//	cpu:threads=2             the CPU on 2 threads (this backend's own budget, Net.SetThreads)
 //	cpu:conv=winograd         the CPU, 3x3 convolutions by Winograd F(2x2,3x3)
 //	cpu:precision=bf16        the CPU, 3x3 convolutions with bfloat16 operands (AVX-512 BF16)
 //	cuda:device=0,precision=fp16,graphs=true   (package nets/cudabackend)
@@ -452,7 +452,8 @@ const (
 )
 
 // cpuBackend evaluates on the CPU with Net.Forward (SIMD GEMM kernels,
-// threads set by kernels.SetThreads). It is safe for concurrent use: calls
+// threads set by its threads= option, else the kernels' default). It is
+// safe for concurrent use: calls
 // are serialised by a mutex, since they share the net's scratch memory.
 type cpuBackend struct {
 	mu       sync.Mutex
@@ -466,7 +467,7 @@ func init() {
 		Priority: 0,
 		Summary:  "the network on the CPU (AVX2/AVX-512 GEMM kernels); always available",
 		Options: []BackendOption{{Key: "threads", Min: 1, Max: cpuMaxThreads, Default: "min(GOMAXPROCS, 8)",
-			Help: "kernel threads: a batch is split over them, each slice running the whole network, and a single large kernel call too; process-wide (kernels.SetThreads): it applies to every CPU net in the process"},
+			Help: "kernel threads: a batch is split over them, each slice running the whole network, and a single large kernel call too; this backend's own budget (other networks in the process keep theirs)"},
 			{Key: "conv", Values: append([]string{"auto"}, convNames...), Default: "auto",
 				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3); auto: winograd with the SIMD kernels (8-33% more evals/s than im2col measured at 2 threads with AVX2 and AVX-512), im2col with the generic ones (see AutoConvAlgorithm)"},
 			{Key: "precision", Values: precisionNames, Default: "fp32",
@@ -481,7 +482,7 @@ func init() {
 				if err != nil || n < 1 {
 					return nil, &OptionError{Backend: "cpu", Key: "threads", Reason: fmt.Sprintf("%q is not an integer in 1..%d", v, cpuMaxThreads)}
 				}
-				kernels.SetThreads(n)
+				net.SetThreads(n)
 			}
 			a := AutoConvAlgorithm()
 			if v, ok := opts.Param("conv"); ok && v != "auto" {
@@ -557,7 +558,7 @@ func (b *cpuBackend) Describe() string {
 			prec += " (portable code, no AVX-512 BF16 kernels in use: hundreds of times slower than float32)"
 		}
 	}
-	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), kernels.Threads(), b.net.ConvAlgorithm(), prec)
+	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), b.net.Threads(), b.net.ConvAlgorithm(), prec)
 }
 
 func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {

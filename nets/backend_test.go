@@ -126,16 +126,33 @@ func TestOpenBackendSpecAutoFallsBack(t *testing.T) {
 	}
 }
 
+// cpu:threads=N is the backend's own budget: two backends in one process
+// keep their own (issue 39: it used to set the kernels' process-wide
+// count), and the kernels' default is left alone.
 func TestCPUThreadsOption(t *testing.T) {
-	defer kernels.SetThreads(kernels.SetThreads(0))
+	defer kernels.SetThreads(kernels.SetThreads(4))
+	var bs []Backend
 	for _, n := range []int{1, 3} {
 		b, err := OpenBackend(fmt.Sprintf("cpu:threads=%d", n), tinyNet(t), BackendOptions{MaxBatch: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.Name() != "cpu" || kernels.Threads() != n {
-			t.Errorf("cpu:threads=%d: backend %s, kernels.Threads() = %d", n, b.Name(), kernels.Threads())
+		bs = append(bs, b)
+	}
+	plain, err := OpenBackend("cpu", tinyNet(t), BackendOptions{MaxBatch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"on 1 thread(s)", "on 3 thread(s)"} {
+		if d := bs[i].(Describer).Describe(); !strings.Contains(d, want) {
+			t.Errorf("backend %d: %q, want it to say %q", i, d, want)
 		}
+	}
+	if d := plain.(Describer).Describe(); !strings.Contains(d, "on 4 thread(s)") {
+		t.Errorf("plain cpu backend: %q, want the default 4 threads", d)
+	}
+	if kernels.Threads() != 4 {
+		t.Errorf("opening cpu:threads=N changed the kernels' default to %d", kernels.Threads())
 	}
 }
 
@@ -270,7 +287,7 @@ func TestBackendInfos(t *testing.T) {
 	if !ok || cpu.Summary == "" {
 		t.Fatal("cpu not registered with a summary")
 	}
-	if o, ok := cpu.Option("threads"); !ok || o.Allowed() != "1..64" || !strings.Contains(o.Help, "process-wide") {
+	if o, ok := cpu.Option("threads"); !ok || o.Allowed() != "1..64" || !strings.Contains(o.Help, "own budget") {
 		t.Errorf("cpu threads option %+v", o)
 	}
 	for _, name := range []string{"", "auto", "cpu", "a:b"} {

@@ -103,17 +103,17 @@ func (n *Net) conv3(i int, u *unit, batch int, a, res, out []float32) {
 	h, w := n.cfg.Height, n.cfg.Width
 	if n.bf16 != nil {
 		if wu := n.bf16.wu[i]; wu != nil {
-			kernels.Conv3x3WinogradBF16(a, batch, u.cin, h, w, wu, u.foldB, res, u.relu, out)
+			n.team.Conv3x3WinogradBF16(a, batch, u.cin, h, w, wu, u.foldB, res, u.relu, out)
 			return
 		}
-		kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, n.bf16.w[i], u.foldB, res, u.relu, out)
+		n.team.Conv3x3BiasActBF16(a, batch, u.cin, h, w, n.bf16.w[i], u.foldB, res, u.relu, out)
 		return
 	}
 	if n.wino == nil || u.cin < winoMinCin {
-		kernels.Conv3x3BiasAct(a, batch, u.cin, h, w, u.foldW, u.cout, u.foldB, res, u.relu, out)
+		n.team.Conv3x3BiasAct(a, batch, u.cin, h, w, u.foldW, u.cout, u.foldB, res, u.relu, out)
 		return
 	}
-	kernels.Conv3x3Winograd(a, batch, u.cin, h, w, n.wino.u[i], u.cout, u.foldB, res, u.relu, out)
+	n.team.Conv3x3Winograd(a, batch, u.cin, h, w, n.wino.u[i], u.cout, u.foldB, res, u.relu, out)
 }
 
 // prepareWinograd transforms the folded 3x3 weights for Winograd when

@@ -72,7 +72,22 @@ type Net struct {
 	tr              trainScratch
 	wino            *winoState // nil: 3x3 convolutions by im2col (conv_winograd.go)
 	bf16            *bf16State // nil: inference in float32 (precision.go)
+	// team is the thread budget of inference (SetThreads); the zero Team
+	// is the kernels' package default.
+	team kernels.Team
 }
+
+// SetThreads sets how many goroutines (the caller's included) one
+// Forward call may use: a batch is sliced over them, and a call on one
+// slice splits its kernels over what is left. n <= 0 restores the
+// kernels' package default (kernels.SetThreads). The budget is this
+// network's alone (the cpu backend's threads= option sets it): other
+// networks in the process keep theirs. Training is not affected. Like
+// SetPrecision, it must not race with Forward.
+func (n *Net) SetThreads(threads int) { n.team = kernels.NewTeam(threads) }
+
+// Threads returns the thread budget of Forward (see SetThreads).
+func (n *Net) Threads() int { return n.team.Threads() }
 
 // New builds a network for cfg with weights drawn from seed: He-normal
 // convolution and dense weights, zero biases, batch norm at identity
@@ -429,9 +444,9 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 	n.prepareBF16()
 	n.Reserve(batch)
 	s := &n.inf
-	if parts := forwardParts(batch); parts > 1 {
+	if parts := n.forwardParts(batch); parts > 1 {
 		s.part = forwardPart{n: n, batch: batch, parts: parts, input: input, policy: policy, value: value}
-		kernels.Parallel(parts, &s.part)
+		n.team.Parallel(parts, &s.part)
 		s.part = forwardPart{} // drop references to the caller's slices
 		return
 	}
@@ -449,8 +464,8 @@ const forwardMinRows = 2
 // least forwardMinRows samples. With no thread idle (another network or
 // the trainer busy in the same process) the batch runs in one pass
 // rather than in slices one after another.
-func forwardParts(batch int) int {
-	return max(1, min(kernels.IdleThreads(), batch/forwardMinRows))
+func (n *Net) forwardParts(batch int) int {
+	return max(1, min(n.team.IdleThreads(), batch/forwardMinRows))
 }
 
 // forwardPart is one batch-sliced Forward call (kernels.Task): part p
@@ -501,7 +516,7 @@ func (n *Net) forwardRows(r0, r1 int, input, policy, value []float32) {
 		if u.kind == kindConv3 {
 			n.conv3(i, u, rows, a, res, out)
 		} else {
-			kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
+			n.team.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
 		}
 		if u.tanh {
 			tanhInPlace(out)
