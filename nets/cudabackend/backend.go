@@ -122,11 +122,13 @@ func Probe() error {
 	return nil
 }
 
-// Environment variables read when the spec leaves the key out.
-const (
-	envPrecision = "CANOPY_CUDA_PRECISION" // fp32, tf32, fp16 or bf16
-	envGraphs    = "CANOPY_CUDA_GRAPHS"    // 1 (or true) replays captured graphs
-)
+// retiredEnv are environment variables that once stood in for spec
+// options; they are no longer read, and a backend opened while one is set
+// says which option replaces it rather than silently ignoring it.
+var retiredEnv = []struct{ name, option string }{
+	{"CANOPY_CUDA_PRECISION", "precision"},
+	{"CANOPY_CUDA_GRAPHS", "graphs"},
+}
 
 // maxDevice bounds the device key of a spec (the driver's own limit is
 // far lower; a larger ordinal is surely a typo).
@@ -143,20 +145,22 @@ func init() {
 		Summary:  "the network on an NVIDIA GPU (CUDA libraries loaded at run time, no cgo)",
 		Options: []nets.BackendOption{
 			{Key: "device", Min: 0, Max: maxDevice, Default: "0", Help: "CUDA device ordinal"},
-			{Key: "precision", Values: append(prec, string(Auto)), Default: "$" + envPrecision + ", else auto",
+			{Key: "precision", Values: append(prec, string(Auto)), Default: "auto",
 				Help: "GEMM operand precision (accumulation is always FP32); auto: bf16 on sm_80 and newer, fp16 on sm_7x"},
-			{Key: "graphs", Values: []string{"true", "false"}, Default: "true if $" + envGraphs + "=1, else false",
+			{Key: "graphs", Values: []string{"true", "false"}, Default: "false",
 				Help: "replay one captured CUDA graph per batch size"},
 		},
 		Open: openSpec,
 	})
 }
 
-// openSpec is the registered factory: spec options, then environment
-// fallbacks, then Open. A machine where Probe fails gets an error that
+// openSpec is the registered factory: spec options, then Open. A machine where Probe fails gets an error that
 // matches nets.ErrBackendUnavailable.
 func openSpec(net *nets.Net, o nets.BackendOptions) (nets.Backend, error) {
-	opts, err := specOptions(o, os.Getenv)
+	if err := checkRetiredEnv(os.Getenv); err != nil {
+		return nil, err
+	}
+	opts, err := specOptions(o)
 	if err != nil {
 		return nil, err
 	}
@@ -197,9 +201,9 @@ func (r *reason) Error() string { return r.msg }
 func (r *reason) Unwrap() error { return r.cause }
 
 // specOptions resolves Options from the spec's checked params (device,
-// precision, graphs), falling back to getenv for precision and graphs and
-// to o.Device for the device. It does not touch the GPU.
-func specOptions(o nets.BackendOptions, getenv func(string) string) (Options, error) {
+// precision, graphs), with the defaults auto and false and o.Device for the
+// device. It does not touch the GPU.
+func specOptions(o nets.BackendOptions) (Options, error) {
 	opts := Options{MaxBatch: o.MaxBatch, Device: o.Device}
 	if v, ok := o.Param("device"); ok {
 		n, err := strconv.Atoi(v)
@@ -208,15 +212,11 @@ func specOptions(o nets.BackendOptions, getenv func(string) string) (Options, er
 		}
 		opts.Device = n
 	}
-	v, ok := o.Param("precision")
-	src := "option precision"
-	if !ok {
-		v, src = getenv(envPrecision), "$"+envPrecision
-	}
+	v, _ := o.Param("precision")
 	p, err := ParsePrecision(v)
 	if err != nil {
 		return opts, &nets.OptionError{Backend: "cuda", Key: "precision",
-			Reason: fmt.Sprintf("%s=%q is not one of fp32|tf32|fp16|bf16|auto", src, v)}
+			Reason: fmt.Sprintf("%q is not one of fp32|tf32|fp16|bf16|auto", v)}
 	}
 	opts.Precision = p
 	if v, ok := o.Param("graphs"); ok {
@@ -227,17 +227,20 @@ func specOptions(o nets.BackendOptions, getenv func(string) string) (Options, er
 		default:
 			return opts, &nets.OptionError{Backend: "cuda", Key: "graphs", Reason: fmt.Sprintf("%q is not one of true|false", v)}
 		}
-	} else {
-		switch v := getenv(envGraphs); strings.ToLower(v) {
-		case "1", "true":
-			opts.Graphs = true
-		case "", "0", "false":
-		default:
-			return opts, &nets.OptionError{Backend: "cuda", Key: "graphs",
-				Reason: fmt.Sprintf("$%s=%q is not one of 1|0|true|false", envGraphs, v)}
-		}
 	}
 	return opts, nil
+}
+
+// checkRetiredEnv refuses to open while an environment variable that
+// spec options replaced is set (getenv is os.Getenv), naming the option.
+func checkRetiredEnv(getenv func(string) string) error {
+	for _, e := range retiredEnv {
+		if v := getenv(e.name); v != "" {
+			return &nets.OptionError{Backend: "cuda", Key: e.option,
+				Reason: fmt.Sprintf("$%s=%q is no longer read: give the backend spec's option instead (--backend cuda:%s=%s) and unset %s", e.name, v, e.option, v, e.name)}
+		}
+	}
+	return nil
 }
 
 // Open builds the GPU network for net: it opens the device, compiles the

@@ -90,33 +90,40 @@ func TestSpecOptions(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		params map[string]string
-		env    func(string) string
 		want   Options
 	}{
-		{"defaults", nil, env(), Options{MaxBatch: 8, Device: 2, Precision: Auto}},
-		{"env auto", nil, env(envPrecision, "AUTO"), Options{MaxBatch: 8, Device: 2, Precision: Auto}},
-		{"env fallback", nil, env(envPrecision, "bf16", envGraphs, "1"), Options{MaxBatch: 8, Device: 2, Precision: BF16, Graphs: true}},
-		{"spec wins", map[string]string{"precision": "tf32", "graphs": "false", "device": "1"},
-			env(envPrecision, "bf16", envGraphs, "1"), Options{MaxBatch: 8, Device: 1, Precision: TF32}},
+		{"defaults", nil, Options{MaxBatch: 8, Device: 2, Precision: Auto}},
+		{"spec", map[string]string{"precision": "tf32", "graphs": "true", "device": "1"}, Options{MaxBatch: 8, Device: 1, Precision: TF32, Graphs: true}},
 	} {
-		got, err := specOptions(nets.BackendOptions{MaxBatch: 8, Device: 2, Params: c.params}, c.env)
+		got, err := specOptions(nets.BackendOptions{MaxBatch: 8, Device: 2, Params: c.params})
 		if err != nil || got != c.want {
 			t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
 		}
 	}
 	for _, c := range []struct {
 		params map[string]string
-		env    func(string) string
 		key    string
 	}{
-		{nil, env(envPrecision, "fp8"), "precision"},
-		{nil, env(envGraphs, "maybe"), "graphs"},
-		{map[string]string{"device": "-1"}, env(), "device"},
+		{map[string]string{"precision": "fp8"}, "precision"},
+		{map[string]string{"graphs": "maybe"}, "graphs"},
+		{map[string]string{"device": "-1"}, "device"},
 	} {
-		_, err := specOptions(nets.BackendOptions{Params: c.params}, c.env)
+		_, err := specOptions(nets.BackendOptions{Params: c.params})
 		var oe *nets.OptionError
 		if !errors.As(err, &oe) || oe.Key != c.key || !errors.Is(err, nets.ErrBadBackendOption) {
 			t.Errorf("%v: error %v, want an OptionError for %s", c.params, err, c.key)
+		}
+	}
+	// The environment variables that options replaced are refused with the
+	// option to use, never silently read or ignored.
+	if err := checkRetiredEnv(env()); err != nil {
+		t.Errorf("no variable set: %v", err)
+	}
+	for _, c := range []struct{ name, key string }{{"CANOPY_CUDA_PRECISION", "precision"}, {"CANOPY_CUDA_GRAPHS", "graphs"}} {
+		err := checkRetiredEnv(env(c.name, "1"))
+		var oe *nets.OptionError
+		if !errors.As(err, &oe) || oe.Key != c.key || !strings.Contains(err.Error(), "cuda:"+c.key+"=") {
+			t.Errorf("$%s set: error %v, want one naming cuda:%s=", c.name, err, c.key)
 		}
 	}
 }

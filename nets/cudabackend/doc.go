@@ -32,11 +32,12 @@
 //
 // The backend spec takes device=N, precision=fp32|tf32|fp16|bf16|auto and
 // graphs=true|false (for example "cuda:precision=fp16,graphs=true"; see
-// nets.OpenBackendSpec). A key the spec leaves out falls back to the
-// environment: CANOPY_CUDA_PRECISION (default auto: DefaultPrecision of
-// the device, BF16 on sm_80 and newer, FP16 on sm_7x) and CANOPY_CUDA_GRAPHS
-// (1 to replay captured graphs); device falls back to
-// nets.BackendOptions.Device. Open takes Options explicitly. Where no GPU
+// nets.OpenBackendSpec). precision defaults to auto (DefaultPrecision of
+// the device, BF16 on sm_80 and newer, FP16 on sm_7x), graphs to false,
+// device to nets.BackendOptions.Device. The environment variables that
+// once stood in for precision and graphs (CANOPY_CUDA_PRECISION,
+// CANOPY_CUDA_GRAPHS) are no longer read: opening refuses while one is
+// set and names the option to give instead. Open takes Options explicitly. Where no GPU
 // can be used, opening "cuda" fails with an error that matches
 // nets.ErrBackendUnavailable and names the reason (Probe's).
 //
