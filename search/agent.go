@@ -99,8 +99,8 @@ type mctsSpec struct {
 func (m *mctsSpec) table() spec.Table {
 	d := DefaultOptions()
 	return spec.Table{
-		spec.Choice("sel", &m.Sel, "uct", []string{"uct", "ucb1", "ucb1tuned", "puct", "rave", "poolrave", "alphaamaf"}, "selection rule"),
-		spec.Float("c", &m.C, -1, -1, 1e6, "exploration constant; -1 = the rule's (uct 1.4, ucb1tuned 1, puct 1.5, rave family 0.3)"),
+		spec.Choice("sel", &m.Sel, "uct", ruleChoices(), "selection rule"),
+		spec.Float("c", &m.C, -1, -1, 1e6, "exploration constant; -1 = the rule's ("+ruleDefaultsHelp()+")"),
 		spec.Int("sims", &m.Sims, d.Sims, 0, 1<<30, "simulations per move (0 = time only)"),
 		spec.Duration("time", &m.Time, 0, 24*time.Hour, "time per move, e.g. 100ms (0 = sims only; time alone means no simulation limit)"),
 		spec.Int("nodes", &m.Nodes, 0, 0, 1<<26, "node budget (0 = sims+16, or 1M with a time budget)"),
@@ -178,7 +178,7 @@ func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 	if err := m.table().Parse(s); err != nil {
 		return o, err // spec.Table.Apply names the agent and the option
 	}
-	o.Rule = ruleNames[m.Sel]
+	o.Rule, _ = ParseRule(m.Sel) // sel is one of ruleChoices()
 	o.C = m.C
 	o.Sims, o.Time = m.Sims, m.Time
 	if s.Has("time") && !s.Has("sims") {

@@ -130,18 +130,8 @@ func DefaultOptions() Options {
 	}
 }
 
-// defaultC is each rule's exploration constant.
-func (r Rule) defaultC() float64 {
-	switch r {
-	case PUCT:
-		return 1.5
-	case UCB1Tuned:
-		return 1
-	case RAVE, PoolRAVE, AlphaAMAF:
-		return 0.3
-	}
-	return 1.4
-}
+// defaultC is each rule's exploration constant (the rules table).
+func (r Rule) defaultC() float64 { return rules[r].c }
 
 // raveStudy001 reports whether the options select study 001's RAVE score
 // (ravesched=study001 or study001clamp under sel=rave or poolrave).
@@ -167,11 +157,11 @@ func (o *Options) normalize() error {
 	if o.C < 0 {
 		o.C = o.defaultC()
 	}
+	if int(o.Rule) >= len(rules) {
+		return fmt.Errorf("search: unknown selection rule %d", o.Rule)
+	}
 	if o.ExpandVisits < 0 {
-		o.ExpandVisits = 1
-		if o.Rule == PUCT {
-			o.ExpandVisits = 0
-		}
+		o.ExpandVisits = rules[o.Rule].expand
 	}
 	if o.Sims <= 0 && o.Time <= 0 {
 		return fmt.Errorf("search: no budget (set sims=N or time=D)")

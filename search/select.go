@@ -1,8 +1,11 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
+	"slices"
+	"strings"
 	"sync/atomic"
 )
 
@@ -32,22 +35,74 @@ const (
 	AlphaAMAF
 )
 
-var ruleNames = map[string]Rule{
-	"uct": UCT, "ucb1": UCT, "ucb1tuned": UCB1Tuned, "puct": PUCT,
-	"rave": RAVE, "poolrave": PoolRAVE, "alphaamaf": AlphaAMAF,
+// ruleInfo describes a selection rule. The rules table is the one place a
+// rule's names, default constant, default expansion and the statistics it
+// keeps are written: the `sel` choices, the `c` help, Rule.String,
+// ParseRule, the defaults Options.normalize fills and the per-edge
+// extension a tree allocates all derive from it. Adding a rule is a
+// constant above, a row here and its score in edgeScore (and, for speed,
+// a case in the selection loops).
+type ruleInfo struct {
+	name    string   // the sel= name
+	aliases []string // other accepted names
+	c       float64  // default exploration constant (c=-1)
+	expand  int      // default ExpandVisits: 1 classic, 0 at evaluation with priors
+	amaf    bool     // keeps AMAF statistics per edge (the RAVE family)
+	squares bool     // keeps the squared-value sum per edge (variance bound)
+}
+
+// rules is indexed by Rule.
+var rules = [...]ruleInfo{
+	UCT:       {name: "uct", aliases: []string{"ucb1"}, c: 1.4, expand: 1},
+	UCB1Tuned: {name: "ucb1tuned", c: 1, expand: 1, squares: true},
+	PUCT:      {name: "puct", c: 1.5, expand: 0},
+	RAVE:      {name: "rave", c: 0.3, expand: 1, amaf: true},
+	PoolRAVE:  {name: "poolrave", c: 0.3, expand: 1, amaf: true},
+	AlphaAMAF: {name: "alphaamaf", c: 0.3, expand: 1, amaf: true},
+}
+
+// ParseRule returns the rule named name (a sel= name or alias).
+func ParseRule(name string) (Rule, bool) {
+	for r, info := range rules {
+		if info.name == name || slices.Contains(info.aliases, name) {
+			return Rule(r), true
+		}
+	}
+	return 0, false
+}
+
+// ruleChoices lists every accepted sel= name, aliases after their rule.
+func ruleChoices() []string {
+	var out []string
+	for _, info := range rules {
+		out = append(out, info.name)
+		out = append(out, info.aliases...)
+	}
+	return out
+}
+
+// ruleDefaultsHelp describes each rule's default constant, for the c
+// option's help: "uct 1.4, ucb1tuned 1, ...".
+func ruleDefaultsHelp() string {
+	parts := make([]string, len(rules))
+	for i, info := range rules {
+		parts[i] = fmt.Sprintf("%s %g", info.name, info.c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (r Rule) String() string {
-	for _, k := range []string{"uct", "ucb1tuned", "puct", "rave", "poolrave", "alphaamaf"} {
-		if ruleNames[k] == r {
-			return k
-		}
+	if int(r) < len(rules) {
+		return rules[r].name
 	}
 	return "unknown"
 }
 
 // usesAMAF reports whether the rule needs AMAF statistics.
-func (r Rule) usesAMAF() bool { return r == RAVE || r == PoolRAVE || r == AlphaAMAF }
+func (r Rule) usesAMAF() bool { return int(r) < len(rules) && rules[r].amaf }
+
+// keepsSquares reports whether the rule needs squared-value sums.
+func (r Rule) keepsSquares() bool { return int(r) < len(rules) && rules[r].squares }
 
 // Scores. Every per-edge score SelectLeaf computes is one of the functions
 // below: the selection loops call them and select_test.go checks them

@@ -511,3 +511,50 @@ func TestSelectSimProbabilities(t *testing.T) {
 		}
 	}
 }
+
+// The rules table names every rule once: names and aliases parse back to
+// their rule, no name is taken twice, and each rule's documented defaults
+// are the ones a search with c=-1 and expand=-1 gets.
+func TestRulesTable(t *testing.T) {
+	seen := map[string]Rule{}
+	for i, info := range rules {
+		r := Rule(i)
+		if info.name == "" {
+			t.Fatalf("rule %d has no row in the rules table", i)
+		}
+		for _, n := range append([]string{info.name}, info.aliases...) {
+			if prev, dup := seen[n]; dup {
+				t.Errorf("name %q is taken by %v and %v", n, prev, r)
+			}
+			seen[n] = r
+			if got, ok := ParseRule(n); !ok || got != r {
+				t.Errorf("ParseRule(%q) = %v, %t; want %v", n, got, ok, r)
+			}
+		}
+		if r.String() != info.name {
+			t.Errorf("Rule(%d).String() = %q, want %q", i, r, info.name)
+		}
+		o := DefaultOptions()
+		o.Rule = r
+		if err := o.normalize(); err != nil {
+			t.Fatalf("%v: %v", r, err)
+		}
+		if o.C != info.c || o.ExpandVisits != info.expand {
+			t.Errorf("%v: normalized c=%g expand=%d, the table says c=%g expand=%d", r, o.C, o.ExpandVisits, info.c, info.expand)
+		}
+	}
+	if _, ok := ParseRule("nosuch"); ok {
+		t.Error("ParseRule accepted an unknown name")
+	}
+	// The hand-written facts the table replaced (search/options.go before
+	// the table): UCT 1.4, UCB1-Tuned 1, PUCT 1.5 and expanding at
+	// evaluation, the RAVE family 0.3 and AMAF statistics.
+	for r, want := range map[Rule]float64{UCT: 1.4, UCB1Tuned: 1, PUCT: 1.5, RAVE: 0.3, PoolRAVE: 0.3, AlphaAMAF: 0.3} {
+		if r.defaultC() != want {
+			t.Errorf("%v: default c %g, want %g", r, r.defaultC(), want)
+		}
+	}
+	if !RAVE.usesAMAF() || !PoolRAVE.usesAMAF() || !AlphaAMAF.usesAMAF() || UCT.usesAMAF() || PUCT.usesAMAF() || !UCB1Tuned.keepsSquares() || UCT.keepsSquares() {
+		t.Error("the rules' statistics differ from the RAVE family's AMAF and UCB1-Tuned's squares")
+	}
+}

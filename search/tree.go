@@ -151,7 +151,7 @@ func newArena(maxNodes, maxEdges int, ext, vl, pri bool) *arena {
 // RAVE family), bandit sums (simsel=exp3/rm) or availability counts
 // (SO-ISMCTS).
 func needsExt(o *Options) bool {
-	return o.Rule == UCB1Tuned || o.Rule.usesAMAF() || o.SimSel != SimUCB || o.ISMCTS
+	return o.Rule.keepsSquares() || o.Rule.usesAMAF() || o.SimSel != SimUCB || o.ISMCTS
 }
 
 func (a *arena) reset() {
@@ -333,7 +333,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	}
 	t.fastSel = o.Bias == 0 && !o.Rewards01 && o.PBForm != "study003"
 	t.plainUCT = o.Rule == UCT && t.fastSel
-	t.squares = o.Rule == UCB1Tuned || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
+	t.squares = o.Rule.keepsSquares() || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
 	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == "tree"
 	t.form = formOf(&t.opt)
 	t.deferring = defers(&o)
