@@ -118,8 +118,8 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Float("fpu", &m.FPU, 0, -1, 1, "puct: value of unvisited actions"),
 		spec.Float("dir", &m.Dir, 0, 0, 1000, "root Dirichlet noise alpha (0 = none)"),
 		spec.Float("dirfrac", &m.DirFrac, d.DirichletEps, 0, 1, "fraction of Dirichlet noise"),
-		spec.Choice("ravesched", &m.RaveSched, d.RaveSchedule, []string{"sqrt", "silver", "study001", "study001clamp"}, "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na); study001 = study 001's score x + alpha*x_rave + c*sqrt(2 ln N/n), alpha = (k-na)/k unclamped as printed, on 0/1 win rates (c default 1); study001clamp = the same with alpha >= 0"),
-		spec.Float("ravek", &m.RaveK, d.RaveK, 0, 1e12, "k of the sqrt schedule and of alpha-AMAF; beta of ravesched=study001 and study001clamp"),
+		spec.Choice("ravesched", &m.RaveSched, d.RaveSchedule.String(), namedChoices(raveScheduleNames), "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na); additive = the additive score x + alpha*x_rave + c*sqrt(2 ln N/n), alpha = (k-na)/k unclamped, on 0/1 win rates (c default 1), study 001's as printed (alias study001); additive-clamped = the same with alpha >= 0 (alias study001clamp)"),
+		spec.Float("ravek", &m.RaveK, d.RaveK, 0, 1e12, "k of the sqrt schedule and of alpha-AMAF; beta of ravesched=additive and additive-clamped"),
 		spec.Choice("amafexplore", &m.AmafExplore, d.AmafExplore, []string{"uct", "ucb1tuned"}, "rave family: exploration term around the blended mean: uct c*sqrt(ln N/n), or ucb1tuned (UCB1-Tuned's variance bound, study 003)"),
 		spec.Float("raveb", &m.RaveB, d.RaveB, 0, 1e6, "b of the silver schedule"),
 		spec.Float("alpha", &m.Alpha, 0, 0, 1, "alphaamaf: constant weight when ravek=0"),
@@ -128,7 +128,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Choice("pool", &m.Pool, d.PoolAt, []string{"rollout", "tree"}, "poolrave: where pool moves are played: rollout (Rimmel et al. 2010: rollout moves from the last tree node's pool), or tree (study 001, section 4.1.4: with probability poolp a selection step takes one of the poolk edges with the best AMAF value instead of the tree policy)"),
 		spec.Float("bias", &m.Bias, 0, -1e6, 1e6, "progressive bias weight b on the heuristic scaled to [0, 1] per node (needs a game heuristic; pbform=study003: default 0.2)"),
 		spec.Choice("pbh", &m.PBH, "game", []string{"game", "one"}, "progressive bias heuristic: game (the game's heuristic, scaled to [0, 1] per node) or one (h = 1 for every action: the bias term is b/(1+n), study 003's eq. 5 as printed, its \"Progressive Bias\" row without the custom heuristic; any game)"),
-		spec.Choice("pbform", &m.PBForm, d.PBForm, []string{"canopy", "study003"}, "progressive bias score: canopy = rule + b*h/(1+n); study003 = Q + c*sqrt(ln(N+1)/n) + b*h/(1+n), sel=uct, c default 5, bias default 0.2"),
+		spec.Choice("pbform", &m.PBForm, d.PBForm.String(), namedChoices(pbFormNames), "progressive bias score: added = the rule's score + b*h/(1+n) (alias canopy); uct-ln1 = Q + c*sqrt(ln(N+1)/n) + b*h/(1+n), sel=uct, c default 5, bias default 0.2: study 003's eq. 5 (alias study003)"),
 		spec.Choice("rewards", &m.Rewards, "signed", []string{"signed", "01"}, "value scale in selection: signed [-1, 1], or 01 (x = (v+1)/2, as in studies with 0/1 rewards: study 001's UCB1 with Cp is c = 2*sqrt(2)*Cp)"),
 		spec.Choice("final", &m.Final, d.Final, []string{"visits", "value"}, "final move: most visits or best value"),
 		spec.Float("temp", &m.Temp, d.Temp, 0, 100, "temperature for sampled moves"),
@@ -188,11 +188,13 @@ func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 	o.StopWhenFull = m.Full == "stop"
 	o.ExpandVisits = m.Expand
 	o.FPU, o.DirichletA, o.DirichletEps = m.FPU, m.Dir, m.DirFrac
-	o.RaveSchedule, o.RaveK, o.RaveB, o.Alpha = m.RaveSched, m.RaveK, m.RaveB, m.Alpha
-	o.AmafExplore, o.PBForm, o.Rewards01 = m.AmafExplore, m.PBForm, m.Rewards == "01"
+	o.RaveSchedule, _ = ParseRaveSchedule(m.RaveSched) // one of namedChoices(raveScheduleNames)
+	o.PBForm, _ = ParsePBForm(m.PBForm)
+	o.RaveK, o.RaveB, o.Alpha = m.RaveK, m.RaveB, m.Alpha
+	o.AmafExplore, o.Rewards01 = m.AmafExplore, m.Rewards == "01"
 	o.PoolK, o.PoolP, o.PoolAt = m.PoolK, m.PoolP, m.Pool
 	o.Bias, o.Final, o.Temp, o.TempPlies = m.Bias, m.Final, m.Temp, m.TempPlies
-	if o.PBForm == "study003" && !s.Has("bias") {
+	if o.PBForm == PBUCTLn1 && !s.Has("bias") {
 		o.Bias = 0.2 // study 003's progressiveBiasFactor
 	}
 	o.Threads, o.Root, o.Reuse, o.TT = m.Threads, m.Root, m.Reuse, m.TT

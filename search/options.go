@@ -37,13 +37,8 @@ type Options struct {
 	DirichletEps float64 // fraction of noise in the root priors (dirfrac)
 
 	// RAVE family.
-	// RaveSchedule (ravesched): "sqrt" (beta = sqrt(k/(3n+k))), "silver"
-	// (Gelly & Silver 2011), "study001": study 001's additive RAVE score
-	// x + alpha*x_RAVE + c*sqrt(2 ln N / n) with alpha = (k - n_RAVE)/k as
-	// printed, negative beyond k AMAF visits, or "study001clamp": the same
-	// with alpha = max(0, (k - n_RAVE)/k), the reading of the study's
-	// words (see raveStudy001Score; sel=rave and poolrave).
-	RaveSchedule string
+	// RaveSchedule (ravesched) weighs the AMAF mean: see the constants.
+	RaveSchedule RaveSchedule
 	RaveK        float64 // k of the sqrt schedule and of alpha-AMAF (ravek)
 	RaveB        float64 // b of the silver schedule (raveb)
 	Alpha        float64 // constant alpha-AMAF weight when RaveK = 0 (alpha)
@@ -69,11 +64,9 @@ type Options struct {
 	// edges' priors; see heuristicPriors.
 	Bias      float64
 	Heuristic Heuristic
-	// PBForm is the progressive-bias score (pbform): "canopy" (the
-	// default: Q + c*sqrt(ln N / n) + b*h/(1+n) under the rule) or
-	// "study003" (study 003, eq. 5: Q + K*sqrt(ln(N+1)/n) + b*h/(1+n),
-	// sel=uct only, K = c defaulting to 5).
-	PBForm string
+	// PBForm is the score progressive bias is added to (pbform): see the
+	// constants.
+	PBForm PBForm
 
 	// Rewards01 (rewards=01) maps every value from [-1, 1] to [0, 1],
 	// x = (v+1)/2, before the selection score is computed, so that the
@@ -124,7 +117,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
-		DirichletEps: 0.25, RaveSchedule: "sqrt", RaveK: 1000, RaveB: 0.1, AmafExplore: "uct", PBForm: "canopy",
+		DirichletEps: 0.25, RaveSchedule: RaveSqrt, RaveK: 1000, RaveB: 0.1, AmafExplore: "uct", PBForm: PBAdded,
 		PoolK: 10, PoolP: 0.5, PoolAt: "rollout", Final: "visits", Temp: 1, Threads: 1, Root: 1,
 		SimSel: SimUCB, SimGamma: 0.1, SimFinal: "sample",
 	}
@@ -133,18 +126,19 @@ func DefaultOptions() Options {
 // defaultC is each rule's exploration constant (the rules table).
 func (r Rule) defaultC() float64 { return rules[r].c }
 
-// raveStudy001 reports whether the options select study 001's RAVE score
-// (ravesched=study001 or study001clamp under sel=rave or poolrave).
+// raveStudy001 reports whether the options select study 001's additive
+// RAVE score (ravesched=additive or additive-clamped under sel=rave or
+// poolrave).
 func (o *Options) raveStudy001() bool {
-	return (o.RaveSchedule == "study001" || o.RaveSchedule == "study001clamp") && (o.Rule == RAVE || o.Rule == PoolRAVE)
+	return o.RaveSchedule.additive() && (o.Rule == RAVE || o.Rule == PoolRAVE)
 }
 
 // defaultC is the exploration constant of the options' rule and form:
-// study 003's K = 5 under pbform=study003, 1 (the printed coefficient of
-// sqrt(2 ln N / n)) under ravesched=study001, else the rule's.
+// study 003's K = 5 under pbform=uct-ln1, 1 (the printed coefficient of
+// sqrt(2 ln N / n)) under ravesched=additive, else the rule's.
 func (o *Options) defaultC() float64 {
 	switch {
-	case o.PBForm == "study003":
+	case o.PBForm == PBUCTLn1:
 		return 5
 	case o.raveStudy001():
 		return 1
@@ -172,18 +166,15 @@ func (o *Options) normalize() error {
 	if o.Bias != 0 && o.Heuristic == nil {
 		return fmt.Errorf("search: bias=%g needs a game heuristic (Options.Heuristic; this game has none)", o.Bias)
 	}
-	study001 := o.RaveSchedule == "study001" || o.RaveSchedule == "study001clamp"
-	if o.RaveSchedule != "sqrt" && o.RaveSchedule != "silver" && !study001 {
-		return fmt.Errorf("search: ravesched %q: want sqrt, silver, study001 or study001clamp", o.RaveSchedule)
+	study001 := o.RaveSchedule.additive()
+	if int(o.RaveSchedule) >= len(raveScheduleNames) {
+		return fmt.Errorf("search: unknown ravesched %d: want sqrt, silver, additive or additive-clamped", o.RaveSchedule)
 	}
 	if study001 && o.Rule.usesAMAF() && (o.Rule == AlphaAMAF || o.RaveK <= 0) {
 		return fmt.Errorf("search: ravesched=%s applies to sel=rave and poolrave with ravek (its beta) > 0", o.RaveSchedule)
 	}
 	if o.AmafExplore == "" {
 		o.AmafExplore = "uct"
-	}
-	if o.PBForm == "" {
-		o.PBForm = "canopy"
 	}
 	switch o.AmafExplore {
 	case "uct":
@@ -209,13 +200,13 @@ func (o *Options) normalize() error {
 		return fmt.Errorf("search: pool %q: want rollout or tree", o.PoolAt)
 	}
 	switch o.PBForm {
-	case "canopy":
-	case "study003":
+	case PBAdded:
+	case PBUCTLn1:
 		if o.Rule != UCT {
-			return fmt.Errorf("search: pbform=study003 is study 003's UCT formula; it needs sel=uct, not sel=%v", o.Rule)
+			return fmt.Errorf("search: pbform=uct-ln1 (study003) is study 003's UCT formula; it needs sel=uct, not sel=%v", o.Rule)
 		}
 	default:
-		return fmt.Errorf("search: pbform %q: want canopy or study003", o.PBForm)
+		return fmt.Errorf("search: unknown pbform %d: want added or uct-ln1", o.PBForm)
 	}
 	if o.RaveK < 0 || o.RaveB < 0 || o.Alpha < 0 || o.Alpha > 1 || o.PoolP < 0 || o.PoolP > 1 ||
 		o.DirichletEps < 0 || o.DirichletEps > 1 || o.DirichletA < 0 || o.Temp < 0 || o.PoolK < 1 {

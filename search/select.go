@@ -383,19 +383,19 @@ func (t *Tree) parentOf(parentN int) parentTerms {
 // more than the score).
 type scoreForm struct {
 	amafTuned    bool // amafexplore=ucb1tuned
-	raveStudy001 bool // ravesched=study001 or study001clamp under sel=rave or poolrave
-	raveClamp    bool // ravesched=study001clamp: alpha >= 0
+	raveStudy001 bool // ravesched=additive or additive-clamped under sel=rave or poolrave
+	raveClamp    bool // ravesched=additive-clamped: alpha >= 0
 	raveSilver   bool // ravesched=silver
-	pbStudy003   bool // pbform=study003
+	pbStudy003   bool // pbform=uct-ln1
 }
 
 func formOf(o *Options) scoreForm {
 	return scoreForm{
 		amafTuned:    o.AmafExplore == "ucb1tuned",
 		raveStudy001: o.raveStudy001(),
-		raveClamp:    o.RaveSchedule == "study001clamp",
-		raveSilver:   o.RaveSchedule == "silver",
-		pbStudy003:   o.PBForm == "study003",
+		raveClamp:    o.RaveSchedule == RaveAdditiveClamped,
+		raveSilver:   o.RaveSchedule == RaveSilver,
+		pbStudy003:   o.PBForm == PBUCTLn1,
 	}
 }
 

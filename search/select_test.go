@@ -4,9 +4,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/spec"
+
 	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/hex"
 	_ "github.com/canopy-go/canopy/games/tictactoe"
 )
 
@@ -210,9 +216,9 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 	scores := make([]float64, len(es))
 	best := -1
 	tuned := o.AmafExplore == "ucb1tuned"
-	study001 := (o.RaveSchedule == "study001" || o.RaveSchedule == "study001clamp") && (o.Rule == RAVE || o.Rule == PoolRAVE)
+	study001 := (o.RaveSchedule == RaveAdditive || o.RaveSchedule == RaveAdditiveClamped) && (o.Rule == RAVE || o.Rule == PoolRAVE)
 	lnN := math.Log(float64(parentN))
-	if o.PBForm == "study003" {
+	if o.PBForm == PBUCTLn1 {
 		lnN = math.Log(float64(parentN) + 1) // study 003, eq. 5: ln(N(s)+1)
 	}
 	r01 := func(v float64) float64 { // rewards=01: [-1, 1] -> [0, 1]
@@ -260,7 +266,7 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 					xr = (qa + 1) / 2
 				}
 				alpha := (o.RaveK - na) / o.RaveK
-				if o.RaveSchedule == "study001clamp" && alpha < 0 {
+				if o.RaveSchedule == RaveAdditiveClamped && alpha < 0 {
 					alpha = 0
 				}
 				s = x + alpha*xr + o.C*math.Sqrt(2*lnN/fn)
@@ -275,7 +281,7 @@ func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 				beta = math.Max(0, (o.RaveK-fn)/o.RaveK)
 			case o.Rule == AlphaAMAF:
 				beta = o.Alpha
-			case o.RaveSchedule == "silver":
+			case o.RaveSchedule == RaveSilver:
 				beta = na / (fn + na + 4*o.RaveB*o.RaveB*fn*na)
 			default:
 				beta = math.Sqrt(o.RaveK / (3*fn + o.RaveK))
@@ -326,7 +332,7 @@ func selectionRules() []Options {
 		add(PUCT, func(o *Options) { o.Eval = Uniform{} })
 		add(PUCT, func(o *Options) { o.Eval, o.FPU = Uniform{}, -0.3 })
 		add(RAVE, nil)
-		add(RAVE, func(o *Options) { o.RaveSchedule = "silver" })
+		add(RAVE, func(o *Options) { o.RaveSchedule = RaveSilver })
 		add(PoolRAVE, nil)
 		add(AlphaAMAF, func(o *Options) { o.RaveK = 40 })
 		add(AlphaAMAF, func(o *Options) { o.RaveK, o.Alpha = 0, 0.35 })
@@ -338,12 +344,12 @@ func selectionRules() []Options {
 		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore = 40, "ucb1tuned" })
 		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore, o.Rewards01 = 1000, "ucb1tuned", true })
 		add(RAVE, func(o *Options) { o.AmafExplore = "ucb1tuned" })
-		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001", 20000 })
-		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001", 20000 })
-		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001clamp", 40 })
-		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = "study001clamp", 40 })
+		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditive, 20000 })
+		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditive, 20000 })
+		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditiveClamped, 40 })
+		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditiveClamped, 40 })
 		if bias != 0 {
-			add(UCT, func(o *Options) { o.PBForm = "study003" })
+			add(UCT, func(o *Options) { o.PBForm = PBUCTLn1 })
 		}
 	}
 	return out
@@ -556,5 +562,50 @@ func TestRulesTable(t *testing.T) {
 	}
 	if !RAVE.usesAMAF() || !PoolRAVE.usesAMAF() || !AlphaAMAF.usesAMAF() || UCT.usesAMAF() || PUCT.usesAMAF() || !UCB1Tuned.keepsSquares() || UCT.keepsSquares() {
 		t.Error("the rules' statistics differ from the RAVE family's AMAF and UCB1-Tuned's squares")
+	}
+}
+
+// Variants are named by what they compute; the study-numbered names stay
+// accepted as aliases (RESULTS' commands use them) and give the same
+// options.
+func TestVariantAliases(t *testing.T) {
+	g := games.MustNew("hex:size=5") // a game with a heuristic, for pbform's bias
+	for alias, name := range map[string]string{
+		"ravesched=study001":      "ravesched=additive",
+		"ravesched=study001clamp": "ravesched=additive-clamped",
+		"pbform=study003":         "pbform=uct-ln1",
+		"pbform=canopy":           "pbform=added",
+	} {
+		sel := "sel=rave,"
+		if strings.HasPrefix(alias, "pbform") {
+			sel = "sel=uct,"
+		}
+		parse := func(opt string) Options {
+			sp, err := spec.Parse("mcts:" + sel + opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := ParseOptions(g, sp, agent.Env{})
+			if err != nil {
+				t.Fatalf("%s: %v", opt, err)
+			}
+			o.Eval = nil
+			return o
+		}
+		a, b := parse(alias), parse(name)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s gives %+v, %s gives %+v", alias, a, name, b)
+		}
+	}
+	for s, want := range map[string]RaveSchedule{"sqrt": RaveSqrt, "silver": RaveSilver, "study001": RaveAdditive, "additive-clamped": RaveAdditiveClamped} {
+		if got, ok := ParseRaveSchedule(s); !ok || got != want {
+			t.Errorf("ParseRaveSchedule(%q) = %v, %t", s, got, ok)
+		}
+	}
+	if _, ok := ParsePBForm("study001"); ok {
+		t.Error("ParsePBForm accepted a ravesched name")
+	}
+	if RaveAdditive.String() != "additive" || PBUCTLn1.String() != "uct-ln1" {
+		t.Errorf("names: %v, %v", RaveAdditive, PBUCTLn1)
 	}
 }

@@ -192,7 +192,7 @@ func TestStudyFormulas(t *testing.T) {
 	// is the maximum of Q + K*sqrt(ln(N+1)/n) + b*h/(1+n).
 	g := games.MustNew("tictactoe")
 	o := DefaultOptions()
-	o.Sims, o.PBForm, o.Bias = 1, "study003", 0.2
+	o.Sims, o.PBForm, o.Bias = 1, PBUCTLn1, 0.2
 	o.Heuristic = HeuristicFunc(func(games.State, int, games.Action) float64 { return 0 })
 	tr, err := New(g, o, 1)
 	if err != nil {
@@ -310,7 +310,7 @@ func TestStudyOptionsParse(t *testing.T) {
 		return o, err
 	}
 	o, err := parse(g, "mcts:pbform=study003")
-	if err != nil || o.Bias != 0.2 || o.PBForm != "study003" {
+	if err != nil || o.Bias != 0.2 || o.PBForm != PBUCTLn1 {
 		t.Errorf("pbform=study003: bias %v form %q err %v; want study 003's b = 0.2", o.Bias, o.PBForm, err)
 	}
 	if o, err = parse(g, "mcts:pbform=study003,bias=3"); err != nil || o.Bias != 3 {
@@ -319,7 +319,7 @@ func TestStudyOptionsParse(t *testing.T) {
 	if o, err = parse(c4, "mcts:rewards=01,cut=zero,amafexplore=uct,pbform=canopy"); err != nil || !o.Rewards01 {
 		t.Errorf("rewards=01: %+v %v", o.Rewards01, err)
 	}
-	tr, _ := New(c4, func() Options { o := DefaultOptions(); o.Rule, o.RaveSchedule = RAVE, "study001"; return o }(), 1)
+	tr, _ := New(c4, func() Options { o := DefaultOptions(); o.Rule, o.RaveSchedule = RAVE, RaveAdditive; return o }(), 1)
 	if tr.opt.C != 1 {
 		t.Errorf("ravesched=study001: c = %v, want the printed coefficient 1", tr.opt.C)
 	}

@@ -331,7 +331,7 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 		seed:      seed,
 		root:      NilNode,
 	}
-	t.fastSel = o.Bias == 0 && !o.Rewards01 && o.PBForm != "study003"
+	t.fastSel = o.Bias == 0 && !o.Rewards01 && o.PBForm != PBUCTLn1
 	t.plainUCT = o.Rule == UCT && t.fastSel
 	t.squares = o.Rule.keepsSquares() || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
 	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == "tree"

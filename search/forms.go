@@ -1,0 +1,100 @@
+package search
+
+import "slices"
+
+// named lists the spellings of a typed option value: its name (what help
+// shows and String returns) and aliases that are still accepted, such as
+// the study-numbered names earlier versions used (RESULTS' commands keep
+// running with them).
+type named struct {
+	name    string
+	aliases []string
+}
+
+func parseNamed(table []named, s string) (int, bool) {
+	for i, n := range table {
+		if n.name == s || slices.Contains(n.aliases, s) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func namedChoices(table []named) []string {
+	var out []string
+	for _, n := range table {
+		out = append(out, n.name)
+		out = append(out, n.aliases...)
+	}
+	return out
+}
+
+func nameOf(table []named, i int) string {
+	if i >= 0 && i < len(table) {
+		return table[i].name
+	}
+	return "unknown"
+}
+
+// RaveSchedule is how the RAVE family (sel=rave and poolrave) weighs the
+// AMAF mean against the edge's own mean (ravesched).
+type RaveSchedule uint8
+
+const (
+	// RaveSqrt: beta = sqrt(k/(3n+k)) (Gelly & Silver 2007), k = RaveK.
+	RaveSqrt RaveSchedule = iota
+	// RaveSilver: beta = na/(n+na+4b^2 n na) (Gelly & Silver 2011), b =
+	// RaveB.
+	RaveSilver
+	// RaveAdditive is an additive score instead of a blend:
+	// x + alpha*x_RAVE + c*sqrt(2 ln N / n) with alpha = (k - n_RAVE)/k,
+	// negative beyond k AMAF visits, on 0/1 win rates: study 001's score
+	// as printed (alias study001; see raveStudy001Score).
+	RaveAdditive
+	// RaveAdditiveClamped is RaveAdditive with alpha = max(0, (k -
+	// n_RAVE)/k), the reading of study 001's words (alias study001clamp).
+	RaveAdditiveClamped
+)
+
+var raveScheduleNames = []named{
+	RaveSqrt:            {name: "sqrt"},
+	RaveSilver:          {name: "silver"},
+	RaveAdditive:        {name: "additive", aliases: []string{"study001"}},
+	RaveAdditiveClamped: {name: "additive-clamped", aliases: []string{"study001clamp"}},
+}
+
+// ParseRaveSchedule returns the schedule named s (a name or an alias).
+func ParseRaveSchedule(s string) (RaveSchedule, bool) {
+	i, ok := parseNamed(raveScheduleNames, s)
+	return RaveSchedule(i), ok
+}
+
+func (r RaveSchedule) String() string { return nameOf(raveScheduleNames, int(r)) }
+
+// additive reports whether r is one of the additive scores.
+func (r RaveSchedule) additive() bool { return r == RaveAdditive || r == RaveAdditiveClamped }
+
+// PBForm is the score that progressive bias is added to (pbform).
+type PBForm uint8
+
+const (
+	// PBAdded adds b*h/(1+n) to the selection rule's own score (the
+	// default; alias canopy).
+	PBAdded PBForm = iota
+	// PBUCTLn1 is Q + K*sqrt(ln(N+1)/n) + b*h/(1+n) with K = c defaulting
+	// to 5 and b to 0.2, sel=uct only: study 003's eq. 5 (alias study003).
+	PBUCTLn1
+)
+
+var pbFormNames = []named{
+	PBAdded:  {name: "added", aliases: []string{"canopy"}},
+	PBUCTLn1: {name: "uct-ln1", aliases: []string{"study003"}},
+}
+
+// ParsePBForm returns the form named s (a name or an alias).
+func ParsePBForm(s string) (PBForm, bool) {
+	i, ok := parseNamed(pbFormNames, s)
+	return PBForm(i), ok
+}
+
+func (f PBForm) String() string { return nameOf(pbFormNames, int(f)) }
