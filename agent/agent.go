@@ -106,7 +106,7 @@ func New(g games.Game, specString string, env Env) (Agent, error) {
 		for _, r := range Registered() {
 			names = append(names, r.Name)
 		}
-		return nil, fmt.Errorf("unknown agent %q (available: %s; see `canopy agents`)", s.Name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown agent %q%s (available: %s; see `canopy agents`)", s.Name, spec.Suggest(s.Name, names), strings.Join(names, ", "))
 	}
 	if len(r.Games) > 0 {
 		name := g.Type().Name

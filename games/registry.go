@@ -73,7 +73,7 @@ func New(specString string) (Game, error) {
 		for _, r := range Registered() {
 			names = append(names, r.Name)
 		}
-		return nil, fmt.Errorf("unknown game %q (available: %s; see `canopy games`)", s.Name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown game %q%s (available: %s; see `canopy games`)", s.Name, spec.Suggest(s.Name, names), strings.Join(names, ", "))
 	}
 	g, err := r.New(s)
 	if err != nil {

@@ -309,7 +309,7 @@ func ParseBackendSpec(s string) (BackendSpec, error) {
 	if sp.Name != "auto" {
 		var ok bool
 		if info, ok = LookupBackend(sp.Name); !ok {
-			return BackendSpec{}, fmt.Errorf("nets: %w %q (available: auto, %s)", ErrUnknownBackend, sp.Name, strings.Join(Backends(), ", "))
+			return BackendSpec{}, fmt.Errorf("nets: %w %q%s (available: auto, %s)", ErrUnknownBackend, sp.Name, spec.Suggest(sp.Name, append([]string{"auto"}, Backends()...)), strings.Join(Backends(), ", "))
 		}
 	}
 	for _, k := range sp.Keys() {
@@ -317,7 +317,7 @@ func ParseBackendSpec(s string) (BackendSpec, error) {
 		if !ok {
 			reason := "unknown (" + sp.Name + " takes no options)"
 			if len(info.Options) > 0 {
-				reason = "unknown (" + sp.Name + " takes " + info.keys() + ")"
+				reason = "unknown" + spec.Suggest(k, strings.Split(info.keys(), ", ")) + " (" + sp.Name + " takes " + info.keys() + ")"
 			}
 			return BackendSpec{}, &OptionError{Backend: sp.Name, Key: k, Reason: reason}
 		}

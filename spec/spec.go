@@ -188,7 +188,7 @@ func (s *Spec) Err(known ...string) error {
 		if len(known) > 0 {
 			hint = "known options: " + strings.Join(known, ", ")
 		}
-		return fmt.Errorf("%s: unknown option %s (%s)", s.Name, strings.Join(u, ", "), hint)
+		return fmt.Errorf("%s: unknown option %s%s (%s)", s.Name, strings.Join(u, ", "), Suggest(u[0], known), hint)
 	}
 	return nil
 }

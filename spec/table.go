@@ -145,7 +145,7 @@ func (t Table) Keys() []string {
 func (t Table) Set(key, v string) error {
 	o, ok := t.Lookup(key)
 	if !ok {
-		return fmt.Errorf("unknown option %q (known: %s)", key, strings.Join(t.Keys(), ", "))
+		return fmt.Errorf("unknown option %q%s (known: %s)", key, Suggest(key, t.Keys()), strings.Join(t.Keys(), ", "))
 	}
 	return o.set(v)
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"io"
 	"os"
 	"runtime/debug"
@@ -89,7 +90,7 @@ func run(args []string, e *env) (status int) {
 				fs.Usage()
 				return 0
 			}
-			fmt.Fprintf(e.Stderr, "canopy help: unknown command %q (run `canopy help` for the list)\n", args[1])
+			fmt.Fprintf(e.Stderr, "canopy help: unknown command %q%s (run `canopy help` for the list)\n", args[1], spec.Suggest(args[1], commandNames()))
 			return 2
 		}
 		topUsage(e.Stdout)
@@ -100,7 +101,7 @@ func run(args []string, e *env) (status int) {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(e.Stderr, "canopy: unknown command %q (run `canopy help` for the list)\n", name)
+		fmt.Fprintf(e.Stderr, "canopy: unknown command %q%s (run `canopy help` for the list)\n", name, spec.Suggest(name, commandNames()))
 		return 2
 	}
 	fs := newFlagSet(c, e)
@@ -161,6 +162,14 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 		fs.SetOutput(w)
 		fs.Usage()
 	}
+	// A misspelled flag: name the one meant.
+	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if best, ok := spec.Closest(strings.TrimPrefix(name, "-"), names); ok {
+			return fmt.Errorf("%w (did you mean --%s?)", err, best)
+		}
+	}
 	return err
 }
 
@@ -183,6 +192,16 @@ func newFlagSet(c *command, e *env) *flag.FlagSet {
 		}
 	}
 	return fs
+}
+
+// commandNames returns the commands' names, sorted.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func topUsage(w io.Writer) {

@@ -39,3 +39,26 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		}
 	}
 }
+
+// Misspelled commands, flags, games, agents, agent options and backends
+// are usage errors (exit 2) that name what was meant.
+func TestDidYouMean(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"arnea"}, `did you mean "arena"?`},
+		{[]string{"help", "selfply"}, `did you mean "selfplay"?`},
+		{[]string{"arena", "--gmes", "3"}, "did you mean --games?"},
+		{[]string{"arena", "--game", "conect4", "--agents", "random,random", "--games", "1"}, `did you mean "connect4"?`},
+		{[]string{"arena", "--game", "connect4", "--agents", "randm,random", "--games", "1"}, `did you mean "random"?`},
+		{[]string{"arena", "--game", "connect4", "--agents", "mcts:smis=3;random", "--games", "1"}, `did you mean "sims"?`},
+		{[]string{"arena", "--game", "connect4", "--agents", "random,random", "--games", "1", "--backend", "cpp"}, `did you mean "cpu"?`},
+		{[]string{"arena", "--game", "connect4", "--agents", "random,random", "--games", "1", "--backend", "cpu:thread=2"}, `did you mean "threads"?`},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
