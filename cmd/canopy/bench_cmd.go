@@ -183,17 +183,14 @@ func benchGames(e *env, args []string) error {
 	}
 	var results []bench.GameResult
 	d := time.Duration(*seconds * float64(time.Second))
+	st := newStatus(e.Stderr, *quiet)
 	for i, g := range gs {
 		r := bench.Games(ctx, g, *seed, d, func(f float64) {
-			if !*quiet {
-				fmt.Fprintf(e.Stderr, "\rbench games: %s (%d/%d) %3.0f%%   ", g.Spec(), i+1, len(gs), 100*f)
-			}
+			st.set(fmt.Sprintf("bench games: %s (%d/%d) %3.0f%%", g.Spec(), i+1, len(gs), 100*f))
 		})
 		results = append(results, r)
 	}
-	if !*quiet {
-		fmt.Fprintln(e.Stderr)
-	}
+	st.clear()
 	if err := prof.stop(); err != nil {
 		return err
 	}
@@ -289,16 +286,13 @@ backend was opened and why.
 	if err := prof.start(); err != nil {
 		return err
 	}
+	st := newStatus(e.Stderr, *quiet)
 	res, err := bench.Net(ctx, bench.NetConfig{Backend: be, Batches: sizes, Seed: *seed,
 		Duration: time.Duration(*seconds * float64(time.Second)),
 		Progress: func(done, total int) {
-			if !*quiet {
-				fmt.Fprintf(e.Stderr, "\rbench net: %d/%d batch sizes   ", done, total)
-			}
+			st.set(fmt.Sprintf("bench net: %d/%d batch sizes", done, total))
 		}})
-	if !*quiet {
-		fmt.Fprintln(e.Stderr)
-	}
+	st.clear()
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}

@@ -106,16 +106,13 @@ func benchSearch(e *env, args []string) error {
 	if err := prof.start(); err != nil {
 		return err
 	}
+	st := newStatus(e.Stderr, *quiet)
 	res, err := bench.Search(ctx, bench.SearchConfig{Game: g, Backend: nb.be, Trees: *trees, Batch: *batch, Sims: *sims,
 		Leaves: *leaves, Workers: *workers, Wait: *wait, Duration: time.Duration(*seconds * float64(time.Second)), Seed: *seed},
 		func(f float64, c engine.Counters) {
-			if !*quiet {
-				fmt.Fprintf(e.Stderr, "\rbench search: %3.0f%% %d nodes, %d evals   ", 100*f, c.Nodes, c.Evals)
-			}
+			st.set(fmt.Sprintf("bench search: %3.0f%% %d nodes, %d evals", 100*f, c.Nodes, c.Evals))
 		})
-	if !*quiet {
-		fmt.Fprintln(e.Stderr)
-	}
+	st.clear()
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}

@@ -62,3 +62,28 @@ func TestDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// Progress and status written to a file or pipe (anything but a
+// terminal) are whole lines: no carriage returns or erase sequences in
+// redirected output.
+func TestProgressPlainWhenRedirected(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, "games", 100, false)
+	for i := 1; i <= 100; i++ {
+		p.update(i, "")
+	}
+	st := newStatus(&b, false)
+	st.set("iteration 1 self-play: 3/64 games")
+	st.set("iteration 1 self-play: 4/64 games") // within plainEvery: dropped
+	st.clear()
+	out := b.String()
+	if strings.ContainsAny(out, "\r\x1b") {
+		t.Errorf("redirected progress has \\r or ESC: %q", out)
+	}
+	if !strings.Contains(out, "games 1/100") || !strings.Contains(out, "games 100/100 (100%)") || !strings.Contains(out, "3/64 games\n") || strings.Contains(out, "4/64") {
+		t.Errorf("redirected progress: %q; want the first and last counts and one status line", out)
+	}
+	if n := strings.Count(out, "\n"); n > 13 {
+		t.Errorf("%d lines for 100 quick updates; want about one per tenth", n)
+	}
+}

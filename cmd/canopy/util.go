@@ -190,10 +190,30 @@ type progress struct {
 	start  time.Time
 	last   time.Time
 	quiet  bool
+	// term: w is a terminal, where the line is rewritten in place;
+	// elsewhere (a log file, a pipe) whole lines are written, at most
+	// every plainEvery and at each tenth of the total.
+	term    bool
+	lastPct int
+}
+
+// plainEvery is how often progress and status lines are written to a
+// writer that is not a terminal.
+const plainEvery = 30 * time.Second
+
+// isTerminal reports whether w is a character device (a terminal), where
+// a line may be redrawn with \r and erased with ESC [K.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func newProgress(w io.Writer, what string, total int, quiet bool) *progress {
-	return &progress{w: w, what: what, total: total, start: time.Now(), quiet: quiet}
+	return &progress{w: w, what: what, total: total, start: time.Now(), quiet: quiet, term: isTerminal(w), lastPct: -10}
 }
 
 func (p *progress) update(done int, extra string) {
@@ -204,14 +224,23 @@ func (p *progress) update(done int, extra string) {
 	if done < p.total && now.Sub(p.last) < 200*time.Millisecond {
 		return
 	}
-	p.last = now
+	pct := 100 * done / max(p.total, 1)
+	if !p.term && done < p.total && pct/10 == p.lastPct/10 && now.Sub(p.last) < plainEvery {
+		return // plain lines: one per tenth, or every plainEvery
+	}
+	p.last, p.lastPct = now, pct
 	el := now.Sub(p.start)
 	eta := "?"
 	if ran := done - p.before; ran > 0 {
 		eta = (time.Duration(float64(el) / float64(ran) * float64(p.total-done))).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "\r%s %d/%d (%.0f%%) elapsed %s ETA %s %s   ", p.what, done, p.total,
+	line := fmt.Sprintf("%s %d/%d (%.0f%%) elapsed %s ETA %s %s", p.what, done, p.total,
 		100*float64(done)/float64(max(p.total, 1)), el.Round(time.Second), eta, extra)
+	if !p.term {
+		fmt.Fprintln(p.w, strings.TrimRight(line, " "))
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s   ", line)
 	if done >= p.total {
 		fmt.Fprintln(p.w)
 	}
@@ -219,24 +248,37 @@ func (p *progress) update(done int, extra string) {
 
 // status is a live status line on a terminal-like writer, with log lines
 // printed above it.
+// On a writer that is not a terminal the status is written as whole
+// lines, at most every plainEvery, and never erased.
 type status struct {
 	mu    sync.Mutex
 	w     io.Writer
 	quiet bool
+	term  bool
 	shown bool
 	last  time.Time
 }
 
-func newStatus(w io.Writer, quiet bool) *status { return &status{w: w, quiet: quiet} }
+func newStatus(w io.Writer, quiet bool) *status {
+	return &status{w: w, quiet: quiet, term: isTerminal(w)}
+}
 
-// set replaces the status line (at most 5 times a second).
+// set replaces the status line (at most 5 times a second on a terminal).
 func (s *status) set(line string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.quiet || time.Since(s.last) < 200*time.Millisecond {
+	every := 200 * time.Millisecond
+	if !s.term {
+		every = plainEvery
+	}
+	if s.quiet || time.Since(s.last) < every {
 		return
 	}
 	s.last = time.Now()
+	if !s.term {
+		fmt.Fprintln(s.w, line)
+		return
+	}
 	fmt.Fprintf(s.w, "\r\033[K%s", line)
 	s.shown = true
 }
