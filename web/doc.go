@@ -42,7 +42,8 @@
 //
 //	GET    /api/catalog              games and agents, for the page's forms
 //	POST   /api/games                {"game", "players", "seed"} -> state (201)
-//	GET    /api/games/{id}           state (?view=P: draw for player P, -1 all)
+//	GET    /api/games/{id}           state (?view=P: draw for player P, -1 all;
+//	                                 with hidden cards, see below)
 //	DELETE /api/games/{id}           ends the game, closing its agents (204)
 //	POST   /api/games/{id}/move      {"action", "player"}: a person's move
 //	POST   /api/games/{id}/agent     the agent(s) to move play
@@ -50,7 +51,8 @@
 //	GET    /api/games/{id}/analyze/live?agent=A&player=P&every=200ms
 //	                                 the same, live: an event stream
 //	POST   /api/games/{id}/undo      takes back the last human move
-//	GET    /api/games/{id}/log       the game so far as an arena.Log
+//	GET    /api/games/{id}/log       the game so far as an arena.Log (409
+//	                                 while a person plays with hidden cards)
 //	GET    /api/logs                 the logs in --logs
 //	GET    /api/logs/{name}          one of them, replayed into frames
 //	POST   /api/replay               an uploaded log, replayed into frames
@@ -77,6 +79,23 @@
 // "metrics", "selfplay" and "game" for a run watch, which lasts until the
 // client goes away. Errors before the first event are JSON answers as
 // above.
+//
+// # Hidden information
+//
+// While a person plays a game with hidden cards (Sequence, Sushi Go), the
+// server shows only what that person's seat may see: the state is drawn
+// for the seat at the screen (the only person, or with several people at
+// one screen the one to choose, and the page shows a hand-over screen
+// before another seat's cards); any other view= is refused with 403.
+// Deals and unrevealed picks are hidden in the history and as the last
+// move, the log is refused (409) until the game is over, there is no
+// undo, analyses are for that seat's move only and run on a
+// determinization drawn from what it has seen (games.Resampler), and the
+// deals come from a secret seed, not from the seed the client chose and
+// every seat is shown. Games between agents only, and games that are
+// over, show everything. TestHiddenCardsDoNotLeak re-deals the hidden
+// cards at every position and requires identical answers from every
+// endpoint for every view.
 //
 // # Safety
 //

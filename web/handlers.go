@@ -161,6 +161,9 @@ func viewParam(r *http.Request, ss *session) (int, error) {
 	if err != nil || p < -1 || p >= ss.game.NumPlayers() {
 		return 0, errorf(http.StatusBadRequest, "view=%s: want a player 0..%d or -1 for everything", clip(v), ss.game.NumPlayers()-1)
 	}
+	if ss.private() && p != ss.screenSeat() {
+		return 0, errorf(http.StatusForbidden, "view=%d: %s hides cards and a person plays: this screen shows player %d's own view only, until the game is over", p, ss.game.Type().Name, ss.screenSeat())
+	}
 	return p, nil
 }
 
@@ -536,15 +539,21 @@ func (s *Server) startAnalysis(ss *session, req analyzeRequest) (*analysisCall, 
 	}
 	waiting := ss.waiting()
 	p := waiting[0]
+	if ss.private() && req.Player == nil {
+		p = ss.screenSeat()
+	}
 	if req.Player != nil {
 		p = *req.Player
-		ok := false
-		for _, q := range waiting {
-			ok = ok || q == p
-		}
-		if !ok {
-			return nil, errorf(http.StatusBadRequest, "player %d is not to move (%s)", p, summary(ss.state, waiting))
-		}
+	}
+	ok := false
+	for _, q := range waiting {
+		ok = ok || q == p
+	}
+	if !ok {
+		return nil, errorf(http.StatusBadRequest, "player %d is not to move (%s)", p, summary(ss.state, waiting))
+	}
+	if ss.private() && p != ss.screenSeat() {
+		return nil, errorf(http.StatusForbidden, "player %d: %s hides cards and a person plays: analyses are for the move of player %d at this screen only", p, ss.game.Type().Name, ss.screenSeat())
 	}
 	c := &analysisCall{name: req.Agent, player: p}
 	if c.name == "" {
@@ -569,6 +578,21 @@ func (s *Server) startAnalysis(ss *session, req analyzeRequest) (*analysisCall, 
 		}
 	}
 	c.clone = ss.state.Clone()
+	if ss.private() {
+		// The analyzer gets a position dealt again from what player p has
+		// seen (a determinization): no analyzer, not even one that takes
+		// the position as given (mcts:det=0), sees the hidden cards.
+		// Resample depends only on p's information and the random stream,
+		// which is fixed by the game's seed and the move number.
+		res, ok := ss.state.(games.Resampler)
+		if !ok {
+			if c.own {
+				arena.CloseAgents([]agent.Agent{c.an})
+			}
+			return nil, errorf(http.StatusBadRequest, "%s hides cards and cannot deal them again: no analysis while a person plays", ss.game.Type().Name)
+		}
+		res.Resample(p, games.NewRand(arena.DeriveSeed(ss.seed, 1<<33+uint64(ss.state.MoveNumber()))), c.clone)
+	}
 	c.start = time.Now()
 	return c, nil
 }
@@ -630,7 +654,7 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 	}
 	k := ss.undoPoint()
 	if k < 0 {
-		writeError(w, errorf(http.StatusConflict, "nothing to undo (undo takes back a person's move; not in simultaneous-move games)"))
+		writeError(w, errorf(http.StatusConflict, "nothing to undo (undo takes back a person's move; not in simultaneous-move games, nor with hidden cards)"))
 		return
 	}
 	st := ss.game.NewInitialState()
@@ -649,6 +673,10 @@ func (s *Server) handleGameLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ss.mu.Unlock()
+	if ss.private() {
+		writeError(w, errorf(http.StatusConflict, "the log lists every card dealt: it is ready once the game is over"))
+		return
+	}
 	rec := &arena.Record{Spec: ss.game.Spec(), Agents: ss.specs, Actions: ss.actions}
 	l, err := arena.LogFromRecord(ss.game, rec, ss.seed)
 	if err != nil {

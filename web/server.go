@@ -224,32 +224,48 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /{$}", s.serveAsset("assets/index.html"))
 	m.HandleFunc("GET /app.js", s.serveAsset("assets/app.js"))
 	m.HandleFunc("GET /style.css", s.serveAsset("assets/style.css"))
-	m.HandleFunc("GET /api/catalog", s.handleCatalog)
-	m.HandleFunc("POST /api/games", s.handleCreate)
-	m.HandleFunc("GET /api/games/{id}", s.handleGet)
-	m.HandleFunc("DELETE /api/games/{id}", s.handleDelete)
-	m.HandleFunc("POST /api/games/{id}/move", s.handleMove)
-	m.HandleFunc("POST /api/games/{id}/agent", s.handleAgent)
-	m.HandleFunc("POST /api/games/{id}/analyze", s.handleAnalyze)
-	m.HandleFunc("GET /api/games/{id}/analyze/live", s.handleAnalyzeLive)
-	m.HandleFunc("POST /api/games/{id}/undo", s.handleUndo)
-	m.HandleFunc("GET /api/games/{id}/log", s.handleGameLog)
-	m.HandleFunc("GET /api/logs", s.handleLogs)
-	m.HandleFunc("GET /api/logs/{name}", s.handleLog)
-	m.HandleFunc("POST /api/replay", s.handleReplay)
-	m.HandleFunc("GET /api/runs", s.handleRuns)
-	m.HandleFunc("GET /api/runs/{run}/metrics", s.handleMetrics)
-	m.HandleFunc("GET /api/runs/{run}/watch", s.handleWatch)
-	m.HandleFunc("GET /runs/{run}/plots/{file}", s.handlePlot)
-	// Dashboards (dashboard.go): charts drawn on the fly.
 	m.HandleFunc("GET /dashboard.js", s.serveAsset("assets/dashboard.js"))
-	m.HandleFunc("GET /api/dashboard", s.handleDashboard)
-	m.HandleFunc("GET /api/dashboard/runs/{run}/{chart}", s.handleRunChart)
-	m.HandleFunc("GET /api/dashboard/logs/{chart}", s.handleLogsChart)
-	m.HandleFunc("GET /api/dashboard/arena/{file}/{chart}", s.handleArenaChart)
+	for _, r := range apiRoutes() {
+		m.HandleFunc(r.pattern, func(w http.ResponseWriter, req *http.Request) { r.handle(s, w, req) })
+	}
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, "no API endpoint %s %s", r.Method, clip(r.URL.Path)))
 	})
+}
+
+// route is one API endpoint: its ServeMux pattern and handler.
+type route struct {
+	pattern string
+	handle  func(*Server, http.ResponseWriter, *http.Request)
+}
+
+// apiRoutes lists the API (see the package doc). Tests walk it to check
+// that every endpoint of a game keeps hidden cards hidden.
+func apiRoutes() []route {
+	return []route{
+		{"GET /api/catalog", (*Server).handleCatalog},
+		{"POST /api/games", (*Server).handleCreate},
+		{"GET /api/games/{id}", (*Server).handleGet},
+		{"DELETE /api/games/{id}", (*Server).handleDelete},
+		{"POST /api/games/{id}/move", (*Server).handleMove},
+		{"POST /api/games/{id}/agent", (*Server).handleAgent},
+		{"POST /api/games/{id}/analyze", (*Server).handleAnalyze},
+		{"GET /api/games/{id}/analyze/live", (*Server).handleAnalyzeLive},
+		{"POST /api/games/{id}/undo", (*Server).handleUndo},
+		{"GET /api/games/{id}/log", (*Server).handleGameLog},
+		{"GET /api/logs", (*Server).handleLogs},
+		{"GET /api/logs/{name}", (*Server).handleLog},
+		{"POST /api/replay", (*Server).handleReplay},
+		{"GET /api/runs", (*Server).handleRuns},
+		{"GET /api/runs/{run}/metrics", (*Server).handleMetrics},
+		{"GET /api/runs/{run}/watch", (*Server).handleWatch},
+		{"GET /runs/{run}/plots/{file}", (*Server).handlePlot},
+		// Dashboards (dashboard.go): charts drawn on the fly.
+		{"GET /api/dashboard", (*Server).handleDashboard},
+		{"GET /api/dashboard/runs/{run}/{chart}", (*Server).handleRunChart},
+		{"GET /api/dashboard/logs/{chart}", (*Server).handleLogsChart},
+		{"GET /api/dashboard/arena/{file}/{chart}", (*Server).handleArenaChart},
+	}
 }
 
 // serveAsset serves one embedded file.

@@ -2,6 +2,7 @@ package web
 
 import (
 	crand "crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
 	"net/http"
@@ -52,6 +53,14 @@ func newSession(id string, g games.Game, specs []string, seed uint64) (*session,
 		agents:   make([]agent.Agent, len(specs)),
 		chance:   games.NewRand(arena.DeriveSeed(seed, 1<<32)),
 		lastUsed: time.Now(),
+	}
+	if ss.hidden() && len(ss.humans()) > 0 {
+		// The seed is the client's to choose and is shown to every seat:
+		// deals drawn from it could be computed in advance. A person
+		// playing with hidden cards gets deals from a secret seed.
+		var b [8]byte
+		crand.Read(b[:]) // never fails (crypto/rand.Read's documented contract)
+		ss.chance = games.NewRand(binary.LittleEndian.Uint64(b[:]))
 	}
 	for p, sp := range specs {
 		if sp == humanSeat {
@@ -136,6 +145,58 @@ func (ss *session) play(p int, a games.Action) {
 		ss.movers = append(ss.movers, p)
 	}
 	ss.settle()
+}
+
+// hidden reports whether the game has hidden information (cards).
+func (ss *session) hidden() bool {
+	return ss.game.Type().Information != games.PerfectInformation
+}
+
+// private reports whether the session must keep hidden information from
+// the page: the game hides cards, a person plays, and it is not over. Then
+// a request may see only the cards of the seat at the screen (screenSeat),
+// deals stay out of the history and the log, analyses see a
+// determinization for that seat, and there is no undo. A game between
+// agents only is watched, not played: everything may be shown. Called
+// with mu held.
+func (ss *session) private() bool {
+	return ss.hidden() && !ss.state.IsTerminal() && len(ss.humans()) > 0
+}
+
+// screenSeat is the seat whose view a private session shows: the only
+// person; with several people at one screen the one to choose (the first
+// waiting), else the one who moved last (an agent is to move), else the
+// first person. Called with mu held.
+func (ss *session) screenSeat() int {
+	h := ss.humans()
+	if len(h) == 1 {
+		return h[0]
+	}
+	for _, p := range ss.waiting() {
+		if ss.specs[p] == humanSeat {
+			return p
+		}
+	}
+	for i := len(ss.movers) - 1; i >= 0; i-- {
+		if p := ss.movers[i]; p >= 0 && ss.specs[p] == humanSeat {
+			return p
+		}
+	}
+	return h[0]
+}
+
+// views returns the views a request may ask for: the screen seat's in a
+// private session, else every player's and -1 (everything). Called with
+// mu held.
+func (ss *session) views() []int {
+	if ss.private() {
+		return []int{ss.screenSeat()}
+	}
+	out := []int{-1}
+	for p := range ss.game.NumPlayers() {
+		out = append(out, p)
+	}
+	return out
 }
 
 // humans reports the human seats.
