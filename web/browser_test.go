@@ -338,7 +338,7 @@ func TestBrowserBoards(t *testing.T) {
 	logs := filepath.Join(dir, "logs")
 	must(t, os.MkdirAll(logs, 0o755))
 	must(t, os.WriteFile(filepath.Join(logs, "hex.json"), []byte(`{"game":"hex:size=5,swap=false","players":["random","random"],"moves":[{"player":0,"action":"c3"},{"player":1,"action":"b3"},{"player":0,"action":"c2"}]}`), 0o644))
-	_, hs := testServer(t, Config{Runs: []string{run}, Logs: logs})
+	_, hs := testServer(t, Config{Runs: []string{run}, Logs: logs, MaxClientGames: 16})
 
 	// play creates a game and plays moves (person's moves by text, "!"
 	// for an agent move).

@@ -68,9 +68,11 @@
 //
 // Errors are JSON {"error": "one line"}: 400 for bad input (the messages of
 // games.New, agent.New and ParseAction, as on the command line), 404 for
-// unknown games, logs and runs, 409 for a move out of turn or while an
-// agent is thinking, 413 for bodies over the limit, 429 when the server
-// holds Config.MaxGames games or Config.MaxStreams event streams, 504 when
+// unknown games, logs and runs, 403 for a view or analysis of hidden
+// cards, 409 for a move out of turn or while an agent is thinking, 413 for
+// bodies over the limit, 421 for a foreign Host, 429 when the server holds
+// Config.MaxGames games (or the client Config.MaxClientGames) or
+// Config.MaxStreams event streams, 504 when
 // an agent overruns its timeout, 422 when a file a chart is drawn from does
 // not parse (file:line: what).
 //
@@ -100,8 +102,12 @@
 // # Safety
 //
 // Every input is validated with the CLI's rules; request bodies are size
-// limited; POST bodies must be application/json and a request whose
-// Origin names another host is refused (no cross-site requests). Search
+// limited; a request whose Host header is not one of the server's names
+// (localhost, 127.0.0.1, [::1], Config.Hosts) is refused with 421, so a
+// page on a DNS-rebinding domain cannot reach it; POST bodies must be
+// application/json and a request whose Origin names another host is
+// refused (no cross-site requests). One client (remote IP address) holds
+// at most Config.MaxClientGames games (429 beyond). Search
 // budgets in agent specs are capped (Config.MaxSims, MaxNodes, MaxThreads,
 // MaxTime) and every agent call runs under a context deadline
 // (Config.MoveTimeout). Agent options that name files (net=, eval=,

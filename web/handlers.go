@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	ss, err := s.create(req)
+	ss, err := s.create(req, clientOf(r))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -86,8 +87,18 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, v)
 }
 
-// create validates req with the CLI's rules and stores the new game.
-func (s *Server) create(req createRequest) (*session, error) {
+// clientOf is the client a request counts for in Config.MaxClientGames:
+// its remote IP address.
+func clientOf(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// create validates req with the CLI's rules and stores the new game of
+// client.
+func (s *Server) create(req createRequest, client string) (*session, error) {
 	if req.Game == "" {
 		return nil, errorf(http.StatusBadRequest, "game: give a game spec, e.g. connect4 or hex:size=7 (see the game list)")
 	}
@@ -114,7 +125,7 @@ func (s *Server) create(req createRequest) (*session, error) {
 		}
 		specs[p] = sp
 	}
-	if err := s.games.reserve(); err != nil {
+	if err := s.games.reserve(client); err != nil {
 		return nil, err
 	}
 	seed := uint64(time.Now().UnixNano()) & (1<<53 - 1) // exact as a JavaScript number
@@ -125,6 +136,7 @@ func (s *Server) create(req createRequest) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	ss.client = client
 	if err := s.games.add(ss); err != nil {
 		ss.mu.Lock()
 		ss.shut()

@@ -29,6 +29,11 @@ type Config struct {
 	// MaxGames bounds the games held at once; creating one more is refused
 	// with 429 until one is deleted or expires.
 	MaxGames int
+	// MaxClientGames bounds the games one client (remote IP address) holds
+	// at once, so that one client cannot take every MaxGames slot for the
+	// idle timeout; 0 means half of MaxGames (at least 1). Behind a reverse
+	// proxy every client has the proxy's address.
+	MaxClientGames int
 	// IdleTimeout is how long a game may go without a request before it
 	// is deleted (its agents closed).
 	IdleTimeout time.Duration
@@ -55,6 +60,12 @@ type Config struct {
 	MaxStreams int
 	// WatchEvery is how often a run watch looks at the run's files.
 	WatchEvery time.Duration
+	// Hosts are the names (host or IP address, a port is ignored) that
+	// requests may give in their Host header besides localhost, 127.0.0.1
+	// and [::1]: the listen address's, and those of serve --allow-host.
+	// Any other Host is refused with 421: a page on a DNS-rebinding domain
+	// (evil.example resolving to 127.0.0.1) sends its own name.
+	Hosts []string
 	// Logf logs server events (recovered panics, expired games); nil
 	// means the standard logger.
 	Logf func(format string, args ...any)
@@ -83,6 +94,9 @@ func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	if c.MaxGames <= 0 {
 		c.MaxGames = d.MaxGames
+	}
+	if c.MaxClientGames <= 0 {
+		c.MaxClientGames = max(1, c.MaxGames/2)
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = d.IdleTimeout
@@ -120,7 +134,38 @@ func (c Config) withDefaults() Config {
 	if c.Logf == nil {
 		c.Logf = log.Printf
 	}
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	for _, h := range c.Hosts {
+		if h = hostName(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	c.Hosts = hosts
 	return c
+}
+
+// hostName is the host of a Host header or a --allow-host value (host,
+// host:port, [v6] or [v6]:port), lower case, without brackets and port.
+func hostName(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	} else if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	return strings.ToLower(h)
+}
+
+// hostAllowed reports whether a request's Host header names this server
+// (Config.Hosts, defaults included).
+func (s *Server) hostAllowed(host string) bool {
+	h := hostName(host)
+	for _, ok := range s.cfg.Hosts {
+		if h == ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Server is the web UI's HTTP handler and the games it holds. It is safe
@@ -150,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:   cfg,
 		mux:   http.NewServeMux(),
-		games: newStore(cfg.MaxGames),
+		games: newStore(cfg.MaxGames, cfg.MaxClientGames),
 		slots: make(chan struct{}, cfg.MaxThinking),
 		stop:  make(chan struct{}),
 
@@ -289,8 +334,9 @@ func (s *Server) serveAsset(name string) http.HandlerFunc {
 }
 
 // guard wraps h with the checks every request passes: panics are
-// recovered (logged, 500); a request whose Origin names another host is
-// refused (403); POST bodies must be JSON (415), which a cross-site form
+// recovered (logged, 500); a request whose Host is not one of the
+// server's names is refused (421: DNS rebinding); a request whose Origin
+// names another host is refused (403); POST bodies must be JSON (415), which a cross-site form
 // cannot send without a preflight this server never answers; security
 // headers are set.
 func (s *Server) guard(h http.Handler) http.Handler {
@@ -310,6 +356,10 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		hdr.Set("X-Frame-Options", "DENY")
 		hdr.Set("Referrer-Policy", "no-referrer")
 		hdr.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+		if !s.hostAllowed(r.Host) {
+			writeError(w, errorf(http.StatusMisdirectedRequest, "Host %q is not a name of this server (it answers to %s); start it with serve --allow-host %s to allow that name", clip(r.Host), strings.Join(s.cfg.Hosts, ", "), clip(hostName(r.Host))))
+			return
+		}
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
 			writeError(w, errorf(http.StatusForbidden, "cross-origin request from %s refused", clip(o)))
 			return

@@ -27,10 +27,11 @@ const humanSeat = "human"
 // simultaneous node (NoAction for players yet to choose) and is nil
 // elsewhere.
 type session struct {
-	id    string
-	game  games.Game
-	specs []string // per seat: agent spec or "human"
-	seed  uint64
+	id     string
+	game   games.Game
+	specs  []string // per seat: agent spec or "human"
+	seed   uint64
+	client string // the remote IP address that created it (Config.MaxClientGames)
 
 	mu       sync.Mutex
 	state    games.State
@@ -230,34 +231,56 @@ func (ss *session) shut() {
 
 // store holds the sessions by id. It is safe for concurrent use; its mutex
 // is never held while a session's is (sessions are looked up, then locked).
+// Invariant under mu: perClient[c] is the number of games whose client is
+// c (no zero entries).
 type store struct {
-	mu    sync.Mutex
-	max   int
-	games map[string]*session
+	mu        sync.Mutex
+	max       int // games held at once
+	maxClient int // games one client holds at once
+	games     map[string]*session
+	perClient map[string]int
 }
 
-func newStore(max int) *store { return &store{max: max, games: map[string]*session{}} }
+func newStore(max, maxClient int) *store {
+	return &store{max: max, maxClient: maxClient, games: map[string]*session{}, perClient: map[string]int{}}
+}
 
-// reserve checks there is room for one more game. add may still fail when
-// two creations race; reserve only saves building agents in vain.
-func (st *store) reserve() error {
+// reserve checks there is room for one more game of client. add may still
+// fail when two creations race; reserve only saves building agents in vain.
+func (st *store) reserve(client string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.roomLocked(client)
+}
+
+func (st *store) roomLocked(client string) error {
 	if len(st.games) >= st.max {
 		return errorf(http.StatusTooManyRequests, "the server holds %d games, its limit; delete one or wait for idle games to expire", st.max)
+	}
+	if st.perClient[client] >= st.maxClient {
+		return errorf(http.StatusTooManyRequests, "this client (%s) holds %d games, the limit per client (serve --max-games-per-client); end one or wait for idle games to expire", clip(client), st.maxClient)
 	}
 	return nil
 }
 
-// add stores ss, unless the store is full.
+// add stores ss, unless the store or ss's client is full.
 func (st *store) add(ss *session) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(st.games) >= st.max {
-		return errorf(http.StatusTooManyRequests, "the server holds %d games, its limit; delete one or wait for idle games to expire", st.max)
+	if err := st.roomLocked(ss.client); err != nil {
+		return err
 	}
 	st.games[ss.id] = ss
+	st.perClient[ss.client]++
 	return nil
+}
+
+// deleteLocked removes ss from the store. Called with st.mu held.
+func (st *store) deleteLocked(ss *session) {
+	delete(st.games, ss.id)
+	if st.perClient[ss.client]--; st.perClient[ss.client] <= 0 {
+		delete(st.perClient, ss.client)
+	}
 }
 
 // get returns the session with id, or a 404 error.
@@ -276,7 +299,9 @@ func (st *store) remove(id string) (*session, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	ss, ok := st.games[id]
-	delete(st.games, id)
+	if ok {
+		st.deleteLocked(ss)
+	}
 	return ss, ok
 }
 
@@ -307,7 +332,7 @@ func (st *store) expire(before time.Time) int {
 		if old {
 			st.mu.Lock()
 			if st.games[ss.id] == ss {
-				delete(st.games, ss.id)
+				st.deleteLocked(ss)
 			}
 			st.mu.Unlock()
 			n++
@@ -320,7 +345,7 @@ func (st *store) expire(before time.Time) int {
 func (st *store) closeAll() {
 	st.mu.Lock()
 	all := st.games
-	st.games = map[string]*session{}
+	st.games, st.perClient = map[string]*session{}, map[string]int{}
 	st.mu.Unlock()
 	for _, ss := range all {
 		ss.mu.Lock()
