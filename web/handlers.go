@@ -272,6 +272,11 @@ func (ss *session) humanMove(req moveRequest) error {
 	default:
 		return errorf(http.StatusBadRequest, "players %v are all to choose: say which with \"player\"", humans)
 	}
+	if ss.private() && p != ss.screenSeat() {
+		// Its cards are not on this screen, and the answer (legal moves,
+		// examples) would show them.
+		return errorf(http.StatusForbidden, "player %d: %s hides cards: player %d at this screen chooses first, then hands the screen over", p, ss.game.Type().Name, ss.screenSeat())
+	}
 	if strings.TrimSpace(req.Action) == "" {
 		return errorf(http.StatusBadRequest, "action: give a move, e.g. %s", ss.exampleMove(p))
 	}

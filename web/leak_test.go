@@ -53,22 +53,26 @@ var gameEndpoints = map[string]string{
 // is given (det=0: it would play with the cards face up).
 var probeAnalyzers = []string{"", "mcts:sims=24,threads=1", "mcts:sims=24,threads=1,det=0"}
 
-// infoOf is player p's information state in s (the observation where the
-// game has no information-state tensor).
-func infoOf(s games.State, p int) []float32 {
+// infoOf writes player p's information state in s into buf (the
+// observation where the game has no information-state tensor) and returns
+// it; buf nil allocates.
+func infoOf(s games.State, p int, buf []float32) []float32 {
 	if is, ok := s.(games.InfoState); ok {
-		g := s.Game().(games.InfoStateGame)
-		n := 1
-		for _, d := range g.InformationStateShape() {
-			n *= d
+		if buf == nil {
+			n := 1
+			for _, d := range s.Game().(games.InfoStateGame).InformationStateShape() {
+				n *= d
+			}
+			buf = make([]float32, n)
 		}
-		out := make([]float32, n)
-		is.InformationState(p, out)
-		return out
+		is.InformationState(p, buf)
+		return buf
 	}
-	out := make([]float32, games.ObservationSize(s.Game()))
-	s.Observation(p, out)
-	return out
+	if buf == nil {
+		buf = make([]float32, games.ObservationSize(s.Game()))
+	}
+	s.Observation(p, buf)
+	return buf
 }
 
 // redeal returns another history of ss's game, move for move, in which
@@ -80,34 +84,48 @@ func redeal(ss *session, viewer int, rng *rand.Rand) (games.State, []games.Actio
 	g := ss.game
 	n := g.NumPlayers()
 	m := games.NewMask(g.NumActions())
+	// want[i]: viewer's information after the i-th step (an action, or a
+	// joint action at a simultaneous node) of the original history.
+	var want [][]float32
+	var steps []int // the number of actions of each step
+	o := g.NewInitialState()
+	for i := 0; i < len(ss.actions); {
+		k := 1
+		if o.CurrentPlayer() == games.SimultaneousPlayer {
+			k = n
+			o.(games.SimultaneousState).ApplyJoint(ss.actions[i : i+n])
+		} else {
+			o.Apply(ss.actions[i])
+		}
+		want = append(want, infoOf(o, viewer, nil))
+		steps = append(steps, k)
+		i += k
+	}
+	var buf []float32
 	for attempt := range 400 {
 		change := 0.5
 		if attempt >= 200 {
 			change = 0.05
 		}
-		o, s := g.NewInitialState(), g.NewInitialState()
+		s := g.NewInitialState()
 		acts := make([]games.Action, 0, len(ss.actions))
 		failed := false
-		for i := 0; i < len(ss.actions) && !failed; {
-			if o.CurrentPlayer() == games.SimultaneousPlayer {
+		for j, i := 0, 0; j < len(steps) && !failed; j, i = j+1, i+steps[j] {
+			if steps[j] == n && s.CurrentPlayer() == games.SimultaneousPlayer {
 				joint := ss.actions[i : i+n]
 				for p, a := range joint {
 					s.(games.SimultaneousState).LegalFor(p, m)
 					failed = failed || !m.Has(a)
 				}
-				if failed {
-					break
+				if !failed {
+					s.(games.SimultaneousState).ApplyJoint(joint)
+					acts = append(acts, joint...)
+					buf = infoOf(s, viewer, buf)
+					failed = !slices.Equal(buf, want[j])
 				}
-				o.(games.SimultaneousState).ApplyJoint(joint)
-				s.(games.SimultaneousState).ApplyJoint(joint)
-				acts = append(acts, joint...)
-				i += n
-				failed = !slices.Equal(infoOf(o, viewer), infoOf(s, viewer))
 				continue
 			}
 			a, mover := ss.actions[i], ss.movers[i]
-			o.Apply(a)
-			want := infoOf(o, viewer)
 			s.Legal(m)
 			tried := false
 			if mover != viewer && rng.Float64() < change {
@@ -118,7 +136,7 @@ func redeal(ss *session, viewer int, rng *rand.Rand) (games.State, []games.Actio
 				c := cands[rng.IntN(len(cands))]
 				t := s.Clone()
 				t.Apply(c)
-				if slices.Equal(infoOf(t, viewer), want) {
+				if buf = infoOf(t, viewer, buf); slices.Equal(buf, want[j]) {
 					s, a, tried = t, c, true
 				}
 			}
@@ -128,10 +146,10 @@ func redeal(ss *session, viewer int, rng *rand.Rand) (games.State, []games.Actio
 					break
 				}
 				s.Apply(a)
-				failed = !slices.Equal(infoOf(s, viewer), want)
+				buf = infoOf(s, viewer, buf)
+				failed = !slices.Equal(buf, want[j])
 			}
 			acts = append(acts, a)
-			i++
 		}
 		if !failed && s.String() != o.String() {
 			return s, acts, true
@@ -218,8 +236,8 @@ func rawCall(t *testing.T, hs *httptest.Server, method, path, body string) strin
 }
 
 // probe asks every read endpoint of game id with every view value and
-// returns the answers by request.
-func probe(t *testing.T, hs *httptest.Server, id string, np int) map[string]string {
+// returns the answers by request; viewer is the seat at the screen.
+func probe(t *testing.T, hs *httptest.Server, id string, np, viewer int) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	base := "/api/games/" + id
@@ -242,7 +260,26 @@ func probe(t *testing.T, hs *httptest.Server, id string, np int) map[string]stri
 	for p := range np {
 		players = append(players, fmt.Sprint(p))
 	}
-	// The analyses read no view; they are asked with three of them.
+	// Moves that are refused change nothing, and their messages (legal
+	// moves, examples) must not show another seat's cards.
+	// Real moves are sent for the other seats only (one of the viewer's
+	// could be legal, and played).
+	for _, p := range players {
+		acts := []string{"", "junk"}
+		if p != "null" && p != fmt.Sprint(viewer) {
+			acts = append(acts, "2S@a1", "JS@b2", "tempura", "sashimi", "pudding", "chopsticks", "squid", "maki1")
+		}
+		for _, a := range acts {
+			body := fmt.Sprintf(`{"action": %q, "player": %s}`, a, p)
+			ans := rawCall(t, hs, "POST", base+"/move", body)
+			if strings.HasPrefix(ans, "200 ") {
+				t.Fatalf("move %s was played: %s", body, clipN(ans, 300))
+			}
+			out["POST "+base+"/move "+body] = ans
+		}
+	}
+	// The analyses read no view: three values keep the test short (the
+	// player to analyse, which they read, takes every value).
 	for _, v := range []string{"absent", "-1", "junk"} {
 		for _, an := range probeAnalyzers {
 			for _, p := range players {
@@ -297,6 +334,7 @@ func TestHiddenCardsDoNotLeak(t *testing.T) {
 		{"sequence:players=3", []string{"human", "random", "human"}}, // two people at one screen
 		{"sushigo:players=3", []string{"human", "sushigo-greedy", "random"}},
 		{"sushigo-seq:players=3", []string{"random", "human", "random"}},
+		{"sushigo:players=3", []string{"human", "random", "human"}}, // two people choosing at once
 	}
 	for _, c := range cases {
 		t.Run(c.game, func(t *testing.T) {
@@ -317,9 +355,9 @@ func TestHiddenCardsDoNotLeak(t *testing.T) {
 				if ok {
 					twins++
 					install(t, srv, ss, state, actions)
-					want := probe(t, hs, st.ID, len(c.players))
+					want := probe(t, hs, st.ID, len(c.players), viewer)
 					install(t, srv, ss, twin, twinActs)
-					got := probe(t, hs, st.ID, len(c.players))
+					got := probe(t, hs, st.ID, len(c.players), viewer)
 					reqs := slices.Sorted(maps.Keys(want))
 					for _, req := range reqs {
 						if w, g := want[req], got[req]; g != w {
