@@ -412,6 +412,7 @@ func TestBrowserHandOver(t *testing.T) {
 		if dom := p.html(); strings.Contains(dom, "board-sequence") || strings.Contains(dom, `class="card"`) {
 			t.Fatalf("the hand-over screen shows the board or cards:\n%s", clipN(dom, 2000))
 		}
+		p.screenshot("handover-screen-" + seat)
 		p.click("#handover-ok")
 		p.until("player "+seat+"'s board", `document.querySelector("svg.board-sequence")`)
 		p.untilMatch("player "+seat+"'s view", []string{`id="log-later"`, `<select id="view"><option value="` + seat + `">player ` + seat + `</option></select>`})

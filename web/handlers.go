@@ -55,7 +55,7 @@ func (s *Server) handleCatalog(w http.ResponseWriter, r *http.Request) {
 		out.Agents = append(out.Agents, catalogAgent{a.Name, a.Summary, a.Games})
 	}
 	out.Limits = map[string]any{
-		"max_games": s.cfg.MaxGames, "max_sims": s.cfg.MaxSims, "max_nodes": s.cfg.MaxNodes,
+		"max_games": s.cfg.MaxGames, "max_client_games": s.cfg.MaxClientGames, "max_sims": s.cfg.MaxSims, "max_nodes": s.cfg.MaxNodes,
 		"max_threads": s.cfg.MaxThreads, "max_time": s.cfg.MaxTime.String(),
 		"move_timeout": s.cfg.MoveTimeout.String(), "idle_timeout": s.cfg.IdleTimeout.String(),
 	}

@@ -357,7 +357,8 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		hdr.Set("Referrer-Policy", "no-referrer")
 		hdr.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
 		if !s.hostAllowed(r.Host) {
-			writeError(w, errorf(http.StatusMisdirectedRequest, "Host %q is not a name of this server (it answers to %s); start it with serve --allow-host %s to allow that name", clip(r.Host), strings.Join(s.cfg.Hosts, ", "), clip(hostName(r.Host))))
+			// The names allowed are not listed: a rebinding page reads this.
+			writeError(w, errorf(http.StatusMisdirectedRequest, "Host %q is not a name of this server (it answers to localhost, 127.0.0.1, [::1], its listen address and the names of serve --allow-host); to allow this one, start it with serve --allow-host %s", clip(r.Host), clip(hostName(r.Host))))
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
