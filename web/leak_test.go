@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/canopy-go/canopy/agent"
-	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 )
 
@@ -160,21 +158,18 @@ func redeal(ss *session, viewer int, rng *rand.Rand) (games.State, []games.Actio
 
 // install puts a copy of ss with the given history into the server under
 // ss's id, with fresh agents (so that the seat's own analyzer starts from
-// the same seed for the original and the twin).
+// the same seed for the original and the twin): a game created as ss was,
+// then given ss's id and history.
 func install(t *testing.T, srv *Server, ss *session, state games.State, actions []games.Action) {
 	t.Helper()
-	cp := &session{id: ss.id, game: ss.game, specs: ss.specs, seed: ss.seed,
-		state: state.Clone(), actions: slices.Clone(actions), movers: slices.Clone(ss.movers),
-		agents: make([]agent.Agent, len(ss.specs)), chance: games.NewRand(1), lastUsed: ss.lastUsed}
-	for p, sp := range ss.specs {
-		if sp != humanSeat {
-			a, err := agent.New(ss.game, sp, arena.DeriveSeed(ss.seed, uint64(p)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cp.agents[p] = a
-		}
+	cp, err := srv.create(createRequest{Game: ss.game.Spec(), Players: ss.specs, Seed: &ss.seed}, "leak-test")
+	if err != nil {
+		t.Fatal(err)
 	}
+	srv.games.remove(cp.id)
+	cp.id, cp.client, cp.state = ss.id, ss.client, state.Clone()
+	cp.actions, cp.movers = slices.Clone(actions), slices.Clone(ss.movers)
+	cp.joint = nil
 	if cp.state.CurrentPlayer() == games.SimultaneousPlayer {
 		cp.joint = slices.Clone(ss.joint)
 	}
