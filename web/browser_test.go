@@ -338,7 +338,7 @@ func TestBrowserBoards(t *testing.T) {
 	logs := filepath.Join(dir, "logs")
 	must(t, os.MkdirAll(logs, 0o755))
 	must(t, os.WriteFile(filepath.Join(logs, "hex.json"), []byte(`{"game":"hex:size=5,swap=false","players":["random","random"],"moves":[{"player":0,"action":"c3"},{"player":1,"action":"b3"},{"player":0,"action":"c2"}]}`), 0o644))
-	_, hs := testServer(t, Config{Runs: []string{run}, Logs: logs})
+	_, hs := testServer(t, Config{Runs: []string{run}, Logs: logs, MaxClientGames: 16})
 
 	// play creates a game and plays moves (person's moves by text, "!"
 	// for an agent move).
@@ -397,4 +397,27 @@ func TestBrowserBoards(t *testing.T) {
 			p.screenshot(pg.name)
 		})
 	}
+}
+
+// TestBrowserHandOver: two people playing Sequence at one screen see a
+// hand-over screen, with no cards on it, before each one's own hand; the
+// page offers no other view and no log while the game runs.
+func TestBrowserHandOver(t *testing.T) {
+	_, hs := testServer(t, Config{})
+	p := newPage(t, hs)
+	st := create(t, hs, "sequence", "human", "human")
+	p.open("#/game/" + st.ID)
+	for _, seat := range []string{"0", "1"} {
+		p.until("the hand-over to player "+seat, `document.querySelector("#handover") && document.querySelector("#handover h1").textContent.endsWith("player `+seat+`")`)
+		if dom := p.html(); strings.Contains(dom, "board-sequence") || strings.Contains(dom, `class="card"`) {
+			t.Fatalf("the hand-over screen shows the board or cards:\n%s", clipN(dom, 2000))
+		}
+		p.screenshot("handover-screen-" + seat)
+		p.click("#handover-ok")
+		p.until("player "+seat+"'s board", `document.querySelector("svg.board-sequence")`)
+		p.untilMatch("player "+seat+"'s view", []string{`id="log-later"`, `<select id="view"><option value="` + seat + `">player ` + seat + `</option></select>`})
+		p.screenshot("handover-" + seat)
+		p.click("button.move")
+	}
+	p.until("the hand-over back to player 0", `document.querySelector("#handover h1") && document.querySelector("#handover h1").textContent.endsWith("player 0")`)
 }

@@ -42,7 +42,8 @@
 //
 //	GET    /api/catalog              games and agents, for the page's forms
 //	POST   /api/games                {"game", "players", "seed"} -> state (201)
-//	GET    /api/games/{id}           state (?view=P: draw for player P, -1 all)
+//	GET    /api/games/{id}           state (?view=P: draw for player P, -1 all;
+//	                                 with hidden cards, see below)
 //	DELETE /api/games/{id}           ends the game, closing its agents (204)
 //	POST   /api/games/{id}/move      {"action", "player"}: a person's move
 //	POST   /api/games/{id}/agent     the agent(s) to move play
@@ -50,7 +51,8 @@
 //	GET    /api/games/{id}/analyze/live?agent=A&player=P&every=200ms
 //	                                 the same, live: an event stream
 //	POST   /api/games/{id}/undo      takes back the last human move
-//	GET    /api/games/{id}/log       the game so far as an arena.Log
+//	GET    /api/games/{id}/log       the game so far as an arena.Log (409
+//	                                 while a person plays with hidden cards)
 //	GET    /api/logs                 the logs in --logs
 //	GET    /api/logs/{name}          one of them, replayed into frames
 //	POST   /api/replay               an uploaded log, replayed into frames
@@ -66,9 +68,11 @@
 //
 // Errors are JSON {"error": "one line"}: 400 for bad input (the messages of
 // games.New, agent.New and ParseAction, as on the command line), 404 for
-// unknown games, logs and runs, 409 for a move out of turn or while an
-// agent is thinking, 413 for bodies over the limit, 429 when the server
-// holds Config.MaxGames games or Config.MaxStreams event streams, 504 when
+// unknown games, logs and runs, 403 for a view or analysis of hidden
+// cards, 409 for a move out of turn or while an agent is thinking, 413 for
+// bodies over the limit, 421 for a foreign Host, 429 when the server holds
+// Config.MaxGames games (or the client Config.MaxClientGames) or
+// Config.MaxStreams event streams, 504 when
 // an agent overruns its timeout, 422 when a file a chart is drawn from does
 // not parse (file:line: what).
 //
@@ -78,11 +82,32 @@
 // client goes away. Errors before the first event are JSON answers as
 // above.
 //
+// # Hidden information
+//
+// While a person plays a game with hidden cards (Sequence, Sushi Go), the
+// server shows only what that person's seat may see: the state is drawn
+// for the seat at the screen (the only person, or with several people at
+// one screen the one to choose, and the page shows a hand-over screen
+// before another seat's cards); any other view= is refused with 403.
+// Deals and unrevealed picks are hidden in the history and as the last
+// move, the log is refused (409) until the game is over, there is no
+// undo, analyses are for that seat's move only and run on a
+// determinization drawn from what it has seen (games.Resampler), and the
+// deals come from a secret seed, not from the seed the client chose and
+// every seat is shown. Games between agents only, and games that are
+// over, show everything. TestHiddenCardsDoNotLeak re-deals the hidden
+// cards at every position and requires identical answers from every
+// endpoint for every view.
+//
 // # Safety
 //
 // Every input is validated with the CLI's rules; request bodies are size
-// limited; POST bodies must be application/json and a request whose
-// Origin names another host is refused (no cross-site requests). Search
+// limited; a request whose Host header is not one of the server's names
+// (localhost, 127.0.0.1, [::1], Config.Hosts) is refused with 421, so a
+// page on a DNS-rebinding domain cannot reach it; POST bodies must be
+// application/json and a request whose Origin names another host is
+// refused (no cross-site requests). One client (remote IP address) holds
+// at most Config.MaxClientGames games (429 beyond). Search
 // budgets in agent specs are capped (Config.MaxSims, MaxNodes, MaxThreads,
 // MaxTime) and every agent call runs under a context deadline
 // (Config.MoveTimeout). Agent options that name files (net=, eval=,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ func (s *Server) handleCatalog(w http.ResponseWriter, r *http.Request) {
 		out.Agents = append(out.Agents, catalogAgent{a.Name, a.Summary, a.Games})
 	}
 	out.Limits = map[string]any{
-		"max_games": s.cfg.MaxGames, "max_sims": s.cfg.MaxSims, "max_nodes": s.cfg.MaxNodes,
+		"max_games": s.cfg.MaxGames, "max_client_games": s.cfg.MaxClientGames, "max_sims": s.cfg.MaxSims, "max_nodes": s.cfg.MaxNodes,
 		"max_threads": s.cfg.MaxThreads, "max_time": s.cfg.MaxTime.String(),
 		"move_timeout": s.cfg.MoveTimeout.String(), "idle_timeout": s.cfg.IdleTimeout.String(),
 	}
@@ -74,7 +75,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	ss, err := s.create(req)
+	ss, err := s.create(req, clientOf(r))
 	if err != nil {
 		writeError(w, err)
 		return
@@ -86,8 +87,18 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, v)
 }
 
-// create validates req with the CLI's rules and stores the new game.
-func (s *Server) create(req createRequest) (*session, error) {
+// clientOf is the client a request counts for in Config.MaxClientGames:
+// its remote IP address.
+func clientOf(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// create validates req with the CLI's rules and stores the new game of
+// client.
+func (s *Server) create(req createRequest, client string) (*session, error) {
 	if req.Game == "" {
 		return nil, errorf(http.StatusBadRequest, "game: give a game spec, e.g. connect4 or hex:size=7 (see the game list)")
 	}
@@ -114,7 +125,7 @@ func (s *Server) create(req createRequest) (*session, error) {
 		}
 		specs[p] = sp
 	}
-	if err := s.games.reserve(); err != nil {
+	if err := s.games.reserve(client); err != nil {
 		return nil, err
 	}
 	seed := uint64(time.Now().UnixNano()) & (1<<53 - 1) // exact as a JavaScript number
@@ -125,6 +136,7 @@ func (s *Server) create(req createRequest) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	ss.client = client
 	if err := s.games.add(ss); err != nil {
 		ss.mu.Lock()
 		ss.shut()
@@ -160,6 +172,9 @@ func viewParam(r *http.Request, ss *session) (int, error) {
 	p, err := strconv.Atoi(v)
 	if err != nil || p < -1 || p >= ss.game.NumPlayers() {
 		return 0, errorf(http.StatusBadRequest, "view=%s: want a player 0..%d or -1 for everything", clip(v), ss.game.NumPlayers()-1)
+	}
+	if ss.private() && p != ss.screenSeat() {
+		return 0, errorf(http.StatusForbidden, "view=%d: %s hides cards and a person plays: this screen shows player %d's own view only, until the game is over", p, ss.game.Type().Name, ss.screenSeat())
 	}
 	return p, nil
 }
@@ -256,6 +271,11 @@ func (ss *session) humanMove(req moveRequest) error {
 		return errorf(http.StatusConflict, "no person is to move (%s); ask the agent to move", summary(ss.state, waiting))
 	default:
 		return errorf(http.StatusBadRequest, "players %v are all to choose: say which with \"player\"", humans)
+	}
+	if ss.private() && p != ss.screenSeat() {
+		// Its cards are not on this screen, and the answer (legal moves,
+		// examples) would show them.
+		return errorf(http.StatusForbidden, "player %d: %s hides cards: player %d at this screen chooses first, then hands the screen over", p, ss.game.Type().Name, ss.screenSeat())
 	}
 	if strings.TrimSpace(req.Action) == "" {
 		return errorf(http.StatusBadRequest, "action: give a move, e.g. %s", ss.exampleMove(p))
@@ -536,15 +556,21 @@ func (s *Server) startAnalysis(ss *session, req analyzeRequest) (*analysisCall, 
 	}
 	waiting := ss.waiting()
 	p := waiting[0]
+	if ss.private() && req.Player == nil {
+		p = ss.screenSeat()
+	}
 	if req.Player != nil {
 		p = *req.Player
-		ok := false
-		for _, q := range waiting {
-			ok = ok || q == p
-		}
-		if !ok {
-			return nil, errorf(http.StatusBadRequest, "player %d is not to move (%s)", p, summary(ss.state, waiting))
-		}
+	}
+	ok := false
+	for _, q := range waiting {
+		ok = ok || q == p
+	}
+	if !ok {
+		return nil, errorf(http.StatusBadRequest, "player %d is not to move (%s)", p, summary(ss.state, waiting))
+	}
+	if ss.private() && p != ss.screenSeat() {
+		return nil, errorf(http.StatusForbidden, "player %d: %s hides cards and a person plays: analyses are for the move of player %d at this screen only", p, ss.game.Type().Name, ss.screenSeat())
 	}
 	c := &analysisCall{name: req.Agent, player: p}
 	if c.name == "" {
@@ -569,6 +595,21 @@ func (s *Server) startAnalysis(ss *session, req analyzeRequest) (*analysisCall, 
 		}
 	}
 	c.clone = ss.state.Clone()
+	if ss.private() {
+		// The analyzer gets a position dealt again from what player p has
+		// seen (a determinization): no analyzer, not even one that takes
+		// the position as given (mcts:det=0), sees the hidden cards.
+		// Resample depends only on p's information and the random stream,
+		// which is fixed by the game's seed and the move number.
+		res, ok := ss.state.(games.Resampler)
+		if !ok {
+			if c.own {
+				arena.CloseAgents([]agent.Agent{c.an})
+			}
+			return nil, errorf(http.StatusBadRequest, "%s hides cards and cannot deal them again: no analysis while a person plays", ss.game.Type().Name)
+		}
+		res.Resample(p, games.NewRand(arena.DeriveSeed(ss.seed, 1<<33+uint64(ss.state.MoveNumber()))), c.clone)
+	}
 	c.start = time.Now()
 	return c, nil
 }
@@ -630,7 +671,7 @@ func (s *Server) handleUndo(w http.ResponseWriter, r *http.Request) {
 	}
 	k := ss.undoPoint()
 	if k < 0 {
-		writeError(w, errorf(http.StatusConflict, "nothing to undo (undo takes back a person's move; not in simultaneous-move games)"))
+		writeError(w, errorf(http.StatusConflict, "nothing to undo (undo takes back a person's move; not in simultaneous-move games, nor with hidden cards)"))
 		return
 	}
 	st := ss.game.NewInitialState()
@@ -649,6 +690,10 @@ func (s *Server) handleGameLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ss.mu.Unlock()
+	if ss.private() {
+		writeError(w, errorf(http.StatusConflict, "the log lists every card dealt: it is ready once the game is over"))
+		return
+	}
 	rec := &arena.Record{Spec: ss.game.Spec(), Agents: ss.specs, Actions: ss.actions}
 	l, err := arena.LogFromRecord(ss.game, rec, ss.seed)
 	if err != nil {

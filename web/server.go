@@ -31,6 +31,11 @@ type Config struct {
 	// MaxGames bounds the games held at once; creating one more is refused
 	// with 429 until one is deleted or expires.
 	MaxGames int
+	// MaxClientGames bounds the games one client (remote IP address) holds
+	// at once, so that one client cannot take every MaxGames slot for the
+	// idle timeout; 0 means half of MaxGames (at least 1). Behind a reverse
+	// proxy every client has the proxy's address.
+	MaxClientGames int
 	// IdleTimeout is how long a game may go without a request before it
 	// is deleted (its agents closed).
 	IdleTimeout time.Duration
@@ -57,6 +62,12 @@ type Config struct {
 	MaxStreams int
 	// WatchEvery is how often a run watch looks at the run's files.
 	WatchEvery time.Duration
+	// Hosts are the names (host or IP address, a port is ignored) that
+	// requests may give in their Host header besides localhost, 127.0.0.1
+	// and [::1]: the listen address's, and those of serve --allow-host.
+	// Any other Host is refused with 421: a page on a DNS-rebinding domain
+	// (evil.example resolving to 127.0.0.1) sends its own name.
+	Hosts []string
 	// Logf logs server events (recovered panics, expired games); nil
 	// means the standard logger.
 	Logf func(format string, args ...any)
@@ -90,6 +101,9 @@ func (c Config) withDefaults() Config {
 	d := DefaultConfig()
 	if c.MaxGames <= 0 {
 		c.MaxGames = d.MaxGames
+	}
+	if c.MaxClientGames <= 0 {
+		c.MaxClientGames = max(1, c.MaxGames/2)
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = d.IdleTimeout
@@ -127,7 +141,38 @@ func (c Config) withDefaults() Config {
 	if c.Logf == nil {
 		c.Logf = log.Printf
 	}
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	for _, h := range c.Hosts {
+		if h = hostName(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	c.Hosts = hosts
 	return c
+}
+
+// hostName is the host of a Host header or a --allow-host value (host,
+// host:port, [v6] or [v6]:port), lower case, without brackets and port.
+func hostName(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	} else if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	return strings.ToLower(h)
+}
+
+// hostAllowed reports whether a request's Host header names this server
+// (Config.Hosts, defaults included).
+func (s *Server) hostAllowed(host string) bool {
+	h := hostName(host)
+	for _, ok := range s.cfg.Hosts {
+		if h == ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Server is the web UI's HTTP handler and the games it holds. It is safe
@@ -158,7 +203,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg:   cfg,
 		mux:   http.NewServeMux(),
-		games: newStore(cfg.MaxGames),
+		games: newStore(cfg.MaxGames, cfg.MaxClientGames),
 		slots: make(chan struct{}, cfg.MaxThinking),
 		stop:  make(chan struct{}),
 
@@ -232,32 +277,48 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /{$}", s.serveAsset("assets/index.html"))
 	m.HandleFunc("GET /app.js", s.serveAsset("assets/app.js"))
 	m.HandleFunc("GET /style.css", s.serveAsset("assets/style.css"))
-	m.HandleFunc("GET /api/catalog", s.handleCatalog)
-	m.HandleFunc("POST /api/games", s.handleCreate)
-	m.HandleFunc("GET /api/games/{id}", s.handleGet)
-	m.HandleFunc("DELETE /api/games/{id}", s.handleDelete)
-	m.HandleFunc("POST /api/games/{id}/move", s.handleMove)
-	m.HandleFunc("POST /api/games/{id}/agent", s.handleAgent)
-	m.HandleFunc("POST /api/games/{id}/analyze", s.handleAnalyze)
-	m.HandleFunc("GET /api/games/{id}/analyze/live", s.handleAnalyzeLive)
-	m.HandleFunc("POST /api/games/{id}/undo", s.handleUndo)
-	m.HandleFunc("GET /api/games/{id}/log", s.handleGameLog)
-	m.HandleFunc("GET /api/logs", s.handleLogs)
-	m.HandleFunc("GET /api/logs/{name}", s.handleLog)
-	m.HandleFunc("POST /api/replay", s.handleReplay)
-	m.HandleFunc("GET /api/runs", s.handleRuns)
-	m.HandleFunc("GET /api/runs/{run}/metrics", s.handleMetrics)
-	m.HandleFunc("GET /api/runs/{run}/watch", s.handleWatch)
-	m.HandleFunc("GET /runs/{run}/plots/{file}", s.handlePlot)
-	// Dashboards (dashboard.go): charts drawn on the fly.
 	m.HandleFunc("GET /dashboard.js", s.serveAsset("assets/dashboard.js"))
-	m.HandleFunc("GET /api/dashboard", s.handleDashboard)
-	m.HandleFunc("GET /api/dashboard/runs/{run}/{chart}", s.handleRunChart)
-	m.HandleFunc("GET /api/dashboard/logs/{chart}", s.handleLogsChart)
-	m.HandleFunc("GET /api/dashboard/arena/{file}/{chart}", s.handleArenaChart)
+	for _, r := range apiRoutes() {
+		m.HandleFunc(r.pattern, func(w http.ResponseWriter, req *http.Request) { r.handle(s, w, req) })
+	}
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, "no API endpoint %s %s", r.Method, clip(r.URL.Path)))
 	})
+}
+
+// route is one API endpoint: its ServeMux pattern and handler.
+type route struct {
+	pattern string
+	handle  func(*Server, http.ResponseWriter, *http.Request)
+}
+
+// apiRoutes lists the API (see the package doc). Tests walk it to check
+// that every endpoint of a game keeps hidden cards hidden.
+func apiRoutes() []route {
+	return []route{
+		{"GET /api/catalog", (*Server).handleCatalog},
+		{"POST /api/games", (*Server).handleCreate},
+		{"GET /api/games/{id}", (*Server).handleGet},
+		{"DELETE /api/games/{id}", (*Server).handleDelete},
+		{"POST /api/games/{id}/move", (*Server).handleMove},
+		{"POST /api/games/{id}/agent", (*Server).handleAgent},
+		{"POST /api/games/{id}/analyze", (*Server).handleAnalyze},
+		{"GET /api/games/{id}/analyze/live", (*Server).handleAnalyzeLive},
+		{"POST /api/games/{id}/undo", (*Server).handleUndo},
+		{"GET /api/games/{id}/log", (*Server).handleGameLog},
+		{"GET /api/logs", (*Server).handleLogs},
+		{"GET /api/logs/{name}", (*Server).handleLog},
+		{"POST /api/replay", (*Server).handleReplay},
+		{"GET /api/runs", (*Server).handleRuns},
+		{"GET /api/runs/{run}/metrics", (*Server).handleMetrics},
+		{"GET /api/runs/{run}/watch", (*Server).handleWatch},
+		{"GET /runs/{run}/plots/{file}", (*Server).handlePlot},
+		// Dashboards (dashboard.go): charts drawn on the fly.
+		{"GET /api/dashboard", (*Server).handleDashboard},
+		{"GET /api/dashboard/runs/{run}/{chart}", (*Server).handleRunChart},
+		{"GET /api/dashboard/logs/{chart}", (*Server).handleLogsChart},
+		{"GET /api/dashboard/arena/{file}/{chart}", (*Server).handleArenaChart},
+	}
 }
 
 // serveAsset serves one embedded file.
@@ -281,8 +342,9 @@ func (s *Server) serveAsset(name string) http.HandlerFunc {
 }
 
 // guard wraps h with the checks every request passes: panics are
-// recovered (logged, 500); a request whose Origin names another host is
-// refused (403); POST bodies must be JSON (415), which a cross-site form
+// recovered (logged, 500); a request whose Host is not one of the
+// server's names is refused (421: DNS rebinding); a request whose Origin
+// names another host is refused (403); POST bodies must be JSON (415), which a cross-site form
 // cannot send without a preflight this server never answers; security
 // headers are set.
 func (s *Server) guard(h http.Handler) http.Handler {
@@ -302,6 +364,11 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		hdr.Set("X-Frame-Options", "DENY")
 		hdr.Set("Referrer-Policy", "no-referrer")
 		hdr.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+		if !s.hostAllowed(r.Host) {
+			// The names allowed are not listed: a rebinding page reads this.
+			writeError(w, errorf(http.StatusMisdirectedRequest, "Host %q is not a name of this server (it answers to localhost, 127.0.0.1, [::1], its listen address and the names of serve --allow-host); to allow this one, start it with serve --allow-host %s", clip(r.Host), clip(hostName(r.Host))))
+			return
+		}
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
 			writeError(w, errorf(http.StatusForbidden, "cross-origin request from %s refused", clip(o)))
 			return

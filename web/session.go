@@ -2,6 +2,7 @@ package web
 
 import (
 	crand "crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
 	"net/http"
@@ -26,11 +27,12 @@ const humanSeat = "human"
 // simultaneous node (NoAction for players yet to choose) and is nil
 // elsewhere.
 type session struct {
-	id    string
-	game  games.Game
-	specs []string // per seat: agent spec or "human"
-	seed  uint64
-	env   agent.Env // what its agents (and analyses) are built with; env.Seed == seed
+	id     string
+	game   games.Game
+	specs  []string // per seat: agent spec or "human"
+	seed   uint64
+	env    agent.Env // what its agents (and analyses) are built with; env.Seed == seed
+	client string    // the remote IP address that created it (Config.MaxClientGames)
 
 	mu       sync.Mutex
 	state    games.State
@@ -55,6 +57,14 @@ func newSession(id string, g games.Game, specs []string, env agent.Env) (*sessio
 		agents:   make([]agent.Agent, len(specs)),
 		chance:   games.NewRand(arena.DeriveSeed(seed, 1<<32)),
 		lastUsed: time.Now(),
+	}
+	if ss.hidden() && len(ss.humans()) > 0 {
+		// The seed is the client's to choose and is shown to every seat:
+		// deals drawn from it could be computed in advance. A person
+		// playing with hidden cards gets deals from a secret seed.
+		var b [8]byte
+		crand.Read(b[:]) // never fails (crypto/rand.Read's documented contract)
+		ss.chance = games.NewRand(binary.LittleEndian.Uint64(b[:]))
 	}
 	for p, sp := range specs {
 		if sp == humanSeat {
@@ -141,6 +151,58 @@ func (ss *session) play(p int, a games.Action) {
 	ss.settle()
 }
 
+// hidden reports whether the game has hidden information (cards).
+func (ss *session) hidden() bool {
+	return ss.game.Type().Information != games.PerfectInformation
+}
+
+// private reports whether the session must keep hidden information from
+// the page: the game hides cards, a person plays, and it is not over. Then
+// a request may see only the cards of the seat at the screen (screenSeat),
+// deals stay out of the history and the log, analyses see a
+// determinization for that seat, and there is no undo. A game between
+// agents only is watched, not played: everything may be shown. Called
+// with mu held.
+func (ss *session) private() bool {
+	return ss.hidden() && !ss.state.IsTerminal() && len(ss.humans()) > 0
+}
+
+// screenSeat is the seat whose view a private session shows: the only
+// person; with several people at one screen the one to choose (the first
+// waiting), else the one who moved last (an agent is to move), else the
+// first person. Called with mu held.
+func (ss *session) screenSeat() int {
+	h := ss.humans()
+	if len(h) == 1 {
+		return h[0]
+	}
+	for _, p := range ss.waiting() {
+		if ss.specs[p] == humanSeat {
+			return p
+		}
+	}
+	for i := len(ss.movers) - 1; i >= 0; i-- {
+		if p := ss.movers[i]; p >= 0 && ss.specs[p] == humanSeat {
+			return p
+		}
+	}
+	return h[0]
+}
+
+// views returns the views a request may ask for: the screen seat's in a
+// private session, else every player's and -1 (everything). Called with
+// mu held.
+func (ss *session) views() []int {
+	if ss.private() {
+		return []int{ss.screenSeat()}
+	}
+	out := []int{-1}
+	for p := range ss.game.NumPlayers() {
+		out = append(out, p)
+	}
+	return out
+}
+
 // humans reports the human seats.
 func (ss *session) humans() []int {
 	var out []int
@@ -172,34 +234,56 @@ func (ss *session) shut() {
 
 // store holds the sessions by id. It is safe for concurrent use; its mutex
 // is never held while a session's is (sessions are looked up, then locked).
+// Invariant under mu: perClient[c] is the number of games whose client is
+// c (no zero entries).
 type store struct {
-	mu    sync.Mutex
-	max   int
-	games map[string]*session
+	mu        sync.Mutex
+	max       int // games held at once
+	maxClient int // games one client holds at once
+	games     map[string]*session
+	perClient map[string]int
 }
 
-func newStore(max int) *store { return &store{max: max, games: map[string]*session{}} }
+func newStore(max, maxClient int) *store {
+	return &store{max: max, maxClient: maxClient, games: map[string]*session{}, perClient: map[string]int{}}
+}
 
-// reserve checks there is room for one more game. add may still fail when
-// two creations race; reserve only saves building agents in vain.
-func (st *store) reserve() error {
+// reserve checks there is room for one more game of client. add may still
+// fail when two creations race; reserve only saves building agents in vain.
+func (st *store) reserve(client string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.roomLocked(client)
+}
+
+func (st *store) roomLocked(client string) error {
 	if len(st.games) >= st.max {
 		return errorf(http.StatusTooManyRequests, "the server holds %d games, its limit; delete one or wait for idle games to expire", st.max)
+	}
+	if st.perClient[client] >= st.maxClient {
+		return errorf(http.StatusTooManyRequests, "this client (%s) holds %d games, the limit per client (serve --max-games-per-client); end one or wait for idle games to expire", clip(client), st.maxClient)
 	}
 	return nil
 }
 
-// add stores ss, unless the store is full.
+// add stores ss, unless the store or ss's client is full.
 func (st *store) add(ss *session) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(st.games) >= st.max {
-		return errorf(http.StatusTooManyRequests, "the server holds %d games, its limit; delete one or wait for idle games to expire", st.max)
+	if err := st.roomLocked(ss.client); err != nil {
+		return err
 	}
 	st.games[ss.id] = ss
+	st.perClient[ss.client]++
 	return nil
+}
+
+// deleteLocked removes ss from the store. Called with st.mu held.
+func (st *store) deleteLocked(ss *session) {
+	delete(st.games, ss.id)
+	if st.perClient[ss.client]--; st.perClient[ss.client] <= 0 {
+		delete(st.perClient, ss.client)
+	}
 }
 
 // get returns the session with id, or a 404 error.
@@ -218,7 +302,9 @@ func (st *store) remove(id string) (*session, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	ss, ok := st.games[id]
-	delete(st.games, id)
+	if ok {
+		st.deleteLocked(ss)
+	}
 	return ss, ok
 }
 
@@ -249,7 +335,7 @@ func (st *store) expire(before time.Time) int {
 		if old {
 			st.mu.Lock()
 			if st.games[ss.id] == ss {
-				delete(st.games, ss.id)
+				st.deleteLocked(ss)
 			}
 			st.mu.Unlock()
 			n++
@@ -262,7 +348,7 @@ func (st *store) expire(before time.Time) int {
 func (st *store) closeAll() {
 	st.mu.Lock()
 	all := st.games
-	st.games = map[string]*session{}
+	st.games, st.perClient = map[string]*session{}, map[string]int{}
 	st.mu.Unlock()
 	for _, ss := range all {
 		ss.mu.Lock()

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/games/connect4"
@@ -57,6 +58,15 @@ type stateJSON struct {
 	Last     int         `json:"last"`              // the last action's id, -1 none
 	Busy     bool        `json:"busy"`              // an agent is thinking
 	CanUndo  bool        `json:"can_undo"`
+	// Views are the views this game may be drawn for (?view=): one seat
+	// while a person plays with hidden cards (Private), else -1 and every
+	// player.
+	Views []int `json:"views"`
+	// Private: the view shows one seat's hidden cards; with several people
+	// at one screen the page hands it over before showing another seat's.
+	Private bool `json:"private"`
+	// LogReady: /log answers (not while Private: it lists every deal).
+	LogReady bool `json:"log_ready"`
 }
 
 // boardJSON is the drawing data of the games with an SVG board. Cells is
@@ -269,8 +279,8 @@ func (ss *session) view(view int) stateJSON {
 	}
 	hidePending(ss.state, view, ss.movers, hist)
 	last := games.NoAction
-	if n := len(ss.actions); n > 0 {
-		last = ss.actions[n-1]
+	if n := len(ss.actions); n > 0 && n == len(hist) && hist[n-1] != "chance" && !strings.HasSuffix(hist[n-1], ":hidden") {
+		last = ss.actions[n-1] // not a deal or a pick the viewer may not see
 	}
 	isHuman := func(p int) bool { return ss.specs[p] == humanSeat }
 	out := render(ss.state, view, ss.waiting(), isHuman, ss.legalFor, hist, last)
@@ -280,12 +290,17 @@ func (ss *session) view(view int) stateJSON {
 		out.Seats[p] = seatJSON{sp, sp == humanSeat}
 	}
 	out.CanUndo = ss.undoPoint() >= 0 && !ss.busy
+	out.Views, out.Private, out.LogReady = ss.views(), ss.private(), !ss.private()
 	return out
 }
 
 // defaultView is the player to draw for when the request names none: the
-// only human seat, else everything (-1).
+// seat at the screen of a private session, else the only human seat, else
+// everything (-1). Called with mu held.
 func (ss *session) defaultView() int {
+	if ss.private() {
+		return ss.screenSeat()
+	}
 	if h := ss.humans(); len(h) == 1 {
 		return h[0]
 	}
@@ -297,6 +312,11 @@ func (ss *session) defaultView() int {
 // or the game has simultaneous moves. Called with mu held.
 func (ss *session) undoPoint() int {
 	if ss.game.Type().Dynamics == games.Simultaneous {
+		return -1
+	}
+	if ss.hidden() && len(ss.humans()) > 0 {
+		// Taking a move back after seeing the card drawn or the agent's
+		// reply (which tells of its hand) would show hidden cards.
 		return -1
 	}
 	for i := len(ss.movers) - 1; i >= 0; i-- {

@@ -384,7 +384,7 @@ func TestUndo(t *testing.T) {
 // TestLimits: the game limit, expiry of idle games (closing their agents)
 // and the agent timeout.
 func TestLimits(t *testing.T) {
-	s, hs := testServer(t, Config{MaxGames: 2, MoveTimeout: 200 * time.Millisecond, MaxTime: time.Hour})
+	s, hs := testServer(t, Config{MaxGames: 2, MaxClientGames: 2, MoveTimeout: 200 * time.Millisecond, MaxTime: time.Hour})
 	a := create(t, hs, "tictactoe", "human", "human")
 	create(t, hs, "tictactoe", "human", "human")
 	code, msg := call(t, hs, "POST", "/api/games", createRequest{Game: "tictactoe", Players: []string{"human", "human"}}, nil)
@@ -482,7 +482,7 @@ func (a *countingAgent) Close() error { a.c.n++; return nil }
 // that a busy game's agents are closed when the call returns.
 func TestAgentsClosed(t *testing.T) {
 	s, _ := testServer(t, Config{})
-	ss, err := s.create(createRequest{Game: "tictactoe", Players: []string{"human", "random"}})
+	ss, err := s.create(createRequest{Game: "tictactoe", Players: []string{"human", "random"}}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -638,5 +638,34 @@ func TestIsLoopback(t *testing.T) {
 		if got := IsLoopback(addr); got != want {
 			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// TestClientLimit: one client (one remote IP) may hold only
+// MaxClientGames of the MaxGames games, so that it cannot take every slot
+// for the idle timeout; others still get theirs.
+func TestClientLimit(t *testing.T) {
+	s, hs := testServer(t, Config{MaxGames: 6, MaxClientGames: 2})
+	a := create(t, hs, "tictactoe", "human", "human")
+	create(t, hs, "tictactoe", "human", "human")
+	code, msg := call(t, hs, "POST", "/api/games", createRequest{Game: "tictactoe", Players: []string{"human", "human"}}, nil)
+	if code != http.StatusTooManyRequests || !strings.Contains(msg, "127.0.0.1") || !strings.Contains(msg, "--max-games-per-client") {
+		t.Errorf("third game of one client: %d %q, want 429 naming the client and the flag", code, msg)
+	}
+	// Another client: the same handler, another remote address.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/api/games", strings.NewReader(`{"game":"tictactoe","players":["human","human"]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.RemoteAddr = "192.0.2.7:5000"
+	req.Host = "127.0.0.1"
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusCreated {
+		t.Errorf("another client's game: %d %s", rec.Code, rec.Body)
+	}
+	// Ending a game frees the client's slot.
+	call(t, hs, "DELETE", "/api/games/"+a.ID, nil, nil)
+	create(t, hs, "tictactoe", "human", "human")
+	if d := DefaultConfig(); d.withDefaults().MaxClientGames != d.MaxGames/2 {
+		t.Errorf("default per-client limit %d, want half of %d", d.withDefaults().MaxClientGames, d.MaxGames)
 	}
 }

@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		Name:    "serve",
 		Summary: "the browser UI: play and analyse games, replay logs, look at runs",
-		Usage:   "[--addr HOST:PORT] [--run DIR]... [--logs DIR] [--max-games N] [--move-timeout D] [--max-sims N] [--max-streams N]",
+		Usage:   "[--addr HOST:PORT] [--allow-host NAME]... [--run DIR]... [--logs DIR] [--max-games N] [--max-games-per-client N] [--move-timeout D] [--max-sims N] [--max-streams N]",
 		Help: `Serves Canopy's web page (embedded in the binary; nothing is loaded from
 elsewhere) and its JSON API:
   Play     any game (a spec, as in --game) between agents or people
@@ -37,10 +37,18 @@ elsewhere) and its JSON API:
            (metrics.jsonl, the self-play manifest, logs/*.json games).
 
 It listens on 127.0.0.1:8080 (this machine only) unless --addr says
-otherwise; there are no accounts, so expose it only on trusted networks.
+otherwise (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6
+only, an empty host on both); there are no accounts and no TLS, so to
+reach it from elsewhere put it behind a reverse proxy with authentication.
+It answers only to the Host names localhost, 127.0.0.1, [::1], the
+listen address (every interface's address for 0.0.0.0) and --allow-host
+names: a page on another name (DNS rebinding) is refused with 421.
 Only files inside the --run and --logs directories are read. Agent specs
-are capped (--max-sims; time= at --move-timeout) and every agent move runs
-under --move-timeout. Ctrl-C or SIGTERM stops it gracefully.
+are capped (--max-sims; time= at --move-timeout), every agent move runs
+under --move-timeout, and one client (IP address) holds at most
+--max-games-per-client games. While a person plays a game with hidden
+cards, only that seat's view is served. Ctrl-C or SIGTERM stops it
+gracefully.
 
 Example:
   canopy serve --run runs/zero-demo --logs runs/logs
@@ -51,7 +59,10 @@ Example:
 			var runs stringsFlag
 			fs.Var(&runs, "run", "run directory to show (metrics.jsonl, plots/*.svg); repeatable")
 			logs := fs.String("logs", "", "directory of JSON game logs to offer for replay")
+			var allowHosts stringsFlag
+			fs.Var(&allowHosts, "allow-host", "another name the server answers to (the Host header; e.g. a proxy's name), NAME or NAME:PORT; repeatable or a comma list")
 			maxGames := fs.Int("max-games", d.MaxGames, "games held at once, 1..1000")
+			maxClientGames := fs.Int("max-games-per-client", 0, "games one client (IP address) holds at once, up to --max-games; 0: half of --max-games")
 			idle := fs.Duration("idle", d.IdleTimeout, "delete games idle this long (their agents closed)")
 			moveTimeout := fs.Duration("move-timeout", d.MoveTimeout, "deadline of one agent move or analysis, 100ms..1h")
 			maxSims := fs.Int("max-sims", d.MaxSims, "largest sims= an agent spec may ask for")
@@ -70,13 +81,21 @@ Example:
 				if *idle < time.Minute {
 					return usagef("--idle %v: want at least 1m", *idle)
 				}
+				if *maxClientGames < 0 || *maxClientGames > *maxGames {
+					return usagef("--max-games-per-client %d: want 1..%d (--max-games), or 0 for half of it", *maxClientGames, *maxGames)
+				}
+				hosts, err := parseAllowHosts(allowHosts)
+				if err != nil {
+					return err
+				}
 				if *maxStreams < 1 || *maxStreams > 1000 {
 					return usagef("--max-streams %d: want 1..1000", *maxStreams)
 				}
 				if *maxSims < 1 {
 					return usagef("--max-sims %d: want at least 1", *maxSims)
 				}
-				if _, _, err := net.SplitHostPort(*addr); err != nil {
+				host, _, err := net.SplitHostPort(*addr)
+				if err != nil {
 					return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", *addr)
 				}
 				aenv, err := agentEnv(*netBackend, e.Stderr)
@@ -84,21 +103,27 @@ Example:
 					return err
 				}
 				logger := log.New(e.Stderr, "", log.LstdFlags)
+				own := listenHosts(host)
 				srv, err := web.New(web.Config{
-					MaxGames: *maxGames, IdleTimeout: *idle, MoveTimeout: *moveTimeout,
+					MaxGames: *maxGames, MaxClientGames: *maxClientGames, IdleTimeout: *idle, MoveTimeout: *moveTimeout,
 					MaxSims: *maxSims, MaxTime: *moveTimeout, MaxStreams: *maxStreams,
 					Runs: runs, Logs: *logs, Logf: logger.Printf, Agents: aenv,
+					Hosts: append(own, hosts...),
 				})
 				if err != nil {
 					return usageError{err.Error()}
 				}
 				defer srv.Close()
-				ln, err := net.Listen("tcp", *addr)
+				network, where := listenNetwork(host)
+				ln, err := net.Listen(network, *addr)
 				if err != nil {
 					return fmt.Errorf("cannot listen on %s: %v", *addr, err)
 				}
 				if !web.IsLoopback(*addr) {
-					fmt.Fprintf(e.Stderr, "canopy serve: warning: listening on %s, reachable from other machines; the server has no accounts\n", ln.Addr())
+					if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+						where += ": " + strings.Join(own, ", ")
+					}
+					fmt.Fprintf(e.Stderr, "canopy serve: warning: listening on %s (%s), reachable from other machines; the server has no accounts and no TLS: put it behind a reverse proxy with authentication\n", ln.Addr(), where)
 				}
 				ctx, stop := serveContext()
 				defer stop()
@@ -149,6 +174,72 @@ func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, onShutdown
 		return err
 	}
 	return nil
+}
+
+// listenNetwork is the network to listen on for --addr's host, and the
+// words that say what it covers: an IPv4 address listens on IPv4 only
+// ("tcp" would take IPv6 connections too on a dual-stack 0.0.0.0), an IPv6
+// address on IPv6 only, a name or an empty host on both.
+func listenNetwork(host string) (network, where string) {
+	ip := net.ParseIP(host)
+	switch {
+	case host == "":
+		return "tcp", "every IPv4 and IPv6 interface"
+	case ip == nil:
+		return "tcp", "the address " + host + " resolves to"
+	case ip.To4() != nil && ip.IsUnspecified():
+		return "tcp4", "every IPv4 interface"
+	case ip.To4() != nil:
+		return "tcp4", "IPv4 only"
+	case ip.IsUnspecified():
+		return "tcp6", "every IPv6 interface"
+	}
+	return "tcp6", "IPv6 only"
+}
+
+// listenHosts are the Host names the listen address gives the server
+// besides loopback: the address itself, or for an unspecified one (every
+// interface) the addresses of this machine's interfaces of that family.
+func listenHosts(host string) []string {
+	ip := net.ParseIP(host)
+	if host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return []string{host}
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		if ip == nil || (ip.To4() != nil) == (ipn.IP.To4() != nil) {
+			out = append(out, ipn.IP.String())
+		}
+	}
+	return out
+}
+
+// parseAllowHosts splits and checks the --allow-host values: host names
+// or addresses, with an optional port, one per value or comma-separated.
+func parseAllowHosts(values []string) ([]string, error) {
+	var out []string
+	for _, v := range values {
+		for _, h := range strings.Split(v, ",") {
+			h = strings.TrimSpace(h)
+			bad := h == "" || strings.Trim(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]") != ""
+			if !bad && strings.ContainsAny(h, "[]") {
+				bad = !strings.HasPrefix(h, "[") || strings.Count(h, "]") != 1
+			}
+			if bad {
+				return nil, usagef("--allow-host %q: want host names or addresses, with an optional :PORT, separated by commas (e.g. canopy.lan,10.0.0.5:8080), without http:// or a path", v)
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // displayAddr is addr as a URL host: an unspecified IP (listening on

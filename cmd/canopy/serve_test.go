@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,11 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"serve", "--logs", missing}, "--logs: cannot read"},
 		{[]string{"serve", "--run", ""}, "empty value"},
 		{[]string{"serve", "--max-streams", "0"}, "--max-streams 0"},
+		{[]string{"serve", "--allow-host", "http://evil.example"}, "--allow-host \"http://evil.example\""},
+		{[]string{"serve", "--allow-host", "a b"}, "--allow-host \"a b\""},
+		{[]string{"serve", "--allow-host", "ok.lan,,x"}, "--allow-host"},
+		{[]string{"serve", "--max-games-per-client", "-1"}, "--max-games-per-client -1"},
+		{[]string{"serve", "--max-games", "4", "--max-games-per-client", "5"}, "--max-games-per-client 5"},
 	} {
 		code, _, errs := runCLI(t, "", tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) {
@@ -133,5 +139,93 @@ func TestServeStartsAndStops(t *testing.T) {
 	}
 	if strings.Contains(errb.String(), "warning") {
 		t.Errorf("loopback address warned: %q", errb.String())
+	}
+}
+
+// startServe runs serve with args until the test ends and returns the URL
+// it prints and its stdout and stderr so far.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	exited := make(chan struct{})
+	go func() {
+		done <- run(append([]string{"serve"}, args...), &env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		serveContext = old
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop")
+		}
+	})
+	re := regexp.MustCompile(`http://[0-9.:]+/`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited with %d: %s", code, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if url := re.FindString(out.String()); url != "" {
+			serveContext = old // read once serve started
+			return url, &out, &errb
+		}
+	}
+	t.Fatalf("no address printed: %q", out.String())
+	return "", nil, nil
+}
+
+// TestServeAllowHost: the server answers to its listen address, loopback
+// names and --allow-host names (repeatable, comma lists), and refuses
+// other Host headers (DNS rebinding) with 421.
+func TestServeAllowHost(t *testing.T) {
+	url, _, _ := startServe(t, "--addr", "127.0.0.1:0", "--allow-host", "canopy.lan, Box.lan", "--allow-host", "other.lan:9000")
+	port := strings.TrimSuffix(url[strings.LastIndexByte(url, ':')+1:], "/")
+	for host, want := range map[string]int{
+		"127.0.0.1:" + port: 200, "localhost:" + port: 200, "canopy.lan:" + port: 200, "box.lan": 200, "other.lan:" + port: 200,
+		"evil.example:" + port: http.StatusMisdirectedRequest, "canopy.lan.evil.example": http.StatusMisdirectedRequest,
+	} {
+		req, _ := http.NewRequest("GET", url+"api/catalog", nil)
+		req.Host = host
+		req.Header.Set("Origin", "http://"+host)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d %s, want %d", host, resp.StatusCode, body, want)
+		}
+	}
+}
+
+// TestServeIPv4Only: --addr 0.0.0.0:PORT listens on IPv4 only, as asked
+// (Go's "tcp" would also take IPv6 connections), and says where.
+func TestServeIPv4Only(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback here (%v): nothing to tell apart", err)
+	}
+	ln.Close()
+	url, out, errb := startServe(t, "--addr", "0.0.0.0:0")
+	port := strings.TrimSuffix(url[strings.LastIndexByte(url, ':')+1:], "/")
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, 5*time.Second); err != nil {
+		t.Errorf("IPv4 loopback: %v", err)
+	} else {
+		c.Close()
+	}
+	if c, err := net.DialTimeout("tcp", "[::1]:"+port, 5*time.Second); err == nil {
+		c.Close()
+		t.Errorf("--addr 0.0.0.0 also takes IPv6 connections on [::1]:%s", port)
+	}
+	if all := out.String() + errb.String(); !strings.Contains(all, "every IPv4 interface") {
+		t.Errorf("serve does not say it listens on every IPv4 interface: %q", all)
 	}
 }

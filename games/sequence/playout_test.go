@@ -311,3 +311,36 @@ func TestResampleKeepsCards(t *testing.T) {
 		}
 	}
 }
+
+// TestResampleSeesOnlyInformation: two states player cannot tell apart
+// (the second a resample of the first) resample alike from the same
+// random stream, so a determinization shows nothing of where the unseen
+// cards really are.
+func TestResampleSeesOnlyInformation(t *testing.T) {
+	for _, sp := range playoutSpecs {
+		g := games.MustNew(sp).(*Game)
+		rng := games.NewRand(37)
+		m := games.NewMask(NumActions)
+		s := g.NewInitialState().(*State)
+		twin := g.NewInitialState().(*State)
+		a, b := g.NewInitialState().(*State), g.NewInitialState().(*State)
+		for step := 0; !s.IsTerminal(); step++ {
+			if step%5 == 0 {
+				for p := range g.players {
+					s.Resample(p, rng, twin)
+					if twin.String() == s.String() {
+						continue
+					}
+					seed := rng.Uint64()
+					s.Resample(p, games.NewRand(seed), a)
+					twin.Resample(p, games.NewRand(seed), b)
+					if a.String() != b.String() {
+						t.Fatalf("%s: player %d cannot tell\n%s\nfrom\n%s\nbut they resample to\n%s\n%s", sp, p, s, twin, a, b)
+					}
+				}
+			}
+			s.Legal(m)
+			s.Apply(m.Random(rng))
+		}
+	}
+}

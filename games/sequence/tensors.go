@@ -192,24 +192,25 @@ func (s *State) Resample(player int, rng *rand.Rand, dst games.State) {
 	if player < 0 || player >= s.g.players {
 		return
 	}
-	// The unseen cards, deck first (two writes per kind, kept when the
-	// deck has them: no branch), then the other hands, whose cards go
-	// back to the deck counts until they are dealt again.
-	var pool [104 + 2]uint8
-	n := 0
-	for k, c := range s.deck {
-		pool[n], pool[n+1] = uint8(k), uint8(k)
-		n += int(c)
-	}
+	// The unseen cards: the other hands go back to the deck counts, and
+	// the pool lists those counts in kind order (two writes per kind, kept
+	// when there are that many: no branch). The pool, and so the deal
+	// drawn from rng, depends only on what player has seen, not on where
+	// the unseen cards are: two states player cannot tell apart resample
+	// alike (the web UI's analyses rely on it to show nothing hidden).
 	for q := range s.g.players {
 		if q == player {
 			continue
 		}
 		for _, k := range s.hand[q][:s.hn[q]] {
-			pool[n] = k
-			n++
 			d.deck[k]++
 		}
+	}
+	var pool [104 + 2]uint8
+	n := 0
+	for k, c := range d.deck {
+		pool[n], pool[n+1] = uint8(k), uint8(k)
+		n += int(c)
 	}
 	i := 0
 	for q := range s.g.players {

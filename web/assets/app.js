@@ -572,6 +572,16 @@ async function showGame(id, withAnalysis) {
 function renderGame() {
   const st = game.st;
   const g = game;
+  // Hidden cards with several people at one screen: the server shows the
+  // seat to move; hand the screen over before showing another seat's cards.
+  if (st.private && st.seats.filter(s => s.human).length > 1 && g.shown !== st.view) {
+    const ok = el("button", { id: "handover-ok" }, "I am player " + st.view + ": show my cards");
+    ok.onclick = () => { g.shown = st.view; renderGame(); };
+    main.replaceChildren(el("div", { class: "panel", id: "handover" },
+      el("h1", {}, "Hand the screen to player " + st.view),
+      el("p", { class: "muted" }, "The next screen shows player " + st.view + "'s cards: the other players look away."), ok));
+    return;
+  }
   const anMap = g.an && g.an.move === st.move ? Object.fromEntries(g.an.rows.map(r => [r.action, r])) : null;
   const humanWaiting = st.legal.length > 0;
   const send = async (player, text) => {
@@ -620,13 +630,14 @@ function renderGame() {
   undo.onclick = async () => { try { g.an = null; g.st = await api("POST", `/api/games/${g.id}/undo`, {}); renderGame(); } catch (e) { toast(e.message); } };
   const del = el("button", {}, "End game");
   del.onclick = async () => { try { await api("DELETE", "/api/games/" + g.id); } catch (e) { /* gone already */ } location.hash = "#/"; };
-  const logLink = el("a", { href: `/api/games/${g.id}/log`, download: "game.json" }, "download log");
+  const logLink = st.log_ready === false ? el("span", { class: "muted", id: "log-later" }, "log when the game is over")
+    : el("a", { href: `/api/games/${g.id}/log`, download: "game.json" }, "download log");
   const analyst = el("input", { type: "text", id: "analyst", value: g.analyst });
   analyst.oninput = () => { g.analyst = analyst.value; };
   const anBtn = g.live ? el("button", { id: "stop-analysis" }, "Stop") : el("button", { id: "analyze", disabled: st.terminal || g.thinking }, "Analyse");
   anBtn.onclick = () => (g.live ? stopAnalysis() : analyze());
-  const viewSel = el("select", { id: "view" }, el("option", { value: "-1" }, "everything"),
-    st.seats.map((s, p) => el("option", { value: String(p) }, "player " + p)));
+  const viewSel = el("select", { id: "view" }, (st.views || [-1, ...st.seats.keys()]).map(v =>
+    el("option", { value: String(v) }, v < 0 ? "everything" : "player " + v)));
   viewSel.value = String(st.view);
   viewSel.onchange = async () => { g.view = viewSel.value; await refresh(); };
   const right = el("div", { class: "side" },
@@ -657,7 +668,7 @@ function analysisTable(an) {
 }
 
 async function refresh() {
-  const q = game.view !== null ? "?view=" + encodeURIComponent(game.view) : "";
+  const q = game.view !== null && !game.st.private ? "?view=" + encodeURIComponent(game.view) : "";
   try { game.st = await api("GET", `/api/games/${game.id}${q}`); renderGame(); } catch (e) { toast(e.message); }
 }
 
