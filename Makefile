@@ -97,12 +97,14 @@ fuzz:
 	  done; \
 	done
 
-# Static test and benchmark binaries for a GPU machine (see README, "GPU").
+# Static test and benchmark binaries for a GPU machine (see README, "GPU"),
+# and the ONNX model gpucheck --onnx runs on ONNX Runtime's GPU providers.
 gpu-check:
 	mkdir -p .device
 	CGO_ENABLED=0 $(GO) build -o .device/gpucheck ./cmd/gpucheck
 	CGO_ENABLED=0 $(GO) test -c -o .device/cuda.test ./cuda
 	CGO_ENABLED=0 $(GO) test -c -o .device/cudabackend.test ./nets/cudabackend
+	cp nets/ortbackend/testdata/bench.onnx .device/bench.onnx
 
 # Compile every CUDA kernel with a real NVRTC for sm_75..sm_90 (no GPU or
 # driver needed) and fail on errors; with ptxas on PATH, print registers
