@@ -29,6 +29,12 @@ type Options struct {
 	// MaxBatch bounds the batch size (default 1024; 1 for a model whose
 	// batch axis is fixed at 1).
 	MaxBatch int
+	// Spin lets the intra-op threads spin-wait for work, ONNX Runtime's
+	// own default. Off, they park (session.intra_op.allow_spinning=0):
+	// measured on a shared 2-core machine, spinning at 2 threads cost
+	// about twice the CPU per evaluation and fewer evaluations/s
+	// (docs/BENCHMARKS.md), and Canopy's searches need those cores.
+	Spin bool
 }
 
 // Backend defaults.
@@ -90,7 +96,7 @@ func Open(net *nets.Net, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSession(l, o.Model, o.Provider, o.Device, o.Threads)
+	s, err := openSession(l, o)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +230,9 @@ func (b *Backend) Model() (input, policy, value Tensor) { return b.input, b.poli
 func (b *Backend) Describe() string {
 	l := b.s.lib
 	what := fmt.Sprintf("%d intra-op thread(s)", b.opts.Threads)
+	if b.opts.Spin {
+		what += " (spinning)"
+	}
 	if b.opts.Provider != CPU {
 		what = fmt.Sprintf("device %d", b.opts.Device)
 	}
@@ -350,6 +359,7 @@ func init() {
 				Help: "execution provider; cuda and tensorrt need a GPU build of ONNX Runtime (onnxruntime-gpu) and the CUDA/TensorRT libraries"},
 			{Key: "device", Min: 0, Max: maxDevice, Default: "0", Help: "GPU ordinal of the cuda and tensorrt providers"},
 			{Key: "threads", Min: 1, Max: maxThreads, Default: "min(GOMAXPROCS, 8)", Help: "intra-op threads of this backend's own ONNX Runtime pool (not process-wide)"},
+			{Key: "spin", Values: []string{"true", "false"}, Default: "false", Help: "let the intra-op threads spin-wait for work (ONNX Runtime's own default); false parks them, leaving the cores to the searches (measured: less CPU per evaluation on a shared machine)"},
 		},
 		Open: openSpec,
 	})
@@ -390,6 +400,15 @@ func specOptions(o nets.BackendOptions) (Options, error) {
 			return opts, &nets.OptionError{Backend: "ort", Key: "provider", Reason: err.Error()}
 		}
 		opts.Provider = p
+	}
+	if v, ok := o.Param("spin"); ok {
+		switch strings.ToLower(v) {
+		case "true":
+			opts.Spin = true
+		case "false":
+		default:
+			return opts, &nets.OptionError{Backend: "ort", Key: "spin", Reason: fmt.Sprintf("%q is not one of true|false", v)}
+		}
 	}
 	for _, k := range []struct {
 		key string

@@ -247,6 +247,15 @@ func TestRegistry(t *testing.T) {
 	if be.Name() != "ort" || be.MaxBatch() != 8 || !strings.Contains(c.Detail, "provider cpu on 1 intra-op thread") {
 		t.Errorf("opened %s (max batch %d): %s", be.Name(), be.MaxBatch(), c.Detail)
 	}
+	be, c, err = nets.OpenBackendSpec("ort:model="+model("resnet")+",threads=2,spin=true", net, nets.BackendOptions{MaxBatch: 8})
+	if err != nil || !strings.Contains(c.Detail, "2 intra-op thread(s) (spinning)") {
+		t.Errorf("spin=true: %v %s", err, c.Detail)
+	} else {
+		be.(*Backend).Close()
+	}
+	if _, _, err := nets.OpenBackendSpec("ort:model=x.onnx,spin=maybe", net, nets.BackendOptions{}); !errors.Is(err, nets.ErrBadBackendOption) {
+		t.Errorf("spin=maybe: %v", err)
+	}
 	if _, _, err := nets.OpenBackendSpec("ort", net, nets.BackendOptions{}); !errors.Is(err, nets.ErrBadBackendOption) ||
 		!strings.Contains(err.Error(), "ort:model=FILE.onnx") || !strings.Contains(err.Error(), "canopy net export") {
 		t.Errorf("ort without a model: %v", err)

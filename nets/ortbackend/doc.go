@@ -2,7 +2,7 @@
 // at run time through purego (no cgo), and registers the nets backend
 // "ort":
 //
-//	--backend ort:model=FILE.onnx[,provider=cpu|cuda|tensorrt,device=0,threads=N]
+//	--backend ort:model=FILE.onnx[,provider=cpu|cuda|tensorrt,device=0,threads=N,spin=false]
 //
 // Import it for its side effect where the backend should be offered:
 //
@@ -80,7 +80,11 @@
 //
 // Each backend owns one session with its own intra-op pool of threads=N
 // threads (default min(GOMAXPROCS, 8)) and one inter-op thread; nothing is
-// process-wide, unlike the cpu backend's threads. A Backend is safe for
+// process-wide, unlike the cpu backend's threads. The pool's threads park
+// between runs unless spin=true (ONNX Runtime's own default is to spin:
+// on a shared 2-core machine that cost about twice the CPU per evaluation
+// at 2 threads, docs/BENCHMARKS.md, and the searches beside the backend
+// need the cores). A Backend is safe for
 // concurrent use: Evaluate calls are serialised. Close releases the
 // session, its options, the memory info, the names and the environment
 // (ONNX Runtime's threads end with the session); no finalizers are

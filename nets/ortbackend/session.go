@@ -77,9 +77,9 @@ type session struct {
 // openSession creates the environment, the session options (threads,
 // provider) and the session for the model file, and reads the model's
 // inputs and outputs. On error everything made so far is released.
-func openSession(l *Lib, model string, p Provider, device, threads int) (*session, error) {
-	s := &session{lib: l, provider: p}
-	if err := s.open(model, device, threads); err != nil {
+func openSession(l *Lib, o Options) (*session, error) {
+	s := &session{lib: l, provider: o.Provider}
+	if err := s.open(o.Model, o.Device, o.Threads, o.Spin); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func openSession(l *Lib, model string, p Provider, device, threads int) (*sessio
 }
 
 // open does openSession's work on s; the caller releases s on error.
-func (s *session) open(model string, device, threads int) (err error) {
+func (s *session) open(model string, device, threads int, spin bool) (err error) {
 	l, p := s.lib, s.provider
 	if _, err := os.Stat(model); err != nil {
 		return fmt.Errorf("ortbackend: model %s: %w", model, unwrapPath(err))
@@ -115,6 +115,12 @@ func (s *session) open(model string, device, threads int) (err error) {
 	}
 	if err := l.call("SetSessionLogSeverityLevel", apiSetSessionLogSeverityLevel, s.opts, ortLoggingLevelError); err != nil {
 		return err
+	}
+	if !spin {
+		k, v := goCString("session.intra_op.allow_spinning"), goCString("0")
+		if err := l.call("AddSessionConfigEntry", apiAddSessionConfigEntry, s.opts, uintptr(unsafe.Pointer(&k[0])), uintptr(unsafe.Pointer(&v[0]))); err != nil {
+			return err
+		}
 	}
 	if err := s.appendProvider(p, device); err != nil {
 		return err
