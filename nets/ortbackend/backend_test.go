@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/canopy-go/canopy/nets"
@@ -343,5 +345,46 @@ func TestCandidates(t *testing.T) {
 	_, err := load(env)
 	if !errors.Is(err, ErrNoLibrary) || !strings.Contains(err.Error(), "make ort") {
 		t.Errorf("load: %v", err)
+	}
+}
+
+// TestConcurrentEvaluate calls one backend from several goroutines (run
+// it with -race): every call gets the rows batch 1 gives.
+func TestConcurrentEvaluate(t *testing.T) {
+	needLib(t)
+	r := readRecord(t, "resnet")
+	b := open(t, "resnet", nil, Options{})
+	in, p := b.Shape()
+	rows := len(r.Input) / in
+	wantP, wantV := make([]float32, rows*p), make([]float32, rows)
+	for i := range rows {
+		if err := b.Evaluate(context.Background(), 1, r.Input[i*in:], wantP[i*p:], wantV[i:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 4 {
+		wg.Go(func() {
+			pol, val := make([]float32, rows*p), make([]float32, rows)
+			for k := range 20 {
+				batch := 1 + (g+k)%rows
+				if err := b.Evaluate(context.Background(), batch, r.Input, pol, val); err != nil {
+					errs <- err
+					return
+				}
+				for i := range batch * p {
+					if math.Abs(float64(pol[i]-wantP[i])) > 1e-5 {
+						errs <- fmt.Errorf("goroutine %d batch %d: logit %d = %v, want %v", g, batch, i, pol[i], wantP[i])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
