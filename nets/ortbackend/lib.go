@@ -23,8 +23,9 @@ const minAPIVersion = 15
 // (the version the entry appeared in). The numbers were counted from the
 // published header of API version 24 (the entries of struct OrtApi in
 // order: ORT_API2_STATUS, ORT_CLASS_RELEASE and plain function pointers,
-// 415 in all) and are checked against the library in the tests by calling
-// them.
+// 415 in all; entries 0-275 are the same, in the same order, in the
+// header of API version 17) and are checked against the library in the
+// tests by calling them.
 type apiIndex int
 
 const (
