@@ -316,11 +316,24 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// checkFinite reports the first row whose outputs are NaN or infinite.
+// valueSlack is how far outside [-1, 1] a value may stray (rounding in a
+// tanh) before the model is refused.
+const valueSlack = 1e-5
+
+// ErrValueRange is matched (errors.Is) by the error of Evaluate when the
+// model's value leaves [-1, 1]: its value head does not end in tanh (or
+// gives something else, such as a win probability or a score).
+var ErrValueRange = errors.New("model value outside [-1, 1]")
+
+// checkFinite reports the first row whose outputs are NaN or infinite, or
+// whose value is outside [-1, 1] (beyond valueSlack).
 func checkFinite(batch, pol int, policy, value []float32) error {
 	for r := range batch {
 		if v := float64(value[r]); math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("ortbackend: %w: row %d of %d has value %v", nets.ErrNonFinite, r, batch, v)
+		} else if math.Abs(v) > 1+valueSlack {
+			return fmt.Errorf("ortbackend: %w: row %d of %d has value %v (Canopy's backends give values in [-1, 1] from the side to move: end the model's value head in tanh)",
+				ErrValueRange, r, batch, v)
 		}
 		for i, x := range policy[r*pol : (r+1)*pol] {
 			if v := float64(x); math.IsNaN(v) || math.IsInf(v, 0) {

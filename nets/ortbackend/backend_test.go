@@ -229,6 +229,13 @@ func TestEvaluateErrors(t *testing.T) {
 	if err := b.Evaluate(ctx, 1, x, pol, val); !errors.Is(err, nets.ErrNonFinite) {
 		t.Errorf("infinite input: %v, want ErrNonFinite", err)
 	}
+	raw := open(t, "raw_value", nil, Options{})
+	for i := range x {
+		x[i] = float32(i%7) - 3
+	}
+	if err := raw.Evaluate(ctx, 4, x, pol, val); !errors.Is(err, ErrValueRange) || !strings.Contains(err.Error(), "tanh") {
+		t.Errorf("value without tanh: %v, want ErrValueRange", err)
+	}
 	b.Close()
 	b.Close()
 	if err := b.Evaluate(ctx, 1, x, pol, val); err == nil || !strings.Contains(err.Error(), "after Close") {

@@ -19,6 +19,7 @@ the outside reference the ONNX Runtime backend is checked against:
                 v [B] (first) and logits [B,20] (second)
   fixed2.onnx   the ResNet exported with a fixed batch of 2 (refused)
   wide_value.onnx  value output [B,3] (does not fit a Canopy backend)
+  raw_value.onnx   value output [B,1] without tanh (values outside [-1, 1])
   tictactoe.onnx  a small ResNet for tictactoe (2x3x3 input, 9 actions) for
                 the command tests (cmd/canopy: self-play and bench on ort)
   bench.onnx    the shape of a Canopy net for connect4 (2x6x7 input,
@@ -105,6 +106,17 @@ class SEGlobal(nn.Module):
         return torch.tanh(self.vfc(g)).squeeze(1), p
 
 
+class RawValue(nn.Module):
+    def __init__(self, planes, h, w, actions):
+        super().__init__()
+        self.fc = nn.Linear(planes * h * w, actions + 1)
+        self.actions = actions
+
+    def forward(self, x):
+        y = self.fc(x.flatten(1)) * 10
+        return y[:, :self.actions], y[:, self.actions:]
+
+
 class WideValue(nn.Module):
     def __init__(self, planes, h, w, actions):
         super().__init__()
@@ -149,6 +161,8 @@ def main():
            dynamic=False, record=False)
     torch.manual_seed(3)
     export("wide_value", WideValue(3, 4, 5, 20), (3, 4, 5), "input", ["policy", "value"], batch=2, record=False)
+    torch.manual_seed(6)
+    export("raw_value", RawValue(3, 4, 5, 20), (3, 4, 5), "input", ["policy", "value"], batch=2, record=False)
     torch.manual_seed(5)
     export("tictactoe", ResNet(2, 3, 3, 9, 8, 1, 8), (2, 3, 3), "input", ["policy", "value"], batch=1, record=False)
     torch.manual_seed(4)
