@@ -395,3 +395,26 @@ func TestConcurrentEvaluate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestTRTProfile(t *testing.T) {
+	in := []Tensor{{Name: "input", Shape: []int64{-1, 2, 6, 7}}}
+	got := trtProfile(in, 256)
+	want := map[string]string{"trt_profile_min_shapes": "input:1x2x6x7", "trt_profile_max_shapes": "input:256x2x6x7",
+		"trt_profile_opt_shapes": "input:32x2x6x7"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("profile %v, want %v", got, want)
+	}
+	if got := trtProfile(in, 8); got["trt_profile_opt_shapes"] != "input:8x2x6x7" {
+		t.Errorf("max batch 8: %v", got)
+	}
+	for _, bad := range [][]Tensor{
+		{{Name: "a:b", Shape: []int64{-1, 3}}},
+		{{Name: "in", Shape: []int64{1, 3}}},
+		{{Name: "in", Shape: []int64{-1, -1}}},
+		{{Name: "a", Shape: []int64{-1, 3}}, {Name: "b", Shape: []int64{-1, 3}}},
+	} {
+		if got := trtProfile(bad, 8); got != nil {
+			t.Errorf("%v: profile %v, want none", bad, got)
+		}
+	}
+}

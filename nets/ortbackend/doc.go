@@ -50,8 +50,10 @@
 // # Providers
 //
 // cpu is every build's. cuda and tensorrt are appended with the V2
-// provider-options API (device_id = device; TensorRT gets CUDA behind it
-// for the nodes it leaves) when the library lists them
+// provider-options API (device_id = device; TensorRT gets one
+// optimisation profile for batches 1..MaxBatch, so that varying batches
+// do not rebuild its engine, and CUDA behind it for the nodes it leaves;
+// untested here, without a GPU) when the library lists them
 // (GetAvailableProviders) and their shared libraries, CUDA and a GPU are
 // there; otherwise opening is unavailable with ONNX Runtime's reason. The
 // npm CPU build lists CUDA and TensorRT but lacks

@@ -72,6 +72,38 @@ type session struct {
 	inputs   []Tensor
 	outputs  []Tensor
 	provider Provider
+	// trtProfile holds the TensorRT optimisation profile options
+	// (trt_profile_{min,max,opt}_shapes), or nil.
+	trtProfile map[string]string
+}
+
+// trtProfile returns TensorRT's profile options for a model whose one
+// input has a free batch axis: batches 1 to maxBatch, tuned for
+// preferredBatch (at most maxBatch). It returns nil (no profile: TensorRT
+// then builds engines per shape as they come) when the model does not
+// fit that or the input's name cannot be written in the option's
+// "name:1x2x3" syntax.
+func trtProfile(inputs []Tensor, maxBatch int) map[string]string {
+	if len(inputs) != 1 || len(inputs[0].Shape) < 2 || inputs[0].Shape[0] != -1 || maxBatch < 1 ||
+		strings.ContainsAny(inputs[0].Name, ":,") {
+		return nil
+	}
+	t := inputs[0]
+	shape := func(b int) string {
+		d := []string{fmt.Sprint(b)}
+		for _, v := range t.Shape[1:] {
+			if v <= 0 {
+				return ""
+			}
+			d = append(d, fmt.Sprint(v))
+		}
+		return t.Name + ":" + strings.Join(d, "x")
+	}
+	if shape(1) == "" {
+		return nil
+	}
+	return map[string]string{"trt_profile_min_shapes": shape(1), "trt_profile_max_shapes": shape(maxBatch),
+		"trt_profile_opt_shapes": shape(min(preferredBatch, maxBatch))}
 }
 
 // openSession creates the environment, the session options (threads,
@@ -79,6 +111,18 @@ type session struct {
 // inputs and outputs. On error everything made so far is released.
 func openSession(l *Lib, o Options) (*session, error) {
 	s := &session{lib: l, provider: o.Provider}
+	if o.Provider == TensorRT {
+		// TensorRT builds an engine per input shape range: one profile
+		// for batches 1..MaxBatch keeps a batcher's varying batches from
+		// rebuilding it. The input's name and shape come from a CPU
+		// session on the model.
+		peek, err := openSession(l, Options{Model: o.Model, Provider: CPU, Threads: 1})
+		if err != nil {
+			return nil, err
+		}
+		s.trtProfile = trtProfile(peek.inputs, o.MaxBatch)
+		peek.close()
+	}
 	if err := s.open(o.Model, o.Device, o.Threads, o.Spin); err != nil {
 		s.close()
 		return nil, err
@@ -180,6 +224,11 @@ func (s *session) appendProvider(p Provider, device int) error {
 	}
 	keys := []string{"device_id"}
 	vals := []string{fmt.Sprint(device)}
+	if p == TensorRT && s.trtProfile != nil {
+		for _, k := range []string{"trt_profile_min_shapes", "trt_profile_max_shapes", "trt_profile_opt_shapes"} {
+			keys, vals = append(keys, k), append(vals, s.trtProfile[k])
+		}
+	}
 	create, update, appendV2, release := apiCreateCUDAProviderOptions, apiUpdateCUDAProviderOptions, apiAppendCUDAV2, apiReleaseCUDAProviderOptions
 	if p == TensorRT {
 		create, update, appendV2, release = apiCreateTensorRTProviderOptions, apiUpdateTensorRTProviderOptions, apiAppendTensorRTV2, apiReleaseTensorRTProviderOptions
