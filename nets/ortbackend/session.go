@@ -269,24 +269,24 @@ func (s *session) appendProvider(p Provider, device int) error {
 // float32 tensors are accepted.
 func (s *session) tensors(inputs bool) ([]Tensor, error) {
 	l := s.lib
-	kind, countIdx, nameIdx, typeIdx := "output", apiSessionGetOutputCount, apiSessionGetOutputName, apiSessionGetOutputTypeInfo
+	kind, call, countIdx, nameIdx, typeIdx := "output", "SessionGetOutput", apiSessionGetOutputCount, apiSessionGetOutputName, apiSessionGetOutputTypeInfo
 	if inputs {
-		kind, countIdx, nameIdx, typeIdx = "input", apiSessionGetInputCount, apiSessionGetInputName, apiSessionGetInputTypeInfo
+		kind, call, countIdx, nameIdx, typeIdx = "input", "SessionGetInput", apiSessionGetInputCount, apiSessionGetInputName, apiSessionGetInputTypeInfo
 	}
 	var n uintptr
-	if err := l.call("SessionGet"+kind+"Count", countIdx, s.sess, uintptr(unsafe.Pointer(&n))); err != nil {
+	if err := l.call(call+"Count", countIdx, s.sess, uintptr(unsafe.Pointer(&n))); err != nil {
 		return nil, err
 	}
 	var out []Tensor
 	for i := range n {
 		var name uintptr
-		if err := l.call("SessionGet"+kind+"Name", nameIdx, s.sess, i, s.alloc, uintptr(unsafe.Pointer(&name))); err != nil {
+		if err := l.call(call+"Name", nameIdx, s.sess, i, s.alloc, uintptr(unsafe.Pointer(&name))); err != nil {
 			return nil, err
 		}
 		s.cnames = append(s.cnames, name)
 		t := Tensor{Name: cString(name)}
 		var ti uintptr
-		if err := l.call("SessionGet"+kind+"TypeInfo", typeIdx, s.sess, i, uintptr(unsafe.Pointer(&ti))); err != nil {
+		if err := l.call(call+"TypeInfo", typeIdx, s.sess, i, uintptr(unsafe.Pointer(&ti))); err != nil {
 			return nil, err
 		}
 		err := s.readShape(ti, &t)
