@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    ?= ./...
 RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: all build run test test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium
+.PHONY: all build run test test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium ort
 
 all: lint test
 
@@ -19,7 +19,7 @@ run: build
 
 # The test suite, the browser tests and the performance gate: exactly what
 # CI runs (.ci/run). Short mode keeps it well under 15 minutes on 2 cores.
-test:
+test: ort
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 $(PKGS)
 	$(MAKE) test-browser
@@ -39,6 +39,30 @@ chromium:
 	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
 	      echo "WARNING: installing chromium failed: the browser tests will skip"; \
 	  else echo "chromium is missing (sudo apt-get install chromium): the browser tests will skip"; fi; }
+
+# ONNX Runtime's CPU library for the ort backend's tests (nets/ortbackend):
+# libonnxruntime.so.1 as npm's onnxruntime-node package carries it inside its
+# registry tarball (no install script involved), fetched once with `npm pack`
+# (or, without npm, the same tarball from the registry with curl), checked
+# against its pinned SHA-256 and cached in $(ORT_DIR) (git-ignored). The
+# library search of nets/ortbackend finds it there from any folder of the
+# repository; elsewhere set CANOPY_ORT_LIB=$(CURDIR)/$(ORT_DIR)/libonnxruntime.so.1.
+# Unreachable registry: a warning, and the ORT tests skip saying why.
+ORT_VERSION ?= 1.30.0
+ORT_SHA256  ?= ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
+ORT_DIR     ?= .cache/ort
+ort:
+	@if [ -f $(ORT_DIR)/libonnxruntime.so.1 ]; then exit 0; fi; \
+	if [ "$$(uname -sm)" != "Linux x86_64" ]; then \
+	  echo "WARNING: make ort fetches ONNX Runtime for Linux x86-64 only; set CANOPY_ORT_LIB to a libonnxruntime for $$(uname -sm), or the ORT tests skip"; exit 0; fi; \
+	tmp=$$(mktemp -d) || exit 0; tgz=$$tmp/onnxruntime-node-$(ORT_VERSION).tgz; so=package/bin/napi-v6/linux/x64/libonnxruntime.so.1; \
+	echo "fetching ONNX Runtime $(ORT_VERSION) (CPU, npm onnxruntime-node, 113 MB) into $(ORT_DIR)"; \
+	if command -v npm >/dev/null; then (cd $$tmp && npm pack --silent onnxruntime-node@$(ORT_VERSION) >/dev/null 2>&1); \
+	else curl -fsSL -o $$tgz https://registry.npmjs.org/onnxruntime-node/-/onnxruntime-node-$(ORT_VERSION).tgz; fi; \
+	if [ -f $$tgz ] && tar -xzf $$tgz -C $$tmp $$so && echo "$(ORT_SHA256)  $$tmp/$$so" | sha256sum -c --status; then \
+	  mkdir -p $(ORT_DIR) && mv $$tmp/$$so $(ORT_DIR)/libonnxruntime.so.1.part && mv $(ORT_DIR)/libonnxruntime.so.1.part $(ORT_DIR)/libonnxruntime.so.1; \
+	else echo "WARNING: could not fetch onnxruntime-node $(ORT_VERSION) from the npm registry (offline, or the file changed): the ORT tests will skip"; fi; \
+	rm -rf $$tmp
 
 # The full suite: deeper perft, every solver line, longer random games.
 test-full:
@@ -73,12 +97,14 @@ fuzz:
 	  done; \
 	done
 
-# Static test and benchmark binaries for a GPU machine (see README, "GPU").
+# Static test and benchmark binaries for a GPU machine (see README, "GPU"),
+# and the ONNX model gpucheck --onnx runs on ONNX Runtime's GPU providers.
 gpu-check:
 	mkdir -p .device
 	CGO_ENABLED=0 $(GO) build -o .device/gpucheck ./cmd/gpucheck
 	CGO_ENABLED=0 $(GO) test -c -o .device/cuda.test ./cuda
 	CGO_ENABLED=0 $(GO) test -c -o .device/cudabackend.test ./nets/cudabackend
+	cp nets/ortbackend/testdata/bench.onnx .device/bench.onnx
 
 # Compile every CUDA kernel with a real NVRTC for sm_75..sm_90 (no GPU or
 # driver needed) and fail on errors; with ptxas on PATH, print registers

@@ -83,19 +83,26 @@ type BackendFactory func(net *Net, opts BackendOptions) (Backend, error)
 
 // BackendOption declares one key of a backend's spec
 // ("name:key=value,..."). A value is accepted when it is one of Values
-// (compared without regard to case), or, when Values is empty, when it is
-// an integer in [Min, Max].
+// (compared without regard to case), when Text is set and it is not
+// empty, or, when Values is empty and Text is not set, when it is an
+// integer in [Min, Max].
 type BackendOption struct {
-	Key     string
-	Values  []string // the accepted values of an enumerated option
-	Min     int      // bounds of an integer option (Values empty)
-	Max     int
+	Key    string
+	Values []string // the accepted values of an enumerated option
+	Min    int      // bounds of an integer option (Values empty)
+	Max    int
+	// Text makes the option free text, such as a file path (which cannot
+	// hold a ',': the spec separator).
+	Text    bool
 	Default string // what applies when the key is absent, for help texts
 	Help    string // one line
 }
 
-// Allowed describes the accepted values: "fp32|tf32" or "1..64".
+// Allowed describes the accepted values: "fp32|tf32", "1..64" or "TEXT".
 func (o BackendOption) Allowed() string {
+	if o.Text {
+		return "TEXT"
+	}
 	if len(o.Values) > 0 {
 		return strings.Join(o.Values, "|")
 	}
@@ -104,6 +111,12 @@ func (o BackendOption) Allowed() string {
 
 // check returns the canonical form of v, or a reason it is not accepted.
 func (o BackendOption) check(v string) (string, string) {
+	if o.Text {
+		if v == "" {
+			return "", "empty (a value is required)"
+		}
+		return v, ""
+	}
 	if len(o.Values) > 0 {
 		for _, a := range o.Values {
 			if strings.EqualFold(v, a) {

@@ -22,6 +22,7 @@ func init() {
 		Options: []BackendOption{
 			{Key: "precision", Values: []string{"fp32", "fp16"}, Default: "fp32"},
 			{Key: "device", Min: 0, Max: 3, Default: "0"},
+			{Key: "file", Text: true, Default: "none"},
 		},
 		Open: func(*Net, BackendOptions) (Backend, error) { return nil, Unavailable(errNoFakeDevice) },
 	})
@@ -35,6 +36,7 @@ func TestParseBackendSpec(t *testing.T) {
 		{"cpu:threads=2", "cpu:threads=2"},
 		{"cpu:threads=02", "cpu:threads=2"},
 		{"fakegpu:precision=FP16,device=3", "fakegpu:device=3,precision=fp16"},
+		{"fakegpu:file=/a/B:c.onnx", "fakegpu:file=/a/B:c.onnx"}, // text kept as given, ':' and all
 		{"random:seed=7", "random:seed=7"},
 	} {
 		bs, err := ParseBackendSpec(c.in)
@@ -57,7 +59,8 @@ func TestBackendSpecErrors(t *testing.T) {
 		{"cpu:threads=many", ErrBadBackendOption, "threads", []string{"threads", `"many"`, "1..64"}},
 		{"cpu:thread=2", ErrBadBackendOption, "thread", []string{"thread", "unknown", "cpu takes threads"}},
 		{"fakegpu:precision=fp8", ErrBadBackendOption, "precision", []string{"precision", "fp32|fp16"}},
-		{"fakegpu:speed=1", ErrBadBackendOption, "speed", []string{"speed", "precision, device"}},
+		{"fakegpu:speed=1", ErrBadBackendOption, "speed", []string{"speed", "precision, device, file"}},
+		{"fakegpu:file=", ErrBadBackendOption, "file", []string{"file", "empty"}},
 		{"auto:threads=2", ErrBadBackendOption, "threads", []string{"auto takes no options"}},
 		{"cpu:threads", ErrBadBackendOption, "", []string{"key=value"}},
 		{"cpu:threads=1,threads=2", ErrBadBackendOption, "", []string{"twice"}},

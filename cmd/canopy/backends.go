@@ -16,6 +16,9 @@ import (
 	// NVRTC or cuBLAS library is found. No cgo is involved; the libraries
 	// are loaded at run time.
 	_ "github.com/canopy-go/canopy/nets/cudabackend"
+	// The ort backend runs ONNX models in ONNX Runtime, also loaded at run
+	// time (never chosen by auto); --probe says which library it finds.
+	"github.com/canopy-go/canopy/nets/ortbackend"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -27,7 +30,9 @@ func init() {
 		Help: `Lists the registered network backends, highest priority first, with the
 options their specs take (--backend NAME:key=value,...). --probe opens
 "auto" on a tiny network and prints the one line saying which backend it
-chose here and why (on a GPU machine this compiles the CUDA kernels).
+chose here and why (on a GPU machine this compiles the CUDA kernels), and
+the ONNX Runtime library the ort backend finds (path, version, execution
+providers) or why there is none.
 
 ` + backendsHelp(),
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
@@ -37,13 +42,13 @@ chose here and why (on a GPU machine this compiles the CUDA kernels).
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				var choice string
+				var choice, ort string
 				if *probe {
 					c, err := probeAuto()
 					if err != nil {
 						return err
 					}
-					choice = c.String()
+					choice, ort = c.String(), probeORT()
 				}
 				if *asJSON {
 					type opt struct {
@@ -61,7 +66,8 @@ chose here and why (on a GPU machine this compiles the CUDA kernels).
 					out := struct {
 						Backends []row  `json:"backends"`
 						Auto     string `json:"auto,omitempty"`
-					}{Auto: choice}
+						ORT      string `json:"ort,omitempty"`
+					}{Auto: choice, ORT: ort}
 					for _, b := range nets.BackendInfos() {
 						r := row{Name: b.Name, Priority: b.Priority, Summary: b.Summary, Options: []opt{}}
 						for _, o := range b.Options {
@@ -74,6 +80,7 @@ chose here and why (on a GPU machine this compiles the CUDA kernels).
 				io.WriteString(e.Stdout, backendsHelp())
 				if choice != "" {
 					fmt.Fprintf(e.Stdout, "auto here: %s\n", choice)
+					fmt.Fprintf(e.Stdout, "ort here: %s\n", ort)
 				}
 				return nil
 			}
@@ -113,6 +120,17 @@ func probeAuto() (nets.Choice, error) {
 	return c, nil
 }
 
+// probeORT says in one line which ONNX Runtime library the ort backend
+// loads here (path, version, execution providers), or why none.
+func probeORT() string {
+	l, err := ortbackend.Load()
+	if err != nil {
+		return "unavailable: " + err.Error()
+	}
+	return fmt.Sprintf("ONNX Runtime %s at %s; execution providers %s (cuda and tensorrt also need their provider libraries, CUDA and a GPU)",
+		l.Version, l.Path, strings.Join(l.Providers, ", "))
+}
+
 // backendError turns an error of nets.OpenBackendSpec for the --backend
 // flag into the CLI's error: a spec that names no backend or has a bad
 // option is a usage error (status 2); a backend that cannot run here or
@@ -129,7 +147,7 @@ func backendError(spec string, err error) error {
 // default). Options with commas, such as cuda:device=0,precision=fp16,
 // cannot sit inside an agent spec; this flag carries them.
 func agentBackendFlag(fs *flag.FlagSet) *string {
-	return fs.String("backend", "auto", "backend spec for network agents (az, policy, mcts:eval=NET) that say backend=auto: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random")
+	return fs.String("backend", "auto", "backend spec for network agents (az, policy, mcts:eval=NET) that say backend=auto: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], ort:model=FILE.onnx, random")
 }
 
 // agentEnv checks spec and returns the environment the command's agents

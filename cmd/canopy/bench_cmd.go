@@ -273,6 +273,10 @@ backend was opened and why.
 	if c, ok := be.(io.Closer); ok {
 		defer c.Close()
 	}
+	if be.Name() == "ort" {
+		// The ort backend runs its own ONNX model; the net gave the shapes.
+		desc = "the ort backend's ONNX model (the game's shapes checked against " + desc + ")"
+	}
 	for _, b := range sizes {
 		if b > be.MaxBatch() {
 			return usagef("--batches: %d is above the %s backend's maximum batch %d", b, be.Name(), be.MaxBatch())

@@ -2,13 +2,18 @@
 // backend: it prints the device, driver and library versions found, runs
 // package cuda's self-tests, compares the cuda backend with the cpu backend
 // on random inputs per precision, and times evaluations per second against
-// batch size. It writes one JSON document to --out (default stdout) and
-// exits 1 when a check fails or no GPU is usable (the JSON says why).
+// batch size. With --onnx MODEL it also runs ONNX Runtime (the ort
+// backend, library from $CANOPY_ORT_LIB): its CUDA and TensorRT providers
+// compared with its CPU provider on the model, and timed beside Canopy's
+// cuda and cpu backends on a Canopy network of the model's shape; a
+// provider the library or machine lacks is skipped with one line saying
+// why. It writes one JSON document to --out (default stdout) and exits 1
+// when a check fails or no GPU is usable (the JSON says why).
 //
 // Build it statically (no cgo) on any machine and copy it to the GPU host:
 //
-//	CGO_ENABLED=0 go build -o .device/gpucheck ./cmd/gpucheck
-//	.device/gpucheck --out gpucheck.json
+//	make gpu-check   # .device/gpucheck, the test binaries, .device/bench.onnx
+//	CANOPY_ORT_LIB=/path/to/onnxruntime-gpu/lib .device/gpucheck --onnx .device/bench.onnx --out gpucheck.json
 package main
 
 import (
@@ -73,6 +78,7 @@ type report struct {
 	SelfTests []cuda.CheckResult  `json:"self_tests,omitempty"`
 	Compare   []compareResult     `json:"compare,omitempty"`
 	Bench     []benchResult       `json:"bench,omitempty"`
+	ORT       *ortInfo            `json:"ort,omitempty"`
 	Notes     map[string][]string `json:"notes,omitempty"`
 }
 
@@ -101,6 +107,11 @@ func main() {
 	cpuBench := flag.Bool("cpu-bench", true, "also time the cpu backend (up to batch 256)")
 	compileOnly := flag.Bool("compile-only", false, "only compile every kernel with NVRTC for --archs (needs no driver or GPU); with ptxas on PATH, print registers and spills per kernel")
 	archs := flag.String("archs", "75,80,86,89,90", "architectures for --compile-only")
+	onnx := flag.String("onnx", "", "ONNX model to run on ONNX Runtime's CUDA, TensorRT and CPU providers (e.g. .device/bench.onnx); empty: skip ONNX Runtime")
+	var shape ortShape
+	flag.IntVar(&shape.Channels, "onnx-channels", 32, "channels of the Canopy network timed beside the ONNX model (its input and policy sizes are the model's)")
+	flag.IntVar(&shape.Blocks, "onnx-blocks", 4, "residual blocks of that network")
+	flag.IntVar(&shape.ValueHidden, "onnx-value-hidden", 32, "value head hidden units of that network")
 	flag.Parse()
 	if *compileOnly {
 		if err := compileCheck(os.Stdout, *archs); err != nil {
@@ -110,6 +121,8 @@ func main() {
 		return
 	}
 	rep := run(*preset, *batches, *precs, *minTime, *cpuBench)
+	runORT(rep, *onnx, shape, *batches, *minTime, *cpuBench)
+	rep.OK = rep.Error == ""
 	b, _ := json.MarshalIndent(rep, "", "  ")
 	b = append(b, '\n')
 	if *out == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/canopy-go/canopy/cuda"
 	"github.com/canopy-go/canopy/cuda/fakecuda"
+	"github.com/canopy-go/canopy/nets/ortbackend"
 )
 
 var fake fakecuda.Status
@@ -65,5 +67,45 @@ func TestRunOnGPU(t *testing.T) {
 	}
 	if rep.Libs == nil || !strings.Contains(rep.Libs.NVRTCChoice, "for driver CUDA") {
 		t.Errorf("the NVRTC choice is not reported: %+v", rep.Libs)
+	}
+}
+
+// TestRunORT runs the ONNX Runtime part on the CPU build that `make ort`
+// fetches: ORT-CPU and the cpu backend on the model's shape are timed, and
+// the CUDA and TensorRT providers, whose libraries that build lacks, are
+// skipped with a line saying why, not failed.
+func TestRunORT(t *testing.T) {
+	if _, err := ortbackend.Load(); errors.Is(err, ortbackend.ErrNoLibrary) {
+		t.Skipf("skipping: %v", err)
+	}
+	rep := &report{}
+	runORT(rep, "../../nets/ortbackend/testdata/bench.onnx", ortShape{Channels: 32, Blocks: 4, ValueHidden: 32}, "1,4", time.Millisecond, true)
+	if rep.Error != "" {
+		t.Fatalf("failed: %s", rep.Error)
+	}
+	seen := map[string]int{}
+	for _, b := range rep.Bench {
+		if b.Error != "" || b.EvalsPerS <= 0 {
+			t.Errorf("timing %+v", b)
+		}
+		seen[b.Backend]++
+	}
+	if seen["ort-cpu"] != 2 || seen["cpu-model-shape"] != 2 {
+		t.Errorf("timings %v, want ort-cpu and cpu-model-shape at 2 batch sizes", seen)
+	}
+	if rep.ORT == nil || rep.ORT.Input != "input [B,2,6,7]" {
+		t.Fatalf("ort info %+v", rep.ORT)
+	}
+	skipped := strings.Join(rep.ORT.Skipped, "\n")
+	for _, p := range []string{"cuda", "tensorrt"} {
+		if !strings.Contains(skipped, "ort-"+p+" skipped: ortbackend: provider "+p+" unavailable") {
+			t.Errorf("ort-%s not skipped with its reason:\n%s", p, skipped)
+		}
+	}
+	t.Logf("skipped:\n%s\ntimed: %v", skipped, seen)
+	rep = &report{}
+	runORT(rep, "", ortShape{}, "1", time.Millisecond, false)
+	if rep.Error != "" || rep.ORT == nil || !strings.Contains(strings.Join(rep.ORT.Skipped, ""), "no --onnx model") {
+		t.Errorf("without --onnx: %+v %+v", rep.Error, rep.ORT)
 	}
 }
