@@ -42,15 +42,15 @@ chromium:
 
 # ONNX Runtime's CPU library for the ort backend's tests (nets/ortbackend):
 # libonnxruntime.so.1 as npm's onnxruntime-node package carries it inside its
-# registry tarball (no install script involved), fetched once with `npm pack`
-# (or, without npm, the same tarball from the registry with curl), checked
-# against its pinned SHA-256 and cached in $(ORT_DIR) (git-ignored). The
-# library search of nets/ortbackend finds it there from any folder of the
-# repository; elsewhere set CANOPY_ORT_LIB=$(CURDIR)/$(ORT_DIR)/libonnxruntime.so.1.
+# registry tarball (no install script involved), fetched once with `npm pack`,
+# checked against its pinned SHA-256 and cached in $(ORT_DIR), the user's
+# cache, which every clone shares (CI's fresh clones fetch it once). The
+# library search of nets/ortbackend looks there; elsewhere set
+# CANOPY_ORT_LIB=$(ORT_DIR)/libonnxruntime.so.1.
 # Unreachable registry: a warning, and the ORT tests skip saying why.
 ORT_VERSION ?= 1.30.0
 ORT_SHA256  ?= ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23
-ORT_DIR     ?= .cache/ort
+ORT_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/canopy/ort
 ort:
 	@if [ -f $(ORT_DIR)/libonnxruntime.so.1 ]; then exit 0; fi; \
 	if [ "$$(uname -sm)" != "Linux x86_64" ]; then \
@@ -58,7 +58,9 @@ ort:
 	tmp=$$(mktemp -d) || exit 0; tgz=$$tmp/onnxruntime-node-$(ORT_VERSION).tgz; so=package/bin/napi-v6/linux/x64/libonnxruntime.so.1; \
 	echo "fetching ONNX Runtime $(ORT_VERSION) (CPU, npm onnxruntime-node, 113 MB) into $(ORT_DIR)"; \
 	if command -v npm >/dev/null; then (cd $$tmp && npm pack --silent onnxruntime-node@$(ORT_VERSION) >/dev/null 2>&1); \
-	else curl -fsSL -o $$tgz https://registry.npmjs.org/onnxruntime-node/-/onnxruntime-node-$(ORT_VERSION).tgz; fi; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && { apt-get update -qq && apt-get install -y -qq --no-install-recommends npm >/dev/null; }; then \
+	  (cd $$tmp && npm pack --silent onnxruntime-node@$(ORT_VERSION) >/dev/null 2>&1); \
+	else echo "npm is missing (sudo apt-get install npm)"; fi; \
 	if [ -f $$tgz ] && tar -xzf $$tgz -C $$tmp $$so && echo "$(ORT_SHA256)  $$tmp/$$so" | sha256sum -c --status; then \
 	  mkdir -p $(ORT_DIR) && mv $$tmp/$$so $(ORT_DIR)/libonnxruntime.so.1.part && mv $(ORT_DIR)/libonnxruntime.so.1.part $(ORT_DIR)/libonnxruntime.so.1; \
 	else echo "WARNING: could not fetch onnxruntime-node $(ORT_VERSION) from the npm registry (offline, or the file changed): the ORT tests will skip"; fi; \

@@ -330,13 +330,13 @@ func TestNoLeaks(t *testing.T) {
 
 func TestCandidates(t *testing.T) {
 	env := searchEnv{
-		getenv: func(k string) string { return map[string]string{"ORT_HOME": "/opt/ort"}[k] },
+		getenv: func(k string) string { return map[string]string{"ORT_HOME": "/opt/ort", "HOME": "/home/u"}[k] },
 		getwd:  func() (string, error) { return "/r/a", nil },
 		exists: func(string) bool { return false },
 	}
 	got := strings.Join(candidates(env), " ")
 	for _, w := range []string{"/r/a/.cache/ort/libonnxruntime.so.1 ", "/r/.cache/ort/libonnxruntime.so.1 ", "/.cache/ort/libonnxruntime.so.1 ",
-		" libonnxruntime.so.1 ", "/opt/ort/lib/libonnxruntime.so.1", "/usr/local/lib/libonnxruntime.so.1"} {
+		"/home/u/.cache/canopy/ort/libonnxruntime.so.1 ", " libonnxruntime.so.1 ", "/opt/ort/lib/libonnxruntime.so.1", "/usr/local/lib/libonnxruntime.so.1"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("candidates %q lack %q", got, w)
 		}

@@ -34,9 +34,9 @@
 //
 // Load looks for libonnxruntime.so.1 (then libonnxruntime.so) in
 // $CANOPY_ORT_LIB (a file or a folder; when set, nothing else is tried),
-// then .cache/ort/ in the current directory and each parent (where `make
-// ort` puts the CPU build carried by npm's onnxruntime-node package), the
-// dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache),
+// then .cache/ort/ in the current directory and each parent, canopy/ort
+// in the user's cache folder (where `make ort` puts the CPU build carried
+// by npm's onnxruntime-node package), the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache),
 // $ORT_HOME/lib, $ONNXRUNTIME_DIR/lib, /usr/local/lib,
 // /usr/lib/x86_64-linux-gnu, /usr/lib and /opt/onnxruntime/lib. None
 // found: the backend is unavailable, in one line saying what to set.

@@ -191,10 +191,15 @@ const EnvLib = "CANOPY_ORT_LIB"
 // libNames are the file names tried in each folder, preferred first.
 var libNames = []string{"libonnxruntime.so.1", "libonnxruntime.so", "libonnxruntime.dylib"}
 
-// CacheDir is where `make ort` puts the library (relative to the
-// repository root); the search looks for it in the current directory and
-// its parents.
+// CacheDir is a folder, relative to the repository root, where a copy of
+// the library may be put; the search looks for it in the current
+// directory and its parents. `make ort` puts the library in the user's
+// cache instead (UserCacheSubdir), which clones of the repository share.
 const CacheDir = ".cache/ort"
+
+// UserCacheSubdir is where `make ort` puts the library below the user's
+// cache folder ($XDG_CACHE_HOME, else $HOME/.cache).
+const UserCacheSubdir = "canopy/ort"
 
 // searchEnv is what the library search reads from the outside world;
 // tests replace it.
@@ -216,7 +221,8 @@ func osSearchEnv() searchEnv {
 
 // candidates lists the paths to try, in order: $CANOPY_ORT_LIB (a file,
 // or a folder holding one of libNames); .cache/ort/ in the current
-// directory and each parent; the dynamic loader's own search (bare names:
+// directory and each parent; canopy/ort in the user's cache folder (where
+// `make ort` puts it); the dynamic loader's own search (bare names:
 // LD_LIBRARY_PATH, ld.so.cache); $ORT_HOME/lib (or $ONNXRUNTIME_DIR/lib);
 // /usr/local/lib, /usr/lib/x86_64-linux-gnu, /usr/lib, /opt/onnxruntime/lib.
 // When CANOPY_ORT_LIB is set, only it is tried: a library named on purpose
@@ -245,6 +251,15 @@ func candidates(env searchEnv) []string {
 			}
 			d = up
 		}
+	}
+	cache := env.getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		if h := env.getenv("HOME"); h != "" {
+			cache = filepath.Join(h, ".cache")
+		}
+	}
+	if cache != "" {
+		out = append(out, inDir(filepath.Join(cache, UserCacheSubdir))...)
 	}
 	out = append(out, libNames...)
 	for _, e := range []string{"ORT_HOME", "ONNXRUNTIME_DIR"} {
