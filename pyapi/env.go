@@ -2,6 +2,7 @@ package pyapi
 
 import (
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 
 	"github.com/canopy-go/canopy/agent"
@@ -34,7 +35,10 @@ type VecEnv struct {
 
 	acts []games.Action
 
-	rl *rl.VecEnv // with an opponent
+	rl       *rl.VecEnv // with an opponent
+	seat     int
+	workers  int
+	oppAgent agent.Agent // to close with the environment
 
 	// Without an opponent.
 	states []games.State
@@ -108,41 +112,71 @@ func openEnv(args json.RawMessage, bufs [][]byte) (*VecEnv, error) {
 		return e, nil
 	}
 	e.opponent = *a.Opponent
-	var opp rl.Opponent
-	if e.opponent == "random" {
-		opp = rl.RandomOpponent() // the environment's own streams, no lock
-	} else {
-		ag, err := agent.New(g, e.opponent, a.Seed^0x0dd0)
-		if err != nil {
-			return nil, valueErrorf("opponent %q: %v (canopy.agents(%q) lists the agents)", e.opponent, err, a.Game)
-		}
-		opp = rl.AgentOpponent(ag)
-	}
-	seat := rl.SeatAlternate
+	e.seat = rl.SeatAlternate
 	if a.Seat != nil {
-		seat = *a.Seat
-		if seat != rl.SeatAlternate && (seat < 0 || seat >= e.players) {
-			return nil, valueErrorf("seat = %d, want 0..%d or -1 (alternate seats game by game)", seat, e.players-1)
+		e.seat = *a.Seat
+		if e.seat != rl.SeatAlternate && (e.seat < 0 || e.seat >= e.players) {
+			return nil, valueErrorf("seat = %d, want 0..%d or -1 (alternate seats game by game)", e.seat, e.players-1)
 		}
 	}
 	if a.Workers < 0 || a.Workers > 256 {
 		return nil, valueErrorf("workers = %d, want 0..256 (0: one)", a.Workers)
 	}
-	e.rl, err = rl.NewEnv(g, rl.EnvOptions{N: a.N, Opponent: opp, Seat: seat, Workers: a.Workers, Seed: a.Seed, Observations: e.obs})
-	if err != nil {
-		return nil, valueErrorf("%v", err)
+	e.workers = a.Workers
+	if err := e.openRL(a.Seed); err != nil {
+		return nil, err
 	}
 	e.publish()
 	return e, nil
+}
+
+// openRL (re)builds the rl.VecEnv with the opponent seeded from seed: an
+// agent opponent's choices follow its own seed, so reset(seed) rebuilds
+// it to replay the same games.
+func (e *VecEnv) openRL(seed uint64) error {
+	var opp rl.Opponent
+	var ag agent.Agent
+	if e.opponent == "random" {
+		opp = rl.RandomOpponent() // the environment's own streams, no lock
+	} else {
+		var err error
+		if ag, err = agent.New(e.g, e.opponent, seed^0x0dd0); err != nil {
+			return valueErrorf("opponent %q: %v (canopy.agents(%q) lists the agents)", e.opponent, err, e.g.Spec())
+		}
+		opp = rl.AgentOpponent(ag)
+	}
+	env, err := rl.NewEnv(e.g, rl.EnvOptions{N: e.n, Opponent: opp, Seat: e.seat, Workers: e.workers, Seed: seed, Observations: e.obs})
+	if err != nil {
+		closeAgent(ag)
+		return valueErrorf("%v", err)
+	}
+	e.closeRL()
+	e.rl, e.oppAgent = env, ag
+	e.publish()
+	return nil
+}
+
+// closeRL closes the rl.VecEnv and its opponent agent (network agents
+// hold engines).
+func (e *VecEnv) closeRL() {
+	if e.rl != nil {
+		e.rl.Close()
+		closeAgent(e.oppAgent)
+		e.rl, e.oppAgent = nil, nil
+	}
+}
+
+func closeAgent(a agent.Agent) {
+	if c, ok := a.(io.Closer); ok {
+		c.Close()
+	}
 }
 
 // envSeed is environment i's stream under seed (as rl's).
 func envSeed(seed uint64, i int) uint64 { return seed*0x9E3779B97F4A7C15 + uint64(i) + 1 }
 
 func (e *VecEnv) close() error {
-	if e.rl != nil {
-		e.rl.Close()
-	}
+	e.closeRL()
 	return nil
 }
 
@@ -159,7 +193,9 @@ func (e *VecEnv) reset(seed *uint64) error {
 	clear(e.trunc)
 	if e.rl != nil {
 		var err error
-		if seed != nil {
+		if seed != nil && e.opponent != "random" {
+			err = e.openRL(*seed)
+		} else if seed != nil {
 			err = e.rl.Reseed(*seed)
 		} else {
 			err = e.rl.Reset()

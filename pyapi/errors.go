@@ -34,3 +34,12 @@ func asError(err error, kind string) error {
 	}
 	return &Error{Kind: kind, Msg: err.Error()}
 }
+
+// message is err's text without its Python kind.
+func message(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Msg
+	}
+	return err.Error()
+}

@@ -100,7 +100,7 @@ func (l *Library) openSearch(args json.RawMessage, bufs [][]byte) (*Search, erro
 	if a.Env != 0 {
 		o, err := l.get(a.Env)
 		if err != nil {
-			return nil, valueErrorf("states: %v", err)
+			return nil, valueErrorf("states: %s", message(err))
 		}
 		env, ok := o.(*VecEnv)
 		if !ok {
@@ -117,7 +117,7 @@ func (l *Library) openSearch(args json.RawMessage, bufs [][]byte) (*Search, erro
 		for i, m := range a.Moves {
 			s, err := parsePosition(g, m)
 			if err != nil {
-				return nil, valueErrorf("states[%d]: %v", i, err)
+				return nil, valueErrorf("states[%d]: %s", i, message(err))
 			}
 			states = append(states, s)
 		}

@@ -94,42 +94,50 @@ func (s *session) wait(timeout time.Duration) (int64, error) {
 	if held {
 		return 0, runtimeErrorf("a batch is waiting for its outputs: call submit (or cancel) before waiting again")
 	}
-	if s.ready != nil && s.ready() {
-		return WaitData, nil
-	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	select {
-	case r := <-s.reqs:
-		in := s.obsN + s.na
-		clear(s.legal[:r.batch*s.na])
-		for i := range r.batch {
-			row := r.input[i*in : (i+1)*in]
-			copy(s.obs[i*s.obsN:(i+1)*s.obsN], row[:s.obsN])
-			lg := s.legal[i*s.na : (i+1)*s.na]
-			for a, x := range row[s.obsN:] {
-				if x != 0 {
-					lg[a] = 1
-				}
-			}
-		}
-		s.mu.Lock()
-		s.cur = r
-		s.mu.Unlock()
-		return int64(r.batch), nil
-	case <-s.data:
-		return WaitData, nil
-	case <-s.done:
+	for {
 		if s.ready != nil && s.ready() {
 			return WaitData, nil
 		}
-		if s.err != nil && s.ctx.Err() == nil {
-			return 0, s.err // the run failed on its own (not cancelled)
+		select {
+		case r := <-s.reqs:
+			s.hand(r)
+			return int64(r.batch), nil
+		case <-s.data:
+			continue // staged by ready, or already taken
+		case <-s.done:
+			if s.ready != nil && s.ready() {
+				return WaitData, nil
+			}
+			if s.err != nil && s.ctx.Err() == nil {
+				return 0, s.err // the run failed on its own (not cancelled)
+			}
+			return WaitDone, nil
+		case <-t.C:
+			return WaitTimeout, nil
 		}
-		return WaitDone, nil
-	case <-t.C:
-		return WaitTimeout, nil
 	}
+}
+
+// hand copies batch r's observations and legal actions into Python's
+// arrays and marks it held.
+func (s *session) hand(r *evalRequest) {
+	in := s.obsN + s.na
+	clear(s.legal[:r.batch*s.na])
+	for i := range r.batch {
+		row := r.input[i*in : (i+1)*in]
+		copy(s.obs[i*s.obsN:(i+1)*s.obsN], row[:s.obsN])
+		lg := s.legal[i*s.na : (i+1)*s.na]
+		for a, x := range row[s.obsN:] {
+			if x != 0 {
+				lg[a] = 1
+			}
+		}
+	}
+	s.mu.Lock()
+	s.cur = r
+	s.mu.Unlock()
 }
 
 // submit checks the outputs Python wrote for the batch it holds and hands

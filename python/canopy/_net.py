@@ -169,14 +169,14 @@ def save_torch(module, path, game=None, config=None):
     ``game`` (a game spec) is recorded in it and checked by loading the
     file back through Canopy."""
     _torch()
+    if game is None:
+        game = getattr(module, "canopy_game", None) or (config or getattr(module, "canopy_config", None) or {}).get("game")
+    if not game:
+        raise ValueError("save_torch needs game=: the game spec the network plays, e.g. game='connect4'")
     cfg = dict(config if config is not None else getattr(module, "canopy_config", None) or {})
     if not cfg:
         raise ValueError("save_torch needs the network's architecture: a module from Net.to_torch()/canopy.torch_net(), "
                          "or config={...} (nets.Config fields: head, input_planes, height, width, policy_size, ...)")
-    if game is None:
-        game = getattr(module, "canopy_game", None) or cfg.get("game")
-    if not game:
-        raise ValueError("save_torch needs game=: the game spec the network plays, e.g. game='connect4'")
     cfg["game"] = game
     tensors = {}
     for k, v in module.state_dict().items():
