@@ -26,6 +26,8 @@ func BenchmarkConnect4Env(b *testing.B) {
 			benchEnv(b, name, EnvOptions{N: 256, Workers: workers, Seat: SeatAlternate, Seed: 1, Shaping: sh})
 		}
 	}
+	// The size of the Python VecEnv benchmark (python/bench/bench_env.py).
+	benchEnv(b, "n=4096/workers=1", EnvOptions{N: 4096, Workers: 1, Seat: SeatAlternate, Seed: 1})
 }
 
 func benchEnv(b *testing.B, name string, opt EnvOptions) {
