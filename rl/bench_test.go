@@ -40,6 +40,7 @@ func benchEnv(b *testing.B, name string, opt EnvOptions) {
 		acts := make([]games.Action, e.N())
 		k := 0
 		b.ReportAllocs()
+		cpu0 := cputime.Now()
 		for b.Loop() {
 			randomActions(e, acts, k)
 			k++
@@ -48,6 +49,8 @@ func benchEnv(b *testing.B, name string, opt EnvOptions) {
 			}
 		}
 		b.ReportMetric(float64(b.N*e.N())/b.Elapsed().Seconds(), "steps/s")
+		// Per CPU-second of the process: comparable on a shared machine.
+		b.ReportMetric(float64(b.N*e.N())/(cputime.Now()-cpu0).Seconds(), "steps/cpu-s")
 	})
 }
 

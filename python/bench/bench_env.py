@@ -30,11 +30,11 @@ def python_env(n, seconds, policy):
     rng = np.random.default_rng(1)
     idx = 3 * np.arange(n)
     buf = np.empty((n, env.num_actions), np.float32)
-    steps, k, t0 = 0, 0, time.perf_counter()
+    steps, k, t0, c0 = 0, 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         m = info["legal_mask"]
         if policy == "random":
-            rng.random(out=buf)
+            rng.random(dtype=np.float32, out=buf)
             buf *= m
             a = buf.argmax(axis=1)
         else:
@@ -43,18 +43,18 @@ def python_env(n, seconds, policy):
         obs, rew, term, trunc, info = env.step(a)
         steps += n
         k += 1
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     env.close()
-    return steps / dt
+    return steps / dt, steps / cpu
 
 
 def go_env(seconds):
     out = subprocess.run(["go", "test", "./rl", "-run", "^$", "-bench", "Connect4Env/n=4096", f"-benchtime={seconds}s"],
                          cwd=ROOT, capture_output=True, text=True, check=True)
-    m = re.search(r"n=4096/workers=1\S*\s+\d+\s+\d+ ns/op.*?([\d.e+]+) steps/s", out.stdout)
+    m = re.search(r"n=4096/workers=1\S*\s+\d+\s+\d+ ns/op.*?([\d.e+]+) steps/s\s+([\d.e+]+) steps/cpu-s", out.stdout)
     if not m:
         raise SystemExit("no n=4096 line in:\n" + out.stdout)
-    return float(m.group(1))
+    return float(m.group(1)), float(m.group(2))
 
 
 def main():
@@ -63,17 +63,18 @@ def main():
     p.add_argument("--seconds", type=float, default=3)
     p.add_argument("--rounds", type=int, default=3)
     a = p.parse_args()
-    ratios = []
+    rows = []
     for r in range(a.rounds):
-        g = go_env(a.seconds)
-        rot = python_env(a.envs, a.seconds, "rotate")
-        rnd = python_env(a.envs, a.seconds, "random")
-        ratios.append((rot / g, rnd / g))
-        print(f"round {r + 1}: Go rl.VecEnv {g:.0f} steps/s; canopy.VecEnv with the same actions {rot:.0f} "
-              f"(ratio {rot / g:.2f}), with random actions {rnd:.0f} (ratio {rnd / g:.2f})", flush=True)
-    rs = np.array(ratios)
-    print(f"median ratios over {a.rounds} interleaved rounds: same actions {np.median(rs[:, 0]):.2f}, "
-          f"random actions {np.median(rs[:, 1]):.2f}")
+        g, gc = go_env(a.seconds)
+        rot, rotc = python_env(a.envs, a.seconds, "rotate")
+        rnd, rndc = python_env(a.envs, a.seconds, "random")
+        rows.append((rot / g, rnd / g, rotc / gc, rndc / gc))
+        print(f"round {r + 1}: Go rl.VecEnv {g:.0f} steps/s ({gc:.0f} per CPU-s); canopy.VecEnv with the same actions "
+              f"{rot:.0f} ({rotc:.0f}), with random actions {rnd:.0f} ({rndc:.0f}); ratios wall {rot / g:.2f} {rnd / g:.2f}, "
+              f"CPU {rotc / gc:.2f} {rndc / gc:.2f}", flush=True)
+    m = np.median(np.array(rows), axis=0)
+    print(f"median ratios over {a.rounds} interleaved rounds: per wall second: same actions {m[0]:.2f}, random actions "
+          f"{m[1]:.2f}; per CPU second: same actions {m[2]:.2f}, random actions {m[3]:.2f}")
 
 
 if __name__ == "__main__":
