@@ -51,10 +51,12 @@ def python_env(n, seconds, policy):
 def go_env(seconds):
     out = subprocess.run(["go", "test", "./rl", "-run", "^$", "-bench", "Connect4Env/n=4096", f"-benchtime={seconds}s"],
                          cwd=ROOT, capture_output=True, text=True, check=True)
-    m = re.search(r"n=4096/workers=1\S*\s+\d+\s+\d+ ns/op.*?([\d.e+]+) steps/s\s+([\d.e+]+) steps/cpu-s", out.stdout)
-    if not m:
+    line = next((l for l in out.stdout.splitlines() if "n=4096/workers=1" in l), None)
+    wall = re.search(r"([\d.e+]+) steps/s", line or "")
+    cpu = re.search(r"([\d.e+]+) steps/cpu-s", line or "")
+    if not (wall and cpu):
         raise SystemExit("no n=4096 line in:\n" + out.stdout)
-    return float(m.group(1)), float(m.group(2))
+    return float(wall.group(1)), float(cpu.group(1))
 
 
 def main():

@@ -464,6 +464,26 @@ class TestShards(unittest.TestCase):
             canopy.load_shards(tempfile.gettempdir() + "/nonexistent-run")
 
 
+class TestExit(unittest.TestCase):
+    def test_exit_with_objects_open(self):
+        # An interpreter that exits with an environment, a network and a
+        # self-play run mid-way (its trees waiting for Python) open exits
+        # cleanly and at once: the exit handler closes them.
+        code = (
+            "import sys; sys.path.insert(0, %r)\n"
+            "import numpy as np, canopy\n"
+            "env = canopy.VecEnv('connect4', 64, opponent='onestep')\n"
+            "net = canopy.Net.load('connect4-zero')\n"
+            "u = lambda o, l: (np.zeros((o.shape[0], 7), np.float32), np.zeros(o.shape[0], np.float32))\n"
+            "it = canopy.selfplay('connect4', u, 1000, trees=16, yield_games=1, sims=8)\n"
+            "next(it)\n"
+            "print('live', canopy.live_handles())\n" % os.path.dirname(HERE))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("live 3", out.stdout)
+        self.assertEqual(out.stderr, "")
+
+
 class TestFork(unittest.TestCase):
     def test_child_gets_clear_error(self):
         canopy.games()
