@@ -52,7 +52,7 @@ VENV   ?= .venv-python
 
 python: python-deps
 	CGO_ENABLED=1 $(GO) build -buildmode=c-shared -o python/canopy/libcanopy.so ./python/libcanopy
-	@test -x $(VENV)/bin/python || $(PYTHON) -m venv --system-site-packages $(VENV)
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv --system-site-packages --without-pip $(VENV)
 	@$(VENV)/bin/python -c 'import site, sys; open(site.getsitepackages()[0] + "/canopy.pth", "w").write(sys.argv[1] + "\n")' "$(CURDIR)/python"
 	@$(VENV)/bin/python -c 'import canopy, numpy; print("canopy: %d games; python:", len(canopy.games()))' >/dev/null && echo "canopy installed in $(VENV) (. $(VENV)/bin/activate)"
 
@@ -60,7 +60,7 @@ python: python-deps
 # machines allow; torch too, for the examples and the PyTorch round trip,
 # whose tests skip without it); elsewhere say how.
 python-deps:
-	@$(PYTHON) -c 'import numpy, venv, ensurepip' 2>/dev/null && $(PYTHON) -c 'import torch' 2>/dev/null || { \
+	@$(PYTHON) -c 'import numpy, venv' 2>/dev/null && $(PYTHON) -c 'import torch' 2>/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing python3-numpy python3-venv python3-torch for the Python package"; \
 	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-numpy python3-venv >/dev/null; } || \

@@ -1,7 +1,6 @@
 package pyapi
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -127,5 +126,3 @@ func sequentialGame(g games.Game, what string) error {
 	}
 	return nil
 }
-
-var _ = fmt.Sprint

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 
-	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -88,18 +88,7 @@ func shippedNames() string {
 	if len(names) == 0 {
 		return "none shipped"
 	}
-	return "shipped: " + joinComma(names)
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
+	return "shipped: " + strings.Join(names, ", ")
 }
 
 func (n *Net) close() error {
@@ -153,5 +142,3 @@ func (n *Net) exchange(op string, args json.RawMessage, bufs [][]byte) (any, err
 	}
 	return nil, nil
 }
-
-var _ = games.ObservationSize

@@ -3,6 +3,8 @@ package pyapi
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -286,15 +288,4 @@ func parsePosition(g games.Game, text string) (games.State, error) {
 	return st, nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
-}
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

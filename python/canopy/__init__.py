@@ -27,9 +27,10 @@ def agents(game=None):
 
 
 def torch_net(game, **config):
-    """A fresh PyTorch network with Canopy's built-in architecture for
-    ``game`` (random weights from seed 1, as ``canopy net init``),
-    overridable by nets.Config fields; save it with ``save_torch``."""
+    """A PyTorch network with Canopy's built-in architecture for ``game``:
+    the weights of ``canopy net init`` (seed 1), or, when nets.Config
+    fields are given (``channels=32, blocks=4``), that architecture with
+    PyTorch's own initialisation. Save it with ``save_torch``."""
     with Net.load("init", game=game) as n:
         cfg = dict(n.config)
         if not config:
