@@ -438,9 +438,21 @@ class TestNet(unittest.TestCase):
         finally:
             shutil.rmtree(d)
 
-    def test_torch_missing_message(self):
-        from canopy import _net
-        self.assertIn("apt-get install python3-torch", _net._TORCH_MISSING)
+    def test_optional_libraries_missing(self):
+        # Without torch (or gymnasium), the features that need it raise
+        # ImportError with the fix; everything else works.
+        code = ("import sys; sys.modules['torch'] = None; sys.modules['gymnasium'] = None; sys.path.insert(0, %r)\n"
+                "import canopy\n"
+                "n = canopy.Net.load('connect4-zero')\n"
+                "try:\n    n.to_torch()\nexcept ImportError as e:\n    print('torch:', e)\n"
+                "try:\n    import canopy.gymnasium\nexcept ImportError as e:\n    print('gym:', e)\n"
+                "print('games', len(canopy.games()) > 5)\n" % os.path.dirname(HERE))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("torch: canopy: this needs PyTorch", out.stdout)
+        self.assertIn("apt-get install python3-torch", out.stdout)
+        self.assertIn("gym: canopy.gymnasium needs gymnasium: pip install gymnasium", out.stdout)
+        self.assertIn("games True", out.stdout)
 
 
 class TestShards(unittest.TestCase):
