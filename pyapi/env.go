@@ -16,7 +16,8 @@ import (
 // plays every other seat, chance is sampled inside); without, every seat
 // is the caller's (self-play: the action is the mover's, rewards are per
 // player). Both reset a finished game in the same step (the returned
-// observation is the next game's first).
+// observation is the next game's first). A VecEnv is not safe for
+// concurrent use (the Python package serialises calls per object).
 type VecEnv struct {
 	g        games.Game
 	n        int
