@@ -22,6 +22,7 @@ run: build
 test: ort
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 $(PKGS)
+	$(MAKE) python-test
 	$(MAKE) test-browser
 	$(MAKE) perf-check
 
@@ -180,3 +181,38 @@ bench-compare:
 	@test -n "$(OLD)" || { echo "usage: make bench-compare OLD=<rev> [NEW=<rev>] [BENCHPKGS=...] [BENCH=regexp] [BENCHTIME=1s] [ROUNDS=5] [CANOPY='games --seconds 1']"; exit 2; }
 	$(GO) run ./perf ab -old '$(OLD)' -new '$(NEW)' -pkgs '$(BENCHPKGS)' -bench '$(BENCH)' \
 	  -benchtime '$(BENCHTIME)' -rounds '$(ROUNDS)' -canopy '$(CANOPY)'
+
+# ---- Python (docs/PYTHON.md) ----
+# `make python` builds libcanopy.so (cgo, -buildmode=c-shared: the only
+# cgo target; bin/canopy stays CGO_ENABLED=0) into python/canopy/ and puts
+# the package on the path of a virtual environment made with Debian's
+# python3-venv (--system-site-packages: Debian's numpy and torch are
+# visible): . .venv-python/bin/activate, then import canopy.
+.PHONY: python python-deps python-test
+PYTHON ?= /usr/bin/python3
+VENV   ?= .venv-python
+
+python: python-deps
+	CGO_ENABLED=1 $(GO) build -buildmode=c-shared -o python/canopy/libcanopy.so ./python/libcanopy
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv --system-site-packages --without-pip $(VENV)
+	@$(VENV)/bin/python -c 'import site, sys; open(site.getsitepackages()[0] + "/canopy.pth", "w").write(sys.argv[1] + "\n")' "$(CURDIR)/python"
+	@$(VENV)/bin/python -c 'import canopy, numpy; print("canopy: %d games; python:", len(canopy.games()))' >/dev/null && echo "canopy installed in $(VENV) (. $(VENV)/bin/activate)"
+
+# numpy and venv from Debian when missing (as root with apt-get, as CI
+# machines allow; torch too, for the examples and the PyTorch round trip,
+# whose tests skip without it); elsewhere say how.
+python-deps:
+	@$(PYTHON) -c 'import numpy, venv' 2>/dev/null && $(PYTHON) -c 'import torch' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing python3-numpy python3-venv python3-torch for the Python package"; \
+	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-numpy python3-venv >/dev/null; } || \
+	      { echo "installing python3-numpy python3-venv failed"; exit 1; }; \
+	    apt-get install -y -qq --no-install-recommends python3-torch >/dev/null || \
+	      echo "WARNING: installing python3-torch failed: the PyTorch tests and examples will skip"; \
+	  else $(PYTHON) -c 'import numpy, venv' 2>/dev/null || { echo "the Python package needs numpy and venv: sudo apt-get install python3-numpy python3-venv"; exit 1; }; fi; }
+
+# The Python package's tests (stdlib unittest): the API, bad input, leaks,
+# fork, the examples' smoke runs. bin/canopy for the shard and az:net
+# round trips.
+python-test: python build
+	cd python && ../$(VENV)/bin/python -m unittest discover -s tests

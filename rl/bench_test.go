@@ -26,6 +26,8 @@ func BenchmarkConnect4Env(b *testing.B) {
 			benchEnv(b, name, EnvOptions{N: 256, Workers: workers, Seat: SeatAlternate, Seed: 1, Shaping: sh})
 		}
 	}
+	// The size of the Python VecEnv benchmark (python/bench/bench_env.py).
+	benchEnv(b, "n=4096/workers=1", EnvOptions{N: 4096, Workers: 1, Seat: SeatAlternate, Seed: 1})
 }
 
 func benchEnv(b *testing.B, name string, opt EnvOptions) {
@@ -38,6 +40,7 @@ func benchEnv(b *testing.B, name string, opt EnvOptions) {
 		acts := make([]games.Action, e.N())
 		k := 0
 		b.ReportAllocs()
+		cpu0 := cputime.Now()
 		for b.Loop() {
 			randomActions(e, acts, k)
 			k++
@@ -46,6 +49,8 @@ func benchEnv(b *testing.B, name string, opt EnvOptions) {
 			}
 		}
 		b.ReportMetric(float64(b.N*e.N())/b.Elapsed().Seconds(), "steps/s")
+		// Per CPU-second of the process: comparable on a shared machine.
+		b.ReportMetric(float64(b.N*e.N())/(cputime.Now()-cpu0).Seconds(), "steps/cpu-s")
 	})
 }
 

@@ -132,6 +132,12 @@ type EnvOptions struct {
 	Workers int
 	// Seed seeds every environment's random stream (seed, environment).
 	Seed uint64
+	// Observations, when non-nil, is the buffer (N x the encoding's size)
+	// the VecEnv writes the observation batch into instead of its own:
+	// memory its caller owns, such as a numpy array that package pyapi
+	// hands to Python without a copy. It must not be written while the
+	// VecEnv is in use.
+	Observations []float32
 }
 
 // EpisodeStats counts finished games from the learner's side. Steps are
@@ -287,6 +293,12 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 	opt.Workers = min(opt.Workers, opt.N)
 	obsSize := enc.Size()
 	n, na := opt.N, g.NumActions()
+	obs := opt.Observations
+	if obs == nil {
+		obs = make([]float32, n*obsSize)
+	} else if len(obs) != n*obsSize {
+		return nil, fmt.Errorf("rl: EnvOptions.Observations holds %d values, want N x observation size = %d x %d = %d", len(obs), n, obsSize, n*obsSize)
+	}
 	e := &VecEnv{
 		game: g, opt: opt, players: players, obsSize: obsSize, nActions: na, enc: enc, kinds: kinds,
 		init:   g.NewInitialState(),
@@ -294,7 +306,7 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 		opp: make([]Opponent, n), kind: make([]int, n),
 		epRet: make([]float64, n), epLen: make([]int, n),
 		pending: make([]bool, n), moved: make([]bool, n), oppMoved: make([]uint64, n), resetting: make([]bool, n), shaped: make([]float64, n), moves: make([]OpponentMove, 0, n),
-		obs: make([]float32, n*obsSize), legal: make([]games.Mask, n), legalF: make([]float32, n*na),
+		obs: obs, legal: make([]games.Mask, n), legalF: make([]float32, n*na),
 		rewards: make([]float32, n), dones: make([]bool, n),
 		stats: make([]EpisodeStats, opt.Workers*kinds), errs: make([]error, opt.Workers),
 		returns: make([][]float64, opt.Workers), omask: make([]games.Mask, opt.Workers),

@@ -34,6 +34,8 @@ var rank = map[string]int{
 	"plots":                  8,
 	"bench":                  8,
 	"zero":                   8,
+	"pyapi":                  8,
+	"python":                 9,
 	"web":                    8,
 	"cmd":                    9,
 	"internal/layers":        9,

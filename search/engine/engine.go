@@ -37,6 +37,13 @@ type Options struct {
 	// each search one position (agents in concurrent games), whose rows
 	// would otherwise trickle in while the backend's threads hold the CPU.
 	Paced bool
+	// LegalActions appends the legal actions to every row, one value per
+	// action (1 legal, 0 not), after the game's observation: for
+	// evaluators outside Canopy that take the legal mask beside the
+	// observation (package pyapi hands both to a Python callable). The
+	// backend's input size must then be the observation size plus
+	// NumActions.
+	LegalActions bool
 }
 
 // SlotsFor returns a ring size for trees trees with leaves leaves each.
@@ -59,6 +66,10 @@ type Engine struct {
 	// legal says whether enc reads the legal actions; masks holds the
 	// scratch masks Evaluate then needs (one per concurrent call).
 	legal bool
+	// acts says that rows end with the legal actions (Options.LegalActions)
+	// after obsN observation values.
+	acts  bool
+	obsN  int
 	masks sync.Pool // *games.Mask
 
 	nodes  atomic.Int64 // simulations backed up
@@ -72,8 +83,15 @@ type Engine struct {
 // g's action count.
 func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	in, ps := be.Shape()
-	enc, err := nets.EncodingFor(g, in)
-	if err != nil {
+	obsN := games.ObservationSize(g)
+	var enc nets.Encoding
+	var err error
+	if opt.LegalActions {
+		if in != obsN+g.NumActions() {
+			return nil, fmt.Errorf("engine: backend %s takes %d inputs; with LegalActions it must take %s's %d observation values and %d legal actions",
+				be.Name(), in, g.Spec(), obsN, g.NumActions())
+		}
+	} else if enc, err = nets.EncodingFor(g, in); err != nil {
 		return nil, fmt.Errorf("engine: backend %s: %w", be.Name(), err)
 	}
 	if ps != g.NumActions() {
@@ -99,7 +117,8 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	if opt.Wait == 0 {
 		opt.Wait = -1
 	}
-	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps, enc: encoder, legal: enc.LegalPlane}
+	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps, enc: encoder, legal: enc.LegalPlane || opt.LegalActions,
+		acts: opt.LegalActions, obsN: obsN}
 	e.masks.New = func() any { m := games.NewMask(g.NumActions()); return &m }
 	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots}
 	if opt.Paced {
@@ -123,13 +142,22 @@ func (e *Engine) Options() Options { return e.opt }
 func (e *Engine) Game() games.Game { return e.game }
 
 // Encoding is how the engine encodes a state for its network.
-func (e *Engine) Encoding() nets.Encoding { return nets.Encoding{LegalPlane: e.legal} }
+func (e *Engine) Encoding() nets.Encoding { return nets.Encoding{LegalPlane: e.legal && !e.acts} }
 
 // encode writes mover's network input for s into row; legal is s's legal
 // actions, read only when the encoding has the legal-move plane.
 func (e *Engine) encode(s games.State, mover int, legal games.Mask, row []float32) {
 	if !e.legal {
 		s.Observation(mover, row) // the default path, as fast as before
+		return
+	}
+	if e.acts {
+		s.Observation(mover, row[:e.obsN])
+		tail := row[e.obsN:]
+		clear(tail)
+		for a := range legal.All() {
+			tail[a] = 1
+		}
 		return
 	}
 	e.enc.Encode(s, mover, legal, row)
@@ -166,7 +194,7 @@ func (e *Engine) Evaluate(ctx context.Context, s games.State, mover int, policy 
 	if e.legal {
 		m := e.masks.Get().(*games.Mask)
 		s.Legal(*m)
-		v, err = e.b.Evaluate(ctx, func(row []float32) { e.enc.Encode(s, mover, *m, row) }, policy)
+		v, err = e.b.Evaluate(ctx, func(row []float32) { e.encode(s, mover, *m, row) }, policy)
 		e.masks.Put(m)
 	} else {
 		v, err = e.b.Evaluate(ctx, func(row []float32) { s.Observation(mover, row) }, policy)

@@ -1,0 +1,222 @@
+package pyapi
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// session runs a search or self-play on its own goroutine against a
+// Python evaluator by inverted control (see the package doc). The run's
+// engine has a pyBackend; the backend hands each batch to the session and
+// blocks until Python submits the outputs or the session is cancelled.
+//
+// Python's arrays: obs [maxB, obsN] and legal [maxB, A] are written by
+// wait (on Python's thread) when it hands out a batch; logits [maxB, A]
+// and values [maxB] are read by submit. Nothing else touches them.
+type session struct {
+	obsN, na, maxB int
+
+	obs    []float32
+	legal  []byte
+	logits []float32
+	values []float32
+
+	ctx  context.Context
+	stop context.CancelFunc
+	reqs chan *evalRequest // unbuffered: a batch is handed over only to a waiting Python
+	done chan struct{}     // closed when the run has ended and drained
+	err  error             // the run's error, read after done
+
+	// data, when non-nil, is signalled when self-play has games to hand
+	// over (selfplay.go decides with ready).
+	data  chan struct{}
+	ready func() bool
+
+	mu  sync.Mutex
+	cur *evalRequest // the batch Python holds, between wait and submit
+}
+
+// evalRequest is one batch in flight to Python.
+type evalRequest struct {
+	batch  int
+	input  []float32 // batch x (obsN + A): the observation, then the legal actions
+	policy []float32
+	value  []float32
+	done   chan error // buffered (1): submit or cancel answers exactly once
+}
+
+func newSession(g games.Game, maxB int, bufs [][]byte, kind string) (*session, error) {
+	s := &session{obsN: games.ObservationSize(g), na: g.NumActions(), maxB: maxB}
+	if maxB < 1 || maxB > 1<<16 {
+		return nil, valueErrorf("batch = %d, want 1..%d", maxB, 1<<16)
+	}
+	if err := checkBufs(kind, bufs, []bufSpec{
+		{"obs", 4, maxB * s.obsN}, {"legal_mask", 1, maxB * s.na}, {"logits", 4, maxB * s.na}, {"values", 4, maxB},
+	}); err != nil {
+		return nil, err
+	}
+	s.obs, s.legal, s.logits, s.values = f32s(bufs[0]), bufs[1], f32s(bufs[2]), f32s(bufs[3])
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	s.reqs = make(chan *evalRequest)
+	s.done = make(chan struct{})
+	return s, nil
+}
+
+// start runs run on its own goroutine; a panic in it becomes the run's
+// error.
+func (s *session) start(run func(ctx context.Context) error) {
+	go func() {
+		defer close(s.done)
+		defer func() {
+			if v := recover(); v != nil {
+				s.err = Recovered(v)
+			}
+		}()
+		s.err = run(s.ctx)
+	}()
+}
+
+// backend is the session's nets.Backend.
+func (s *session) backend() *pyBackend {
+	return &pyBackend{s: s, req: evalRequest{done: make(chan error, 1)}}
+}
+
+// wait returns the next event: a batch size, WaitData, WaitDone or
+// WaitTimeout.
+func (s *session) wait(timeout time.Duration) (int64, error) {
+	s.mu.Lock()
+	held := s.cur != nil
+	s.mu.Unlock()
+	if held {
+		return 0, runtimeErrorf("a batch is waiting for its outputs: call submit (or cancel) before waiting again")
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		if s.ready != nil && s.ready() {
+			return WaitData, nil
+		}
+		select {
+		case r := <-s.reqs:
+			s.hand(r)
+			return int64(r.batch), nil
+		case <-s.data:
+			continue // staged by ready, or already taken
+		case <-s.done:
+			if s.ready != nil && s.ready() {
+				return WaitData, nil
+			}
+			if s.err != nil && s.ctx.Err() == nil {
+				return 0, s.err // the run failed on its own (not cancelled)
+			}
+			return WaitDone, nil
+		case <-t.C:
+			return WaitTimeout, nil
+		}
+	}
+}
+
+// hand copies batch r's observations and legal actions into Python's
+// arrays and marks it held.
+func (s *session) hand(r *evalRequest) {
+	in := s.obsN + s.na
+	clear(s.legal[:r.batch*s.na])
+	for i := range r.batch {
+		row := r.input[i*in : (i+1)*in]
+		copy(s.obs[i*s.obsN:(i+1)*s.obsN], row[:s.obsN])
+		lg := s.legal[i*s.na : (i+1)*s.na]
+		for a, x := range row[s.obsN:] {
+			if x != 0 {
+				lg[a] = 1
+			}
+		}
+	}
+	s.mu.Lock()
+	s.cur = r
+	s.mu.Unlock()
+}
+
+// submit checks the outputs Python wrote for the batch it holds and hands
+// them to the search. A NaN or infinite output is a ValueError naming the
+// row (the batch stays held: cancel it).
+func (s *session) submit() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.cur
+	if r == nil {
+		return runtimeErrorf("no batch is waiting for outputs: call wait first")
+	}
+	n := r.batch
+	for i, v := range s.values[:n] {
+		if v != v || math.IsInf(float64(v), 0) {
+			return valueErrorf("values[%d] = %v: the evaluator must return finite values in [-1, 1]", i, v)
+		}
+	}
+	for i, x := range s.logits[:n*s.na] {
+		if x != x || math.IsInf(float64(x), 1) {
+			return valueErrorf("logits[%d, %d] = %v: the evaluator must return finite logits (-inf is allowed on illegal actions)", i/s.na, i%s.na, x)
+		}
+	}
+	copy(r.policy[:n*s.na], s.logits[:n*s.na])
+	copy(r.value[:n], s.values[:n])
+	s.cur = nil
+	r.done <- nil
+	return nil
+}
+
+// cancel stops the run: the batch Python holds, if any, fails, and every
+// later one fails at once; the run then drains and ends (wait returns
+// WaitDone).
+func (s *session) cancel() {
+	s.cancelRun()
+}
+
+func (s *session) cancelRun() {
+	s.stop()
+	s.mu.Lock()
+	if r := s.cur; r != nil {
+		s.cur = nil
+		r.done <- context.Canceled
+	}
+	s.mu.Unlock()
+}
+
+// shutdown cancels the run and waits until it has drained.
+func (s *session) shutdown() {
+	s.cancelRun()
+	<-s.done
+}
+
+// pyBackend is the backend of a session's engine: its Evaluate hands the
+// batch to Python and waits. The batcher calls it from one goroutine at a
+// time, so one request record is reused.
+type pyBackend struct {
+	s   *session
+	req evalRequest
+}
+
+func (b *pyBackend) Name() string { return "python" }
+
+func (b *pyBackend) Shape() (int, int) { return b.s.obsN + b.s.na, b.s.na }
+
+func (b *pyBackend) PreferredBatch() int { return b.s.maxB }
+
+func (b *pyBackend) MaxBatch() int { return b.s.maxB }
+
+func (b *pyBackend) Evaluate(_ context.Context, batch int, input, policy, value []float32) error {
+	s := b.s
+	r := &b.req
+	r.batch, r.input, r.policy, r.value = batch, input, policy, value
+	select {
+	case s.reqs <- r:
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	}
+	// Python holds the batch now: it answers with submit or cancel,
+	// exactly once (session.cur).
+	return <-r.done
+}

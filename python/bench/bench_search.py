@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""canopy.search throughput with a uniform numpy evaluator, against
+`canopy bench search --net random` at the same tree count, interleaved
+(docs/BENCHMARKS.md, "Python API"). The machine may be shared: compare
+the ratios, not the absolute figures.
+
+    python/bench/bench_search.py --trees 1024 --sims 200 --rounds 3
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import canopy  # noqa: E402
+
+
+def python_search(game, trees, sims, seconds):
+    logits = values = None
+
+    def uniform(obs, legal):
+        nonlocal logits, values
+        b = obs.shape[0]
+        if logits is None or logits.shape[0] < b:
+            logits, values = np.zeros((b, legal.shape[1]), np.float32), np.zeros(b, np.float32)
+        return logits[:b], values[:b]
+
+    env = canopy.VecEnv(game, trees, seed=1, opponent=None)
+    env.reset(seed=1)
+    nodes, t0, c0 = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - t0 < seconds:
+        r = canopy.search(game, env, uniform, sims=sims, seed=nodes)
+        nodes += int(r.visits.sum())
+        env.step(r.action)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    env.close()
+    return nodes / dt, nodes / cpu
+
+
+def torch_rates(game, trees, sims, batch, seconds):
+    """Rows/s of a PyTorch CPU network (Canopy's built-in architecture for
+    game) inside canopy.search on `trees` positions (batches of at most
+    `batch`), and raw: the same network on the same sequence of batch
+    sizes, fed directly (per-row cost depends strongly on the batch size,
+    so the raw side replays exactly the batches the search made)."""
+    import torch
+    net = canopy.torch_net(game).eval()
+    sizes = []
+
+    def ev(obs, legal):
+        sizes.append(obs.shape[0])
+        with torch.no_grad():
+            lo, v = net(torch.from_numpy(obs))
+        return lo.numpy(), v.numpy()
+
+    env = canopy.VecEnv(game, trees, seed=1, opponent=None)
+    obs, _ = env.reset(seed=1)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        r = canopy.search(game, env, ev, sims=sims, batch=batch, seed=len(sizes))
+        env.step(r.action)
+    inside = sum(sizes) / (time.perf_counter() - t0)
+    x = torch.from_numpy(np.ascontiguousarray(np.resize(obs, (batch,) + obs.shape[1:])))
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        for b in sizes:
+            net(x[:b])
+        raw = sum(sizes) / (time.perf_counter() - t0)
+    env.close()
+    return raw, inside, float(np.mean(sizes))
+
+
+def go_bench(canopy_bin, game, trees, sims, seconds):
+    out = subprocess.run([canopy_bin, "bench", "search", "--game", game, "--net", "random", "--trees", str(trees),
+                          "--sims", str(sims), "--seconds", str(seconds), "--json", "--quiet", "--out", "/tmp/canopy-bench-py"],
+                         capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout)
+    return r["nodes_per_sec"], r["nodes_per_cpu_sec"]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--game", default="connect4")
+    p.add_argument("--trees", type=int, default=1024)
+    p.add_argument("--sims", type=int, default=200)
+    p.add_argument("--seconds", type=float, default=5)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--canopy", default=os.path.join(ROOT, "bin", "canopy"))
+    p.add_argument("--torch", action="store_true", help="instead: a PyTorch CPU network raw vs inside canopy.search")
+    p.add_argument("--batch", type=int, default=256)
+    a = p.parse_args()
+    if a.torch:
+        rs = []
+        for r in range(a.rounds):
+            raw, inside, mean = torch_rates(a.game, a.trees, a.sims, a.batch, a.seconds)
+            rs.append(inside / raw)
+            print(f"round {r + 1}: PyTorch CPU net inside canopy.search {inside:.0f} rows/s (batches of at most "
+                  f"{a.batch}, mean {mean:.0f}), raw on the same batches {raw:.0f} rows/s, ratio {inside / raw:.2f}", flush=True)
+        print(f"median ratio {np.median(rs):.2f} over {a.rounds} rounds")
+        return
+    ratios = []
+    for r in range(a.rounds):
+        g, gc = go_bench(a.canopy, a.game, a.trees, a.sims, a.seconds)
+        py, pyc = python_search(a.game, a.trees, a.sims, a.seconds)
+        ratios.append((py / g, pyc / gc))
+        print(f"round {r + 1}: canopy bench search {g:.0f} nodes/s ({gc:.0f} per CPU-s), canopy.search {py:.0f} nodes/s "
+              f"({pyc:.0f} per CPU-s), ratio wall {py / g:.2f}, CPU {pyc / gc:.2f}", flush=True)
+    m = np.median(np.array(ratios), axis=0)
+    print(f"median ratios over {a.rounds} interleaved rounds: per wall second {m[0]:.2f}, per CPU second {m[1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
