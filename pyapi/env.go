@@ -2,6 +2,7 @@ package pyapi
 
 import (
 	"encoding/json"
+	"github.com/canopy-go/canopy/search/engine"
 	"io"
 	"math/rand/v2"
 
@@ -141,7 +142,7 @@ func (e *VecEnv) openRL(seed uint64) error {
 		opp = rl.RandomOpponent() // the environment's own streams, no lock
 	} else {
 		var err error
-		if ag, err = agent.New(e.g, e.opponent, seed^0x0dd0); err != nil {
+		if ag, err = agent.New(e.g, e.opponent, engine.WithPool(agent.Env{Seed: seed ^ 0x0dd0})); err != nil {
 			return valueErrorf("opponent %q: %v (canopy.agents(%q) lists the agents)", e.opponent, err, e.g.Spec())
 		}
 		opp = rl.AgentOpponent(ag)
