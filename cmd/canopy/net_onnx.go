@@ -27,7 +27,9 @@ const netOnnxHelp = `
       outputs are found by shape unless named (docs/ONNX.md)
   canopy net export NET --onnx OUT.onnx [--game G]
       write a network (file or shipped name) as ONNX, opset 17, dynamic batch:
-      input "obs", outputs "policy" (logits) and "value" (tanh, [batch,1])`
+      input "obs", outputs "policy" (logits) and "value" (tanh, [batch,1]); a
+      recurrent CNN-LSTM exports as one step with its state as inputs "h_in",
+      "c_in" and outputs "h_out", "c_out"`
 
 func netImport(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net import", flag.ContinueOnError)
@@ -111,6 +113,9 @@ func netExport(e *env, args []string) error {
 		return fmt.Errorf("net export: --onnx: %v", err)
 	}
 	ref := pos[0]
+	if buf, err := os.ReadFile(ref); err == nil && nets.IsRecurrentFile(buf) {
+		return netExportRecurrent(e, ref, buf, *game, *out)
+	}
 	spec := *game
 	if spec == "" {
 		spec, err = netGame(ref)
@@ -132,7 +137,7 @@ func netExport(e *env, args []string) error {
 		}
 		return fmt.Errorf("net export: %v", err)
 	}
-	buf, err := onnx.Export(net, onnx.ExportOptions{Game: g, ProducerVersion: strings.TrimPrefix(versionString(), "canopy ")})
+	buf, err := onnx.Export(net, onnx.ExportOptions{Game: g, ProducerVersion: producerVersion()})
 	if err != nil {
 		return fmt.Errorf("net export: %v", err)
 	}
@@ -157,9 +162,6 @@ func netGame(ref string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("network %q: %v (a file or a shipped name)", ref, unwrapPath(err))
 	}
-	if nets.IsRecurrentFile(buf) {
-		return "", fmt.Errorf("%s is a recurrent CNN-LSTM: its ONNX export is not supported yet", ref)
-	}
 	n, err := nets.Decode(buf)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", ref, err)
@@ -168,4 +170,35 @@ func netGame(ref string) (string, error) {
 		return c.Game, nil
 	}
 	return "", fmt.Errorf("%s names no game: pass --game", ref)
+}
+
+func producerVersion() string { return strings.TrimPrefix(versionString(), "canopy ") }
+
+// netExportRecurrent exports study 000's CNN-LSTM (one step, its LSTM
+// state as explicit inputs and outputs).
+func netExportRecurrent(e *env, ref string, buf []byte, gameSpec, out string) error {
+	r, _, err := nets.DecodeRecurrent(buf)
+	if err != nil {
+		return fmt.Errorf("net export: %s: %v", ref, err)
+	}
+	if gameSpec == "" {
+		gameSpec = r.Config().Game
+	}
+	opts := onnx.ExportOptions{ProducerVersion: producerVersion()}
+	if gameSpec != "" {
+		if opts.Game, err = games.New(gameSpec); err != nil {
+			return usagef("net export: game %q: %v", gameSpec, err)
+		}
+	}
+	onnxBuf, err := onnx.ExportRecurrent(r, opts)
+	if err != nil {
+		return fmt.Errorf("net export: %v", err)
+	}
+	if err := atomicfile.WriteFile(out, onnxBuf); err != nil {
+		return fmt.Errorf("net export: %v", err)
+	}
+	_, err = fmt.Fprintf(e.Stdout, "wrote %s: recurrent CNN-LSTM for %s (one step), ONNX opset %d, %d bytes; inputs %q [batch,%d], %q and %q [batch,%d]; outputs %q [batch,%d], %q [batch,1], %q and %q\n",
+		out, gameSpec, onnx.ExportOpset, len(onnxBuf), onnx.InputName, r.InputSize(), onnx.HiddenIn, onnx.CellIn, r.Hidden(),
+		onnx.PolicyName, r.PolicySize(), onnx.ValueName, onnx.HiddenOut, onnx.CellOut)
+	return stdoutError(err)
 }

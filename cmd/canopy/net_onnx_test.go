@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -101,5 +102,32 @@ func TestNetONNXCLIErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "se.safetensors")); err == nil {
 		t.Error("a refused import wrote its output")
+	}
+}
+
+// TestNetONNXExportRecurrent: a recurrent CNN-LSTM exports as one step
+// with its state as inputs and outputs.
+func TestNetONNXExportRecurrent(t *testing.T) {
+	g, err := games.New("sequence:jacks=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := nets.RecurrentPreset("sequence-lstm")
+	cfg.ConvChannels, cfg.BoardDense, cfg.Hidden = []int{4}, 8, 8
+	if cfg, err = cfg.ForGame(g); err != nil {
+		t.Fatal(err)
+	}
+	r, err := nets.NewRecurrent(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "lstm.safetensors")
+	if err := r.Save(src); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "", "net", "export", src, "--onnx", filepath.Join(dir, "lstm.onnx"))
+	if code != 0 || !strings.Contains(out, `"h_in"`) || !strings.Contains(out, "sequence:jacks=false") {
+		t.Fatalf("export: %d %q %q", code, out, errs)
 	}
 }

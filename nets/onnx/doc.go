@@ -10,7 +10,9 @@
 // norm is kept as BatchNormalization nodes with the running statistics,
 // so an export -> import round trip restores every weight bit for bit.
 // The model's metadata_props name the game, the encoding and the value
-// convention (see MetaGame and the other keys).
+// convention (see MetaGame and the other keys). ExportRecurrent writes
+// study 000's CNN-LSTM as one step with its LSTM state as explicit inputs
+// and outputs ("h_in", "c_in" -> "h_out", "c_out").
 //
 // Import reads an ONNX file (opsets 11-21, float32 weights, external data
 // inside the model's folder) and maps its graph onto Canopy's own ResNet
@@ -34,8 +36,11 @@
 // CUDA backend); that is future work.
 //
 // It is not for: running ONNX graphs (the ONNX Runtime backend, package
-// nets/ortbackend, does that), or the recurrent CNN-LSTM (not exported
-// yet).
+// nets/ortbackend, does that), or importing recurrent networks.
+//
+// Concurrency: Decode, Import and the exporters share no state; they may
+// run concurrently on different inputs (a nets.Net being exported must
+// not be trained at the same time).
 //
 // Reading is hardened against hostile files: the protobuf runtime parses
 // the bytes (no hand-written wire parser, package onnxpb), tensor sizes

@@ -56,7 +56,7 @@ type ExportOptions struct {
 // deterministic: the same network gives the same bytes.
 func Export(n *nets.Net, opts ExportOptions) ([]byte, error) {
 	cfg := n.Config()
-	b := &builder{n: n, g: &onnxpb.GraphProto{Name: proto.String("canopy_" + string(cfg.Head))}}
+	b := newBuilder(n.Params(), "canopy_"+string(cfg.Head))
 	meta := map[string]string{MetaConfig: cfg.JSON(), MetaGame: cfg.Game, MetaValue: valueConvention, MetaPolicy: policyConvention}
 	if opts.Game != nil {
 		enc, err := nets.EncodingFor(opts.Game, n.InputSize())
@@ -86,15 +86,36 @@ func Export(n *nets.Net, opts ExportOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.model("Canopy "+string(cfg.Head)+" policy-value network; see the canopy.* metadata", opts, meta)
+}
+
+// builder appends nodes and initializers to a graph.
+type builder struct {
+	params map[string]*nets.Param
+	g      *onnxpb.GraphProto
+	err    error
+}
+
+func newBuilder(params []*nets.Param, name string) *builder {
+	b := &builder{params: map[string]*nets.Param{}, g: &onnxpb.GraphProto{Name: proto.String(name)}}
+	for _, p := range params {
+		b.params[p.Name] = p
+	}
+	return b
+}
+
+// model wraps the graph into a model with meta (keys in metaKeys order)
+// and marshals it deterministically.
+func (b *builder) model(doc string, opts ExportOptions, meta map[string]string) ([]byte, error) {
 	m := &onnxpb.ModelProto{
 		IrVersion:       proto.Int64(exportIRVersion),
 		OpsetImport:     []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(ExportOpset)}},
 		ProducerName:    proto.String("canopy"),
 		ProducerVersion: proto.String(opts.ProducerVersion),
-		DocString:       proto.String("Canopy " + string(cfg.Head) + " policy-value network; see the canopy.* metadata"),
+		DocString:       proto.String(doc),
 		Graph:           b.g,
 	}
-	for _, k := range []string{MetaConfig, MetaGame, MetaEncoding, MetaValue, MetaPolicy} {
+	for _, k := range []string{MetaConfig, MetaRecurrentConfig, MetaGame, MetaEncoding, MetaValue, MetaPolicy} {
 		if v, ok := meta[k]; ok {
 			m.MetadataProps = append(m.MetadataProps, &onnxpb.StringStringEntryProto{Key: proto.String(k), Value: proto.String(v)})
 		}
@@ -102,11 +123,11 @@ func Export(n *nets.Net, opts ExportOptions) ([]byte, error) {
 	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 }
 
-// builder appends nodes and initializers to a graph.
-type builder struct {
-	n   *nets.Net
-	g   *onnxpb.GraphProto
-	err error
+// int64s adds a constant int64 vector (shapes, axes) as an initializer.
+func (b *builder) int64s(name string, v ...int64) string {
+	b.g.Initializer = append(b.g.Initializer, &onnxpb.TensorProto{Name: proto.String(name), Dims: []int64{int64(len(v))},
+		DataType: proto.Int32(int32(onnxpb.TensorProto_INT64)), Int64Data: v})
+	return name
 }
 
 // tensorInfo is a float32 value [batch, dims...].
@@ -123,7 +144,7 @@ func tensorInfo(name string, dims ...int) *onnxpb.ValueInfoProto {
 // param adds the net's parameter name as an initializer (file layout,
 // raw little-endian float32) and returns its name.
 func (b *builder) param(name string) string {
-	p, ok := b.n.Param(name)
+	p, ok := b.params[name]
 	if !ok {
 		if b.err == nil {
 			b.err = fmt.Errorf("onnx: the net has no parameter %q", name)

@@ -104,17 +104,64 @@ func TestExportOutsideCheck(t *testing.T) {
 			const batch = 3
 			x := testInput(n, batch, 5)
 			pol, val := forward(n, batch, x)
-			js, _ := json.Marshal(map[string]any{"batch": batch, "input": x, "tol": 1e-5,
-				"outputs": map[string][]float32{PolicyName: pol, ValueName: val}})
-			casePath := filepath.Join(dir, name+".json")
-			if err := os.WriteFile(casePath, js, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := exec.Command(python, "testdata/check_export.py", model, casePath).CombinedOutput()
-			t.Logf("%s", out)
-			if err != nil {
-				t.Fatalf("outside check failed: %v", err)
-			}
+			outsideCheck(t, model, batch, map[string][]float32{InputName: x}, map[string][]float32{PolicyName: pol, ValueName: val})
 		})
 	}
+}
+
+// outsideCheck runs testdata/check_export.py on model: onnx.checker, strict
+// shape inference, and the numpy evaluator on inputs against want.
+func outsideCheck(t *testing.T, model string, batch int, inputs, want map[string][]float32) {
+	t.Helper()
+	js, err := json.Marshal(map[string]any{"batch": batch, "inputs": inputs, "tol": 1e-5, "outputs": want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	casePath := model + ".json"
+	if err := os.WriteFile(casePath, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(python, "testdata/check_export.py", model, casePath).CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("outside check failed: %v", err)
+	}
+}
+
+// TestExportRecurrentOutsideCheck: the CNN-LSTM's one-step graph passes
+// onnx.checker and the numpy evaluator gives Recurrent.Step's policy,
+// value and next state from a non-zero state.
+func TestExportRecurrentOutsideCheck(t *testing.T) {
+	needPython(t)
+	cfg := nets.RecurrentConfig{Game: "test", Planes: 2, Height: 3, Width: 4, Flat: 5, ConvChannels: []int{3, 4},
+		BoardDense: 6, FlatDense: 3, Hidden: 5, Cards: 2, Squares: 12}
+	r, err := nets.NewRecurrent(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf, err := ExportRecurrent(r, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(t.TempDir(), "lstm.onnx")
+	if err := os.WriteFile(model, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const batch = 3
+	rng := games.NewRand(4)
+	x := make([]float32, batch*r.InputSize())
+	for i := range x {
+		x[i] = float32(rng.IntN(2))
+	}
+	h, c := make([]float32, batch*cfg.Hidden), make([]float32, batch*cfg.Hidden)
+	for i := range h {
+		h[i], c[i] = float32(rng.NormFloat64()*0.5), float32(rng.NormFloat64())
+	}
+	hIn, cIn := append([]float32(nil), h...), append([]float32(nil), c...)
+	pol, val := make([]float32, batch*r.PolicySize()), make([]float32, batch)
+	if err := r.Step(batch, x, h, c, nil, pol, val); err != nil {
+		t.Fatal(err)
+	}
+	outsideCheck(t, model, batch, map[string][]float32{InputName: x, HiddenIn: hIn, CellIn: cIn},
+		map[string][]float32{PolicyName: pol, ValueName: val, HiddenOut: h, CellOut: c})
 }

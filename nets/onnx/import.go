@@ -387,7 +387,7 @@ func (im *importer) node(n *Node) error {
 	case "Shape", "Gather", "Concat", "Unsqueeze", "Cast":
 		hint = " (a shape computed at run time: export with torch.flatten(x, 1) or nn.Flatten instead of x.view(x.size(0), -1))"
 	}
-	return fmt.Errorf("unsupported operator %s%s; Canopy imports %s", n.Op, hint, supportedOps)
+	return fmt.Errorf("unsupported operator %s%s; Canopy imports %s", printable(n.Op), hint, supportedOps)
 }
 
 func (im *importer) conv(n *Node) error {

@@ -75,7 +75,21 @@ func (n *Node) String() string {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	return fmt.Sprintf("node #%d %q (%s)", n.Index, name, n.Op)
+	return fmt.Sprintf("node #%d %q (%s)", n.Index, name, printable(n.Op))
+}
+
+// printable returns s when it is a short run of printable ASCII, else
+// s quoted: strings from a file go into one-line error messages.
+func printable(s string) string {
+	if len(s) > 64 {
+		return strconv.Quote(s[:64]) + "..."
+	}
+	for _, r := range s {
+		if r < 0x20 || r > 0x7e {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // Tensor is a constant: float32 data or int64 data (shapes, axes).
@@ -140,7 +154,7 @@ func Decode(buf []byte, dir string) (*Model, error) {
 	if g == nil || mp.GetIrVersion() == 0 {
 		return nil, fmt.Errorf("%w: no graph or no ir_version (a truncated or foreign file?)", ErrNotONNX)
 	}
-	m := &Model{Producer: strings.TrimSpace(mp.GetProducerName() + " " + mp.GetProducerVersion()),
+	m := &Model{Producer: printable(strings.TrimSpace(mp.GetProducerName() + " " + mp.GetProducerVersion())),
 		Metadata: map[string]string{}, Consts: map[string]*Tensor{}}
 	for _, p := range mp.GetMetadataProps() {
 		m.Metadata[p.GetKey()] = p.GetValue()
@@ -304,7 +318,10 @@ func decodeTensor(tp *onnxpb.TensorProto, dir string) (*Tensor, error) {
 	}
 	n := 1
 	for _, d := range tp.GetDims() {
-		if d < 0 || d > maxTensorElems || (d > 0 && n > maxTensorElems/int(d)) {
+		if d < 0 {
+			return nil, fmt.Errorf("tensor %q has shape %v: a negative dimension (a corrupt file?)", t.Name, tp.GetDims())
+		}
+		if d > maxTensorElems || (d > 0 && n > maxTensorElems/int(d)) {
 			return nil, fmt.Errorf("tensor %q has shape %v: more than %d values (a corrupt file?)", t.Name, tp.GetDims(), maxTensorElems)
 		}
 		n *= int(d)

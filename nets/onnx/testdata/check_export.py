@@ -9,8 +9,9 @@ usage: check_export.py MODEL.onnx CASE.json
    code) runs the graph on the inputs in CASE.json and compares with the
    outputs Canopy computed, within the tolerance given there.
 
-CASE.json: {"batch": B, "input": [...], "outputs": {"policy": [...],
-"value": [...]}, "tol": 1e-5}. Prints one line per check; exits 1 on any
+CASE.json: {"batch": B, "inputs": {"obs": [...], ...}, "outputs":
+{"policy": [...], "value": [...], ...}, "tol": 1e-5}: every graph input
+flattened (its shape is [B] + the model's), and the outputs to compare. Prints one line per check; exits 1 on any
 disagreement, 3 when python3-onnx or numpy is missing.
 """
 import json
@@ -53,7 +54,10 @@ def conv(x, w, b, a):
 
 
 def run(model, feeds):
-    env = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in model.graph.initializer}
+    env = {}
+    for t in model.graph.initializer:
+        v = numpy_helper.to_array(t)
+        env[t.name] = v.astype(np.float64) if v.dtype == np.float32 else v
     env.update(feeds)
     for node in model.graph.node:
         a = attrs(node)
@@ -73,6 +77,26 @@ def run(model, feeds):
         elif op == "Flatten":
             ax = a.get("axis", 1)
             y = x[0].reshape(int(np.prod(x[0].shape[:ax])), -1)
+        elif op == "Sigmoid":
+            y = 1 / (1 + np.exp(-x[0]))
+        elif op == "Mul":
+            y = x[0] * x[1]
+        elif op == "Slice":
+            sl = [slice(None)] * x[0].ndim
+            for st, en, ax in zip(x[1], x[2], x[3]):
+                sl[int(ax)] = slice(int(st), int(en))
+            y = x[0][tuple(sl)]
+        elif op == "Reshape":
+            y = x[0].reshape([int(d) for d in x[1]])
+        elif op == "Concat":
+            y = np.concatenate(x, axis=a["axis"])
+        elif op == "Unsqueeze":
+            y = np.expand_dims(x[0], tuple(int(d) for d in x[1]))
+        elif op == "Split":
+            cuts = np.cumsum([int(d) for d in x[1]])[:-1]
+            for name, part in zip(node.output, np.split(x[0], cuts, axis=a.get("axis", 0))):
+                env[name] = part
+            continue
         elif op == "Gemm":
             A = x[0].T if a.get("transA", 0) else x[0]
             B = x[1].T if a.get("transB", 0) else x[1]
@@ -95,15 +119,17 @@ def main():
     for v in list(inferred.graph.value_info) + list(inferred.graph.output):
         dims = [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
         shapes[v.name] = dims
-    missing = [n.output[0] for n in model.graph.node if n.output[0] not in shapes]
+    missing = [o for n in model.graph.node for o in n.output if o not in shapes]
     if missing:
         print("shape inference left these values without a shape:", missing)
         return 1
     print("onnx.checker full_check and strict shape inference: ok (%d values)" % len(shapes))
-    inp = model.graph.input[0]
-    dims = [d.dim_value for d in inp.type.tensor_type.shape.dim[1:]]
-    x = np.array(case["input"], dtype=np.float32).reshape([case["batch"]] + dims)
-    got = run(model, {inp.name: x.astype(np.float64)})
+    feeds = {}
+    for inp in model.graph.input:
+        dims = [d.dim_value for d in inp.type.tensor_type.shape.dim[1:]]
+        x = np.array(case["inputs"][inp.name], dtype=np.float32).reshape([case["batch"]] + dims)
+        feeds[inp.name] = x.astype(np.float64)
+    got = run(model, feeds)
     bad = 0
     for name, want in case["outputs"].items():
         y = got[name].reshape(-1)
