@@ -91,27 +91,33 @@ func forward(n *nets.Net, batch int, x []float32) (policy, value []float32) {
 func TestExportOutsideCheck(t *testing.T) {
 	needPython(t)
 	dir := t.TempDir()
+	var checks outsideChecks
 	for name, n := range testNets(t) {
-		t.Run(name, func(t *testing.T) {
-			buf, err := Export(n, ExportOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			model := filepath.Join(dir, name+".onnx")
-			if err := os.WriteFile(model, buf, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			const batch = 3
-			x := testInput(n, batch, 5)
-			pol, val := forward(n, batch, x)
-			outsideCheck(t, model, batch, map[string][]float32{InputName: x}, map[string][]float32{PolicyName: pol, ValueName: val})
-		})
+		buf, err := Export(n, ExportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		model := filepath.Join(dir, name+".onnx")
+		if err := os.WriteFile(model, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		const batch = 3
+		x := testInput(n, batch, 5)
+		pol, val := forward(n, batch, x)
+		checks.add(t, model, batch, map[string][]float32{InputName: x}, map[string][]float32{PolicyName: pol, ValueName: val})
 	}
+	checks.run(t)
 }
 
-// outsideCheck runs testdata/check_export.py on model: onnx.checker, strict
-// shape inference, and the numpy evaluator on inputs against want.
-func outsideCheck(t *testing.T, model string, batch int, inputs, want map[string][]float32) {
+// outsideChecks collects models and their expected outputs, then runs
+// testdata/check_export.py on all of them in one Python process
+// (onnx.checker, strict shape inference, and the numpy evaluator).
+type outsideChecks struct {
+	args []string // model, case, model, case, ...
+}
+
+// add writes model's case: the inputs and the outputs it must give.
+func (c *outsideChecks) add(t *testing.T, model string, batch int, inputs, want map[string][]float32) {
 	t.Helper()
 	js, err := json.Marshal(map[string]any{"batch": batch, "inputs": inputs, "tol": 1e-5, "outputs": want})
 	if err != nil {
@@ -121,7 +127,16 @@ func outsideCheck(t *testing.T, model string, batch int, inputs, want map[string
 	if err := os.WriteFile(casePath, js, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(python, "testdata/check_export.py", model, casePath).CombinedOutput()
+	c.args = append(c.args, model, casePath)
+}
+
+// run checks every model added; any disagreement fails t.
+func (c *outsideChecks) run(t *testing.T) {
+	t.Helper()
+	if len(c.args) == 0 {
+		t.Fatal("nothing to check")
+	}
+	out, err := exec.Command(python, append([]string{"testdata/check_export.py"}, c.args...)...).CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("outside check failed: %v", err)
@@ -162,6 +177,8 @@ func TestExportRecurrentOutsideCheck(t *testing.T) {
 	if err := r.Step(batch, x, h, c, nil, pol, val); err != nil {
 		t.Fatal(err)
 	}
-	outsideCheck(t, model, batch, map[string][]float32{InputName: x, HiddenIn: hIn, CellIn: cIn},
+	var checks outsideChecks
+	checks.add(t, model, batch, map[string][]float32{InputName: x, HiddenIn: hIn, CellIn: cIn},
 		map[string][]float32{PolicyName: pol, ValueName: val, HiddenOut: h, CellOut: c})
+	checks.run(t)
 }

@@ -34,6 +34,9 @@ func Import(m *Model, g games.Game, opts ImportOptions) (*nets.Net, error) {
 	}
 	im := &importer{m: m, vals: map[string]*val{}, uses: map[string]int{}, outputs: map[string]bool{}}
 	for _, n := range m.Nodes {
+		if n.Op == "Shape" {
+			continue // reads only the shape, which fusing does not change
+		}
 		for _, i := range n.Inputs {
 			im.uses[i]++
 		}
@@ -170,7 +173,15 @@ type val struct {
 	rank1   bool
 	softmax bool // a (log-)softmax of the layer's logits
 	solo    bool
+	// shape is set for a shape computed from an activation's (Shape,
+	// Gather, Unsqueeze, Concat, Slice: PyTorch's x.view(x.size(0), -1)),
+	// with batchSym for the batch dimension; scalar marks a rank-0 one.
+	shape  []int64
+	scalar bool
 }
+
+// batchSym stands for the symbolic batch size in computed shapes.
+const batchSym = math.MinInt64
 
 type importer struct {
 	m       *Model
@@ -221,7 +232,7 @@ func (im *importer) fusable(n *Node, v *val) bool {
 
 // buffer checks that v can be read as a finished activation.
 func (im *importer) buffer(v *val) error {
-	if v.konst != nil {
+	if v.konst != nil || v.shape != nil {
 		return errors.New("a constant where an activation is expected")
 	}
 	if v.softmax {
@@ -332,6 +343,8 @@ func (im *importer) node(n *Node) error {
 		return nil
 	case "Reshape":
 		return im.reshape(n)
+	case "Shape", "Gather", "Unsqueeze", "Concat", "Slice", "Cast":
+		return im.shapeOp(n)
 	case "Squeeze":
 		v, err := im.input(n, 0)
 		if err != nil {
@@ -367,7 +380,7 @@ func (im *importer) node(n *Node) error {
 		if err != nil {
 			return err
 		}
-		if v.konst != nil || v.spatial || v.rank1 || v.softmax {
+		if v.konst != nil || v.shape != nil || v.spatial || v.rank1 || v.softmax {
 			return fmt.Errorf("%s over something other than a dense layer's logits", n.Op)
 		}
 		if ax := attrInt(n, "axis", map[bool]int64{true: -1, false: 1}[im.m.Opset >= 13]); ax != 1 && ax != -1 {
@@ -384,8 +397,6 @@ func (im *importer) node(n *Node) error {
 		hint = " (squeeze-excitation and global-pooling blocks are not supported yet)"
 	case "LeakyRelu", "Elu", "Selu", "Gelu", "HardSigmoid", "HardSwish", "Mish", "PRelu", "Clip":
 		hint = " (Canopy's networks use Relu only)"
-	case "Shape", "Gather", "Concat", "Unsqueeze", "Cast":
-		hint = " (a shape computed at run time: export with torch.flatten(x, 1) or nn.Flatten instead of x.view(x.size(0), -1))"
 	}
 	return fmt.Errorf("unsupported operator %s%s; Canopy imports %s", printable(n.Op), hint, supportedOps)
 }
@@ -634,19 +645,32 @@ func (im *importer) reshape(n *Node) error {
 	if err := im.buffer(x); err != nil {
 		return err
 	}
-	shape, err := im.konst(n, 1)
+	sv, err := im.input(n, 1)
 	if err != nil {
 		return err
 	}
-	s := shape.I64
+	var s []int64
+	switch {
+	case sv.shape != nil:
+		s = sv.shape
+	case sv.konst != nil && sv.konst.I64 != nil:
+		s = sv.konst.I64
+	default:
+		return fmt.Errorf("shape %q is neither a constant nor computed from a shape", n.Inputs[1])
+	}
 	size := int64(x.c * x.h * x.w)
 	c := im.view(n, x)
 	switch {
-	case len(s) == 2 && (s[0] == 0 || s[0] == -1) && (s[1] == -1 || s[1] == size) && !x.rank1:
+	case len(s) == 2 && (s[0] == 0 || s[0] == -1 || s[0] == batchSym) && (s[1] == -1 || s[1] == size) && !x.rank1:
 		c.c, c.h, c.w, c.spatial = int(size), 1, 1, false
-	case len(s) == 1 && s[0] == -1 && size == 1:
+	case len(s) == 1 && (s[0] == -1 || s[0] == batchSym) && size == 1:
 		c.rank1 = true
 	default:
+		for i, d := range s {
+			if d == batchSym {
+				s[i] = -1 // for the message
+			}
+		}
 		return fmt.Errorf("reshape of %v per sample to %v: only flattening to [batch, %d] (or [batch,1] to [batch]) is supported", []int{x.c, x.h, x.w}, s, size)
 	}
 	im.set(n, c)
@@ -724,4 +748,150 @@ func (im *importer) pickOutputs(g games.Game, opts ImportOptions) (pol, value *v
 		return nil, nil, fmt.Errorf("value output %q must be tanh of a dense layer (Canopy's value is squashed into [-1,1]; add torch.tanh)", vname)
 	}
 	return pol, value, nil
+}
+
+// shapeOp evaluates the small shape computations exporters write for
+// x.view(x.size(0), -1): Shape of an activation, Gather, Unsqueeze,
+// Concat and Slice of shape vectors and int64 constants, Cast to int64.
+func (im *importer) shapeOp(n *Node) error {
+	vec := func(i int) ([]int64, bool, error) {
+		v, err := im.input(n, i)
+		if err != nil {
+			return nil, false, err
+		}
+		switch {
+		case v.shape != nil:
+			return v.shape, v.scalar, nil
+		case v.konst != nil && v.konst.I64 != nil:
+			return v.konst.I64, len(v.konst.Dims) == 0, nil
+		}
+		return nil, false, fmt.Errorf("input %q is not a shape or an int64 constant", n.Inputs[i])
+	}
+	ints := func(i int) ([]int64, error) {
+		t, err := im.konst(n, i)
+		if err != nil {
+			return nil, err
+		}
+		if t.I64 == nil {
+			return nil, fmt.Errorf("input %q is not an int64 constant", n.Inputs[i])
+		}
+		return t.I64, nil
+	}
+	var out []int64
+	scalar := false
+	switch n.Op {
+	case "Shape":
+		v, err := im.input(n, 0)
+		if err != nil {
+			return err
+		}
+		if v.konst != nil || v.shape != nil {
+			return errors.New("Shape of a constant or of a shape")
+		}
+		switch {
+		case v.spatial:
+			out = []int64{batchSym, int64(v.c), int64(v.h), int64(v.w)}
+		case v.rank1:
+			out = []int64{batchSym}
+		default:
+			out = []int64{batchSym, int64(v.c)}
+		}
+		s, e := clampRange(attrInt(n, "start", 0), attrInt(n, "end", int64(len(out))), len(out))
+		out = out[min(s, e):e]
+	case "Cast":
+		v, s, err := vec(0)
+		if err != nil {
+			return err
+		}
+		if to := attrInt(n, "to", 0); to != 7 && to != 6 {
+			return fmt.Errorf("Cast of a shape to type %d", to)
+		}
+		out, scalar = v, s
+	case "Gather":
+		v, _, err := vec(0)
+		if err != nil {
+			return err
+		}
+		t, err := im.konst(n, 1)
+		if err != nil {
+			return err
+		}
+		if attrInt(n, "axis", 0) != 0 || t.I64 == nil {
+			return errors.New("Gather of a shape needs int64 indices and axis 0")
+		}
+		for _, i := range t.I64 {
+			if i < 0 {
+				i += int64(len(v))
+			}
+			if i < 0 || i >= int64(len(v)) {
+				return fmt.Errorf("index %d out of a shape of rank %d", i, len(v))
+			}
+			out = append(out, v[i])
+		}
+		scalar = len(t.Dims) == 0
+	case "Unsqueeze":
+		v, s, err := vec(0)
+		if err != nil {
+			return err
+		}
+		axes, ok := attrInts(n, "axes")
+		if len(n.Inputs) > 1 && n.Inputs[1] != "" {
+			if axes, err = ints(1); err != nil {
+				return err
+			}
+			ok = true
+		}
+		if !s || !ok || len(axes) != 1 || axes[0] != 0 && axes[0] != -1 {
+			return errors.New("only the Unsqueeze of a scalar shape element to a vector is supported")
+		}
+		out = v
+	case "Concat":
+		if attrInt(n, "axis", 0) != 0 {
+			return errors.New("Concat of shapes needs axis 0")
+		}
+		for i := range n.Inputs {
+			v, _, err := vec(i)
+			if err != nil {
+				return err
+			}
+			out = append(out, v...)
+		}
+	case "Slice":
+		v, _, err := vec(0)
+		if err != nil {
+			return err
+		}
+		starts, err := ints(1)
+		if err != nil {
+			return err
+		}
+		ends, err := ints(2)
+		if err != nil {
+			return err
+		}
+		if len(starts) != 1 || len(ends) != 1 || (len(n.Inputs) > 4 && n.Inputs[4] != "") {
+			return errors.New("Slice of a shape over more than one axis or with steps")
+		}
+		s, e := clampRange(starts[0], ends[0], len(v))
+		if s < e {
+			out = append(out, v[s:e]...)
+		}
+	}
+	if len(out) > maxRank {
+		return fmt.Errorf("a shape of rank %d", len(out))
+	}
+	im.set(n, &val{layer: -1, shape: append(make([]int64, 0, len(out)), out...), scalar: scalar})
+	return nil
+}
+
+// clampRange resolves ONNX start/end indices (negative from the end,
+// clamped) over a length n.
+func clampRange(start, end int64, n int) (int, int) {
+	fix := func(i int64) int {
+		if i < 0 {
+			i += int64(n)
+		}
+		return int(min(max(i, 0), int64(n)))
+	}
+	return fix(start), fix(end)
 }

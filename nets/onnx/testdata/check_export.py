@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Outside check of a model Canopy exported (run by export_test.go).
 
-usage: check_export.py MODEL.onnx CASE.json
+usage: check_export.py MODEL.onnx CASE.json [MODEL.onnx CASE.json ...]
 
 1. onnx.checker.check_model(full_check=True) and onnx.shape_inference with
    strict_mode: the model is valid ONNX and every shape is inferable.
@@ -110,8 +110,20 @@ def run(model, feeds):
 
 
 def main():
-    model = onnx.load(sys.argv[1])
-    with open(sys.argv[2]) as f:
+    args = sys.argv[1:]
+    if not args or len(args) % 2:
+        print(__doc__)
+        return 2
+    bad = 0
+    for model_path, case_path in zip(args[::2], args[1::2]):
+        print("== %s" % model_path)
+        bad += check(model_path, case_path)
+    return 1 if bad else 0
+
+
+def check(model_path, case_path):
+    model = onnx.load(model_path)
+    with open(case_path) as f:
         case = json.load(f)
     onnx.checker.check_model(model, full_check=True)
     inferred = shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
@@ -135,14 +147,14 @@ def main():
         y = got[name].reshape(-1)
         w = np.array(want, dtype=np.float64)
         if y.shape != w.shape:
-            print("%s: numpy gives %d values, Canopy %d" % (name, y.size, w.size))
+            print("%s: numpy gives %d values, expected %d FAIL" % (name, y.size, w.size))
             bad += 1
             continue
         err = np.max(np.abs(y - w))
         ok = err <= case["tol"]
         bad += not ok
-        print("%s: max |numpy - canopy| = %.3g (tol %g) %s" % (name, err, case["tol"], "ok" if ok else "FAIL"))
-    return 1 if bad else 0
+        print("%s: max |numpy - expected| = %.3g (tol %g) %s" % (name, err, case["tol"], "ok" if ok else "FAIL"))
+    return bad
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ outputs (float32), or the error the import must give for networks that
 are not Canopy's ResNet. Networks of several shapes and exports that
 Canopy never made: other widths and depths, biases and batch norm kept or
 folded by the exporter, MatMul + Add dense layers, log-softmax policies,
-[B] values, opsets 11, 13 and 17, a PPO-style CNN; and networks the
+[B] values, x.view(x.size(0), -1) (shapes computed at run time), opsets 11, 13 and 17, a PPO-style CNN; and networks the
 importer must refuse: squeeze-excitation, a global-pooling value head,
 LeakyRelu. Seeds are fixed, so reruns write the same numbers (the .onnx
 bytes may differ between PyTorch versions). Keep the files small (tiny
@@ -63,7 +63,7 @@ class ResNet(nn.Module):
     """AlphaZero-style: stem, blocks, policy and value heads."""
 
     def __init__(self, ch, blocks, pf=2, vf=1, hidden=16, bias=False, se=False, matmul=False,
-                 log_softmax=False, squeeze_value=False, gpool_value=False, leaky=False, in_planes=C):
+                 log_softmax=False, squeeze_value=False, gpool_value=False, leaky=False, view=False, in_planes=C):
         super().__init__()
         self.stem = nn.Conv2d(in_planes, ch, 3, padding=1, bias=bias)
         self.stem_bn = nn.BatchNorm2d(ch)
@@ -81,7 +81,7 @@ class ResNet(nn.Module):
         self.gpool_value = gpool_value
         self.vfc1 = nn.Linear(vf if gpool_value else vf * H * W, hidden)
         self.vfc2 = nn.Linear(hidden, 1)
-        self.log_softmax, self.squeeze_value, self.leaky = log_softmax, squeeze_value, leaky
+        self.log_softmax, self.squeeze_value, self.leaky, self.view = log_softmax, squeeze_value, leaky, view
 
     def forward(self, x):
         act = (lambda t: F.leaky_relu(t, 0.1)) if self.leaky else F.relu
@@ -89,15 +89,21 @@ class ResNet(nn.Module):
         for b in self.blocks:
             x = b(x)
         p = F.relu(self.pbn(self.pconv(x)))
-        p = torch.flatten(p, 1)
+        # view(size(0), -1) exports as a shape computed at run time
+        p = p.view(p.size(0), -1) if self.view else torch.flatten(p, 1)
         p = p @ self.pw + self.pb if self.matmul else self.pfc(p)
         if self.log_softmax:
             p = F.log_softmax(p, dim=1)
         v = F.relu(self.vbn(self.vconv(x)))
-        v = v.mean(dim=(2, 3)) if self.gpool_value else torch.flatten(v, 1)
+        if self.gpool_value:
+            v = v.mean(dim=(2, 3))
+        else:
+            v = v.reshape(v.shape[0], -1) if self.view else torch.flatten(v, 1)
         v = torch.tanh(self.vfc2(F.relu(self.vfc1(v))))
         if self.squeeze_value:
             v = v.squeeze(1)
+        elif self.view:
+            v = v.view(-1)
         return p, v
 
 
@@ -126,6 +132,7 @@ FIXTURES = {
     "resnet_w12_b3_bias_bnkept": (lambda: ResNet(12, 3, pf=3, vf=2, hidden=10, bias=True), 13, True, None),
     "resnet_w6_b1_matmul_logsoftmax": (lambda: ResNet(6, 1, matmul=True, log_softmax=True, squeeze_value=True), 11, False, None),
     "resnet_w4_b0": (lambda: ResNet(4, 0, hidden=4), 17, True, None),
+    "resnet_w6_b2_view": (lambda: ResNet(6, 2, hidden=6, view=True), 13, False, None),
     "ppo_c6_c8_d16": (lambda: PPO([6, 8], 16), 11, False, None),
     "se_resnet_w8_b1": (lambda: ResNet(8, 1, se=True), 17, False, "ReduceMean"),
     "gpool_value_w8_b1": (lambda: ResNet(8, 1, gpool_value=True), 17, False, "ReduceMean"),
@@ -144,6 +151,8 @@ def main():
         x = (torch.rand(4, C, H, W, generator=gen) < 0.35).float()
         with torch.no_grad():
             pol, val = model(x)
+        if not err and (pol.std(dim=0).min() == 0 or val.std() == 0):
+            raise SystemExit("%s: outputs do not depend on the input (dead units): change its seed or shape" % name)
         path = os.path.join(OUT, name + ".onnx")
         mode = torch.onnx.TrainingMode.PRESERVE if keep_bn else torch.onnx.TrainingMode.EVAL
         torch.onnx.export(model, x, path, opset_version=opset, training=mode,
