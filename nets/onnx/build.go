@@ -17,8 +17,7 @@ func (im *importer) build(g games.Game, pol, value *val) (*nets.Net, error) {
 	in := im.m.Inputs[0]
 	cfg := nets.Config{Preset: "onnx", Game: g.Spec(), InputPlanes: int(in.Dims[1]), Height: int(in.Dims[2]), Width: int(in.Dims[3]),
 		PolicySize: p.cout}
-	used := map[int]bool{pol.layer: true, value.layer: true}
-	mark := func(i int) *layer { used[i] = true; return L[i] }
+	mark := func(i int) *layer { return L[i] }
 	// sets collects the parameter values by Canopy name.
 	sets := map[string][]float32{}
 	var err error
@@ -30,11 +29,8 @@ func (im *importer) build(g games.Game, pol, value *val) (*nets.Net, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, l := range L {
-		if !used[i] {
-			return nil, fmt.Errorf("%v computes a layer that is not part of Canopy's %s network (an extra branch or a projection shortcut?)", l.node, cfg.Head)
-		}
-	}
+	// Layers that feed neither output (auxiliary heads such as KataGo's
+	// ownership) are left out.
 	net, err := nets.New(cfg, 1)
 	if err != nil {
 		return nil, fmt.Errorf("the recognised %s network does not fit Canopy's limits: %v", cfg.Head, err)

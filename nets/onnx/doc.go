@@ -20,7 +20,8 @@
 // with or without bias), BatchNormalization (kept as Canopy keeps it, or
 // made from a convolution's bias when the exporter folded it), Relu, Add
 // (residual connections and biases), Gemm/MatMul, Flatten/Reshape/
-// Squeeze/Identity, Tanh on the value and Softmax/LogSoftmax on the policy
+// Squeeze/Identity (and the Shape, Gather, Unsqueeze, Concat, Slice and
+// Cast of x.view(x.size(0), -1)), Tanh on the value and Softmax/LogSoftmax on the policy
 // (dropped: Canopy wants logits, and a softmax over the legal actions of
 // either gives the same priors). The result is an ordinary nets.Net,
 // saved in Canopy's .safetensors format: it runs on every backend at

@@ -32,7 +32,7 @@ func Import(m *Model, g games.Game, opts ImportOptions) (*nets.Net, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &importer{m: m, vals: map[string]*val{}, uses: map[string]int{}, outputs: map[string]bool{}}
+	im := &importer{m: m, vals: map[string]*val{}, uses: map[string]int{}, outputs: map[string]bool{}, batch: in.Dims[0]}
 	for _, n := range m.Nodes {
 		if n.Op == "Shape" {
 			continue // reads only the shape, which fusing does not change
@@ -184,6 +184,7 @@ type val struct {
 const batchSym = math.MinInt64
 
 type importer struct {
+	batch   int64 // the input's batch dimension, -1 when symbolic
 	m       *Model
 	layers  []*layer
 	vals    map[string]*val
@@ -217,17 +218,12 @@ func (im *importer) konst(n *Node, i int) (*Tensor, error) {
 	return v.konst, nil
 }
 
-// fusable reports whether an operator reading input i of n may fuse into
-// that value's layer: the value is the layer's latest stage, read by n
-// alone, and not a graph output.
-func (im *importer) fusable(n *Node, v *val) bool {
-	name := ""
-	for _, in := range n.Inputs {
-		if im.vals[in] == v {
-			name = in
-		}
-	}
-	return v.layer >= 0 && v.solo && im.uses[name] == 1 && !im.outputs[name] && im.layers[v.layer].stage == v.stage && !v.softmax
+// fusable reports whether an operator reading the value called name (v)
+// may fuse into that value's layer: the value is the layer's latest
+// stage, read by that operator alone, and not a graph output.
+func (im *importer) fusable(name string, v *val) bool {
+	return v.layer >= 0 && v.shape == nil && v.solo && im.uses[name] == 1 && !im.outputs[name] &&
+		im.layers[v.layer].stage == v.stage && !v.softmax
 }
 
 // buffer checks that v can be read as a finished activation.
@@ -284,7 +280,7 @@ func allEqual(v []int64, x int64) bool {
 	return true
 }
 
-const supportedOps = "Conv, BatchNormalization, Relu, Add, Gemm, MatMul, Flatten, Reshape, Squeeze, Identity, Dropout, Tanh, Softmax, LogSoftmax, Constant"
+const supportedOps = "Conv, BatchNormalization, Relu, Add, Gemm, MatMul, Flatten, Reshape, Squeeze, Identity, Dropout, Tanh, Softmax, LogSoftmax, Constant, and Shape, Gather, Unsqueeze, Concat, Slice, Cast on shapes"
 
 func (im *importer) node(n *Node) error {
 	if len(n.Outputs) == 0 || n.Outputs[0] == "" {
@@ -302,7 +298,7 @@ func (im *importer) node(n *Node) error {
 		if err != nil {
 			return err
 		}
-		if !im.fusable(n, v) {
+		if !im.fusable(n.Inputs[0], v) {
 			return fmt.Errorf("%s of a value that is not the fresh output of a convolution or dense layer (Canopy applies it inside a layer)", n.Op)
 		}
 		l := im.layers[v.layer]
@@ -420,6 +416,9 @@ func (im *importer) conv(n *Node) error {
 		return fmt.Errorf("weight %q has shape %v; want [cout,%d,k,k] float", w.Name, w.Dims, x.c)
 	}
 	k := w.Dims[2]
+	if ks, ok := attrInts(n, "kernel_shape"); ok && (len(ks) != 2 || ks[0] != int64(k) || ks[1] != int64(k)) {
+		return fmt.Errorf("kernel_shape %v disagrees with weight %q of shape %v", ks, w.Name, w.Dims)
+	}
 	if k != 1 && k != 3 {
 		return fmt.Errorf("kernel %dx%d: Canopy's ResNet has 3x3 and 1x1 convolutions only", k, k)
 	}
@@ -482,7 +481,7 @@ func (im *importer) batchNorm(n *Node) error {
 			return errors.New("reads the batch statistics outputs (a training graph): export in eval mode")
 		}
 	}
-	if x.konst != nil || !x.spatial || !im.fusable(n, x) || im.layers[x.layer].stage != stLinear {
+	if x.konst != nil || !x.spatial || !im.fusable(n.Inputs[0], x) || im.layers[x.layer].stage != stLinear {
 		return errors.New("batch norm of a value that is not the fresh output of a convolution (Canopy folds it into the convolution before it)")
 	}
 	l := im.layers[x.layer]
@@ -521,11 +520,12 @@ func (im *importer) add(n *Node) error {
 	if err != nil {
 		return err
 	}
+	an, bn := n.Inputs[0], n.Inputs[1]
 	if a.konst != nil {
-		a, b = b, a
+		a, b, an, bn = b, a, bn, an
 	}
 	if b.konst != nil { // a bias
-		if a.konst != nil || !im.fusable(n, a) || im.layers[a.layer].stage != stLinear || im.layers[a.layer].b != nil {
+		if a.konst != nil || !im.fusable(an, a) || im.layers[a.layer].stage != stLinear || im.layers[a.layer].b != nil {
 			return errors.New("adds a constant to a value that is not a convolution or dense layer without a bias")
 		}
 		l := im.layers[a.layer]
@@ -545,9 +545,9 @@ func (im *importer) add(n *Node) error {
 	// A residual connection: the later layer (still fusable, before its
 	// activation) absorbs the earlier activation.
 	if a.layer < b.layer {
-		a, b = b, a
+		a, b, an = b, a, bn
 	}
-	if !im.fusable(n, a) || im.layers[a.layer].stage > stBN {
+	if !im.fusable(an, a) || im.layers[a.layer].stage > stBN {
 		return errors.New("adds two values neither of which is the fresh output of a convolution (Canopy adds the residual inside a layer, before its activation)")
 	}
 	if err := im.buffer(b); err != nil {
@@ -661,9 +661,9 @@ func (im *importer) reshape(n *Node) error {
 	size := int64(x.c * x.h * x.w)
 	c := im.view(n, x)
 	switch {
-	case len(s) == 2 && (s[0] == 0 || s[0] == -1 || s[0] == batchSym) && (s[1] == -1 || s[1] == size) && !x.rank1:
+	case len(s) == 2 && im.isBatch(s[0]) && (s[1] == -1 || s[1] == size) && !x.rank1:
 		c.c, c.h, c.w, c.spatial = int(size), 1, 1, false
-	case len(s) == 1 && (s[0] == -1 || s[0] == batchSym) && size == 1:
+	case len(s) == 1 && s[0] != 0 && im.isBatch(s[0]) && size == 1:
 		c.rank1 = true
 	default:
 		for i, d := range s {
@@ -675,6 +675,13 @@ func (im *importer) reshape(n *Node) error {
 	}
 	im.set(n, c)
 	return nil
+}
+
+// isBatch reports whether a target dimension of Reshape keeps the batch:
+// 0 (copy), -1 (infer), the computed batch size, or the batch size of an
+// input exported with a fixed one.
+func (im *importer) isBatch(d int64) bool {
+	return d == 0 || d == -1 || d == batchSym || (im.batch > 0 && d == im.batch)
 }
 
 // pickOutputs finds the policy and value outputs.
