@@ -177,7 +177,7 @@ def main():
             with torch.no_grad():
                 out = model(x)
             pol, val = out[0], out[1]
-            if err or (pol.std(dim=0).min() > 0 and val.std() > 0):
+            if pol.std(dim=0).min() > 0 and val.std() > 0:
                 break
         else:
             raise SystemExit("%s: outputs do not depend on the input for 50 seeds" % name)
@@ -193,7 +193,7 @@ def main():
         if getattr(model, "log_softmax", False):
             case["policy_kind"] = "log_softmax"  # Canopy keeps the logits: compare log-softmaxes
         if err:
-            case = {"game": GAME, "error": err}
+            case["error"] = err  # Import refuses it; the CPU graph runner must match PyTorch
         with open(os.path.join(OUT, name + ".json"), "w") as f:
             json.dump(case, f)
         print("%-34s opset %d %6d bytes%s" % (name, opset, os.path.getsize(path), "  (import must refuse: %s)" % err if err else ""))

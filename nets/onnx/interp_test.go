@@ -1,0 +1,66 @@
+package onnx
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/canopy-go/canopy/games"
+)
+
+// TestGraphTorch: the CPU graph runner gives PyTorch's outputs within
+// 1e-5 on every fixture, the squeeze-excitation, global-pooling and
+// LeakyRelu networks that Import refuses included.
+func TestGraphTorch(t *testing.T) {
+	files, _ := filepath.Glob("testdata/torch/*.json")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			js, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c torchCase
+			if err := json.Unmarshal(js, &c); err != nil {
+				t.Fatal(err)
+			}
+			m, err := ReadFile(strings.TrimSuffix(f, ".json") + ".onnx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gr, err := CompileGraph(m, games.MustNew(c.Game), ImportOptions{}, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, pn := gr.Shape()
+			pol, val := make([]float32, c.Batch*pn), make([]float32, c.Batch)
+			if len(c.Input) != c.Batch*in {
+				t.Fatalf("input %d values, want %d", len(c.Input), c.Batch*in)
+			}
+			if err := gr.Evaluate(context.Background(), c.Batch, c.Input, pol, val); err != nil {
+				t.Fatal(err)
+			}
+			if c.PolicyKind == "log_softmax" {
+				logSoftmaxRows(pol, pn)
+			}
+			worst := 0.0
+			for i := range c.Policy {
+				worst = math.Max(worst, math.Abs(float64(pol[i]-c.Policy[i])))
+			}
+			for i := range c.Value {
+				worst = math.Max(worst, math.Abs(float64(val[i]-c.Value[i])))
+			}
+			t.Logf("max |graph - pytorch| = %.3g", worst)
+			if worst > 1e-5 {
+				t.Fatalf("outputs differ from PyTorch's by %g (> 1e-5)", worst)
+			}
+		})
+	}
+}
