@@ -131,3 +131,24 @@ func TestNetONNXExportRecurrent(t *testing.T) {
 		t.Fatalf("export: %d %q %q", code, out, errs)
 	}
 }
+
+// TestAgentsTakeONNX: network agents take an .onnx file as it is: a plain
+// ResNet through the mapping, a squeeze-excitation net on the CPU graph
+// runner; commands that need a Canopy network say how to convert one.
+func TestAgentsTakeONNX(t *testing.T) {
+	dir := filepath.Join("..", "..", "nets", "onnx", "testdata", "torch")
+	for _, agent := range []string{
+		"az:net=" + filepath.Join(dir, "se_resnet_w8_b1.onnx") + ",sims=8",
+		"policy:net=" + filepath.Join(dir, "resnet_w8_b2.onnx"),
+		"mcts:eval=" + filepath.Join(dir, "gpool_value_w8_b1.onnx") + ",sims=8",
+	} {
+		if code, out, errs := runCLI(t, "", "move", "--game", "connect4", "--agent", agent, "--moves", "44"); code != 0 || strings.TrimSpace(out) == "" {
+			t.Errorf("%s: %d %q %q", agent, code, out, errs)
+		}
+	}
+	model := filepath.Join(dir, "resnet_w8_b2.onnx")
+	code, _, errs := runCLI(t, "", "selfplay", "--game", "connect4", "--net", model, "--games", "1", "--out", filepath.Join(t.TempDir(), "sp"))
+	if code == 0 || !strings.Contains(errs, "canopy net import") {
+		t.Errorf("selfplay --net X.onnx: %d %q", code, errs)
+	}
+}

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -276,5 +277,11 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		Import(m, g, ImportOptions{})
+		gr, err := CompileGraph(m, g, ImportOptions{}, 2)
+		if err != nil {
+			return
+		}
+		in, pn := gr.Shape()
+		gr.Evaluate(context.Background(), 2, make([]float32, 2*in), make([]float32, 2*pn), make([]float32, 2))
 	})
 }

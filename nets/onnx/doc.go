@@ -32,12 +32,18 @@
 // nothing, not even speed or trainability; a graph that is not Canopy's
 // ResNet (other activations, squeeze-excitation, global pooling, other
 // kernel sizes or strides) is refused with one error naming the first
-// node that does not fit, its operator and its position. Such graphs
-// would need new blocks in package nets (inference, training and the
-// CUDA backend); that is future work.
+// node that does not fit, its operator and its position. Such graphs run
+// as they are on CompileGraph's Graph, a small interpreter over the CPU
+// kernels (a nets.Backend, "onnx-cpu": slower, CPU only, not trainable);
+// OpenBackend picks the mapping or the interpreter for an .onnx file, so
+// that network agents take one directly (az:net=MODEL.onnx). Mapping
+// squeeze-excitation and global pooling onto Canopy's own network would
+// need new blocks in package nets (inference, training, the CUDA
+// backend); that is future work.
 //
-// It is not for: running ONNX graphs (the ONNX Runtime backend, package
-// nets/ortbackend, does that), or importing recurrent networks.
+// It is not for: running ONNX graphs fast or on accelerators (the ONNX
+// Runtime backend, package nets/ortbackend, does that), or importing
+// recurrent networks.
 //
 // Concurrency: Decode, Import and the exporters share no state; they may
 // run concurrently on different inputs (a nets.Net being exported must

@@ -390,9 +390,9 @@ func (im *importer) node(n *Node) error {
 	hint := ""
 	switch n.Op {
 	case "GlobalAveragePool", "GlobalMaxPool", "ReduceMean", "ReduceMax", "Mul", "Sigmoid":
-		hint = " (squeeze-excitation and global-pooling blocks are not supported yet)"
+		hint = " (squeeze-excitation and global-pooling blocks are not part of Canopy's ResNet; agents run such graphs as they are on the CPU: az:net=MODEL.onnx)"
 	case "LeakyRelu", "Elu", "Selu", "Gelu", "HardSigmoid", "HardSwish", "Mish", "PRelu", "Clip":
-		hint = " (Canopy's networks use Relu only)"
+		hint = " (Canopy's ResNet uses Relu only; agents run such graphs as they are on the CPU: az:net=MODEL.onnx)"
 	}
 	return fmt.Errorf("unsupported operator %s%s; Canopy imports %s", printable(n.Op), hint, supportedOps)
 }

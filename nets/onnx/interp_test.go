@@ -64,3 +64,25 @@ func TestGraphTorch(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenBackend: a ResNet opens on the backend asked for, another graph
+// on the CPU graph runner, which refuses other backends.
+func TestOpenBackend(t *testing.T) {
+	g := games.MustNew("connect4")
+	be, _, choice, err := OpenBackend("testdata/torch/resnet_w8_b2.onnx", g, "cpu", 16)
+	if err != nil || be.Name() != "cpu" {
+		t.Fatalf("ResNet: %v %v", be, err)
+	}
+	t.Log(choice)
+	be, src, choice, err := OpenBackend("testdata/torch/se_resnet_w8_b1.onnx", g, "auto", 16)
+	if err != nil || be.Name() != "onnx-cpu" || src.SHA256 == "" || !strings.Contains(choice, "ReduceMean") {
+		t.Fatalf("SE: %v %q %v", be, choice, err)
+	}
+	t.Log(choice)
+	if _, _, _, err := OpenBackend("testdata/torch/se_resnet_w8_b1.onnx", g, "cuda:device=0", 16); err == nil || !strings.Contains(err.Error(), "CPU graph runner") {
+		t.Fatalf("SE on cuda: %v", err)
+	}
+	if _, _, _, err := OpenBackend("testdata/torch/se_resnet_w8_b1.onnx", games.MustNew("hex"), "auto", 16); err == nil || !strings.Contains(err.Error(), "channels") {
+		t.Fatalf("SE for hex: %v", err)
+	}
+}
