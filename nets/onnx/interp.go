@@ -510,6 +510,7 @@ func (c *compiler) binary(n *Node) error {
 	a, b := ops[0], ops[1]
 	same := a.konst == nil && b.konst == nil && sameDims(a.dims, b.dims)
 	size := y.size()
+	idx, dims := make([]int, rank), append([]int(nil), out...) // the step's scratch (one call at a time)
 	c.gr.steps = append(c.gr.steps, func(batch int) {
 		ab, bb, yb := bufOf(a), bufOf(b), y.buf[:batch*size]
 		if same {
@@ -518,8 +519,8 @@ func (c *compiler) binary(n *Node) error {
 			}
 			return
 		}
-		idx := make([]int, rank) // a small allocation per call: the slow path
-		dims := append([]int{batch}, out[1:]...)
+		clear(idx)
+		dims[0] = batch
 		ia, ib := 0, 0
 		for i := range yb {
 			yb[i] = arith(op, ab[ia], bb[ib])

@@ -86,3 +86,21 @@ func TestOpenBackend(t *testing.T) {
 		t.Fatalf("SE for hex: %v", err)
 	}
 }
+
+// TestGraphEvaluateAllocs: after compilation, Evaluate allocates nothing.
+func TestGraphEvaluateAllocs(t *testing.T) {
+	m, err := ReadFile("testdata/torch/se_resnet_w8_b1.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := CompileGraph(m, games.MustNew("connect4"), ImportOptions{}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, pn := gr.Shape()
+	x, p, v := make([]float32, 4*in), make([]float32, 4*pn), make([]float32, 4)
+	ctx := context.Background()
+	if a := testing.AllocsPerRun(5, func() { gr.Evaluate(ctx, 4, x, p, v) }); a != 0 {
+		t.Errorf("Evaluate allocates %v times", a)
+	}
+}
