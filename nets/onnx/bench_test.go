@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"context"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -10,8 +11,8 @@ import (
 // BenchmarkImportedVsNative compares inference of the connect4 preset
 // (64 channels, 5 blocks) made by Canopy with the same network exported to
 // ONNX and imported back: an imported plain ResNet is an ordinary
-// nets.Net, so the two should run at the same speed
-// (docs/BENCHMARKS.md).
+// nets.Net, so the two should run at the same speed (docs/BENCHMARKS.md);
+// "graph" is the same model on the CPU graph runner.
 //
 //	go test -run '^$' -bench ImportedVsNative -count 5 ./nets/onnx
 func BenchmarkImportedVsNative(b *testing.B) {
@@ -38,16 +39,27 @@ func BenchmarkImportedVsNative(b *testing.B) {
 		b.Fatal(err)
 	}
 	const batch = 64
+	graph, err := CompileGraph(m, g, ImportOptions{}, batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
 	for _, c := range []struct {
 		name string
-		n    *nets.Net
-	}{{"native", native}, {"imported", imported}} {
+		run  func(x, pol, val []float32)
+	}{
+		{"native", func(x, pol, val []float32) { native.Forward(batch, x, pol, val) }},
+		{"imported", func(x, pol, val []float32) { imported.Forward(batch, x, pol, val) }},
+		// The same graph on the CPU graph runner, the path of graphs that
+		// are not Canopy's ResNet.
+		{"graph", func(x, pol, val []float32) { graph.Evaluate(ctx, batch, x, pol, val) }},
+	} {
 		b.Run(c.name, func(b *testing.B) {
-			x := testInput(c.n, batch, 1)
-			pol, val := make([]float32, batch*c.n.PolicySize()), make([]float32, batch)
-			c.n.Forward(batch, x, pol, val)
+			x := testInput(native, batch, 1)
+			pol, val := make([]float32, batch*native.PolicySize()), make([]float32, batch)
+			c.run(x, pol, val)
 			for b.Loop() {
-				c.n.Forward(batch, x, pol, val)
+				c.run(x, pol, val)
 			}
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "evals/s")
 		})
