@@ -29,7 +29,8 @@ func init() {
       preset connect4 for connect4, a small 32x2 net otherwise); with neither,
       preset connect4
   canopy net info F [--json]
-      print the config, parameter count and FLOPs per evaluation
+      print the config, parameter count and FLOPs per evaluation (for an
+      .onnx file: its inputs, outputs, operators and metadata)
   canopy net eval --net F [--game G] [--moves M] [--seed S] [--json]
       evaluate one position (M is the game's state notation; default the
       initial position; G defaults to the game the net was made for) and print
@@ -208,6 +209,9 @@ func netInfo(e *env, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usagef("net info: want exactly one file, got %d arguments", len(pos))
+	}
+	if strings.HasSuffix(strings.ToLower(pos[0]), ".onnx") {
+		return onnxInfo(e, pos[0], *asJSON)
 	}
 	net, err := nets.Load(pos[0])
 	if err != nil {

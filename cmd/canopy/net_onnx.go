@@ -6,9 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
@@ -201,4 +205,75 @@ func netExportRecurrent(e *env, ref string, buf []byte, gameSpec, out string) er
 		out, gameSpec, onnx.ExportOpset, len(onnxBuf), onnx.InputName, r.InputSize(), onnx.HiddenIn, onnx.CellIn, r.Hidden(),
 		onnx.PolicyName, r.PolicySize(), onnx.ValueName, onnx.HiddenOut, onnx.CellOut)
 	return stdoutError(err)
+}
+
+// onnxInfo prints what an ONNX model holds: producer, opset, inputs and
+// outputs with their shapes, operator counts and metadata.
+func onnxInfo(e *env, path string, asJSON bool) error {
+	m, err := onnx.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("net info: %v", err)
+	}
+	ops := map[string]int{}
+	for _, n := range m.Nodes {
+		ops[n.Op]++
+	}
+	params := 0
+	for _, t := range m.Consts {
+		params += t.Size()
+	}
+	shape := func(v onnx.ValueInfo) string {
+		parts := make([]string, len(v.Dims))
+		for i, d := range v.Dims {
+			parts[i] = fmt.Sprint(d)
+			if d < 0 {
+				parts[i] = safeText(v.DimNames[i])
+				if parts[i] == "" {
+					parts[i] = "?"
+				}
+			}
+		}
+		return safeText(v.Name) + " [" + strings.Join(parts, ",") + "]"
+	}
+	var ins, outs []string
+	for _, v := range m.Inputs {
+		ins = append(ins, shape(v))
+	}
+	for _, v := range m.Outputs {
+		outs = append(outs, shape(v))
+	}
+	if asJSON {
+		return writeNetJSON(e.Stdout, map[string]any{"file": path, "format": "onnx", "producer": m.Producer, "opset": m.Opset,
+			"inputs": ins, "outputs": outs, "ops": ops, "constants": params, "metadata": m.Metadata})
+	}
+	names := make([]string, 0, len(ops))
+	for op := range ops {
+		names = append(names, op)
+	}
+	sort.Strings(names)
+	for i, op := range names {
+		names[i] = fmt.Sprintf("%s %d", op, ops[op])
+	}
+	keys := make([]string, 0, len(m.Metadata))
+	for k := range m.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n  ONNX model from %s, opset %d, %d nodes, %d constant values\n  inputs  %s\n  outputs %s\n  operators %s\n",
+		path, m.Producer, m.Opset, len(m.Nodes), params, strings.Join(ins, ", "), strings.Join(outs, ", "), strings.Join(names, ", "))
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %s = %s\n", safeText(k), clip(safeText(m.Metadata[k])))
+	}
+	_, err = io.WriteString(e.Stdout, b.String())
+	return stdoutError(err)
+}
+
+// safeText quotes s when it holds anything but printable characters
+// (strings from a file go to the terminal).
+func safeText(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(s)
+	}
+	return s
 }

@@ -23,6 +23,9 @@ func TestNetONNXCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"policy" [batch,7]`) {
 		t.Fatalf("export: %d %q %q", code, out, errs)
 	}
+	if code, out, errs := runCLI(t, "", "net", "info", model); code != 0 || !strings.Contains(out, "canopy.game = connect4") || !strings.Contains(out, "obs [batch,2,6,7]") {
+		t.Errorf("info of the ONNX file: %d %q %q", code, out, errs)
+	}
 	back := filepath.Join(dir, "back.safetensors")
 	code, out, errs = runCLI(t, "", "net", "import", model, "--out", back)
 	if code != 0 || !strings.Contains(out, "wrote "+back) || !strings.Contains(out, "1 blocks x 8 channels") {
