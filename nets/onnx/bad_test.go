@@ -285,3 +285,38 @@ func FuzzDecode(f *testing.F) {
 		gr.Evaluate(context.Background(), 2, make([]float32, 2*in), make([]float32, 2*pn), make([]float32, 2))
 	})
 }
+
+// TestDropoutTrainingMode: an inference Dropout (training_mode false) is
+// the identity; one in training mode is refused by both paths.
+func TestDropoutTrainingMode(t *testing.T) {
+	buf, n := smallModel(t)
+	for _, training := range []byte{0, 1} {
+		m := parse(t, buf)
+		// Insert Dropout(policy.fc input) before the policy Gemm.
+		var gi int
+		for i, nd := range m.Graph.Node {
+			if nd.GetName() == "policy.fc" {
+				gi = i
+			}
+		}
+		gemm := m.Graph.Node[gi]
+		m.Graph.Initializer = append(m.Graph.Initializer, &onnxpb.TensorProto{Name: proto.String("train"),
+			DataType: proto.Int32(int32(onnxpb.TensorProto_BOOL)), RawData: []byte{training}})
+		drop := &onnxpb.NodeProto{OpType: proto.String("Dropout"), Name: proto.String("drop"),
+			Input: []string{gemm.Input[0], "", "train"}, Output: []string{"dropped"}}
+		gemm.Input[0] = "dropped"
+		m.Graph.Node = append(m.Graph.Node[:gi], append([]*onnxpb.NodeProto{drop}, m.Graph.Node[gi:]...)...)
+		got, err := load(marshal(t, m), "")
+		mm, _ := Decode(marshal(t, m), "")
+		_, gerr := CompileGraph(mm, games.MustNew("connect4"), ImportOptions{}, 2)
+		if training == 0 {
+			if err != nil || !sameNet(got, n) || gerr != nil {
+				t.Fatalf("inference dropout: %v, %v", err, gerr)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "training mode") || gerr == nil {
+			t.Fatalf("training dropout: %v, %v", err, gerr)
+		}
+	}
+}

@@ -369,6 +369,9 @@ func (im *importer) node(n *Node) error {
 		if len(n.Outputs) > 1 && n.Outputs[1] != "" && im.uses[n.Outputs[1]] > 0 {
 			return errors.New("uses Dropout's mask")
 		}
+		if err := inferenceDropout(n, im.m); err != nil {
+			return err
+		}
 		im.set(n, im.view(n, v))
 		return nil
 	case "Softmax", "LogSoftmax":
@@ -901,4 +904,25 @@ func clampRange(start, end int64, n int) (int, int) {
 		return int(min(max(i, 0), int64(n)))
 	}
 	return fix(start), fix(end)
+}
+
+// inferenceDropout refuses a Dropout that a runtime would apply: one
+// whose training_mode input is a true constant, or computed.
+func inferenceDropout(n *Node, m *Model) error {
+	if n.Op != "Dropout" || len(n.Inputs) < 3 || n.Inputs[2] == "" {
+		return nil
+	}
+	t, ok := m.Consts[n.Inputs[2]]
+	if !ok {
+		return errors.New("Dropout with a computed training_mode")
+	}
+	for _, v := range t.I64 {
+		if v != 0 {
+			return errors.New("Dropout in training mode: export the model in eval mode")
+		}
+	}
+	if t.I64 == nil {
+		return errors.New("Dropout's training_mode is not a boolean constant")
+	}
+	return nil
 }

@@ -187,6 +187,9 @@ func (c *compiler) node(n *Node) error {
 	case "GlobalAveragePool", "ReduceMean":
 		return c.pool(n)
 	case "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Dropout":
+		if err := inferenceDropout(n, c.m); err != nil {
+			return err
+		}
 		if v, err := c.in(n, 0); err == nil && v.isInt && (n.Op == "Unsqueeze" || n.Op == "Squeeze" || n.Op == "Identity") {
 			c.set(n, &gval{ints: v.ints, isInt: true}) // a shape element as a vector, or back
 			return nil

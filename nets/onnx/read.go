@@ -392,8 +392,26 @@ func decodeTensor(tp *onnxpb.TensorProto, dir string) (*Tensor, error) {
 				t.I64[i] = int64(v)
 			}
 		}
+	case onnxpb.TensorProto_BOOL: // flags such as Dropout's training_mode
+		t.I64 = make([]int64, 0, min(n, len(raw)+len(tp.GetInt32Data())))
+		switch {
+		case raw != nil:
+			if len(raw) != n {
+				return nil, fmt.Errorf("tensor %q: %d bytes of data for shape %v (%d booleans)", t.Name, len(raw), t.Dims, n)
+			}
+			for _, b := range raw {
+				t.I64 = append(t.I64, int64(b))
+			}
+		default:
+			if len(tp.GetInt32Data()) != n {
+				return nil, fmt.Errorf("tensor %q: %d values for shape %v (%d)", t.Name, len(tp.GetInt32Data()), t.Dims, n)
+			}
+			for _, v := range tp.GetInt32Data() {
+				t.I64 = append(t.I64, int64(v))
+			}
+		}
 	default:
-		return nil, fmt.Errorf("tensor %q has data type %v: Canopy reads FLOAT weights and INT64/INT32 shapes (convert the model to float32)", t.Name, dt)
+		return nil, fmt.Errorf("tensor %q has data type %v: Canopy reads FLOAT weights and INT64/INT32/BOOL shapes and flags (convert the model to float32)", t.Name, dt)
 	}
 	return t, nil
 }
