@@ -89,6 +89,9 @@ func TestOpenBackend(t *testing.T) {
 
 // TestGraphEvaluateAllocs: after compilation, Evaluate allocates nothing.
 func TestGraphEvaluateAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	m, err := ReadFile("testdata/torch/se_resnet_w8_b1.onnx")
 	if err != nil {
 		t.Fatal(err)
