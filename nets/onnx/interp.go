@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/kernels"
@@ -19,9 +20,10 @@ import (
 // graphs it can onto a nets.Net, which has all of those).
 //
 // Activations are NCHW, batch first, as ONNX defines them. A Graph is a
-// nets.Backend ("onnx-cpu"); like every backend it may be called by one
-// goroutine at a time.
+// nets.Backend ("onnx-cpu"); Evaluate is safe for concurrent use (calls
+// are serialised, as the cpu backend's are).
 type Graph struct {
+	mu       sync.Mutex // serialises Evaluate: the steps share the buffers
 	steps    []func(batch int)
 	input    *gval
 	policy   *gval
@@ -937,6 +939,8 @@ func (gr *Graph) Evaluate(ctx context.Context, batch int, input, policy, value [
 		return fmt.Errorf("onnx-cpu: Evaluate(batch=%d): input %d, policy %d, value %d (max batch %d, input %d, policy %d per sample)",
 			batch, len(input), len(policy), len(value), gr.maxBatch, gr.inSize, gr.polSize)
 	}
+	gr.mu.Lock()
+	defer gr.mu.Unlock()
 	copy(gr.input.buf, input[:batch*gr.inSize])
 	for _, s := range gr.steps {
 		s(batch)
