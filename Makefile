@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    ?= ./...
 RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: all build run test test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium ort
+.PHONY: all build run test test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium ort pyonnx
 
 all: lint test
 
@@ -19,7 +19,7 @@ run: build
 
 # The test suite, the browser tests and the performance gate: exactly what
 # CI runs (.ci/run). Short mode keeps it well under 15 minutes on 2 cores.
-test: ort
+test: ort pyonnx
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 $(PKGS)
 	$(MAKE) python-test
@@ -66,6 +66,18 @@ ort:
 	  mkdir -p $(ORT_DIR) && mv $$tmp/$$so $(ORT_DIR)/libonnxruntime.so.1.part && mv $(ORT_DIR)/libonnxruntime.so.1.part $(ORT_DIR)/libonnxruntime.so.1; \
 	else echo "WARNING: could not fetch onnxruntime-node $(ORT_VERSION) from the npm registry (offline, or the file changed): the ORT tests will skip"; fi; \
 	rm -rf $$tmp
+
+# The outside checks of ONNX export (nets/onnx: onnx.checker with full shape
+# inference and a numpy evaluator of the graph) need Debian's python3-onnx
+# and python3-numpy: install them when missing (as root with apt-get, as CI
+# machines allow); elsewhere those tests skip and say why.
+pyonnx:
+	@/usr/bin/python3 -c 'import numpy, onnx' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing python3-onnx and python3-numpy for the ONNX checks"; \
+	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-onnx python3-numpy >/dev/null; } || \
+	      echo "WARNING: installing python3-onnx failed: the ONNX outside checks will skip"; \
+	  else echo "python3-onnx is missing (sudo apt-get install python3-onnx python3-numpy): the ONNX outside checks will skip"; fi; }
 
 # The full suite: deeper perft, every solver line, longer random games.
 test-full:

@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		Name:    "net",
 		Summary: "create, inspect and evaluate policy-value networks",
-		Usage:   "init|info|eval [flags]",
+		Usage:   "init|info|eval|import|export [flags]",
 		Help: `Subcommands:
   canopy net init --out F [--preset P] [--game G] [--seed S]
       create a network with random weights (presets: ` + strings.Join(nets.Presets(), ", ") + `).
@@ -29,17 +29,18 @@ func init() {
       preset connect4 for connect4, a small 32x2 net otherwise); with neither,
       preset connect4
   canopy net info F [--json]
-      print the config, parameter count and FLOPs per evaluation
+      print the config, parameter count and FLOPs per evaluation (for an
+      .onnx file: its inputs, outputs, operators and metadata)
   canopy net eval --net F [--game G] [--moves M] [--seed S] [--json]
       evaluate one position (M is the game's state notation; default the
       initial position; G defaults to the game the net was made for) and print
       the policy over the legal actions and the value for the player to move.
       Chance events before the first decision (dealing cards) are sampled
-      with --seed and printed`,
+      with --seed and printed` + netOnnxHelp,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
-					return usagef("missing subcommand: init, info or eval")
+					return usagef("missing subcommand: init, info, eval, import or export")
 				}
 				switch args[0] {
 				case "init":
@@ -48,8 +49,12 @@ func init() {
 					return netInfo(e, args[1:])
 				case "eval":
 					return netEval(e, args[1:])
+				case "import":
+					return netImport(e, args[1:])
+				case "export":
+					return netExport(e, args[1:])
 				}
-				return usagef("unknown subcommand %q (want init, info or eval)", args[0])
+				return usagef("unknown subcommand %q (want init, info, eval, import or export)", args[0])
 			}
 		},
 	})
@@ -204,6 +209,9 @@ func netInfo(e *env, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usagef("net info: want exactly one file, got %d arguments", len(pos))
+	}
+	if strings.HasSuffix(strings.ToLower(pos[0]), ".onnx") {
+		return onnxInfo(e, pos[0], *asJSON)
 	}
 	net, err := nets.Load(pos[0])
 	if err != nil {

@@ -3,12 +3,14 @@ package engine
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/nets/onnx"
 )
 
 // Pool shares Engines between network agents: every agent that names the
@@ -209,6 +211,11 @@ func open(g games.Game, netRef, backend string) (*Engine, nets.Source, string, e
 	if netRef == "random" || backend == "random" {
 		be = nets.NewRandomBackend(obs, g.NumActions(), 0, nets.BackendOptions{MaxBatch: 256})
 		src = nets.Source{Ref: "random", Desc: "random backend (no network)", SHA256: "random"}
+	} else if strings.HasSuffix(strings.ToLower(netRef), ".onnx") {
+		var err error
+		if be, src, choice, err = onnx.OpenBackend(netRef, g, backend, 256); err != nil {
+			return nil, src, "", err
+		}
 	} else {
 		net, s, err := nets.OpenNet(netRef, g)
 		if err != nil {

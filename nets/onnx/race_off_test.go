@@ -1,0 +1,5 @@
+//go:build !race
+
+package onnx
+
+const raceEnabled = false
