@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -84,5 +85,52 @@ func TestExtendingGuideNamesExist(t *testing.T) {
 	t.Logf("%d paths and names checked", checked)
 	if checked < 50 {
 		t.Errorf("only %d paths and names checked in docs/EXTENDING.md: has the quoting changed?", checked)
+	}
+}
+
+// TestEnvironmentVariablesListed keeps the "Environment variables" section
+// of docs/EXTENDING.md complete (issue 39, item 1: variables listed in one
+// place): every CANOPY_* name written as a string literal in the Go
+// sources must appear there.
+func TestEnvironmentVariablesListed(t *testing.T) {
+	const root = "../.."
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "EXTENDING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := regexp.MustCompile(`"(CANOPY_[A-Z0-9_]+)`)
+	found := map[string]string{} // variable -> a file that names it
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || n == "runs" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range lit.FindAllStringSubmatch(string(src), -1) {
+			found[m[1]] = p
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) < 10 {
+		t.Fatalf("only %d CANOPY_* variables found in the sources: is the walk wrong?", len(found))
+	}
+	for v, file := range found {
+		if !strings.Contains(string(doc), "`"+v+"`") {
+			t.Errorf("%s names %s, which the Environment variables section of docs/EXTENDING.md does not list", file, v)
+		}
 	}
 }
