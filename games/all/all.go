@@ -9,6 +9,7 @@ import (
 	_ "github.com/canopy-go/canopy/games/connect4/solver"
 	_ "github.com/canopy-go/canopy/games/connect4d"
 	_ "github.com/canopy-go/canopy/games/hex"
+	_ "github.com/canopy-go/canopy/games/nim"
 	_ "github.com/canopy-go/canopy/games/sequence"
 	_ "github.com/canopy-go/canopy/games/strands"
 	_ "github.com/canopy-go/canopy/games/sushigo"

@@ -17,7 +17,8 @@ type Options struct {
 	// SkipAllocs disables the allocation checks (for example under -race,
 	// where the race runtime allocates).
 	SkipAllocs bool
-	// MinReturnSum/MaxReturnSum: for ConstantSum games the constant.
+	// ConstantSum is, for games of Utility games.ConstantSum, the constant
+	// every terminal state's returns sum to.
 	ConstantSum float64
 }
 
