@@ -1,0 +1,96 @@
+package ortbackend
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/nets/onnx"
+)
+
+// Canopy's own networks, exported by nets/onnx, give Canopy's outputs in
+// ONNX Runtime (an outside implementation of every operator the export
+// writes) within 1e-5: the AlphaZero ResNet with both value-head sizes
+// and the PPO CNN, at batches 1 and 7 (issue 41's export check).
+func TestExportedNetsInORT(t *testing.T) {
+	needLib(t)
+	for _, c := range []struct {
+		name string
+		cfg  nets.Config
+	}{
+		{"resnet", nets.Config{InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7, Channels: 8, Blocks: 2, ValueHidden: 16}},
+		{"resnet-wide", nets.Config{InputPlanes: 2, Height: 5, Width: 5, PolicySize: 26, Channels: 16, Blocks: 1, ValueHidden: 8}},
+		{"ppo", nets.Config{Head: nets.HeadPPO, InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7, ConvChannels: []int{8, 8}, Dense: 16}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n, err := nets.New(c.cfg, 11)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Batch-norm parameters and statistics away from identity
+			// and zero, so that the export's folding is exercised.
+			rng := rand.New(rand.NewPCG(3, 4))
+			for _, p := range n.Params() {
+				switch {
+				case strings.HasSuffix(p.Name, "running_var"), strings.HasSuffix(p.Name, "bn.weight"), strings.Contains(p.Name, ".bn") && strings.HasSuffix(p.Name, ".weight"):
+					for i := range p.Data {
+						p.Data[i] = 0.5 + rng.Float32()
+					}
+				case strings.HasSuffix(p.Name, "running_mean"), strings.HasSuffix(p.Name, ".bias"):
+					for i := range p.Data {
+						p.Data[i] = float32(rng.NormFloat64() * 0.2)
+					}
+				}
+			}
+			n.Invalidate()
+			model, err := onnx.Export(n, onnx.ExportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), c.name+".onnx")
+			if err := os.WriteFile(path, model, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ort, err := Open(n, Options{Model: path, Threads: 1, MaxBatch: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ort.Close()
+			cpu, err := nets.NewCPUBackend(n, nets.BackendOptions{MaxBatch: 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, ps := n.InputSize(), n.PolicySize()
+			for _, batch := range []int{1, 7} {
+				x := make([]float32, batch*in)
+				for i := range x {
+					x[i] = float32(rng.IntN(2)) // observations are 0/1 planes
+				}
+				pc, vc := make([]float32, batch*ps), make([]float32, batch)
+				po, vo := make([]float32, batch*ps), make([]float32, batch)
+				if err := cpu.Evaluate(context.Background(), batch, x, pc, vc); err != nil {
+					t.Fatal(err)
+				}
+				if err := ort.Evaluate(context.Background(), batch, x, po, vo); err != nil {
+					t.Fatal(err)
+				}
+				worst := 0.0
+				for i := range pc {
+					worst = max(worst, math.Abs(float64(pc[i]-po[i])))
+				}
+				for i := range vc {
+					worst = max(worst, math.Abs(float64(vc[i]-vo[i])))
+				}
+				t.Logf("batch %d: worst difference %.3g", batch, worst)
+				if worst > 1e-5 {
+					t.Errorf("batch %d: ONNX Runtime and Canopy's CPU backend differ by %.3g (policy %v vs %v)", batch, worst, po[:ps], pc[:ps])
+				}
+			}
+		})
+	}
+}
