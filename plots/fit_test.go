@@ -41,7 +41,9 @@ type recorder struct {
 	texts []textBox
 }
 
-func newRecorder(c vg.CanvasSizer) *recorder { return &recorder{CanvasSizer: c, m: [6]float64{1, 0, 0, 1, 0, 0}} }
+func newRecorder(c vg.CanvasSizer) *recorder {
+	return &recorder{CanvasSizer: c, m: [6]float64{1, 0, 0, 1, 0, 0}}
+}
 
 func (r *recorder) apply(x, y float64) (float64, float64) {
 	m := r.m
