@@ -237,6 +237,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/logs", s.handleLogs)
 	m.HandleFunc("GET /api/logs/{name}", s.handleLog)
 	m.HandleFunc("POST /api/replay", s.handleReplay)
+	m.HandleFunc("POST /api/replay/analyze", s.handleReplayAnalyze) // values.go
 	m.HandleFunc("GET /api/runs", s.handleRuns)
 	m.HandleFunc("GET /api/runs/{run}/metrics", s.handleMetrics)
 	m.HandleFunc("GET /api/runs/{run}/watch", s.handleWatch)
