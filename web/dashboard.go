@@ -282,8 +282,8 @@ func (s *Server) writeChart(w http.ResponseWriter, r *http.Request, figs []*plot
 
 // chartSized applies the optional ?width=PX (the page's width for the
 // chart, in CSS pixels, 96 to the inch; 300 to 3000) to fig: wider than
-// its own, it is drawn wider and up to half as tall again, titles and
-// legends laid out for that size, not scaled up.
+// its own, it is drawn wider at its own height (narrower, smaller in
+// proportion), titles and legends laid out for that size, not scaled.
 func chartSized(fig *plots.Figure, r *http.Request) (*plots.Figure, error) {
 	q := r.URL.Query().Get("width")
 	if q == "" {
@@ -295,7 +295,7 @@ func chartSized(fig *plots.Figure, r *http.Request) (*plots.Figure, error) {
 	}
 	own := fig.Size()
 	w := vg.Length(px) * vg.Inch / 96
-	h := own.Height * min(max(w/own.Width, 1), 1.5)
+	h := own.Height
 	if w < own.Width {
 		h = own.Height * w / own.Width
 	}
