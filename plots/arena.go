@@ -197,6 +197,7 @@ func ratingsPanel(title string, elo []arena.Rating) ([]panel, error) {
 	eb.Color = colorOf(0)
 	p.Add(sc, eb)
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(elo))-0.5 // points clear of the frame
 	pad(&p.Y, 0.05, 0.05)
 	return []panel{p}, nil
 }

@@ -217,7 +217,7 @@ func ZeroFigures(game string, its []Iteration) []*Figure {
 	if len(hPol.X) > 0 {
 		loss = append(loss, hPol, hVal)
 	}
-	figs := []*Figure{lineFigure("loss", game+": training loss\nthe last steps of each iteration; held out: the previous network on the iteration's new games", "iteration", "loss",
+	figs := []*Figure{lineFigure("loss", game+": training loss\nlast steps of each iteration; held out: previous network, new games", "iteration", "loss",
 		loss)}
 	if hasElo {
 		figs = append(figs, lineFigure("elo", game+": Elo rating\nover all evaluation games, iteration 0 = 0, with 95% intervals",

@@ -143,3 +143,33 @@ func TestChartWidth(t *testing.T) {
 		t.Errorf("?width=5: %d %q", code, msg)
 	}
 }
+
+// FuzzReplayAnalyze posts random bodies to POST /api/replay/analyze: a
+// log (given inline or named) and an analyzer kept cheap by the caps.
+func FuzzReplayAnalyze(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"c4.json","agent":"solver","position":6}`,
+		`{"log":` + c4Log + `,"agent":"mcts:sims=20","position":3}`,
+		`{"log":{"game":"hex:size=3","moves":[{"player":0,"action":"b2"}]},"agent":"policy:net=random","position":1}`,
+		`{"log":{"game":"sequence","moves":[{"player":-1,"action":"2S"}]},"agent":"mcts:sims=5","position":0}`,
+		`{"name":"../x.json","agent":"solver"}`, `{"position":-1}`, `{"log":[],"agent":"x"}`, `null`, ``,
+	} {
+		f.Add(seed)
+	}
+	logs := f.TempDir()
+	if err := os.WriteFile(filepath.Join(logs, "c4.json"), []byte(c4Log), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	s, err := New(Config{Logs: logs, MaxSims: 50, MaxNodes: 1000, MaxThreads: 1, Logf: f.Logf})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string) {
+		fuzzPost(t, h, "/api/replay/analyze", body)
+		if n := s.Panics(); n != 0 {
+			t.Fatalf("%d handler panic(s)", n)
+		}
+	})
+}

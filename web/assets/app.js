@@ -1124,8 +1124,17 @@ function columnName(path) {
 function pickColumns(columns) {
   const out = [];
   columns.forEach((c, i) => { if (!/started|finished|^seconds$/.test(c)) out.push(i); });
-  // The iteration (or update) first.
-  out.sort((x, y) => (/^(iteration|update)$/.test(columns[y]) ? 1 : 0) - (/^(iteration|update)$/.test(columns[x]) ? 1 : 0));
+  // The named fields first, in COLUMN_NAMES' order (the iteration, the
+  // losses, Elo, ...), then each baseline's opponent, score and interval.
+  const named = Object.keys(COLUMN_NAMES);
+  const rank = c => {
+    const k = named.indexOf(c);
+    if (k >= 0) return k;
+    const m = c.match(/^eval\.(scores|alone)\.([0-9]+)\.(opponent|score|lo|hi|games)$/);
+    if (m) return 100 + (m[1] === "alone" ? 50 : 0) + 5 * +m[2] + ["opponent", "score", "lo", "hi", "games"].indexOf(m[3]);
+    return 1000;
+  };
+  out.sort((x, y) => rank(columns[x]) - rank(columns[y]) || x - y);
   return out.slice(0, 40);
 }
 
