@@ -375,7 +375,7 @@ func TestBrowserBoards(t *testing.T) {
 		{"hex", "#/game/" + play("hex:size=7", []string{"human", "hexdist"}, "d4", "!", "c5", "!"), `svg.board-hex`, []string{`class="board board-hex"`, `(?s)(class="cell[ "].*){49}`}},
 		{"hex-analysis", "#/game/" + play("hex:size=7", []string{"human", "human"}, "d4", "c5") + "/analyze", `#analysis[data-final="true"]`, []string{`class="board board-hex"`, `class="an"`}},
 		{"replay", "#/replay/hex.json", `#replay svg.board-hex`, []string{`class="board board-hex"`, `id="step"`, `id="next"`}},
-		{"runs", "#/runs", `[data-run="demo-run"] table.metrics`, []string{`data-run="demo-run"`, `<img src="/runs/demo-run/plots/loss.svg"`,
+		{"runs", "#/runs", `[data-run="demo-run"] table.metrics`, []string{`data-run="demo-run"`, `<img src="/api/dashboard/runs/demo-run/loss.svg\?width=[0-9]+"`,
 			`<th title="train.final_loss.Total" data-field="train.final_loss.Total">loss</th>`, `>policy loss</th>`, `>opponent #1</th>`, `>score #1 low</th>`, `<tr><th title="iteration"`}},
 		{"dashboard", "#/dashboard", `.dash-arena img`, []string{`class="panel dash-run"`, `/api/dashboard/runs/demo-run/loss.svg\?width=[0-9]+`,
 			`/api/dashboard/logs/lengths.svg\?game=tictactoe&amp;by=agent&amp;width=[0-9]+`, `/api/dashboard/arena/arena.json/pairs.svg\?width=[0-9]+`}},

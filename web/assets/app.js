@@ -1037,11 +1037,18 @@ async function showRuns() {
   let runs;
   try { runs = await api("GET", "/api/runs"); } catch (e) { main.append(el("p", { class: "err" }, e.message)); return; }
   if (!runs.length) main.append(el("p", { class: "muted" }, "No run directories: start the server with --run DIR (repeatable), e.g. canopy serve --run runs/zero-demo."));
+  // Charts the server draws for the page's width (the Dashboard's), for
+  // the runs it can read; the others show their plots/*.svg files.
+  let drawn = {};
+  try { for (const d of (await api("GET", "/api/dashboard")).runs) if (!d.error && d.charts.length) drawn[d.name] = d.charts; } catch (e) { /* files only */ }
   runs.forEach((r, k) => {
     const box = el("div", { class: "panel run", "data-run": r.name }, el("h2", {}, r.name, el("span", { class: "muted" }, "  " + r.path), el("span", { class: "live", hidden: true }, " ● live")));
     main.append(box);
-    const plots = el("div", { class: "plots" }, r.plots.map(p => el("img", { src: `/runs/${encodeURIComponent(r.name)}/plots/${encodeURIComponent(p)}`, alt: p, title: p })));
-    if (!r.plots.length) plots.append(el("p", { class: "muted" }, "no plots/*.svg yet"));
+    const enc = encodeURIComponent;
+    const plots = el("div", { class: "plots" }, drawn[r.name] && typeof dashImg === "function"
+      ? drawn[r.name].map(c => dashImg(`/api/dashboard/runs/${enc(r.name)}/${enc(c)}.svg`, `${r.name}: ${c}`))
+      : r.plots.map(p => el("img", { src: `/runs/${enc(r.name)}/plots/${enc(p)}`, alt: p, title: p, class: "file" })));
+    if (!drawn[r.name] && !r.plots.length) plots.append(el("p", { class: "muted" }, "no plots/*.svg yet"));
     const table = el("div", { class: "metrics-box" });
     const selfplay = el("p", { class: "selfplay", hidden: true });
     const gamesList = el("ul", { class: "games" });
