@@ -179,7 +179,8 @@ function markLine(g, b, at, rad) {
 
 // withHint puts a line of help above a board the person can play on.
 function withHint(pic, onCell, text) {
-  return onCell ? el("div", { class: "boardwrap" }, el("p", { class: "muted hint" }, text), pic) : pic;
+  // As wide as the board, so that the page's columns stay as they were.
+  return onCell ? el("div", { class: "boardwrap" }, el("p", { class: "muted hint", style: `max-width:${pic.getAttribute("width")}px` }, text), pic) : pic;
 }
 
 function anLabel(row) {
