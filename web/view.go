@@ -245,7 +245,11 @@ func summary(s games.State, waiting []int) string {
 	if !s.IsTerminal() {
 		switch p := s.CurrentPlayer(); p {
 		case games.SimultaneousPlayer:
-			return fmt.Sprintf("simultaneous move: waiting for players %v", waiting)
+			who := make([]string, len(waiting))
+			for i, p := range waiting {
+				who[i] = strconv.Itoa(p)
+			}
+			return "simultaneous move: waiting for players " + strings.Join(who, ", ")
 		case games.ChancePlayer:
 			return "chance move next (a card dealt or drawn, dice rolled)"
 		default:
