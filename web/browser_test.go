@@ -167,6 +167,14 @@ func (p *page) screenshot(name string) {
 	must(p.t, os.WriteFile(filepath.Join(screenshotDir, name+".png"), png, 0o644))
 }
 
+// clippedSVGText lists the texts of the page's board drawings whose
+// boxes (the browser's getBBox) reach outside their drawing's viewBox.
+const clippedSVGText = `[...document.querySelectorAll("svg.board")].flatMap(g => {
+	const vb = g.viewBox.baseVal;
+	return [...g.querySelectorAll("text")].filter(t => { const b = t.getBBox();
+		return b.width > 0 && (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5); })
+		.map(t => JSON.stringify(t.textContent)); }).join(" ")`
+
 // TestBrowserPlayConnect4 plays a whole game of Connect Four against
 // mcts by clicking the board: the person takes the leftmost legal column
 // each turn, the agent answers by itself, until the game ends.
@@ -407,6 +415,10 @@ func TestBrowserBoards(t *testing.T) {
 			p.until(pg.name+": the images", `[...document.images].every(i => i.complete)`)
 			if bad := eval[string](p, `[...document.images].filter(i => !i.naturalWidth).map(i => i.src).join(" ")`); bad != "" {
 				t.Errorf("page %s: images that did not load: %s", pg.hash, bad)
+			}
+			// No text of a drawn board leaves its drawing (clipped labels).
+			if bad := eval[string](p, clippedSVGText); bad != "" {
+				t.Errorf("page %s: board text outside its drawing: %s", pg.hash, bad)
 			}
 			p.screenshot(pg.name)
 		})
