@@ -152,9 +152,13 @@ func (p *page) click(sel string) {
 	p.do("clicking "+sel, chromedp.Click(chromedp.CSS(sel)))
 }
 
-// screenshot saves the whole page as runs/web-screenshots/NAME.png.
+// screenshot saves the whole page as runs/web-screenshots/NAME.png,
+// after checking that no text of a board drawing is clipped.
 func (p *page) screenshot(name string) {
 	p.t.Helper()
+	if bad := eval[string](p, clippedSVGText); bad != "" {
+		p.t.Errorf("%s: board text outside its drawing: %s", name, bad)
+	}
 	ctx, cancel := context.WithTimeout(p.ctx, browserWait)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -415,10 +419,6 @@ func TestBrowserBoards(t *testing.T) {
 			p.until(pg.name+": the images", `[...document.images].every(i => i.complete)`)
 			if bad := eval[string](p, `[...document.images].filter(i => !i.naturalWidth).map(i => i.src).join(" ")`); bad != "" {
 				t.Errorf("page %s: images that did not load: %s", pg.hash, bad)
-			}
-			// No text of a drawn board leaves its drawing (clipped labels).
-			if bad := eval[string](p, clippedSVGText); bad != "" {
-				t.Errorf("page %s: board text outside its drawing: %s", pg.hash, bad)
 			}
 			p.screenshot(pg.name)
 		})
