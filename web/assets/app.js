@@ -211,7 +211,7 @@ function drawConnect4(b, st, legal, onCell, an, maxVisits, best) {
     if (an && an[c]) {
       const row = an[c];
       hl.setAttribute("fill", "#4ade80");
-      hl.setAttribute("fill-opacity", (0.08 + 0.5 * (maxVisits > 1 ? row.visits / maxVisits : best === row ? 1 : 0.3)).toFixed(3));
+      hl.setAttribute("fill-opacity", (0.08 + 0.5 * (maxVisits > 1 ? row.visits / maxVisits : (best && row.q === best.q && row.prior === best.prior ? 1 : 0))).toFixed(3));
       const [main, sub] = anTexts(row);
       const t = svg("text", { x: x + S / 2, y: 16, "text-anchor": "middle", "font-size": 13, "font-weight": best === row ? 700 : 400, class: "an" }, main);
       const q = svg("text", { x: x + S / 2, y: 32, "text-anchor": "middle", "font-size": 11, fill: "#555", class: "an" }, sub);
@@ -274,7 +274,7 @@ function drawTicTacToe(b, st, legal, onCell, an, maxVisits, best) {
 // writes the visits and Q in it.
 function overlayCell(cell, bg, row, cx, cy, maxVisits, best, size) {
   bg.setAttribute("fill", "#22c55e");
-  bg.setAttribute("fill-opacity", (0.1 + 0.55 * (maxVisits > 1 ? row.visits / maxVisits : best === row ? 1 : 0.3)).toFixed(3));
+  bg.setAttribute("fill-opacity", (0.1 + 0.55 * (maxVisits > 1 ? row.visits / maxVisits : (best && row.q === best.q && row.prior === best.prior ? 1 : 0))).toFixed(3));
   const [main, sub] = anTexts(row);
   cell.append(svg("text", { x: cx, y: cy - 1, "text-anchor": "middle", "font-size": size, "font-weight": best === row ? 700 : 400, class: "an" }, main));
   cell.append(svg("text", { x: cx, y: cy + size * 0.95, "text-anchor": "middle", "font-size": size * 0.7, fill: "#333", class: "an" }, sub.replace(/^Q /, "")));
