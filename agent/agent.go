@@ -25,7 +25,7 @@ type Agent interface {
 type Analysis struct {
 	Action games.Action
 	Visits int     // search visits (0 when not a search agent)
-	Q      float64 // mean value from the mover's view, in [-1, 1] where meaningful
+	Q      float64 // the action's mean value from the mover's view, in [-1, 1] where meaningful; NaN where the agent has no value per action (see Evaluator)
 	Prior  float64 // prior probability, 0 when none
 	Score  float64 // agent-specific score (solver score, heuristic value)
 }
@@ -34,6 +34,13 @@ type Analysis struct {
 type Analyzer interface {
 	Agent
 	Analyze(ctx context.Context, s games.State, player int) ([]Analysis, error)
+}
+
+// Evaluator is implemented by analyzers that value the position as a
+// whole, from player's view in [-1, 1] (the policy agent: its network's
+// value head), whether or not their Analysis rows carry a Q per action.
+type Evaluator interface {
+	Evaluate(ctx context.Context, s games.State, player int) (float64, error)
 }
 
 // Option documents one option of a registered agent.

@@ -21,8 +21,12 @@ import (
 //     points = a factor 10 in odds), anchored so the mean rating is 0. A very
 //     weak Gaussian prior (EloPriorSD = 1000 Elo) keeps ratings finite when
 //     one agent wins every game; with informative data its effect is a
-//     fraction of an Elo point. 95% intervals come from a nonparametric
-//     bootstrap that resamples whole games with replacement.
+//     fraction of an Elo point. 95% intervals (BootstrapElo) come from a
+//     nonparametric bootstrap that resamples whole games with replacement,
+//     widened where needed to the Laplace interval of the penalised fit
+//     (LaplaceElo, BayesElo's method): resampling cannot change a record
+//     of all wins, so after two games won by one agent the bootstrap alone
+//     gives an interval of zero width.
 //   - Bayesian Bradley-Terry / Plackett-Luce (FitBradleyTerry): each game's
 //     full ranking is modelled with Plackett-Luce (which is Bradley-Terry
 //     for two players), with an independent Gaussian prior N(0, sd²) on every
@@ -317,11 +321,44 @@ func fitEloMatrix(k int, w []float64, priorSD float64) ([]float64, error) {
 	return beta, nil
 }
 
-// BootstrapElo fits Elo (as FitElo) and adds 95% percentile intervals
-// from b bootstrap resamples of the games (drawn with replacement, seeded
-// by seed). Names label the ratings. An agent that won (or lost) every
-// game keeps that record in every resample, so its rating is set by the
-// prior and its interval says nothing; the pairwise table shows such cases.
+// LaplaceElo returns Elo ratings (as FitElo) with 95% intervals from the
+// Laplace approximation of the penalised likelihood: the ratings, centred
+// to mean 0, are taken as Gaussian with the inverse of the negative
+// Hessian of the log-posterior at its maximum as covariance. With a finite
+// prior the intervals always have positive width; with a record of all
+// wins they are wide, as they should be (the data bound the rating from
+// one side only, and the prior from the other).
+func LaplaceElo(names []string, outcomes []Outcome, priorSD float64) ([]Rating, error) {
+	k := len(names)
+	w := make([]float64, k*k)
+	for _, o := range outcomes {
+		if err := o.validate(k); err != nil {
+			return nil, err
+		}
+		pairWeights(o, func(a, b int, x float64) { w[a*k+b] += x })
+	}
+	beta, cov, err := fitPL(k, pairChoices(k, w), priorSD/EloPerNat, true)
+	if err != nil {
+		return nil, err
+	}
+	const z = 1.959963984540054
+	out := make([]Rating, k)
+	for i := range out {
+		v := beta[i] * EloPerNat
+		h := z * math.Sqrt(math.Max(cov[i*k+i], 0)) * EloPerNat
+		out[i] = Rating{Agent: names[i], Value: v, Lo: v - h, Hi: v + h}
+	}
+	return out, nil
+}
+
+// BootstrapElo fits Elo (as FitElo) and adds 95% intervals: the
+// percentile interval of b bootstrap resamples of the games (drawn with
+// replacement, seeded by seed), widened to LaplaceElo's interval wherever
+// that reaches further. The bootstrap alone is degenerate when resampling
+// cannot change a record (an agent that won, or lost, every game keeps
+// that record in every resample: its interval would have zero width);
+// the Laplace interval is not. Names label the ratings. With b <= 0 the
+// ratings have no intervals (Lo = Hi = Value).
 func BootstrapElo(names []string, outcomes []Outcome, priorSD float64, b int, seed uint64) ([]Rating, error) {
 	k := len(names)
 	elo, err := FitElo(k, outcomes, priorSD)
@@ -362,10 +399,14 @@ func BootstrapElo(names []string, outcomes []Outcome, priorSD float64, b int, se
 			samples[i] = append(samples[i], r[i])
 		}
 	}
+	lap, err := LaplaceElo(names, outcomes, priorSD)
+	if err != nil {
+		return nil, err
+	}
 	for i := range out {
 		slices.Sort(samples[i])
-		out[i].Lo = quantile(samples[i], 0.025)
-		out[i].Hi = quantile(samples[i], 0.975)
+		out[i].Lo = min(quantile(samples[i], 0.025), lap[i].Lo)
+		out[i].Hi = max(quantile(samples[i], 0.975), lap[i].Hi)
 	}
 	return out, nil
 }

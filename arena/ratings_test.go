@@ -377,6 +377,42 @@ func TestBootstrapElo(t *testing.T) {
 	}
 }
 
+// Elo intervals by hand. Two agents, a beat b 3 times and lost once,
+// no prior: the difference is ln 3 nats, each centred rating half of it,
+// ±95.42 Elo; the Fisher information of the difference is n·p·(1-p) =
+// 4·3/4·1/4 = 0.75, so a centred rating has variance 1/(4·0.75) = 1/3
+// nat², a 95% half-width of 1.96·sqrt(1/3)·173.72 = 196.58 Elo.
+//
+// Two games, both won by a (the "+311 [+311, +311]"): with the
+// 1000-Elo prior the maximum x of 2·log σ(2x) - x²/s² (s = 1000 Elo in
+// nats) is 311.24 Elo, and the Laplace half-width from the 2x2 Hessian
+// 2·p·(1-p)·[[1,-1],[-1,1]] + I/s² is 654.31 Elo (worked in numpy). The
+// bootstrap alone gives zero width there (every resample is 2-0).
+func TestEloIntervalsByHand(t *testing.T) {
+	names := []string{"a", "b"}
+	won := Outcome{Agents: []int{0, 1}, Returns: []float64{1, -1}}
+	lost := Outcome{Agents: []int{1, 0}, Returns: []float64{1, -1}}
+	near := func(x, want, tol float64) bool { return math.Abs(x-want) <= tol }
+	r, err := LaplaceElo(names, []Outcome{won, won, won, lost}, math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(r[0].Value, 95.424, 0.01) || !near(r[0].Hi-r[0].Value, 196.577, 0.01) || !near(r[0].Value-r[0].Lo, 196.577, 0.01) || !near(r[1].Value, -95.424, 0.01) {
+		t.Errorf("3-1 without prior: %+v; want a at 95.42 ± 196.58 Elo", r)
+	}
+	two := []Outcome{won, won}
+	r, err = BootstrapElo(names, two, EloPriorSD, 200, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(r[0].Value, 311.238, 0.05) || !near(r[0].Lo, 311.238-654.311, 0.05) || !near(r[0].Hi, 311.238+654.311, 0.05) {
+		t.Errorf("2-0 with the 1000-Elo prior: %+v; want 311.24 in [-343.07, 965.55]", r[0])
+	}
+	if r[1].Hi-r[1].Lo <= 0 {
+		t.Errorf("2-0: b's interval %+v has zero width", r[1])
+	}
+}
+
 func TestPairwiseTable(t *testing.T) {
 	outs := twoPlayer(0, 1, 6, 2, 2)
 	// A three-player game: agent 2 first, 0 and 1 tied.

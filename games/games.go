@@ -236,6 +236,17 @@ type Scorer interface {
 	Scores(dst []float64)
 }
 
+// WinningLiner is implemented by states of games won by a line or a chain
+// of pieces (Connect Four, Connect4d, Hex, Sequence), so that a board
+// drawing can mark what won. WinningLine returns the cells of the line(s)
+// that won a finished game, in increasing order, as indices row*W+col
+// into one plane of the observation (ObservationShape [C, H, W], laid out
+// as the game's Observation lays it out), and nil while the game is not
+// over or when it was not won by a line (a draw, a full board).
+type WinningLiner interface {
+	WinningLine() []int
+}
+
 // Drawer is implemented by states that can render themselves as a text
 // board for humans. viewer is the player whose view to draw, or -1 for
 // an omniscient view.

@@ -84,9 +84,6 @@ func Pairings(res *arena.TournamentResult) []Pairing {
 	return out
 }
 
-// legendRows is the height of the pairs chart's legend in rows.
-const legendRows = 1.6
-
 // Colours of wins, draws and losses in the pairs chart.
 var (
 	winColor  = color.RGBA{0x2c, 0xa0, 0x2c, 0xff}
@@ -105,27 +102,26 @@ func ArenaFigures(res *arena.TournamentResult) []*Figure {
 	if res.Partial {
 		title += " (partial)"
 	}
-	figs := []*Figure{{Name: "pairs", width: 8 * vg.Inch, height: vg.Length(1.2+0.45*(float64(max(1, len(pairs)))+legendRows)) * vg.Inch,
-		build: func() ([]*plot.Plot, error) { return pairsPanel(title, pairs) }}}
+	figs := []*Figure{{Name: "pairs", width: 8 * vg.Inch, height: vg.Length(1.8+0.45*float64(max(1, len(pairs)))) * vg.Inch,
+		build: func() ([]panel, error) { return pairsPanel(title, pairs) }}}
 	if len(res.Elo) > 0 {
 		elo := append([]arena.Rating(nil), res.Elo...)
 		figs = append(figs, &Figure{Name: "ratings", width: vg.Length(2+0.9*float64(len(elo))) * vg.Inch, height: 4 * vg.Inch,
-			build: func() ([]*plot.Plot, error) { return ratingsPanel(title, elo) }})
+			build: func() ([]panel, error) { return ratingsPanel(title, elo) }})
 	}
 	return figs
 }
 
-func pairsPanel(title string, pairs []Pairing) ([]*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title + ": row agent's wins, draws and losses; score with 95% Wilson interval"
+func pairsPanel(title string, pairs []Pairing) ([]panel, error) {
+	p := panel{Plot: plot.New()}
+	p.Title.Text = title + ": results per pairing\nthe first agent's wins, draws and losses; its score with 95% Wilson interval"
 	p.X.Label.Text = "share of games"
 	p.X.Min, p.X.Max = 0, 1
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	n := len(pairs)
 	if n == 0 {
-		p.Title.Text += ": no games"
-		return []*plot.Plot{p}, nil
+		p.Title.Text = title + ": no games"
+		return []panel{p}, nil
 	}
 	// Rows from the top: pairing i at Y = n-1-i.
 	parts := []struct {
@@ -152,7 +148,7 @@ func pairsPanel(title string, pairs []Pairing) ([]*plot.Plot, error) {
 		}
 		below = bc
 		p.Add(bc)
-		p.Legend.Add(part.name, bc)
+		p.addKey(part.name, bc)
 	}
 	pts := make(errPoints, n)
 	labels := make([]string, n)
@@ -171,16 +167,15 @@ func pairsPanel(title string, pairs []Pairing) ([]*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(sc, eb)
-	p.Legend.Add("score", sc)
+	p.addKey("score", sc)
 	p.NominalY(labels...)
-	// Rows at 0..n-1 and, above them, room for the legend.
-	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4+legendRows
-	return []*plot.Plot{p}, nil
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	return []panel{p}, nil
 }
 
-func ratingsPanel(title string, elo []arena.Rating) ([]*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title + ": Elo (mean 0) with 95% bootstrap interval"
+func ratingsPanel(title string, elo []arena.Rating) ([]panel, error) {
+	p := panel{Plot: plot.New()}
+	p.Title.Text = title + ": Elo ratings\nmean 0, with 95% intervals"
 	p.Y.Label.Text = "Elo"
 	p.Add(plotter.NewGrid())
 	pts := make(errPoints, len(elo))
@@ -202,6 +197,7 @@ func ratingsPanel(title string, elo []arena.Rating) ([]*plot.Plot, error) {
 	eb.Color = colorOf(0)
 	p.Add(sc, eb)
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(elo))-0.5 // points clear of the frame
 	pad(&p.Y, 0.05, 0.05)
-	return []*plot.Plot{p}, nil
+	return []panel{p}, nil
 }

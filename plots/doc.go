@@ -24,8 +24,14 @@
 // are computed first (Iteration, Lengths, Placements, Pairing) and drawn
 // second (Figure), so that both can be checked on their own.
 //
-// A Figure renders to SVG or PNG (Figure.Render); WriteFiles writes
-// figures atomically (internal/atomicfile). The package is used by zero
+// A Figure renders to SVG or PNG (Figure.Render) at its own size or any
+// other (Figure.Resized: width, height, PNG dpi); its layout adapts to the
+// size rather than scaling: titles (a short title, an explanation on a
+// second line) wrap to the width, legends stand outside the data area
+// (right of it, or in columns below it on narrow canvases), and a name
+// too long for the legend loses its middle. TestChartsFit checks every
+// chart kind at several sizes. WriteFiles writes figures atomically
+// (internal/atomicfile). The package is used by zero
 // (its per-iteration plots), `canopy plot` and the web dashboards.
 //
 // What it is not for: interactive charts, or charts of arbitrary JSON.

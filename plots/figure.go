@@ -2,13 +2,16 @@ package plots
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -23,23 +26,63 @@ import (
 // Formats are the file formats a Figure renders to.
 var Formats = []string{"svg", "png"}
 
+// DefaultDPI is the resolution of PNG renders unless Size says otherwise:
+// a 7 x 4 inch chart is 672 x 384 pixels.
+const DefaultDPI = 96
+
+// Size is the canvas a figure is drawn on. Zero fields keep the figure's
+// own choice.
+type Size struct {
+	Width, Height vg.Length
+	DPI           int // PNG only: pixels per inch
+}
+
 // Figure is a chart ready to render: one plot, or a row of panels drawn
 // side by side with aligned axes. It holds its data, not gonum plots (whose
 // Draw changes them), so it is immutable and Render may run concurrently.
+//
+// Layout: a panel's title is wrapped to the panel's width, and its
+// legend is drawn outside the data area, to the right of the plot where
+// that leaves the plot most of the width, else in columns below it.
 type Figure struct {
 	// Name is the figure's file base name ("loss", "elo", ...): WriteFiles
 	// writes Name.svg and Name.png.
 	Name          string
 	width, height vg.Length
-	build         func() ([]*plot.Plot, error) // fresh panels, left to right
+	dpi           int
+	build         func() ([]panel, error) // fresh panels, left to right
+}
+
+// panel is one plot and its legend's keys, which layout draws outside the
+// plot's data area (the plot's own Legend stays empty).
+type panel struct {
+	*plot.Plot
+	keys []key
+}
+
+// key is one legend entry.
+type key struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+func (p *panel) addKey(name string, thumbs ...plot.Thumbnailer) {
+	p.keys = append(p.keys, key{name, thumbs})
+}
+
+// Size returns the figure's canvas.
+func (f *Figure) Size() Size { return Size{f.width, f.height, cmp.Or(f.dpi, DefaultDPI)} }
+
+// Resized returns a copy of f drawn on a canvas of s's non-zero fields.
+// Titles rewrap and legends move to fit the new size.
+func (f *Figure) Resized(s Size) *Figure {
+	out := *f
+	out.width, out.height, out.dpi = cmp.Or(s.Width, f.width), cmp.Or(s.Height, f.height), cmp.Or(s.DPI, f.dpi)
+	return &out
 }
 
 // Render writes the figure in format ("svg" or "png") to w.
 func (f *Figure) Render(w io.Writer, format string) error {
-	panels, err := f.build()
-	if err != nil {
-		return fmt.Errorf("figure %s: %w", f.Name, err)
-	}
 	var c interface {
 		vg.CanvasSizer
 		io.WriterTo
@@ -48,22 +91,189 @@ func (f *Figure) Render(w io.Writer, format string) error {
 	case "svg":
 		c = vgsvg.New(f.width, f.height)
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.New(f.width, f.height)}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(cmp.Or(f.dpi, DefaultDPI)))}
 	default:
 		return fmt.Errorf("figure %s: unknown format %q (want svg or png)", f.Name, format)
 	}
-	dc := draw.New(c)
-	if len(panels) == 1 {
-		panels[0].Draw(dc)
-	} else {
-		tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter,
-			PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-		for i, cv := range plot.Align([][]*plot.Plot{panels}, tiles, dc)[0] {
-			panels[i].Draw(cv)
+	if err := f.draw(draw.New(c)); err != nil {
+		return err
+	}
+	_, err := c.WriteTo(w)
+	return err
+}
+
+// draw lays the figure out on dc and draws it.
+func (f *Figure) draw(dc draw.Canvas) error {
+	ps, err := f.layout(dc)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		p.plot.Draw(p.area)
+		for i := range p.legends {
+			p.legends[i].Draw(p.legendAreas[i])
 		}
 	}
-	_, err = c.WriteTo(w)
-	return err
+	return nil
+}
+
+// placed is one panel laid out: the plot drawn in area, its legend as
+// columns, legends[i] drawn in legendAreas[i], outside the data area.
+type placed struct {
+	plot        *plot.Plot
+	area        draw.Canvas
+	keys        []key
+	legends     []plot.Legend
+	legendAreas []draw.Canvas
+}
+
+// legendPad is the space between a legend and the plot; margin the
+// space kept clear at the canvas's edges (gonum places a rotated axis
+// label and the last legend entry at the very edge, their glyphs'
+// ascent or descent reaching past it).
+const (
+	legendPad = vg.Length(6) // points
+	margin    = vg.Length(3)
+)
+
+// layout builds the panels and places them and their legends on dc.
+func (f *Figure) layout(dc draw.Canvas) ([]placed, error) {
+	panels, err := f.build()
+	if err != nil {
+		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	out := make([]placed, len(panels))
+	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+	areas := []draw.Canvas{dc}
+	if len(panels) > 1 {
+		w := (dc.Max.X - dc.Min.X) / vg.Length(len(panels))
+		for _, p := range panels {
+			wrapTitle(p.Plot, w-4*vg.Millimeter)
+		}
+		tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter,
+			PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+		plots := make([]*plot.Plot, len(panels))
+		for i, p := range panels {
+			plots[i] = p.Plot
+		}
+		areas = plot.Align([][]*plot.Plot{plots}, tiles, dc)[0]
+	}
+	for i, p := range panels {
+		out[i] = placeLegend(p, areas[i])
+	}
+	return out, nil
+}
+
+// placeLegend wraps p's title and places its legend in area: one column
+// right of the plot when that leaves the plot 72% of the width, else as
+// many columns below it as fit. (gonum's Legend.Rectangle mirrors Left,
+// so every legend area is exactly as wide as its legend.)
+func placeLegend(p panel, area draw.Canvas) placed {
+	out := placed{plot: p.Plot, area: area, keys: p.keys}
+	wrapTitle(p.Plot, area.Max.X-area.Min.X-2*vg.Millimeter)
+	if len(p.keys) == 0 {
+		return out
+	}
+	width := area.Max.X - area.Min.X
+	// Names too long for the width lose their middle.
+	out.keys = slices.Clone(p.keys)
+	sty := plot.NewLegend().TextStyle
+	thumb := plot.NewLegend().ThumbnailWidth
+	for i, k := range out.keys {
+		out.keys[i].name = shorten(sty, k.name, width-thumb-4*legendPad)
+	}
+	legend := func(keys []key) plot.Legend {
+		l := plot.NewLegend()
+		l.Top, l.Left = true, true
+		l.Padding = 1.5
+		for _, k := range keys {
+			l.Add(k.name, k.thumbs...)
+		}
+		return l
+	}
+	size := func(l plot.Legend) vg.Point { return l.Rectangle(area).Size() }
+	descent := sty.FontExtents().Descent
+	p.keys = out.keys
+	if all := legend(p.keys); size(all).X+legendPad <= 0.28*width {
+		out.area.Max.X -= size(all).X + legendPad
+		wrapTitle(p.Plot, out.area.Max.X-out.area.Min.X-2*vg.Millimeter)
+		data := p.DataCanvas(out.area)
+		la := draw.Canvas{Canvas: area.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: out.area.Max.X + legendPad, Y: data.Min.Y}, Max: vg.Point{X: area.Max.X, Y: data.Max.Y}}}
+		la.Min.X = la.Max.X - size(all).X
+		out.legends, out.legendAreas = []plot.Legend{all}, []draw.Canvas{la}
+		return out
+	}
+	// Below: the most columns (of consecutive keys) that fit the width.
+	for cols := min(len(p.keys), 4); cols >= 1; cols-- {
+		rows := (len(p.keys) + cols - 1) / cols
+		var ls []plot.Legend
+		total := vg.Length(0)
+		for k := 0; k < len(p.keys); k += rows {
+			l := legend(p.keys[k:min(k+rows, len(p.keys))])
+			ls = append(ls, l)
+			total += size(l).X + 2*legendPad
+		}
+		if total > width && cols > 1 {
+			continue
+		}
+		h := vg.Length(0)
+		for _, l := range ls {
+			h = max(h, size(l).Y)
+		}
+		out.area.Min.Y += h + descent + legendPad
+		x := area.Min.X + legendPad
+		for _, l := range ls {
+			s := size(l)
+			top := area.Min.Y + descent + h
+			out.legends = append(out.legends, l)
+			out.legendAreas = append(out.legendAreas, draw.Canvas{Canvas: area.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: top - s.Y}, Max: vg.Point{X: x + s.X, Y: top}}})
+			x += s.X + 2*legendPad
+		}
+		return out
+	}
+	return out
+}
+
+// shorten returns s, or s with its middle replaced by "…" so that it is at
+// most width wide in sty.
+func shorten(sty draw.TextStyle, s string, width vg.Length) string {
+	if sty.Width(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	for n := len(r) - 1; n > 2; n-- {
+		t := string(r[:n/2]) + "…" + string(r[len(r)-(n-n/2):])
+		if sty.Width(t) <= width {
+			return t
+		}
+	}
+	return string(r[:1]) + "…"
+}
+
+// wrapTitle breaks p's title into lines at spaces so that every line is at
+// most width wide (a single word wider than that stays whole). Existing
+// line breaks are kept.
+func wrapTitle(p *plot.Plot, width vg.Length) {
+	sty := p.Title.TextStyle
+	var lines []string
+	for _, para := range strings.Split(p.Title.Text, "\n") {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = w
+			case sty.Width(line+" "+w) <= width:
+				line += " " + w
+			default:
+				lines = append(lines, line)
+				line = w
+			}
+		}
+		lines = append(lines, line)
+	}
+	p.Title.Text = strings.Join(lines, "\n")
 }
 
 // Bytes renders the figure in format.
@@ -122,15 +332,15 @@ type Series struct {
 
 // lineFigure draws series as lines with points (and error bars where
 // given) against x. Series without points are left out of the legend.
+// The title's lines (separated by newlines) are wrapped to fit.
 func lineFigure(name, title, xlabel, ylabel string, series []Series) *Figure {
-	return &Figure{Name: name, width: 7 * vg.Inch, height: 4 * vg.Inch, build: func() ([]*plot.Plot, error) {
-		p := plot.New()
+	return &Figure{Name: name, width: 7 * vg.Inch, height: 4 * vg.Inch, build: func() ([]panel, error) {
+		p := panel{Plot: plot.New()}
 		p.Title.Text = title
 		p.X.Label.Text = xlabel
 		p.X.Tick.Marker = intTicks{}
 		p.Y.Label.Text = ylabel
 		p.Add(plotter.NewGrid())
-		p.Legend.Top = true
 		for i, s := range series {
 			if len(s.X) == 0 {
 				continue
@@ -145,7 +355,7 @@ func lineFigure(name, title, xlabel, ylabel string, series []Series) *Figure {
 			}
 			l.Color, pts.Color = colorOf(i), colorOf(i)
 			p.Add(l, pts)
-			p.Legend.Add(s.Name, l, pts)
+			p.addKey(s.Name, l, pts)
 			if s.Lo != nil {
 				eb := make(errPoints, len(xy))
 				for k := range xy {
@@ -160,8 +370,8 @@ func lineFigure(name, title, xlabel, ylabel string, series []Series) *Figure {
 			}
 		}
 		pad(&p.X, 0.03, 0.03)
-		pad(&p.Y, 0.03, 0.15) // room for the legend
-		return []*plot.Plot{p}, nil
+		pad(&p.Y, 0.05, 0.05)
+		return []panel{p}, nil
 	}}
 }
 

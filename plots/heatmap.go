@@ -32,18 +32,18 @@ func PlacementFigure(game string, pl *Placements) *Figure {
 		}
 	}
 	n := max(1, len(pl.Groups))
-	return &Figure{Name: "heatmap", width: vg.Length(n) * 4.5 * vg.Inch, height: 5 * vg.Inch, build: func() ([]*plot.Plot, error) {
+	return &Figure{Name: "heatmap", width: vg.Length(n) * 4.5 * vg.Inch, height: 5 * vg.Inch, build: func() ([]panel, error) {
 		pal, err := brewer.GetPalette(brewer.TypeAny, "Blues", 9)
 		if err != nil {
 			return nil, err
 		}
-		var panels []*plot.Plot
+		var panels []panel
 		for g, name := range pl.Groups {
 			p, err := placementPanel(game, pl, g, name, pal, maxShare)
 			if err != nil {
 				return nil, err
 			}
-			panels = append(panels, p)
+			panels = append(panels, panel{Plot: p})
 		}
 		return panels, nil
 	}}

@@ -183,20 +183,23 @@ func (ls Lengths) Bins() (lo, width, n int) {
 }
 
 // LengthFigure draws the lengths as overlaid histograms (named "lengths"),
-// one colour per group.
+// one colour per group. Lengths are whole numbers: each bin is centred on
+// its whole numbers ([v-0.5, v+width-0.5)) and the ticks are whole.
 func LengthFigure(game string, ls Lengths) *Figure {
 	lo, width, nb := ls.Bins()
-	title := game + ": game length (player decisions) by outcome"
+	title := game + ": game length by outcome\n(player decisions, chance moves not counted"
 	if ls.Unfinished > 0 {
-		title += fmt.Sprintf(", %d unfinished left out", ls.Unfinished)
+		title += "; " + plural(ls.Unfinished, "unfinished game") + " left out"
 	}
-	return &Figure{Name: "lengths", width: 7 * vg.Inch, height: 4 * vg.Inch, build: func() ([]*plot.Plot, error) {
-		p := plot.New()
+	title += ")"
+	return &Figure{Name: "lengths", width: 7 * vg.Inch, height: 4 * vg.Inch, build: func() ([]panel, error) {
+		p := panel{Plot: plot.New()}
 		p.Title.Text = title
 		p.X.Label.Text = "game length"
+		p.X.Tick.Marker = intTicks{}
 		p.Y.Label.Text = "games"
+		p.Y.Tick.Marker = intTicks{}
 		p.Add(plotter.NewGrid())
-		p.Legend.Top = true
 		for g, vs := range ls.Values {
 			counts := make([]float64, nb)
 			for _, v := range vs {
@@ -209,19 +212,21 @@ func LengthFigure(game string, ls Lengths) *Figure {
 			h.LineStyle.Width = vg.Points(0.5)
 			for i, k := range counts {
 				if k > 0 {
-					x := float64(lo + i*width)
+					x := float64(lo+i*width) - 0.5
 					h.Bins = append(h.Bins, plotter.HistogramBin{Min: x, Max: x + float64(width), Weight: k})
 				}
 			}
 			p.Add(h)
-			p.Legend.Add(fmt.Sprintf("%s (%s)", ls.Groups[g], plural(len(vs), "game")), h)
+			p.addKey(fmt.Sprintf("%s (%s)", ls.Groups[g], plural(len(vs), "game")), h)
 		}
 		p.Y.Min = 0
-		pad(&p.Y, 0, 0.2) // room for the legend
+		pad(&p.Y, 0, 0.05)
 		if nb == 0 {
-			p.Title.Text += ": no finished games"
+			p.Title.Text = game + ": game length by outcome: no finished games"
+		} else {
+			p.X.Min, p.X.Max = float64(lo)-0.5-0.02*float64(nb*width), float64(lo+nb*width)-0.5+0.02*float64(nb*width)
 		}
-		return []*plot.Plot{p}, nil
+		return []panel{p}, nil
 	}}
 }
 

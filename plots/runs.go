@@ -217,18 +217,18 @@ func ZeroFigures(game string, its []Iteration) []*Figure {
 	if len(hPol.X) > 0 {
 		loss = append(loss, hPol, hVal)
 	}
-	figs := []*Figure{lineFigure("loss", game+": training loss (last steps of each iteration; held out: the previous network on the iteration's new games)", "iteration", "loss",
+	figs := []*Figure{lineFigure("loss", game+": training loss\nlast steps of each iteration; held out: previous network, new games", "iteration", "loss",
 		loss)}
 	if hasElo {
-		figs = append(figs, lineFigure("elo", game+": rating over all evaluation games (Elo, iteration 0 = 0, 95% interval)",
+		figs = append(figs, lineFigure("elo", game+": Elo rating\nover all evaluation games, iteration 0 = 0, with 95% intervals",
 			"iteration", "Elo", []Series{elo}))
 	}
 	if sc := scoreSeries(its); len(sc) > 0 {
-		figs = append(figs, lineFigure("scores", game+": score against the baselines (95% interval; alone: the network without search)",
+		figs = append(figs, lineFigure("scores", game+": score against the baselines\nwith 95% intervals; alone: the network without search",
 			"iteration", "% of the points", sc))
 	}
 	if len(solP.X) > 0 {
-		figs = append(figs, lineFigure("solver", game+": optimal moves on the solver-labelled set", "iteration", "% optimal",
+		figs = append(figs, lineFigure("solver", game+": optimal moves\non the solver-labelled positions", "iteration", "% optimal",
 			[]Series{solP, solS, solR}))
 	}
 	return figs
@@ -343,9 +343,9 @@ func PPOFigures(game, opponent string, ms []rl.Metrics) []*Figure {
 			win.Lo, win.Hi = append(win.Lo, 100*w.Lo), append(win.Hi, 100*w.Hi)
 		}
 	}
-	figs := []*Figure{lineFigure("loss", game+": PPO loss per update", "update", "loss", []Series{tot, pol, val, ent})}
+	figs := []*Figure{lineFigure("loss", game+": PPO loss\nper update", "update", "loss", []Series{tot, pol, val, ent})}
 	if len(win.X) > 0 {
-		figs = append(figs, lineFigure("winrate", fmt.Sprintf("%s: games won against %s (per update, 95%% Wilson interval)", game, opponent),
+		figs = append(figs, lineFigure("winrate", fmt.Sprintf("%s: games won against %s\nper update, with 95%% Wilson intervals", game, opponent),
 			"update", "% won", []Series{win}))
 	}
 	return figs

@@ -107,6 +107,17 @@ func (d svgDoc) textContaining(s string) int {
 
 // countFill counts the filled paths of colour c (to within 1 per
 // channel: SVG output rounds see-through colours).
+// allText joins every text of the document with spaces (a wrapped title
+// reads as one line).
+func (d svgDoc) allText() string {
+	var b strings.Builder
+	for _, x := range d.texts {
+		b.WriteString(x.s)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
 func (d svgDoc) countFill(c color.Color) int {
 	r, g, b, _ := color.NRGBAModel.Convert(c).RGBA()
 	want := [3]int{int(r >> 8), int(g >> 8), int(b >> 8)}

@@ -152,9 +152,13 @@ func (p *page) click(sel string) {
 	p.do("clicking "+sel, chromedp.Click(chromedp.CSS(sel)))
 }
 
-// screenshot saves the whole page as runs/web-screenshots/NAME.png.
+// screenshot saves the whole page as runs/web-screenshots/NAME.png,
+// after checking that no text of a board drawing is clipped.
 func (p *page) screenshot(name string) {
 	p.t.Helper()
+	if bad := eval[string](p, clippedSVGText); bad != "" {
+		p.t.Errorf("%s: board text outside its drawing: %s", name, bad)
+	}
 	ctx, cancel := context.WithTimeout(p.ctx, browserWait)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -166,6 +170,14 @@ func (p *page) screenshot(name string) {
 	}
 	must(p.t, os.WriteFile(filepath.Join(screenshotDir, name+".png"), png, 0o644))
 }
+
+// clippedSVGText lists the texts of the page's board drawings whose
+// boxes (the browser's getBBox) reach outside their drawing's viewBox.
+const clippedSVGText = `[...document.querySelectorAll("svg.board")].flatMap(g => {
+	const vb = g.viewBox.baseVal;
+	return [...g.querySelectorAll("text")].filter(t => { const b = t.getBBox();
+		return b.width > 0 && (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5); })
+		.map(t => JSON.stringify(t.textContent)); }).join(" ")`
 
 // TestBrowserPlayConnect4 plays a whole game of Connect Four against
 // mcts by clicking the board: the person takes the leftmost legal column
@@ -331,13 +343,18 @@ func TestBrowserBoards(t *testing.T) {
 	run := filepath.Join(dir, "demo-run")
 	must(t, os.MkdirAll(filepath.Join(run, "plots"), 0o755))
 	must(t, os.WriteFile(filepath.Join(run, "metrics.jsonl"), []byte(
-		`{"iteration":1,"train":{"final_loss":{"Total":2.06,"Policy":1.6,"Value":0.39}},"eval":{"scores":[{"opponent":"random","score":1}]}}
-{"iteration":2,"train":{"final_loss":{"Total":1.81,"Policy":1.4,"Value":0.33}},"eval":{"scores":[{"opponent":"random","score":1}]}}
+		`{"iteration":1,"train":{"final_loss":{"Total":2.06,"Policy":1.6,"Value":0.39}},"eval":{"scores":[{"opponent":"random","score":1,"lo":0.8,"hi":1}]}}
+{"iteration":2,"train":{"final_loss":{"Total":1.81,"Policy":1.4,"Value":0.33}},"eval":{"scores":[{"opponent":"random","score":1,"lo":0.8,"hi":1}]}}
 `), 0o644))
 	must(t, os.WriteFile(filepath.Join(run, "plots", "loss.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200"><rect width="400" height="200" fill="#fff"/><polyline points="20,40 200,120 380,160" fill="none" stroke="#2b6cb0" stroke-width="3"/><text x="20" y="20">loss</text></svg>`), 0o644))
 	logs := filepath.Join(dir, "logs")
 	must(t, os.MkdirAll(logs, 0o755))
 	must(t, os.WriteFile(filepath.Join(logs, "hex.json"), []byte(`{"game":"hex:size=5,swap=false","players":["random","random"],"moves":[{"player":0,"action":"c3"},{"player":1,"action":"b3"},{"player":0,"action":"c2"}]}`), 0o644))
+	// For the Dashboard: a zero run (its charts drawn from metrics.jsonl),
+	// finished tic-tac-toe games and an arena result.
+	must(t, os.WriteFile(filepath.Join(run, "zero.json"), []byte(`{"game":"connect4"}`), 0o644))
+	must(t, os.WriteFile(filepath.Join(logs, "ttt.json"), []byte(tttLog("mcts:sims=200", "random", "1 4 2 5 3", "1,-1")+"\n"+tttLog("random", "mcts:sims=200", "1 2 3 5 4 6 8 7 9", "0,0")+"\n"+tttLog("random", "mcts:sims=200", "1 5 2 3 4 7", "-1,1")), 0o644))
+	must(t, os.WriteFile(filepath.Join(logs, "arena.json"), []byte(arenaResult), 0o644))
 	_, hs := testServer(t, Config{Runs: []string{run}, Logs: logs, MaxClientGames: 16})
 
 	// play creates a game and plays moves (person's moves by text, "!"
@@ -370,7 +387,10 @@ func TestBrowserBoards(t *testing.T) {
 		{"hex", "#/game/" + play("hex:size=7", []string{"human", "hexdist"}, "d4", "!", "c5", "!"), `svg.board-hex`, []string{`class="board board-hex"`, `(?s)(class="cell[ "].*){49}`}},
 		{"hex-analysis", "#/game/" + play("hex:size=7", []string{"human", "human"}, "d4", "c5") + "/analyze", `#analysis[data-final="true"]`, []string{`class="board board-hex"`, `class="an"`}},
 		{"replay", "#/replay/hex.json", `#replay svg.board-hex`, []string{`class="board board-hex"`, `id="step"`, `id="next"`}},
-		{"runs", "#/runs", `[data-run="demo-run"] table.metrics`, []string{`data-run="demo-run"`, `<img src="/runs/demo-run/plots/loss.svg"`, `<th>train.final_loss.Total</th>`}},
+		{"runs", "#/runs", `[data-run="demo-run"] table.metrics`, []string{`data-run="demo-run"`, `<img src="/api/dashboard/runs/demo-run/loss.svg\?width=[0-9]+"`,
+			`<th title="train.final_loss.Total" data-field="train.final_loss.Total">loss</th>`, `>policy loss</th>`, `>opponent #1</th>`, `>score #1 low</th>`, `<tr><th title="iteration"`}},
+		{"dashboard", "#/dashboard", `.dash-arena img`, []string{`class="panel dash-run"`, `/api/dashboard/runs/demo-run/loss.svg\?width=[0-9]+`,
+			`/api/dashboard/logs/lengths.svg\?game=tictactoe&amp;by=agent&amp;width=[0-9]+`, `/api/dashboard/arena/arena.json/pairs.svg\?width=[0-9]+`}},
 		{"connect4d", "#/game/" + play("connect4d", []string{"human", "random"}, "0d", "1c", "2d", "3e", "4d", "!"), `svg.board-connect4d`,
 			[]string{`class="board board-connect4d"`, `(?s)(class="cell col".*){7}`, `(?s)(class="cell col illegal".*){28}`, `board 0 — to play`}},
 		{"strands", "#/game/" + play("strands", []string{"random", "human"}, "!"), `svg.board-strands`,
@@ -393,6 +413,12 @@ func TestBrowserBoards(t *testing.T) {
 			dom := p.untilMatch("page "+pg.hash, pg.want) // agents may still be moving
 			if regexp.MustCompile(`class="err"[^>]*>[^<]`).MatchString(dom) {
 				t.Errorf("page %s shows an error", pg.hash)
+			}
+			// Every image loaded, and no chart is scaled: each is shown at
+			// the width it was drawn for.
+			p.until(pg.name+": the images", `[...document.images].every(i => i.complete)`)
+			if bad := eval[string](p, `[...document.images].filter(i => !i.naturalWidth).map(i => i.src).join(" ")`); bad != "" {
+				t.Errorf("page %s: images that did not load: %s", pg.hash, bad)
 			}
 			p.screenshot(pg.name)
 		})

@@ -5,9 +5,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"gonum.org/v1/plot/vg"
 	"io/fs"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/canopy-go/canopy/arena"
@@ -265,11 +267,43 @@ func (s *Server) writeChart(w http.ResponseWriter, r *http.Request, figs []*plot
 		writeError(w, errorf(http.StatusNotFound, "no chart %q for %s (there are: %s)", clip(name), clip(of), strings.Join(names, ", ")))
 		return
 	}
+	fig, err := chartSized(fig, r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	data, err := fig.Bytes("svg")
 	if err != nil {
 		writeError(w, errorf(http.StatusInternalServerError, "drawing %s: %v", name, err))
 		return
 	}
+	writeSVG(w, data)
+}
+
+// chartSized applies the optional ?width=PX (the page's width for the
+// chart, in CSS pixels, 96 to the inch; 300 to 3000) to fig: wider than
+// its own, it is drawn wider at its own height (narrower, smaller in
+// proportion), titles and legends laid out for that size, not scaled.
+func chartSized(fig *plots.Figure, r *http.Request) (*plots.Figure, error) {
+	q := r.URL.Query().Get("width")
+	if q == "" {
+		return fig, nil
+	}
+	px, err := strconv.Atoi(q)
+	if err != nil || px < 300 || px > 3000 {
+		return nil, errorf(http.StatusBadRequest, "width %q: want pixels from 300 to 3000", clip(q))
+	}
+	own := fig.Size()
+	w := vg.Length(px) * vg.Inch / 96
+	h := own.Height
+	if w < own.Width {
+		h = own.Height * w / own.Width
+	}
+	return fig.Resized(plots.Size{Width: w, Height: h}), nil
+}
+
+// writeSVG answers with a chart.
+func writeSVG(w http.ResponseWriter, data []byte) {
 	// As for the plots of runs: opened directly, the SVG runs sandboxed.
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	w.Header().Set("Content-Type", "image/svg+xml")

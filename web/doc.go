@@ -28,7 +28,12 @@
 //     increments, when no simulation is in flight: no locks, no data race,
 //     one pause per snapshot. Other analyzers send one final snapshot.
 //   - Replay: a JSON game log (arena.Log) uploaded from the page or named
-//     from the --logs directory, step by step.
+//     from the --logs directory, step by step, with a value graph over
+//     the moves computed on demand by a chosen analyzer (the solver for
+//     Connect Four shows a blunder as a cliff), one position per request
+//     (values.go); a click on the graph jumps to that move, and the
+//     analysis of the shown position is overlaid on the board. A finished
+//     game's winning line is marked (games.WinningLiner).
 //   - Runs: the metrics.jsonl of each run directory named on the command
 //     line (zero's layout) as a table, and its plots/*.svg. The page
 //     watches each run live (watch.go) while zero or selfplay writes it:
@@ -53,9 +58,13 @@
 //	POST   /api/games/{id}/undo      takes back the last human move
 //	GET    /api/games/{id}/log       the game so far as an arena.Log (409
 //	                                 while a person plays with hidden cards)
-//	GET    /api/logs                 the logs in --logs
+//	GET    /api/logs                 the *.json in --logs: game logs and
+//	                                 (kind "arena") arena results
 //	GET    /api/logs/{name}          one of them, replayed into frames
 //	POST   /api/replay               an uploaded log, replayed into frames
+//	POST   /api/replay/analyze       {"name" or "log", "agent", "position"}:
+//	                                 one position of a log analysed, with
+//	                                 its value (the replay's value graph)
 //	GET    /api/runs                 the run directories
 //	GET    /api/runs/{run}/metrics   metrics.jsonl as a flattened table
 //	GET    /api/runs/{run}/watch     the run's changes as an event stream
@@ -65,6 +74,8 @@
 //	GET    /api/dashboard/logs/{chart}.svg?game=G&by=agent|seat
 //	                                 lengths or heatmap of the --logs games
 //	GET    /api/dashboard/arena/{file}/{chart}.svg  an arena --json result
+//	                                 (every chart: ?width=PX draws it for
+//	                                 the page's width)
 //
 // Errors are JSON {"error": "one line"}: 400 for bad input (the messages of
 // games.New, agent.New and ParseAction, as on the command line), 404 for

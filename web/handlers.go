@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -466,12 +467,12 @@ type analyzeRequest struct {
 
 // analysisRow is one action's statistics.
 type analysisRow struct {
-	Action int     `json:"action"`
-	Text   string  `json:"text"`
-	Visits int     `json:"visits"`
-	Q      float64 `json:"q"`
-	Prior  float64 `json:"prior"`
-	Score  float64 `json:"score"`
+	Action int      `json:"action"`
+	Text   string   `json:"text"`
+	Visits int      `json:"visits"`
+	Q      *float64 `json:"q"` // null: the analyzer has no value per action (agent.Analysis.Q NaN)
+	Prior  float64  `json:"prior"`
+	Score  float64  `json:"score"`
 }
 
 type analysisJSON struct {
@@ -640,7 +641,12 @@ func (s *Server) runAnalysis(ctx context.Context, ss *session, c *analysisCall, 
 func (c *analysisCall) rowsJSON(rows []agent.Analysis, secs float64) *analysisJSON {
 	out := &analysisJSON{Player: c.player, Agent: c.name, Move: c.clone.MoveNumber(), Seconds: secs, Rows: make([]analysisRow, len(rows))}
 	for i, x := range rows {
-		out.Rows[i] = analysisRow{int(x.Action), c.clone.ActionString(x.Action), x.Visits, finite(x.Q), finite(x.Prior), finite(x.Score)}
+		var q *float64
+		if !math.IsNaN(x.Q) {
+			v := finite(x.Q)
+			q = &v
+		}
+		out.Rows[i] = analysisRow{int(x.Action), c.clone.ActionString(x.Action), x.Visits, q, finite(x.Prior), finite(x.Score)}
 		out.Visits += x.Visits
 	}
 	return out

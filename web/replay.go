@@ -85,11 +85,11 @@ func replayLog(data []byte) (*replayJSON, error) {
 			out.Moves = append(out.Moves, jointText[:len(jointText)-1])
 			joint, jointText, last = joint[:0], "", games.NoAction
 		} else {
-			txt := s.ActionString(a)
+			txt := fmt.Sprintf("player %d: %s", m.Player, s.ActionString(a))
 			if m.Player == games.ChancePlayer {
-				txt = "chance:" + txt
+				txt = "chance: " + s.ActionString(a)
 			}
-			out.Moves = append(out.Moves, fmt.Sprintf("player %d: %s", m.Player, txt))
+			out.Moves = append(out.Moves, txt)
 			s.Apply(a)
 			last = a
 		}
@@ -100,9 +100,12 @@ func replayLog(data []byte) (*replayJSON, error) {
 	return out, nil
 }
 
-// logEntry is one log in the --logs directory.
+// logEntry is one *.json file in the --logs directory: a game log to
+// replay, or (Kind "arena") the result of canopy arena --json, which the
+// Dashboard draws.
 type logEntry struct {
 	Name string `json:"name"`
+	Kind string `json:"kind"` // "game" or "arena"
 }
 
 func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
@@ -114,7 +117,11 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, n := range names {
-			out = append(out, logEntry{n})
+			kind := "game"
+			if data, err := readFile(s.logs.root, n, s.cfg.MaxLogBody); err == nil && isArenaResult(data) {
+				kind = "arena"
+			}
+			out = append(out, logEntry{n, kind})
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -133,6 +140,10 @@ func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
 	data, err := readFile(s.logs.root, name, s.cfg.MaxLogBody)
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	if isArenaResult(data) {
+		writeError(w, errorf(http.StatusBadRequest, "%s is a result of canopy arena --json, not a game log: the Dashboard draws it", clip(name)))
 		return
 	}
 	res, err := replayLog(data)

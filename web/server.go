@@ -309,6 +309,7 @@ func apiRoutes() []route {
 		{"GET /api/logs", (*Server).handleLogs},
 		{"GET /api/logs/{name}", (*Server).handleLog},
 		{"POST /api/replay", (*Server).handleReplay},
+		{"POST /api/replay/analyze", (*Server).handleReplayAnalyze}, // values.go
 		{"GET /api/runs", (*Server).handleRuns},
 		{"GET /api/runs/{run}/metrics", (*Server).handleMetrics},
 		{"GET /api/runs/{run}/watch", (*Server).handleWatch},

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -101,6 +102,35 @@ type boardJSON struct {
 	// takes (games whose moves are best read as text).
 	Buttons bool     `json:"buttons,omitempty"`
 	Notes   []string `json:"notes,omitempty"` // lines shown under the board
+	// Line are the cells (row, column) of the line that won a finished
+	// game (games.WinningLiner), marked on the board.
+	Line [][2]int `json:"line,omitempty"`
+	// rowsUp: the game's observation has row 0 at the bottom (Connect
+	// Four), the drawing at the top.
+	rowsUp bool
+}
+
+// markLine fills b.Line from s's winning line (games.WinningLiner), whose
+// cells index a plane of the observation, laid out as b's grid.
+func markLine(s games.State, b *boardJSON) {
+	wl, ok := s.(games.WinningLiner)
+	if !ok || b == nil {
+		return
+	}
+	sh := s.Game().ObservationShape()
+	if len(sh) < 2 {
+		return
+	}
+	h, w := sh[len(sh)-2], sh[len(sh)-1]
+	for _, i := range wl.WinningLine() {
+		r, c := i/w, i%w
+		if b.rowsUp {
+			r = h - 1 - r
+		}
+		if r >= 0 && r < b.Rows && c >= 0 && c < b.Cols {
+			b.Line = append(b.Line, [2]int{r, c})
+		}
+	}
 }
 
 // gridBoard returns the SVG drawing data of the two-player grid games, or
@@ -109,6 +139,7 @@ func gridBoard(s games.State) *boardJSON {
 	switch st := s.(type) {
 	case *connect4.State:
 		b := newBoard("connect4", connect4.Height, connect4.Width)
+		b.rowsUp = true
 		obs := make([]float32, games.ObservationSize(st.Game()))
 		st.Observation(0, obs) // plane 0: player 0's stones, plane 1: player 1's; index row*Width+col, row 0 at the bottom
 		for r := range b.Rows {
@@ -209,6 +240,7 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 		out.Legal = append(out.Legal, l)
 	}
 	out.Board = boardOf(s, view, out.Legal)
+	markLine(s, out.Board)
 	out.Result = summary(s, waiting)
 	if out.Terminal {
 		out.Returns = make([]float64, g.NumPlayers())
@@ -217,13 +249,21 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 	return out
 }
 
-// summary is one line: who is to move, or the result.
+// summary is one line: who is to move, or the result in words.
 func summary(s games.State, waiting []int) string {
 	if !s.IsTerminal() {
-		if s.CurrentPlayer() == games.SimultaneousPlayer {
-			return fmt.Sprintf("simultaneous move: waiting for players %v", waiting)
+		switch p := s.CurrentPlayer(); p {
+		case games.SimultaneousPlayer:
+			who := make([]string, len(waiting))
+			for i, p := range waiting {
+				who[i] = strconv.Itoa(p)
+			}
+			return "simultaneous move: waiting for players " + strings.Join(who, ", ")
+		case games.ChancePlayer:
+			return "chance move next (a card dealt or drawn, dice rolled)"
+		default:
+			return fmt.Sprintf("player %d to move", p)
 		}
-		return fmt.Sprintf("player %d to move", s.CurrentPlayer())
 	}
 	ret := make([]float64, s.Game().NumPlayers())
 	s.Returns(ret)
@@ -240,9 +280,31 @@ func summary(s games.State, waiting []int) string {
 		}
 	}
 	if n != 1 {
-		return fmt.Sprintf("game over: draw (returns %v)", ret)
+		if n == len(ret) {
+			return "game over: a draw"
+		}
+		var tied []string
+		for p, v := range ret {
+			if v == best {
+				tied = append(tied, strconv.Itoa(p))
+			}
+		}
+		return "game over: players " + strings.Join(tied, " and ") + " share first place"
 	}
-	return fmt.Sprintf("game over: player %d wins (returns %v)", winner, ret)
+	if len(ret) == 2 {
+		return fmt.Sprintf("game over: player %d wins", winner)
+	}
+	// More players: the order after the winner.
+	order := make([]int, len(ret))
+	for p := range order {
+		order[p] = p
+	}
+	sort.SliceStable(order, func(i, j int) bool { return ret[order[i]] > ret[order[j]] })
+	var rest []string
+	for _, p := range order[1:] {
+		rest = append(rest, "player "+strconv.Itoa(p))
+	}
+	return fmt.Sprintf("game over: player %d wins, then %s", winner, strings.Join(rest, ", "))
 }
 
 // view renders the session for player view (-1: everything). Called

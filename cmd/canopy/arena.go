@@ -47,7 +47,9 @@ their sum over games; ms/move: mean wall-clock time of the agent's
 decisions, which counts waiting for the CPU, so measure with --parallel 1
 on an idle machine), the pairwise score by seat, and three ratings:
   Elo   maximum-likelihood Elo from the pairwise results, mean 0, with 95%
-        bootstrap intervals (B resamples of the games; 0 for none);
+        bootstrap intervals (B resamples of the games; 0 for none), widened
+        to the Laplace interval where that is wider (a record of all wins
+        gives every resample the same record);
   BT    Bayesian Bradley-Terry / Plackett-Luce log-strengths (natural log,
         Gaussian prior sd 2), MAP with 95% Laplace intervals of the centred
         log-strengths;

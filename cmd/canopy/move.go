@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -80,6 +81,7 @@ Example:
 				}
 				ctx := context.Background()
 				var rows []agent.Analysis
+				var value *float64 // the position's value (agent.Evaluator)
 				if *analyze {
 					an, ok := ag.(agent.Analyzer)
 					if !ok {
@@ -88,6 +90,13 @@ Example:
 					if rows, err = an.Analyze(ctx, s, p); err != nil {
 						return err
 					}
+					if ev, ok := ag.(agent.Evaluator); ok {
+						v, err := ev.Evaluate(ctx, s, p)
+						if err != nil {
+							return err
+						}
+						value = &v
+					}
 				}
 				act, err := ag.Act(ctx, s, p)
 				if err != nil {
@@ -95,29 +104,44 @@ Example:
 				}
 				if *asJSON {
 					type row struct {
-						Action string  `json:"action"`
-						ID     int     `json:"id"`
-						Visits int     `json:"visits"`
-						Q      float64 `json:"q"`
-						Prior  float64 `json:"prior"`
+						Action string   `json:"action"`
+						ID     int      `json:"id"`
+						Visits int      `json:"visits"`
+						Q      *float64 `json:"q"` // null: no value per action (see value)
+						Prior  float64  `json:"prior"`
 					}
 					out := struct {
-						Game     string `json:"game"`
-						Position string `json:"position"`
-						Player   int    `json:"player"`
-						Move     string `json:"move"`
-						ID       int    `json:"id"`
-						Analysis []row  `json:"analysis,omitempty"`
-					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), nil}
+						Game     string   `json:"game"`
+						Position string   `json:"position"`
+						Player   int      `json:"player"`
+						Move     string   `json:"move"`
+						ID       int      `json:"id"`
+						Value    *float64 `json:"value,omitempty"` // the position's, for player
+						Analysis []row    `json:"analysis,omitempty"`
+					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), value, nil}
 					for _, r := range rows {
-						out.Analysis = append(out.Analysis, row{s.ActionString(r.Action), int(r.Action), r.Visits, r.Q, r.Prior})
+						var q *float64
+						if !math.IsNaN(r.Q) {
+							q = &r.Q
+						}
+						out.Analysis = append(out.Analysis, row{s.ActionString(r.Action), int(r.Action), r.Visits, q, r.Prior})
 					}
 					return writeJSON(e.Stdout, out)
 				}
 				if *analyze {
+					if value != nil {
+						fmt.Fprintf(e.Stdout, "value of the position for player %d: %.3f\n", p, *value)
+					}
 					fmt.Fprintf(e.Stdout, "%-8s %8s %8s %8s\n", "action", "visits", "q", "prior")
 					for _, r := range rows {
-						fmt.Fprintf(e.Stdout, "%-8s %8d %8.3f %8.3f\n", s.ActionString(r.Action), r.Visits, r.Q, r.Prior)
+						q := "-" // no value per action
+						if !math.IsNaN(r.Q) {
+							q = fmt.Sprintf("%.3f", r.Q)
+						}
+						fmt.Fprintf(e.Stdout, "%-8s %8d %8s %8.3f\n", s.ActionString(r.Action), r.Visits, q, r.Prior)
+					}
+					if value != nil {
+						fmt.Fprintln(e.Stdout, "(q: the agent values positions, not moves: see the value above)")
 					}
 				}
 				fmt.Fprintln(e.Stdout, s.ActionString(act))

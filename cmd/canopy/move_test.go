@@ -54,3 +54,36 @@ func TestMove(t *testing.T) {
 		t.Errorf("finished game: status %d, want 1 (%q)", code, errs)
 	}
 }
+
+// The policy agent values positions, not moves: --analyze gives the
+// position's value once and no q per move (it used to repeat the value
+// as every move's q).
+func TestMoveAnalyzePolicy(t *testing.T) {
+	code, out, errs := runCLI(t, "", "move", "--game", "connect4", "--agent", "policy:net=random", "--moves", "44", "--analyze", "--json")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	var res struct {
+		Value    *float64 `json:"value"`
+		Analysis []struct {
+			Q     *float64 `json:"q"`
+			Prior float64  `json:"prior"`
+		} `json:"analysis"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if res.Value == nil || len(res.Analysis) != 7 {
+		t.Fatalf("want the position's value and 7 rows: %s", out)
+	}
+	for _, r := range res.Analysis {
+		if r.Q != nil {
+			t.Errorf("a q per move from the policy agent: %s", out)
+			break
+		}
+	}
+	code, out, _ = runCLI(t, "", "move", "--game", "connect4", "--agent", "policy:net=random", "--moves", "44", "--analyze")
+	if code != 0 || !strings.Contains(out, "value of the position for player 0:") || !strings.Contains(out, "values positions, not moves") {
+		t.Errorf("text output does not say what q means:\n%s", out)
+	}
+}

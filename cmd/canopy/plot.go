@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/runlock"
@@ -21,7 +23,7 @@ func init() {
 	register(&command{
 		Name:    "plot",
 		Summary: "charts (SVG, PNG) of a run directory, game logs or an arena result",
-		Usage:   "run DIR | logs FILE... | arena FILE...  [--out D] [--game G] [--by agent|seat] [--format svg,png]",
+		Usage:   "run DIR | logs FILE... | arena FILE...  [--out D] [--game G] [--by agent|seat] [--format svg,png] [--width IN] [--height IN] [--dpi N]",
 		Help: `Draws Canopy's charts as files, for headless use (the same charts as the
 web UI's dashboards). Flags may come before or after the arguments.
 
@@ -48,12 +50,16 @@ web UI's dashboards). Flags may come before or after the arguments.
       with their intervals (NAME-ratings), NAME being the file's name
       without .json.
 
+Every chart has its own size (most are 7 x 4 inches); --width and --height
+(inches) draw every chart at another, titles rewrapped and legends moved to
+fit, and --dpi sets the PNG resolution (default 96: 7 inches = 672 pixels).
 Every file is written atomically; the paths written are printed. Errors
 name the file and line of bad input.
 
 Examples:
   canopy plot run runs/zero-c4
   canopy plot run runs/ppo-ttt --out /tmp/ppo-plots --format png
+  canopy plot run runs/zero-c4 --out /tmp/big --width 12 --height 5 --dpi 150
   canopy play --game sequence --players random,sequence-greedy --log g1.json
   canopy plot logs --game sequence g1.json g2.json --out seq-plots
   canopy arena --game connect4 --agents random,onestep,solver --json > c4.json
@@ -63,6 +69,9 @@ Examples:
 			game := fs.String("game", "", "logs: plot only the logs of this game spec")
 			by := fs.String("by", "agent", "logs: group by agent or seat")
 			format := fs.String("format", "svg,png", "formats to write, separated by commas: svg, png")
+			width := fs.Float64("width", 0, "chart width in inches (0: each chart's own)")
+			height := fs.Float64("height", 0, "chart height in inches (0: each chart's own)")
+			dpi := fs.Int("dpi", 0, "PNG resolution in pixels per inch (0: 96)")
 			return func(e *env, args []string) error {
 				args, err := interspersed(fs, args)
 				if err != nil {
@@ -72,6 +81,10 @@ Examples:
 					return usagef("say what to plot: run DIR, logs FILE... or arena FILE...")
 				}
 				formats, err := plotFormats(*format)
+				if err != nil {
+					return err
+				}
+				size, err := plotSize(*width, *height, *dpi)
 				if err != nil {
 					return err
 				}
@@ -133,6 +146,9 @@ Examples:
 				if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 					return fmt.Errorf("--out %s is a file, not a directory", dir)
 				}
+				for i, f := range figs {
+					figs[i] = f.Resized(size)
+				}
 				paths, err := plots.WriteFiles(dir, figs, formats...)
 				for _, p := range paths {
 					fmt.Fprintln(e.Stdout, p)
@@ -177,6 +193,26 @@ func plotFormats(s string) ([]string, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// plotSize checks --width, --height (inches) and --dpi: 0 keeps each
+// chart's own; charts from 1 to 40 inches at 24 to 600 dpi.
+func plotSize(w, h float64, dpi int) (plots.Size, error) {
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"--width", w}, {"--height", h}} {
+		if x.v != 0 && !(x.v >= 1 && x.v <= 40) {
+			return plots.Size{}, usagef("%s %v: want inches from 1 to 40 (0: each chart's own size)", x.name, x.v)
+		}
+	}
+	if dpi != 0 && (dpi < 24 || dpi > 600) {
+		return plots.Size{}, usagef("--dpi %d: want 24 to 600 pixels per inch", dpi)
+	}
+	if w*float64(max(dpi, plots.DefaultDPI)) > 20000 || h*float64(max(dpi, plots.DefaultDPI)) > 20000 {
+		return plots.Size{}, usagef("--width %v, --height %v at %d dpi: over 20000 pixels a side", w, h, dpi)
+	}
+	return plots.Size{Width: vg.Length(w) * vg.Inch, Height: vg.Length(h) * vg.Inch, DPI: dpi}, nil
 }
 
 // inside reports whether path is dir or below it.

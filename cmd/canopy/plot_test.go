@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,6 +92,22 @@ func TestPlotRun(t *testing.T) {
 		t.Errorf("--format png wrote %v", got)
 	}
 
+	// --width, --height and --dpi: a 10 x 5 inch chart at 120 dpi is
+	// 1200 x 600 pixels.
+	sized := filepath.Join(t.TempDir(), "sized")
+	if code, _, errs := runCLI(t, "", "plot", "run", dir, "--out", sized, "--format", "png", "--width", "10", "--height", "5", "--dpi", "120"); code != 0 {
+		t.Fatalf("--width --height --dpi: status %d: %s", code, errs)
+	}
+	f, err := os.Open(filepath.Join(sized, "loss.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(f)
+	f.Close()
+	if err != nil || cfg.Width != 1200 || cfg.Height != 600 {
+		t.Errorf("loss.png at 10 x 5 inches, 120 dpi: %d x %d (%v), want 1200 x 600", cfg.Width, cfg.Height, err)
+	}
+
 	// A run in progress holds the lock: writing into it is refused, and
 	// --out elsewhere still works.
 	lock, err := runlock.Acquire(dir)
@@ -132,6 +149,9 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "run", dir, dir}, 2, "one run directory at a time"},
 		{[]string{"plot", "run", dir, "--format", "pdf"}, 2, `--format "pdf"`},
 		{[]string{"plot", "run", dir, "--nope"}, 2, "flag provided but not defined"},
+		{[]string{"plot", "run", dir, "--width", "0.5"}, 2, "--width 0.5: want inches from 1 to 40"},
+		{[]string{"plot", "run", dir, "--height", "-3"}, 2, "--height -3: want inches"},
+		{[]string{"plot", "run", dir, "--dpi", "5000"}, 2, "--dpi 5000: want 24 to 600"},
 		{[]string{"plot", "run", filepath.Join(empty, "missing")}, 1, "cannot read the run directory"},
 		{[]string{"plot", "run", empty}, 1, "neither zero.json"},
 		{[]string{"plot", "run", corrupt}, 1, "metrics.jsonl:2: not a JSON metrics record"},

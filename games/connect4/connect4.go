@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
@@ -183,6 +184,30 @@ func (s *State) Returns(dst []float64) {
 		w := (s.pos.moves - 1) & 1
 		dst[w], dst[1-w] = 1, -1
 	}
+}
+
+// WinningLine implements games.WinningLiner: the cells of every four in
+// a row of the winner (observation indices row*Width+col, row 0 at the
+// bottom), nil unless someone has won.
+func (s *State) WinningLine() []int {
+	if !s.won {
+		return nil
+	}
+	own := s.pos.Stones((s.pos.moves - 1) & 1)
+	var line uint64
+	for _, d := range []int{1, colStride, colStride - 1, colStride + 1} { // vertical, horizontal, both diagonals
+		starts := own & (own >> d) & (own >> (2 * d)) & (own >> (3 * d))
+		for k := range 4 {
+			line |= starts << (k * d)
+		}
+	}
+	var out []int
+	for line != 0 {
+		out = append(out, int(bitCell[bits.TrailingZeros64(line)]))
+		line &= line - 1
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Hash implements games.State: the XOR of one Zobrist key per stone (the

@@ -2,7 +2,9 @@ package connect4d
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -443,6 +445,40 @@ func (g *Game) ParseState(notation string) (games.State, error) {
 		s.over = true
 	}
 	return s, nil
+}
+
+// WinningLine implements games.WinningLiner: the cells of every 3-D line
+// of four of the winner (observation indices row*7d + board*7 + column,
+// row 0 at the top), nil unless someone has won.
+func (s *State) WinningLine() []int {
+	if s.winner < 0 {
+		return nil
+	}
+	own := &s.stones[s.winner]
+	d, w := s.g.d, Cols*s.g.d
+	on := map[int]bool{}
+	for b := 0; b+3 < d; b++ {
+		for bit := range 64 {
+			for _, off := range stepOffsets {
+				n := 0
+				for i := range 4 {
+					if x := bit + i*off; x >= 0 && x < 64 && own[b+i]>>uint(x)&1 != 0 {
+						n++
+					}
+				}
+				if n < 4 {
+					continue
+				}
+				for i := range 4 {
+					x := bit + i*off
+					c, r := x/colBits, x%colBits
+					on[(Rows-1-r)*w+(b+i)*Cols+c] = true
+				}
+			}
+		}
+	}
+	out := slices.Sorted(maps.Keys(on))
+	return out
 }
 
 // hasLine scans all boards for a 3-D line of four (slow; for parsing).

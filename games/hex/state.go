@@ -2,6 +2,7 @@ package hex
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/canopy-go/canopy/games"
 )
@@ -83,6 +84,47 @@ func (s *State) Stone(r, c int) int {
 		return 1
 	}
 	return -1
+}
+
+// WinningLine implements games.WinningLiner: a shortest chain of the
+// winner's stones from one of their edges to the other (observation
+// indices r*n+c), nil before the end.
+func (s *State) WinningLine() []int {
+	if s.winner < 0 {
+		return nil
+	}
+	g, p := s.g, int(s.winner)
+	own := &s.stones[p]
+	from := make([]int, g.nn)
+	for i := range from {
+		from[i] = -2 // unseen
+	}
+	var queue []int
+	for a := range g.nn {
+		if own.has(a) && g.edgeBits[p][a]&1 != 0 {
+			from[a] = -1
+			queue = append(queue, a)
+		}
+	}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		if g.edgeBits[p][a]&2 != 0 {
+			var out []int
+			for ; a >= 0; a = from[a] {
+				out = append(out, a)
+			}
+			slices.Sort(out)
+			return out
+		}
+		for _, b := range g.nbr[a][:g.nnbr[a]] {
+			if own.has(int(b)) && from[b] == -2 {
+				from[b] = a
+				queue = append(queue, int(b))
+			}
+		}
+	}
+	return nil // unreachable: the winner's group joins both edges
 }
 
 // canSwap reports whether the swap action is legal now.

@@ -357,6 +357,23 @@ func (s *State) Winner() int {
 	return -1
 }
 
+// WinningLine implements games.WinningLiner: the winner's chips locked in
+// sequences (squares r*10+c, row 0 at the top; corners, which belong to
+// everyone, left out), nil unless someone has won.
+func (s *State) WinningLine() []int {
+	w := s.Winner()
+	if w < 0 || s.phase != phOver {
+		return nil
+	}
+	var out []int
+	for sq := range numSquares {
+		if s.locked[w].has(sq) {
+			out = append(out, sq)
+		}
+	}
+	return out
+}
+
 // Sequences returns how many sequences player p has completed.
 func (s *State) Sequences(p int) int { return int(s.seqs[p]) }
 

@@ -235,19 +235,26 @@ func choosePolicyAction(mask games.Mask, probs []float32, temp float64, rng *ran
 	return last
 }
 
-// Analyze implements agent.Analyzer: the policy per legal action; Q is
-// the network's value of the position for the mover.
+// Analyze implements agent.Analyzer: the policy per legal action. The
+// network values positions, not actions: Q is NaN on every row, and
+// Evaluate gives the position's value.
 func (a *Policy) Analyze(ctx context.Context, s games.State, player int) ([]agent.Analysis, error) {
-	v, err := a.eval(ctx, s, player)
-	if err != nil {
+	if _, err := a.eval(ctx, s, player); err != nil {
 		return nil, err
 	}
 	var out []agent.Analysis
 	for act := range a.mask.All() {
-		out = append(out, agent.Analysis{Action: act, Q: float64(v), Prior: float64(a.probs[act])})
+		out = append(out, agent.Analysis{Action: act, Q: math.NaN(), Prior: float64(a.probs[act])})
 	}
 	sortByPrior(out)
 	return out, nil
+}
+
+// Evaluate implements agent.Evaluator: the network's value of the
+// position for player.
+func (a *Policy) Evaluate(ctx context.Context, s games.State, player int) (float64, error) {
+	v, err := a.eval(ctx, s, player)
+	return float64(v), err
 }
 
 func sortByPrior(r []agent.Analysis) {

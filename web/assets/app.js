@@ -129,10 +129,16 @@ function drawBoard(st, onCell, an) {
   const legal = new Set();
   for (const l of st.legal) for (const a of l.actions) legal.add(a.id);
   const maxVisits = an ? Math.max(1, ...Object.values(an).map(r => r.visits)) : 1;
-  const best = an ? Object.values(an).reduce((x, y) => (y.visits > (x ? x.visits : -1) ? y : x), null) : null;
-  if (b.kind === "connect4") return drawConnect4(b, st, legal, onCell, an, maxVisits, best);
+  // Without visits (the solver, the policy agent) the best move is the
+  // highest Q, else the highest prior.
+  const key = r => (maxVisits > 1 || Object.values(an).some(x => x.visits) ? r.visits : r.q !== null && r.q !== undefined ? r.q : r.prior);
+  const best = an ? Object.values(an).reduce((x, y) => (x === null || key(y) > key(x) ? y : x), null) : null;
+  if (b.kind === "connect4") return withHint(drawConnect4(b, st, legal, onCell, an, maxVisits, best), onCell,
+    "Click a column to drop a stone; four in a row (across, up or diagonal) wins.");
   if (b.kind === "tictactoe") return drawTicTacToe(b, st, legal, onCell, an, maxVisits, best);
-  if (b.kind === "hex") return drawHex(b, st, legal, onCell, an, maxVisits, best);
+  if (b.kind === "hex") return withHint(drawHex(b, st, legal, onCell, an, maxVisits, best), onCell,
+    "Click an empty cell to place a stone. Black (player 0) joins the top and bottom edges, White (player 1) the left and right" +
+    (st.legal.some(l => l.actions.some(a => a.text === "swap")) ? "; swap takes Black's first stone as White's." : "."));
   // The boards below come with notes and per-player panels.
   let pic = null;
   if (b.kind === "connect4d") pic = drawConnect4d(b, st, legal, onCell, an, maxVisits, best);
@@ -146,8 +152,50 @@ function drawBoard(st, onCell, an) {
 
 function stone(p) { return PLAYER_COLORS[p] || "#888"; }
 
+// PIECE_COLORS are the colours of each game's pieces by board kind (the
+// seat badges wear them); other games use PLAYER_COLORS.
+const PIECE_COLORS = {
+  connect4: ["#d23c3c", "#e8b400"], connect4d: ["#d23c3c", "#e8b400"], tictactoe: ["#d23c3c", "#2b6cb0"],
+  hex: ["#1c1c1c", "#fbfbfb"], strands: ["#1c1c1c", "#fbfbfb"],
+};
+
+// seatBadge is player p's badge ("P0") in the colour of p's pieces in a
+// game drawn as board kind (null: the default colours).
+function seatBadge(kind, p, text) {
+  const col = (PIECE_COLORS[kind] || PLAYER_COLORS)[p] || "#888";
+  const light = /^#(f|e)/i.test(col);
+  return el("span", { class: "seat p" + p, style: `background:${col};color:${light ? "#222" : "#fff"};border:1px solid ${light ? "#888" : col}`,
+    title: "player " + p }, text === undefined ? "P" + p : text);
+}
+
+// markLine rings the cells of b.line (the line that won) on board g;
+// at(r, c) is a cell's centre, rad the ring's radius.
+function markLine(g, b, at, rad) {
+  for (const [r, c] of b.line || []) {
+    const [x, y] = at(r, c);
+    g.append(svg("circle", { cx: x, cy: y, r: rad, fill: "none", stroke: "#16a34a", "stroke-width": Math.max(3, rad * 0.22), class: "winline", "pointer-events": "none" }));
+  }
+}
+
+// withHint puts a line of help above a board the person can play on.
+function withHint(pic, onCell, text) {
+  // As wide as the board, so that the page's columns stay as they were.
+  return onCell ? el("div", { class: "boardwrap" }, el("p", { class: "muted hint", style: `max-width:${pic.getAttribute("width")}px` }, text), pic) : pic;
+}
+
 function anLabel(row) {
-  return row.visits + " visits, Q " + fmt(row.q) + ", prior " + fmt(row.prior) + (row.score ? ", score " + fmt(row.score) : "");
+  return (row.visits ? row.visits + " visits, " : "") + (row.q !== null && row.q !== undefined ? "Q " + fmt(row.q) + ", " : "") +
+    "prior " + fmt(row.prior) + (row.score ? ", score " + fmt(row.score) : "");
+}
+
+// anTexts are the two lines an overlay writes on a move: visits and Q of
+// a search; Q (a win, draw or loss for the solver) and score without
+// visits; the prior when there is nothing else (the policy agent).
+function anTexts(row) {
+  const hasQ = row.q !== null && row.q !== undefined;
+  if (row.visits) return [String(row.visits), hasQ ? "Q " + fmt(row.q, 2) : ""];
+  if (hasQ) return [(row.q > 0 ? "+" : "") + fmt(row.q, 2), row.score ? "score " + fmt(row.score, 0) : ""];
+  return [fmt(100 * row.prior, 0) + "%", "prior"];
 }
 
 function drawConnect4(b, st, legal, onCell, an, maxVisits, best) {
@@ -163,9 +211,10 @@ function drawConnect4(b, st, legal, onCell, an, maxVisits, best) {
     if (an && an[c]) {
       const row = an[c];
       hl.setAttribute("fill", "#4ade80");
-      hl.setAttribute("fill-opacity", (0.08 + 0.5 * row.visits / maxVisits).toFixed(3));
-      const t = svg("text", { x: x + S / 2, y: 16, "text-anchor": "middle", "font-size": 13, "font-weight": best === row ? 700 : 400, class: "an" }, String(row.visits));
-      const q = svg("text", { x: x + S / 2, y: 32, "text-anchor": "middle", "font-size": 11, fill: "#555", class: "an" }, "Q " + fmt(row.q, 2));
+      hl.setAttribute("fill-opacity", (0.08 + 0.5 * (maxVisits > 1 ? row.visits / maxVisits : (best && row.q === best.q && row.prior === best.prior ? 1 : 0))).toFixed(3));
+      const [main, sub] = anTexts(row);
+      const t = svg("text", { x: x + S / 2, y: 16, "text-anchor": "middle", "font-size": 13, "font-weight": best === row ? 700 : 400, class: "an" }, main);
+      const q = svg("text", { x: x + S / 2, y: 32, "text-anchor": "middle", "font-size": 11, fill: "#555", class: "an" }, sub);
       g.append(t, q);
       col.append(svg("title", {}, "column " + (c + 1) + ": " + anLabel(row)));
     }
@@ -180,6 +229,7 @@ function drawConnect4(b, st, legal, onCell, an, maxVisits, best) {
     }
     g.append(col);
   }
+  markLine(g, b, (r, c) => [8 + c * S + S / 2, top + r * S + S / 2], S * 0.4);
   // Mark the last stone played.
   if (st.last >= 0 && st.last < b.cols) {
     for (let r = 0; r < b.rows; r++) {
@@ -224,9 +274,10 @@ function drawTicTacToe(b, st, legal, onCell, an, maxVisits, best) {
 // writes the visits and Q in it.
 function overlayCell(cell, bg, row, cx, cy, maxVisits, best, size) {
   bg.setAttribute("fill", "#22c55e");
-  bg.setAttribute("fill-opacity", (0.1 + 0.55 * row.visits / maxVisits).toFixed(3));
-  cell.append(svg("text", { x: cx, y: cy - 1, "text-anchor": "middle", "font-size": size, "font-weight": best === row ? 700 : 400, class: "an" }, String(row.visits)));
-  cell.append(svg("text", { x: cx, y: cy + size * 0.95, "text-anchor": "middle", "font-size": size * 0.7, fill: "#333", class: "an" }, fmt(row.q, 2)));
+  bg.setAttribute("fill-opacity", (0.1 + 0.55 * (maxVisits > 1 ? row.visits / maxVisits : (best && row.q === best.q && row.prior === best.prior ? 1 : 0))).toFixed(3));
+  const [main, sub] = anTexts(row);
+  cell.append(svg("text", { x: cx, y: cy - 1, "text-anchor": "middle", "font-size": size, "font-weight": best === row ? 700 : 400, class: "an" }, main));
+  cell.append(svg("text", { x: cx, y: cy + size * 0.95, "text-anchor": "middle", "font-size": size * 0.7, fill: "#333", class: "an" }, sub.replace(/^Q /, "")));
   cell.append(svg("title", {}, anLabel(row)));
 }
 
@@ -260,6 +311,7 @@ function drawHex(b, st, legal, onCell, an, maxVisits, best) {
       g.append(cell);
     }
   }
+  markLine(g, b, center, R * 0.75);
   for (let c = 0; c < n; c++) {
     const [cx, cy] = center(0, c);
     g.append(svg("text", { x: cx, y: cy - R - 10, "text-anchor": "middle", "font-size": 11, fill: "#666" }, String.fromCharCode(97 + c)));
@@ -292,7 +344,7 @@ function drawConnect4d(b, st, legal, onCell, an, maxVisits, best) {
         const row = an[a];
         hl.setAttribute("fill", "#4ade80");
         hl.setAttribute("fill-opacity", (0.08 + 0.5 * row.visits / maxVisits).toFixed(3));
-        g.append(svg("text", { x: x + S / 2, y: top - 10, "text-anchor": "middle", "font-size": 11, "font-weight": best === row ? 700 : 400, class: "an" }, String(row.visits)));
+        g.append(svg("text", { x: x + S / 2, y: top - 10, "text-anchor": "middle", "font-size": 11, "font-weight": best === row ? 700 : 400, class: "an" }, anTexts(row)[0]));
         col.append(svg("title", {}, "board " + k + " column " + String.fromCharCode(97 + c) + ": " + anLabel(row)));
       }
       for (let r = 0; r < b.rows; r++) {
@@ -313,6 +365,7 @@ function drawConnect4d(b, st, legal, onCell, an, maxVisits, best) {
       g.append(col);
     }
   }
+  markLine(g, b, (r, gc) => { const k = Math.floor(gc / C), c = gc % C; return [4 + k * (bw + gap) + 4 + c * S + S / 2, top + r * S + S / 2]; }, S * 0.42);
   return g;
 }
 
@@ -324,8 +377,8 @@ const STRANDS_COLORS = ["#eee", "#fde2e2", "#fef3c7", "#d9f99d", "#bfdbfe", "#dd
 // cells; the cells the mover may take have a dark outline.
 function drawStrands(b, st, legal, onCell, an, maxVisits, best) {
   const n = b.rows, side = (n + 1) / 2, R = side <= 4 ? 26 : side <= 5 ? 23 : 20, w = Math.sqrt(3) * R;
-  const x0 = 24 + w / 2, y0 = 20 + R;
-  const W = x0 + (n - 1) * w + w / 2 + 24, H = y0 + (n - 1) * 1.5 * R + R + 20;
+  const x0 = 34 + w / 2, y0 = 30 + R;
+  const W = x0 + (n - 1) * w + w / 2 + 24, H = y0 + (n - 1) * 1.5 * R + R + 26;
   const g = svg("svg", { viewBox: `0 0 ${W.toFixed(0)} ${H.toFixed(0)}`, width: W.toFixed(0), height: H.toFixed(0), class: "board board-strands", id: "board" });
   const center = (r, c) => [x0 + (c + r / 2 - (side - 1) / 2) * w, y0 + r * 1.5 * R];
   const hexPath = (cx, cy, rad) => { let d = ""; for (let k = 0; k < 6; k++) { const t = Math.PI / 180 * (60 * k - 30); d += (k ? "L" : "M") + (cx + rad * Math.cos(t)).toFixed(1) + " " + (cy + rad * Math.sin(t)).toFixed(1); } return d + "Z"; };
@@ -345,6 +398,30 @@ function drawStrands(b, st, legal, onCell, an, maxVisits, best) {
       if (ok) cell.onclick = () => onCell(a);
       cell.append(svg("title", {}, String.fromCharCode(97 + c) + (r + 1) + ": number " + lab));
       g.append(cell);
+    }
+  }
+  // Coordinates as the moves name them: the row's number left of its
+  // first cell, the column's letter above its first cell.
+  for (let r = 0; r < n; r++) {
+    const c = b.actions[r].findIndex(a => a >= 0);
+    if (c < 0) continue;
+    const [cx, cy] = center(r, c);
+    g.append(svg("text", { x: cx - w / 2 - 4, y: cy + 4, "text-anchor": "end", "font-size": 11, fill: "#666", class: "coord" }, String(r + 1)));
+  }
+  // A column runs down and to the right: its letter stands on the
+  // line of the column, above its top cell when that is on the top edge,
+  // below its bottom cell when that is on the bottom edge.
+  for (let c = 0; c < n; c++) {
+    const rows = b.actions.map((row, r) => (row[c] >= 0 ? r : -1)).filter(r => r >= 0);
+    if (!rows.length) continue;
+    const letter = String.fromCharCode(97 + c);
+    if (rows[0] === 0) {
+      const [cx, cy] = center(0, c);
+      g.append(svg("text", { x: cx - w / 4, y: cy - R - 3, "text-anchor": "middle", "font-size": 11, fill: "#666", class: "coord" }, letter));
+    }
+    if (rows[rows.length - 1] === n - 1) {
+      const [cx, cy] = center(n - 1, c);
+      g.append(svg("text", { x: cx + w / 4, y: cy + R + 12, "text-anchor": "middle", "font-size": 11, fill: "#666", class: "coord" }, letter));
     }
   }
   return g;
@@ -447,6 +524,7 @@ function drawSequence(b, st, legal, onCell, an, maxVisits, best) {
     }
   }
   for (let c = 0; c < 10; c++) g.append(svg("text", { x: left + c * S + S / 2, y: H - 6, "text-anchor": "middle", "font-size": 10, fill: "#666" }, String.fromCharCode(97 + c)));
+  markLine(g, b, (r, c) => [left + c * S + S / 2, top + r * S + S / 2 + 6], S * 0.36);
   return g;
 }
 
@@ -470,7 +548,7 @@ function drawPlayers(b, st, onCell) {
   const box = el("div", { class: "players", id: "players" });
   for (const p of b.players) {
     const score = st.scores ? " score " + fmt(st.scores[p.player], 0) : "";
-    const row = el("div", { class: "player", "data-player": p.player }, el("span", { class: "seat p" + p.player }, "P" + p.player), el("span", { class: "muted" }, score + (p.note ? " · " + p.note : "")));
+    const row = el("div", { class: "player", "data-player": p.player }, seatBadge(b.kind, p.player), el("span", { class: "muted" }, score + (p.note ? " · " + p.note : "")));
     if (p.pieces) row.append(el("div", {}, el("span", { class: "muted" }, "pieces left: "), p.pieces.map((n, k) => el("span", { class: "piece" + (n ? "" : " none") }, b.piece_names[k] + "×" + n))));
     if (p.table) row.append(el("div", { class: "tableau" }, el("span", { class: "muted" }, "table" + (p.puddings ? " (" + p.puddings + " pudding)" : "") + ": "), p.table.length ? p.table.map(c => cardChip(c)) : el("span", { class: "muted" }, "—")));
     if (!p.pieces) {
@@ -603,7 +681,8 @@ function renderGame() {
   } else {
     left.append(el("pre", { class: "text", id: "text" }, st.text));
   }
-  const seats = el("p", {}, st.seats.map((s, p) => el("span", {}, el("span", { class: "seat p" + p }, "P" + p), s.spec + "  ")));
+  const kind = st.board ? st.board.kind : null;
+  const seats = el("p", { id: "seats" }, st.seats.map((s, p) => el("span", {}, seatBadge(kind, p), s.spec + "  ")));
   const status = el("p", { class: "status" + (st.terminal ? " over" : ""), id: "status" }, g.thinking ? st.result + (g.live ? " — analysing..." : " — the agent is thinking...") : st.result);
   // Buttons for the legal moves; on a drawn board only for those that
   // are not a cell (Hex's swap), the board takes the others.
@@ -647,24 +726,73 @@ function renderGame() {
     moves,
     el("p", { class: "controls" }, agentBtn, " ", el("label", { style: "display:inline" }, auto, " agents move by themselves"), " ", undo, " ", del, " ", logLink),
     el("div", { class: "panel" }, el("label", {}, "Analyse with (mcts, az, policy, solver; empty: the seat's agent)"), analyst, " ", anBtn,
-      el("div", { id: "anbox" }, g.an ? analysisTable(g.an) : null)),
+      el("div", { id: "anbox" }, g.an ? analysisTable(g.an, kind) : null)),
     st.board ? el("details", {}, el("summary", {}, "text view"), el("pre", { class: "text", id: "text" }, st.text)) : null,
     el("label", {}, "View as"), viewSel,
-    el("h2", {}, "Moves"), el("div", { class: "history", id: "history" }, st.history.join(" ")));
+    el("h2", {}, "Moves"), historyList(st.history));
   main.replaceChildren(el("div", { class: "row" }, left, right));
 }
 
-function analysisTable(an) {
+// scoreMeaning says what an analyzer's "score" is, by its name.
+function scoreMeaning(agent) {
+  const name = (agent || "").split(":")[0];
+  if (name === "solver") return ["solver score", "the solver's score: above 0 the mover wins (the larger, the sooner), below 0 loses, 0 draws"];
+  if (/^(mcts|az|rave|grave)/.test(name)) return ["AMAF Q", "the move's all-moves-as-first value (RAVE statistics), from the mover's view"];
+  return ["score", "a score particular to " + name + " (a heuristic value)"];
+}
+
+// analysisTable shows an analysis: visits, share, Q (the move's value
+// from the mover's view, where the analyzer has one), prior, and the
+// analyzer's own score where it gives one.
+function analysisTable(an, kind) {
   const total = an.visits;
   const state = an.live ? (an.final ? " (done)" : " (searching...)") : "";
+  const hasQ = an.rows.some(r => r.q !== null && r.q !== undefined);
+  const hasScore = an.rows.some(r => r.score);
+  const hasVisits = total > 0;
+  const [scoreName, scoreHelp] = scoreMeaning(an.agent);
+  const cols = [["move", "the move"]];
+  if (hasVisits) cols.push(["visits", "search visits of the move"], ["share", "its share of the visits"]);
+  if (hasQ) cols.push(["Q", "the move's value for the mover, from -1 (loss) to +1 (win)"]);
+  if (an.rows.some(r => r.prior)) cols.push(["prior", "the prior (policy) probability of the move"]);
+  if (hasScore) cols.push([scoreName, scoreHelp]);
+  const cell = (r, name) => {
+    switch (name) {
+      case "move": return el("td", { class: "l" }, r.text);
+      case "visits": return el("td", {}, r.visits);
+      case "share": return el("td", {}, total ? fmt(100 * r.visits / total, 1) + "%" : "");
+      case "Q": return el("td", {}, fmt(r.q));
+      case "prior": return el("td", {}, fmt(r.prior));
+      default: return el("td", {}, fmt(r.score));
+    }
+  };
   return el("div", { id: "analysis", "data-final": an.final === undefined || an.final ? "true" : "false", "data-visits": total },
-    el("p", { class: "muted" }, `${an.agent} for player ${an.player}: ${total} visits in ${fmt(an.seconds, 2)} s${state}`),
+    el("p", { class: "muted" }, `${an.agent} for player ${an.player}: ` + (hasVisits ? `${total} visits in ` : "") + `${fmt(an.seconds, 2)} s${state}`),
     an.pv && an.pv.length ? el("p", { id: "pv" }, el("span", { class: "muted" }, "principal variation: "),
-      an.pv.map(m => el("span", { class: "pvmove", "data-action": m.action, title: "player " + m.player }, el("span", { class: "seat p" + m.player }, "P" + m.player), m.text, " "))) : null,
+      an.pv.map(m => el("span", { class: "pvmove", "data-action": m.action, title: "player " + m.player }, seatBadge(kind, m.player), m.text, " "))) : null,
+    hasQ ? null : el("p", { class: "muted", id: "noq" }, "No Q per move: " + an.agent + " values positions, not moves."),
     el("div", { class: "tablewrap" }, el("table", {},
-      el("tr", {}, ["move", "visits", "share", "Q", "prior", "score"].map(h => el("th", {}, h))),
-      an.rows.map(r => el("tr", {}, el("td", { class: "l" }, r.text), el("td", {}, r.visits),
-        el("td", {}, total ? fmt(100 * r.visits / total, 1) + "%" : ""), el("td", {}, fmt(r.q)), el("td", {}, fmt(r.prior)), el("td", {}, fmt(r.score)))))));
+      el("tr", {}, cols.map(([h, help]) => el("th", { title: help }, h))),
+      an.rows.map(r => el("tr", {}, cols.map(([h]) => cell(r, h)))))));
+}
+
+// historyList shows the moves, runs of chance moves folded into one
+// entry ("chance ×12", the outcomes in its tooltip).
+function historyList(items) {
+  const box = el("div", { class: "history", id: "history" });
+  for (let i = 0; i < items.length;) {
+    if (/^chance(:|$)/.test(items[i])) {
+      let j = i;
+      while (j < items.length && /^chance(:|$)/.test(items[j])) j++;
+      const run = items.slice(i, j);
+      box.append(el("span", { class: "chance", title: run.join(" "), "data-moves": run.length }, run.length === 1 ? run[0] : "chance ×" + run.length), " ");
+      i = j;
+      continue;
+    }
+    box.append(el("span", { class: "mv" }, items[i]), " ");
+    i++;
+  }
+  return box;
 }
 
 async function refresh() {
@@ -739,7 +867,7 @@ function renderAnalysis() {
   if (!box || !an || !g.st.board) return renderGame();
   const anMap = g.an && g.an.move === g.st.move ? Object.fromEntries(g.an.rows.map(r => [r.action, r])) : null;
   box.replaceChildren(drawBoard(g.st, null, anMap));
-  an.replaceChildren(analysisTable(g.an));
+  an.replaceChildren(analysisTable(g.an, g.st.board ? g.st.board.kind : null));
 }
 
 // ---- replay ----
@@ -755,49 +883,156 @@ async function showReplay(name) {
     err.textContent = "";
     const f = file.files[0];
     if (!f) return;
-    try { showFrames(viewer, await api("POST", "/api/replay", await f.text())); } catch (e) { err.textContent = e.message; }
+    try {
+      const text = await f.text();
+      showFrames(viewer, await api("POST", "/api/replay", text), { log: JSON.parse(text) });
+    } catch (e) { err.textContent = e.message; }
   };
   const list = el("ul", { id: "logs" });
+  const arenaList = el("ul", { id: "arena-files" });
+  const arenaBox = el("div", { hidden: true }, el("label", {}, "Arena results (canopy arena --json) in --logs: not game logs; the Dashboard draws them"), arenaList);
   main.append(el("div", { class: "panel" }, el("label", {}, "Upload a log written by canopy play --log (or this page's download)"), file, err,
-    el("label", {}, "Logs in the server's --logs directory"), list), viewer);
+    el("label", {}, "Game logs in the server's --logs directory"), list, arenaBox), viewer);
   try {
     const logs = await api("GET", "/api/logs");
-    if (!logs.length) list.append(el("li", { class: "muted" }, "none (start the server with --logs DIR)"));
-    for (const l of logs) list.append(el("li", {}, el("a", { href: "#/replay/" + encodeURIComponent(l.name) }, l.name)));
+    const gameLogs = logs.filter(l => l.kind !== "arena"), arenaFiles = logs.filter(l => l.kind === "arena");
+    if (!gameLogs.length) list.append(el("li", { class: "muted" }, "none (start the server with --logs DIR)"));
+    for (const l of gameLogs) list.append(el("li", {}, el("a", { href: "#/replay/" + encodeURIComponent(l.name) }, l.name)));
+    arenaBox.hidden = !arenaFiles.length;
+    for (const l of arenaFiles) arenaList.append(el("li", {}, el("a", { href: "#/dashboard", class: "arena-file" }, l.name), el("span", { class: "muted" }, " — results on the Dashboard")));
   } catch (e) { list.append(el("li", { class: "err" }, e.message)); }
   if (name) {
-    try { showFrames(viewer, await api("GET", "/api/logs/" + encodeURIComponent(name))); } catch (e) { err.textContent = e.message; }
+    try { showFrames(viewer, await api("GET", "/api/logs/" + encodeURIComponent(name)), { name }); } catch (e) { err.textContent = e.message; }
   }
 }
 
-function showFrames(viewer, rep) {
+// ICONS are the replay buttons' drawings (paths in a 16 x 16 box): no
+// font has to hold the glyphs.
+const ICONS = {
+  first: "M3 2h2v12H3z M14 2v12L6 8z", prev: "M12 2v12L4 8z", next: "M4 2v12l8-6z",
+  last: "M11 2h2v12h-2z M2 2v12l8-6z", play: "M4 2v12l10-6z", pause: "M3 2h4v12H3z M9 2h4v12H9z",
+};
+
+function icon(name) {
+  return svg("svg", { width: 14, height: 14, viewBox: "0 0 16 16", class: "icon", "aria-hidden": "true" }, svg("path", { d: ICONS[name], fill: "currentColor" }));
+}
+
+// showFrames shows a replay: the board step by step, and on demand the
+// value graph (one analysed position after the other, from src: the
+// log's name in --logs or the log itself). A click on the graph jumps to
+// that position; the analysis of the shown position is overlaid.
+function showFrames(viewer, rep, src) {
   let i = 0;
   const n = rep.frames.length;
+  const kind = rep.frames[0].board ? rep.frames[0].board.kind : null;
+  const values = new Array(n).fill(undefined); // per position: the answer of /api/replay/analyze
   const slider = el("input", { type: "range", min: 0, max: n - 1, value: 0, id: "step" });
   const pos = el("span", { class: "muted", id: "frame" });
   const board = el("div", {});
   const move = el("p", { class: "status" });
+  const graph = el("div", { id: "value-graph" });
+  const anBox = el("div", { id: "replay-analysis" });
   const draw = () => {
     const f = rep.frames[i];
     slider.value = i;
     pos.textContent = ` position ${i} of ${n - 1} `;
     move.textContent = (i > 0 ? rep.moves[i - 1] + " — " : "start — ") + f.result;
-    board.replaceChildren(f.board ? drawBoard(f, null, null) : el("pre", { class: "text" }, f.text));
+    const v = values[i];
+    const anMap = v && v.analysis ? Object.fromEntries(v.analysis.rows.map(r => [r.action, r])) : null;
+    board.replaceChildren(f.board ? drawBoard(f, null, anMap) : el("pre", { class: "text" }, f.text));
     if (f.board) board.append(el("details", {}, el("summary", {}, "text view"), el("pre", { class: "text" }, f.text)));
+    anBox.replaceChildren(v && v.analysis ? analysisTable(v.analysis, kind) : el("p", { class: "muted" }, v ? "no analysis at this position (" + (v.player === -4 ? "the end" : "a chance move") + ")" : ""));
+    drawGraph();
   };
   const go = k => { i = Math.max(0, Math.min(n - 1, k)); draw(); };
   slider.oninput = () => go(parseInt(slider.value, 10));
-  const btn = (label, id, f) => el("button", { id, onclick: f }, label);
+  const btn = (ic, id, title, f) => el("button", { id, title, "aria-label": title, onclick: f, class: "iconbtn" }, icon(ic));
   let timer = null;
-  const play = btn("▶ play", "play", () => {
-    if (timer) { clearInterval(timer); timer = null; play.textContent = "▶ play"; return; }
-    play.textContent = "❚❚ pause";
-    timer = setInterval(() => { if (i >= n - 1) { clearInterval(timer); timer = null; play.textContent = "▶ play"; } else go(i + 1); }, 700);
-  });
+  const play = el("button", { id: "play", class: "iconbtn", title: "play" }, icon("play"), " play");
+  const setPlay = on => play.replaceChildren(icon(on ? "pause" : "play"), on ? " pause" : " play");
+  play.onclick = () => {
+    if (timer) { clearInterval(timer); timer = null; setPlay(false); return; }
+    setPlay(true);
+    timer = setInterval(() => { if (i >= n - 1) { clearInterval(timer); timer = null; setPlay(false); } else go(i + 1); }, 700);
+  };
+
+  // The value graph: value for player 0 (two players; the mover's
+  // otherwise) per position, from -1 to +1.
+  const twoPlayers = rep.players.length === 2 || (rep.frames[n - 1].returns || []).length === 2;
+  const valueOf = v => {
+    if (!v) return null;
+    if (v.returns) return twoPlayers ? v.returns[0] : Math.max(...v.returns);
+    if (v.value === null || v.value === undefined) return null;
+    return twoPlayers && v.player === 1 ? -v.value : v.value;
+  };
+  function drawGraph() {
+    if (!values.some(v => v !== undefined)) { graph.replaceChildren(); return; }
+    const W = Math.max(360, Math.min(1100, viewer.clientWidth - 40)), H = 170, L = 44, R = 12, T = 12, B = 26;
+    const x = k => L + (n > 1 ? k * (W - L - R) / (n - 1) : 0), y = v => T + (1 - v) / 2 * (H - T - B);
+    const g = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "value-graph" });
+    g.append(svg("rect", { x: L, y: T, width: W - L - R, height: H - T - B, fill: "#fbfbf8", stroke: "#d6d9dd" }));
+    for (const [v, lab] of [[1, "+1"], [0, "0"], [-1, "-1"]]) {
+      g.append(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: v === 0 ? "#999" : "#e3e5e8", "stroke-dasharray": v === 0 ? "4 3" : null }));
+      g.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#666" }, lab));
+    }
+    g.append(svg("text", { x: L, y: H - 6, "font-size": 11, fill: "#666" }, "position →"));
+    g.append(svg("line", { x1: x(i), x2: x(i), y1: T, y2: H - B, stroke: "#2b6cb0", "stroke-width": 2, class: "cursor" }));
+    let d = "";
+    values.forEach((v, k) => { const val = valueOf(v); if (val !== null) d += (d && valueOf(values[k - 1]) !== null ? "L" : "M") + x(k).toFixed(1) + " " + y(val).toFixed(1); });
+    g.append(svg("path", { d, fill: "none", stroke: "#1f2937", "stroke-width": 2 }));
+    values.forEach((v, k) => {
+      const val = valueOf(v);
+      if (val === null) return;
+      g.append(svg("circle", { cx: x(k), cy: y(val), r: k === i ? 5 : 3.2, fill: val > 0.05 ? stoneOf(0) : val < -0.05 ? stoneOf(1) : "#999", stroke: "#333", "stroke-width": 1, class: "vpt", "data-pos": k },
+        svg("title", {}, `position ${k}: ${val >= 0 ? "+" : ""}${val.toFixed(2)}`)));
+    });
+    // A click anywhere on the graph jumps to the nearest position.
+    g.onclick = ev => {
+      const box = g.getBoundingClientRect();
+      const k = Math.round((ev.clientX - box.left - L) / ((W - L - R) / Math.max(1, n - 1)));
+      go(k);
+    };
+    const who = twoPlayers ? "value for player 0 (+1: player 0 wins, -1: player 1 wins)" : "value for the player to move";
+    graph.replaceChildren(el("p", { class: "muted" }, `${graphAgent}: ${who}; click to jump to a position`), g);
+  }
+  function stoneOf(p) { return (PIECE_COLORS[kind] || PLAYER_COLORS)[p]; }
+
+  // Analysis: every position in turn, the graph growing with the answers.
+  let graphAgent = "";
+  let run = 0;
+  const analyst = el("input", { type: "text", id: "graph-agent", value: /^connect4($|:)/.test(rep.game) ? "solver" : "mcts:sims=1000" });
+  const status = el("span", { class: "muted", id: "graph-status" });
+  const goBtn = el("button", { id: "graph" }, "Value graph");
+  goBtn.onclick = async () => {
+    const my = ++run;
+    graphAgent = analyst.value.trim();
+    values.fill(undefined);
+    draw();
+    for (let k = 0; k < n && my === run; k++) {
+      status.textContent = ` analysing position ${k} of ${n - 1}...`;
+      try {
+        values[k] = await api("POST", "/api/replay/analyze", Object.assign({ agent: graphAgent, position: k }, src));
+      } catch (e) {
+        status.textContent = " " + e.message;
+        return;
+      }
+      if (my !== run) return;
+      drawGraph();
+      if (k === i) draw();
+    }
+    status.textContent = ` done: ${n} positions`;
+    graph.dataset.done = "true";
+  };
+  const analyse = src ? el("div", {},
+    el("label", {}, "Value graph and analysis by (solver for Connect Four, mcts, az, policy): every position in turn"),
+    analyst, " ", goBtn, status) : null;
+
   viewer.replaceChildren(el("div", { class: "panel" },
     el("h2", {}, rep.game, el("span", { class: "muted" }, "  " + rep.players.join(" vs ") + (rep.seed ? ", seed " + rep.seed : ""))),
-    el("p", { class: "controls" }, btn("⏮", "first", () => go(0)), btn("◀", "prev", () => go(i - 1)), btn("▶", "next", () => go(i + 1)), btn("⏭", "last", () => go(n - 1)), " ", play, pos),
-    slider, move, board));
+    analyse,
+    el("p", { class: "controls" }, btn("first", "first", "first position", () => go(0)), btn("prev", "prev", "previous position", () => go(i - 1)),
+      btn("next", "next", "next position", () => go(i + 1)), btn("last", "last", "last position", () => go(n - 1)), " ", play, pos),
+    slider, graph, move, el("div", { class: "row" }, el("div", {}, board), el("div", { class: "side" }, anBox))));
   draw();
 }
 
@@ -814,11 +1049,18 @@ async function showRuns() {
   let runs;
   try { runs = await api("GET", "/api/runs"); } catch (e) { main.append(el("p", { class: "err" }, e.message)); return; }
   if (!runs.length) main.append(el("p", { class: "muted" }, "No run directories: start the server with --run DIR (repeatable), e.g. canopy serve --run runs/zero-demo."));
+  // Charts the server draws for the page's width (the Dashboard's), for
+  // the runs it can read; the others show their plots/*.svg files.
+  let drawn = {};
+  try { for (const d of (await api("GET", "/api/dashboard")).runs) if (!d.error && d.charts.length) drawn[d.name] = d.charts; } catch (e) { /* files only */ }
   runs.forEach((r, k) => {
     const box = el("div", { class: "panel run", "data-run": r.name }, el("h2", {}, r.name, el("span", { class: "muted" }, "  " + r.path), el("span", { class: "live", hidden: true }, " ● live")));
     main.append(box);
-    const plots = el("div", { class: "plots" }, r.plots.map(p => el("img", { src: `/runs/${encodeURIComponent(r.name)}/plots/${encodeURIComponent(p)}`, alt: p, title: p })));
-    if (!r.plots.length) plots.append(el("p", { class: "muted" }, "no plots/*.svg yet"));
+    const enc = encodeURIComponent;
+    const plots = el("div", { class: "plots" }, drawn[r.name] && typeof dashImg === "function"
+      ? drawn[r.name].map(c => dashImg(`/api/dashboard/runs/${enc(r.name)}/${enc(c)}.svg`, `${r.name}: ${c}`))
+      : r.plots.map(p => el("img", { src: `/runs/${enc(r.name)}/plots/${enc(p)}`, alt: p, title: p, class: "file" })));
+    if (!drawn[r.name] && !r.plots.length) plots.append(el("p", { class: "muted" }, "no plots/*.svg yet"));
     const table = el("div", { class: "metrics-box" });
     const selfplay = el("p", { class: "selfplay", hidden: true });
     const gamesList = el("ul", { class: "games" });
@@ -865,10 +1107,35 @@ async function showRuns() {
 function renderMetrics(box, m) {
   if (!m.rows.length) { box.replaceChildren(el("p", { class: "muted" }, "no metrics.jsonl records yet")); return; }
   const cols = pickColumns(m.columns).map(i => m.columns[i]);
-  box.replaceChildren(el("p", { class: "muted" }, `metrics.jsonl: ${m.rows.length} record(s), ${m.columns.length} fields; showing ${cols.length}`),
+  box.replaceChildren(el("p", { class: "muted" }, `metrics.jsonl: ${m.rows.length} record(s), ${m.columns.length} fields; showing ${cols.length} (hover a heading for its field)`),
     el("div", { class: "tablewrap" }, el("table", { class: "metrics" },
-      el("tr", {}, cols.map(c => el("th", {}, c))),
+      el("tr", {}, cols.map(c => el("th", { title: c, "data-field": c }, columnName(c)))),
       m.rows.map(row => el("tr", {}, cols.map(c => el("td", {}, fmt(row[c]))))))));
+}
+
+// COLUMN_NAMES name the metrics.jsonl fields of canopy zero and canopy
+// ppo that a table shows most; columnName makes up the others.
+const COLUMN_NAMES = {
+  "iteration": "iteration", "update": "update",
+  "train.final_loss.Total": "loss", "train.final_loss.Policy": "policy loss", "train.final_loss.Value": "value loss", "train.final_loss.L2": "L2 loss",
+  "train.held_out.Total": "held-out loss", "train.held_out.Policy": "held-out policy loss", "train.held_out.Value": "held-out value loss", "train.held_out.L2": "held-out L2",
+  "elo.value": "Elo", "elo.lo": "Elo low", "elo.hi": "Elo high",
+  "eval.solver_policy": "optimal, network", "eval.solver_search": "optimal, search", "eval.solver_random": "optimal, random",
+  "loss": "loss", "policy_loss": "policy loss", "value_loss": "value loss", "entropy": "entropy", "episodes": "episodes", "wins": "wins", "draws": "draws", "losses": "losses",
+};
+
+// columnName is a readable heading for a flattened JSON path:
+// "eval.scores.0.score" becomes "score 1 score", "selfplay.games_per_sec"
+// "selfplay games per sec".
+function columnName(path) {
+  if (COLUMN_NAMES[path]) return COLUMN_NAMES[path];
+  let m;
+  if ((m = path.match(/^eval\.(scores|alone)\.([0-9]+)\.(opponent|score|lo|hi|games)$/))) {
+    const who = (m[1] === "alone" ? "alone " : "") + "#" + (+m[2] + 1);
+    return { opponent: "opponent " + who, score: "score " + who, lo: "score " + who + " low", hi: "score " + who + " high", games: "games " + who }[m[3]];
+  }
+  const parts = path.split(".").filter(p => p !== "train" && p !== "eval");
+  return parts.map((p, k) => /^[0-9]+$/.test(p) ? "#" + (+p + 1) : p.replace(/_/g, " ").replace(/^final loss$/, "loss")).join(" ") || path;
 }
 
 // pickColumns keeps the columns worth a table: numbers and short labels,
@@ -876,6 +1143,17 @@ function renderMetrics(box, m) {
 function pickColumns(columns) {
   const out = [];
   columns.forEach((c, i) => { if (!/started|finished|^seconds$/.test(c)) out.push(i); });
+  // The named fields first, in COLUMN_NAMES' order (the iteration, the
+  // losses, Elo, ...), then each baseline's opponent, score and interval.
+  const named = Object.keys(COLUMN_NAMES);
+  const rank = c => {
+    const k = named.indexOf(c);
+    if (k >= 0) return k;
+    const m = c.match(/^eval\.(scores|alone)\.([0-9]+)\.(opponent|score|lo|hi|games)$/);
+    if (m) return 100 + (m[1] === "alone" ? 50 : 0) + 5 * +m[2] + ["opponent", "score", "lo", "hi", "games"].indexOf(m[3]);
+    return 1000;
+  };
+  out.sort((x, y) => rank(columns[x]) - rank(columns[y]) || x - y);
   return out.slice(0, 40);
 }
 

@@ -10,8 +10,14 @@
 // helpers (el, api, main, setNav) only when called, after both loaded.
 "use strict";
 
+// dashImg shows a chart drawn for the width it gets on the page (the
+// server lays titles and legends out for it: ?width=PX), full width when
+// wide, else half of it.
 function dashImg(src, alt, wide) {
-  const img = el("img", { src, alt, title: alt, style: wide ? "max-width: 980px" : null });
+  // main's padding (2 x 20) and a panel's padding and border (2 x 17).
+  const avail = Math.max(420, (main.clientWidth || 1100) - 40 - 34);
+  const px = Math.floor(wide ? avail : Math.max(400, (avail - 12) / 2));
+  const img = el("img", { src: src + (src.includes("?") ? "&" : "?") + "width=" + px, alt, title: alt, class: wide ? "wide" : "half", style: `width:${px}px` });
   // A chart the server cannot draw answers with a JSON error: show it.
   img.onerror = async () => {
     let msg = "cannot draw " + alt;
