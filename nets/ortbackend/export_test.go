@@ -2,6 +2,7 @@ package ortbackend
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/all"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/nets/onnx"
 )
@@ -92,5 +95,92 @@ func TestExportedNetsInORT(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// torchFixture is one of nets/onnx's PyTorch fixtures (its
+// testdata/make_fixtures.py): PyTorch's outputs on recorded inputs.
+type torchFixture struct {
+	Game       string    `json:"game"`
+	Batch      int       `json:"batch"`
+	Input      []float32 `json:"input"`
+	Policy     []float32 `json:"policy"`
+	Value      []float32 `json:"value"`
+	Error      string    `json:"error"`
+	PolicyKind string    `json:"policy_kind"`
+}
+
+// PyTorch -> import -> export -> ONNX Runtime: every PyTorch fixture that
+// imports as a Canopy network, exported again, gives PyTorch's recorded
+// outputs in ONNX Runtime within 1e-5 (the policy of a log-softmax
+// fixture, which the import drops, is compared on the value only).
+func TestTorchImportExportInORT(t *testing.T) {
+	needLib(t)
+	files, err := filepath.Glob("../onnx/testdata/torch/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no PyTorch fixtures in nets/onnx/testdata/torch: %v", err)
+	}
+	ran := 0
+	for _, f := range files {
+		var c torchFixture
+		js, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(js, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Error != "" {
+			continue // not Canopy's ResNet: nets/onnx tests its refusal
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			m, err := onnx.ReadFile(strings.TrimSuffix(f, ".json") + ".onnx")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := games.New(c.Game)
+			if err != nil {
+				t.Fatal(err)
+			}
+			net, err := onnx.Import(m, g, onnx.ImportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			model, err := onnx.Export(net, onnx.ExportOptions{Game: g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name+".onnx")
+			if err := os.WriteFile(path, model, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b, err := Open(net, Options{Model: path, Threads: 1, MaxBatch: max(c.Batch, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			pol, val := make([]float32, c.Batch*net.PolicySize()), make([]float32, c.Batch)
+			if err := b.Evaluate(context.Background(), c.Batch, c.Input, pol, val); err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			if c.PolicyKind != "log_softmax" {
+				for i := range c.Policy {
+					worst = max(worst, math.Abs(float64(pol[i]-c.Policy[i])))
+				}
+			}
+			for i := range c.Value {
+				worst = max(worst, math.Abs(float64(val[i]-c.Value[i])))
+			}
+			t.Logf("max |ORT(export(import(pytorch))) - pytorch| = %.3g", worst)
+			if worst > 1e-5 {
+				t.Errorf("ONNX Runtime on the re-exported model differs from PyTorch by %.3g", worst)
+			}
+		})
+		ran++
+	}
+	if ran == 0 {
+		t.Fatal("no fixture imports as a Canopy network")
 	}
 }
