@@ -12,6 +12,7 @@ import (
 
 	"github.com/canopy-go/canopy/fleet"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/atomicfile"
 	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
@@ -63,6 +64,13 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		return err
 	}
 	defer lock.Release()
+	// Under the lock no other process writes here: temporary files in the
+	// run's directories are those of writes a crash cut short.
+	if removed, err := atomicfile.RemoveTempsAll(dir); err != nil {
+		return fmt.Errorf("%s: removing temporary files of interrupted writes: %v", dir, err)
+	} else if len(removed) > 0 && opt.Log != nil {
+		fmt.Fprintf(opt.Log, "removed %d temporary files of interrupted writes in %s\n", len(removed), dir)
+	}
 	cfg, ok, err := LoadConfig(dir)
 	if err != nil {
 		return err

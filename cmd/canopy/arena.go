@@ -18,7 +18,6 @@ import (
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
-	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -165,7 +164,7 @@ rerun it with --resume to finish the tournament.`,
 						fmt.Fprintf(e.Stderr, "resuming: %d of %d games already played in %s\n", len(played), len(sched), *logs)
 					}
 				}
-				ctx, stop := interruptContext()
+				ctx, stop := signalContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
 				pr.before = len(played)
@@ -176,6 +175,9 @@ rerun it with --resume to finish the tournament.`,
 					OnGame:   onGame, Played: played,
 				})
 				if res == nil {
+					if ctx.Err() != nil {
+						return interrupted(ctx, "no game had finished; nothing to report")
+					}
 					return runErr
 				}
 				for _, u := range engine.Shared.Usage() {
@@ -196,7 +198,7 @@ rerun it with --resume to finish the tournament.`,
 				if err != nil {
 					return err
 				}
-				return partialError(runErr, res.TotalGames, len(sched))
+				return partialError(ctx, runErr, res.TotalGames, len(sched))
 			}
 		},
 	})
@@ -346,7 +348,7 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("--logs: %v", err)
 	}
-	lock, err := runlock.Acquire(dir)
+	lock, err := lockRunDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--logs: %w", err)
 	}

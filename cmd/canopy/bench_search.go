@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/trace"
 	"sort"
@@ -90,7 +88,7 @@ func benchSearch(e *env, args []string) error {
 	if prof.cpu == "" {
 		prof.cpu = filepath.Join(dir, "cpu.pprof")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	if *traceFile != "" {
 		f, err := os.Create(*traceFile)

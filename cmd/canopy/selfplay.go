@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
@@ -133,7 +129,7 @@ Examples (under a minute each on 2 cores):
 				}
 				// Every way a terminal or a job manager stops a process
 				// lets the finished games be saved first.
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+				ctx, stop := signalContext()
 				defer stop()
 				lock, err := runlock.Acquire(*out)
 				if err != nil {
@@ -198,8 +194,7 @@ Examples (under a minute each on 2 cores):
 				if err != nil {
 					if ctx.Err() != nil {
 						fmt.Fprintln(e.Stderr)
-						why := strings.TrimSuffix(context.Cause(ctx).Error(), " signal received") // interrupt, terminated, hangup
-						return fmt.Errorf("interrupted (%s) after %d new games (saved in %s); rerun with --resume to finish", why, done.Load(), *out)
+						return fmt.Errorf("interrupted (%s) after %d new games (saved in %s); rerun with --resume to finish", signalName(ctx), done.Load(), *out)
 					}
 					return err
 				}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -194,13 +192,13 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				if err != nil {
 					return err
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
 				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
-					return fmt.Errorf("interrupted; run the same command to continue %s", *out)
+					return interrupted(ctx, "run the same command to continue "+*out)
 				}
 				return err
 			}
