@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/readfile"
 )
 
 // DefaultConfig is the built-in network for game g: the "connect4"
@@ -148,7 +148,7 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 		}
 		src.Desc = fmt.Sprintf("shipped network %s (%s)", ref, sh.about)
 	default:
-		buf, err = os.ReadFile(ref)
+		buf, err = readfile.Regular(ref, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			var names []string
 			for _, s := range Shipped() {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -213,14 +214,9 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 // readManifest reads the manifest at path, refusing one too large to be
 // real.
 func readManifest(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err == nil && len(data) > maxManifestBytes {
-		return nil, fmt.Errorf("%s: bad manifest: larger than %d MiB, more than any run writes (fix or remove it)", path, maxManifestBytes>>20)
+	data, err := readfile.Regular(path, maxManifestBytes)
+	if errors.Is(err, readfile.ErrTooLarge) || errors.Is(err, readfile.ErrNotRegular) {
+		return nil, fmt.Errorf("bad manifest: %v; a run writes a regular file of a few MiB at most (fix or remove it)", err)
 	}
 	return data, err
 }

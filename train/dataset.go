@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/readfile"
 )
 
 // Manifest format and file name of a self-play run directory (package
@@ -352,7 +353,7 @@ func resolve(p string) (iteration, error) {
 	default:
 		return iteration{}, fmt.Errorf("%s is neither a run directory, a manifest.json nor an .npz shard", p)
 	}
-	data, err := os.ReadFile(mpath)
+	data, err := readfile.Regular(mpath, maxManifestBytes)
 	if err != nil {
 		return iteration{}, err
 	}
@@ -424,11 +425,19 @@ type shard struct {
 // position count when known). Mismatches with the game are plain errors
 // for a shard given directly, and bad-shard errors for one listed in a
 // manifest that matched the game (the file then contradicts its run).
+// Bounds of the files a dataset reads: a self-play manifest (as selfplay
+// writes: a few MiB at most) and a shard (16 GiB, far beyond any run's).
+// Devices and pipes are refused before reading (see internal/readfile).
+const (
+	maxManifestBytes = 256 << 20
+	maxShardBytes    = 16 << 30
+)
+
 func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 	bad := func(format string, args ...any) error {
 		return &badShardError{path: ref.path, err: fmt.Errorf(format, args...)}
 	}
-	data, err := os.ReadFile(ref.path)
+	data, err := readfile.Regular(ref.path, maxShardBytes)
 	if err != nil {
 		return nil, &badShardError{path: ref.path, err: unwrapPath(err)}
 	}
