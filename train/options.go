@@ -107,6 +107,21 @@ type Options struct {
 	Average *nets.Net `json:"-"`
 }
 
+// MemoryBytes is the memory, in bytes, that Run's minibatches of
+// o.Batch positions take on net: the network's training scratch
+// (nets.Net.TrainBytes: activations and gradients of the whole batch),
+// the sampler's batch (inputs, policy targets, legal masks, values) and
+// the trainer's logits and their gradients. It grows linearly with the
+// batch and is what a memory guard checks before training; the dataset
+// (Dataset.Len positions, already in memory when this is asked) and the
+// parameters are not counted.
+func (o Options) MemoryBytes(net *nets.Net) int64 {
+	b, in, p := int64(o.Batch), int64(net.InputSize()), int64(net.PolicySize())
+	sampler := 4 * b * (in + 2*p + 1)
+	trainer := 4 * b * (2*p + 2)
+	return net.TrainBytes(o.Batch) + sampler + trainer
+}
+
 // DefaultOptions are the defaults of `canopy train`: SGD with momentum 0.9
 // at a constant 0.02, batch 256, L2 1e-4, augmentation on, and a Polyak
 // average with tau 0.005 (study 000).

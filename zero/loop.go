@@ -287,7 +287,7 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 	if r.trainer != nil {
 		return r.fleetSelfPlay(ctx, i, dir, netPath, m)
 	}
-	be, choice, err := nets.OpenBackendSpec(r.cfg.Backend, net, nets.BackendOptions{MaxBatch: 256})
+	be, choice, err := nets.OpenBackendSpec(r.cfg.Backend, net, nets.BackendOptions{MaxBatch: selfPlayBatch})
 	if err != nil {
 		return out, fmt.Errorf("backend %s: %w", r.cfg.Backend, err)
 	}
@@ -303,7 +303,7 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 		r.logf("  warning: %s", w)
 	}
 	pending := len(o.Pending())
-	e, err := engine.New(r.g, be, engine.Options{Leaves: leaves, Batch: min(256, be.MaxBatch()),
+	e, err := engine.New(r.g, be, engine.Options{Leaves: leaves, Batch: min(selfPlayBatch, be.MaxBatch()),
 		Slots: engine.SlotsFor(r.cfg.Trees, leaves)})
 	if err != nil {
 		return out, err

@@ -71,7 +71,9 @@ func benchSearch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkSelfPlayMemory(g, *netFile, *backend, *trees, *sims, *leaves, selfplay.DefaultSettings().Det, *batch); err != nil {
+	st := selfplay.DefaultSettings()
+	st.Sims, st.Leaves = *sims, *leaves
+	if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *trees}, *batch); err != nil {
 		return err
 	}
 	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -42,5 +43,38 @@ func TestUnboundedInputFiles(t *testing.T) {
 		{1, []string{"train", "--game", "tictactoe", "--data", fifo + ".npz"}},
 	} {
 		checkBad(t, c.want, "", c.args...)
+	}
+}
+
+// Item 4: zero had no memory check and train --batch none at all; both
+// died of out-of-memory. They refuse with the estimate, status 2, and
+// leave no run directory.
+func TestRunMemoryChecks(t *testing.T) {
+	old := physicalMemory
+	physicalMemory = func() (float64, bool) { return 2e9, true }
+	defer func() { physicalMemory = old }()
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "zero")
+	r := runGuarded(t, "", "zero", "--game", "tictactoe", "--games", "65536", "--trees", "65536", "--sims", "100000", "--out", out)
+	if r.code != 2 || !strings.Contains(r.err, "needs about") {
+		t.Errorf("zero --games 65536 --trees 65536 --sims 100000: status %d, %q; want 2 and the estimate", r.code, r.err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused zero run left a directory")
+	}
+	// Self-play trees with subtree reuse take 4 x sims nodes and a spare
+	// arena: 1024 trees of 2000 simulations (about 4 GB) do not fit in
+	// 2 GB; the old estimate (sims + leaves + 16 nodes, 0.5 GB) let them.
+	r = runGuarded(t, "", "selfplay", "--game", "tictactoe", "--backend", "random", "--games", "1024", "--trees", "1024", "--sims", "2000", "--out", filepath.Join(tmp, "sp0"))
+	if r.code != 2 || !strings.Contains(r.err, "needs about") {
+		t.Errorf("selfplay 1024 trees x 2000 sims on 2 GB: status %d, %q; want 2 and the estimate", r.code, r.err)
+	}
+	sp := filepath.Join(tmp, "sp")
+	if code, _, errs := runCLI(t, "", "selfplay", "--game", "connect4", "--backend", "random", "--games", "2", "--sims", "8", "--quiet", "--out", sp); code != 0 {
+		t.Fatalf("selfplay: %s", errs)
+	}
+	r = runGuarded(t, "", "train", "--data", sp, "--out", filepath.Join(tmp, "nets"), "--batch", "65536", "--steps", "1", "--quiet")
+	if r.code != 2 || !strings.Contains(r.err, "--batch 65536 needs about") {
+		t.Errorf("train --batch 65536: status %d, %q; want 2 and the estimate", r.code, r.err)
 	}
 }

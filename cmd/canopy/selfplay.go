@@ -109,7 +109,6 @@ Examples (under a minute each on 2 cores):
 				if err != nil {
 					return err
 				}
-				sims, leaves, det := st.Sims, st.Leaves, st.Det
 				ts := ""
 				if *turnSearch != "" {
 					if err := turnSearchFlags(fs, append(table.Keys(), "workers")); err != nil {
@@ -118,9 +117,8 @@ Examples (under a minute each on 2 cores):
 					if ts, err = selfplay.TurnSearchSpec(g, *turnSearch); err != nil {
 						return usagef("--turn-search: %v", err)
 					}
-					sims, leaves, det = 1, 1, 1 // a turn searcher's tree is small (about 2 x its sims nodes)
 				}
-				if err := checkSelfPlayMemory(g, *netFile, *backend, min(*trees, *nGames), sims, leaves, det, *batch); err != nil {
+				if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *nGames, TurnSearch: ts}, *batch); err != nil {
 					return err
 				}
 				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)

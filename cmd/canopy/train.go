@@ -206,6 +206,9 @@ Example:
 						ds.Len(), g.Spec(), len(ds.Sources()), loadTime.Seconds(), describe(net.Config()), net.NumParams(),
 						len(games.SymmetriesOf(g))+1)
 				}
+				if err := checkTrainMemory(opt, net); err != nil {
+					return err
+				}
 				var held *heldOut
 				if *heldOutData != "" {
 					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {

@@ -185,6 +185,9 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 						return usagef("%v", err)
 					}
 				}
+				if err := checkZeroMemory(req); err != nil {
+					return err
+				}
 				if err := setAgentBackend(req.Backend, nil); err != nil {
 					return err
 				}
