@@ -71,7 +71,8 @@ a longer run are those of an N-game run, so --resume with a larger
 of the games logged so far, checked the same way, and plays none; it
 takes no lock, so it can watch a running arena.
 
-Limits: at most 10000000 games in all and 100000 bootstrap resamples.
+Limits: at most 10000000 games in all, 100000 bootstrap resamples, and 1e10
+resampled games (resamples x games).
 Interrupted (Ctrl-C), it prints the table and ratings of the games
 finished so far, marked partial, and exits with status 1; with --logs,
 rerun it with --resume to finish the tournament.`,
@@ -119,8 +120,13 @@ rerun it with --resume to finish the tournament.`,
 				if *parallel < 0 {
 					return usagef("--parallel must not be negative (0: number of CPUs)")
 				}
-				if total := tournamentGames(g.NumPlayers(), len(specs), *n); total > maxGames {
+				total := tournamentGames(g.NumPlayers(), len(specs), *n)
+				if total > maxGames {
 					return usagef("--games %d with %d agents makes %.3g games in all; the limit is %d (fewer games or agents)", *n, len(specs), total, maxGames)
+				}
+				// Each bootstrap resample draws every game again.
+				if work := float64(*boot) * total; work > maxBootstrapDraws {
+					return usagef("--bootstrap %d over %.3g games draws %.3g games; the limit is %.0g: use --bootstrap %d or less", *boot, total, work, float64(maxBootstrapDraws), int(maxBootstrapDraws/total))
 				}
 				if err := checkAgentMemory(g, specs, gamesAtOnce(*parallel, *n)); err != nil {
 					return err
@@ -206,6 +212,10 @@ rerun it with --resume to finish the tournament.`,
 
 // maxBootstrap bounds --bootstrap (each resample refits the ratings).
 const maxBootstrap = 100_000
+
+// maxBootstrapDraws bounds --bootstrap times the games: each resample
+// draws every game again.
+const maxBootstrapDraws = 1e10
 
 // tournamentGames is the number of games of a tournament between k agents
 // in an n-player game with games per table (see arena.Schedule), in

@@ -78,3 +78,14 @@ func TestRunMemoryChecks(t *testing.T) {
 		t.Errorf("train --batch 65536: status %d, %q; want 2 and the estimate", r.code, r.err)
 	}
 }
+
+// Item 4: one argument no longer starts unbounded work: tune and arena
+// cap their totals, perft estimates its time and asks for --yes.
+func TestUnboundedWorkRefused(t *testing.T) {
+	checkBad(t, 2, "", "tune", "--game", "tetrislink", "--games", "1000000000", "--iters", "1000000000")
+	checkBad(t, 2, "", "perft", "--game", "hex:size=13", "--depth", "50")
+	checkBad(t, 2, "", "arena", "--game", "tictactoe", "--agents", "random;random", "--games", "10000000", "--bootstrap", "100000")
+	if code, out, errs := runCLI(t, "", "perft", "--game", "tictactoe", "--depth", "9"); code != 0 || !strings.Contains(out, "9 127872") {
+		t.Errorf("perft tictactoe to depth 9 (127872 nine-move games, a known count): status %d, %q %q", code, out, errs)
+	}
+}
