@@ -170,6 +170,15 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 			return nil, src, fmt.Errorf("network %s: %v (is it a canopy .safetensors file?)", ref, err)
 		}
 		src.Desc = ref
+		// A network made for another game plays nonsense wherever its
+		// shapes happen to fit (hex:size=5 with or without swap, a
+		// variant of the same board): refused, not warned about, since
+		// agent specs and servers have no one to read a warning.
+		if cg := net.Config().Game; cg != "" && cg != g.Spec() {
+			if mg, err := games.New(cg); err != nil || mg.Spec() != g.Spec() {
+				return nil, src, fmt.Errorf("network %s was made for %s, not %s: use a network of this game (`canopy net init --game %s` makes one)", ref, cg, g.Spec(), g.Spec())
+			}
+		}
 	}
 	sum := sha256.Sum256(buf)
 	src.SHA256 = hex.EncodeToString(sum[:])

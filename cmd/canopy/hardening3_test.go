@@ -89,3 +89,22 @@ func TestUnboundedWorkRefused(t *testing.T) {
 		t.Errorf("perft tictactoe to depth 9 (127872 nine-move games, a known count): status %d, %q %q", code, out, errs)
 	}
 }
+
+// Item 11: an out-of-range --games is a usage error like the others (it
+// exited 1).
+func TestSelfplayGamesRange(t *testing.T) {
+	checkBad(t, 2, "", "selfplay", "--game", "tictactoe", "--backend", "random", "--games", "9223372036854775807", "--out", filepath.Join(t.TempDir(), "r"))
+}
+
+// Item 11: a network whose metadata names another game is refused where
+// its shapes fit (it played that game's moves in this one).
+func TestNetOfAnotherGameRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "h5.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "hex:size=5,swap=true", "--out", p); code != 0 {
+		t.Fatalf("net init: %s", errs)
+	}
+	checkBad(t, 2, "", "move", "--game", "hex:size=5,swap=false", "--agent", "az:sims=4,net="+p)
+	if code, _, errs := runCLI(t, "", "move", "--game", "hex:size=5,swap=true", "--agent", "az:sims=4,net="+p); code != 0 {
+		t.Errorf("the net on its own game: status %d, %s", code, errs)
+	}
+}

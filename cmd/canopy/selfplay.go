@@ -93,6 +93,9 @@ Examples (under a minute each on 2 cores):
 				if *nGames < 1 || *trees < 1 {
 					return usagef("--games and --trees must be at least 1")
 				}
+				if *nGames > selfplay.MaxGames {
+					return usagef("--games %d: want 1..%d games per run directory (split the run over several directories)", *nGames, selfplay.MaxGames)
+				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--batch and --workers must not be negative")
 				}
