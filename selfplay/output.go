@@ -169,6 +169,14 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 		ShardPositions: 16384, FlushGames: 64, FlushEvery: 2 * time.Second}
 	path := filepath.Join(dir, ManifestName)
 	data, err := readManifest(path)
+	if err == nil {
+		// A run that saved no game (it failed before its first shard)
+		// binds nothing: the new run replaces it, with or without resume.
+		var old Manifest
+		if json.Unmarshal(data, &old) == nil && len(old.Shards) == 0 && old.Totals.Games == 0 {
+			err = fs.ErrNotExist
+		}
+	}
 	switch {
 	case err == nil && !resume:
 		return nil, fmt.Errorf("%s already holds a self-play run; pass --resume to continue it or choose another --out", dir)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,18 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	if err != nil {
 		return err
 	}
+	if ok && !ProducedAnything(dir) {
+		// The run failed before its first self-play game (a --net that
+		// does not play, say): its settings bind nothing, and the
+		// corrected command replaces them and its starting network.
+		raw, avg := train.CheckpointPaths(filepath.Join(dir, checkpointsDir), 0)
+		for _, p := range []string{raw, avg} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		ok = false
+	}
 	if ok {
 		if err := sameRun(cfg, req); err != nil {
 			return fmt.Errorf("%s holds a run with other settings: %v; use the original flags (only --iterations and --eval-policy-games may change) or another --out", dir, err)
@@ -118,6 +131,17 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		defer stop()
 	}
 	return r.run(ctx)
+}
+
+// ProducedAnything reports whether the run in dir has finished an
+// iteration or saved a self-play game. A run that has not binds nothing:
+// Run replaces its settings with the request's.
+func ProducedAnything(dir string) bool {
+	if m, _ := filepath.Glob(filepath.Join(dir, itersDir, "iter-*.json")); len(m) > 0 {
+		return true
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, selfplayDir, "iter-*", "shard-*.npz"))
+	return len(m) > 0
 }
 
 type runner struct {

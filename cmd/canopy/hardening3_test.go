@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,5 +108,54 @@ func TestNetOfAnotherGameRefused(t *testing.T) {
 	checkBad(t, 2, "", "move", "--game", "hex:size=5,swap=false", "--agent", "az:sims=4,net="+p)
 	if code, _, errs := runCLI(t, "", "move", "--game", "hex:size=5,swap=true", "--agent", "az:sims=4,net="+p); code != 0 {
 		t.Errorf("the net on its own game: status %d, %s", code, errs)
+	}
+}
+
+// overflowNetFor writes the built-in net of game spec with every weight
+// 3e38: finite, so it loads, but its outputs overflow to NaN.
+func overflowNetFor(t *testing.T, spec string) string {
+	t.Helper()
+	g, _ := games.New(spec)
+	net, err := nets.New(mustBuiltin(t, g), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range net.Params() {
+		for i := range p.Data {
+			p.Data[i] = 3e38
+		}
+	}
+	net.Invalidate()
+	path := filepath.Join(t.TempDir(), "overflow.safetensors")
+	if err := net.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Item 6: a run that failed before producing anything (a --net whose
+// outputs are NaN) left settings that made the corrected command (without
+// --net) fail the same way; now the corrected command runs in the same
+// directory.
+func TestFailedRunDoesNotBlockTheCorrectedOne(t *testing.T) {
+	bad := overflowNetFor(t, "tictactoe")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"zero", []string{"zero", "--game", "tictactoe", "--games", "2", "--trees", "2", "--sims", "4", "--steps", "2", "--batch", "8",
+			"--eval-games", "0", "--iterations", "1", "--backend", "cpu", "--quiet"}},
+		{"selfplay", []string{"selfplay", "--game", "tictactoe", "--games", "2", "--sims", "4", "--backend", "cpu", "--quiet"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			args := append(append([]string{}, c.args...), "--out", out)
+			if r := runGuarded(t, "", append(args, "--net", bad)...); r.code == 0 {
+				t.Fatalf("the overflowing net was accepted: %s", r.err)
+			}
+			if r := runGuarded(t, "", args...); r.code != 0 {
+				t.Errorf("the corrected command: status %d: %s", r.code, tail(r.err))
+			}
+		})
 	}
 }

@@ -137,6 +137,9 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				if err != nil {
 					return err
 				}
+				// A run that failed before producing anything keeps no
+				// settings: the corrected command starts afresh in it.
+				ok = ok && zero.ProducedAnything(*out)
 				req := cfg
 				if ok {
 					req = stored
