@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/readfile"
+	"github.com/canopy-go/canopy/selfplay"
 )
 
 // Manifest format and file name of a self-play run directory (package
@@ -30,6 +30,7 @@ type manifest struct {
 	Game     string `json:"game"`
 	ObsShape []int  `json:"obs_shape"`
 	Actions  int    `json:"actions"`
+	Games    int64  `json:"games"`
 	Shards   []struct {
 		File      string `json:"file"`
 		Positions int    `json:"positions"`
@@ -190,10 +191,21 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 		return nil, errors.New("no data: give one or more self-play run directories or .npz shards")
 	}
 	its := make([]iteration, len(paths))
+	seen := map[string]string{} // a shard's absolute path -> the --data entry that lists it
 	for i, p := range paths {
 		it, err := resolve(p)
 		if err != nil {
 			return nil, err
+		}
+		for _, ref := range it.shards {
+			abs, err := filepath.Abs(ref.path)
+			if err != nil {
+				abs = ref.path
+			}
+			if prev, dup := seen[abs]; dup {
+				return nil, fmt.Errorf("shard %s is given twice (by %s and %s): its positions would be trained on twice; list each run once", ref.path, prev, p)
+			}
+			seen[abs] = p
 		}
 		its[i] = it
 	}
@@ -364,13 +376,21 @@ func resolve(p string) (iteration, error) {
 	if m.Format != manifestFormat {
 		return iteration{}, fmt.Errorf("%s: manifest format %q, want %q (written by `canopy selfplay`)", mpath, m.Format, manifestFormat)
 	}
+	if m.Games < 0 || m.Games > selfplay.MaxGames {
+		return iteration{}, fmt.Errorf("%s: bad manifest: games = %d, want 0..%d (fix or remove it)", mpath, m.Games, selfplay.MaxGames)
+	}
 	it := iteration{path: p, m: m}
+	listed := map[string]bool{}
 	for _, s := range m.Shards {
-		if s.File == "" || filepath.IsAbs(s.File) || strings.Contains(filepath.ToSlash(s.File), "..") {
-			return iteration{}, fmt.Errorf("%s: shard file name %q is not a plain name inside the run directory", mpath, s.File)
+		if err := selfplay.CheckShardName(s.File); err != nil {
+			return iteration{}, fmt.Errorf("%s: shard %q %v; run `canopy selfplay --resume` on it to repair the manifest", mpath, s.File, err)
 		}
+		if listed[s.File] {
+			return iteration{}, fmt.Errorf("%s: shard %q is listed twice (its games would be trained on twice); run `canopy selfplay --resume` on it to repair the manifest", mpath, s.File)
+		}
+		listed[s.File] = true
 		if s.Positions < 0 {
-			return iteration{}, fmt.Errorf("%s: shard %s has %d positions", mpath, s.File, s.Positions)
+			return iteration{}, fmt.Errorf("%s: shard %q has %d positions", mpath, s.File, s.Positions)
 		}
 		it.shards = append(it.shards, shardRef{path: filepath.Join(dir, s.File), positions: s.Positions})
 	}
@@ -510,54 +530,10 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 			return nil, bad("array \"root_q\" has dtype %s and shape %v, want <f4 [%d]", qa.descr, qa.shape, n)
 		}
 		rootQ = qa.f32
-		for i, q := range rootQ {
-			if !(q >= -1 && q <= 1) {
-				return nil, bad("position %d: root_q %v is outside [-1, 1]", i, q)
-			}
-		}
 	}
 	obsN := games.ObservationSize(g)
-	for i := range n {
-		for j, v := range obs.f32[i*obsN : (i+1)*obsN] {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, bad("position %d: observation value %d is %v", i, j, v)
-			}
-		}
-		v := val.f32[i]
-		if !(v >= -1 && v <= 1) {
-			return nil, bad("position %d: value %v is outside [-1, 1]", i, v)
-		}
-		p := pol.f32[i*A : (i+1)*A]
-		var lg []uint8
-		if legal != nil {
-			lg = legal[i*A : (i+1)*A]
-		}
-		sum, nlegal := 0.0, 0
-		for a, x := range p {
-			if !(x >= 0) || math.IsInf(float64(x), 0) {
-				return nil, bad("position %d: policy[%d] = %v, want a probability", i, a, x)
-			}
-			sum += float64(x)
-			if lg == nil {
-				continue
-			}
-			switch lg[a] {
-			case 0:
-				if x != 0 {
-					return nil, bad("position %d: policy puts %v on action %d, which its legal mask marks illegal", i, x, a)
-				}
-			case 1:
-				nlegal++
-			default:
-				return nil, bad("position %d: legal[%d] = %d, want 0 or 1", i, a, lg[a])
-			}
-		}
-		if math.Abs(sum-1) > 1e-3 {
-			return nil, bad("position %d: policy sums to %.6g, want 1", i, sum)
-		}
-		if lg != nil && nlegal == 0 {
-			return nil, bad("position %d: no legal action", i)
-		}
+	if err := selfplay.CheckPositions(n, obsN, A, obs.f32, pol.f32, legal, val.f32, rootQ); err != nil {
+		return nil, bad("%v", err)
 	}
 	sh := &shard{path: ref.path, n: n, obs: obsRows{size: obsN}, policy: pol.f32, value: val.f32, legal: legal, rootQ: rootQ}
 	sh.obs.append(obs.f32)

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -157,5 +163,146 @@ func TestFailedRunDoesNotBlockTheCorrectedOne(t *testing.T) {
 				t.Errorf("the corrected command: status %d: %s", r.code, tail(r.err))
 			}
 		})
+	}
+}
+
+// rewriteZipMember rewrites the zip archive at path with member name's
+// bytes changed by edit (the writer recomputes the CRC: a valid archive
+// with bad content).
+func rewriteZipMember(t *testing.T, path, name string, edit func([]byte)) {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name == name {
+			edit(b)
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: f.Method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(b)
+	}
+	zr.Close()
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, buf.String())
+}
+
+// Item 9: resume kept shards that train then rejected (a value of 5), so
+// train's advice to regenerate them could not be followed; and a shard
+// name with control characters stopped resume and wrote raw NUL and
+// right-to-left bytes to the terminal. Both are now dropped and their
+// games played again, the name escaped.
+func TestSelfplayResumeDropsWhatTrainRejects(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	args := []string{"selfplay", "--game", "tictactoe", "--backend", "random", "--games", "6", "--trees", "2", "--sims", "8",
+		"--quiet", "--out", dir, "--seed", "5"}
+	if r := runGuarded(t, "", args...); r.code != 0 {
+		t.Fatalf("status %d\n%s", r.code, r.err)
+	}
+	first := readSPManifest(t, dir)
+	rewriteZipMember(t, filepath.Join(dir, first.Shards[0].File), "value.npy", func(b []byte) {
+		hdr := 10 + int(binary.LittleEndian.Uint16(b[8:])) // .npy version 1: magic, version, header length, header
+		binary.LittleEndian.PutUint32(b[hdr:], math.Float32bits(5))
+	})
+	if code, _, errs := runCLI(t, "", "train", "--data", dir, "--out", filepath.Join(t.TempDir(), "nets"), "--steps", "1", "--batch", "4", "--quiet"); code == 0 || !strings.Contains(errs, "value 5") {
+		t.Fatalf("train on the bad shard: status %d, %q; want it refused", code, errs)
+	}
+	mpath := filepath.Join(dir, "manifest.json")
+	var m map[string]any
+	data, _ := os.ReadFile(mpath)
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	shards := m["shards"].([]any)
+	evil := map[string]any{}
+	for k, v := range shards[len(shards)-1].(map[string]any) {
+		evil[k] = v
+	}
+	evil["file"] = "x\x00\u202eevil.npz"
+	m["shards"] = append(shards, evil)
+	data, _ = json.Marshal(m)
+	write(t, mpath, string(data))
+	checkBad(t, 1, "", "train", "--data", dir, "--out", filepath.Join(t.TempDir(), "nets"), "--steps", "1", "--quiet")
+	r := runGuarded(t, "", append(args, "--resume")...)
+	if r.code != 0 {
+		t.Fatalf("resume: status %d: %s", r.code, r.err)
+	}
+	if strings.ContainsAny(r.err, "\x00\u202e") || !strings.Contains(r.err, `\x00`) || !strings.Contains(r.err, "value 5") {
+		t.Errorf("resume's warnings %q: want the bad value named and the name escaped", r.err)
+	}
+	if m := readSPManifest(t, dir); m.Totals.Games != 6 {
+		t.Errorf("after resume: %d games, want 6", m.Totals.Games)
+	}
+	if code, _, errs := runCLI(t, "", "train", "--data", dir, "--out", filepath.Join(t.TempDir(), "nets"), "--steps", "1", "--batch", "4", "--quiet"); code != 0 {
+		t.Errorf("train on the repaired run: status %d: %s", code, errs)
+	}
+}
+
+// Item 10: a byte flipped in a shard's zip central directory (numpy
+// refuses the file: the member's name differs from its local header's),
+// a shard listed twice, a run given twice, and manifests claiming 10^18
+// or -5 games were all trained on; now each is refused with one line.
+func TestTrainRefusesWhatNumpyAndResumeRefuse(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "run")
+	if r := runGuarded(t, "", "selfplay", "--game", "tictactoe", "--backend", "random", "--games", "4", "--sims", "8", "--quiet", "--out", dir); r.code != 0 {
+		t.Fatalf("selfplay: %s", r.err)
+	}
+	trainArgs := func(data string) []string {
+		return []string{"train", "--data", data, "--out", filepath.Join(t.TempDir(), "nets"), "--steps", "1", "--batch", "4", "--quiet"}
+	}
+	if code, _, errs := runCLI(t, "", trainArgs(dir)...); code != 0 {
+		t.Fatalf("train on the good run: %s", errs)
+	}
+	checkBad(t, 1, "", trainArgs(dir+","+dir)...)
+	mpath := filepath.Join(dir, "manifest.json")
+	good, _ := os.ReadFile(mpath)
+	edit := func(f func(m map[string]any)) {
+		var m map[string]any
+		if err := json.Unmarshal(good, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		write(t, mpath, string(b))
+	}
+	edit(func(m map[string]any) { m["shards"] = append(m["shards"].([]any), m["shards"].([]any)[0]) })
+	checkBad(t, 1, "", trainArgs(dir)...)
+	for _, games := range []float64{1e18, -5} {
+		edit(func(m map[string]any) { m["games"] = games })
+		checkBad(t, 1, "", trainArgs(dir)...)
+	}
+	write(t, mpath, string(good))
+	// Flip one byte of a member's name in the central directory.
+	shard := filepath.Join(dir, readSPManifest(t, dir).Shards[0].File)
+	b, _ := os.ReadFile(shard)
+	i := bytes.LastIndex(b, []byte("value.npy"))
+	if i < 0 || bytes.Index(b, []byte("value.npy")) == i {
+		t.Fatal("value.npy not found twice (local header and central directory)")
+	}
+	b[i] = 'V'
+	write(t, shard, string(b))
+	checkBad(t, 1, "", trainArgs(dir)...)
+	if r := runGuarded(t, "", "selfplay", "--game", "tictactoe", "--backend", "random", "--games", "4", "--sims", "8", "--quiet", "--out", dir, "--resume"); r.code != 0 || !strings.Contains(r.err, "local header") {
+		t.Errorf("resume with the damaged shard: status %d, %q; want it dropped and regenerated", r.code, r.err)
+	}
+	if code, _, errs := runCLI(t, "", trainArgs(dir)...); code != 0 {
+		t.Errorf("train on the repaired run: %s", errs)
 	}
 }
