@@ -319,7 +319,11 @@ func (o *Output) verify() (changed bool, err error) {
 		t.Nodes = max(0, t.Nodes-sh.Nodes)
 		aside := ""
 		if !names[sh.File] && o.moveAside(sh.File) {
-			aside = fmt.Sprintf(" (moved aside to %q)", sh.File+".bad")
+			bad := sh.File + ".bad"
+			if CheckShardName(sh.File) != nil {
+				bad = strconv.Quote(bad)
+			}
+			aside = fmt.Sprintf(" (moved aside to %s)", bad)
 		}
 		again := "none of its games are missing"
 		if ids := intersect(sh.GameIDs, pending); len(ids) > 0 {

@@ -240,6 +240,9 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 	// out oldest first.
 	var loaded []*shard
 	total := 0
+	// A game is in one shard of its run: ids met again in another shard
+	// would be trained on twice.
+	gameShard := map[[2]int64]string{} // (iteration, game id) -> shard path
 	for i := len(its) - 1; i >= first && (opt.Window == 0 || total < opt.Window); i-- {
 		it := &its[i]
 		for j := len(it.shards) - 1; j >= 0 && (opt.Window == 0 || total < opt.Window); j-- {
@@ -258,6 +261,16 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 				return nil, err
 			}
 			sh.iteration = i
+			for k, id := range sh.gameID {
+				if k > 0 && sh.gameID[k-1] == id {
+					continue
+				}
+				key := [2]int64{int64(i), id}
+				if prev, dup := gameShard[key]; dup && prev != sh.path {
+					return nil, fmt.Errorf("game %d of %s is in shard %s and in %s: its positions would be trained on twice; run `canopy selfplay --resume` on the run to repair it", id, it.path, prev, sh.path)
+				}
+				gameShard[key] = sh.path
+			}
 			loaded = append(loaded, sh)
 			total += sh.n
 		}

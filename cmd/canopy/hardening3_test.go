@@ -284,6 +284,20 @@ func TestTrainRefusesWhatNumpyAndResumeRefuse(t *testing.T) {
 	}
 	edit(func(m map[string]any) { m["shards"] = append(m["shards"].([]any), m["shards"].([]any)[0]) })
 	checkBad(t, 1, "", trainArgs(dir)...)
+	// The same games under another shard name: duplicated game ids.
+	first := readSPManifest(t, filepath.Dir(mpath)).Shards[0].File
+	src, _ := os.ReadFile(filepath.Join(dir, first))
+	write(t, filepath.Join(dir, "copy.npz"), string(src))
+	edit(func(m map[string]any) {
+		c := map[string]any{}
+		for k, v := range m["shards"].([]any)[0].(map[string]any) {
+			c[k] = v
+		}
+		c["file"] = "copy.npz"
+		m["shards"] = append(m["shards"].([]any), c)
+	})
+	checkBad(t, 1, "", trainArgs(dir)...)
+	os.Remove(filepath.Join(dir, "copy.npz"))
 	for _, games := range []float64{1e18, -5} {
 		edit(func(m map[string]any) { m["games"] = games })
 		checkBad(t, 1, "", trainArgs(dir)...)

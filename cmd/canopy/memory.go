@@ -199,7 +199,7 @@ func checkSelfPlayMemory(g games.Game, netRef, backend string, cfg selfplay.Conf
 	}
 	m, err := selfPlayMemory(g, cfg, mb, netScratch(g, netRef, backend, mb))
 	if err != nil {
-		return nil // the run reports bad settings itself
+		return usageError{err.Error()} // settings out of range
 	}
 	return m.check(fmt.Sprintf("--trees %d --sims %d --leaves %d --batch %d", cfg.Trees, cfg.Settings.Sims, cfg.Settings.Leaves, batch))
 }
