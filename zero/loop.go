@@ -66,11 +66,9 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	}
 	defer lock.Release()
 	// Under the lock no other process writes here: temporary files in the
-	// run's directories are those of writes a crash cut short.
-	if removed, err := atomicfile.RemoveTempsAll(dir); err != nil {
+	// run's own directories are those of writes a crash cut short.
+	if err := removeTemps(dir); err != nil {
 		return fmt.Errorf("%s: removing temporary files of interrupted writes: %v", dir, err)
-	} else if len(removed) > 0 && opt.Log != nil {
-		fmt.Fprintf(opt.Log, "removed %d temporary files of interrupted writes in %s\n", len(removed), dir)
 	}
 	cfg, ok, err := LoadConfig(dir)
 	if err != nil {
@@ -131,6 +129,22 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		defer stop()
 	}
 	return r.run(ctx)
+}
+
+// removeTemps removes the temporary files of interrupted atomic writes
+// from the run's own directories (dir itself may hold other things: only
+// the directories the run makes are swept).
+func removeTemps(dir string) error {
+	dirs := []string{dir, filepath.Join(dir, checkpointsDir), filepath.Join(dir, itersDir), filepath.Join(dir, selfplayDir),
+		filepath.Join(dir, trainDir), filepath.Join(dir, plotsDir)}
+	sp, _ := filepath.Glob(filepath.Join(dir, selfplayDir, "iter-*"))
+	var errs []error
+	for _, d := range append(dirs, sp...) {
+		if _, err := atomicfile.RemoveTemps(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ProducedAnything reports whether the run in dir has finished an

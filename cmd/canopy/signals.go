@@ -70,14 +70,15 @@ func interrupted(ctx context.Context, how string) error {
 
 // lockRunDir takes dir's run lock (internal/runlock) and, holding it,
 // removes the temporary files that writes cut short by a crash or kill -9
-// left in dir and below (atomicfile.RemoveTempsAll): with the lock held
-// no live writer can own them.
+// left in dir (atomicfile.RemoveTemps): with the lock held no live writer
+// can own them. Subdirectories are left alone: dir may be a directory
+// that holds other runs (train --out runs).
 func lockRunDir(dir string) (*runlock.Lock, error) {
 	lock, err := runlock.Acquire(dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := atomicfile.RemoveTempsAll(dir); err != nil {
+	if _, err := atomicfile.RemoveTemps(dir); err != nil {
 		lock.Release()
 		return nil, fmt.Errorf("%s: removing temporary files of interrupted writes: %v", dir, err)
 	}

@@ -172,31 +172,3 @@ func RemoveTemps(dir string) ([]string, error) {
 	}
 	return removed, errors.Join(errs...)
 }
-
-// RemoveTempsAll is RemoveTemps on root and every directory below it
-// (symbolic links are not followed): for run directories whose outputs
-// live in subdirectories. The same caution applies: only while no
-// WriteFile anywhere in the tree can be running. It returns the removed
-// files' paths.
-func RemoveTempsAll(root string) ([]string, error) {
-	var removed []string
-	var errs []error
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		names, err := RemoveTemps(p)
-		for _, n := range names {
-			removed = append(removed, filepath.Join(p, n))
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return nil
-	})
-	return removed, errors.Join(append(errs, err)...)
-}

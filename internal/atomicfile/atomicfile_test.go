@@ -94,31 +94,3 @@ func TestIsTempAndRemoveTemps(t *testing.T) {
 		t.Errorf("IsTemp(%q) = false", filepath.Base(f.Name()))
 	}
 }
-
-// RemoveTempsAll removes temporaries in subdirectories too, and only
-// temporaries.
-func TestRemoveTempsAll(t *testing.T) {
-	root := t.TempDir()
-	sub := filepath.Join(root, "a", "b")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	temps := []string{filepath.Join(root, ".m.jsonl.tmp-1"), filepath.Join(sub, ".iter-0001.safetensors.tmp-22")}
-	keep := []string{filepath.Join(root, "m.jsonl"), filepath.Join(sub, "iter-0001.safetensors")}
-	for _, p := range append(slices.Clone(temps), keep...) {
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	removed, err := RemoveTempsAll(root)
-	slices.Sort(removed)
-	slices.Sort(temps)
-	if err != nil || !slices.Equal(removed, temps) {
-		t.Errorf("RemoveTempsAll: %v, %v; want %v", removed, err, temps)
-	}
-	for _, p := range keep {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-	}
-}
