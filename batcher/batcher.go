@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/canopy-go/canopy/nets"
 )
@@ -133,6 +134,41 @@ type Batcher struct {
 }
 
 // New starts a batcher in front of be. Close it to stop its goroutines.
+// ringSlots is the number of slots of the ring of a batcher asked for
+// slots slots (0: 4 batches) with largest batch mb: a power of two of at
+// least max(slots, 2*mb, 4).
+func ringSlots(slots, mb int) int {
+	want := slots
+	if want <= 0 {
+		want = 4 * mb
+	}
+	want = max(want, 2*mb, 4)
+	n := 1
+	for n < want {
+		n <<= 1
+	}
+	return n
+}
+
+// slotChanBytes is the allocation of a slot's completion channel (a
+// channel header with a one-element buffer of struct{}).
+const slotChanBytes = 112
+
+// RingBytes is the memory, in bytes, of the ring of a batcher made by
+// New with opts for a backend of in inputs and ps policy logits per row
+// whose preferred batch is preferred (used when opts.MaxBatch is 0): one
+// slot record, completion channel and row of input, policy and value
+// float32s per slot. It is what memory guards count for a batcher; the
+// backend's own buffers are the backend's.
+func RingBytes(opts Options, preferred, in, ps int) int64 {
+	mb := opts.MaxBatch
+	if mb <= 0 {
+		mb = preferred
+	}
+	n := int64(ringSlots(opts.Slots, max(mb, 1)))
+	return n * (int64(unsafe.Sizeof(slot{})) + slotChanBytes + 4*int64(in+ps+1))
+}
+
 func New(be nets.Backend, opts Options) (*Batcher, error) {
 	if be == nil {
 		return nil, errors.New("batcher: nil backend")
@@ -149,15 +185,7 @@ func New(be nets.Backend, opts Options) (*Batcher, error) {
 	if wait == 0 {
 		wait = 200 * time.Microsecond
 	}
-	want := opts.Slots
-	if want <= 0 {
-		want = 4 * mb
-	}
-	want = max(want, 2*mb, 4)
-	n := 1
-	for n < want {
-		n <<= 1
-	}
+	n := ringSlots(opts.Slots, mb)
 	workers := max(opts.Workers, 1)
 	in, ps := be.Shape()
 	tw := opts.TargetWait

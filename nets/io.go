@@ -3,9 +3,9 @@ package nets
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
+	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/nets/safetensors"
 )
 
@@ -75,10 +75,16 @@ func (n *Net) tensors() []safetensors.Tensor {
 	return ts
 }
 
+// MaxFileBytes bounds a weights file that Canopy reads (4 GiB, hundreds
+// of times the largest network it trains): more is not a network, and
+// devices (/dev/zero) and pipes are refused before reading (see
+// internal/readfile).
+const MaxFileBytes = 4 << 30
+
 // Load reads a net saved by Save (or any safetensors file with a
 // "canopy.config" metadata entry and matching tensors).
 func Load(path string) (*Net, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := readfile.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +104,7 @@ func Decode(buf []byte) (*Net, error) {
 // LoadWithMetadata is Load that also returns the file's metadata: every
 // entry, the config and format entries included. The map is the caller's.
 func LoadWithMetadata(path string) (*Net, map[string]string, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := readfile.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,8 +3,8 @@ package nets
 import (
 	"fmt"
 	"math"
-	"os"
 
+	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/nets/safetensors"
 )
 
@@ -117,7 +117,7 @@ func DecodeRecurrent(buf []byte) (*Recurrent, map[string]string, error) {
 
 // LoadRecurrent reads a recurrent net saved by Save.
 func LoadRecurrent(path string) (*Recurrent, map[string]string, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := readfile.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/readfile"
 )
 
 // DefaultConfig is the built-in network for game g: the "connect4"
@@ -150,7 +150,7 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 	case strings.HasSuffix(strings.ToLower(ref), ".onnx"):
 		return nil, src, fmt.Errorf("network %s is an ONNX model: agents take it as it is (az:net=%s), other commands need it converted with `canopy net import %s --game %s`", ref, ref, ref, g.Spec())
 	default:
-		buf, err = os.ReadFile(ref)
+		buf, err = readfile.Regular(ref, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			var names []string
 			for _, s := range Shipped() {
@@ -172,6 +172,15 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 			return nil, src, fmt.Errorf("network %s: %v (is it a canopy .safetensors file?)", ref, err)
 		}
 		src.Desc = ref
+		// A network made for another game plays nonsense wherever its
+		// shapes happen to fit (hex:size=5 with or without swap, a
+		// variant of the same board): refused, not warned about, since
+		// agent specs and servers have no one to read a warning.
+		if cg := net.Config().Game; cg != "" && cg != g.Spec() {
+			if mg, err := games.New(cg); err != nil || mg.Spec() != g.Spec() {
+				return nil, src, fmt.Errorf("network %s was made for %s, not %s: use a network of this game (`canopy net init --game %s` makes one)", ref, cg, g.Spec(), g.Spec())
+			}
+		}
 	}
 	sum := sha256.Sum256(buf)
 	src.SHA256 = hex.EncodeToString(sum[:])

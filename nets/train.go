@@ -81,6 +81,43 @@ func (n *Net) reserveTrain(batch int) {
 	t.cap = batch
 }
 
+// TrainBytes is the memory, in bytes, of the training scratch that
+// ForwardTrain allocates for batches of batch rows (reserveTrain):
+// activations and their gradients, batch-norm pre-activations, and the
+// per-part im2col and gradient buffers, and the packed GEMM operand of
+// Backward. Memory guards use it before
+// training; the parameters, their gradients and the optimizer's state
+// (a few times NumParams float32s) are not counted.
+func (n *Net) TrainBytes(batch int) int64 {
+	b := int64(batch)
+	var total int64
+	for _, buf := range n.bufs {
+		total += 2 * 4 * b * int64(buf.size()) // act and grad
+	}
+	maxOut, maxCols, maxC, maxW := 0, 0, 0, 0
+	for _, u := range n.units {
+		sz := batch * u.cells * u.cout
+		maxOut = max(maxOut, sz)
+		maxC = max(maxC, u.cout)
+		if u.bn != nil {
+			total += 4*b*int64(u.cells*u.cout) + 16*int64(u.cout) // pre, mean, istd
+		}
+		if u.kind == kindConv3 {
+			per := min(batch, max(1, trainBlockRows/u.cells))
+			maxCols = max(maxCols, per*u.cells*u.k)
+			maxW = max(maxW, u.k*u.cout)
+		}
+	}
+	total += 4*int64(maxOut) + 4*int64(maxW)                                        // dz, wt
+	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+maxC) + 16*int64(maxC)) // parts
+	total += 3 * 4 * int64(maxC)                                                    // f32
+	// The GEMMs of Backward pack an operand of about one layer's output
+	// (kernels' pooled buffers, one per kernel thread that packs at once:
+	// more with many threads and narrow layers).
+	total += 4 * int64(maxOut)
+	return total
+}
+
 // numParts is the number of batch slices for a batch of the given size.
 func numParts(batch int) int { return min(trainParts, batch) }
 

@@ -3,9 +3,9 @@ package rl
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -217,6 +217,6 @@ func LoadRecurrentCheckpoint(path string) (*nets.Recurrent, CheckpointInfo, erro
 // recurrent net (false when it cannot be read: the plain loader then
 // reports the error).
 func recurrentFile(path string) bool {
-	buf, err := os.ReadFile(path)
+	buf, err := readfile.Regular(path, nets.MaxFileBytes)
 	return err == nil && nets.IsRecurrentFile(buf)
 }

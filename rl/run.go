@@ -431,16 +431,26 @@ func LoadRunConfig(dir string) (c RunConfig, ok bool, err error) {
 // Start begins a new run in dir (which must exist): it refuses a
 // directory that holds a checkpoint, metrics or a ppo.json already
 // (ErrRunExists), then writes c to ppo.json.
+//
+// A run that produced nothing (its settings, perhaps its update-0
+// checkpoint, and no metrics: it failed before its first update) binds
+// nothing: Start replaces it, so that the corrected command runs in the
+// same directory.
 func Start(dir string, c RunConfig) error {
-	for _, name := range []string{ConfigFile, MetricsFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return fmt.Errorf("%s: %w (%s exists)", dir, ErrRunExists, name)
-		}
+	if fi, err := os.Stat(filepath.Join(dir, MetricsFile)); err == nil && fi.Size() > 0 {
+		return fmt.Errorf("%s: %w (%s exists)", dir, ErrRunExists, MetricsFile)
 	}
-	if p, _, err := LatestCheckpoint(dir); err != nil {
+	p, u, err := LatestCheckpoint(dir)
+	if err != nil {
 		return err
-	} else if p != "" {
+	}
+	if p != "" && u > 0 {
 		return fmt.Errorf("%s: %w (%s exists)", dir, ErrRunExists, filepath.Base(p))
+	}
+	for _, f := range []string{CheckpointPath(dir, 0), AdamPath(dir, 0), filepath.Join(dir, MetricsFile)} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return SaveRunConfig(dir, c)
 }

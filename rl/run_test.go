@@ -66,8 +66,10 @@ func TestTrainAndResume(t *testing.T) {
 	if err := Start(dir, cfg); err != nil {
 		t.Fatal(err)
 	}
-	if err := Start(dir, cfg); !errors.Is(err, ErrRunExists) {
-		t.Fatalf("second Start: %v, want ErrRunExists", err)
+	// A run that produced nothing binds nothing (issue 46 item 6): a
+	// second Start replaces it.
+	if err := Start(dir, cfg); err != nil {
+		t.Fatalf("second Start of a run that produced nothing: %v, want it replaced", err)
 	}
 	if _, err := Resume(dir); !errors.Is(err, ErrNoRun) {
 		t.Fatalf("Resume without a checkpoint: %v, want ErrNoRun", err)
@@ -93,6 +95,9 @@ func TestTrainAndResume(t *testing.T) {
 	ms, err := ReadMetrics(dir)
 	if err != nil || len(ms) != 3 || ms[2].Update != 3 || ms[2].Samples != 3*n || ms[0].Episodes == 0 || ms[0].SamplesPerSec <= 0 {
 		t.Fatalf("metrics %+v, %v", ms, err)
+	}
+	if err := Start(dir, cfg); !errors.Is(err, ErrRunExists) {
+		t.Fatalf("Start on a run with updates: %v, want ErrRunExists", err)
 	}
 
 	// Lose update 3's checkpoint and tear the metrics: Resume goes back to

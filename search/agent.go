@@ -292,33 +292,8 @@ type Agent struct {
 // NewAgent returns an mcts agent for g.
 func NewAgent(g games.Game, o Options, seed uint64) (*Agent, error) {
 	a := &Agent{g: g, opt: o, seed: seed, acc: make([]ActionStat, g.NumActions())}
+	to := o.agentTree()
 	for i := range max(o.Root, 1) {
-		to := o
-		if o.Root > 1 {
-			to.Root = 1
-			if to.Sims > 0 {
-				to.Sims = max(1, o.Sims/o.Root)
-			}
-		}
-		// The K determinizations share the move's budget, in simulations
-		// and in time alike (a time budget alone was not split before,
-		// so det=8,time=100ms took 800 ms per move), and under a time
-		// budget the default arena too (2^20 nodes, 2^24 edges at most;
-		// see Options.MaxNodes): each tree searches 1/K of the time, and
-		// K full-size arenas cost more to allocate per game than the
-		// searches themselves (about 1 GB each).
-		if o.Determinize > 0 {
-			if to.Sims > 0 {
-				to.Sims = max(1, to.Sims/o.Determinize)
-			}
-			if to.Time > 0 {
-				to.Time /= time.Duration(o.Determinize)
-				if to.MaxNodes == 0 && to.MaxEdges == 0 && to.Sims == 0 {
-					to.MaxNodes = max(1<<20/o.Determinize, 1<<12)
-					to.MaxEdges = max(1<<24/o.Determinize, 1<<16)
-				}
-			}
-		}
 		t, err := New(g, to, seed+uint64(i)*0x632be59bd9b4e019)
 		if err != nil {
 			return nil, err
@@ -346,6 +321,47 @@ func NewAgent(g games.Game, o Options, seed uint64) (*Agent, error) {
 		}
 	}
 	return a, nil
+}
+
+// agentTree returns the options of each of the Root trees of an agent
+// with options o: the budget split between root-parallel trees and
+// between determinizations.
+func (o Options) agentTree() Options {
+	to := o
+	if o.Root > 1 {
+		to.Root = 1
+		if to.Sims > 0 {
+			to.Sims = max(1, o.Sims/o.Root)
+		}
+	}
+	// The K determinizations share the move's budget, in simulations
+	// and in time alike (a time budget alone was not split before,
+	// so det=8,time=100ms took 800 ms per move), and under a time
+	// budget the default arena too (2^20 nodes, 2^24 edges at most;
+	// see Options.MaxNodes): each tree searches 1/K of the time, and
+	// K full-size arenas cost more to allocate per game than the
+	// searches themselves (about 1 GB each).
+	if o.Determinize > 0 {
+		if to.Sims > 0 {
+			to.Sims = max(1, to.Sims/o.Determinize)
+		}
+		if to.Time > 0 {
+			to.Time /= time.Duration(o.Determinize)
+			if to.MaxNodes == 0 && to.MaxEdges == 0 && to.Sims == 0 {
+				to.MaxNodes = max(1<<20/o.Determinize, 1<<12)
+				to.MaxEdges = max(1<<24/o.Determinize, 1<<16)
+			}
+		}
+	}
+	return to
+}
+
+// AgentBytes is the memory, in bytes, of the search trees of an mcts
+// agent with options o for g (NewAgent: Root trees, each sized by
+// TreeBytes with Threads walkers). Errors are New's.
+func (o Options) AgentBytes(g games.Game) (int64, error) {
+	per, err := o.agentTree().TreeBytes(g, o.Threads)
+	return int64(max(o.Root, 1)) * per, err
 }
 
 // Tree returns the agent's first tree (for inspection in tests).

@@ -304,25 +304,68 @@ type Tree struct {
 	ones  []float32 // uniform priors for PrepareWith(s, nil)
 }
 
-// New returns a tree for g with options o (see DefaultOptions) and a seed
-// from which every random choice derives.
-func New(g games.Game, o Options, seed uint64) (*Tree, error) {
-	if err := o.normalize(); err != nil {
-		return nil, err
-	}
-	maxNodes := o.MaxNodes
+// arenaSize is the capacity of the arena of a tree for g with the
+// normalized options o: MaxNodes and MaxEdges, or their defaults.
+func arenaSize(g games.Game, o *Options) (maxNodes, maxEdges int) {
+	maxNodes = o.MaxNodes
 	if maxNodes <= 0 {
 		maxNodes = 1 << 20
 		if o.Sims > 0 && o.Time == 0 {
 			maxNodes = min(maxNodes, o.Sims+16)
 		}
 	}
-	maxEdges := o.MaxEdges
+	maxEdges = o.MaxEdges
 	if maxEdges <= 0 {
 		// Room for every node to be expanded with up to 128 actions; the
 		// memory is virtual until touched.
 		maxEdges = min(maxNodes*min(g.NumActions()+g.NumPlayers(), 128), 1<<24)
 	}
+	return maxNodes, maxEdges
+}
+
+// TreeBytes is the memory a tree for g with options o allocates at
+// most, in bytes: its arena (nodes, edges with their statistics, the
+// per-edge extensions of the rules that keep them, deferred priors), the
+// transposition table with TT, the spare arena and remap table of
+// subtree reuse with Reuse (allocated at the first reuse), and, when
+// walkers > 1 walk the tree at once, the virtual losses. It is what
+// memory guards multiply by the number of trees; walkers, states and
+// evaluator scratch are small beside it and not counted. An error is
+// New's for the same options.
+func (o Options) TreeBytes(g games.Game, walkers int) (int64, error) {
+	if err := o.normalize(); err != nil {
+		return 0, err
+	}
+	nodes, edges := arenaSize(g, &o)
+	n, e := int64(nodes), int64(edges)
+	perEdge := int64(EdgeBytes)
+	if needsExt(&o) {
+		perEdge += int64(EdgeExtBytes)
+	}
+	if defers(&o) {
+		perEdge += 4 // a deferred prior per edge
+	}
+	if walkers > 1 || g.NumActions()*g.NumPlayers()+g.NumPlayers() > len(zeroVL) {
+		perEdge += 4 // a virtual loss per edge
+	}
+	arena := n*int64(NodeBytes) + e*perEdge
+	total := arena
+	if o.Reuse {
+		total += arena + 4*n // the spare arena and the remap table
+	}
+	if o.TT {
+		total += int64(unsafe.Sizeof(ttEntry{})) * int64(ttSize(nodes))
+	}
+	return total, nil
+}
+
+// New returns a tree for g with options o (see DefaultOptions) and a seed
+// from which every random choice derives.
+func New(g games.Game, o Options, seed uint64) (*Tree, error) {
+	if err := o.normalize(); err != nil {
+		return nil, err
+	}
+	maxNodes, maxEdges := arenaSize(g, &o)
 	t := &Tree{
 		game: g, opt: o, players: g.NumPlayers(),
 		a:         newArena(maxNodes, maxEdges, needsExt(&o), false, defers(&o)),

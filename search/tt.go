@@ -36,11 +36,18 @@ type ttEntry struct {
 	node        int32 // NilNode = empty
 }
 
-func newTransTable(maxNodes int) *transTable {
+// ttSize is the number of entries of the table of a tree of maxNodes
+// nodes: a power of two, at least twice the nodes.
+func ttSize(maxNodes int) int {
 	n := 1
 	for n < 2*maxNodes {
 		n <<= 1
 	}
+	return n
+}
+
+func newTransTable(maxNodes int) *transTable {
+	n := ttSize(maxNodes)
 	tt := &transTable{entries: make([]ttEntry, n), mask: uint64(n - 1)}
 	tt.clear()
 	return tt

@@ -19,8 +19,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -168,6 +171,14 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 		ShardPositions: 16384, FlushGames: 64, FlushEvery: 2 * time.Second}
 	path := filepath.Join(dir, ManifestName)
 	data, err := readManifest(path)
+	if err == nil {
+		// A run that saved no game (it failed before its first shard)
+		// binds nothing: the new run replaces it, with or without resume.
+		var old Manifest
+		if json.Unmarshal(data, &old) == nil && len(old.Shards) == 0 && old.Totals.Games == 0 {
+			err = fs.ErrNotExist
+		}
+	}
 	switch {
 	case err == nil && !resume:
 		return nil, fmt.Errorf("%s already holds a self-play run; pass --resume to continue it or choose another --out", dir)
@@ -213,14 +224,9 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 // readManifest reads the manifest at path, refusing one too large to be
 // real.
 func readManifest(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
-	if err == nil && len(data) > maxManifestBytes {
-		return nil, fmt.Errorf("%s: bad manifest: larger than %d MiB, more than any run writes (fix or remove it)", path, maxManifestBytes>>20)
+	data, err := readfile.Regular(path, maxManifestBytes)
+	if errors.Is(err, readfile.ErrTooLarge) || errors.Is(err, readfile.ErrNotRegular) {
+		return nil, fmt.Errorf("bad manifest: %v; a run writes a regular file of a few MiB at most (fix or remove it)", err)
 	}
 	return data, err
 }
@@ -313,7 +319,11 @@ func (o *Output) verify() (changed bool, err error) {
 		t.Nodes = max(0, t.Nodes-sh.Nodes)
 		aside := ""
 		if !names[sh.File] && o.moveAside(sh.File) {
-			aside = fmt.Sprintf(" (moved aside to %s.bad)", sh.File)
+			bad := sh.File + ".bad"
+			if CheckShardName(sh.File) != nil {
+				bad = strconv.Quote(bad)
+			}
+			aside = fmt.Sprintf(" (moved aside to %s)", bad)
 		}
 		again := "none of its games are missing"
 		if ids := intersect(sh.GameIDs, pending); len(ids) > 0 {
@@ -329,11 +339,27 @@ func (o *Output) verify() (changed bool, err error) {
 // checkRanges checks sh's file name and game id ranges against the run
 // and the shards accepted so far (whose files are names, whose games are
 // o.done).
-func (o *Output) checkRanges(sh *Shard, names map[string]bool) error {
+// CheckShardName reports why name cannot be a shard of a manifest: it
+// must be a plain .npz file name inside the run directory, without
+// control or format characters (NUL, a right-to-left override: never in
+// the names the writer makes, and they would reach the terminal in
+// messages). Resume drops such a shard; train refuses it.
+func CheckShardName(name string) error {
 	switch {
-	case sh.File == "" || sh.File != filepath.Base(sh.File) || !filepath.IsLocal(sh.File) ||
-		strings.ContainsAny(sh.File, `/\`) || !strings.HasSuffix(sh.File, ".npz"):
+	case name == "" || name != filepath.Base(name) || !filepath.IsLocal(name) ||
+		strings.ContainsAny(name, `/\`) || !strings.HasSuffix(name, ".npz"):
 		return errors.New("is not a plain .npz file name inside the run directory")
+	case strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) || r == utf8.RuneError }) >= 0:
+		return errors.New("has control or format characters in its name")
+	}
+	return nil
+}
+
+func (o *Output) checkRanges(sh *Shard, names map[string]bool) error {
+	if err := CheckShardName(sh.File); err != nil {
+		return err
+	}
+	switch {
 	case names[sh.File]:
 		return errors.New("is listed twice")
 	case sh.Games < 1 || sh.Positions < 0 || sh.Positions > maxShardPositions:
@@ -381,27 +407,63 @@ func (o *Output) checkFile(sh *Shard) (problem, err error) {
 	if err != nil {
 		return ioOr(err, "is not a readable .npz archive (truncated?): %v")
 	}
+	if err := CheckZipNames(f, fi.Size()); err != nil {
+		return ioOr(err, "is a damaged .npz archive: %v")
+	}
 	members := map[string]*zip.File{}
 	for _, zf := range zr.File {
 		members[zf.Name] = zf
 	}
+	data := map[string][]byte{}
 	for _, a := range shardArrays(nil, o.m.ObsShape, o.m.Actions) {
 		zf := members[a.name+".npy"]
 		if zf == nil {
 			return fmt.Errorf("has no array %s", a.name), nil
 		}
-		if problem, err := o.checkArray(zf, a, sh); problem != nil || err != nil {
+		var keep []byte
+		if problem, err := o.checkArray(zf, a, sh, &keep); problem != nil || err != nil {
 			return problem, err
 		}
+		data[a.name] = keep
+	}
+	var rootQ []float32
+	if zf := members["root_q.npy"]; zf != nil {
+		a := npzArray{name: "root_q", descr: "<f4", shape: []int{sh.Positions}}
+		var keep []byte
+		if problem, err := o.checkArray(zf, a, sh, &keep); problem != nil || err != nil {
+			return problem, err
+		}
+		rootQ = f32s(keep)
+	}
+	// The values training checks (selfplay.CheckPositions): a shard kept
+	// here must be one train accepts.
+	obsN := 1
+	for _, d := range o.m.ObsShape {
+		obsN *= d
+	}
+	if err := CheckPositions(sh.Positions, obsN, o.m.Actions, f32s(data["obs"]), f32s(data["policy"]), data["legal"],
+		f32s(data["value"]), rootQ); err != nil {
+		return err, nil
 	}
 	return nil, nil
+}
+
+// f32s decodes little-endian float32s.
+func f32s(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
 }
 
 // checkArray reads one member of a shard to its end (which checks its
 // CRC): its header must be the one the shard writer makes for a's type
 // and sh.Positions rows, its data exactly that many rows; the game_id
 // array must hold sorted ids, all in sh's ranges, sh.Games distinct.
-func (o *Output) checkArray(zf *zip.File, a npzArray, sh *Shard) (problem, err error) {
+//
+// The rows' bytes are appended to *keep.
+func (o *Output) checkArray(zf *zip.File, a npzArray, sh *Shard, keep *[]byte) (problem, err error) {
 	size, err := strconv.Atoi(a.descr[2:])
 	if err != nil {
 		return nil, fmt.Errorf("selfplay: shard array %s has an unknown type %s", a.name, a.descr)
@@ -432,6 +494,7 @@ func (o *Output) checkArray(zf *zip.File, a npzArray, sh *Shard) (problem, err e
 			return ioOr(err, "has a truncated array "+a.name+": %v")
 		}
 		left -= int64(len(chunk))
+		*keep = append(*keep, chunk...)
 		if a.name == "game_id" {
 			for i := 0; i < len(chunk); i += 8 {
 				if err := ids.add(int64(binary.LittleEndian.Uint64(chunk[i:]))); err != nil {

@@ -263,14 +263,9 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	}
 	r := &runner{e: e, cfg: &cfg, g: g, ids: ids, total: total}
 	r.cfg.Settings.Leaves = max(st.Leaves, 1)
-	_, isRes := g.NewInitialState().(games.Resampler)
-	// Hidden-information games are always searched on sampled deals (one
-	// or more): searching the real state would show the network the
-	// opponents' hidden cards.
-	r.det = isRes && g.Type().Information == games.ImperfectInformation
-	if !r.det {
-		r.cfg.Settings.Det = 1
-	}
+	var k int
+	r.opts, r.fast, k, r.det = treeOptions(g, st)
+	r.cfg.Settings.Det = k
 	if g.NumPlayers() != 2 {
 		r.cfg.Settings.Resign = 0
 	}
@@ -279,25 +274,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("selfplay: %w", err)
 	}
-	o := so.Search
-	k := r.cfg.Settings.Det
-	o.Sims = max(st.Sims/k, 1)
-	// A kept subtree holds the played child's visits, so trees that
-	// reuse get room for several searches (as engine.NewSearcher's).
-	o.Reuse = !st.NoReuse && !r.det && so.Gumbel.M == 0
-	o.MaxNodes = arenaNodes(o.Sims, st.Leaves, o.Reuse)
-	o.MaxEdges = o.MaxNodes * min(g.NumActions(), 64)
-	r.opts = o
 	r.gumb = so.Gumbel
-	if st.PCR > 0 {
-		// Fast searches: fewer simulations and no root noise (Wu 2019).
-		fo := o
-		fo.DirichletA = 0
-		fo.Sims = max(r.cfg.Settings.FastSims()/k, 1)
-		fo.MaxNodes = arenaNodes(fo.Sims, st.Leaves, fo.Reuse)
-		fo.MaxEdges = fo.MaxNodes * min(g.NumActions(), 64)
-		r.fast = fo
-	}
 	r.obsN = 1
 	for _, d := range g.ObservationShape() {
 		r.obsN *= d
@@ -412,6 +389,93 @@ func (sl *slot) randomOpening(n int) {
 			sl.legal.Unset(a)
 		}
 	}
+}
+
+// treeOptions returns the search options of the trees of self-play with
+// settings st on g (Run and MemoryBytes share them): full searches', and
+// under playout-cap randomisation (PCR > 0) fast searches' (else the zero
+// Options); k, the trees per game (the determinizations of
+// hidden-information games, else 1); det, whether moves are searched on
+// sampled deals.
+func treeOptions(g games.Game, st Settings) (full, fast search.Options, k int, det bool) {
+	_, isRes := g.NewInitialState().(games.Resampler)
+	// Hidden-information games are always searched on sampled deals (one
+	// or more): searching the real state would show the network the
+	// opponents' hidden cards.
+	det = isRes && g.Type().Information == games.ImperfectInformation
+	k = 1
+	if det {
+		k = st.Det
+	}
+	so := st.SearchOptions()
+	o := so.Search
+	o.Sims = max(st.Sims/k, 1)
+	// A kept subtree holds the played child's visits, so trees that
+	// reuse get room for several searches (as engine.NewSearcher's).
+	o.Reuse = !st.NoReuse && !det && so.Gumbel.M == 0
+	o.MaxNodes = arenaNodes(o.Sims, st.Leaves, o.Reuse)
+	o.MaxEdges = o.MaxNodes * min(g.NumActions(), 64)
+	if st.PCR > 0 {
+		// Fast searches: fewer simulations and no root noise (Wu 2019).
+		fast = o
+		fast.DirichletA = 0
+		fast.Sims = max(st.FastSims()/k, 1)
+		fast.MaxNodes = arenaNodes(fast.Sims, st.Leaves, fast.Reuse)
+		fast.MaxEdges = fast.MaxNodes * min(g.NumActions(), 64)
+	}
+	return o, fast, k, det
+}
+
+// MemoryBytes estimates, in bytes, the memory Run allocates for c's
+// games of g: the search trees of the games played at once (Trees, at
+// most the games to play, with the trees of every determinization and,
+// under playout-cap randomisation, of fast searches), each sized by
+// search.Options.TreeBytes, and one game record per game at once, of the
+// longest possible game. The engine's batcher and the network's scratch
+// are the caller's (engine.Options.MemoryBytes, the backend). Under a
+// TurnSearch only the records are counted: a turn searcher's tree is
+// small (about twice its simulations in nodes). The result is a float64:
+// absurd settings overflow int64. Errors are the settings' (Check).
+func (c Config) MemoryBytes(g games.Game) (float64, error) {
+	st := c.Settings
+	if err := st.Check(); err != nil {
+		return 0, err
+	}
+	trees := c.Trees
+	if trees <= 0 {
+		trees = 64
+	}
+	total := c.NumGames
+	if c.Games != nil {
+		total = len(c.Games)
+	}
+	at := float64(max(min(trees, total), 1))
+	rec := at * recordBytes(g)
+	if c.TurnSearch != "" {
+		return rec, nil
+	}
+	full, fast, k, _ := treeOptions(g, st)
+	leaves := max(st.Leaves, 1)
+	per, err := full.TreeBytes(g, leaves)
+	if err != nil {
+		return 0, err
+	}
+	if st.PCR > 0 {
+		f, err := fast.TreeBytes(g, leaves)
+		if err != nil {
+			return 0, err
+		}
+		per += f
+	}
+	return at*float64(k)*float64(per) + rec, nil
+}
+
+// recordBytes bounds one game record of g (GameRecord: observation and
+// policy float32s, legal-mask bytes, value and ply per position) by the
+// longest possible game.
+func recordBytes(g games.Game) float64 {
+	perPos := 4*float64(games.ObservationSize(g)) + 5*float64(g.NumActions()) + 8
+	return float64(g.MaxGameLength()) * perPos
 }
 
 // arenaNodes is the node capacity of a tree that runs sims simulations a

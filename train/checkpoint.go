@@ -1,6 +1,7 @@
 package train
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/canopy-go/canopy/nets"
@@ -167,29 +169,147 @@ func CheckOutput(dir string, iter int, overwrite bool) error {
 // checkpoint. It returns the paths written (avgPath "" without avg).
 func SaveCheckpoint(dir string, net, avg *nets.Net, info CheckpointInfo) (netPath, avgPath string, err error) {
 	p, a := CheckpointPaths(dir, info.Iteration)
-	if err := checkFinite(net); err != nil {
-		return "", "", fmt.Errorf("not saving %s: %v", p, err)
-	}
-	if avg != nil {
-		if err := checkFinite(avg); err != nil {
-			return "", "", fmt.Errorf("not saving %s: the averaged network: %v", a, err)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", fmt.Errorf("cannot create the checkpoint directory %s: %v", dir, unwrapPath(err))
-	}
-	info.Averaged = false
-	if err := net.SaveWithMetadata(p, info.Metadata()); err != nil {
-		return "", "", fmt.Errorf("writing %s: %v", p, unwrapPath(err))
+	if err := saveCheckpointAs(p, a, net, avg, info); err != nil {
+		return "", "", err
 	}
 	if avg == nil {
 		return p, "", nil
 	}
+	return p, a, nil
+}
+
+// saveCheckpointAs is SaveCheckpoint into the files p and a (the
+// average's) of one directory.
+func saveCheckpointAs(p, a string, net, avg *nets.Net, info CheckpointInfo) error {
+	if err := checkFinite(net); err != nil {
+		return fmt.Errorf("not saving %s: %v", p, err)
+	}
+	if avg != nil {
+		if err := checkFinite(avg); err != nil {
+			return fmt.Errorf("not saving %s: the averaged network: %v", a, err)
+		}
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the checkpoint directory %s: %v", dir, unwrapPath(err))
+	}
+	info.Averaged = false
+	if err := net.SaveWithMetadata(p, info.Metadata()); err != nil {
+		return fmt.Errorf("writing %s: %v", p, unwrapPath(err))
+	}
+	if avg == nil {
+		return nil
+	}
 	info.Averaged = true
 	if err := avg.SaveWithMetadata(a, info.Metadata()); err != nil {
-		return p, "", fmt.Errorf("writing %s: %v", a, unwrapPath(err))
+		return fmt.Errorf("writing %s: %v", a, unwrapPath(err))
 	}
-	return p, a, nil
+	return nil
+}
+
+// StepCheckpointPaths returns the file names of the intermediate save
+// after step steps of iteration iter's training in dir
+// (Options.CheckpointEvery): iter-NNNN.step-SSSSSSSSS.safetensors and its
+// Polyak average. They never collide with CheckpointPaths' names, so an
+// interrupted run leaves the final name free for the rerun.
+func StepCheckpointPaths(dir string, iter, step int) (net, avg string) {
+	base := filepath.Join(dir, fmt.Sprintf("iter-%04d.step-%09d", iter, step))
+	return base + ".safetensors", base + ".avg.safetensors"
+}
+
+// stepCheckpoints lists the intermediate saves of iteration iter in dir
+// (the networks, not their averages) by step.
+func stepCheckpoints(dir string, iter int) (map[int]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	prefix := fmt.Sprintf("iter-%04d.step-", iter)
+	out := map[int]string{}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		digits, ok := strings.CutSuffix(rest, ".safetensors")
+		if !ok || len(digits) != 9 || strings.Trim(digits, "0123456789") != "" {
+			continue
+		}
+		step, _ := strconv.Atoi(digits)
+		out[step] = filepath.Join(dir, e.Name())
+	}
+	return out, nil
+}
+
+// removeStepCheckpoints removes the intermediate saves of iteration iter
+// in dir from before step (and their averages): a later save supersedes
+// them.
+func removeStepCheckpoints(dir string, iter, step int) error {
+	saves, err := stepCheckpoints(dir, iter)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for s := range saves {
+		if s < step {
+			p, a := StepCheckpointPaths(dir, iter, s)
+			for _, f := range []string{p, a} {
+				if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// LatestStepCheckpoint finds the intermediate save that a rerun of the
+// training opt describes continues from: the one of opt.Iteration in
+// opt.OutDir with the most steps (fewer than opt.Steps) written by a run
+// with the same options and parent. It returns the network, its Polyak
+// average (nil when not saved) and the steps done, or step 0 when there
+// is none. The latest save of a run with other options or another parent
+// is an error: continuing it would mix two runs, and starting afresh
+// would later remove it.
+func LatestStepCheckpoint(opt Options) (net, avg *nets.Net, path string, step int, err error) {
+	if opt.OutDir == "" {
+		return nil, nil, "", 0, nil
+	}
+	saves, err := stepCheckpoints(opt.OutDir, opt.Iteration)
+	if err != nil || len(saves) == 0 {
+		return nil, nil, "", 0, err
+	}
+	optJSON, _ := json.Marshal(opt)
+	parent := ""
+	if opt.Parent != "" {
+		parent = filepath.Base(opt.Parent)
+	}
+	best := -1
+	for s := range saves {
+		if s > best && s < opt.Steps {
+			best = s
+		}
+	}
+	if best <= 0 {
+		return nil, nil, "", 0, nil
+	}
+	p, a := StepCheckpointPaths(opt.OutDir, opt.Iteration, best)
+	n, info, err := LoadCheckpoint(p)
+	if err != nil {
+		return nil, nil, "", 0, fmt.Errorf("the intermediate save %s: %v (remove it to start the iteration afresh)", p, err)
+	}
+	if info.Options != string(optJSON) || info.Parent != parent || info.Steps != opt.ParentInfo.Steps+int64(best) {
+		return nil, nil, "", 0, fmt.Errorf("%s was saved by a run with other settings or another starting network; rerun with the same flags to continue it, or remove it", p)
+	}
+	if opt.Polyak > 0 {
+		if avg, _, err = LoadCheckpoint(a); err != nil {
+			return nil, nil, "", 0, fmt.Errorf("the Polyak average of the intermediate save %s: %v (remove both to start afresh)", p, err)
+		}
+	}
+	return n, avg, p, best, nil
 }
 
 // LoadCheckpoint reads a network and its training metadata. A network

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/readfile"
+	"github.com/canopy-go/canopy/selfplay"
 )
 
 // Manifest format and file name of a self-play run directory (package
@@ -29,6 +30,7 @@ type manifest struct {
 	Game     string `json:"game"`
 	ObsShape []int  `json:"obs_shape"`
 	Actions  int    `json:"actions"`
+	Games    int64  `json:"games"`
 	Shards   []struct {
 		File      string `json:"file"`
 		Positions int    `json:"positions"`
@@ -189,10 +191,21 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 		return nil, errors.New("no data: give one or more self-play run directories or .npz shards")
 	}
 	its := make([]iteration, len(paths))
+	seen := map[string]string{} // a shard's absolute path -> the --data entry that lists it
 	for i, p := range paths {
 		it, err := resolve(p)
 		if err != nil {
 			return nil, err
+		}
+		for _, ref := range it.shards {
+			abs, err := filepath.Abs(ref.path)
+			if err != nil {
+				abs = ref.path
+			}
+			if prev, dup := seen[abs]; dup {
+				return nil, fmt.Errorf("shard %s is given twice (by %s and %s): its positions would be trained on twice; list each run once", ref.path, prev, p)
+			}
+			seen[abs] = p
 		}
 		its[i] = it
 	}
@@ -227,6 +240,9 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 	// out oldest first.
 	var loaded []*shard
 	total := 0
+	// A game is in one shard of its run: ids met again in another shard
+	// would be trained on twice.
+	gameShard := map[[2]int64]string{} // (iteration, game id) -> shard path
 	for i := len(its) - 1; i >= first && (opt.Window == 0 || total < opt.Window); i-- {
 		it := &its[i]
 		for j := len(it.shards) - 1; j >= 0 && (opt.Window == 0 || total < opt.Window); j-- {
@@ -245,6 +261,16 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 				return nil, err
 			}
 			sh.iteration = i
+			for k, id := range sh.gameID {
+				if k > 0 && sh.gameID[k-1] == id {
+					continue
+				}
+				key := [2]int64{int64(i), id}
+				if prev, dup := gameShard[key]; dup && prev != sh.path {
+					return nil, fmt.Errorf("game %d of %s is in shard %s and in %s: its positions would be trained on twice; run `canopy selfplay --resume` on the run to repair it", id, it.path, prev, sh.path)
+				}
+				gameShard[key] = sh.path
+			}
 			loaded = append(loaded, sh)
 			total += sh.n
 		}
@@ -352,7 +378,7 @@ func resolve(p string) (iteration, error) {
 	default:
 		return iteration{}, fmt.Errorf("%s is neither a run directory, a manifest.json nor an .npz shard", p)
 	}
-	data, err := os.ReadFile(mpath)
+	data, err := readfile.Regular(mpath, maxManifestBytes)
 	if err != nil {
 		return iteration{}, err
 	}
@@ -363,13 +389,21 @@ func resolve(p string) (iteration, error) {
 	if m.Format != manifestFormat {
 		return iteration{}, fmt.Errorf("%s: manifest format %q, want %q (written by `canopy selfplay`)", mpath, m.Format, manifestFormat)
 	}
+	if m.Games < 0 || m.Games > selfplay.MaxGames {
+		return iteration{}, fmt.Errorf("%s: bad manifest: games = %d, want 0..%d (fix or remove it)", mpath, m.Games, selfplay.MaxGames)
+	}
 	it := iteration{path: p, m: m}
+	listed := map[string]bool{}
 	for _, s := range m.Shards {
-		if s.File == "" || filepath.IsAbs(s.File) || strings.Contains(filepath.ToSlash(s.File), "..") {
-			return iteration{}, fmt.Errorf("%s: shard file name %q is not a plain name inside the run directory", mpath, s.File)
+		if err := selfplay.CheckShardName(s.File); err != nil {
+			return iteration{}, fmt.Errorf("%s: shard %q %v; run `canopy selfplay --resume` on it to repair the manifest", mpath, s.File, err)
 		}
+		if listed[s.File] {
+			return iteration{}, fmt.Errorf("%s: shard %q is listed twice (its games would be trained on twice); run `canopy selfplay --resume` on it to repair the manifest", mpath, s.File)
+		}
+		listed[s.File] = true
 		if s.Positions < 0 {
-			return iteration{}, fmt.Errorf("%s: shard %s has %d positions", mpath, s.File, s.Positions)
+			return iteration{}, fmt.Errorf("%s: shard %q has %d positions", mpath, s.File, s.Positions)
 		}
 		it.shards = append(it.shards, shardRef{path: filepath.Join(dir, s.File), positions: s.Positions})
 	}
@@ -424,11 +458,19 @@ type shard struct {
 // position count when known). Mismatches with the game are plain errors
 // for a shard given directly, and bad-shard errors for one listed in a
 // manifest that matched the game (the file then contradicts its run).
+// Bounds of the files a dataset reads: a self-play manifest (as selfplay
+// writes: a few MiB at most) and a shard (16 GiB, far beyond any run's).
+// Devices and pipes are refused before reading (see internal/readfile).
+const (
+	maxManifestBytes = 256 << 20
+	maxShardBytes    = 16 << 30
+)
+
 func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 	bad := func(format string, args ...any) error {
 		return &badShardError{path: ref.path, err: fmt.Errorf(format, args...)}
 	}
-	data, err := os.ReadFile(ref.path)
+	data, err := readfile.Regular(ref.path, maxShardBytes)
 	if err != nil {
 		return nil, &badShardError{path: ref.path, err: unwrapPath(err)}
 	}
@@ -501,54 +543,10 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 			return nil, bad("array \"root_q\" has dtype %s and shape %v, want <f4 [%d]", qa.descr, qa.shape, n)
 		}
 		rootQ = qa.f32
-		for i, q := range rootQ {
-			if !(q >= -1 && q <= 1) {
-				return nil, bad("position %d: root_q %v is outside [-1, 1]", i, q)
-			}
-		}
 	}
 	obsN := games.ObservationSize(g)
-	for i := range n {
-		for j, v := range obs.f32[i*obsN : (i+1)*obsN] {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return nil, bad("position %d: observation value %d is %v", i, j, v)
-			}
-		}
-		v := val.f32[i]
-		if !(v >= -1 && v <= 1) {
-			return nil, bad("position %d: value %v is outside [-1, 1]", i, v)
-		}
-		p := pol.f32[i*A : (i+1)*A]
-		var lg []uint8
-		if legal != nil {
-			lg = legal[i*A : (i+1)*A]
-		}
-		sum, nlegal := 0.0, 0
-		for a, x := range p {
-			if !(x >= 0) || math.IsInf(float64(x), 0) {
-				return nil, bad("position %d: policy[%d] = %v, want a probability", i, a, x)
-			}
-			sum += float64(x)
-			if lg == nil {
-				continue
-			}
-			switch lg[a] {
-			case 0:
-				if x != 0 {
-					return nil, bad("position %d: policy puts %v on action %d, which its legal mask marks illegal", i, x, a)
-				}
-			case 1:
-				nlegal++
-			default:
-				return nil, bad("position %d: legal[%d] = %d, want 0 or 1", i, a, lg[a])
-			}
-		}
-		if math.Abs(sum-1) > 1e-3 {
-			return nil, bad("position %d: policy sums to %.6g, want 1", i, sum)
-		}
-		if lg != nil && nlegal == 0 {
-			return nil, bad("position %d: no legal action", i)
-		}
+	if err := selfplay.CheckPositions(n, obsN, A, obs.f32, pol.f32, legal, val.f32, rootQ); err != nil {
+		return nil, bad("%v", err)
 	}
 	sh := &shard{path: ref.path, n: n, obs: obsRows{size: obsN}, policy: pol.f32, value: val.f32, legal: legal, rootQ: rootQ}
 	sh.obs.append(obs.f32)

@@ -11,6 +11,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/canopy-go/canopy/selfplay"
 )
 
 // This file reads NumPy .npy arrays and .npz archives (a zip of NAME.npy
@@ -57,6 +59,9 @@ func readNPZ(data []byte) (map[string]*npyArray, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("not a readable .npz (zip) archive: %v", err)
+	}
+	if err := selfplay.CheckZipNames(bytes.NewReader(data), int64(len(data))); err != nil {
+		return nil, err
 	}
 	out := map[string]*npyArray{}
 	for _, f := range zr.File {

@@ -77,8 +77,19 @@ type Options struct {
 	OutDir    string `json:"-"`
 	Iteration int    `json:"iteration"`
 	// CheckpointEvery also saves every this many steps (0: at the end
-	// only). Each save replaces the iteration's previous one atomically.
+	// only), under names of their own (StepCheckpointPaths): each save
+	// replaces the previous intermediate one, and the final checkpoint
+	// replaces them all. A rerun continues from the latest
+	// (LatestStepCheckpoint, StartStep).
 	CheckpointEvery int `json:"checkpoint_every"`
+	// StartStep, when > 0, says that the network (and Average) are the
+	// intermediate save after StartStep steps of this very run: Run
+	// draws and discards StartStep minibatches, so that the batches and
+	// the learning rate go on as they would have, and trains the
+	// remaining steps. The optimizer's momentum (SGD) or moments (Adam)
+	// are not saved and restart from zero, so the result is close to,
+	// not bit-identical with, an uninterrupted run.
+	StartStep int `json:"-"`
 	// Overwrite allows replacing checkpoints of Iteration that exist
 	// before the run; without it Run refuses to start.
 	Overwrite bool `json:"-"`
@@ -94,6 +105,21 @@ type Options struct {
 	// parent's .avg checkpoint); nil starts the average as a copy of the
 	// network. It must have the network's architecture.
 	Average *nets.Net `json:"-"`
+}
+
+// MemoryBytes is the memory, in bytes, that Run's minibatches of
+// o.Batch positions take on net: the network's training scratch
+// (nets.Net.TrainBytes: activations and gradients of the whole batch),
+// the sampler's batch (inputs, policy targets, legal masks, values) and
+// the trainer's logits and their gradients. It grows linearly with the
+// batch and is what a memory guard checks before training; the dataset
+// (Dataset.Len positions, already in memory when this is asked) and the
+// parameters are not counted.
+func (o Options) MemoryBytes(net *nets.Net) int64 {
+	b, in, p := int64(o.Batch), int64(net.InputSize()), int64(net.PolicySize())
+	sampler := 4 * b * (in + 2*p + 1)
+	trainer := 4 * b * (2*p + 2)
+	return net.TrainBytes(o.Batch) + sampler + trainer
 }
 
 // DefaultOptions are the defaults of `canopy train`: SGD with momentum 0.9
@@ -148,6 +174,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("metrics-every = %d, want >= 0 steps", o.MetricsEvery)
 	case o.Iteration < 0 || o.Iteration > MaxIteration:
 		return fmt.Errorf("iter = %d, want 0..%d", o.Iteration, MaxIteration)
+	case o.StartStep < 0 || o.StartStep >= o.Steps:
+		return fmt.Errorf("start step %d, want 0..%d", o.StartStep, o.Steps-1)
 	case o.CheckpointEvery < 0:
 		return fmt.Errorf("checkpoint-every = %d, want >= 0 steps (0 = at the end only)", o.CheckpointEvery)
 	}

@@ -129,12 +129,22 @@ func Run(ctx context.Context, net *nets.Net, ds *Dataset, opt Options, progress 
 	save := func(step int) error {
 		info.Steps = opt.ParentInfo.Steps + int64(step)
 		info.Positions = opt.ParentInfo.Positions + sampler.Drawn()
-		p, a, err := SaveCheckpoint(opt.OutDir, net, tr.Average, info)
-		if err != nil {
+		p, a := CheckpointPaths(opt.OutDir, opt.Iteration)
+		if step < opt.Steps {
+			p, a = StepCheckpointPaths(opt.OutDir, opt.Iteration, step)
+		}
+		if err := saveCheckpointAs(p, a, net, tr.Average, info); err != nil {
 			return fmt.Errorf("step %d: %v", step, err)
 		}
+		if tr.Average == nil {
+			a = ""
+		}
 		res.Checkpoint, res.Average = p, a
-		return nil
+		// The latest save supersedes the intermediate ones before it.
+		return removeStepCheckpoints(opt.OutDir, opt.Iteration, step)
+	}
+	for range opt.StartStep { // resumed: the batches the saved steps drew
+		sampler.Next()
 	}
 
 	start := time.Now()
@@ -153,7 +163,7 @@ func Run(ctx context.Context, net *nets.Net, ds *Dataset, opt Options, progress 
 		return m
 	}
 	firstDone := false
-	for step := 1; step <= opt.Steps; step++ {
+	for step := opt.StartStep + 1; step <= opt.Steps; step++ {
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("interrupted at step %d of %d: %w", step-1, opt.Steps, err)
 		}

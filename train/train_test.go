@@ -250,7 +250,7 @@ func TestNaNGuardKeepsLastCheckpoint(t *testing.T) {
 	net := tinyNet(t, ds.Game(), 5)
 	opt := DefaultOptions()
 	opt.Steps, opt.Batch, opt.OutDir, opt.CheckpointEvery, opt.MetricsEvery = 20, 8, out, 5, 1
-	p, a := CheckpointPaths(out, opt.Iteration)
+	p, a := StepCheckpointPaths(out, opt.Iteration, 5) // the intermediate save of step 5
 	var good, goodAvg []byte
 	_, err := Run(context.Background(), net, ds, opt, func(m Metrics) {
 		if m.Step == 7 {

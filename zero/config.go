@@ -12,6 +12,7 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 	"github.com/canopy-go/canopy/train"
@@ -256,4 +257,35 @@ func readJSON(path string, v any) (bool, error) {
 		return false, fmt.Errorf("%s: %v (remove it to redo that step)", path, err)
 	}
 	return true, nil
+}
+
+// selfPlayBatch is the largest network batch of the loop's self-play
+// engine (and the backend's MaxBatch).
+const selfPlayBatch = 256
+
+// MemoryBytes estimates the memory, in bytes, of one iteration of c on
+// g with network net: self-play's trees and game records
+// (selfplay.Config.MemoryBytes), its engine's batcher ring
+// (engine.Options.MemoryBytes) and the CPU backend's scratch, and the
+// training minibatches (train.Options.MemoryBytes). The replay window and
+// evaluation are not counted. The result is a float64 (absurd settings
+// overflow int64); errors are the settings'.
+func (c Config) MemoryBytes(g games.Game, net *nets.Net) (float64, error) {
+	sp := selfplay.Config{Settings: c.SelfPlay, Trees: c.Trees, NumGames: c.Games, TurnSearch: c.TurnSearch}
+	total, err := sp.MemoryBytes(g)
+	if err != nil {
+		return 0, err
+	}
+	trees := max(min(c.Trees, c.Games), 1)
+	leaves := max(c.SelfPlay.Leaves, 1)
+	if c.TurnSearch != "" {
+		leaves = 1
+	}
+	if float64(trees)*float64(leaves) < 1<<31 {
+		eo := engine.Options{Leaves: leaves, Batch: selfPlayBatch, Slots: engine.SlotsFor(trees, leaves)}
+		total += float64(eo.MemoryBytes(g, net.InputSize(), selfPlayBatch))
+	}
+	total += nets.CPUScratchBytes(net, selfPlayBatch)
+	total += float64(c.Train.MemoryBytes(net))
+	return total, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/fleet"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/atomicfile"
 	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
@@ -69,9 +71,26 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		return err
 	}
 	defer lock.Release()
+	// Under the lock no other process writes here: temporary files in the
+	// run's own directories are those of writes a crash cut short.
+	if err := removeTemps(dir); err != nil {
+		return fmt.Errorf("%s: removing temporary files of interrupted writes: %v", dir, err)
+	}
 	cfg, ok, err := LoadConfig(dir)
 	if err != nil {
 		return err
+	}
+	if ok && !ProducedAnything(dir) {
+		// The run failed before its first self-play game (a --net that
+		// does not play, say): its settings bind nothing, and the
+		// corrected command replaces them and its starting network.
+		raw, avg := train.CheckpointPaths(filepath.Join(dir, checkpointsDir), 0)
+		for _, p := range []string{raw, avg} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		ok = false
 	}
 	if ok {
 		if err := sameRun(cfg, req); err != nil {
@@ -119,6 +138,33 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		defer stop()
 	}
 	return r.run(ctx)
+}
+
+// removeTemps removes the temporary files of interrupted atomic writes
+// from the run's own directories (dir itself may hold other things: only
+// the directories the run makes are swept).
+func removeTemps(dir string) error {
+	dirs := []string{dir, filepath.Join(dir, checkpointsDir), filepath.Join(dir, itersDir), filepath.Join(dir, selfplayDir),
+		filepath.Join(dir, trainDir), filepath.Join(dir, plotsDir)}
+	sp, _ := filepath.Glob(filepath.Join(dir, selfplayDir, "iter-*"))
+	var errs []error
+	for _, d := range append(dirs, sp...) {
+		if _, err := atomicfile.RemoveTemps(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ProducedAnything reports whether the run in dir has finished an
+// iteration or saved a self-play game. A run that has not binds nothing:
+// Run replaces its settings with the request's.
+func ProducedAnything(dir string) bool {
+	if m, _ := filepath.Glob(filepath.Join(dir, itersDir, "iter-*.json")); len(m) > 0 {
+		return true
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, selfplayDir, "iter-*", "shard-*.npz"))
+	return len(m) > 0
 }
 
 type runner struct {
@@ -288,7 +334,7 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 	if r.trainer != nil {
 		return r.fleetSelfPlay(ctx, i, dir, netPath, m)
 	}
-	be, choice, err := nets.OpenBackendSpec(r.cfg.Backend, net, nets.BackendOptions{MaxBatch: 256})
+	be, choice, err := nets.OpenBackendSpec(r.cfg.Backend, net, nets.BackendOptions{MaxBatch: selfPlayBatch})
 	if err != nil {
 		return out, fmt.Errorf("backend %s: %w", r.cfg.Backend, err)
 	}
@@ -304,7 +350,7 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 		r.logf("  warning: %s", w)
 	}
 	pending := len(o.Pending())
-	e, err := engine.New(r.g, be, engine.Options{Leaves: leaves, Batch: min(256, be.MaxBatch()),
+	e, err := engine.New(r.g, be, engine.Options{Leaves: leaves, Batch: min(selfPlayBatch, be.MaxBatch()),
 		Slots: engine.SlotsFor(r.cfg.Trees, leaves)})
 	if err != nil {
 		return out, err

@@ -18,7 +18,6 @@ import (
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
-	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -74,7 +73,8 @@ a longer run are those of an N-game run, so --resume with a larger
 of the games logged so far, checked the same way, and plays none; it
 takes no lock, so it can watch a running arena.
 
-Limits: at most 10000000 games in all and 100000 bootstrap resamples.
+Limits: at most 10000000 games in all, 100000 bootstrap resamples, and 1e10
+resampled games (resamples x games).
 Interrupted (Ctrl-C), it prints the table and ratings of the games
 finished so far, marked partial, and exits with status 1; with --logs,
 rerun it with --resume to finish the tournament.`,
@@ -123,8 +123,13 @@ rerun it with --resume to finish the tournament.`,
 				if *parallel < 0 {
 					return usagef("--parallel must not be negative (0: number of CPUs)")
 				}
-				if total := tournamentGames(g.NumPlayers(), len(specs), *n); total > maxGames {
+				total := tournamentGames(g.NumPlayers(), len(specs), *n)
+				if total > maxGames {
 					return usagef("--games %d with %d agents makes %.3g games in all; the limit is %d (fewer games or agents)", *n, len(specs), total, maxGames)
+				}
+				// Each bootstrap resample draws every game again.
+				if work := float64(*boot) * total; work > maxBootstrapDraws {
+					return usagef("--bootstrap %d over %.3g games draws %.3g games; the limit is %.0g: use --bootstrap %d or less", *boot, total, work, float64(maxBootstrapDraws), int(maxBootstrapDraws/total))
 				}
 				if err := checkAgentMemory(g, specs, gamesAtOnce(*parallel, *n)); err != nil {
 					return err
@@ -168,7 +173,7 @@ rerun it with --resume to finish the tournament.`,
 						fmt.Fprintf(e.Stderr, "resuming: %d of %d games already played in %s\n", len(played), len(sched), *logs)
 					}
 				}
-				ctx, stop := interruptContext()
+				ctx, stop := signalContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
 				pr.before = len(played)
@@ -178,6 +183,9 @@ rerun it with --resume to finish the tournament.`,
 					OnGame:   onGame, Played: played,
 				})
 				if res == nil {
+					if ctx.Err() != nil {
+						return interrupted(ctx, "no game had finished; nothing to report")
+					}
 					return runErr
 				}
 				pool, _ := agent.Lookup[*engine.Pool](aenv)
@@ -199,7 +207,7 @@ rerun it with --resume to finish the tournament.`,
 				if err != nil {
 					return err
 				}
-				return partialError(runErr, res.TotalGames, len(sched))
+				return partialError(ctx, runErr, res.TotalGames, len(sched))
 			}
 		},
 	})
@@ -207,6 +215,10 @@ rerun it with --resume to finish the tournament.`,
 
 // maxBootstrap bounds --bootstrap (each resample refits the ratings).
 const maxBootstrap = 100_000
+
+// maxBootstrapDraws bounds --bootstrap times the games: each resample
+// draws every game again.
+const maxBootstrapDraws = 1e10
 
 // tournamentGames is the number of games of a tournament between k agents
 // in an n-player game with games per table (see arena.Schedule), in
@@ -349,7 +361,7 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("--logs: %v", err)
 	}
-	lock, err := runlock.Acquire(dir)
+	lock, err := lockRunDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--logs: %w", err)
 	}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -176,7 +174,7 @@ func benchGames(e *env, args []string) error {
 		}
 		gs = append(gs, g)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	if err := prof.start(); err != nil {
 		return err
@@ -282,7 +280,7 @@ backend was opened and why.
 			return usagef("--batches: %d is above the %s backend's maximum batch %d", b, be.Name(), be.MaxBatch())
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	if !*quiet {
 		fmt.Fprintf(e.Stderr, "bench net: %s\n", choice)

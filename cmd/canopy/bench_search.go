@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/trace"
 	"sort"
@@ -73,7 +71,9 @@ func benchSearch(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkSelfPlayMemory(g, *netFile, *backend, *trees, *sims, *leaves, selfplay.DefaultSettings().Det, *batch); err != nil {
+	st := selfplay.DefaultSettings()
+	st.Sims, st.Leaves = *sims, *leaves
+	if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *trees}, *batch); err != nil {
 		return err
 	}
 	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)
@@ -90,7 +90,7 @@ func benchSearch(e *env, args []string) error {
 	if prof.cpu == "" {
 		prof.cpu = filepath.Join(dir, "cpu.pprof")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	if *traceFile != "" {
 		f, err := os.Create(*traceFile)
@@ -106,13 +106,13 @@ func benchSearch(e *env, args []string) error {
 	if err := prof.start(); err != nil {
 		return err
 	}
-	st := newStatus(e.Stderr, *quiet)
+	live := newStatus(e.Stderr, *quiet)
 	res, err := bench.Search(ctx, bench.SearchConfig{Game: g, Backend: nb.be, Trees: *trees, Batch: *batch, Sims: *sims,
 		Leaves: *leaves, Workers: *workers, Wait: *wait, Duration: time.Duration(*seconds * float64(time.Second)), Seed: *seed},
 		func(f float64, c engine.Counters) {
-			st.set(fmt.Sprintf("bench search: %3.0f%% %d nodes, %d evals", 100*f, c.Nodes, c.Evals))
+			live.set(fmt.Sprintf("bench search: %3.0f%% %d nodes, %d evals", 100*f, c.Nodes, c.Evals))
 		})
-	st.clear()
+	live.clear()
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}

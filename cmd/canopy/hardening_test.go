@@ -15,6 +15,7 @@ import (
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/selfplay"
 	"github.com/google/pprof/profile"
 )
 
@@ -312,13 +313,18 @@ func TestMemoryCheck(t *testing.T) {
 	physicalMemory = func() (float64, bool) { return 1e9, true }
 	defer func() { physicalMemory = old }()
 	g, _ := games.New("connect4")
-	m := selfPlayMemory(g, 100000, 200, 1, 1, 0, 0)
-	err := m.check("--trees 100000")
+	st := selfplay.DefaultSettings()
+	st.Sims = 200
+	m, err := selfPlayMemory(g, selfplay.Config{Settings: st, Trees: 100000, NumGames: 100000}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = m.check("--trees 100000")
 	var ue usageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--trees 100000 needs about") || !strings.Contains(err.Error(), "this machine has 1.0 GB") {
 		t.Errorf("100000 trees on 1 GB: %v", err)
 	}
-	if err := selfPlayMemory(g, 64, 200, 1, 1, 0, 0).check("--trees 64"); err != nil {
+	if m, _ := selfPlayMemory(g, selfplay.Config{Settings: st, Trees: 64, NumGames: 64}, 0, 0); m.check("--trees 64") != nil {
 		t.Errorf("64 trees on 1 GB: %v", err)
 	}
 	if err := checkAgentMemory(g, []string{"mcts:sims=1000", "random"}, 2); err != nil {

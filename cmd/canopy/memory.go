@@ -3,18 +3,21 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/canopy-go/canopy/agent"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/selfplay"
 	"github.com/canopy-go/canopy/spec"
+	"github.com/canopy-go/canopy/train"
+	"github.com/canopy-go/canopy/zero"
 )
 
 // Memory estimates. A command whose memory grows with a flag (trees,
@@ -24,11 +27,12 @@ import (
 // runtime dies with "fatal error: out of memory" (exit status 2, as if the
 // command line were wrong) or the machine starts swapping.
 //
-// The estimates count the large arrays that are allocated up front and
-// grow with the flags: search arenas (search.NodeBytes per node,
-// search.EdgeBytes per edge), batcher rings (rows x (input + policy +
-// value) float32s plus a slot record), network scratch and per-game
-// records. Everything else is small beside them at the sizes where the
+// The estimates are those of the packages that allocate, tested there
+// against measured allocations: search trees (search.Options.TreeBytes,
+// AgentBytes), self-play (selfplay.Config.MemoryBytes), the engine's
+// batcher ring (engine.Options.MemoryBytes), network scratch
+// (nets.CPUScratchBytes) and training batches (train.Options.MemoryBytes).
+// This file only adds them up and compares them with the machine. Everything else is small beside them at the sizes where the
 // check matters. The limit is generous on purpose: the check is there to
 // turn a crash into a clear error, not to second-guess sizes that fit.
 
@@ -38,10 +42,6 @@ const memLimitShare = 0.8
 // fallbackMemory is assumed when the machine's memory cannot be read
 // (not Linux, or /proc unreadable): 16 GiB.
 const fallbackMemory = 16 << 30
-
-// batcherSlotBytes is the bookkeeping of one batcher ring slot besides its
-// rows: the slot record (96 bytes) and its completion channel (~96).
-const batcherSlotBytes = 192
 
 // physicalMemory returns the machine's memory in bytes and whether it was
 // measured (false: fallbackMemory). Tests replace it.
@@ -144,138 +144,99 @@ func formatBytes(b float64) string {
 	return strconv.FormatFloat(math.Round(b), 'g', 4, 64) + " " + units[u]
 }
 
-// arenaBytes is the size of a search arena of nodes nodes and edges edges.
-func arenaBytes(nodes, edges float64) float64 {
-	return nodes*float64(search.NodeBytes) + edges*float64(search.EdgeBytes)
-}
-
-// nextPow2 is the smallest power of two >= n (n >= 1), in float64.
-func nextPow2(n float64) float64 {
-	return math.Pow(2, math.Ceil(math.Log2(math.Max(n, 1))))
-}
-
-// batcherBytes is the ring of a batcher for g with the given slots and
-// largest batch (batcher.New: a power of two >= max(slots, 2*batch, 4)
-// slots, each one row of input, policy and value floats).
-func batcherBytes(g games.Game, slots, batch float64) float64 {
-	n := nextPow2(math.Max(math.Max(slots, 2*batch), 4))
-	return n * (4*float64(games.ObservationSize(g)+g.NumActions()+1) + batcherSlotBytes)
-}
-
-// recordBytes is one self-play game record of the longest possible game
-// (GameRecord: observation and policy float32s, legal-mask bytes, value
-// and ply per position).
-func recordBytes(g games.Game) float64 {
-	perPos := 4*float64(games.ObservationSize(g)) + 5*float64(g.NumActions()) + 8
-	return float64(g.MaxGameLength()) * perPos
-}
-
 // selfPlayMemory estimates the memory of batched self-play (selfplay,
-// bench search) with trees games at once (already at most the number of
-// games), sims simulations per move over det determinized trees per game
-// (hidden-information games; others search one tree), leaves leaves in
-// flight per tree and a batcher of up to batch rows. netBytes is the
+// bench search, zero) of cfg on g: the search trees and game records
+// (selfplay.Config.MemoryBytes), the engine's batcher ring for batches
+// of up to batch rows (engine.Options.MemoryBytes) and netBytes, the
 // backend's own reservation (0 for none, see nets.CPUScratchBytes).
-//
-// Per tree, self-play sizes the arena at sims/det + leaves + 16 nodes with
-// min(actions, 64) edges each (selfplay.Run); the batcher ring holds
-// engine.SlotsFor(trees, leaves) rows (batcher.New).
-func selfPlayMemory(g games.Game, trees, sims, leaves, det, batch int, netBytes float64) *memEstimate {
-	k := 1.0
-	if _, ok := g.NewInitialState().(games.Resampler); ok && g.Type().Information == games.ImperfectInformation {
-		k = float64(max(det, 1))
+func selfPlayMemory(g games.Game, cfg selfplay.Config, batch int, netBytes float64) (*memEstimate, error) {
+	sp, err := cfg.MemoryBytes(g)
+	if err != nil {
+		return nil, err
 	}
-	nodes := math.Max(math.Floor(float64(sims)/k), 1) + float64(leaves) + 16
-	edges := nodes * float64(min(g.NumActions(), 64))
-	tf := float64(trees)
 	var m memEstimate
-	m.add("search trees", tf*k*arenaBytes(nodes, edges))
-	m.add("game records", tf*recordBytes(g))
-	// SlotsFor in float64: trees*leaves overflows int for absurd values.
-	slots := tf*float64(max(leaves, 1)) + tf + 64
-	if tf*float64(leaves) < math.MaxInt32 {
-		slots = float64(engine.SlotsFor(trees, leaves))
+	m.add("search trees and game records", sp)
+	trees := cfg.Trees
+	if trees <= 0 {
+		trees = 64
 	}
-	m.add("batcher", batcherBytes(g, slots, float64(batch)))
+	if n := cfg.NumGames; cfg.Games == nil && n > 0 {
+		trees = min(trees, n)
+	}
+	leaves := max(cfg.Settings.Leaves, 1)
+	// SlotsFor overflows int for absurd values; the trees dwarf the ring then.
+	if float64(trees)*float64(leaves) < math.MaxInt32 {
+		eo := engine.Options{Leaves: leaves, Batch: batch, Slots: engine.SlotsFor(trees, leaves)}
+		m.add("batcher", float64(eo.MemoryBytes(g, games.ObservationSize(g), batch)))
+	}
 	m.add("network scratch", netBytes)
-	return &m
+	return &m, nil
+}
+
+// netScratch is the CPU backend's reservation for the network netRef on
+// g at batches of batch rows (0 when another backend runs, when netRef is
+// "random", or when the network does not open: opening it later reports
+// the error).
+func netScratch(g games.Game, netRef, backend string, batch int) float64 {
+	if bs, err := nets.ParseBackendSpec(backend); netRef != "random" && err == nil && (bs.Name == "cpu" || bs.Name == "auto") {
+		if net, _, err := nets.OpenNet(netRef, g); err == nil {
+			return nets.CPUScratchBytes(net, batch)
+		}
+	}
+	return 0
 }
 
 // checkSelfPlayMemory refuses a batched self-play run (selfplay, bench
-// search) whose search trees, game records, batcher ring and network
-// scratch would not fit in memory (see selfPlayMemory), naming the flags.
-// trees is the number of games searched at once, det the determinizations
-// per move (used by hidden-information games only), batch the largest
-// network batch (0: the backend's preferred one, at most the CPU
-// backend's default of 1024 rows). netRef and backend are the --net and
-// --backend flags: the CPU backend's scratch is counted when it may run
-// (backend cpu or auto and a network other than "random").
-func checkSelfPlayMemory(g games.Game, netRef, backend string, trees, sims, leaves, det, batch int) error {
+// search) of cfg whose search trees, game records, batcher ring and
+// network scratch would not fit in memory (see selfPlayMemory), naming
+// the flags. batch is the largest network batch (0: the backend's
+// preferred one, at most the CPU backend's default of 1024 rows). netRef
+// and backend are the --net and --backend flags: the CPU backend's
+// scratch is counted when it may run.
+func checkSelfPlayMemory(g games.Game, netRef, backend string, cfg selfplay.Config, batch int) error {
 	mb := batch
 	if mb <= 0 {
 		mb = 1024
 	}
-	var netBytes float64
-	if bs, err := nets.ParseBackendSpec(backend); netRef != "random" && err == nil && (bs.Name == "cpu" || bs.Name == "auto") {
-		if net, _, err := nets.OpenNet(netRef, g); err == nil {
-			netBytes = nets.CPUScratchBytes(net, mb)
-		} // else opening the network reports the error
+	m, err := selfPlayMemory(g, cfg, mb, netScratch(g, netRef, backend, mb))
+	if err != nil {
+		return usageError{err.Error()} // settings out of range
 	}
-	m := selfPlayMemory(g, trees, sims, leaves, det, mb, netBytes)
-	return m.check(fmt.Sprintf("--trees %d --sims %d --leaves %d --batch %d", trees, sims, leaves, batch))
+	return m.check(fmt.Sprintf("--trees %d --sims %d --leaves %d --batch %d", cfg.Trees, cfg.Settings.Sims, cfg.Settings.Leaves, batch))
+}
+
+// estimateOpener is the search.EvaluatorOpener of memory estimates: every
+// name stands for a network evaluator, without opening one (the network's
+// own memory is counted apart from the trees).
+type estimateOpener struct{}
+
+func (estimateOpener) OpenEvaluator(games.Game, string) (search.Evaluator, bool, error) {
+	return search.Uniform{}, true, nil
 }
 
 // mctsMemory estimates the search memory of copies mcts agents of spec
-// agentSpec (its node budget, root trees, determinizations, reuse and
-// transposition table; search.New and search.NewAgent size them so). It
-// returns nil for other agents and for specs that do not parse (agent.New
-// reports those).
+// agentSpec (search.Options.AgentBytes: the node budget, root trees,
+// determinizations, reuse, transposition table and the per-edge
+// extensions of the rules that keep them). It returns nil for other
+// agents and for specs that do not parse (agent.New reports those).
 func mctsMemory(g games.Game, agentSpec string, copies int) *memEstimate {
 	sp, err := spec.Parse(agentSpec)
 	if err != nil || sp.Name != "mcts" {
 		return nil
 	}
-	d := search.DefaultOptions()
-	sims := sp.Int("sims", d.Sims)
-	tm := sp.Duration("time", 0)
-	if sp.Has("time") && !sp.Has("sims") {
-		sims = 0
+	// An estimate must not open the networks eval= names: the stand-in
+	// opener takes any name as a network evaluator that holds nothing
+	// (agent.New reports names that are not networks).
+	o, err := search.ParseOptions(g, sp, agent.Env{}.With(estimateOpener{}))
+	if err != nil {
+		return nil
 	}
-	nodes := sp.Int("nodes", 0)
-	root := max(sp.Int("root", 1), 1)
-	det := sp.Int("det", -1)
-	reuse, tt := sp.Bool("reuse", false), sp.Bool("tt", false)
-	if det < 0 { // the option's default: 8 for hidden information
-		det = 0
-		if g.Type().Information == games.ImperfectInformation {
-			det = 8
-		}
-	}
-	trees := float64(root)
-	perTreeSims := sims
-	if root > 1 && sims > 0 {
-		perTreeSims = max(1, sims/root)
-	}
-	if det > 0 && perTreeSims > 0 {
-		perTreeSims = max(1, perTreeSims/det)
-	}
-	maxNodes := float64(nodes)
-	if nodes <= 0 {
-		maxNodes = 1 << 20
-		if perTreeSims > 0 && tm == time.Duration(0) {
-			maxNodes = math.Min(maxNodes, float64(perTreeSims)+16)
-		}
-	}
-	maxEdges := math.Min(maxNodes*float64(min(g.NumActions()+g.NumPlayers(), 128)), 1<<24)
-	per := arenaBytes(maxNodes, maxEdges)
-	if reuse {
-		per += arenaBytes(maxNodes, maxEdges) + 4*maxNodes // the spare arena and the remap table
-	}
-	if tt {
-		per += 32 * nextPow2(2*maxNodes) // ttEntry, 28 bytes padded
+	per, err := o.AgentBytes(g)
+	if err != nil {
+		return nil
 	}
 	var m memEstimate
-	m.add("search trees", float64(copies)*trees*per)
+	m.add("search trees", float64(copies)*float64(per))
 	return &m
 }
 
@@ -308,4 +269,34 @@ func checkAgentMemory(g games.Game, specs []string, copies int) error {
 		what += fmt.Sprintf(" (%d games at once)", copies)
 	}
 	return all.check(what)
+}
+
+// checkZeroMemory refuses a zero run whose iteration (self-play trees,
+// records, batcher, network scratch and training batches; see
+// zero.Config.MemoryBytes) would not fit, naming the flags. Settings or
+// networks that do not load pass: the run reports them.
+func checkZeroMemory(c zero.Config) error {
+	g, err := games.New(c.Game)
+	if err != nil {
+		return nil
+	}
+	net, _, err := nets.OpenNet(c.Net, g)
+	if err != nil {
+		return nil
+	}
+	need, err := c.MemoryBytes(g, net)
+	if err != nil {
+		return nil
+	}
+	var m memEstimate
+	m.add("self-play and training", need)
+	return m.check(fmt.Sprintf("--games %d --trees %d --sims %d --batch %d", c.Games, c.Trees, c.SelfPlay.Sims, c.Train.Batch))
+}
+
+// checkTrainMemory refuses training batches (train.Options.MemoryBytes)
+// that would not fit.
+func checkTrainMemory(opt train.Options, net *nets.Net) error {
+	var m memEstimate
+	m.add("training batches", float64(opt.MemoryBytes(net)))
+	return m.check(fmt.Sprintf("--batch %d", opt.Batch))
 }

@@ -3,10 +3,56 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
 
 	_ "github.com/canopy-go/canopy/games/connect4" // registers connect4
 	"github.com/canopy-go/canopy/games/perft"
 )
+
+// maxUnaskedRun is the longest estimated run a command starts without
+// --yes.
+const maxUnaskedRun = 10 * time.Minute
+
+// perftEstimate counts from s at growing depths for about 100 ms and
+// extrapolates, by the last ply's branching factor, the count at ply
+// depth and the time to reach it. A depth reached within the probe is
+// exact.
+func perftEstimate(s games.State, depth int) (count, seconds float64) {
+	prev, el := 1.0, time.Duration(0)
+	for d := 1; d <= depth; d++ {
+		t0 := time.Now()
+		c := perft.Count(s, d)
+		el = time.Since(t0)
+		n := float64(c[d])
+		if d == depth {
+			return n, el.Seconds()
+		}
+		if el > 50*time.Millisecond || n == 0 {
+			r := math.Max(n/math.Max(prev, 1), 1)
+			f := math.Pow(r, float64(depth-d))
+			return n * f, el.Seconds() * f
+		}
+		prev = n
+	}
+	return 1, 0
+}
+
+// formatSeconds prints a duration that may be astronomically long:
+// "3m20s", "5.2 hours", "3.1e+40 years".
+func formatSeconds(s float64) string {
+	switch {
+	case s < 3600:
+		return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	case s < 2*86400:
+		return fmt.Sprintf("%.1f hours", s/3600)
+	case s < 2*365*86400:
+		return fmt.Sprintf("%.1f days", s/86400)
+	}
+	return fmt.Sprintf("%.2g years", s/(365*86400))
+}
 
 func init() {
 	register(&command{
@@ -25,6 +71,7 @@ Cost grows with the branching factor to the power N: start small.`,
 			moves := fs.String("moves", "", "start from this position (move list or state notation)")
 			distinct := fs.Bool("distinct", false, "count distinct positions instead of move sequences")
 			asJSON := fs.Bool("json", false, "print as JSON")
+			yes := fs.Bool("yes", false, "run even when the count is estimated to take more than 10 minutes")
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -49,6 +96,12 @@ Cost grows with the branching factor to the power N: start small.`,
 				// allocates one count per ply: refuse depths beyond it.
 				if left := g.MaxGameLength() - s.MoveNumber(); *depth > left {
 					return usagef("--depth %d: %s games end within %d more moves from this position; use --depth %d or less", *depth, g.Spec(), left, left)
+				}
+				// The count grows exponentially with --depth: estimate its
+				// time from shallower counts and ask before a long one.
+				if n, sec := perftEstimate(s, *depth); sec > maxUnaskedRun.Seconds() && !*yes {
+					return usagef("--depth %d: about %.3g move sequences at the last ply, about %s at the speed measured here; add --yes to run it anyway, or use a smaller --depth",
+						*depth, n, formatSeconds(sec))
 				}
 				var counts []uint64
 				if *distinct {

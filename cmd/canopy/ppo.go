@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,13 +10,11 @@ import (
 	"maps"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/plots"
 	"github.com/canopy-go/canopy/rl"
@@ -288,7 +285,7 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 		}
 		c.Preset = cfg.Preset
 	}
-	lock, err := runlock.Acquire(dir)
+	lock, err := lockRunDir(dir)
 	if err != nil {
 		return err
 	}
@@ -328,7 +325,7 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("--resume: %v", unwrapPath(err))
 	}
-	lock, err := runlock.Acquire(dir)
+	lock, err := lockRunDir(dir)
 	if err != nil {
 		return err
 	}
@@ -420,7 +417,7 @@ func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJS
 	if err != nil {
 		return err
 	}
-	lock, err := runlock.Acquire(dir)
+	lock, err := lockRunDir(dir)
 	if err != nil {
 		return err
 	}
@@ -700,7 +697,7 @@ func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointI
 		fmt.Fprintf(e.Stdout, "%s has %d updates already (target %d); pass a larger --updates to continue\n", dir, start, c.Updates)
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	prog := newProgress(e.Stderr, "ppo", c.Updates-start, quiet)
 	to := rl.TrainOptions{Dir: dir, Updates: c.Updates, Every: c.Every, Info: info,
@@ -720,7 +717,7 @@ func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointI
 			fmt.Fprintln(e.Stderr)
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted at update %d; run the same command with --resume to continue %s", p.Updates, dir)
+			return interrupted(ctx, fmt.Sprintf("saved at update %d; run the same command with --resume to continue %s", p.Updates, dir))
 		}
 		return err
 	}

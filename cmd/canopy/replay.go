@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/readfile"
 )
 
 func init() {
@@ -131,17 +131,9 @@ const maxLogBytes = 64 << 20
 // readCapped reads the file at path (any file: a pipe or /dev/stdin too)
 // and fails, naming the limit, when it holds more than limit bytes.
 func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	buf, err := readfile.Capped(path, limit)
+	if errors.Is(err, readfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%v: not a game log (logs take a few kB)", err)
 	}
-	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, unwrapPath(err))
-	}
-	if int64(len(buf)) > limit {
-		return nil, fmt.Errorf("%s holds more than %d MiB: not a game log (logs take a few kB)", path, limit>>20)
-	}
-	return buf, nil
+	return buf, err
 }

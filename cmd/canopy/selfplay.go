@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
@@ -97,6 +93,9 @@ Examples (under a minute each on 2 cores):
 				if *nGames < 1 || *trees < 1 {
 					return usagef("--games and --trees must be at least 1")
 				}
+				if *nGames > selfplay.MaxGames {
+					return usagef("--games %d: want 1..%d games per run directory (split the run over several directories)", *nGames, selfplay.MaxGames)
+				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--batch and --workers must not be negative")
 				}
@@ -113,7 +112,6 @@ Examples (under a minute each on 2 cores):
 				if err != nil {
 					return err
 				}
-				sims, leaves, det := st.Sims, st.Leaves, st.Det
 				ts := ""
 				if *turnSearch != "" {
 					if err := turnSearchFlags(fs, append(table.Keys(), "workers")); err != nil {
@@ -122,9 +120,8 @@ Examples (under a minute each on 2 cores):
 					if ts, err = selfplay.TurnSearchSpec(g, *turnSearch); err != nil {
 						return usagef("--turn-search: %v", err)
 					}
-					sims, leaves, det = 1, 1, 1 // a turn searcher's tree is small (about 2 x its sims nodes)
 				}
-				if err := checkSelfPlayMemory(g, *netFile, *backend, min(*trees, *nGames), sims, leaves, det, *batch); err != nil {
+				if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *nGames, TurnSearch: ts}, *batch); err != nil {
 					return err
 				}
 				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
@@ -133,7 +130,7 @@ Examples (under a minute each on 2 cores):
 				}
 				// Every way a terminal or a job manager stops a process
 				// lets the finished games be saved first.
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+				ctx, stop := signalContext()
 				defer stop()
 				lock, err := runlock.Acquire(*out)
 				if err != nil {
@@ -198,8 +195,7 @@ Examples (under a minute each on 2 cores):
 				if err != nil {
 					if ctx.Err() != nil {
 						fmt.Fprintln(e.Stderr)
-						why := strings.TrimSuffix(context.Cause(ctx).Error(), " signal received") // interrupt, terminated, hangup
-						return fmt.Errorf("interrupted (%s) after %d new games (saved in %s); rerun with --resume to finish", why, done.Load(), *out)
+						return fmt.Errorf("interrupted (%s) after %d new games (saved in %s); rerun with --resume to finish", signalName(ctx), done.Load(), *out)
 					}
 					return err
 				}

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"text/tabwriter"
 
@@ -74,7 +72,7 @@ status 1.`,
 					return usagef("--agents: %v", err)
 				}
 				arena.CloseAgents(ags)
-				ctx, stop := interruptContext()
+				ctx, stop := signalContext()
 				defer stop()
 				pr := newProgress(e.Stderr, "games", *n, *quiet)
 				res, runErr := arena.Stats(ctx, g, arena.StatsConfig{
@@ -87,7 +85,7 @@ status 1.`,
 				if err := writeStats(e.Stdout, res, *n, *asJSON); err != nil {
 					return err
 				}
-				return partialError(runErr, res.Games, *n)
+				return partialError(ctx, runErr, res.Games, *n)
 			}
 		},
 	})
@@ -106,24 +104,15 @@ func gamesAtOnce(p, n int) int {
 	return max(min(p, n), 1)
 }
 
-// interruptContext is a context that ends at the first Ctrl-C (SIGINT),
-// so that a command can print what it has; a second Ctrl-C kills the
-// process as usual.
-func interruptContext() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	context.AfterFunc(ctx, stop) // restore the default action for the next one
-	return ctx, stop
-}
-
 // partialError turns the error that stopped a run of total games after
 // done of them, whose partial results were printed, into the command's
 // error (nil stays nil).
-func partialError(err error, done, total int) error {
+func partialError(ctx context.Context, err error, done, total int) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("interrupted after %d of %d games; the results printed are partial", done, total)
+		return fmt.Errorf("interrupted (%s) after %d of %d games; the results printed are partial", signalName(ctx), done, total)
 	}
 	return fmt.Errorf("%v (the results printed are partial: %d of %d games)", err, done, total)
 }

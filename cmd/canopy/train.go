@@ -8,13 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/train"
 )
@@ -85,7 +83,7 @@ Example:
 			fs.Float64Var(&opt.Polyak, "polyak", def.Polyak, "tau of the Polyak-averaged copy, [0, 1) (0 = none)")
 			fs.BoolVar(&opt.Augment, "augment", def.Augment, "augment with the game's symmetries (--augment=false to disable)")
 			fs.Uint64Var(&opt.Seed, "seed", def.Seed, "random seed (batches, augmentation, fresh weights)")
-			fs.IntVar(&opt.CheckpointEvery, "checkpoint-every", 0, "also save every N steps (0 = at the end only)")
+			fs.IntVar(&opt.CheckpointEvery, "checkpoint-every", 0, "also save every N steps as iter-NNNN.step-SSSSSSSSS.safetensors (0 = at the end only); an interrupted run, given the same command again, continues from the latest")
 			window := fs.Int("window", 0, "keep the last N positions (0 = all)")
 			windowIters := fs.Int("window-iters", 0, "keep the last K iterations (0 = all)")
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning")
@@ -208,6 +206,9 @@ Example:
 						ds.Len(), g.Spec(), len(ds.Sources()), loadTime.Seconds(), describe(net.Config()), net.NumParams(),
 						len(games.SymmetriesOf(g))+1)
 				}
+				if err := checkTrainMemory(opt, net); err != nil {
+					return err
+				}
 				var held *heldOut
 				if *heldOutData != "" {
 					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {
@@ -218,7 +219,7 @@ Example:
 				// One trainer at a time per checkpoint directory; taken
 				// only now so that a run failing on its input creates no
 				// directory.
-				lock, err := runlock.Acquire(*out)
+				lock, err := lockRunDir(*out)
 				if err != nil {
 					return err
 				}
@@ -226,12 +227,26 @@ Example:
 				if err := checkOut(); err != nil {
 					return err
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-				defer stop()
 				// Report (and average the loss over) about 1% of the run at a
 				// time, at most 50 steps; the progress line throttles itself.
 				opt.MetricsEvery = max(1, min(50, opt.Steps/100))
+				// An interrupted run of the same command left an
+				// intermediate save (--checkpoint-every): continue it.
+				if n, avg, p, step, err := train.LatestStepCheckpoint(opt); err != nil {
+					return err
+				} else if n != nil {
+					net, opt.StartStep = n, step
+					if avg != nil {
+						opt.Average = avg
+					}
+					if !*quiet {
+						fmt.Fprintf(e.Stderr, "train: continuing from %s (step %d of %d)\n", p, step, opt.Steps)
+					}
+				}
+				ctx, stop := signalContext()
+				defer stop()
 				prog := newProgress(e.Stderr, "train", opt.Steps, *quiet)
+				prog.before = opt.StartStep
 				res, err := train.Run(ctx, net, ds, opt, func(m train.Metrics) {
 					prog.update(m.Step, fmt.Sprintf("| loss %.4f (policy %.4f, value %.4f) lr %.3g, %.0f samples/s",
 						m.Loss.Total, m.Loss.Policy, m.Loss.Value, m.LR, m.SamplesPerSec))
@@ -241,7 +256,11 @@ Example:
 						fmt.Fprintln(e.Stderr)
 					}
 					if ctx.Err() != nil {
-						return fmt.Errorf("interrupted; %v", err)
+						at := strings.TrimPrefix(strings.TrimSuffix(err.Error(), ": "+context.Canceled.Error()), "interrupted ")
+						if opt.CheckpointEvery > 0 {
+							return fmt.Errorf("interrupted (%s) %s; run the same command to continue from the last --checkpoint-every save in %s", signalName(ctx), at, *out)
+						}
+						return fmt.Errorf("interrupted (%s) %s; nothing was saved (--checkpoint-every N saves every N steps)", signalName(ctx), at)
 					}
 					return err
 				}

@@ -59,6 +59,11 @@ game): sizes the machine cannot hold are refused up front.`,
 				if *nGames < 1 || *iters < 0 || *pop < 2 || *evalGames < 1 {
 					return usagef("--games and --eval must be >= 1, --iters >= 0, --pop >= 2")
 				}
+				// Each iteration plays --pop x --games games: bound the
+				// whole run as arena and stats bound theirs.
+				if total := float64(*iters)*float64(*pop)*float64(*nGames) + float64(*evalGames); total > maxGames {
+					return usagef("--iters %d --pop %d --games %d --eval %d make %.3g games in all; the limit is %d (fewer iterations or games)", *iters, *pop, *nGames, *evalGames, total, maxGames)
+				}
 				// runTune holds --pop candidates (weights and fitness, 40
 				// bytes each) and one float64 per game of an evaluation.
 				var m memEstimate

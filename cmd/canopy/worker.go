@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"github.com/canopy-go/canopy/nets"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/canopy-go/canopy/fleet"
@@ -123,7 +120,7 @@ Example, with a trainer on the same machine:
 					return backendError(*backend, err)
 				}
 				logf := func(format string, args ...any) { fmt.Fprintf(e.Stderr, format+"\n", args...) }
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				ctx, stop := signalContext()
 				defer stop()
 				host, _ := os.Hostname()
 				nc, err := fleet.Connect(ctx, nf.url, nf.sec, fmt.Sprintf("canopy worker %s/%d", host, os.Getpid()), logf)

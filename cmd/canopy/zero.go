@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/search/engine"
-	"os"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -143,6 +141,9 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				if err != nil {
 					return err
 				}
+				// A run that failed before producing anything keeps no
+				// settings: the corrected command starts afresh in it.
+				ok = ok && zero.ProducedAnything(*out)
 				req := cfg
 				if ok {
 					req = stored
@@ -191,6 +192,9 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 						return usagef("%v", err)
 					}
 				}
+				if err := checkZeroMemory(req); err != nil {
+					return err
+				}
 				aenv, err := agentEnv(req.Backend, nil)
 				if err != nil {
 					return err
@@ -199,13 +203,13 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				if err != nil {
 					return err
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
 				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
-					return fmt.Errorf("interrupted; run the same command to continue %s", *out)
+					return interrupted(ctx, "run the same command to continue "+*out)
 				}
 				return err
 			}

@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/internal/readfile"
 )
 
 // DType names a tensor element type as spelled in the header.
@@ -263,9 +263,14 @@ func Parse(buf []byte) (*File, error) {
 	return f, nil
 }
 
-// ReadFile reads and parses the file at path. Errors name the path.
+// MaxFileBytes bounds a file ReadFile reads (4 GiB); devices and pipes
+// are refused before reading (see internal/readfile).
+const MaxFileBytes = 4 << 30
+
+// ReadFile reads and parses the regular file at path. Errors name the
+// path.
 func ReadFile(path string) (*File, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := readfile.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,19 @@ type Engine struct {
 // picks the encoding (nets.EncodingFor): g's observation, or the
 // observation followed by the legal-move plane; its policy size must be
 // g's action count.
+// MemoryBytes is the memory, in bytes, of the batcher ring of an engine
+// made by New with opt for g, whose backend takes in inputs per row and
+// prefers batches of preferred rows (used when opt.Batch is 0); see
+// batcher.RingBytes. The searches' trees are their owners' (self-play:
+// selfplay.Config.MemoryBytes) and the backend's buffers its own.
+func (opt Options) MemoryBytes(g games.Game, in, preferred int) int64 {
+	slots := opt.Slots
+	if slots <= 0 {
+		slots = SlotsFor(64, max(opt.Leaves, 1))
+	}
+	return batcher.RingBytes(batcher.Options{MaxBatch: opt.Batch, Slots: slots}, preferred, in, g.NumActions())
+}
+
 func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	in, ps := be.Shape()
 	obsN := games.ObservationSize(g)

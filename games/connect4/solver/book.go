@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 
 	"github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/internal/readfile"
 )
 
 // BookPly is the number of stones on the board in every position an
@@ -261,9 +261,14 @@ func (b *Book) outcome(p connect4.Position, memo map[uint64]int8) (int, bool) {
 	return best, true
 }
 
+// maxBookFileBytes bounds a book file (1 GiB; the book of every position
+// up to 12 plies takes tens of MB). Devices and pipes are refused before
+// reading (see internal/readfile).
+const maxBookFileBytes = 1 << 30
+
 // ReadBook reads a book file written by genbook.
 func ReadBook(path string) (*Book, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Regular(path, maxBookFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,46 @@
+package nets
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/all"
+)
+
+// TrainBytes is what the training scratch takes (runtime.MemStats around
+// the first ForwardTrain and Backward of a batch), within 20% plus 1 MiB
+// (the GEMMs' packing buffers are pooled per kernel thread, so their
+// share varies with the threads).
+func TestTrainBytesMatchesAllocations(t *testing.T) {
+	for _, spec := range []string{"tictactoe", "connect4"} {
+		g := games.MustNew(spec)
+		cfg, err := DefaultConfig(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := New(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const batch = 512
+		want := n.TrainBytes(batch)
+		in := make([]float32, batch*n.InputSize())
+		pol, val := make([]float32, batch*n.PolicySize()), make([]float32, batch)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := n.ForwardTrain(batch, in, pol, val); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Backward(pol, val); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		got := int64(after.TotalAlloc - before.TotalAlloc)
+		t.Logf("%s: allocated %d bytes, TrainBytes %d (%.3f)", spec, got, want, float64(got)/float64(want))
+		if got < want*8/10 || got > want*12/10+1<<20 {
+			t.Errorf("%s: allocated %d bytes, TrainBytes says %d (want within 20%% + 1 MiB)", spec, got, want)
+		}
+	}
+}
