@@ -3,6 +3,7 @@ package nets
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/canopy-go/canopy/internal/readfile"
@@ -169,7 +170,7 @@ func fromFile(f *safetensors.File, c Config) (*Net, error) {
 		if !ok {
 			return nil, fmt.Errorf("tensor %q missing (config %s %s needs it)", p.Name, c.Head, shapeString(p.Shape))
 		}
-		if !sameInts(t.Shape, p.Shape) {
+		if !slices.Equal(t.Shape, p.Shape) {
 			return nil, fmt.Errorf("tensor %q has shape %s but the config needs %s", p.Name, shapeString(t.Shape), shapeString(p.Shape))
 		}
 		vals, err := t.Float32()
@@ -198,18 +199,6 @@ func fromFile(f *safetensors.File, c Config) (*Net, error) {
 		}
 	}
 	return n, nil
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func shapeString(s []int) string {

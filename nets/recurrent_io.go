@@ -3,6 +3,7 @@ package nets
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/nets/safetensors"
@@ -87,7 +88,7 @@ func DecodeRecurrent(buf []byte) (*Recurrent, map[string]string, error) {
 		if !ok {
 			return nil, nil, fmt.Errorf("tensor %q missing (the recurrent config needs it)", p.Name)
 		}
-		if !sameInts(t.Shape, p.Shape) {
+		if !slices.Equal(t.Shape, p.Shape) {
 			return nil, nil, fmt.Errorf("tensor %q has shape %s but the config needs %s", p.Name, shapeString(t.Shape), shapeString(p.Shape))
 		}
 		vals, err := t.Float32()

@@ -3,11 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/pyapi"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/canopy-go/canopy/agent"
-	"github.com/canopy-go/canopy/games"
 )
 
 func init() {
@@ -21,34 +21,11 @@ func init() {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				type row struct {
-					Name     string          `json:"name"`
-					Summary  string          `json:"summary"`
-					Options  []games.Option  `json:"options"`
-					Default  string          `json:"default_spec"`
-					Players  [2]int          `json:"players"`
-					Actions  int             `json:"actions"`
-					Shape    []int           `json:"observation_shape"`
-					Features map[string]bool `json:"features"`
-				}
-				var rows []row
-				for _, r := range games.Registered() {
-					g, err := games.New(r.Name)
-					if err != nil {
-						return fmt.Errorf("game %s does not build with default options: %v", r.Name, err)
-					}
-					t := g.Type()
-					rows = append(rows, row{
-						Name: r.Name, Summary: r.Summary, Options: r.Options, Default: g.Spec(),
-						Players: [2]int{t.MinPlayers, t.MaxPlayers}, Actions: g.NumActions(),
-						Shape: g.ObservationShape(),
-						Features: map[string]bool{
-							"simultaneous": t.Dynamics == games.Simultaneous,
-							"chance":       t.Chance != games.Deterministic,
-							"imperfect":    t.Information == games.ImperfectInformation,
-							"multi_action": t.MultiAction,
-						},
-					})
+				// One catalog for the CLI and the Python API
+				// (canopy.games()): pyapi.Games.
+				rows, err := pyapi.Games()
+				if err != nil {
+					return err
 				}
 				if *asJSON {
 					return writeJSON(e.Stdout, rows)

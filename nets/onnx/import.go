@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
@@ -536,7 +537,7 @@ func (im *importer) add(n *Node) error {
 		if l.kind != nets.Dense {
 			want = [][]int{{l.cout, 1, 1}, {1, l.cout, 1, 1}}
 		}
-		if b.konst.F32 == nil || !(sameDims(b.konst.Dims, want[0]) || sameDims(b.konst.Dims, want[1])) {
+		if b.konst.F32 == nil || !(slices.Equal(b.konst.Dims, want[0]) || slices.Equal(b.konst.Dims, want[1])) {
 			return fmt.Errorf("bias %q has shape %v; want %v or %v", b.konst.Name, b.konst.Dims, want[0], want[1])
 		}
 		l.b = b.konst.F32
@@ -565,18 +566,6 @@ func (im *importer) add(n *Node) error {
 	c.stage, c.solo = stRes, true
 	im.set(n, &c)
 	return nil
-}
-
-func sameDims(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (im *importer) dense(n *Node) error {
@@ -625,7 +614,7 @@ func (im *importer) dense(n *Node) error {
 			if err != nil {
 				return err
 			}
-			if c.F32 == nil || !(sameDims(c.Dims, []int{out}) || sameDims(c.Dims, []int{1, out})) {
+			if c.F32 == nil || !(slices.Equal(c.Dims, []int{out}) || slices.Equal(c.Dims, []int{1, out})) {
 				return fmt.Errorf("bias %q has shape %v; want [%d]", c.Name, c.Dims, out)
 			}
 			beta := attrFloat(n, "beta", 1)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/canopy-go/canopy/games"
@@ -513,7 +514,7 @@ func (c *compiler) binary(n *Node) error {
 		return v.buf
 	}
 	a, b := ops[0], ops[1]
-	same := a.konst == nil && b.konst == nil && sameDims(a.dims, b.dims)
+	same := a.konst == nil && b.konst == nil && slices.Equal(a.dims, b.dims)
 	size := y.size()
 	idx, dims := make([]int, rank), append([]int(nil), out...) // the step's scratch (one call at a time)
 	c.gr.steps = append(c.gr.steps, func(batch int) {
@@ -591,7 +592,7 @@ func (c *compiler) gemm(n *Node) error {
 			if err != nil {
 				return err
 			}
-			if !(sameDims(t.Dims, []int{N}) || sameDims(t.Dims, []int{1, N})) {
+			if !(slices.Equal(t.Dims, []int{N}) || slices.Equal(t.Dims, []int{1, N})) {
 				return fmt.Errorf("bias %v for %d outputs", t.Dims, N)
 			}
 			bias = t.F32
@@ -779,7 +780,7 @@ func (c *compiler) concat(n *Node) error {
 		if err != nil {
 			return err
 		}
-		if len(xs) > 0 && !sameDims(x.dims[1:], xs[0].dims[1:]) {
+		if len(xs) > 0 && !slices.Equal(x.dims[1:], xs[0].dims[1:]) {
 			return errors.New("Concat of values of different shapes")
 		}
 		xs = append(xs, x)
