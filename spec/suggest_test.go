@@ -40,3 +40,27 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// The distance is a metric on any input (symmetric, zero only for equal
+// strings), and Suggest never suggests the name itself.
+func FuzzSuggest(f *testing.F) {
+	f.Add("conect4", "connect4")
+	f.Add("", "x")
+	f.Add("ü", "u")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ra, rb := []rune(a), []rune(b)
+		d := editDistance(ra, rb)
+		if d != editDistance(rb, ra) {
+			t.Fatalf("distance(%q, %q) = %d, not symmetric", a, b, d)
+		}
+		if (d == 0) != (a == b) && string(ra) == a && string(rb) == b {
+			t.Fatalf("distance(%q, %q) = %d", a, b, d)
+		}
+		if d > max(len(ra), len(rb)) {
+			t.Fatalf("distance(%q, %q) = %d exceeds the longer length", a, b, d)
+		}
+		if best, ok := Closest(a, []string{b}); ok && best == a {
+			t.Fatalf("Closest suggested %q for itself", a)
+		}
+	})
+}
