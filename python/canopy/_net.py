@@ -183,10 +183,20 @@ def save_torch(module, path, game=None, config=None):
         if k.endswith("num_batches_tracked"):
             continue
         tensors[k] = v.detach().to("cpu").float().numpy()
-    write_safetensors(path, tensors, {"canopy.config": json.dumps(cfg), "canopy.format": FORMAT})
-    # Canopy reads it back: a mismatch is an error now, not in a later game.
+    # Written beside path and checked by loading it back through Canopy
+    # before it replaces path: a mismatch is an error now, not in a later
+    # game, and never costs the file that was there.
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".tmp-", suffix=".safetensors", dir=directory)
+    os.close(fd)
     try:
-        Net.load(path, game=game).close()
-    except ValueError as e:
-        raise ValueError(f"save_torch wrote {path}, but Canopy cannot load it: {e}") from None
+        write_safetensors(tmp, tensors, {"canopy.config": json.dumps(cfg), "canopy.format": FORMAT})
+        try:
+            Net.load(tmp, game=game).close()
+        except ValueError as e:
+            raise ValueError(f"save_torch: Canopy cannot load this network as {game!r}, so {path} was not written: {e}") from None
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
     return path

@@ -430,6 +430,11 @@ class TestNet(unittest.TestCase):
                 canopy.save_torch(torch.nn.Linear(2, 2), path)
             with self.assertRaisesRegex(ValueError, "cannot load"):
                 canopy.save_torch(m, path, game="connect4")
+            # The refused save left the file that was there as it was.
+            with canopy.Net.load(path) as again:
+                lo2, v2 = again.evaluate(x)
+            np.testing.assert_array_equal(lo2, lo)
+            self.assertEqual([f for f in os.listdir(d) if ".tmp-" in f], [])
             canopy_bin = os.path.join(ROOT, "bin", "canopy")
             if os.path.exists(canopy_bin):
                 out = subprocess.run([canopy_bin, "move", "--game", "tictactoe", "--agent", f"az:net={path},sims=8"],
