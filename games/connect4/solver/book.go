@@ -50,7 +50,7 @@ func canonicalKey(k uint64) uint64 { return min(k, MirrorKey(k)) }
 // position reachable in BookPly moves of legal play (play stops when a
 // player has four in a row, so positions won before ply BookPly have no
 // descendants), mirror images once, in increasing canonical key. It is
-// computed on first use (60-110 ms of CPU) and then shared; callers must
+// computed on first use (about 0.1 s of CPU) and then shared; callers must
 // not modify it.
 func BookIndex() []connect4.Position {
 	return sharedIndex().positions

@@ -22,7 +22,7 @@ var (
 )
 
 // OpeningBook returns the opening book built into the binary, decoded on
-// first use (tens of microseconds) and then shared: with it, Book.Outcome
+// first use (well under a millisecond) and then shared: with it, Book.Outcome
 // answers any position with at most BookPly stones without searching. The
 // index those answers need is computed on the first such position, not
 // here (see Book). The returned book is safe for concurrent reads and
