@@ -68,8 +68,16 @@ hours): for those, --outcome answers at once.`,
 					return usagef("--book answers --outcome queries; add --outcome")
 				}
 				if *outcome {
+					// Loading is cheap: the book's index is only computed
+					// when a position with at most solver.BookPly stones
+					// needs it. A bad book file is reported here, before
+					// any output, as a usage error; a damaged built-in book
+					// is not the user's doing.
 					if sv.book, err = solver.LoadBook(*bookFile); err != nil {
-						return fmt.Errorf("--book %s: %w", *bookFile, err)
+						if *bookFile == "default" || *bookFile == "" {
+							return fmt.Errorf("--book %s: %w", *bookFile, err)
+						}
+						return usagef("--book %s: %v (give a file written by genbook, or default or none)", *bookFile, err)
 					}
 				}
 				if hasMoves {

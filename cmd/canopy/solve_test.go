@@ -170,9 +170,21 @@ func TestSolveOutcomeMatchesReference(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a book"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = runCLI(t, "", "solve", "--moves", "4", "--outcome", "--book", bad)
-	if code != 1 || !strings.Contains(errs, bad) || !strings.Contains(errs, "not a Connect Four opening book") {
-		t.Fatalf("bad book: status %d %q", code, errs)
+	// A bad book file is a usage error (exit 2) reported before any
+	// position is answered, even those deeper than the book.
+	for _, args := range [][]string{
+		{"solve", "--moves", "4", "--outcome", "--book", bad},
+		{"solve", "--outcome", "--book", bad},
+		{"solve", "--outcome", "--book", filepath.Join(t.TempDir(), "missing.bin")},
+	} {
+		code, out, errs = runCLI(t, strings.Join(want, "\n"), args...)
+		file := args[len(args)-1]
+		if code != 2 || out != "" || !strings.Contains(errs, file) || !strings.Contains(errs, "genbook") {
+			t.Errorf("%v: status %d, stdout %q, stderr %q; want 2, nothing and an error naming the file", args, code, out, errs)
+		}
+		if file == bad && !strings.Contains(errs, "not a Connect Four opening book") {
+			t.Errorf("%v: stderr %q does not say what is wrong", args, errs)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/canopy-go/canopy/games/connect4"
 	"github.com/canopy-go/canopy/internal/readfile"
@@ -49,16 +50,46 @@ func canonicalKey(k uint64) uint64 { return min(k, MirrorKey(k)) }
 // position reachable in BookPly moves of legal play (play stops when a
 // player has four in a row, so positions won before ply BookPly have no
 // descendants), mirror images once, in increasing canonical key. It is
-// computed once (about 0.3 s) and shared; callers must not modify it.
+// computed on first use (about 0.1 s of CPU) and then shared; callers must
+// not modify it.
 func BookIndex() []connect4.Position {
-	bookIndexOnce.Do(func() { bookIndex = enumerateBook() })
-	return bookIndex
+	return sharedIndex().positions
+}
+
+// bookPositions is len(BookIndex()) for BookPly = 8 (checked against the
+// outside table of positions per ply by TestBookIndexCoversEveryPosition),
+// so that a book's size can be checked without computing the index.
+const bookPositions = 92_244
+
+// index is BookIndex with the canonical key of each position, the keys a
+// Book looks positions up by.
+type index struct {
+	positions []connect4.Position
+	keys      []uint64 // canonicalKey of positions[i], increasing
 }
 
 var (
-	bookIndexOnce sync.Once
-	bookIndex     []connect4.Position
+	indexOnce sync.Once
+	theIndex  index
+	// indexBuilds counts the computations of the index (at most one): a
+	// test checks that positions deeper than BookPly never cause one.
+	indexBuilds atomic.Int32
 )
+
+// sharedIndex returns the book index, computing it on the first call; it
+// is safe for concurrent use and its result is read-only.
+func sharedIndex() *index {
+	indexOnce.Do(func() {
+		indexBuilds.Add(1)
+		ps := enumerateBook()
+		keys := make([]uint64, len(ps))
+		for i, p := range ps {
+			keys[i] = canonicalKey(p.Key())
+		}
+		theIndex = index{positions: ps, keys: keys}
+	})
+	return &theIndex
+}
 
 func enumerateBook() []connect4.Position {
 	seen := make(map[uint64]connect4.Position, 100_000)
@@ -98,17 +129,19 @@ func enumerateBook() []connect4.Position {
 // position of BookIndex, or Unknown for those a partial book has not
 // solved yet. It is safe for concurrent reads; Set is not safe
 // concurrently with anything.
+//
+// A book is cheap to make or decode (its outcomes only): the index it
+// looks positions up in is computed when a position with at most BookPly
+// stones first needs it (see sharedIndex), so a program that only meets
+// deeper positions never pays for it.
 type Book struct {
-	keys []uint64 // canonical keys, increasing, aligned with BookIndex
-	vals []int8
+	vals []int8 // aligned with BookIndex
 }
 
 // NewBook returns a book with every outcome Unknown.
 func NewBook() *Book {
-	idx := BookIndex()
-	b := &Book{keys: make([]uint64, len(idx)), vals: make([]int8, len(idx))}
-	for i, p := range idx {
-		b.keys[i] = canonicalKey(p.Key())
+	b := &Book{vals: make([]int8, bookPositions)}
+	for i := range b.vals {
 		b.vals[i] = Unknown
 	}
 	return b
@@ -140,7 +173,7 @@ func (b *Book) Lookup(p connect4.Position) (int, bool) {
 	if p.Moves() != BookPly {
 		return 0, false
 	}
-	i, ok := slices.BinarySearch(b.keys, canonicalKey(p.Key()))
+	i, ok := slices.BinarySearch(sharedIndex().keys, canonicalKey(p.Key()))
 	if !ok || b.vals[i] == Unknown {
 		return 0, false
 	}
@@ -175,14 +208,13 @@ func (b *Book) UnmarshalBinary(data []byte) error {
 	data = data[len(bookMagic):]
 	ply, n := binary.LittleEndian.Uint32(data), binary.LittleEndian.Uint32(data[4:])
 	data = data[8:]
-	idx := BookIndex()
 	switch {
 	case ply != BookPly:
 		return fmt.Errorf("%w: positions after %d plies, this build uses %d", ErrBookFormat, ply, BookPly)
-	case int(n) != len(idx):
-		return fmt.Errorf("%w: %d positions, want %d", ErrBookFormat, n, len(idx))
-	case len(data) != (len(idx)+3)/4:
-		return fmt.Errorf("%w: %d bytes of outcomes, want %d", ErrBookFormat, len(data), (len(idx)+3)/4)
+	case n != bookPositions:
+		return fmt.Errorf("%w: %d positions, want %d", ErrBookFormat, n, bookPositions)
+	case len(data) != (bookPositions+3)/4:
+		return fmt.Errorf("%w: %d bytes of outcomes, want %d", ErrBookFormat, len(data), (bookPositions+3)/4)
 	}
 	nb := NewBook()
 	for i := range nb.vals {
@@ -217,6 +249,9 @@ func (s *Solver) Outcome(p connect4.Position) int {
 // child ends the scan; a position's outcome is memoised within the call).
 // ok is false when p has more stones or an entry it needs is Unknown.
 func (b *Book) Outcome(p connect4.Position) (outcome int, ok bool) {
+	if p.Moves() > BookPly {
+		return 0, false // without allocating the memo
+	}
 	return b.outcome(p, make(map[uint64]int8))
 }
 

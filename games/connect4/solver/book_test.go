@@ -67,6 +67,9 @@ func TestBookIndexCoversEveryPosition(t *testing.T) {
 	if n != total {
 		t.Fatalf("book index stands for %d positions after %d plies; the reference table has %d", n, BookPly, total)
 	}
+	if len(BookIndex()) != bookPositions {
+		t.Fatalf("book index has %d entries; bookPositions says %d", len(BookIndex()), bookPositions)
+	}
 }
 
 func TestMirrorKeyIsTheMirroredGame(t *testing.T) {

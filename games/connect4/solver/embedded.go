@@ -21,10 +21,12 @@ var (
 	openingErr  error
 )
 
-// OpeningBook returns the opening book built into the binary, parsed on
-// first use and then shared: with it, Book.Outcome answers any position
-// with at most BookPly stones without searching. The returned book is
-// safe for concurrent reads and must not be modified (Set).
+// OpeningBook returns the opening book built into the binary, decoded on
+// first use (well under a millisecond) and then shared: with it, Book.Outcome
+// answers any position with at most BookPly stones without searching. The
+// index those answers need is computed on the first such position, not
+// here (see Book). The returned book is safe for concurrent reads and
+// must not be modified (Set).
 func OpeningBook() (*Book, error) {
 	openingOnce.Do(func() {
 		b := new(Book)

@@ -2,6 +2,11 @@ package solver
 
 import (
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/canopy-go/canopy/games/connect4"
@@ -128,5 +133,96 @@ func TestOpeningBookAgreesWithTheSolver(t *testing.T) {
 		if got, want := b.At(i), s.Outcome(idx[i]); got != want {
 			t.Fatalf("book entry %d (%s): %d, solver says %d", i, idx[i], got, want)
 		}
+	}
+}
+
+// lazyChildEnv makes the test binary run TestBookIndexIsLazy's checks in a
+// fresh process, where nothing has computed the book index yet.
+const lazyChildEnv = "CANOPY_SOLVER_LAZY_INDEX_CHILD"
+
+// Loading a book (built in or from a file) and asking about positions
+// deeper than BookPly must not compute the book index; the first position
+// with at most BookPly stones computes it, once, even when several
+// goroutines ask at the same time. The index is package-wide and other
+// tests compute it, so the checks run in a child process.
+func TestBookIndexIsLazy(t *testing.T) {
+	if os.Getenv(lazyChildEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBookIndexIsLazy$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), lazyChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestBookIndexIsLazy") {
+			t.Fatalf("child process: %v\n%s", err, out)
+		}
+		return
+	}
+	if n := indexBuilds.Load(); n != 0 {
+		t.Fatalf("the index was computed %d times before any book was used", n)
+	}
+	builtIn, err := LoadBook("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "book.bin")
+	if err := os.WriteFile(path, embeddedBook, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := LoadBook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New()
+	// Deeper than the book: 9 to 20 stones. A won game, a move that wins
+	// at once and a draw are not asked of the book either way.
+	for _, moves := range []string{"444444333", "4444443332", "12345671234567", "12345671234567123456"} {
+		p, err := connect4.ParsePosition(moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []*Book{builtIn, fromFile} {
+			if _, ok := b.Outcome(p); ok {
+				t.Errorf("%s: the book answered a position with %d stones", moves, p.Moves())
+			}
+			if _, ok := b.Lookup(p); ok {
+				t.Errorf("%s: Lookup answered a position with %d stones", moves, p.Moves())
+			}
+		}
+		s.Outcome(p)
+	}
+	a := &Agent{Book: builtIn}
+	p, err := connect4.ParsePosition("44444433")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for col := range connect4.Width {
+		if _, ok := a.bookScore(p, col); ok {
+			t.Errorf("the agent used the book after 8 stones (column %d)", col+1)
+		}
+	}
+	if n := indexBuilds.Load(); n != 0 {
+		t.Fatalf("positions deeper than the book computed the index (%d times)", n)
+	}
+	// First-move outcomes from the first player's view are loss loss
+	// draw win draw loss loss (Allis 1988): after the move, the player to
+	// move wins, wins, draws, loses, draws, wins, wins.
+	want := [connect4.Width]int{Win, Win, Draw, Loss, Draw, Win, Win}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			b := builtIn
+			if g%2 == 1 {
+				b = fromFile
+			}
+			for col := range connect4.Width {
+				var p connect4.Position
+				p.Play(col)
+				if v, ok := b.Outcome(p); !ok || v != want[col] {
+					t.Errorf("first move in column %d: outcome %d, %v; want %d", col+1, v, ok, want[col])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := indexBuilds.Load(); n != 1 {
+		t.Fatalf("the index was computed %d times, want once", n)
 	}
 }
