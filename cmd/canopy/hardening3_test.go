@@ -44,8 +44,8 @@ func TestUnboundedInputFiles(t *testing.T) {
 		{1, []string{"net", "eval", "--game", "tictactoe", "--net", fifo}},
 		{2, []string{"move", "--game", "connect4", "--agent", "az:net=/dev/zero"}},
 		{2, []string{"move", "--game", "connect4", "--agent", "az:net=" + fifo}},
-		{1, []string{"solve", "--outcome", "--book", "/dev/zero"}},
-		{1, []string{"solve", "--outcome", "--book", fifo}},
+		{2, []string{"solve", "--outcome", "--book", "/dev/zero"}}, // a bad --book is a usage error, as solver:book= in arena
+		{2, []string{"solve", "--outcome", "--book", fifo}},
 		{1, []string{"replay", "--log", "/dev/zero"}},
 		{1, []string{"replay", "--log", fifo}},
 		{1, []string{"train", "--game", "tictactoe", "--data", fifo + ".npz"}},
