@@ -1,9 +1,14 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -263,6 +268,120 @@ func TestStaleAndDuplicateGamesDropped(t *testing.T) {
 		t.Errorf("manifest totals %+v", m.Totals)
 	}
 	// Everything was acknowledged: nothing is left for a restarted trainer.
+	info, err := f.tr.h.games.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Errorf("%d game messages left in the stream after the iteration", info.State.Msgs)
+	}
+}
+
+// cloneRecord is a deep copy of r.
+func cloneRecord(r *selfplay.GameRecord) *selfplay.GameRecord {
+	c := *r
+	c.Obs, c.Policy, c.Legal = slices.Clone(r.Obs), slices.Clone(r.Policy), slices.Clone(r.Legal)
+	c.Value, c.RootQ, c.Ply, c.Returns = slices.Clone(r.Value), slices.Clone(r.RootQ), slices.Clone(r.Ply), slices.Clone(r.Returns)
+	return &c
+}
+
+// widen returns rows of width w from src (rows of width w-1), each with
+// pad appended.
+func widen[T any](src []T, w int, pad T) []T {
+	var out []T
+	for lo := 0; lo < len(src); lo += w - 1 {
+		out = append(out, src[lo:lo+w-1]...)
+		out = append(out, pad)
+	}
+	return out
+}
+
+// TestBadGamesDropped publishes well-formed game messages that do not fit
+// the job's game (other shapes, NaN or out-of-range values, other
+// lengths) under the ids the trainer waits for, before the real games:
+// the trainer drops each with one log line, counts it, never writes it
+// and acknowledges it for good, then takes the real games.
+func TestBadGamesDropped(t *testing.T) {
+	f := startFleet(t, Setup{})
+	var log bytes.Buffer
+	f.tr.log = &log
+	job, netPath := tinyJob(t, f.dir, 3)
+	want := localGames(t, job, netPath)
+	js, err := jetstream.New(f.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	obs := len(want[0].Obs) / want[0].Positions()
+	actions := len(want[0].Policy) / want[0].Positions()
+	n := 0
+	send := func(id int, r *selfplay.GameRecord, obs int) {
+		t.Helper()
+		n++
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(fmt.Sprint("m", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nan := float32(math.NaN())
+	bad := []struct {
+		what  string
+		edit  func(r *selfplay.GameRecord)
+		obsTo int // the observation size sent (0: the game's)
+	}{
+		{"an observation too large", func(r *selfplay.GameRecord) { r.Obs = widen(r.Obs, obs+1, 0) }, obs + 1},
+		{"an observation too small", func(r *selfplay.GameRecord) { r.Obs = r.Obs[:len(r.Obs)-r.Positions()] }, obs - 1},
+		{"one action more", func(r *selfplay.GameRecord) {
+			r.Policy, r.Legal = widen(r.Policy, actions+1, 0), widen(r.Legal, actions+1, 0)
+		}, 0},
+		{"a NaN observation", func(r *selfplay.GameRecord) { r.Obs[3] = nan }, 0},
+		{"a NaN value", func(r *selfplay.GameRecord) { r.Value[0] = nan }, 0},
+		{"a value of 2", func(r *selfplay.GameRecord) { r.Value[len(r.Value)-1] = 2 }, 0},
+		{"an infinite root value", func(r *selfplay.GameRecord) { r.RootQ[0] = float32(math.Inf(1)) }, 0},
+		{"a NaN policy", func(r *selfplay.GameRecord) { r.Policy[1] = nan }, 0},
+		{"a legal entry of 2", func(r *selfplay.GameRecord) { r.Legal[0] = 2 }, 0},
+		{"three returns", func(r *selfplay.GameRecord) { r.Returns = append(r.Returns, 0) }, 0},
+		{"a return of 2 (JSON has no NaN)", func(r *selfplay.GameRecord) { r.Returns[0] = 2 }, 0},
+		{"a negative ply", func(r *selfplay.GameRecord) { r.Ply[0] = -1 }, 0},
+	}
+	for k, b := range bad {
+		r := cloneRecord(want[k%3])
+		b.edit(r)
+		o := obs
+		if b.obsTo != 0 {
+			o = b.obsTo
+		}
+		send(r.ID, r, o)
+	}
+	for id := range 3 {
+		send(id, want[id], obs)
+	}
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	got := map[int]*selfplay.GameRecord{}
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord) { got[r.ID] = r })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (Stats{Games: 3, Invalid: len(bad)}) {
+		t.Errorf("stats %+v, want 3 games and %d invalid", st, len(bad))
+	}
+	for id, r := range want {
+		if !sameRecord(got[id], r) {
+			t.Errorf("game %d written is not the real game", id)
+		}
+	}
+	if lines := strings.Count(log.String(), "dropped invalid game"); lines != len(bad) {
+		t.Errorf("%d lines about invalid games, want one per game (%d):\n%s", lines, len(bad), log.String())
+	}
+	// The shards on disk pass self-play's own checks on resume.
+	if _, err := selfplay.OpenOutput(filepath.Join(f.dir, "sp"), o.Manifest(), true); err != nil {
+		t.Fatal(err)
+	}
+	// Acknowledged for good: nothing is left to deliver again.
 	info, err := f.tr.h.games.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
