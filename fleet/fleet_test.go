@@ -18,6 +18,7 @@ import (
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -388,5 +389,99 @@ func TestBadGamesDropped(t *testing.T) {
 	}
 	if info.State.Msgs != 0 {
 		t.Errorf("%d game messages left in the stream after the iteration", info.State.Msgs)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestTrainerBacksOffWhenStoreLost disables the server's JetStream while
+// the trainer collects (as a server does when its store fails; a
+// cluster without a leader answers alike), so that every fetch fails at
+// once: for 2 s the trainer must ask the server a few times with growing
+// waits and log the failure a few times, not thousands.
+func TestTrainerBacksOffWhenStoreLost(t *testing.T) {
+	f := startFleet(t, Setup{})
+	var log syncBuffer
+	f.tr.log = &log
+	job, netPath := tinyJob(t, f.dir, 4)
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		done <- err
+	}()
+	for !strings.Contains(log.String(), "games queued") {
+		select {
+		case err := <-done:
+			t.Fatalf("SelfPlay returned early: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // collecting by now: fetching games
+	// What a server does when its store fails: JetStream goes away and
+	// every request to it is answered at once with no responders.
+	if err := f.srv.ns.DisableJetStream(); err != nil {
+		t.Fatal(err)
+	}
+	// The messages the server receives (the trainer's pull requests;
+	// nothing else publishes meanwhile) and the lines the trainer logs.
+	inMsgs := func() int64 {
+		v, err := f.srv.ns.Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.InMsgs
+	}
+	before, msgs0 := strings.Count(log.String(), "\n"), inMsgs()
+	const window = 2 * time.Second
+	time.Sleep(window)
+	lines, n := strings.Count(log.String(), "\n")-before, inMsgs()-msgs0
+	select {
+	case err := <-done:
+		t.Fatalf("SelfPlay returned while the store was away: %v", err)
+	default:
+	}
+	// The store back, the trainer fetches again (within backoffMax).
+	if err := f.srv.ns.EnableJetStream(&server.JetStreamConfig{StoreDir: filepath.Join(f.dir, "nats")}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(2 * backoffMax)
+	for !strings.Contains(log.String(), "works again") {
+		select {
+		case err := <-done:
+			t.Fatalf("SelfPlay returned: %v\n%s", err, log.String())
+		case <-deadline:
+			t.Fatalf("the trainer did not fetch again %s after the store came back:\n%s", 2*backoffMax, log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("SelfPlay did not return 10 s after its context ended")
+	}
+	t.Logf("%d messages to the server and %d log lines in %s", n, lines, window)
+	defer func() { t.Logf("trainer's log:\n%s", log.String()) }()
+	if n > 20 || lines > 5 {
+		t.Errorf("%d messages to the server and %d log lines in %s without a store: want a few of each (back off, rate-limit)\n%.1000s", n, lines, window, log.String())
 	}
 }

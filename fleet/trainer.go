@@ -195,7 +195,8 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		}
 		held = append(held, m)
 	}
-	var last time.Time
+	// A server that cannot answer fails each fetch at once: back off.
+	var lost backoff
 	for len(need) > 0 {
 		if ctx.Err() != nil {
 			return st, errors.Join(ctx.Err(), flush())
@@ -204,12 +205,8 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
 		if err != nil {
 			cancel()
-			if ctx.Err() == nil && time.Since(last) > 10*time.Second {
-				t.logf("  fleet: waiting for the server: %v", err)
-				last = time.Now()
-			}
 			if ctx.Err() == nil {
-				time.Sleep(t.FetchWait)
+				lost.fail(ctx, t.logf, "fetching games", err)
 			}
 			continue
 		}
@@ -253,14 +250,19 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 				}
 			}
 		}
-		if err := batch.Error(); err != nil && ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-			t.logf("  fleet: fetching games: %v", err)
-		}
+		err = batch.Error()
 		cancel()
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
 				return st, err
 			}
+		}
+		switch {
+		case ctx.Err() != nil:
+		case err == nil || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
+			lost.ok(t.logf, "fetching games")
+		default:
+			lost.fail(ctx, t.logf, "fetching games", err)
 		}
 	}
 	return st, flush()
