@@ -485,3 +485,82 @@ func TestTrainerBacksOffWhenStoreLost(t *testing.T) {
 		t.Errorf("%d messages to the server and %d log lines in %s without a store: want a few of each (back off, rate-limit)\n%.1000s", n, lines, window, log.String())
 	}
 }
+
+// TestInvalidGameIsPlayedAgain has a broken "worker" take every task,
+// publish an invalid copy of game 0 and the real games 1 and 2, and
+// acknowledge all three tasks: the trainer must queue game 0 again, for
+// a sound worker to play, rather than wait for it for ever.
+func TestInvalidGameIsPlayedAgain(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: 2 * time.Second})
+	job, netPath := tinyJob(t, f.dir, 3)
+	want := localGames(t, job, netPath)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	type result struct {
+		st  Stats
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		res <- result{st, err}
+	}()
+	js, err := jetstream.New(f.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
+	for err != nil && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
+	}
+	var tasks []jetstream.Msg
+	for len(tasks) < 3 && ctx.Err() == nil {
+		mb, err := cons.Fetch(3-len(tasks), jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range mb.Messages() {
+			tasks = append(tasks, m)
+		}
+	}
+	obs := len(want[0].Obs) / want[0].Positions()
+	for id := range 3 {
+		r := want[id]
+		if id == 0 {
+			r = cloneRecord(r)
+			r.Value[0] = float32(math.NaN())
+		}
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range tasks {
+		if err := m.DoubleAck(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, stop := context.WithCancel(ctx)
+	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	var r result
+	select {
+	case r = <-res:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the trainer still waits for game 0 30 s after its only copy was dropped")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.st.Games != 3 || r.st.Invalid != 1 || o.Manifest().Totals.Games != 3 {
+		t.Fatalf("stats %+v, %d games on disk; want 3 games and 1 invalid", r.st, o.Manifest().Totals.Games)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
@@ -156,6 +157,21 @@ func (t *Trainer) queue(ctx context.Context, job Job, ids []int) error {
 	return nil
 }
 
+// requeue queues game id's task again after its game message m was
+// dropped. The message id names m's stream sequence: a second requeue
+// for m (m redelivered after a crash) adds nothing.
+func (t *Trainer) requeue(ctx context.Context, job Job, id int, m jetstream.Msg) {
+	again := ".again." + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if md, err := m.Metadata(); err == nil {
+		again = ".again." + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id, Again: again})
+	if _, err := t.h.js.Publish(ctx, t.h.n.taskSubject(job.Iteration), body,
+		jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)+again)); err != nil && ctx.Err() == nil {
+		t.logf("  fleet: warning: cannot queue game %d again: %v (the next trainer start queues it)", id, err)
+	}
+}
+
 // collect consumes games until o holds every id of pending; a game
 // that does not fit shape is dropped.
 //
@@ -230,8 +246,11 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 				if err := shape.check(g.Record); err != nil {
 					// Never written, never redelivered: a bad game must
 					// not reach a shard, which training would refuse.
+					// Its task is queued again: this may have been the
+					// only copy (a broken worker's).
 					st.Invalid++
-					t.logf("  fleet: dropped invalid game %d (%s): %v", id, m.Subject(), err)
+					t.logf("  fleet: dropped invalid game %d (%s): %v; queued it again", id, m.Subject(), err)
+					t.requeue(ctx, job, id, m)
 					m.Term()
 					continue
 				}
