@@ -4,7 +4,7 @@ GO      ?= go
 PKGS    ?= ./...
 RUNDIR  ?= runs/$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: all build run test test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium ort pyonnx
+.PHONY: all build run test test-fleet test-full test-browser race bench lint fuzz gpu-check cuda-compile-check clean valgrind chromium ort pyonnx
 
 all: lint test
 
@@ -22,9 +22,21 @@ run: build
 test: ort pyonnx
 	$(GO) vet $(PKGS)
 	$(GO) test -short -count=1 $(PKGS)
+	$(MAKE) test-fleet
 	$(MAKE) python-test
 	$(MAKE) test-browser
 	$(MAKE) perf-check
+
+# The fleet's fault tests (docs/DISTRIBUTED.md), which -short leaves out:
+# `canopy zero --nats embedded` and 3 `canopy worker` processes killed
+# with SIGKILL at random moments must end with every game once and the
+# weights of the run without faults (TestFleetSurvivesKills, about 40 s
+# on 2 cores; its log names the fault seed), then the race detector over
+# package fleet (about 10 s of tests after a race build of the NATS
+# server, a minute or more on a fresh machine).
+test-fleet:
+	$(GO) test -count=1 -run '^TestFleetSurvivesKills$$' ./cmd/canopy/
+	$(GO) test -short -race -count=1 ./fleet/...
 
 # The web UI driven by a real headless Chromium (web/browser_test.go: a
 # full game by clicks, live analysis, replay, screenshots of every board in
@@ -84,7 +96,7 @@ test-full:
 	$(GO) test -count=1 -timeout 60m $(PKGS)
 
 race:
-	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./zero/... ./train/... ./rl/... ./web/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
+	$(GO) test -short -race -count=1 ./batcher/... ./search/... ./selfplay/... ./fleet/... ./zero/... ./train/... ./rl/... ./web/... ./games/... ./agent/... ./arena/... ./kernels/... ./nets/... ./cuda/...
 
 bench:
 	mkdir -p $(RUNDIR)

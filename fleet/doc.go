@@ -33,7 +33,16 @@
 // writes). It acknowledges a game message only once the shard holding the
 // game, or an earlier shard holding the same game id, is on disk with its
 // manifest; a game id the run already has, or one from another run,
-// iteration or network, is acknowledged and dropped. So a game is written
+// iteration or network, is acknowledged and dropped. A game that does not
+// fit the job's game (array sizes, returns per player, a position
+// selfplay.CheckPositions refuses: NaN, values outside [-1, 1], a policy
+// that is not a distribution on legal actions) is dropped with one log
+// line, counted (Stats.Invalid) and terminated, never redelivered, and
+// its task is queued again (with a Nats-Msg-Id suffix, task.Again, that
+// the duplicate window holding the bad copy's id lets through): one bad
+// client cannot stop the trainer, reach a shard training would refuse,
+// or leave the trainer waiting for a game whose only copy was bad. So a
+// game is written
 // exactly once whatever dies when: a lost acknowledgement means a
 // redelivery, which the id check drops.
 //

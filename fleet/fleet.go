@@ -43,6 +43,11 @@ type task struct {
 	Run       string `json:"run"`
 	Iteration int    `json:"iteration"`
 	ID        int    `json:"id"`
+	// Again, set on a task the trainer queued again after dropping an
+	// invalid copy of its game, suffixes the game's Nats-Msg-Id, so that
+	// the duplicate window, which holds the invalid copy's id, lets the
+	// new game through.
+	Again string `json:"again,omitempty"`
 }
 
 // msgID is the Nats-Msg-Id of game id's message (and of its task) in

@@ -1,9 +1,14 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +18,7 @@ import (
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -278,5 +284,292 @@ func TestStaleAndDuplicateGamesDropped(t *testing.T) {
 	}
 	if left != 0 {
 		t.Errorf("%d game messages left in the stream 5 s after the iteration", left)
+	}
+}
+
+// cloneRecord is a deep copy of r.
+func cloneRecord(r *selfplay.GameRecord) *selfplay.GameRecord {
+	c := *r
+	c.Obs, c.Policy, c.Legal = slices.Clone(r.Obs), slices.Clone(r.Policy), slices.Clone(r.Legal)
+	c.Value, c.RootQ, c.Ply, c.Returns = slices.Clone(r.Value), slices.Clone(r.RootQ), slices.Clone(r.Ply), slices.Clone(r.Returns)
+	return &c
+}
+
+// widen returns rows of width w from src (rows of width w-1), each with
+// pad appended.
+func widen[T any](src []T, w int, pad T) []T {
+	var out []T
+	for lo := 0; lo < len(src); lo += w - 1 {
+		out = append(out, src[lo:lo+w-1]...)
+		out = append(out, pad)
+	}
+	return out
+}
+
+// TestBadGamesDropped publishes well-formed game messages that do not fit
+// the job's game (other shapes, NaN or out-of-range values, other
+// lengths) under the ids the trainer waits for, before the real games:
+// the trainer drops each with one log line, counts it, never writes it
+// and acknowledges it for good, then takes the real games.
+func TestBadGamesDropped(t *testing.T) {
+	f := startFleet(t, Setup{})
+	var log bytes.Buffer
+	f.tr.log = &log
+	job, netPath := tinyJob(t, f.dir, 3)
+	want := localGames(t, job, netPath)
+	js, err := jetstream.New(f.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	obs := len(want[0].Obs) / want[0].Positions()
+	actions := len(want[0].Policy) / want[0].Positions()
+	n := 0
+	send := func(id int, r *selfplay.GameRecord, obs int) {
+		t.Helper()
+		n++
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(fmt.Sprint("m", n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nan := float32(math.NaN())
+	bad := []struct {
+		what  string
+		edit  func(r *selfplay.GameRecord)
+		obsTo int // the observation size sent (0: the game's)
+	}{
+		{"an observation too large", func(r *selfplay.GameRecord) { r.Obs = widen(r.Obs, obs+1, 0) }, obs + 1},
+		{"an observation too small", func(r *selfplay.GameRecord) { r.Obs = r.Obs[:len(r.Obs)-r.Positions()] }, obs - 1},
+		{"one action more", func(r *selfplay.GameRecord) {
+			r.Policy, r.Legal = widen(r.Policy, actions+1, 0), widen(r.Legal, actions+1, 0)
+		}, 0},
+		{"a NaN observation", func(r *selfplay.GameRecord) { r.Obs[3] = nan }, 0},
+		{"a NaN value", func(r *selfplay.GameRecord) { r.Value[0] = nan }, 0},
+		{"a value of 2", func(r *selfplay.GameRecord) { r.Value[len(r.Value)-1] = 2 }, 0},
+		{"an infinite root value", func(r *selfplay.GameRecord) { r.RootQ[0] = float32(math.Inf(1)) }, 0},
+		{"a NaN policy", func(r *selfplay.GameRecord) { r.Policy[1] = nan }, 0},
+		{"a legal entry of 2", func(r *selfplay.GameRecord) { r.Legal[0] = 2 }, 0},
+		{"three returns", func(r *selfplay.GameRecord) { r.Returns = append(r.Returns, 0) }, 0},
+		{"a return of 2 (JSON has no NaN)", func(r *selfplay.GameRecord) { r.Returns[0] = 2 }, 0},
+		{"a negative ply", func(r *selfplay.GameRecord) { r.Ply[0] = -1 }, 0},
+	}
+	for k, b := range bad {
+		r := cloneRecord(want[k%3])
+		b.edit(r)
+		o := obs
+		if b.obsTo != 0 {
+			o = b.obsTo
+		}
+		send(r.ID, r, o)
+	}
+	for id := range 3 {
+		send(id, want[id], obs)
+	}
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	got := map[int]*selfplay.GameRecord{}
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord) { got[r.ID] = r })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (Stats{Games: 3, Invalid: len(bad)}) {
+		t.Errorf("stats %+v, want 3 games and %d invalid", st, len(bad))
+	}
+	for id, r := range want {
+		if !sameRecord(got[id], r) {
+			t.Errorf("game %d written is not the real game", id)
+		}
+	}
+	if lines := strings.Count(log.String(), "dropped invalid game"); lines != len(bad) {
+		t.Errorf("%d lines about invalid games, want one per game (%d):\n%s", lines, len(bad), log.String())
+	}
+	// The shards on disk pass self-play's own checks on resume.
+	if _, err := selfplay.OpenOutput(filepath.Join(f.dir, "sp"), o.Manifest(), true); err != nil {
+		t.Fatal(err)
+	}
+	// Acknowledged for good: nothing is left to deliver again.
+	info, err := f.tr.h.games.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Errorf("%d game messages left in the stream after the iteration", info.State.Msgs)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestTrainerBacksOffWhenStoreLost disables the server's JetStream while
+// the trainer collects (as a server does when its store fails; a
+// cluster without a leader answers alike), so that every fetch fails at
+// once: for 2 s the trainer must ask the server a few times with growing
+// waits and log the failure a few times, not thousands.
+func TestTrainerBacksOffWhenStoreLost(t *testing.T) {
+	f := startFleet(t, Setup{})
+	var log syncBuffer
+	f.tr.log = &log
+	job, netPath := tinyJob(t, f.dir, 4)
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		done <- err
+	}()
+	for !strings.Contains(log.String(), "games queued") {
+		select {
+		case err := <-done:
+			t.Fatalf("SelfPlay returned early: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // collecting by now: fetching games
+	// What a server does when its store fails: JetStream goes away and
+	// every request to it is answered at once with no responders.
+	if err := f.srv.ns.DisableJetStream(); err != nil {
+		t.Fatal(err)
+	}
+	// The messages the server receives (the trainer's pull requests;
+	// nothing else publishes meanwhile) and the lines the trainer logs.
+	inMsgs := func() int64 {
+		v, err := f.srv.ns.Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.InMsgs
+	}
+	before, msgs0 := strings.Count(log.String(), "\n"), inMsgs()
+	const window = 2 * time.Second
+	time.Sleep(window)
+	lines, n := strings.Count(log.String(), "\n")-before, inMsgs()-msgs0
+	select {
+	case err := <-done:
+		t.Fatalf("SelfPlay returned while the store was away: %v", err)
+	default:
+	}
+	// The store back, the trainer fetches again (within backoffMax).
+	if err := f.srv.ns.EnableJetStream(&server.JetStreamConfig{StoreDir: filepath.Join(f.dir, "nats")}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(2 * backoffMax)
+	for !strings.Contains(log.String(), "works again") {
+		select {
+		case err := <-done:
+			t.Fatalf("SelfPlay returned: %v\n%s", err, log.String())
+		case <-deadline:
+			t.Fatalf("the trainer did not fetch again %s after the store came back:\n%s", 2*backoffMax, log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("SelfPlay did not return 10 s after its context ended")
+	}
+	t.Logf("%d messages to the server and %d log lines in %s", n, lines, window)
+	defer func() { t.Logf("trainer's log:\n%s", log.String()) }()
+	if n > 20 || lines > 5 {
+		t.Errorf("%d messages to the server and %d log lines in %s without a store: want a few of each (back off, rate-limit)\n%.1000s", n, lines, window, log.String())
+	}
+}
+
+// TestInvalidGameIsPlayedAgain has a broken "worker" take every task,
+// publish an invalid copy of game 0 and the real games 1 and 2, and
+// acknowledge all three tasks: the trainer must queue game 0 again, for
+// a sound worker to play, rather than wait for it for ever.
+func TestInvalidGameIsPlayedAgain(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: 2 * time.Second})
+	job, netPath := tinyJob(t, f.dir, 3)
+	want := localGames(t, job, netPath)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	type result struct {
+		st  Stats
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		res <- result{st, err}
+	}()
+	js, err := jetstream.New(f.nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
+	for err != nil && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
+	}
+	var tasks []jetstream.Msg
+	for len(tasks) < 3 && ctx.Err() == nil {
+		mb, err := cons.Fetch(3-len(tasks), jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range mb.Messages() {
+			tasks = append(tasks, m)
+		}
+	}
+	obs := len(want[0].Obs) / want[0].Positions()
+	for id := range 3 {
+		r := want[id]
+		if id == 0 {
+			r = cloneRecord(r)
+			r.Value[0] = float32(math.NaN())
+		}
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range tasks {
+		if err := m.DoubleAck(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, stop := context.WithCancel(ctx)
+	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	var r result
+	select {
+	case r = <-res:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the trainer still waits for game 0 30 s after its only copy was dropped")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.st.Games != 3 || r.st.Invalid != 1 || o.Manifest().Totals.Games != 3 {
+		t.Fatalf("stats %+v, %d games on disk; want 3 games and 1 invalid", r.st, o.Manifest().Totals.Games)
 	}
 }

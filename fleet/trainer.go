@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
+	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/selfplay"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -57,6 +59,7 @@ type Stats struct {
 	Duplicates int // games whose id the run already had (or had buffered)
 	Stale      int // games of another run, iteration or network, dropped
 	Bad        int // messages that were not games (terminated, never redelivered)
+	Invalid    int // games that do not fit the job's game (terminated, never redelivered)
 }
 
 // SelfPlay has the fleet play job's games that o still lacks and writes
@@ -72,6 +75,13 @@ type Stats struct {
 // and ctx.Err() is returned; the tasks stay queued for the next call.
 func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
 	var st Stats
+	g, err := games.New(job.Game)
+	if err != nil {
+		return st, fmt.Errorf("fleet: the job's game: %w", err)
+	}
+	if m := o.Manifest(); m.Game != job.Game {
+		return st, fmt.Errorf("fleet: the job plays %s, but its self-play directory holds %s", job.Game, m.Game)
+	}
 	if err := t.publishNet(ctx, job, netFile); err != nil {
 		return st, err
 	}
@@ -87,7 +97,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 		return st, err
 	}
 	t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
-	st, err = t.collect(ctx, job, pending, o, onGame)
+	st, err = t.collect(ctx, job, shapeOf(g), pending, o, onGame)
 	if err != nil {
 		return st, err
 	}
@@ -147,12 +157,28 @@ func (t *Trainer) queue(ctx context.Context, job Job, ids []int) error {
 	return nil
 }
 
-// collect consumes games until o holds every id of pending.
+// requeue queues game id's task again after its game message m was
+// dropped. The message id names m's stream sequence: a second requeue
+// for m (m redelivered after a crash) adds nothing.
+func (t *Trainer) requeue(ctx context.Context, job Job, id int, m jetstream.Msg) {
+	again := ".again." + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if md, err := m.Metadata(); err == nil {
+		again = ".again." + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id, Again: again})
+	if _, err := t.h.js.Publish(ctx, t.h.n.taskSubject(job.Iteration), body,
+		jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)+again)); err != nil && ctx.Err() == nil {
+		t.logf("  fleet: warning: cannot queue game %d again: %v (the next trainer start queues it)", id, err)
+	}
+}
+
+// collect consumes games until o holds every id of pending; a game
+// that does not fit shape is dropped.
 //
 // held are messages delivered but not yet acknowledged: games in o's
 // buffer, and duplicates of those (or of games on disk). They are
 // acknowledged right after the next flush writes the buffer.
-func (t *Trainer) collect(ctx context.Context, job Job, pending []int, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
+func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
 	var st Stats
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
 	if err != nil {
@@ -185,7 +211,8 @@ func (t *Trainer) collect(ctx context.Context, job Job, pending []int, o *selfpl
 		}
 		held = append(held, m)
 	}
-	var last time.Time
+	// A server that cannot answer fails each fetch at once: back off.
+	var lost backoff
 	for len(need) > 0 {
 		if ctx.Err() != nil {
 			return st, errors.Join(ctx.Err(), flush())
@@ -194,12 +221,8 @@ func (t *Trainer) collect(ctx context.Context, job Job, pending []int, o *selfpl
 		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
 		if err != nil {
 			cancel()
-			if ctx.Err() == nil && time.Since(last) > 10*time.Second {
-				t.logf("  fleet: waiting for the server: %v", err)
-				last = time.Now()
-			}
 			if ctx.Err() == nil {
-				time.Sleep(t.FetchWait)
+				lost.fail(ctx, t.logf, "fetching games", err)
 			}
 			continue
 		}
@@ -220,6 +243,17 @@ func (t *Trainer) collect(ctx context.Context, job Job, pending []int, o *selfpl
 				st.Duplicates++
 				hold(m)
 			default:
+				if err := shape.check(g.Record); err != nil {
+					// Never written, never redelivered: a bad game must
+					// not reach a shard, which training would refuse.
+					// Its task is queued again: this may have been the
+					// only copy (a broken worker's).
+					st.Invalid++
+					t.logf("  fleet: dropped invalid game %d (%s): %v; queued it again", id, m.Subject(), err)
+					t.requeue(ctx, job, id, m)
+					m.Term()
+					continue
+				}
 				delete(need, id)
 				hold(m)
 				if err := o.Add(g.Record); err != nil {
@@ -235,15 +269,60 @@ func (t *Trainer) collect(ctx context.Context, job Job, pending []int, o *selfpl
 				}
 			}
 		}
-		if err := batch.Error(); err != nil && ctx.Err() == nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-			t.logf("  fleet: fetching games: %v", err)
-		}
+		err = batch.Error()
 		cancel()
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
 				return st, err
 			}
 		}
+		switch {
+		case ctx.Err() != nil:
+		case err == nil || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
+			lost.ok(t.logf, "fetching games")
+		default:
+			lost.fail(ctx, t.logf, "fetching games", err)
+		}
 	}
 	return st, flush()
+}
+
+// gameShape is what every game of one job's game must have.
+type gameShape struct {
+	obs, actions, players int
+}
+
+func shapeOf(g games.Game) gameShape {
+	return gameShape{obs: games.ObservationSize(g), actions: g.NumActions(), players: g.NumPlayers()}
+}
+
+// check reports why r cannot be a game of s's game, or nil: every array
+// must hold s's widths for each of its positions, each position must be
+// one training accepts (selfplay.CheckPositions, the one definition of a
+// valid position), plies and simulations must be >= 0, and there must
+// be one return in [-1, 1] per player.
+func (s gameShape) check(r *selfplay.GameRecord) error {
+	p := r.Positions()
+	switch {
+	case len(r.Obs) != p*s.obs || len(r.Policy) != p*s.actions || len(r.Legal) != p*s.actions:
+		return fmt.Errorf("%d positions with %d observation values, %d policy and %d legal entries; the game has %d observation values and %d actions a position",
+			p, len(r.Obs), len(r.Policy), len(r.Legal), s.obs, s.actions)
+	case len(r.RootQ) != p || len(r.Ply) != p:
+		return fmt.Errorf("%d positions with %d root values and %d plies", p, len(r.RootQ), len(r.Ply))
+	case len(r.Returns) != s.players:
+		return fmt.Errorf("%d returns for a game of %d players", len(r.Returns), s.players)
+	case r.Nodes < 0:
+		return fmt.Errorf("%d simulations", r.Nodes)
+	}
+	for i, v := range r.Returns {
+		if !(v >= -1 && v <= 1) {
+			return fmt.Errorf("player %d's return is %v, outside [-1, 1]", i, v)
+		}
+	}
+	for i, ply := range r.Ply {
+		if ply < 0 {
+			return fmt.Errorf("position %d: ply %d", i, ply)
+		}
+	}
+	return selfplay.CheckPositions(p, s.obs, s.actions, r.Obs, r.Policy, r.Legal, r.Value, r.RootQ)
 }

@@ -103,6 +103,12 @@ func FuzzDecodeGame(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// The trainer's check of a decoded game, on anything: an error
+		// or nil, never a panic; the sample's shape accepts the sample.
+		err = gameShape{obs: 2, actions: 3, players: 2}.check(g.Record)
+		if sameRecord(g.Record, sample().Record) && err != nil {
+			t.Fatalf("the sample fails the check of its own shape: %v", err)
+		}
 		obs := 1
 		if p := g.Record.Positions(); p > 0 {
 			obs = len(g.Record.Obs) / p

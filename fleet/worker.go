@@ -318,6 +318,7 @@ func sha(data []byte) string {
 // for a full batch.
 func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) error {
 	held := map[int]jetstream.Msg{}
+	again := map[int]string{} // task.Again of the tasks in hand that have one
 	var ids []int
 	take := func(mb jetstream.MessageBatch) int {
 		n := 0
@@ -341,6 +342,9 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 				m.NakWithDelay(time.Second)
 			default:
 				held[t.ID] = m
+				if t.Again != "" {
+					again[t.ID] = t.Again
+				}
 				ids = append(ids, t.ID)
 			}
 		}
@@ -366,12 +370,13 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	if len(ids) == 0 {
 		return nil
 	}
-	return w.play(ctx, js, job, ids, held)
+	return w.play(ctx, js, job, ids, held, again)
 }
 
 // play plays ids of job, publishing each finished game and then
-// acknowledging its task; tasks not finished are handed back.
-func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids []int, held map[int]jetstream.Msg) error {
+// acknowledging its task; tasks not finished are handed back. again
+// holds the task.Again of the tasks that have one.
+func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids []int, held map[int]jetstream.Msg, again map[int]string) error {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.mu.Lock()
@@ -394,7 +399,7 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	finished := make(chan *selfplay.GameRecord, len(ids))
 	pubErr := make(chan error, 1)
 	go func() {
-		pubErr <- w.publish(ctx, js, job, obs, finished, func(id int) {
+		pubErr <- w.publish(ctx, js, job, obs, finished, again, func(id int) {
 			mu.Lock()
 			m := held[id]
 			delete(held, id)
@@ -440,8 +445,10 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 }
 
 // publish sends every finished game, retrying until the server
-// acknowledges it, then calls done with its id.
-func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, done func(id int)) error {
+// acknowledges it, then calls done with its id. again holds the
+// Nats-Msg-Id suffixes of games queued again (task.Again); publish only
+// reads it.
+func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, again map[int]string, done func(id int)) error {
 	subj := w.h.n.gameSubject(job.Iteration)
 	var buf []byte
 	for r := range finished {
@@ -458,7 +465,7 @@ func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, o
 			return fmt.Errorf("worker: game %d is a message of %d bytes, above the server's max_payload of %d: raise max_payload in the server's configuration", r.ID, len(buf), limit)
 		}
 		for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-			_, err = js.Publish(ctx, subj, buf, jetstream.WithMsgID(msgID(job.Run, job.Iteration, r.ID)))
+			_, err = js.Publish(ctx, subj, buf, jetstream.WithMsgID(msgID(job.Run, job.Iteration, r.ID)+again[r.ID]))
 			if err == nil || ctx.Err() != nil {
 				break
 			}

@@ -169,7 +169,7 @@ func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, 
 	mf := o.Manifest()
 	el := time.Since(t0).Seconds()
 	out = SelfPlayRecord{Games: mf.Totals.Games, Positions: mf.Totals.Positions, Seconds: el, NewGames: st.Games}
-	r.logf("  self-play (fleet): %d games, %d positions (%d games this session, %.1f games/s; %d duplicates and %d stale games dropped)",
-		out.Games, out.Positions, st.Games, float64(st.Games)/max(el, 1e-9), st.Duplicates, st.Stale)
+	r.logf("  self-play (fleet): %d games, %d positions (%d games this session, %.1f games/s; %d duplicates, %d stale and %d invalid games dropped)",
+		out.Games, out.Positions, st.Games, float64(st.Games)/max(el, 1e-9), st.Duplicates, st.Stale, st.Invalid)
 	return out, nil
 }

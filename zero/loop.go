@@ -48,6 +48,12 @@ type Options struct {
 	// backend apply). Run makes a pool with the run's Backend when it
 	// carries none.
 	Agents agent.Env
+	// SkipBad has training skip a shard of its replay window that it
+	// cannot use (unreadable, truncated, inconsistent, or holding values
+	// no position may have: train.DatasetOptions.SkipBad) with a warning,
+	// recorded in the iteration's TrainRecord, instead of stopping the
+	// run there, as every rerun would again.
+	SkipBad bool
 }
 
 // Run continues (or starts) the AlphaZero run in dir until
@@ -393,7 +399,7 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 	for k := lo; k <= i; k++ {
 		paths = append(paths, r.path(selfplayDir, iterName(k)))
 	}
-	ds, err := train.LoadDataset(paths, r.g, train.DatasetOptions{Window: r.cfg.WindowPositions, Log: r.opt.Log})
+	ds, err := train.LoadDataset(paths, r.g, train.DatasetOptions{Window: r.cfg.WindowPositions, SkipBad: r.opt.SkipBad, Log: r.opt.Log})
 	if err != nil {
 		return out, err
 	}
@@ -453,7 +459,7 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 	}
 	out = TrainRecord{Positions: ds.Len(), Steps: res.Steps, Samples: res.Samples, Epochs: res.Epochs,
 		FirstLoss: res.FirstLoss, FinalLoss: res.FinalLoss, SamplesPerSec: res.SamplesPerSec, Seconds: res.Elapsed.Seconds(),
-		HeldOut: heldOut, ReplayRatio: ratio}
+		HeldOut: heldOut, ReplayRatio: ratio, SkippedShards: ds.Warnings()}
 	if heldOut != nil {
 		out.HeldOutPositions = min(fresh, HeldOutLimit)
 	}

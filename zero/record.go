@@ -57,6 +57,9 @@ type TrainRecord struct {
 	// iterations trained before it was recorded.
 	HeldOut          *nets.Loss `json:"held_out,omitempty"`
 	HeldOutPositions int        `json:"held_out_positions,omitempty"`
+	// SkippedShards names the shards of the window training skipped
+	// (Options.SkipBad), each with the reason.
+	SkippedShards []string `json:"skipped_shards,omitempty"`
 	// ReplayRatio is the training samples (steps x batch) per position
 	// of this iteration's new self-play; 0 without new positions.
 	ReplayRatio float64 `json:"replay_ratio,omitempty"`

@@ -476,3 +476,48 @@ func TestEvalAloneAddedOnResume(t *testing.T) {
 		t.Errorf("eval-policy-games -1 on a resumed run: %v, want an error naming it", err)
 	}
 }
+
+// A shard of the replay window that training cannot read stops the run
+// on every rerun, naming the fix; Options.SkipBad (zero --skip-bad)
+// trains without it, says so, and records it.
+func TestSkipBadShard(t *testing.T) {
+	dir := t.TempDir()
+	c := tiny()
+	c.Iterations = 1
+	c.EvalGames, c.Baselines = 0, nil
+	if err := Run(context.Background(), dir, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	shards, err := filepath.Glob(filepath.Join(dir, selfplayDir, iterName(1), "shard-*.npz"))
+	if err != nil || len(shards) == 0 {
+		t.Fatalf("no shards of iteration 1 (%v)", err)
+	}
+	data, err := os.ReadFile(shards[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shards[0], data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.Iterations = 2
+	for range 2 {
+		err := Run(context.Background(), dir, c, Options{})
+		if err == nil || !strings.Contains(err.Error(), "--skip-bad") || !strings.Contains(err.Error(), shards[0]) {
+			t.Fatalf("a truncated shard in the window: %v; want an error naming it and --skip-bad", err)
+		}
+	}
+	var log bytes.Buffer
+	if err := Run(context.Background(), dir, c, Options{Log: &log, SkipBad: true}); err != nil {
+		t.Fatalf("with SkipBad: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "skipping shard "+shards[0]) {
+		t.Errorf("the log does not say which shard was skipped:\n%s", log.String())
+	}
+	var rec Record
+	if ok, err := readJSON(filepath.Join(dir, itersDir, iterName(2)+".json"), &rec); !ok || err != nil {
+		t.Fatalf("iteration 2's record: %v %v", ok, err)
+	}
+	if sk := rec.Train.SkippedShards; len(sk) != 1 || !strings.Contains(sk[0], shards[0]) {
+		t.Errorf("iteration 2's record names %q as skipped, want %s", sk, shards[0])
+	}
+}

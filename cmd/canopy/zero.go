@@ -66,6 +66,9 @@ Every step writes atomically and is skipped when done: after an interruption
 A run keeps the settings it started with (DIR/zero.json); flags given again
 must agree, except --iterations and --more, which extend it, and
 --eval-policy-games, which changes only what later evaluations play.
+A self-play shard training cannot read (damaged on disk, or written with
+NaN by an older version) stops the run, naming it; --skip-bad trains
+without it instead, and the iteration's metrics name what was skipped.
 
 With --nats, self-play is played by ` + "`canopy worker`" + ` processes (any number, on
 any machines) through NATS JetStream; --nats embedded starts the server in
@@ -100,6 +103,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
 			more := fs.Int("more", 0, "run this many iterations beyond those finished")
 			quiet := fs.Bool("quiet", false, "no live status line")
+			skipBad := fs.Bool("skip-bad", false, "training skips an unreadable or inconsistent self-play shard of its window with a warning (named in the iteration's metrics) instead of stopping the run")
 			var nf zeroFleetFlags
 			nf.register(fs)
 			score := fs.String("score", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
@@ -206,7 +210,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return interrupted(ctx, "run the same command to continue "+*out)
