@@ -320,7 +320,10 @@ func TestNoLeaks(t *testing.T) {
 		}
 		b.Close()
 	}
-	if n := count("/proc/self/task"); n > threads {
+	// Go's runtime may start an OS thread of its own meanwhile (for the GC
+	// or a blocking syscall) and never ends it: allow it one or two. A
+	// backend left open holds two more per round, ten after five.
+	if n := count("/proc/self/task"); n > threads+2 {
 		t.Errorf("%d OS threads after Close, %d before", n, threads)
 	}
 	if n := count("/proc/self/fd"); n > fds {
