@@ -110,15 +110,39 @@ type measurement struct {
 
 // measureOne runs workload name of binary bin under cachegrind, writing
 // the raw output to outFile.
+//
+// A program that exits abnormally under valgrind is measured once more:
+// the gate saw rare crashes (a Go fatal signal after the workload had
+// printed its result: twice in about 75 measurements on 2026-11-28, once
+// on a loaded and once on a quiet machine, and in none of 24 repeated
+// runs of the same workloads; another session saw one on an unchanged
+// binary), and a
+// gate must fail for the code, not for valgrind's handling of the Go
+// runtime. The crash is reported on stderr with the program's own lines
+// (valgrind's removed), so a real bug that crashes every time still fails,
+// with its message.
 func measureOne(bin, name, kern, outFile string) (*measurement, error) {
-	args := []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + outFile,
-		bin, "run", "-kernels", kern, name}
-	cmd := exec.Command("valgrind", args...)
-	cmd.Env = gateEnv()
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s under cachegrind: %v\n%s%s", name, err, stdout.String(), lastLines(stderr.String(), 20))
+	var err error
+	for try := 1; try <= 2; try++ {
+		args := []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + outFile,
+			bin, "run", "-kernels", kern, name}
+		cmd := exec.Command("valgrind", args...)
+		cmd.Env = gateEnv()
+		stdout.Reset()
+		stderr.Reset()
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err = cmd.Run(); err == nil {
+			break
+		}
+		var exit *exec.ExitError
+		if try == 1 && errors.As(err, &exit) {
+			fmt.Fprintf(os.Stderr, "perf check: %s exited abnormally under cachegrind (%v); measuring it again. Its output:\n%s", name, err, firstLines(programLines(stderr.String()), 12))
+		}
+	}
+	if err != nil {
+		prog := programLines(stderr.String())
+		return nil, fmt.Errorf("%s under cachegrind: %v\n%s%s[...]\n%s", name, err, stdout.String(), firstLines(prog, 15), lastLines(prog, 20))
 	}
 	rr, err := parseRunResult(stdout.String())
 	if err != nil {
@@ -139,6 +163,27 @@ func measureOne(bin, name, kern, outFile string) (*measurement, error) {
 	}
 	m.cgProfile = *p
 	return m, nil
+}
+
+// programLines returns the lines of s that valgrind did not write (those
+// start with ==PID==).
+func programLines(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(l, "==") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "")
 }
 
 // lastLines returns the last n lines of s.
