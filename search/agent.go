@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -146,11 +147,16 @@ func (m *mctsSpec) table() spec.Table {
 }
 
 // AgentOptions documents the `mcts` options for the registry (and for
-// the agents of search/multi, which take the same keys).
-func AgentOptions() []agent.Option {
+// the agents of search/multi, which take the same keys). The caller owns
+// the returned slice.
+func AgentOptions() []agent.Option { return slices.Clone(agentOptions()) }
+
+// agentOptions builds the documentation once: four registrations read it
+// at start-up, and building the table formats every default and range.
+var agentOptions = sync.OnceValue(func() []agent.Option {
 	var m mctsSpec
 	return agent.OptionsOf(m.table())
-}
+})
 
 func init() {
 	agent.Register(agent.Registration{
