@@ -56,7 +56,11 @@ func gateEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1,memprofilerate=0")
+	// cpu.rdtscp=off: valgrind 3.19 cannot execute RDTSCP (SIGILL), which
+	// the runtime's cputicks uses on CPUs that have it, in contended runtime
+	// locks only, so a measurement crashed now and then (twice in about 75
+	// on 2026-11-28, and every time in one startup run).
+	return append(env, "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1,memprofilerate=0,cpu.rdtscp=off")
 }
 
 // cgProfile is one workload's cachegrind result.
@@ -110,37 +114,16 @@ type measurement struct {
 
 // measureOne runs workload name of binary bin under cachegrind, writing
 // the raw output to outFile.
-//
-// A program that exits abnormally under valgrind is measured once more:
-// the gate saw rare crashes (a Go fatal signal after the workload had
-// printed its result: twice in about 75 measurements on 2026-11-28, once
-// on a loaded and once on a quiet machine, and in none of 24 repeated
-// runs of the same workloads; another session saw one on an unchanged
-// binary), and a
-// gate must fail for the code, not for valgrind's handling of the Go
-// runtime. The crash is reported on stderr with the program's own lines
-// (valgrind's removed), so a real bug that crashes every time still fails,
-// with its message.
 func measureOne(bin, name, kern, outFile string) (*measurement, error) {
+	args := []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + outFile,
+		bin, "run", "-kernels", kern, name}
+	cmd := exec.Command("valgrind", args...)
+	cmd.Env = gateEnv()
 	var stdout, stderr bytes.Buffer
-	var err error
-	for try := 1; try <= 2; try++ {
-		args := []string{"--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=" + outFile,
-			bin, "run", "-kernels", kern, name}
-		cmd := exec.Command("valgrind", args...)
-		cmd.Env = gateEnv()
-		stdout.Reset()
-		stderr.Reset()
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err = cmd.Run(); err == nil {
-			break
-		}
-		var exit *exec.ExitError
-		if try == 1 && errors.As(err, &exit) {
-			fmt.Fprintf(os.Stderr, "perf check: %s exited abnormally under cachegrind (%v); measuring it again. Its output:\n%s", name, err, firstLines(programLines(stderr.String()), 12))
-		}
-	}
-	if err != nil {
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		// The program's own lines (valgrind's removed): the start says
+		// what went wrong, the end where.
 		prog := programLines(stderr.String())
 		return nil, fmt.Errorf("%s under cachegrind: %v\n%s%s[...]\n%s", name, err, stdout.String(), firstLines(prog, 15), lastLines(prog, 20))
 	}
