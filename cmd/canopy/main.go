@@ -51,6 +51,25 @@ func register(c *command) {
 	commands[c.Name] = c
 }
 
+// subcommandError is the error of a command's subcommand (canopy net
+// eval): the line names both ("canopy net eval: ..."), and a leading
+// "net eval: " in the message, which said the same, is dropped.
+type subcommandError struct {
+	sub string
+	err error
+}
+
+func (e subcommandError) Error() string { return e.err.Error() }
+func (e subcommandError) Unwrap() error { return e.err }
+
+// subcommandFailed wraps err, the error of subcommand sub (nil stays nil).
+func subcommandFailed(sub string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return subcommandError{sub, err}
+}
+
 // usageError marks errors caused by how the command was invoked (exit 2).
 type usageError struct{ msg string }
 
@@ -118,6 +137,18 @@ func run(args []string, e *env) (status int) {
 	err := runFn(e, fs.Args())
 	if err == nil {
 		return 0
+	}
+	var se subcommandError
+	if errors.As(err, &se) {
+		full := name + " " + se.sub
+		msg := strings.TrimPrefix(se.err.Error(), full+": ")
+		var ue usageError
+		if errors.As(se.err, &ue) {
+			fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", full, oneLine(errors.New(msg)), full)
+			return 2
+		}
+		fmt.Fprintf(e.Stderr, "canopy %s: %s\n", full, oneLine(errors.New(msg)))
+		return 1
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

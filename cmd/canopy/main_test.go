@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,35 @@ func TestProgressPlainWhenRedirected(t *testing.T) {
 	}
 	if n := strings.Count(out, "\n"); n > 13 {
 		t.Errorf("%d lines for 100 quick updates; want about one per tenth", n)
+	}
+}
+
+// --help after a subcommand's kind prints the command's help and exits 0
+// (canopy plot run --help used to exit 2 with "flag: help requested").
+func TestPlotKindHelp(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "plot", "run", "--help")
+	if code != 0 || !strings.Contains(stdout, "Usage: canopy plot") || strings.Contains(stderr, "help requested") {
+		t.Errorf("plot run --help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// A net subcommand's failure names the subcommand once ("canopy net
+// eval: ...", not "canopy net: net eval: ..."), and its --help says what
+// it does and how it is called, not only its flags.
+func TestNetSubcommandMessages(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "net", "eval", "--net", filepath.Join(t.TempDir(), "nosuch.safetensors"), "--game", "connect4")
+	if code == 0 || !strings.HasPrefix(stderr, "canopy net eval: --net") || strings.Contains(stderr, "net: net eval") {
+		t.Errorf("net eval of a missing file: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "net", "init", "--bogus")
+	if code != 2 || !strings.HasPrefix(stderr, "canopy net init: flag provided but not defined: -bogus") || !strings.Contains(stderr, "canopy net init --help") {
+		t.Errorf("net init --bogus: exit %d, stderr %q", code, stderr)
+	}
+	for _, sub := range []string{"init", "info", "eval", "import", "export"} {
+		code, stdout, stderr := runCLI(t, "", "net", sub, "--help")
+		out := stdout + stderr
+		if code != 0 || !strings.Contains(out, "Usage: canopy net "+sub) || strings.Contains(out, "Usage of") {
+			t.Errorf("net %s --help: exit %d, output %q", sub, code, out)
+		}
 	}
 }

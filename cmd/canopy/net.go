@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"io"
 	"sort"
 	"strings"
@@ -42,27 +43,35 @@ func init() {
 				if len(args) == 0 {
 					return usagef("missing subcommand: init, info, eval, import or export")
 				}
-				switch args[0] {
-				case "init":
-					return netInit(e, args[1:])
-				case "info":
-					return netInfo(e, args[1:])
-				case "eval":
-					return netEval(e, args[1:])
-				case "import":
-					return netImport(e, args[1:])
-				case "export":
-					return netExport(e, args[1:])
+				run, ok := map[string]func(*env, []string) error{
+					"init": netInit, "info": netInfo, "eval": netEval, "import": netImport, "export": netExport,
+				}[args[0]]
+				if !ok {
+					return usagef("unknown subcommand %q%s (want init, info, eval, import or export)", args[0], spec.Suggest(args[0], []string{"init", "info", "eval", "import", "export"}))
 				}
-				return usagef("unknown subcommand %q (want init, info, eval, import or export)", args[0])
+				return subcommandFailed(args[0], run(e, args[1:]))
 			}
 		},
 	})
 }
 
+// netSubs describes the net subcommands for their --help.
+var netSubs = map[string]struct{ usage, summary string }{
+	"init":   {"--out FILE [--preset P | --game G] [--channels N --blocks N] [--seed S]", "Writes a network with random weights: a preset's architecture, or the game's built-in one shaped for --game."},
+	"info":   {"FILE [--json]", "Prints a network's architecture, parameter count and metadata (.safetensors, or an .onnx model's inputs, outputs and operators)."},
+	"eval":   {"--net FILE [--game G] [--moves M] [--json]", "Prints the network's policy over the legal moves and its value for the player to move, on one position."},
+	"import": {"MODEL.onnx [--game G] [--out FILE] [--policy-output N] [--value-output N]", "Converts an ONNX policy-value network into a Canopy network (docs/ONNX.md)."},
+	"export": {"NET --onnx OUT.onnx [--game G]", "Writes a Canopy network as an ONNX model, opset 17 with a dynamic batch (docs/ONNX.md)."},
+}
+
 // parseSub parses a subcommand's flags, allowing positional arguments
 // before and after them.
 func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: canopy net %s %s\n\n%s\n\nFlags:\n", name, netSubs[name].usage, netSubs[name].summary)
+		fs.PrintDefaults()
+	}
 	var pos []string
 	for {
 		if err := parseSubFlags(e, fs, args); err != nil {

@@ -74,6 +74,13 @@ Examples:
 			dpi := fs.Int("dpi", 0, "PNG resolution in pixels per inch (0: 96)")
 			return func(e *env, args []string) error {
 				args, err := interspersed(fs, args)
+				if errors.Is(err, flag.ErrHelp) {
+					// --help after the kind (plot run --help): the
+					// command's help, as plot --help prints it.
+					fs.SetOutput(e.Stdout)
+					fs.Usage()
+					return nil
+				}
 				if err != nil {
 					return usageError{err.Error()}
 				}
