@@ -125,28 +125,6 @@ func TestHelpFlagsReadWell(t *testing.T) {
 	}
 }
 
-// overflowNet writes a connect4 net whose finite weights overflow to
-// NaN/Inf outputs.
-func overflowNet(t *testing.T) string {
-	t.Helper()
-	g, _ := games.New("connect4")
-	net, err := nets.New(mustBuiltin(t, g), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range net.Params() {
-		for i := range p.Data {
-			p.Data[i] = 3e38
-		}
-	}
-	net.Invalidate()
-	path := filepath.Join(t.TempDir(), "overflow.safetensors")
-	if err := net.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func mustBuiltin(t *testing.T, g games.Game) nets.Config {
 	t.Helper()
 	cfg, err := nets.DefaultConfig(g)
@@ -159,7 +137,7 @@ func mustBuiltin(t *testing.T, g games.Game) nets.Config {
 // net eval on a network that makes NaN: a one-line failure, never
 // "value +NaN" or a JSON encoder error.
 func TestNetEvalNonFinite(t *testing.T) {
-	path := overflowNet(t)
+	path := overflowNetFor(t, "connect4")
 	for _, extra := range [][]string{nil, {"--json"}} {
 		args := append([]string{"net", "eval", "--net", path, "--moves", "4453"}, extra...)
 		code, out, errs := runCLI(t, "", args...)
