@@ -52,8 +52,8 @@ func register(c *command) {
 }
 
 // subcommandError is the error of a command's subcommand (canopy net
-// eval): the line names both ("canopy net eval: ..."), and a leading
-// "net eval: " in the message, which said the same, is dropped.
+// eval): the line names both ("canopy net eval: ..."), so the
+// subcommand's own messages do not repeat its name.
 type subcommandError struct {
 	sub string
 	err error
@@ -141,13 +141,12 @@ func run(args []string, e *env) (status int) {
 	var se subcommandError
 	if errors.As(err, &se) {
 		full := name + " " + se.sub
-		msg := strings.TrimPrefix(se.err.Error(), full+": ")
 		var ue usageError
 		if errors.As(se.err, &ue) {
-			fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", full, oneLine(errors.New(msg)), full)
+			fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", full, oneLine(se.err), full)
 			return 2
 		}
-		fmt.Fprintf(e.Stderr, "canopy %s: %s\n", full, oneLine(errors.New(msg)))
+		fmt.Fprintf(e.Stderr, "canopy %s: %s\n", full, oneLine(se.err))
 		return 1
 	}
 	var ue usageError

@@ -78,7 +78,7 @@ func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, e
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usagef("net %s: %v", name, err)
+			return nil, usageError{err.Error()}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -102,13 +102,13 @@ func netInit(e *env, args []string) error {
 		return helpOK(err)
 	}
 	if len(pos) > 0 {
-		return usagef("net init: unexpected argument %q", pos[0])
+		return usagef("unexpected argument %q", pos[0])
 	}
 	if *out == "" {
-		return usagef("net init: --out is required")
+		return usagef("--out is required")
 	}
 	if err := checkOutputFile(*out); err != nil {
-		return fmt.Errorf("net init: --out: %v", err)
+		return fmt.Errorf("--out: %v", err)
 	}
 	cfg, why, err := initConfig(*preset, flagSet(fs, "preset"), *game)
 	if err != nil {
@@ -116,10 +116,10 @@ func netInit(e *env, args []string) error {
 	}
 	if *channels != 0 || *blocks != 0 {
 		if cfg.Head != nets.HeadAlphaZero {
-			return usagef("net init: --channels and --blocks apply to AlphaZero-head presets, not %s", cfg.Preset)
+			return usagef("--channels and --blocks apply to AlphaZero-head presets, not %s", cfg.Preset)
 		}
 		if *channels < 0 || *channels > 1024 || *blocks < 0 || *blocks > 64 {
-			return usagef("net init: --channels %d (want 1..1024) or --blocks %d (want 1..64) out of range", *channels, *blocks)
+			return usagef("--channels %d (want 1..1024) or --blocks %d (want 1..64) out of range", *channels, *blocks)
 		}
 		if *channels > 0 {
 			cfg.Channels = *channels
@@ -130,7 +130,7 @@ func netInit(e *env, args []string) error {
 		cfg.Preset += fmt.Sprintf("-%dx%d", cfg.Channels, cfg.Blocks)
 		why += ", resized"
 		if err := cfg.Normalize(); err != nil {
-			return usagef("net init: %v", err)
+			return usagef("%v", err)
 		}
 	}
 	net, err := nets.New(cfg, *seed)
@@ -138,7 +138,7 @@ func netInit(e *env, args []string) error {
 		return err
 	}
 	if err := net.Save(*out); err != nil {
-		return fmt.Errorf("net init: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	fmt.Fprintf(e.Stdout, "wrote %s: %s (%s), %d parameters, %.1f MFLOP per evaluation\n",
 		*out, describe(net.Config()), why, net.NumParams(), float64(net.FLOPs())/1e6)
@@ -154,19 +154,19 @@ func initConfig(preset string, presetGiven bool, gameSpec string) (nets.Config, 
 	if gameSpec != "" {
 		var err error
 		if g, err = games.New(gameSpec); err != nil {
-			return nets.Config{}, "", usagef("net init: --game: %v", err)
+			return nets.Config{}, "", usagef("--game: %v", err)
 		}
 		if !presetGiven {
 			cfg, err := nets.DefaultConfig(g)
 			if err != nil {
-				return cfg, "", fmt.Errorf("net init: no built-in net for %s: %v (pass --preset)", g.Spec(), err)
+				return cfg, "", fmt.Errorf("no built-in net for %s: %v (pass --preset)", g.Spec(), err)
 			}
 			return cfg, fmt.Sprintf("the built-in net for %s; --preset picks another", g.Spec()), nil
 		}
 	}
 	cfg, err := nets.Preset(preset)
 	if err != nil {
-		return cfg, "", usagef("net init: --preset: %v", err)
+		return cfg, "", usagef("--preset: %v", err)
 	}
 	why := "--preset " + preset
 	if !presetGiven {
@@ -174,17 +174,17 @@ func initConfig(preset string, presetGiven bool, gameSpec string) (nets.Config, 
 	}
 	if g == nil {
 		if cfg.Game == "" {
-			return cfg, "", usagef("net init: preset %s names no game: pass --game", preset)
+			return cfg, "", usagef("preset %s names no game: pass --game", preset)
 		}
 		if g, err = games.New(cfg.Game); err != nil {
-			return cfg, "", fmt.Errorf("net init: preset %s needs game %q: %v", preset, cfg.Game, err)
+			return cfg, "", fmt.Errorf("preset %s needs game %q: %v", preset, cfg.Game, err)
 		}
 		why += ", shaped for its game " + g.Spec()
 	} else {
 		why += ", shaped for --game " + g.Spec()
 	}
 	if cfg, err = cfg.ForGame(g); err != nil {
-		return cfg, "", fmt.Errorf("net init: %v", err)
+		return cfg, "", fmt.Errorf("%v", err)
 	}
 	return cfg, why, nil
 }
@@ -217,14 +217,14 @@ func netInfo(e *env, args []string) error {
 		return helpOK(err)
 	}
 	if len(pos) != 1 {
-		return usagef("net info: want exactly one file, got %d arguments", len(pos))
+		return usagef("want exactly one file, got %d arguments", len(pos))
 	}
 	if strings.HasSuffix(strings.ToLower(pos[0]), ".onnx") {
 		return onnxInfo(e, pos[0], *asJSON)
 	}
 	net, err := nets.Load(pos[0])
 	if err != nil {
-		return fmt.Errorf("net info: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	c := net.Config()
 	if *asJSON {
@@ -275,48 +275,48 @@ func netEval(e *env, args []string) error {
 		return helpOK(err)
 	}
 	if len(pos) > 0 {
-		return usagef("net eval: unexpected argument %q", pos[0])
+		return usagef("unexpected argument %q", pos[0])
 	}
 	if *file == "" {
-		return usagef("net eval: --net is required")
+		return usagef("--net is required")
 	}
 	net, err := nets.Load(*file)
 	if err != nil {
-		return fmt.Errorf("net eval: --net: %v", err)
+		return fmt.Errorf("--net: %v", err)
 	}
 	spec := *game
 	if spec == "" {
 		spec = net.Config().Game
 	}
 	if spec == "" {
-		return usagef("net eval: --game is required (the net does not name its game)")
+		return usagef("--game is required (the net does not name its game)")
 	}
 	g, err := games.New(spec)
 	if err != nil {
-		return usagef("net eval: --game: %v", err)
+		return usagef("--game: %v", err)
 	}
 	if games.ObservationSize(g) != net.InputSize() || g.NumActions() != net.PolicySize() {
-		return fmt.Errorf("net eval: %s expects %d inputs and %d actions, game %s has %d and %d (make a net for it with `canopy net init --game %s`)",
+		return fmt.Errorf("%s expects %d inputs and %d actions, game %s has %d and %d (make a net for it with `canopy net init --game %s`)",
 			*file, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), g.NumActions(), g.Spec())
 	}
 	var st games.State
 	if *moves == "" {
 		st = g.NewInitialState()
 	} else if st, err = g.ParseState(*moves); err != nil {
-		return usagef("net eval: bad --moves for %s: %v", g.Spec(), err)
+		return usagef("bad --moves for %s: %v", g.Spec(), err)
 	}
 	dealt, err := sampleChance(st, g, *seed)
 	if err != nil {
-		return fmt.Errorf("net eval: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	player := st.CurrentPlayer()
 	switch {
 	case st.IsTerminal() || player == games.TerminalPlayer:
-		return fmt.Errorf("net eval: position %q is terminal: no player to move (give --moves of an earlier position)", clip(st.String()))
+		return fmt.Errorf("position %q is terminal: no player to move (give --moves of an earlier position)", clip(st.String()))
 	case player == games.SimultaneousPlayer:
-		return fmt.Errorf("net eval: position %q is a simultaneous-move node, not one player's decision (use the game's sequential view if `canopy games` lists one)", clip(st.String()))
+		return fmt.Errorf("position %q is a simultaneous-move node, not one player's decision (use the game's sequential view if `canopy games` lists one)", clip(st.String()))
 	case player < 0:
-		return fmt.Errorf("net eval: position %q has no player to move (player %d)", clip(st.String()), player)
+		return fmt.Errorf("position %q has no player to move (player %d)", clip(st.String()), player)
 	}
 	obs := make([]float32, net.InputSize())
 	st.Observation(player, obs)
@@ -327,7 +327,7 @@ func netEval(e *env, args []string) error {
 		err = be.Evaluate(context.Background(), 1, obs, logits, value)
 	}
 	if err != nil {
-		return fmt.Errorf("net eval: %s on %q: %v", *file, clip(st.String()), err)
+		return fmt.Errorf("%s on %q: %v", *file, clip(st.String()), err)
 	}
 	legal := games.NewMask(g.NumActions())
 	st.Legal(legal)

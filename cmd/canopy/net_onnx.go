@@ -46,48 +46,48 @@ func netImport(e *env, args []string) error {
 		return helpOK(err)
 	}
 	if len(pos) != 1 {
-		return usagef("net import: want exactly one ONNX file, got %d arguments", len(pos))
+		return usagef("want exactly one ONNX file, got %d arguments", len(pos))
 	}
 	src := pos[0]
 	if *out == "" {
 		*out = strings.TrimSuffix(src, filepath.Ext(src)) + ".safetensors"
 	}
 	if filepath.Clean(*out) == filepath.Clean(src) {
-		return usagef("net import: --out %s would overwrite the model", *out)
+		return usagef("--out %s would overwrite the model", *out)
 	}
 	if err := checkOutputFile(*out); err != nil {
-		return fmt.Errorf("net import: --out: %v", err)
+		return fmt.Errorf("--out: %v", err)
 	}
 	m, err := onnx.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("net import: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	spec := *game
 	if spec == "" {
 		if spec = m.Metadata[onnx.MetaGame]; spec == "" {
-			return usagef("net import: %s names no game (no %s metadata): pass --game", src, onnx.MetaGame)
+			return usagef("%s names no game (no %s metadata): pass --game", src, onnx.MetaGame)
 		}
 	}
 	g, err := games.New(spec)
 	if err != nil {
 		if *game != "" {
-			return usagef("net import: --game: %v", err)
+			return usagef("--game: %v", err)
 		}
-		return fmt.Errorf("net import: the model's game %q: %v (pass --game)", spec, err)
+		return fmt.Errorf("the model's game %q: %v (pass --game)", spec, err)
 	}
 	net, err := onnx.Import(m, g, onnx.ImportOptions{PolicyOutput: *polOut, ValueOutput: *valOut})
 	if err != nil {
-		return fmt.Errorf("net import: %s: %v", src, err)
+		return fmt.Errorf("%s: %v", src, err)
 	}
 	buf, err := os.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("net import: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	sum := sha256.Sum256(buf)
 	meta := map[string]string{"canopy.onnx.source": filepath.Base(src), "canopy.onnx.sha256": hex.EncodeToString(sum[:]),
 		"canopy.onnx.producer": m.Producer, "canopy.onnx.opset": fmt.Sprint(m.Opset)}
 	if err := net.SaveWithMetadata(*out, meta); err != nil {
-		return fmt.Errorf("net import: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	enc, _ := nets.EncodingFor(g, net.InputSize())
 	plane := ""
@@ -108,13 +108,13 @@ func netExport(e *env, args []string) error {
 		return helpOK(err)
 	}
 	if len(pos) != 1 {
-		return usagef("net export: want exactly one network (file or shipped name), got %d arguments", len(pos))
+		return usagef("want exactly one network (file or shipped name), got %d arguments", len(pos))
 	}
 	if *out == "" {
-		return usagef("net export: --onnx OUT.onnx is required")
+		return usagef("--onnx OUT.onnx is required")
 	}
 	if err := checkOutputFile(*out); err != nil {
-		return fmt.Errorf("net export: --onnx: %v", err)
+		return fmt.Errorf("--onnx: %v", err)
 	}
 	ref := pos[0]
 	if buf, err := os.ReadFile(ref); err == nil && nets.IsRecurrentFile(buf) {
@@ -124,29 +124,29 @@ func netExport(e *env, args []string) error {
 	if spec == "" {
 		spec, err = netGame(ref)
 		if err != nil {
-			return fmt.Errorf("net export: %v", err)
+			return fmt.Errorf("%v", err)
 		}
 	}
 	g, err := games.New(spec)
 	if err != nil {
 		if *game != "" {
-			return usagef("net export: --game: %v", err)
+			return usagef("--game: %v", err)
 		}
-		return fmt.Errorf("net export: the network's game %q: %v (pass --game)", spec, err)
+		return fmt.Errorf("the network's game %q: %v (pass --game)", spec, err)
 	}
 	net, _, err := nets.OpenNet(ref, g)
 	if err != nil {
 		if errors.Is(err, nets.ErrUnknownNet) {
-			return usagef("net export: %v", err)
+			return usagef("%v", err)
 		}
-		return fmt.Errorf("net export: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	buf, err := onnx.Export(net, onnx.ExportOptions{Game: g, ProducerVersion: producerVersion()})
 	if err != nil {
-		return fmt.Errorf("net export: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	if err := atomicfile.WriteFile(*out, buf); err != nil {
-		return fmt.Errorf("net export: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	_, err = fmt.Fprintf(e.Stdout, "wrote %s: %s for %s, ONNX opset %d, %d bytes; input %q [batch,%d,%d,%d], outputs %q [batch,%d] and %q [batch,1]\n",
 		*out, describe(net.Config()), g.Spec(), onnx.ExportOpset, len(buf), onnx.InputName, net.Config().InputPlanes,
@@ -183,7 +183,7 @@ func producerVersion() string { return strings.TrimPrefix(versionString(), "cano
 func netExportRecurrent(e *env, ref string, buf []byte, gameSpec, out string) error {
 	r, _, err := nets.DecodeRecurrent(buf)
 	if err != nil {
-		return fmt.Errorf("net export: %s: %v", ref, err)
+		return fmt.Errorf("%s: %v", ref, err)
 	}
 	if gameSpec == "" {
 		gameSpec = r.Config().Game
@@ -191,15 +191,15 @@ func netExportRecurrent(e *env, ref string, buf []byte, gameSpec, out string) er
 	opts := onnx.ExportOptions{ProducerVersion: producerVersion()}
 	if gameSpec != "" {
 		if opts.Game, err = games.New(gameSpec); err != nil {
-			return usagef("net export: game %q: %v", gameSpec, err)
+			return usagef("game %q: %v", gameSpec, err)
 		}
 	}
 	onnxBuf, err := onnx.ExportRecurrent(r, opts)
 	if err != nil {
-		return fmt.Errorf("net export: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	if err := atomicfile.WriteFile(out, onnxBuf); err != nil {
-		return fmt.Errorf("net export: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	_, err = fmt.Fprintf(e.Stdout, "wrote %s: recurrent CNN-LSTM for %s (one step), ONNX opset %d, %d bytes; inputs %q [batch,%d], %q and %q [batch,%d]; outputs %q [batch,%d], %q [batch,1], %q and %q\n",
 		out, gameSpec, onnx.ExportOpset, len(onnxBuf), onnx.InputName, r.InputSize(), onnx.HiddenIn, onnx.CellIn, r.Hidden(),
@@ -212,7 +212,7 @@ func netExportRecurrent(e *env, ref string, buf []byte, gameSpec, out string) er
 func onnxInfo(e *env, path string, asJSON bool) error {
 	m, err := onnx.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("net info: %v", err)
+		return fmt.Errorf("%v", err)
 	}
 	ops := map[string]int{}
 	for _, n := range m.Nodes {
