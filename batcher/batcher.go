@@ -103,9 +103,11 @@ type Batcher struct {
 	targetWait      time.Duration
 	mask            uint64
 	slots           []slot
-	input           []float32 // slots x inSize; slot i's row at i*inSize
-	policy          []float32 // slots x polSize
-	value           []float32 // slots
+	input           []float32           // slots x inSize; slot i's row at i*inSize
+	registrar       nets.InputRegistrar // non-nil: input is registered with the backend until Close
+	closeMu         sync.Mutex          // guards registrar in Close
+	policy          []float32           // slots x polSize
+	value           []float32           // slots
 	start           time.Time
 
 	// tail is the next position to claim, with closedBit set by Close:
@@ -198,6 +200,14 @@ func New(be nets.Backend, opts Options) (*Batcher, error) {
 		start: time.Now(), wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
 	}
 	b.timer.Stop()
+	if r, ok := be.(nets.InputRegistrar); ok && n*in > 0 {
+		// The backend reads the ring's rows straight from it (a GPU's
+		// page-locked memory); if it cannot, rows go through its copy.
+		buf := nets.PageAligned(n * in)
+		if r.RegisterInput(buf) == nil {
+			b.input, b.registrar = buf, r
+		}
+	}
 	for i := range b.slots {
 		b.slots[i].seq.Store(uint64(i))
 		b.slots[i].done = make(chan struct{}, 1)
@@ -368,6 +378,14 @@ func (b *Batcher) Close() error {
 		}
 	}
 	b.wg.Wait()
+	b.closeMu.Lock()
+	defer b.closeMu.Unlock()
+	if r := b.registrar; r != nil {
+		b.registrar = nil
+		if err := r.UnregisterInput(b.input); err != nil {
+			return fmt.Errorf("batcher: backend %s: %w", b.be.Name(), err)
+		}
+	}
 	return nil
 }
 

@@ -33,6 +33,12 @@ type NetConfig struct {
 	// Progress, when non-nil, is called after each batch size with the
 	// number of sizes done.
 	Progress func(done, total int)
+	// Staged keeps the input buffer unregistered with a backend that
+	// takes registered inputs (nets.InputRegistrar, the cuda backend), so
+	// that each call times the backend's own staging copy of the rows too.
+	// By default the buffer is registered, as the batcher's ring is in a
+	// search.
+	Staged bool
 }
 
 // MinCalls is the fewest timed calls per batch size, so that the
@@ -61,12 +67,15 @@ type NetBatchResult struct {
 
 // NetResult is a whole measurement.
 type NetResult struct {
-	Backend    string           `json:"backend"`
-	InputSize  int              `json:"input_size"`
-	PolicySize int              `json:"policy_size"`
-	MaxBatch   int              `json:"max_batch"`
-	GOMAXPROCS int              `json:"gomaxprocs"`
-	Rows       []NetBatchResult `json:"rows"`
+	Backend    string `json:"backend"`
+	InputSize  int    `json:"input_size"`
+	PolicySize int    `json:"policy_size"`
+	MaxBatch   int    `json:"max_batch"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	// RegisteredInput: the input buffer was registered with the backend
+	// (no staging copy per call; see NetConfig.Staged).
+	RegisteredInput bool             `json:"registered_input"`
+	Rows            []NetBatchResult `json:"rows"`
 }
 
 // Net measures cfg.Backend's evaluations per second at each batch size.
@@ -93,6 +102,14 @@ func Net(ctx context.Context, cfg NetConfig) (NetResult, error) {
 	}
 	in, ps := be.Shape()
 	input := make([]float32, mb*in)
+	registered := false
+	if r, ok := be.(nets.InputRegistrar); ok && !cfg.Staged {
+		buf := nets.PageAligned(mb * in)
+		if r.RegisterInput(buf) == nil {
+			input, registered = buf, true
+			defer r.UnregisterInput(buf)
+		}
+	}
 	rng := games.NewRand(cfg.Seed)
 	for i := range input {
 		if rng.Float64() < 0.3 {
@@ -100,7 +117,8 @@ func Net(ctx context.Context, cfg NetConfig) (NetResult, error) {
 		}
 	}
 	policy, value := make([]float32, mb*ps), make([]float32, mb)
-	res := NetResult{Backend: be.Name(), InputSize: in, PolicySize: ps, MaxBatch: be.MaxBatch(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	res := NetResult{Backend: be.Name(), InputSize: in, PolicySize: ps, MaxBatch: be.MaxBatch(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		RegisteredInput: registered}
 	lat := make([]time.Duration, 0, 1024)
 	for i, batch := range cfg.Batches {
 		// Warm-up: lazy kernel threads, graph capture, caches.

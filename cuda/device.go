@@ -243,10 +243,12 @@ func (c *Ctx) Free(p DevicePtr) error {
 
 // HostBuffer is page-locked host memory, the only host memory async copies
 // may use (the GPU reads it by DMA after the call returns, so it must not
-// be Go memory the runtime could reuse).
+// be Go memory the runtime could reuse): from AllocHost, or Go memory
+// page-locked by RegisterHost, which the buffer keeps referenced.
 type HostBuffer struct {
 	p     unsafe.Pointer
 	bytes int
+	goMem []float32 // RegisterHost's memory (nil for AllocHost's)
 }
 
 // AllocHost allocates bytes of pinned host memory.
@@ -261,14 +263,51 @@ func (c *Ctx) AllocHost(bytes int) (*HostBuffer, error) {
 	return &HostBuffer{p: p, bytes: bytes}, nil
 }
 
-// FreeHost releases pinned memory; h must not be used afterwards.
+// RegisterHost page-locks Go memory, so that async copies read or write it
+// directly (no staging copy through a buffer of AllocHost). buf should
+// start on a page boundary and own the rest of its last page
+// (nets.PageAligned makes such buffers): the driver locks whole pages. The returned buffer keeps buf referenced
+// until FreeHost, which unlocks it; Go never moves heap memory, so the
+// address stays valid. Registration is slow (milliseconds): do it once
+// for a long-lived buffer.
+func (c *Ctx) RegisterHost(buf []float32) (*HostBuffer, error) {
+	if len(buf) == 0 {
+		return nil, errors.New("cuda: RegisterHost: empty buffer")
+	}
+	p := unsafe.Pointer(&buf[0])
+	if err := c.check("cuMemHostRegister_v2", c.d.libs.drv.cuMemHostRegister(p, uintptr(4*len(buf)), 0)); err != nil {
+		return nil, err
+	}
+	return &HostBuffer{p: p, bytes: 4 * len(buf), goMem: buf}, nil
+}
+
+// FreeHost releases pinned memory (or unlocks RegisterHost's); h must not
+// be used afterwards.
 func (c *Ctx) FreeHost(h *HostBuffer) error {
 	if h == nil || h.p == nil {
 		return nil
 	}
-	err := c.check("cuMemFreeHost", c.d.libs.drv.cuMemFreeHost(h.p))
-	h.p, h.bytes = nil, 0
+	var err error
+	if h.goMem != nil {
+		err = c.check("cuMemHostUnregister", c.d.libs.drv.cuMemHostUnregister(h.p))
+	} else {
+		err = c.check("cuMemFreeHost", c.d.libs.drv.cuMemFreeHost(h.p))
+	}
+	h.p, h.bytes, h.goMem = nil, 0, nil
 	return err
+}
+
+// Contains reports whether s lies inside h and, if so, its byte offset
+// (for CopyHtoDAsync and CopyDtoHAsync).
+func (h *HostBuffer) Contains(s []float32) (off int, ok bool) {
+	if h == nil || h.p == nil || len(s) == 0 {
+		return 0, false
+	}
+	lo, p := uintptr(h.p), uintptr(unsafe.Pointer(&s[0]))
+	if p < lo || p+uintptr(4*len(s)) > lo+uintptr(h.bytes) {
+		return 0, false
+	}
+	return int(p - lo), true
 }
 
 // Float32s views the buffer as float32s (valid until FreeHost).

@@ -28,6 +28,8 @@ type driverAPI struct {
 	cuMemFree                  func(p uint64) int32                                             // cuMemFree_v2
 	cuMemAllocHost             func(p *unsafe.Pointer, size uintptr) int32                      // cuMemAllocHost_v2
 	cuMemFreeHost              func(p unsafe.Pointer) int32                                     // cuMemFreeHost
+	cuMemHostRegister          func(p unsafe.Pointer, size uintptr, flags uint32) int32         // cuMemHostRegister_v2
+	cuMemHostUnregister        func(p unsafe.Pointer) int32                                     // cuMemHostUnregister
 	cuMemcpyHtoD               func(dst uint64, src unsafe.Pointer, n uintptr) int32            // cuMemcpyHtoD_v2
 	cuMemcpyDtoH               func(dst unsafe.Pointer, src uint64, n uintptr) int32            // cuMemcpyDtoH_v2
 	cuMemcpyHtoDAsync          func(dst uint64, src unsafe.Pointer, n uintptr, s uintptr) int32 // cuMemcpyHtoDAsync_v2
@@ -79,6 +81,8 @@ func (a *driverAPI) symbols() []symbol {
 		{&a.cuMemFree, []string{"cuMemFree_v2"}},
 		{&a.cuMemAllocHost, []string{"cuMemAllocHost_v2"}},
 		{&a.cuMemFreeHost, []string{"cuMemFreeHost"}},
+		{&a.cuMemHostRegister, []string{"cuMemHostRegister_v2"}},
+		{&a.cuMemHostUnregister, []string{"cuMemHostUnregister"}},
 		{&a.cuMemcpyHtoD, []string{"cuMemcpyHtoD_v2"}},
 		{&a.cuMemcpyDtoH, []string{"cuMemcpyDtoH_v2"}},
 		{&a.cuMemcpyHtoDAsync, []string{"cuMemcpyHtoDAsync_v2"}},

@@ -137,6 +137,34 @@ func TestFakeCatchesMisuse(t *testing.T) {
 		wantCode(t, "async copy from Go memory", c.check("cuMemcpyHtoDAsync_v2",
 			drv.cuMemcpyHtoDAsync(uint64(x), unsafe.Pointer(&host[0]), 16, uintptr(s))), "CUDA_ERROR_INVALID_VALUE")
 
+		// Their host bytes must stay as they are until a synchronisation
+		// completes the copy (the self-test once cleared them too early and
+		// uploaded zeros on a real GPU).
+		pin, err := c.AllocHost(4 * n)
+		if err != nil {
+			return err
+		}
+		defer c.FreeHost(pin)
+		if err := c.CopyHtoDAsync(x, pin, 0, 4*n, s); err != nil {
+			return err
+		}
+		pin.Float32s()[7] = 1
+		err = c.SyncStream(s)
+		wantCode(t, "pinned buffer changed before the sync", err, "CUDA_ERROR_ILLEGAL_STATE")
+		if err == nil || !strings.Contains(err.Error(), "changed before a synchronisation completed the copy") {
+			t.Errorf("host-buffer race not described: %v", err)
+		}
+		if err := c.CopyHtoDAsync(x, pin, 0, 4*n, s); err != nil {
+			return err
+		}
+		if err := c.SyncStream(s); err != nil {
+			t.Errorf("sync of an untouched upload: %v", err)
+		}
+		pin.Float32s()[7] = 2 // after the sync: allowed
+		if err := c.SyncStream(s); err != nil {
+			t.Errorf("change after the sync reported: %v", err)
+		}
+
 		// Launch limits.
 		wantCode(t, "2048 threads per block", launch(2048, n), "CUDA_ERROR_INVALID_VALUE")
 

@@ -2,7 +2,9 @@ package cuda
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/canopy-go/canopy/cuda/fakecuda"
 )
@@ -11,7 +13,7 @@ import (
 func openTestDevice(t *testing.T) *Device {
 	t.Helper()
 	if _, err := Load(); err != nil {
-		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+		fake.NoGPU(t, err)
 	}
 	d, err := Open(0)
 	if err != nil {
@@ -115,5 +117,70 @@ func TestGPUErrorsNameTheCall(t *testing.T) {
 	t.Logf("expected failure: %v", err)
 	if got := err.Error(); len(got) < 20 || got[:19] != "cuda: cuMemAlloc_v2" {
 		t.Errorf("error %q does not name cuMemAlloc_v2", got)
+	}
+}
+
+// TestRegisterHost page-locks Go memory, copies through it asynchronously
+// both ways, and checks the driver's refusals: a second registration of
+// the same memory, and freeing it twice.
+func TestRegisterHost(t *testing.T) {
+	d := openTestDevice(t)
+	err := d.Do(func(c *Ctx) error {
+		const n = 3000 // not a whole number of pages
+		raw := make([]float32, n+2048)
+		buf := raw[1024-int(uintptr(unsafe.Pointer(&raw[0]))%4096)/4:][:n]
+		for i := range buf {
+			buf[i] = float32(i) - 7.5
+		}
+		want := slices.Clone(buf)
+		h, err := c.RegisterHost(buf)
+		if err != nil {
+			return err
+		}
+		if off, ok := h.Contains(buf[10:20]); !ok || off != 40 {
+			t.Errorf("Contains(buf[10:20]) = %d, %v; want 40, true", off, ok)
+		}
+		if _, ok := h.Contains(make([]float32, 4)); ok {
+			t.Error("Contains reports other memory inside the buffer")
+		}
+		if _, err := c.RegisterHost(buf[:100]); err == nil {
+			t.Error("registering registered memory again succeeded")
+		}
+		s, err := c.NewStream()
+		if err != nil {
+			return err
+		}
+		defer c.DestroyStream(s)
+		p, err := c.Alloc(4 * n)
+		if err != nil {
+			return err
+		}
+		defer c.Free(p)
+		if err := c.CopyHtoDAsync(p, h, 0, 4*n, s); err != nil {
+			return err
+		}
+		if err := c.SyncStream(s); err != nil {
+			return err
+		}
+		clear(buf)
+		if err := c.CopyDtoHAsync(h, 0, p, 4*n, s); err != nil {
+			return err
+		}
+		if err := c.SyncStream(s); err != nil {
+			return err
+		}
+		if !slices.Equal(buf, want) {
+			t.Error("the round trip through registered memory changed the values")
+		}
+		if err := c.FreeHost(h); err != nil {
+			return err
+		}
+		if err := c.check("cuMemHostUnregister", c.d.libs.drv.cuMemHostUnregister(unsafe.Pointer(&buf[0]))); err == nil {
+			t.Error("unregistering twice succeeded")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -104,6 +104,11 @@ func SelfTest(d *Device) []CheckResult {
 		if err := c.CopyHtoDAsync(q, h, 0, 4*n, s); err != nil {
 			return err
 		}
+		// The DMA may read h until the stream is synchronised: clearing it
+		// before that uploaded zeros on a real GPU (H200, 2026-11-28).
+		if err := c.SyncStream(s); err != nil {
+			return err
+		}
 		clear(h.Float32s())
 		if err := c.CopyDtoHAsync(h, 0, q, 4*n, s); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/canopy-go/canopy/kernels"
 	"github.com/canopy-go/canopy/spec"
@@ -52,6 +53,36 @@ type Backend interface {
 	// than the batch needs are an error. ctx cancellation is checked
 	// before the work starts.
 	Evaluate(ctx context.Context, batch int, input, policy, value []float32) error
+}
+
+// InputRegistrar is implemented by backends that read inputs faster from
+// host memory prepared for them: the cuda backend page-locks a registered
+// buffer, so that its copy engine reads the rows straight from it instead
+// of Evaluate first copying them to a staging buffer of its own. A caller
+// that passes rows of one long-lived buffer to many Evaluate calls (the
+// batcher's ring) registers that buffer once and unregisters it before
+// dropping it; inputs elsewhere still work, through the staging copy.
+// Registering may fail (a driver's limit on locked memory): the caller
+// then just goes on unregistered. UnregisterInput after the backend's
+// Close returns nil. Buffers from PageAligned suit the cuda backend.
+type InputRegistrar interface {
+	RegisterInput(buf []float32) error
+	UnregisterInput(buf []float32) error
+}
+
+// PageAligned returns n float32s of Go memory that start on a 4 KiB
+// boundary and own the rest of their last page (cap, not len, reaches its
+// end), as an InputRegistrar's page locking wants: locking works on whole
+// pages, and no other Go object shares them.
+func PageAligned(n int) []float32 {
+	const page = 4096 / 4
+	whole := (n + page - 1) / page * page
+	raw := make([]float32, whole+page)
+	skip := 0
+	if r := uintptr(unsafe.Pointer(&raw[0])) % 4096; r != 0 {
+		skip = int(4096-r) / 4
+	}
+	return raw[skip : skip+n : skip+whole]
 }
 
 // BackendOptions configure a backend. Zero fields take the backend's

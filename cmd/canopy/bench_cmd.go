@@ -244,6 +244,7 @@ backend was opened and why.
 	seed := fs.Uint64("seed", 1, "random seed for the inputs")
 	asJSON := fs.Bool("json", false, "print as JSON")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	staged := fs.Bool("staged", false, "do not register the input buffer with a backend that takes registered inputs (cuda page-locks it): time its staging copy of the rows too")
 	var prof profiler
 	prof.flags(fs)
 	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
@@ -289,7 +290,7 @@ backend was opened and why.
 		return err
 	}
 	st := newStatus(e.Stderr, *quiet)
-	res, err := bench.Net(ctx, bench.NetConfig{Backend: be, Batches: sizes, Seed: *seed,
+	res, err := bench.Net(ctx, bench.NetConfig{Backend: be, Batches: sizes, Seed: *seed, Staged: *staged,
 		Duration: time.Duration(*seconds * float64(time.Second)),
 		Progress: func(done, total int) {
 			st.set(fmt.Sprintf("bench net: %d/%d batch sizes", done, total))
@@ -310,6 +311,9 @@ backend was opened and why.
 		fmt.Fprintf(w, "compute: %s\n", choice.Detail)
 	}
 	fmt.Fprintf(w, "net: %s for %s (input %d, policy %d)\n", desc, g.Spec(), res.InputSize, res.PolicySize)
+	if res.RegisteredInput {
+		fmt.Fprintln(w, "input: registered with the backend (uploaded straight from it, no staging copy; --staged times that copy)")
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "batch\tevals/s\tms/batch p50\tms/batch p99\tevals/CPU-s\tcalls\t")
 	for _, r := range res.Rows {

@@ -50,7 +50,7 @@ func TestCompareBatch(t *testing.T) {
 // comparison batch of 61, which used to fail every comparison).
 func TestRunOnGPU(t *testing.T) {
 	if _, err := cuda.Load(); err != nil {
-		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+		fake.NoGPU(t, err)
 	}
 	rep := run("connect4-ppo", "1,4", "fp32,fp16,auto", time.Millisecond, false)
 	if !rep.OK {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"testing"
 )
 
 // Status says whether a test binary runs against the emulated device.
@@ -14,6 +15,18 @@ type Status struct {
 
 // Active reports whether the emulated device is in use.
 func (s Status) Active() bool { return s.Dir != "" }
+
+// NoGPU ends a test that found no usable device (err says why): it skips
+// when there is neither a GPU nor the emulation, and fails when the
+// emulation is active, since then its libraries must load (a test that
+// skipped there would pass on a broken emulated device).
+func (s Status) NoGPU(t testing.TB, err error) {
+	t.Helper()
+	if s.Active() {
+		t.Fatalf("the emulated device (%s) does not load: %v", s.Dir, err)
+	}
+	t.Skipf("no GPU (%s): %v", s.Reason, err)
+}
 
 // nvidiaDevice is the control node every NVIDIA kernel driver creates.
 const nvidiaDevice = "/dev/nvidiactl"

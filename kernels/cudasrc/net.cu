@@ -3,12 +3,26 @@
 // No headers are included (NVRTC finds none without a toolkit install):
 // half and bfloat16 values are raw 16-bit patterns (unsigned short) and
 // conversions use PTX cvt instructions or integer rounding. Every kernel
-// is extern "C" with a grid-stride loop over a 64-bit index, so any launch
-// grid covers the whole problem.
+// is extern "C" with a grid-stride loop, so any launch grid covers the
+// whole problem. Two shapes:
+//
+//   - element kernels (GRID_STRIDE): one 1-D index per value, for work
+//     that needs no index arithmetic beyond it;
+//   - row kernels (ROW_STRIDE, launched with blockDim (32, rows per
+//     block)): each warp row threadIdx.y takes whole matrix rows, and its
+//     lanes walk the row's columns (c = threadIdx.x, +blockDim.x, ...).
+//     A row's coordinates (sample, pixel) are divided out once per row,
+//     not once per value (64-bit divisions per value made the first
+//     im2col compute-bound on a real GPU: 2026-11-28, H200), and a warp's
+//     loads and stores of one row are contiguous.
 
 #define GRID_STRIDE(i, n) \
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (long long)blockDim.x * gridDim.x)
+
+#define ROW_STRIDE(r, n) \
+    for (long long r = (long long)blockIdx.x * blockDim.y + threadIdx.y; r < (n); \
+         r += (long long)blockDim.y * gridDim.x)
 
 // The four conversions below use inline PTX. CANOPY_CUDA_HOST is defined
 // only by the host shim of the emulated device (cuda/fakecuda), which
@@ -81,78 +95,96 @@ struct StoreBF16 {
 };
 
 // nchw_to_nhwc: src holds batch samples of planes x cells (planar, as the
-// games write observations); dst gets them as cells x planes (NHWC).
+// games write observations); dst gets them as cells x planes (NHWC). A row
+// kernel over the batch*cells output rows (one pixel's planes each).
 extern "C" __global__ void nchw_to_nhwc(const float* __restrict__ src, float* __restrict__ dst,
                                         int batch, int planes, int cells) {
     long long per = (long long)planes * cells;
-    long long total = (long long)batch * per;
-    GRID_STRIDE(i, total) {
-        long long n = i / per;
-        long long r = i - n * per;   // s*planes + c in dst order
-        long long s = r / planes;
-        long long c = r - s * planes;
-        dst[i] = src[n * per + c * cells + s];
+    ROW_STRIDE(row, (long long)batch * cells) {
+        long long n = row / cells;
+        long long s = row - n * cells;
+        const float* in = src + n * per + s;
+        float* out = dst + row * planes;
+        for (int c = threadIdx.x; c < planes; c += blockDim.x) {
+            out[c] = in[(long long)c * cells];
+        }
     }
 }
 
 // im2col for a 3x3 convolution, stride 1, zero padding 1, over NHWC src
 // (batch x h x w x ch). dst row (n*h+y)*w+x, column (kh*3+kw)*ch+c holds
 // src pixel (n, y+kh-1, x+kw-1) channel c, or 0 outside the image; this is
-// kernels.Im2Col3x3's layout. The FP16 variant reports overflow to
-// infinity in *overflow (see f32_to_f16_checked).
+// kernels.Im2Col3x3's layout, with rows ld >= 9*ch long (columns 9*ch..ld
+// are zeros, matching zero weight rows: aligned GEMM operands). A row
+// kernel over the batch*h*w rows: each tap's ch values are one contiguous
+// load and one contiguous store per warp. The FP16 variant reports
+// overflow to infinity in *overflow (see f32_to_f16_checked).
 template <typename T, typename Store>
 __device__ __forceinline__ void im2col3x3(const float* __restrict__ src, T* __restrict__ dst,
-                                          int batch, int ch, int h, int w, unsigned int* overflow) {
-    long long cols = 9LL * ch;
-    long long total = (long long)batch * h * w * cols;
-    GRID_STRIDE(i, total) {
-        long long row = i / cols;
-        int col = (int)(i - row * cols);
-        int kk = col / ch;
-        int c = col - kk * ch;
-        int kh = kk / 3, kw = kk - 3 * (kk / 3);
-        long long cell = row % ((long long)h * w);
-        long long n = row / ((long long)h * w);
-        int y = (int)(cell / w), x = (int)(cell % w);
-        int iy = y + kh - 1, ix = x + kw - 1;
-        float v = 0.0f;
-        if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
-            v = src[((n * h + iy) * w + ix) * ch + c];
+                                          int batch, int ch, int h, int w, int ld, unsigned int* overflow) {
+    int cells = h * w;
+    ROW_STRIDE(row, (long long)batch * cells) {
+        long long n = row / cells;
+        int cell = (int)(row - n * cells);
+        int y = cell / w, x = cell - (cell / w) * w;
+        T* d = dst + row * ld;
+        for (int c = 9 * ch + threadIdx.x; c < ld; c += blockDim.x) {
+            Store::put(d, c, 0.0f, overflow);
         }
-        Store::put(dst, i, v, overflow);
+        for (int kh = 0; kh < 3; kh++) {
+            int iy = y + kh - 1;
+            for (int kw = 0; kw < 3; kw++) {
+                int ix = x + kw - 1;
+                long long tap = (kh * 3 + kw) * ch;
+                if (iy >= 0 && iy < h && ix >= 0 && ix < w) {
+                    long long off = ((n * h + iy) * w + ix) * ch;
+                    for (int c = threadIdx.x; c < ch; c += blockDim.x) {
+                        Store::put(d, tap + c, src[off + c], overflow);
+                    }
+                } else {
+                    for (int c = threadIdx.x; c < ch; c += blockDim.x) {
+                        Store::put(d, tap + c, 0.0f, overflow);
+                    }
+                }
+            }
+        }
     }
 }
 
-extern "C" __global__ void im2col3x3_f32(const float* src, float* dst, int batch, int ch, int h, int w) {
-    im2col3x3<float, StoreF32>(src, dst, batch, ch, h, w, 0);
+extern "C" __global__ void im2col3x3_f32(const float* src, float* dst, int batch, int ch, int h, int w, int ld) {
+    im2col3x3<float, StoreF32>(src, dst, batch, ch, h, w, ld, 0);
 }
-extern "C" __global__ void im2col3x3_f16(const float* src, unsigned short* dst, int batch, int ch, int h, int w,
+extern "C" __global__ void im2col3x3_f16(const float* src, unsigned short* dst, int batch, int ch, int h, int w, int ld,
                                          unsigned int* overflow) {
-    im2col3x3<unsigned short, StoreF16>(src, dst, batch, ch, h, w, overflow);
+    im2col3x3<unsigned short, StoreF16>(src, dst, batch, ch, h, w, ld, overflow);
 }
-extern "C" __global__ void im2col3x3_bf16(const float* src, unsigned short* dst, int batch, int ch, int h, int w) {
-    im2col3x3<unsigned short, StoreBF16>(src, dst, batch, ch, h, w, 0);
+extern "C" __global__ void im2col3x3_bf16(const float* src, unsigned short* dst, int batch, int ch, int h, int w, int ld) {
+    im2col3x3<unsigned short, StoreBF16>(src, dst, batch, ch, h, w, ld, 0);
 }
 
 // bias_act is the GEMM epilogue, in place over the rows x cols row-major
 // matrix out: out = act(out + bias[col] + res), where res (same layout) may
-// be null, act is ReLU when relu != 0, then tanh when use_tanh != 0.
+// be null, act is ReLU when relu != 0, then tanh when use_tanh != 0. A row
+// kernel (no per-value modulo for the column).
 extern "C" __global__ void bias_act(float* __restrict__ out, const float* __restrict__ bias,
                                     const float* __restrict__ res, int rows, int cols,
                                     int relu, int use_tanh) {
-    long long total = (long long)rows * cols;
-    GRID_STRIDE(i, total) {
-        float v = out[i] + bias[i % cols];
-        if (res != 0) {
-            v += res[i];
+    ROW_STRIDE(r, (long long)rows) {
+        float* o = out + r * cols;
+        const float* q = res != 0 ? res + r * cols : 0;
+        for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+            float v = o[c] + bias[c];
+            if (q != 0) {
+                v += q[c];
+            }
+            if (relu && v < 0.0f) {
+                v = 0.0f;
+            }
+            if (use_tanh) {
+                v = tanhf(v);
+            }
+            o[c] = v;
         }
-        if (relu && v < 0.0f) {
-            v = 0.0f;
-        }
-        if (use_tanh) {
-            v = tanhf(v);
-        }
-        out[i] = v;
     }
 }
 

@@ -160,7 +160,7 @@ func TestParsePrecision(t *testing.T) {
 // real GPU. Errors are relative to the output scale (Compare, Tolerance).
 func TestGPUMatchesCPU(t *testing.T) {
 	if err := Probe(); err != nil {
-		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+		fake.NoGPU(t, err)
 	}
 	batch := 37
 	if testing.Short() {

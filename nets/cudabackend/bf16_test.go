@@ -22,7 +22,7 @@ import (
 // sets it), from whole games.
 func TestBF16KeepsShippedNetsMoves(t *testing.T) {
 	if err := Probe(); err != nil {
-		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+		fake.NoGPU(t, err)
 	}
 	limit := nettest.PositionLimit(t)
 	for _, c := range nettest.ShippedNets(t, limit) {

@@ -59,7 +59,7 @@ func TestDefaultPrecision(t *testing.T) {
 // without graphs, and work again for normal inputs; BF16 must not fail.
 func TestFP16OverflowIsReported(t *testing.T) {
 	if err := Probe(); err != nil {
-		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+		fake.NoGPU(t, err)
 	}
 	net := testNet(t, "connect4-ppo")
 	const batch = 2

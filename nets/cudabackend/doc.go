@@ -49,11 +49,23 @@
 // infinities. Compare and Tolerance judge GPU outputs against the CPU's
 // relative to the output scale (logits reach tens).
 //
-// # Streams
+// The index kernels (nchw_to_nhwc, im2col, the epilogue) are row kernels:
+// one warp per matrix row, its lanes over the row's columns, so a row's
+// coordinates are divided out once and its loads and stores are
+// contiguous. 3x3 convolutions whose K = 9*cin is not a multiple of 8 run
+// with K padded by zero columns and zero weight rows, so cuBLAS gets
+// aligned operands.
+//
+// # Streams and inputs
 //
 // All GPU work runs on one non-blocking stream. Weights are uploaded with
 // cuda.Ctx.CopyHtoD, which waits until the data is on the device (the
 // legacy stream it uses is not waited for by the non-blocking one).
+// Inputs are uploaded asynchronously from page-locked memory: from a
+// caller's buffer registered with RegisterInput (nets.InputRegistrar; the
+// batcher registers its ring) when the rows lie inside one, else from the
+// backend's staging buffer after a copy. The upload stays outside the
+// captured graphs, which start at the first kernel.
 //
 // # Concurrency
 //

@@ -17,7 +17,7 @@ import (
 // device in CI or on a real GPU.
 func TestSelfPlayOnGPU(t *testing.T) {
 	if err := Probe(); err != nil {
-		t.Skipf("no GPU (%s): %v", fake.Reason, err)
+		fake.NoGPU(t, err)
 	}
 	g := games.MustNew("tictactoe")
 	cfg, err := nets.Preset("connect4")

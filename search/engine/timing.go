@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,25 @@ func (t *TimedBackend) Evaluate(ctx context.Context, batch int, input, policy, v
 	t.busy.Add(int64(time.Since(t0)))
 	return err
 }
+
+// RegisterInput implements nets.InputRegistrar when the inner backend
+// does, and otherwise says it does not.
+func (t *TimedBackend) RegisterInput(buf []float32) error {
+	if r, ok := t.Backend.(nets.InputRegistrar); ok {
+		return r.RegisterInput(buf)
+	}
+	return errNoRegistrar
+}
+
+// UnregisterInput implements nets.InputRegistrar (see RegisterInput).
+func (t *TimedBackend) UnregisterInput(buf []float32) error {
+	if r, ok := t.Backend.(nets.InputRegistrar); ok {
+		return r.UnregisterInput(buf)
+	}
+	return errNoRegistrar
+}
+
+var errNoRegistrar = errors.New("engine: the backend takes no registered inputs")
 
 // Busy is the total time spent in Evaluate so far.
 func (t *TimedBackend) Busy() time.Duration { return time.Duration(t.busy.Load()) }

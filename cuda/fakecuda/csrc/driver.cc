@@ -10,7 +10,10 @@
 //     on a GPU), uninitialised memory filled with NaN bytes, copies and
 //     kernel pointer arguments inside live allocations, the profile's memory
 //     size;
-//   - page-locked host memory for asynchronous copies;
+//   - page-locked host memory for asynchronous copies, and no change to
+//     the host bytes of a cuMemcpyHtoDAsync before a synchronisation
+//     completes it (a GPU's DMA may read them any time until then; the
+//     bytes are hashed at the call and again at completion);
 //   - stream ordering: work runs when it is enqueued, but each write to
 //     device memory stays "pending" on its stream until a synchronisation
 //     completes it; an access from a stream not ordered after that write (a
@@ -45,6 +48,8 @@
 #include "shim.h"
 
 namespace fakecuda {
+
+int violation(const char* fmt, ...);
 
 thread_local uint3 tl_blockIdx, tl_threadIdx, tl_gridDim, tl_blockDim;
 
@@ -116,6 +121,7 @@ uint64_t g_next_stream = 1;
 size_t g_used = 0;
 std::map<uint64_t, Alloc> g_allocs;  // by base
 std::map<uintptr_t, size_t> g_pinned;  // host base -> size
+std::set<uintptr_t> g_registered;      // the bases in g_pinned from cuMemHostRegister
 std::set<Stream*> g_streams;
 std::set<Event*> g_events;
 std::set<Module*> g_modules;
@@ -175,6 +181,8 @@ const char* result_name(int code) {
     case 500: return "CUDA_ERROR_NOT_FOUND";
     case 600: return "CUDA_ERROR_NOT_READY";
     case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case 712: return "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED";
+    case 713: return "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED";
     case 701: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
     case 801: return "CUDA_ERROR_NOT_SUPPORTED";
     case 900: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
@@ -202,6 +210,8 @@ const char* result_desc(int code) {
     case 500: return "named symbol not found";
     case 600: return "device not ready";
     case 700: return "an illegal memory access was encountered";
+    case 712: return "part or all of the requested memory range is already mapped";
+    case 713: return "pointer does not correspond to a registered memory region";
     case 701: return "too many resources requested for launch";
     case 801: return "operation not supported";
     case 900: return "operation not permitted when stream is capturing";
@@ -295,10 +305,73 @@ void complete(Pred pred) {
     }
 }
 
+// HostRead is the host range of a cuMemcpyHtoDAsync not yet completed by
+// a synchronisation: the host must not change it before then.
+struct HostRead {
+    const void* p;
+    size_t n;
+    uint64_t stream;
+    bool nonblocking;
+    uint64_t seq;
+    uint64_t hash;
+};
+std::vector<HostRead> g_host_reads;
+
+// hash_bytes is a fast 64-bit hash (8 bytes a step) of n host bytes.
+uint64_t hash_bytes(const void* p, size_t n) {
+    const unsigned char* b = static_cast<const unsigned char*>(p);
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++) {
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    }
+    return h;
+}
+
+// check_host_reads reports (once) a pending host read whose bytes changed.
+// Every driver call runs it, so a change is seen at the next call even if
+// later bytes (a download into the same buffer) would hide it by the sync.
+int check_host_reads() {
+    for (size_t i = 0; i < g_host_reads.size(); i++) {
+        HostRead h = g_host_reads[i];
+        if (hash_bytes(h.p, h.n) != h.hash) {
+            g_host_reads.erase(g_host_reads.begin() + i);
+            return violation("race: host memory [%p, +%zu) given to cuMemcpyHtoDAsync on %s changed before a synchronisation "
+                             "completed the copy (a GPU may upload the new bytes): synchronise before reusing the buffer",
+                             h.p, h.n, stream_name(h.stream, h.nonblocking).c_str());
+        }
+    }
+    return kSuccess;
+}
+
+// settle_host_reads completes the pending host reads that pred selects and
+// reports any whose bytes changed since the copy was enqueued.
+template <typename Pred>
+int settle_host_reads(Pred pred) {
+    if (int r = check_host_reads()) {
+        return r;
+    }
+    std::vector<HostRead> keep;
+    for (const HostRead& h : g_host_reads) {
+        if (!pred(h.stream, h.nonblocking, h.seq)) {
+            keep.push_back(h);
+        }
+    }
+    g_host_reads.swap(keep);
+    return kSuccess;
+}
+
 // complete_legacy finishes the legacy stream's work and, since the legacy
 // stream waits for blocking streams, theirs.
-void complete_legacy() {
+int complete_legacy() {
     complete([](const Alloc& a) { return a.wstream == 0 || !a.wnonblocking; });
+    return settle_host_reads([](uint64_t st, bool nb, uint64_t) { return st == 0 || !nb; });
 }
 
 // capture_on_thread returns the stream capturing on the calling thread, if any.
@@ -494,10 +567,13 @@ using namespace fakecuda;
 
 #define API extern "C" __attribute__((visibility("default")))
 #define LOCK std::lock_guard<std::recursive_mutex> lock_(g_mu)
-#define CTX                        \
-    LOCK;                          \
-    if (int r_ = ctx_check()) {    \
-        return r_;                 \
+#define CTX                          \
+    LOCK;                            \
+    if (int r_ = ctx_check()) {      \
+        return r_;                   \
+    }                                \
+    if (int r_ = check_host_reads()) { \
+        return r_;                   \
     }
 
 API int cuInit(unsigned flags) {
@@ -627,7 +703,7 @@ API int cuCtxSynchronize() {
         return invalidate_capture(c, kCaptureUnsupported, "cuCtxSynchronize");
     }
     complete([](const Alloc&) { return true; });
-    return kSuccess;
+    return settle_host_reads([](uint64_t, bool, uint64_t) { return true; });
 }
 
 API int cuMemAlloc_v2(uint64_t* p, size_t size) {
@@ -687,14 +763,60 @@ API int cuMemAllocHost_v2(void** p, size_t size) {
     return kSuccess;
 }
 
+// drop_host_reads forgets the pending host reads inside [lo, hi): freeing
+// or unregistering page-locked memory waits for the copies that read it.
+void drop_host_reads(uintptr_t lo, uintptr_t hi) {
+    std::vector<HostRead> keep;
+    for (const HostRead& h : g_host_reads) {
+        uintptr_t q = reinterpret_cast<uintptr_t>(h.p);
+        if (q < lo || q >= hi) {
+            keep.push_back(h);
+        }
+    }
+    g_host_reads.swap(keep);
+}
+
 API int cuMemFreeHost(void* p) {
     CTX;
-    auto it = g_pinned.find(reinterpret_cast<uintptr_t>(p));
-    if (it == g_pinned.end()) {
+    uintptr_t u = reinterpret_cast<uintptr_t>(p);
+    auto it = g_pinned.find(u);
+    if (it == g_pinned.end() || g_registered.count(u)) {
         return fail(kInvalidValue, "cuMemFreeHost: %p is not page-locked memory from cuMemAllocHost", p);
     }
+    drop_host_reads(it->first, it->first + it->second);
     free(p);
     g_pinned.erase(it);
+    return kSuccess;
+}
+
+// cuMemHostRegister page-locks existing host memory (no flags emulated).
+// Like the driver, it refuses a range that overlaps page-locked memory.
+API int cuMemHostRegister_v2(void* p, size_t size, unsigned flags) {
+    CTX;
+    uintptr_t u = reinterpret_cast<uintptr_t>(p);
+    if (p == nullptr || size == 0 || flags != 0) {
+        return fail(kInvalidValue, "cuMemHostRegister: pointer %p, size %zu, flags %u (only flags 0 is emulated)", p, size, flags);
+    }
+    for (const auto& kv : g_pinned) {
+        if (u < kv.first + kv.second && kv.first < u + size) {
+            return fail(kHostMemoryAlreadyRegistered, "cuMemHostRegister: [%p, +%zu) overlaps page-locked memory at 0x%llx",
+                        p, size, (unsigned long long)kv.first);
+        }
+    }
+    g_pinned[u] = size;
+    g_registered.insert(u);
+    return kSuccess;
+}
+
+API int cuMemHostUnregister(void* p) {
+    CTX;
+    uintptr_t u = reinterpret_cast<uintptr_t>(p);
+    if (!g_registered.count(u)) {
+        return fail(kHostMemoryNotRegistered, "cuMemHostUnregister: %p is not the start of memory from cuMemHostRegister", p);
+    }
+    drop_host_reads(u, u + g_pinned[u]);
+    g_pinned.erase(u);
+    g_registered.erase(u);
     return kSuccess;
 }
 
@@ -708,12 +830,16 @@ API int cuMemcpyHtoD_v2(uint64_t dst, const void* src, size_t n) {
     }
     // The copy waits for earlier legacy-stream work; from pageable memory
     // it returns once the data is staged, before the DMA has finished.
-    complete_legacy();
+    if (int r0 = complete_legacy()) {
+        return r0;
+    }
     bool pinned = find_pinned(src, n);
     int r = run_now(&g_legacy, pinned ? "cuMemcpyHtoD" : "cuMemcpyHtoD from pageable memory", {{dst, n, true}},
                     [=] { memcpy(reinterpret_cast<void*>(dst), src, n); });
     if (r == kSuccess && pinned) {
-        complete_legacy();
+        if (int r0 = complete_legacy()) {
+            return r0;
+        }
     }
     return r;
 }
@@ -726,10 +852,14 @@ API int cuMemcpyDtoH_v2(void* dst, uint64_t src, size_t n) {
     if (Stream* c = capture_on_thread()) {
         return invalidate_capture(c, kCaptureImplicit, "cuMemcpyDtoH (legacy default stream)");
     }
-    complete_legacy();
+    if (int r0 = complete_legacy()) {
+        return r0;
+    }
     int r = run_now(&g_legacy, "cuMemcpyDtoH", {{src, n, false}}, [=] { memcpy(dst, reinterpret_cast<void*>(src), n); });
     if (r == kSuccess) {
-        complete_legacy();
+        if (int r0 = complete_legacy()) {
+            return r0;
+        }
     }
     return r;
 }
@@ -742,13 +872,31 @@ API int cuMemcpyHtoDAsync_v2(uint64_t dst, const void* src, size_t n, uintptr_t 
                     "(pageable memory makes the copy synchronous and cannot be captured)",
                     src, n);
     }
-    return enqueue(s, "cuMemcpyHtoDAsync", {{dst, n, true}}, [=] { memcpy(reinterpret_cast<void*>(dst), src, n); });
+    int r = enqueue(s, "cuMemcpyHtoDAsync", {{dst, n, true}}, [=] { memcpy(reinterpret_cast<void*>(dst), src, n); });
+    Stream* st = stream_of(s);
+    if (r == kSuccess && st != nullptr && !st->capturing) {
+        g_host_reads.push_back({src, n, st->id, st->nonblocking, g_seq, hash_bytes(src, n)});
+    }
+    return r;
 }
 
 API int cuMemcpyDtoHAsync_v2(void* dst, uint64_t src, size_t n, uintptr_t s) {
     CTX;
     if (!find_pinned(dst, n)) {
         return fail(kInvalidValue, "cuMemcpyDtoHAsync: host range [%p, +%zu) is not page-locked memory from cuMemAllocHost", dst, n);
+    }
+    // A download into the range of an upload on the same stream runs after
+    // it: that upload's bytes may change from here on.
+    if (Stream* st = stream_of(s)) {
+        uintptr_t lo = reinterpret_cast<uintptr_t>(dst), hi = lo + n;
+        std::vector<HostRead> keep;
+        for (const HostRead& h : g_host_reads) {
+            uintptr_t q = reinterpret_cast<uintptr_t>(h.p);
+            if (h.stream != st->id || q + h.n <= lo || q >= hi) {
+                keep.push_back(h);
+            }
+        }
+        g_host_reads.swap(keep);
     }
     return enqueue(s, "cuMemcpyDtoHAsync", {{src, n, false}}, [=] { memcpy(dst, reinterpret_cast<void*>(src), n); });
 }
@@ -804,12 +952,11 @@ API int cuStreamSynchronize(uintptr_t h) {
         if (Stream* c = capture_on_thread()) {
             return invalidate_capture(c, kCaptureImplicit, "cuStreamSynchronize(legacy default stream)");
         }
-        complete_legacy();
-    } else {
-        uint64_t id = s->id;
-        complete([id](const Alloc& a) { return a.wstream == id; });
+        return complete_legacy();
     }
-    return kSuccess;
+    uint64_t id = s->id;
+    complete([id](const Alloc& a) { return a.wstream == id; });
+    return settle_host_reads([id](uint64_t st, bool, uint64_t) { return st == id; });
 }
 
 API int cuEventCreate(uintptr_t* e, unsigned flags) {
@@ -857,6 +1004,7 @@ API int cuEventSynchronize(uintptr_t h) {
     if (e->recorded) {
         uint64_t id = e->stream, seq = e->seq;
         complete([=](const Alloc& a) { return a.wstream == id && a.wseq <= seq; });
+        return settle_host_reads([=](uint64_t st, bool, uint64_t s) { return st == id && s <= seq; });
     }
     return kSuccess;
 }

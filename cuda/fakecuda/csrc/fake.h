@@ -25,6 +25,8 @@ enum : int {
     kUnsupportedPTXVersion = 222,
     kInvalidHandle = 400,
     kIllegalState = 401,
+    kHostMemoryAlreadyRegistered = 712,
+    kHostMemoryNotRegistered = 713,
     kNotFound = 500,
     kNotReady = 600,
     kIllegalAddress = 700,
