@@ -108,9 +108,9 @@ type Backend struct {
 	// inputs are callers' buffers page-locked by RegisterInput: Evaluate
 	// uploads rows inside one directly instead of copying them to hostIn.
 	inputs []*cuda.HostBuffer
-	flag    cuda.DevicePtr   // FP16 only: set to 1 by a conversion that overflowed
-	graphs  map[int]cuda.GraphExec
-	allocs  []cuda.DevicePtr
+	flag   cuda.DevicePtr // FP16 only: set to 1 by a conversion that overflowed
+	graphs map[int]cuda.GraphExec
+	allocs []cuda.DevicePtr
 }
 
 // Probe reports whether a CUDA device can be used, without opening a

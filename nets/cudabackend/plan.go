@@ -33,9 +33,9 @@ type layer struct {
 	// cuBLAS use its vectorised kernels: the sequence stem's k = 9*107 =
 	// 963 got an align-1 kernel 10 times slower than the other layers'
 	// (H200, 2026-11-28).
-	ld int
-	relu, tanh   bool
-	w, b         []float32 // folded weights [k][cout] and bias [cout]
+	ld         int
+	relu, tanh bool
+	w, b       []float32 // folded weights [k][cout] and bias [cout]
 }
 
 // plan is the network as a list of layers over numbered buffers; buffer 0
