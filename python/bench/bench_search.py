@@ -42,21 +42,22 @@ def python_search(game, trees, sims, seconds):
     return nodes / dt, nodes / cpu
 
 
-def torch_rates(game, trees, sims, batch, seconds):
-    """Rows/s of a PyTorch CPU network (Canopy's built-in architecture for
-    game) inside canopy.search on `trees` positions (batches of at most
-    `batch`), and raw: the same network on the same sequence of batch
-    sizes, fed directly (per-row cost depends strongly on the batch size,
-    so the raw side replays exactly the batches the search made)."""
+def torch_rates(game, trees, sims, batch, seconds, device="cpu"):
+    """Rows/s of a PyTorch network (Canopy's built-in architecture for
+    game, on device: "cpu" or "cuda") inside canopy.search on `trees`
+    positions (batches of at most `batch`), and raw: the same network on
+    the same sequence of batch sizes, fed directly from host memory and
+    read back to it (per-row cost depends strongly on the batch size, so
+    the raw side replays exactly the batches the search made)."""
     import torch
-    net = canopy.torch_net(game).eval()
+    net = canopy.torch_net(game).to(device).eval()
     sizes = []
 
     def ev(obs, legal):
         sizes.append(obs.shape[0])
         with torch.no_grad():
-            lo, v = net(torch.from_numpy(obs))
-        return lo.numpy(), v.numpy()
+            lo, v = net(torch.from_numpy(obs).to(device))
+        return lo.cpu().numpy(), v.cpu().numpy()
 
     env = canopy.VecEnv(game, trees, seed=1, opponent=None)
     obs, _ = env.reset(seed=1)
@@ -69,7 +70,8 @@ def torch_rates(game, trees, sims, batch, seconds):
     with torch.no_grad():
         t0 = time.perf_counter()
         for b in sizes:
-            net(x[:b])
+            lo, v = net(x[:b].to(device))
+            lo.cpu(), v.cpu()
         raw = sum(sizes) / (time.perf_counter() - t0)
     env.close()
     return raw, inside, float(np.mean(sizes))
@@ -91,15 +93,16 @@ def main():
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--canopy", default=os.path.join(ROOT, "bin", "canopy"))
-    p.add_argument("--torch", action="store_true", help="instead: a PyTorch CPU network raw vs inside canopy.search")
+    p.add_argument("--torch", action="store_true", help="instead: a PyTorch network raw vs inside canopy.search")
+    p.add_argument("--device", default="cpu", help="the PyTorch network's device with --torch (cpu, cuda)")
     p.add_argument("--batch", type=int, default=256)
     a = p.parse_args()
     if a.torch:
         rs = []
         for r in range(a.rounds):
-            raw, inside, mean = torch_rates(a.game, a.trees, a.sims, a.batch, a.seconds)
+            raw, inside, mean = torch_rates(a.game, a.trees, a.sims, a.batch, a.seconds, a.device)
             rs.append(inside / raw)
-            print(f"round {r + 1}: PyTorch CPU net inside canopy.search {inside:.0f} rows/s (batches of at most "
+            print(f"round {r + 1}: PyTorch {a.device} net inside canopy.search {inside:.0f} rows/s (batches of at most "
                   f"{a.batch}, mean {mean:.0f}), raw on the same batches {raw:.0f} rows/s, ratio {inside / raw:.2f}", flush=True)
         print(f"median ratio {np.median(rs):.2f} over {a.rounds} rounds")
         return
