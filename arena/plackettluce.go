@@ -541,20 +541,58 @@ func fitConditionalLogit(n, k int, stages []plStage, sd float64) (theta, cov []f
 		}
 	}
 	clogitDerivatives(theta, stages, invVar, k, grad, hess)
-	cov = make([]float64, n*n)
-	e := make([]float64, n)
-	for j := range n {
-		clear(e)
-		e[j] = 1
-		col, ok := cholSolve(n, hess, e)
-		if !ok {
-			return nil, nil, iters, errNoMLE
-		}
-		for i := range n {
-			cov[i*n+j] = col[i]
-		}
+	cov, ok := cholInverse(n, hess)
+	if !ok {
+		return nil, nil, iters, errNoMLE
 	}
 	return theta, cov, iters, nil
+}
+
+// cholInverse returns the inverse of the symmetric positive-definite n×n
+// matrix a (row-major) from one Cholesky factorisation a = L Lᵀ:
+// a⁻¹ = L⁻ᵀ L⁻¹. ok is false when a is not numerically positive definite.
+func cholInverse(n int, a []float64) (inv []float64, ok bool) {
+	l := make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := a[i*n+j]
+			for p := range j {
+				s -= l[i*n+p] * l[j*n+p]
+			}
+			if i == j {
+				if !(s > 1e-12*math.Max(1, math.Abs(a[i*n+i]))) {
+					return nil, false
+				}
+				l[i*n+i] = math.Sqrt(s)
+			} else {
+				l[i*n+j] = s / l[j*n+j]
+			}
+		}
+	}
+	// m = L⁻¹ (lower triangular), by forward substitution per column.
+	m := make([]float64, n*n)
+	for j := range n {
+		m[j*n+j] = 1 / l[j*n+j]
+		for i := j + 1; i < n; i++ {
+			s := 0.0
+			for p := j; p < i; p++ {
+				s -= l[i*n+p] * m[p*n+j]
+			}
+			m[i*n+j] = s / l[i*n+i]
+		}
+	}
+	// inv = mᵀ m.
+	inv = make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := 0.0
+			for p := i; p < n; p++ {
+				s += m[p*n+i] * m[p*n+j]
+			}
+			inv[i*n+j], inv[j*n+i] = s, s
+		}
+	}
+	return inv, true
 }
 
 // stageProbs fills p with the stage's alternative probabilities at theta

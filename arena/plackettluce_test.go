@@ -421,3 +421,61 @@ func TestPLErrors(t *testing.T) {
 		}
 	}
 }
+
+// cholInverse against a hand-inverted matrix: [[4, 2], [2, 3]]⁻¹ =
+// [[3, -2], [-2, 4]]/8, and a 3×3 one checked by multiplying back.
+func TestCholInverse(t *testing.T) {
+	inv, ok := cholInverse(2, []float64{4, 2, 2, 3})
+	want := []float64{3.0 / 8, -2.0 / 8, -2.0 / 8, 4.0 / 8}
+	for i := range want {
+		if !ok || math.Abs(inv[i]-want[i]) > 1e-15 {
+			t.Fatalf("inverse %v (ok %v), want %v", inv, ok, want)
+		}
+	}
+	a := []float64{5, 1, 2, 1, 4, 1, 2, 1, 6}
+	inv, ok = cholInverse(3, a)
+	for i := range 3 {
+		for j := range 3 {
+			s := 0.0
+			for p := range 3 {
+				s += a[i*3+p] * inv[p*3+j]
+			}
+			if want := float64(min(1, max(0, 1-abs(i-j)))); !ok || math.Abs(s-want) > 1e-14 {
+				t.Errorf("(a a⁻¹)[%d][%d] = %v, want %v", i, j, s, want)
+			}
+		}
+	}
+	if _, ok := cholInverse(2, []float64{1, 2, 2, 1}); ok {
+		t.Error("indefinite matrix inverted")
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// Rate reports the Plackett-Luce fit beside the other columns, and when
+// the played games leave agents that never met (a partial tournament),
+// the reason instead of failing.
+func TestRatePlackettLuce(t *testing.T) {
+	names := agentNames(4)
+	outs := mixedTournament([]float64{0.5, 0, -0.2, 0.1}, []float64{0, 1, 0.3}, 60, 4)
+	results := make([]GameResult, len(outs))
+	for i, o := range outs {
+		results[i] = GameResult{Seats: o.Agents, Returns: o.Returns, Length: 10}
+	}
+	res, err := Rate("x", names, results, RateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PlackettLuce == nil || len(res.PlackettLuce.Ratings) != 4 || res.PlackettLuceError != "" {
+		t.Fatalf("Plackett-Luce %+v, error %q", res.PlackettLuce, res.PlackettLuceError)
+	}
+	checkFinite(t, "Rate", res.PlackettLuce)
+	split := []GameResult{{Seats: []int{0, 1}, Returns: []float64{1, 0}}, {Seats: []int{2, 3}, Returns: []float64{0, 1}}}
+	res, err = Rate("x", names, split, RateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PlackettLuce != nil || !strings.Contains(res.PlackettLuceError, "never met") || len(res.Elo) != 4 {
+		t.Errorf("disconnected games: Plackett-Luce %+v, error %q, Elo %v", res.PlackettLuce, res.PlackettLuceError, res.Elo)
+	}
+}
