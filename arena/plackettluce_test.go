@@ -479,3 +479,29 @@ func TestRatePlackettLuce(t *testing.T) {
 		t.Errorf("disconnected games: Plackett-Luce %+v, error %q, Elo %v", res.PlackettLuce, res.PlackettLuceError, res.Elo)
 	}
 }
+
+// BenchmarkPlackettLuce fits 8 agents from 2800 games at tables of 4
+// (the FFA benchmark's data), without ties and with ties of 2 and 3.
+func BenchmarkPlackettLuce(b *testing.B) {
+	truth := []float64{0, 0.5, 1, -0.5, 0.2, -1, 0.8, 0.1}
+	sched, _ := Schedule(4, len(truth), 40)
+	for _, bc := range []struct {
+		name  string
+		delta []float64
+	}{{"noties", nil}, {"ties", []float64{0, 1, 0.4, 0.15}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			rng := games.NewRand(1)
+			outs := make([]Outcome, len(sched))
+			for i, seats := range sched {
+				outs[i] = sampleDavidsonLuce(rng, truth, bc.delta, seats)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := FitPlackettLuce(agentNames(len(truth)), outs, PLOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(outs)), "games")
+		})
+	}
+}

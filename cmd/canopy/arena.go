@@ -337,9 +337,10 @@ func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) err
 			fmt.Fprintf(w, "  ties of %d: prevalence %.3g [%.3g, %.3g]%s\n", d.Players, d.Delta, d.Lo, d.Hi, note)
 		}
 		if flagged {
-			fmt.Fprintln(w, "  *: no other agent ever finished ahead of or tied with it (top), it never finished ahead of or tied")
-			fmt.Fprintln(w, "     with another (bottom), or it always beat some and always lost to others (middle): on that side")
-			fmt.Fprintln(w, "     only the prior bounds the rating, and the interval is wide")
+			fmt.Fprintln(w, "  *: the games bound this rating on one side only: no agent outside its group ever finished ahead")
+			fmt.Fprintln(w, "     of or tied with one in it (top), none in it ever did so against one outside (bottom), or both,")
+			fmt.Fprintln(w, "     against different agents (middle); the prior bounds the other side, so the interval is wide")
+			fmt.Fprintln(w, "     (a group: the agents that finished ahead of each other, directly or through others, both ways)")
 		}
 	}
 	return nil
