@@ -403,13 +403,19 @@ func plAlternatives(r, s []int, orders []int, nv int) (alts [][]float64, obs int
 	return alts, obs, nil
 }
 
+// binomial returns C(n, d), or maxPLAlternatives+1 where it is larger
+// (so that it cannot overflow).
 func binomial(n, d int) int {
 	if d < 0 || d > n {
 		return 0
 	}
+	d = min(d, n-d) // C(n, i) then grows with i up to d
 	c := 1
 	for i := range d {
 		c = c * (n - i) / (i + 1)
+		if c > maxPLAlternatives {
+			return maxPLAlternatives + 1
+		}
 	}
 	return c
 }

@@ -505,3 +505,57 @@ func BenchmarkPlackettLuce(b *testing.B) {
 		})
 	}
 }
+
+func TestBinomial(t *testing.T) {
+	for _, tc := range [][3]int{{5, 2, 10}, {30, 29, 30}, {30, 15, maxPLAlternatives + 1}, {1000, 500, maxPLAlternatives + 1}, {4, 5, 0}, {6, 0, 1}} {
+		if got := binomial(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("binomial(%d, %d) = %d, want %d", tc[0], tc[1], got, tc[2])
+		}
+	}
+	// A 40-seat game where 20 tie for first: C(40, 20) possible first
+	// stages, an error rather than a hang.
+	n := 40
+	o := Outcome{Agents: make([]int, n), Returns: make([]float64, n)}
+	for i := range o.Agents {
+		o.Agents[i] = i
+		o.Returns[i] = float64(min(i, 20))
+	}
+	if _, err := FitPlackettLuce(make([]string, n), []Outcome{o}, PLOptions{}); err == nil || !strings.Contains(err.Error(), "too many possible stages") {
+		t.Errorf("40 seats tied: error %v", err)
+	}
+}
+
+// FuzzPlackettLuce: any small set of games among up to 5 agents, returns
+// drawn from a few values so that ties are common, gives either an error
+// or finite ratings inside their intervals.
+func FuzzPlackettLuce(f *testing.F) {
+	f.Add([]byte{3, 0, 1, 2, 2, 1, 0})
+	f.Add([]byte{2, 0, 1, 1, 1, 2, 3, 4, 0, 0, 0})
+	f.Add([]byte{5, 0, 1, 2, 3, 4, 1, 2, 0, 3, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const k = 5
+		var outs []Outcome
+		for len(data) > 0 {
+			n := 2 + int(data[0])%4
+			data = data[1:]
+			if len(data) < n {
+				break
+			}
+			perm := games.NewRand(uint64(data[0])).Perm(k)[:n]
+			o := Outcome{Agents: perm, Returns: make([]float64, n)}
+			for s := range n {
+				o.Returns[s] = float64(data[s] % 3)
+			}
+			data = data[n:]
+			outs = append(outs, o)
+		}
+		fit, err := FitPlackettLuce(agentNames(k), outs, PLOptions{})
+		if err != nil {
+			if !errors.Is(err, ErrDisconnected) {
+				t.Fatalf("%v on %v", err, outs)
+			}
+			return
+		}
+		checkFinite(t, "fuzz", fit)
+	})
+}
