@@ -559,3 +559,54 @@ func FuzzPlackettLuce(f *testing.F) {
 		checkFinite(t, "fuzz", fit)
 	})
 }
+
+// A hand-solved three-player case where δ_2 is shared by two kinds of
+// stage. Base games among agents 0, 1, 2 (then under all 6 relabellings,
+// so that by symmetry every β is equal): 6 games with a sole winner, the
+// other two tied in 3 of them (t2 = 3) and not in 3 (d2 = 3); 4 games
+// with two tied for first (t1 = 4). With equal strengths a first stage is
+// a tie with probability δ/(1+δ) (3 pairs against 3 singletons), a
+// second one with δ/(2+δ), so the log-likelihood in u = log δ is
+// T u - A log(1+e^u) - B log(2+e^u), T = t1+t2 = 7, A = 6+t1 = 10,
+// B = 6, per relabelling. Its derivative vanishes where
+// (T-A-B)δ² + (3T-2A-B)δ + 2T = -9δ² - 5δ + 14 = 0: δ = 1. The second
+// derivative there is -A/4 - 2B/9 = -23/6 per relabelling, -23 in all,
+// and the β are orthogonal to u at equal strengths, so log δ has
+// standard error 1/√23.
+func TestPLSharedTieByHand(t *testing.T) {
+	var base []Outcome
+	add := func(n int, returns ...float64) {
+		for range n {
+			base = append(base, Outcome{Agents: []int{0, 1, 2}, Returns: returns})
+		}
+	}
+	add(1, 2, 1, 1) // sole winner, then a tie
+	add(1, 1, 2, 1)
+	add(1, 1, 1, 2)
+	add(1, 2, 1, 0) // sole winner, then decisive
+	add(1, 0, 2, 1)
+	add(1, 1, 0, 2)
+	add(2, 1, 1, 0) // two tied for first
+	add(1, 1, 0, 1)
+	add(1, 0, 1, 1)
+	var outs []Outcome
+	for _, p := range [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		for _, o := range base {
+			outs = append(outs, Outcome{Agents: []int{p[0], p[1], p[2]}, Returns: o.Returns})
+		}
+	}
+	fit, err := FitPlackettLuce(agentNames(3), outs, PLOptions{PriorSD: math.Inf(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range fit.Ratings {
+		if math.Abs(r.Value) > 1e-6 {
+			t.Errorf("rating %+v, want 0 by symmetry", r)
+		}
+	}
+	h := 1.959963984540054 / math.Sqrt(23)
+	if len(fit.Ties) != 1 || math.Abs(fit.Ties[0].Delta-1) > 1e-9 ||
+		math.Abs(fit.Ties[0].Lo-math.Exp(-h)) > 1e-9 || math.Abs(fit.Ties[0].Hi-math.Exp(h)) > 1e-9 {
+		t.Errorf("ties %+v, want δ_2 = 1 [%.6f, %.6f]", fit.Ties, math.Exp(-h), math.Exp(h))
+	}
+}
