@@ -46,8 +46,9 @@ import (
 // backtracking line search (each accepted step does not decrease the
 // objective; converged when no component moves by more than 1e-10, or
 // when no step improves the objective any longer and the step is below
-// 1e-6); Hunter's MM algorithm (Ann. Statist. 32, 2004) converges to the
-// same point but linearly, and does not cover δ.
+// 1e-6). Without ties Hunter's MM algorithm for Plackett-Luce (Ann.
+// Statist. 32, 2004) reaches the same strengths, but linearly; Newton
+// takes a few iterations and estimates δ jointly.
 //
 // Intervals are the Laplace approximation: the posterior of θ is taken as
 // Gaussian with covariance the inverse negative Hessian (observed
@@ -124,7 +125,8 @@ type PLFit struct {
 	Ties []PLTie `json:"ties,omitempty"`
 	// Anchor is the agent rated 0, or "" for mean 0.
 	Anchor string `json:"anchor,omitempty"`
-	// PriorSD is the prior's standard deviation in Elo points.
+	// PriorSD is the prior's standard deviation in Elo points; 0 for
+	// none (the maximum-likelihood estimate).
 	PriorSD float64 `json:"prior_sd"`
 	// Connected reports a strongly connected comparison graph: the
 	// maximum-likelihood estimate exists and no rating is flagged.
@@ -262,7 +264,10 @@ func FitPlackettLuce(names []string, outcomes []Outcome, opt PLOptions) (*PLFit,
 	if err != nil {
 		return nil, fmt.Errorf("Plackett-Luce: %w", err)
 	}
-	res := &PLFit{Anchor: opt.Anchor, PriorSD: sd, Iterations: iters, Ratings: make([]PLRating, k)}
+	res := &PLFit{Anchor: opt.Anchor, Iterations: iters, Ratings: make([]PLRating, k)}
+	if !math.IsInf(sd, 1) {
+		res.PriorSD = sd // JSON has no +Inf
+	}
 	const z = 1.959963984540054
 	ref := 0.0
 	if anchor >= 0 {

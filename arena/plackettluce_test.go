@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -135,6 +136,9 @@ func TestPLTwoAgentsByHand(t *testing.T) {
 	}
 	if !fit.Connected || fit.Ratings[0].Flag != "" || fit.Ties[0].Flag {
 		t.Errorf("flags set on informative data: %+v", fit)
+	}
+	if _, err := json.Marshal(fit); err != nil || fit.PriorSD != 0 {
+		t.Errorf("no prior: prior_sd %v, JSON error %v", fit.PriorSD, err)
 	}
 
 	// No draws, anchored at b: a's rating is the whole difference, its
