@@ -4,6 +4,10 @@
 // tournaments, pairwise tables, ratings and per agent the columns the
 // search studies report (Summaries: sole and shared wins, pairwise score,
 // mean ordinal with ties shared, wall-clock time per move, by seat).
+// Ratings: Elo from the pairwise results, Bayesian Bradley-Terry and ILSR
+// (ratings.go), and Plackett-Luce over whole finishing orders with
+// Davidson-Luce ties (plackettluce.go), the one to read for games of more
+// than two players.
 //
 // Everything is reproducible from a seed: game i of a run uses seeds derived
 // from (seed, i) only, so results do not depend on scheduling when games run

@@ -40,6 +40,10 @@ import (
 //     with the current estimate until it stops changing. Its fixed point is
 //     the Plackett-Luce maximum-likelihood estimate.
 //
+// A fourth, FitPlackettLuce (plackettluce.go), models ties explicitly
+// (Davidson-Luce) and reports on the Elo scale with flags; the text below
+// describes the first three.
+//
 // Ties. A ranking with tied players is replaced by every strict ordering
 // consistent with it, each with equal weight (so a two-player draw is half
 // a win and half a loss, exactly as in Elo). Every estimator sees the same

@@ -79,6 +79,13 @@ type TournamentResult struct {
 	BradleyTerry []Rating `json:"bradley_terry"`
 	// ILSR: Plackett-Luce log-strengths by ILSR (alpha ILSRAlpha), mean 0.
 	ILSR []float64 `json:"ilsr"`
+	// PlackettLuce: Plackett-Luce ratings over full finishing orders with
+	// Davidson-Luce ties, Elo scale, mean 0, prior sd EloPriorSD, Laplace
+	// 95% intervals and flags (FitPlackettLuce); nil when it could not be
+	// fitted, with the reason in PlackettLuceError (agents that never met,
+	// e.g. in a partial tournament).
+	PlackettLuce      *PLFit `json:"plackett_luce,omitempty"`
+	PlackettLuceError string `json:"plackett_luce_error,omitempty"`
 	// Games holds every game's outcome, in schedule order.
 	Games []GameResult `json:"-"`
 	// Partial marks the result of a tournament that stopped early (see
@@ -327,6 +334,11 @@ func Rate(game string, agents []string, results []GameResult, opt RateOptions) (
 	}
 	if res.ILSR, err = FitILSR(k, outs, ILSRAlpha); err != nil {
 		return nil, err
+	}
+	// The outcomes are valid (PairwiseTable checked them): what remains
+	// are data the model cannot rate, which leave the other columns be.
+	if res.PlackettLuce, err = FitPlackettLuce(agents, outs, PLOptions{}); err != nil {
+		res.PlackettLuceError = err.Error()
 	}
 	return res, nil
 }

@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		Name:    "arena",
-		Summary: "all-play-all tournament with pairwise table and Elo, Bradley-Terry and ILSR ratings",
+		Summary: "all-play-all tournament with pairwise table and Elo, Bradley-Terry, ILSR and Plackett-Luce ratings",
 		Usage:   "--game G --agents A,B[,C...] [--games N] [--parallel P] [--seed S] [--bootstrap B] [--logs DIR [--resume|--report]] [--json|--csv]",
 		Help: `Plays an all-play-all tournament between the listed agents (separate them
 with ',' or ';'; options of an agent spec stay with it, e.g.
@@ -52,7 +52,12 @@ on an idle machine), the pairwise score by seat, and three ratings:
   BT    Bayesian Bradley-Terry / Plackett-Luce log-strengths (natural log,
         Gaussian prior sd 2), MAP with 95% Laplace intervals of the centred
         log-strengths;
-  ILSR  Plackett-Luce log-strengths by Iterative Luce Spectral Ranking.
+  ILSR  Plackett-Luce log-strengths by Iterative Luce Spectral Ranking;
+and for games of 3 or more players a fourth:
+  Plackett-Luce  ratings on the Elo scale (mean 0) from whole finishing
+        orders, ties by the Davidson-Luce model (their prevalence printed
+        below the table), Gaussian prior sd 1000 Elo, 95% Laplace
+        intervals; a rating the data bound on one side only is flagged.
 Results depend only on --seed, not on --parallel (times per move aside).
 --csv prints one long table (columns: table,agent,opponent,games,wins,
 draws,losses,value,lo,hi).
@@ -285,7 +290,18 @@ func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) err
 	if res.Bootstrap > 0 {
 		elo = fmt.Sprintf("Elo [95%% bootstrap, B=%d]", res.Bootstrap)
 	}
-	fmt.Fprintf(tw, "\nRatings\t%s\tBT log-strength [95%% Laplace]\tILSR log-strength\n", elo)
+	// Plackett-Luce over whole finishing orders, for games of 3 or more
+	// seats (with two it is Bradley-Terry, beside Elo already).
+	pl := res.PlackettLuce
+	if seats(res) <= 2 {
+		pl = nil
+	}
+	fmt.Fprintf(tw, "\nRatings\t%s\tBT log-strength [95%% Laplace]\tILSR log-strength", elo)
+	if pl != nil {
+		fmt.Fprint(tw, "\tPlackett-Luce Elo [95% Laplace]")
+	}
+	fmt.Fprintln(tw)
+	flagged := false
 	for i := range res.Agents {
 		e, bt := res.Elo[i], res.BradleyTerry[i]
 		if res.Bootstrap > 0 {
@@ -293,9 +309,50 @@ func writeArenaText(w io.Writer, res *arena.TournamentResult, scheduled int) err
 		} else {
 			fmt.Fprintf(tw, "#%d\t%+.0f", i+1, e.Value)
 		}
-		fmt.Fprintf(tw, "\t%+.3f [%+.3f, %+.3f]\t%+.3f\n", bt.Value, bt.Lo, bt.Hi, res.ILSR[i])
+		fmt.Fprintf(tw, "\t%+.3f [%+.3f, %+.3f]\t%+.3f", bt.Value, bt.Lo, bt.Hi, res.ILSR[i])
+		if pl != nil {
+			r := pl.Ratings[i]
+			fmt.Fprintf(tw, "\t%+.0f [%+.0f, %+.0f]", r.Value, r.Lo, r.Hi)
+			if r.Flag != "" {
+				fmt.Fprintf(tw, " (%s*)", r.Flag)
+				flagged = true
+			}
+		}
+		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	switch {
+	case seats(res) <= 2:
+	case pl == nil && res.PlackettLuceError != "":
+		fmt.Fprintf(w, "Plackett-Luce: not fitted: %s\n", res.PlackettLuceError)
+	case pl != nil:
+		fmt.Fprintln(w, "Plackett-Luce: finishing orders with Davidson-Luce ties, mean 0, Gaussian prior sd 1000 Elo.")
+		for _, d := range pl.Ties {
+			note := ""
+			if d.Flag {
+				note = " (every chance of such a tie ended in one: bounded by the prior only)"
+			}
+			fmt.Fprintf(w, "  ties of %d: prevalence %.3g [%.3g, %.3g]%s\n", d.Players, d.Delta, d.Lo, d.Hi, note)
+		}
+		if flagged {
+			fmt.Fprintln(w, "  *: the games bound this rating on one side only: no agent outside its group ever finished ahead")
+			fmt.Fprintln(w, "     of or tied with one in it (top), none in it ever did so against one outside (bottom), or both,")
+			fmt.Fprintln(w, "     against different agents (middle); the prior bounds the other side, so the interval is wide")
+			fmt.Fprintln(w, "     (a group: the agents that finished ahead of each other, directly or through others, both ways)")
+		}
+	}
+	return nil
+}
+
+// seats is the largest number of seats of the result's games.
+func seats(res *arena.TournamentResult) int {
+	n := 0
+	for _, a := range res.PerAgent {
+		n = max(n, len(a.Seats))
+	}
+	return n
 }
 
 // msPerMove formats an agent's mean time per move in milliseconds, "-"
@@ -317,8 +374,9 @@ func msPerMove(a arena.AgentSummary) string {
 // other games; value = sole win rate), "pairscore" (wins, draws, losses =
 // pairwise comparisons; value = mean share won), "ordinal" (mean
 // finishing position) and "move_ms" (games = decisions, value = mean
-// milliseconds per decision), then "elo", "bt" and "ilsr" (value with
-// interval; ILSR has none).
+// milliseconds per decision), then "elo", "bt", "ilsr" (value with
+// interval; ILSR has none) and "pl" (Plackett-Luce, Elo scale), and
+// "pl_ties" (games = tie size, value = its prevalence δ).
 func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 	cw := csv.NewWriter(w)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
@@ -349,6 +407,15 @@ func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 		cw.Write([]string{"elo", a, "", "", "", "", "", f(e.Value), f(e.Lo), f(e.Hi)})
 		cw.Write([]string{"bt", a, "", "", "", "", "", f(bt.Value), f(bt.Lo), f(bt.Hi)})
 		cw.Write([]string{"ilsr", a, "", "", "", "", "", f(res.ILSR[i]), "", ""})
+		if pl := res.PlackettLuce; pl != nil {
+			r := pl.Ratings[i]
+			cw.Write([]string{"pl", a, "", "", "", "", "", f(r.Value), f(r.Lo), f(r.Hi)})
+		}
+	}
+	if pl := res.PlackettLuce; pl != nil {
+		for _, d := range pl.Ties {
+			cw.Write([]string{"pl_ties", "", "", strconv.Itoa(d.Players), "", "", "", f(d.Delta), f(d.Lo), f(d.Hi)})
+		}
 	}
 	cw.Flush()
 	return cw.Error()

@@ -39,6 +39,41 @@ func TestArenaText(t *testing.T) {
 	}
 }
 
+// Games of 3 or more players get the Plackett-Luce column, in the text,
+// the JSON and the CSV; two-player games only in the JSON and CSV.
+func TestArenaPlackettLuce(t *testing.T) {
+	args := []string{"arena", "--game", "sushigo:players=3", "--agents", "random;onestep;random;random", "--games", "3", "--seed", "5", "--quiet"}
+	code, out, errs := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	row := `#4\s+[+-]\d+ \[[+-]\d+, [+-]\d+\]\s+[+-][\d.]+ \[[+-][\d.]+, [+-][\d.]+\]\s+[+-][\d.]+\s+[+-]\d+ \[[+-]\d+, [+-]\d+\]`
+	for _, want := range []string{`Plackett-Luce Elo \[95% Laplace\]`, row, "Davidson-Luce ties"} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = runCLI(t, "", append(args, "--json")...)
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	var res arena.TournamentResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.PlackettLuce == nil || len(res.PlackettLuce.Ratings) != 4 || res.PlackettLuce.Ratings[1].Agent != "onestep" {
+		t.Fatalf("JSON Plackett-Luce: %+v", res.PlackettLuce)
+	}
+	code, out, errs = runCLI(t, "", append(args, "--csv")...)
+	if code != 0 || strings.Count(out, "\npl,") != 4 {
+		t.Errorf("CSV: status %d, %d pl rows, want 4: %s%s", code, strings.Count(out, "\npl,"), out, errs)
+	}
+	code, out, errs = runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;onestep", "--games", "4", "--quiet")
+	if code != 0 || strings.Contains(out, "Plackett-Luce") {
+		t.Errorf("two players: status %d, Plackett-Luce column in\n%s%s", code, out, errs)
+	}
+}
+
 func TestArenaJSONReproducible(t *testing.T) {
 	args := []string{"arena", "--game", "connect4", "--agents", "random,onestep", "--games", "10", "--seed", "7", "--json", "--quiet"}
 	code, out1, errs := runCLI(t, "", append(args, "--parallel", "1")...)
@@ -86,13 +121,16 @@ func TestArenaCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// header + 2 pair rows + 2 length rows + 4 per-agent rows x 2 agents + 3 ratings x 2 agents
-	if len(rows) != 1+2+2+8+6 || rows[0][0] != "table" || rows[1][0] != "pair" || rows[1][3] != "6" {
-		t.Errorf("CSV rows %v", rows)
-	}
 	kinds := map[string]int{}
 	for _, r := range rows[1:] {
 		kinds[r[0]]++
+	}
+	// header + 2 pair rows + 2 length rows + 4 per-agent rows x 2 agents + 4
+	// ratings x 2 agents + one tie prevalence if a game was drawn
+	if len(rows) != 1+2+2+8+8+kinds["pl_ties"] || kinds["pl_ties"] > 1 || rows[0][0] != "table" || rows[1][0] != "pair" || rows[1][3] != "6" {
+		t.Errorf("CSV rows %v", rows)
+	}
+	for _, r := range rows[1:] {
 		if r[0] == "ordinal" {
 			// Two players: the mean ordinal is 2 minus the pair score.
 			for _, q := range rows[1:] {
@@ -106,7 +144,7 @@ func TestArenaCSV(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"sole", "pairscore", "ordinal", "move_ms"} {
+	for _, k := range []string{"sole", "pairscore", "ordinal", "move_ms", "elo", "bt", "ilsr", "pl"} {
 		if kinds[k] != 2 {
 			t.Errorf("%d %q rows, want one per agent: %v", kinds[k], k, rows)
 		}
