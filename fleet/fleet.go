@@ -94,6 +94,17 @@ const (
 type Setup struct {
 	// Name is the fleet name (CheckName).
 	Name string
+	// Run is the id of the trainer's run (Job.Run): the trainer takes the
+	// fleet name's lease for it (see lease.go), refusing to start while a
+	// trainer of another run holds it. Required.
+	Run string
+	// Holder describes the trainer to another one it refuses (the run
+	// directory); the host and process id are added.
+	Holder string
+	// LeaseTTL is how long after its last renewal the lease of a trainer
+	// that stopped (killed, cut off) may be taken by another run's
+	// trainer; it is renewed every quarter of that. Default 20 s.
+	LeaseTTL time.Duration
 	// AckWait is how long a delivered task or game may stay
 	// unacknowledged before the server gives it to another consumer
 	// client: how long a dead worker's games wait. Workers in good health

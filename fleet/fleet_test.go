@@ -43,10 +43,14 @@ func startFleet(t testing.TB, s Setup) *testFleet {
 	if s.Name == "" {
 		s.Name = "test"
 	}
+	if s.Run == "" {
+		s.Run = "r1"
+	}
 	tr, err := NewTrainer(context.Background(), nc, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tr.Close)
 	tr.FetchWait = 100 * time.Millisecond
 	return &testFleet{srv: srv, nc: nc, tr: tr, dir: dir}
 }

@@ -23,19 +23,28 @@ import (
 // collects their games into run directories. It is used by one goroutine
 // at a time.
 type Trainer struct {
-	h   *handles
-	log io.Writer
+	h     *handles
+	log   io.Writer
+	lease *lease
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
 	FetchWait time.Duration
 }
 
 // NewTrainer creates the fleet s on nc's server (streams, buckets and
-// consumers; those that exist are updated to s) and returns its trainer.
-// log receives one line per notable event (nil discards).
+// consumers; those that exist are updated to s), takes the fleet name's
+// lease for s.Run (an error names the trainer of another run that holds
+// it) and returns its trainer, which Close releases. log receives one
+// line per notable event (nil discards).
 func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Trainer, error) {
 	if err := CheckName(s.Name); err != nil {
 		return nil, err
+	}
+	if s.Run == "" {
+		return nil, errors.New("fleet: Setup.Run is empty: the trainer needs its run's id")
+	}
+	if log == nil {
+		log = io.Discard
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -45,10 +54,20 @@ func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Tr
 	if err != nil {
 		return nil, err
 	}
-	if log == nil {
-		log = io.Discard
+	t := &Trainer{h: h, log: log, FetchWait: 500 * time.Millisecond}
+	t.lease, err = acquireLease(ctx, h.state, s.Name, leaseHolder{Run: s.Run, Holder: s.Holder, TTL: s.LeaseTTL}, t.logf)
+	if err != nil {
+		return nil, err
 	}
-	return &Trainer{h: h, log: log, FetchWait: 500 * time.Millisecond}, nil
+	return t, nil
+}
+
+// Close releases the fleet name's lease (another run's trainer may then
+// start at once). The trainer is not used after Close.
+func (t *Trainer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t.lease.release(ctx)
 }
 
 func (t *Trainer) logf(format string, args ...any) { fmt.Fprintf(t.log, format+"\n", args...) }
@@ -75,6 +94,9 @@ type Stats struct {
 // and ctx.Err() is returned; the tasks stay queued for the next call.
 func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
 	var st Stats
+	if err := t.lease.err(); err != nil {
+		return st, err
+	}
 	g, err := games.New(job.Game)
 	if err != nil {
 		return st, fmt.Errorf("fleet: the job's game: %w", err)
@@ -216,6 +238,9 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	for len(need) > 0 {
 		if ctx.Err() != nil {
 			return st, errors.Join(ctx.Err(), flush())
+		}
+		if err := t.lease.err(); err != nil {
+			return st, errors.Join(err, flush())
 		}
 		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
 		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))

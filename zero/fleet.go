@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -96,14 +97,19 @@ func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
 		stopSrv()
 		return nil, err
 	}
-	t, err := fleet.NewTrainer(cctx, nc, fleet.Setup{Name: f.Name, AckWait: f.AckWait, Replicas: f.Replicas}, r.opt.Log)
+	t, err := fleet.NewTrainer(cctx, nc, fleet.Setup{Name: f.Name, Run: st.Run, Holder: r.dir,
+		AckWait: f.AckWait, Replicas: f.Replicas}, r.opt.Log)
 	if err != nil {
 		nc.Close()
 		stopSrv()
+		if errors.Is(err, fleet.ErrNameInUse) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%v (is the NATS server at %s running with JetStream enabled?)", err, url)
 	}
 	r.trainer = t
 	return func() {
+		t.Close()
 		nc.Drain()
 		waitClosed(nc)
 		stopSrv()
