@@ -35,6 +35,10 @@ type Fleet struct {
 	// "canopy"); one trainer per name.
 	Name     string
 	Security fleet.Security
+	// Workers, embedded only: the workers' user and password file, a user
+	// confined to what workers do (fleet.ServerOptions.Workers); Security
+	// is then the trainer's alone.
+	Workers fleet.Security
 	// AckWait is how long a dead worker's games wait before others take
 	// them (default 30 s).
 	AckWait time.Duration
@@ -90,7 +94,8 @@ func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
 	url := f.URL
 	var srv *fleet.Server
 	if url == "embedded" {
-		srv, err = fleet.StartServer(fleet.ServerOptions{StoreDir: r.path("nats"), Listen: f.Listen, Security: f.Security})
+		srv, err = fleet.StartServer(fleet.ServerOptions{StoreDir: r.path("nats"), Listen: f.Listen, Security: f.Security,
+			Fleet: f.Name, Workers: f.Workers})
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +109,14 @@ func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	nc, err := fleet.Connect(cctx, url, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	var nc *nats.Conn
+	if srv != nil {
+		// In process: no network, no TLS (which the server's
+		// certificate, a server's, need not allow a client).
+		nc, err = fleet.ConnectInProcess(srv, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	} else {
+		nc, err = fleet.Connect(cctx, url, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	}
 	if err != nil {
 		stopSrv()
 		return nil, err
