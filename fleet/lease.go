@@ -206,6 +206,12 @@ func (l *lease) err() error {
 	return l.lost
 }
 
+// stop stops the renewals, leaving the lease on the server.
+func (l *lease) stop() {
+	l.cancel()
+	<-l.done
+}
+
 // release stops the renewals and deletes the lease if it is still this
 // trainer's, so that another run may take the name at once.
 func (l *lease) release(ctx context.Context) {

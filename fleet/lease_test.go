@@ -75,3 +75,61 @@ func TestSecondTrainerRefused(t *testing.T) {
 		t.Fatalf("after the holder closed: %v", err)
 	}
 }
+
+// TestFleetRecreatedAfterStoreLoss deletes every stream and bucket of the
+// fleet while the trainer collects (what a server whose store was lost
+// and started afresh has): the trainer creates them again, takes its
+// lease anew, queues the games still missing, and a worker plays them.
+// Before, the trainer retried a stream that no longer existed for ever.
+func TestFleetRecreatedAfterStoreLoss(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: 2 * time.Second})
+	job, netPath := tinyJob(t, f.dir, 4)
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	type result struct {
+		st  Stats
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		res <- result{st, err}
+	}()
+	for !strings.Contains(f.log.String(), "games queued") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // collecting by now
+	js := f.tr.h.js
+	for _, s := range []string{"test-tasks", "test-games", "KV_test-state", "OBJ_test-nets", "OBJ_test-large"} {
+		if err := js.DeleteStream(ctx, s); err != nil {
+			t.Fatalf("deleting %s: %v", s, err)
+		}
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	var r result
+	select {
+	case r = <-res:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the trainer did not finish 30 s after the fleet's streams were lost:\n%s", f.log.String())
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if r.err != nil {
+		t.Fatalf("%v\n%s", r.err, f.log.String())
+	}
+	if got := o.Manifest().Totals.Games; got != job.Games || r.st.Games != job.Games {
+		t.Fatalf("%d games on disk, %d received; want %d\n%s", got, r.st.Games, job.Games, f.log.String())
+	}
+	if !strings.Contains(f.log.String(), "creating them again") {
+		t.Errorf("the trainer's log does not say it made the fleet again:\n%s", f.log.String())
+	}
+	// The lease is the trainer's again.
+	if _, err := NewTrainer(ctx, f.nc, Setup{Name: "test", Run: "other"}, nil); !errors.Is(err, ErrNameInUse) {
+		t.Errorf("another run's trainer after the recreation: %v, want a refusal", err)
+	}
+}

@@ -25,6 +25,7 @@ import (
 type Trainer struct {
 	nc    *nats.Conn
 	h     *handles
+	setup Setup
 	log   io.Writer
 	lease *lease
 	// FetchWait bounds one wait for games; it also paces the flushes of
@@ -55,7 +56,7 @@ func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Tr
 	if err != nil {
 		return nil, err
 	}
-	t := &Trainer{nc: nc, h: h, log: log, FetchWait: 500 * time.Millisecond}
+	t := &Trainer{nc: nc, h: h, setup: s, log: log, FetchWait: 500 * time.Millisecond}
 	if mp := nc.MaxPayload(); mp > 0 {
 		t.logf("  fleet: the server's max_payload is %s: games larger than %s travel through object store %s",
 			byteSize(mp), byteSize(messageLimit(mp)), h.n.large())
@@ -116,24 +117,50 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 	if m := o.Manifest(); m.Game != job.Game {
 		return st, fmt.Errorf("fleet: the job plays %s, but its self-play directory holds %s", job.Game, m.Game)
 	}
-	if err := t.publishNet(ctx, job, netFile); err != nil {
-		return st, err
-	}
-	data, err := json.Marshal(job)
-	if err != nil {
-		return st, err
-	}
-	if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
-		return st, fmt.Errorf("fleet: publishing the job: %w", err)
-	}
-	pending := o.Pending()
-	if err := t.queue(ctx, job, pending); err != nil {
-		return st, err
-	}
-	t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
-	st, err = t.collect(ctx, job, shapeOf(g), pending, o, onGame)
-	if err != nil {
-		return st, err
+	var gone backoff
+	for {
+		if err := t.lease.err(); err != nil {
+			return st, err
+		}
+		if err := t.publishNet(ctx, job, netFile); err != nil {
+			return st, err
+		}
+		data, err := json.Marshal(job)
+		if err != nil {
+			return st, err
+		}
+		if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+			return st, fmt.Errorf("fleet: publishing the job: %w", err)
+		}
+		pending := o.Pending()
+		if err := t.queue(ctx, job, pending); err != nil {
+			return st, err
+		}
+		t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
+		err = t.collect(ctx, job, shapeOf(g), pending, o, &st, onGame)
+		if !errors.Is(err, errFleetGone) || ctx.Err() != nil {
+			if err != nil {
+				return st, err
+			}
+			break
+		}
+		// The server lost the fleet's streams (its store): make them
+		// again and queue what is still missing.
+		t.logf("  fleet: the fleet's streams are gone from the server (store lost?): creating them again")
+		for {
+			err := t.recreate(ctx)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			if errors.Is(err, ErrNameInUse) {
+				return st, err
+			}
+			gone.fail(ctx, t.logf, "creating the fleet again", err)
+		}
+		gone.ok(t.logf, "creating the fleet again")
 	}
 	// Every game is on disk: the tasks left (duplicates of played games)
 	// are of no use.
@@ -221,11 +248,16 @@ type heldMsg struct {
 // held are messages delivered but not yet acknowledged: games in o's
 // buffer, and duplicates of those (or of games on disk). They are
 // acknowledged right after the next flush writes the buffer.
-func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, onGame func(*selfplay.GameRecord, Origin, Stats)) (Stats, error) {
-	var st Stats
+//
+// It returns an error wrapping errFleetGone when the fleet's games
+// stream or the trainer's consumer is no longer on the server.
+func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*selfplay.GameRecord, Origin, Stats)) error {
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
+	if notYet(err) {
+		return fmt.Errorf("%w: %v", errFleetGone, err)
+	}
 	if err != nil {
-		return st, fmt.Errorf("fleet: the trainer's consumer: %w", err)
+		return fmt.Errorf("fleet: the trainer's consumer: %w", err)
 	}
 	need := make(map[int]bool, len(pending))
 	for _, id := range pending {
@@ -272,16 +304,19 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	var lost, large backoff
 	for len(need) > 0 {
 		if ctx.Err() != nil {
-			return st, errors.Join(ctx.Err(), flush())
+			return errors.Join(ctx.Err(), flush())
 		}
 		if err := t.lease.err(); err != nil {
-			return st, errors.Join(err, flush())
+			return errors.Join(err, flush())
 		}
 		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
 		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
 		if err != nil {
 			cancel()
 			if ctx.Err() == nil {
+				if t.gone(ctx) {
+					return errors.Join(fmt.Errorf("%w: %v", errFleetGone, err), flush())
+				}
 				lost.fail(ctx, t.logf, "fetching games", err)
 			}
 			continue
@@ -389,11 +424,11 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			hold(m, ref.Object)
 			if err := o.Add(g.Record); err != nil {
 				cancel()
-				return st, err
+				return err
 			}
 			st.Games++
 			if onGame != nil {
-				onGame(g.Record, g.Origin, st)
+				onGame(g.Record, g.Origin, *st)
 			}
 			if o.Manifest().Totals.Games != flushed { // Add wrote a shard
 				ackHeld()
@@ -403,7 +438,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		cancel()
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
-				return st, err
+				return err
 			}
 		}
 		switch {
@@ -411,10 +446,42 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		case err == nil || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
 			lost.ok(t.logf, "fetching games")
 		default:
+			if t.gone(ctx) {
+				return errors.Join(fmt.Errorf("%w: %v", errFleetGone, err), flush())
+			}
 			lost.fail(ctx, t.logf, "fetching games", err)
 		}
 	}
-	return st, flush()
+	return flush()
+}
+
+// errFleetGone marks a fleet whose streams the server no longer has.
+var errFleetGone = errors.New("fleet: the fleet's streams are gone from the server")
+
+// gone reports whether the server answers that the games stream or the
+// trainer's consumer does not exist (a server that does not answer is
+// not that).
+func (t *Trainer) gone(ctx context.Context) bool {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := t.h.js.Consumer(cctx, t.h.n.games(), trainerConsumer)
+	return notYet(err)
+}
+
+// recreate makes the fleet's streams, buckets and consumers again and
+// takes the lease anew (the bucket holding it may be new too).
+func (t *Trainer) recreate(ctx context.Context) error {
+	t.lease.stop()
+	h, err := create(ctx, t.h.js, t.setup)
+	if err != nil {
+		return err
+	}
+	l, err := acquireLease(ctx, h.state, t.setup.Name, t.lease.me, t.logf)
+	if err != nil {
+		return err
+	}
+	t.h, t.lease = h, l
+	return nil
 }
 
 // errBadObject marks a large game's object that is not what its
