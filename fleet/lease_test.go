@@ -108,12 +108,18 @@ func TestFleetRecreatedAfterStoreLoss(t *testing.T) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
-	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	var wlog syncBuffer
+	w, err := NewWorker(connect(t, f.srv.URL()), WorkerOptions{Name: "test", Backend: "cpu", Trees: 2, Cache: t.TempDir(), Report: -1, Log: &wlog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
 	var r result
 	select {
 	case r = <-res:
 	case <-time.After(30 * time.Second):
-		t.Fatalf("the trainer did not finish 30 s after the fleet's streams were lost:\n%s", f.log.String())
+		t.Fatalf("the trainer did not finish 30 s after the fleet's streams were lost:\n%s\nworker:\n%s", f.log.String(), wlog.String())
 	}
 	stop()
 	if err := <-done; err != nil {

@@ -302,6 +302,17 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	mismatched := map[string]bool{}
 	// A server that cannot answer fails each fetch at once: back off.
 	var lost, large backoff
+	// While no game comes, the trainer checks every goneEvery that the
+	// fleet is still whole on the server (a server that lost part of its
+	// store answers the fetches of what is left).
+	checked := time.Now()
+	check := func(err error) bool {
+		if ctx.Err() != nil || (time.Since(checked) < goneEvery && !notYet(err) && !errors.Is(err, jetstream.ErrConsumerDeleted)) {
+			return false
+		}
+		checked = time.Now()
+		return t.gone(ctx)
+	}
 	for len(need) > 0 {
 		if ctx.Err() != nil {
 			return errors.Join(ctx.Err(), flush())
@@ -314,14 +325,16 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		if err != nil {
 			cancel()
 			if ctx.Err() == nil {
-				if t.gone(ctx) {
+				lost.fail(ctx, t.logf, "fetching games", err)
+				if check(err) {
 					return errors.Join(fmt.Errorf("%w: %v", errFleetGone, err), flush())
 				}
-				lost.fail(ctx, t.logf, "fetching games", err)
 			}
 			continue
 		}
+		n := 0
 		for m := range batch.Messages() {
+			n++
 			data := m.Data()
 			var g *Game
 			var ref gameRef
@@ -436,6 +449,9 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		}
 		err = batch.Error()
 		cancel()
+		if n == 0 && err == nil && check(nil) {
+			return errors.Join(errFleetGone, flush())
+		}
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
 				return err
@@ -446,25 +462,35 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		case err == nil || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
 			lost.ok(t.logf, "fetching games")
 		default:
-			if t.gone(ctx) {
+			lost.fail(ctx, t.logf, "fetching games", err)
+			if check(err) {
 				return errors.Join(fmt.Errorf("%w: %v", errFleetGone, err), flush())
 			}
-			lost.fail(ctx, t.logf, "fetching games", err)
 		}
 	}
 	return flush()
 }
 
+// goneEvery is how often a trainer that receives no games checks that
+// the fleet is whole on the server.
+const goneEvery = 5 * time.Second
+
 // errFleetGone marks a fleet whose streams the server no longer has.
 var errFleetGone = errors.New("fleet: the fleet's streams are gone from the server")
 
-// gone reports whether the server answers that the games stream or the
-// trainer's consumer does not exist (a server that does not answer is
+// gone reports whether the server answers that a stream, bucket or
+// consumer of the fleet does not exist (a server that does not answer is
 // not that).
 func (t *Trainer) gone(ctx context.Context) bool {
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := t.h.js.Consumer(cctx, t.h.n.games(), trainerConsumer)
+	_, err := open(cctx, t.h.js, t.h.n.fleet)
+	if err == nil {
+		_, err = t.h.js.Consumer(cctx, t.h.n.tasks(), workersConsumer)
+	}
+	if err == nil {
+		_, err = t.h.js.Consumer(cctx, t.h.n.games(), trainerConsumer)
+	}
 	return notYet(err)
 }
 
