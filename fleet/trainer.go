@@ -249,8 +249,8 @@ type heldMsg struct {
 // buffer, and duplicates of those (or of games on disk). They are
 // acknowledged right after the next flush writes the buffer.
 //
-// It returns an error wrapping errFleetGone when the fleet's games
-// stream or the trainer's consumer is no longer on the server.
+// It returns an error wrapping errFleetGone when a stream, bucket or
+// consumer of the fleet is no longer on the server.
 func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*selfplay.GameRecord, Origin, Stats)) error {
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
 	if notYet(err) {
@@ -300,6 +300,17 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	}
 	// mismatched are the (worker, semantics) pairs already logged.
 	mismatched := map[string]bool{}
+	// lostFleet flushes what is buffered (a failed flush is the error:
+	// the disk comes first) and reports the fleet gone.
+	lostFleet := func(err error) error {
+		if ferr := flush(); ferr != nil {
+			return ferr
+		}
+		if err == nil {
+			return errFleetGone
+		}
+		return fmt.Errorf("%w: %v", errFleetGone, err)
+	}
 	// A server that cannot answer fails each fetch at once: back off.
 	var lost, large backoff
 	// While no game comes, the trainer checks every goneEvery that the
@@ -327,7 +338,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			if ctx.Err() == nil {
 				lost.fail(ctx, t.logf, "fetching games", err)
 				if check(err) {
-					return errors.Join(fmt.Errorf("%w: %v", errFleetGone, err), flush())
+					return lostFleet(err)
 				}
 			}
 			continue
@@ -450,7 +461,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		err = batch.Error()
 		cancel()
 		if n == 0 && err == nil && check(nil) {
-			return errors.Join(errFleetGone, flush())
+			return lostFleet(nil)
 		}
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
@@ -464,7 +475,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		default:
 			lost.fail(ctx, t.logf, "fetching games", err)
 			if check(err) {
-				return errors.Join(fmt.Errorf("%w: %v", errFleetGone, err), flush())
+				return lostFleet(err)
 			}
 		}
 	}
