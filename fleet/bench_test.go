@@ -96,3 +96,75 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(100*per.Seconds()/gen.Seconds(), "overhead-%")
 	b.ReportMetric(float64(len(buf)), "bytes/game")
 }
+
+// BenchmarkLargeGame measures one 1.6 MB game's round trip (a synthetic
+// record: 100 positions of 3,700 observation values and 170 actions)
+// through an embedded server, as one message on a server that allows it
+// (max_payload 8 MiB) and through the object store N-large on a stock
+// server (max_payload 1 MiB): store, reference, fetch, check, delete.
+func BenchmarkLargeGame(b *testing.B) {
+	const p, obs, actions = 100, 3700, 170
+	r := &selfplay.GameRecord{ID: 0, Obs: make([]float32, p*obs), Policy: make([]float32, p*actions), Legal: make([]uint8, p*actions),
+		Value: make([]float32, p), RootQ: make([]float32, p), Ply: make([]int32, p), Returns: []float64{1, -1}}
+	for _, bench := range []struct {
+		name       string
+		maxPayload int32
+	}{{"message-8MiB", 8 << 20}, {"object-store-1MiB", 1 << 20}} {
+		b.Run(bench.name, func(b *testing.B) {
+			f := startFleetWith(b, ServerOptions{MaxPayload: bench.maxPayload}, Setup{})
+			w, err := NewWorker(f.nc, WorkerOptions{Name: "test"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			w.h = f.tr.h
+			ctx := context.Background()
+			cons, err := f.tr.h.js.Consumer(ctx, "test-games", trainerConsumer)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := &Game{Run: "bench", Iteration: 1, NetworkSHA256: "x", Record: r}
+			var size int
+			i := 0
+			for b.Loop() {
+				i++
+				data, err := EncodeGame(nil, g, obs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(data)
+				msg := data
+				large := int64(len(data)) > messageLimit(int64(bench.maxPayload))
+				if large {
+					if msg, err = w.putLarge(ctx, g, fmt.Sprint(i), data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := f.tr.h.js.Publish(ctx, "test.games.1", msg, jetstream.WithMsgID(fmt.Sprint(i))); err != nil {
+					b.Fatal(err)
+				}
+				mb, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for m := range mb.Messages() {
+					body := m.Data()
+					if large {
+						var ref gameRef
+						if err := decodeJSON(body, refMagic, &ref); err != nil {
+							b.Fatal(err)
+						}
+						if body, err = f.tr.fetchLarge(ctx, ref); err != nil {
+							b.Fatal(err)
+						}
+						f.tr.dropObject(ctx, ref.Object)
+					}
+					if _, err := DecodeGame(body); err != nil {
+						b.Fatal(err)
+					}
+					m.Ack()
+				}
+			}
+			b.ReportMetric(float64(size), "bytes/game")
+		})
+	}
+}

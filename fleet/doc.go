@@ -9,13 +9,18 @@
 // prefixes everything they use on the server:
 //
 //	KV bucket N-state, key "job"    the Job being played: run id, iteration,
-//	                                game, settings, seed, network name + SHA-256
+//	                                game, settings, self-play semantics, seed,
+//	                                network name + SHA-256
+//	KV bucket N-state, key "lease"  the trainer holding the name (lease.go)
 //	object store N-nets             the networks, one object per checkpoint
 //	                                file ("iter-0003.avg.safetensors")
 //	stream N-tasks (work queue)     one message per game id to play,
 //	subject N.tasks.ITER            consumed by the shared durable consumer "workers"
-//	stream N-games (work queue)     one message per finished game (EncodeGame),
-//	subject N.games.ITER            consumed by the durable consumer "trainer"
+//	stream N-games (work queue)     one message per finished game (EncodeGame,
+//	subject N.games.ITER            or a gameRef to N-large, or a worker's
+//	                                taskFailure), consumed by the durable
+//	                                consumer "trainer"
+//	object store N-large            games larger than the server's max_payload
 //
 // A worker takes up to Trees tasks at a time, plays them with
 // selfplay.Run on its own batched engine (game i seeded from (seed, i)

@@ -24,8 +24,11 @@ type Job struct {
 	// Settings, Seed and Games are the iteration's self-play manifest's:
 	// game i of the iteration is seeded from (Seed, i), i < Games.
 	Settings selfplay.Settings `json:"settings"`
-	Seed     uint64            `json:"seed"`
-	Games    int               `json:"games"`
+	// Semantics is the trainer's selfplay.Semantics: workers of another
+	// refuse the job, and games of another are dropped.
+	Semantics int    `json:"semantics"`
+	Seed      uint64 `json:"seed"`
+	Games     int    `json:"games"`
 	// Network names the object in N-nets holding the weights;
 	// NetworkSHA256 is the SHA-256 of its bytes.
 	Network       string `json:"network"`
@@ -34,7 +37,7 @@ type Job struct {
 
 // same reports whether two jobs ask for the same games.
 func (j Job) same(k Job) bool {
-	return j.Run == k.Run && j.Iteration == k.Iteration && j.NetworkSHA256 == k.NetworkSHA256 &&
+	return j.Run == k.Run && j.Iteration == k.Iteration && j.NetworkSHA256 == k.NetworkSHA256 && j.Semantics == k.Semantics &&
 		j.Settings == k.Settings && j.Seed == k.Seed && j.Game == k.Game
 }
 
@@ -75,6 +78,7 @@ func (n names) state() string { return n.fleet + "-state" }
 func (n names) nets() string  { return n.fleet + "-nets" }
 func (n names) tasks() string { return n.fleet + "-tasks" }
 func (n names) games() string { return n.fleet + "-games" }
+func (n names) large() string { return n.fleet + "-large" }
 func (n names) taskSubject(iter int) string {
 	return n.fleet + ".tasks." + strconv.Itoa(iter)
 }
@@ -88,12 +92,28 @@ const (
 	trainerConsumer  = "trainer"
 	defaultAckWait   = 30 * time.Second
 	defaultDuplicate = 10 * time.Minute
+	// largeMaxAge is how long a large game's object stays in N-large
+	// when no trainer deletes it (its reference was a duplicate).
+	largeMaxAge = 24 * time.Hour
+	// maxLargeGame bounds a game sent through N-large.
+	maxLargeGame = 1 << 30
 )
 
 // Setup are the server-side settings the trainer creates the fleet with.
 type Setup struct {
 	// Name is the fleet name (CheckName).
 	Name string
+	// Run is the id of the trainer's run (Job.Run): the trainer takes the
+	// fleet name's lease for it (see lease.go), refusing to start while a
+	// trainer of another run holds it. Required.
+	Run string
+	// Holder describes the trainer to another one it refuses (the run
+	// directory); the host and process id are added.
+	Holder string
+	// LeaseTTL is how long after its last renewal the lease of a trainer
+	// that stopped (killed, cut off) may be taken by another run's
+	// trainer; it is renewed every quarter of that. Default 20 s.
+	LeaseTTL time.Duration
 	// AckWait is how long a delivered task or game may stay
 	// unacknowledged before the server gives it to another consumer
 	// client: how long a dead worker's games wait. Workers in good health
@@ -125,6 +145,7 @@ type handles struct {
 	js    jetstream.JetStream
 	state jetstream.KeyValue
 	nets  jetstream.ObjectStore
+	large jetstream.ObjectStore // games too large for one message
 	tasks jetstream.Stream
 	games jetstream.Stream
 }
@@ -141,6 +162,11 @@ func create(ctx context.Context, js jetstream.JetStream, s Setup) (*handles, err
 	if h.nets, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: h.n.nets(),
 		Description: "canopy fleet: networks by checkpoint name", Storage: jetstream.FileStorage, Replicas: s.Replicas}); err != nil {
 		return nil, fmt.Errorf("fleet: creating object store %s: %w", h.n.nets(), err)
+	}
+	if h.large, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: h.n.large(),
+		Description: "canopy fleet: games larger than a message", Storage: jetstream.FileStorage, Replicas: s.Replicas,
+		TTL: largeMaxAge}); err != nil {
+		return nil, fmt.Errorf("fleet: creating object store %s: %w", h.n.large(), err)
 	}
 	for _, st := range []struct {
 		stream  *jetstream.Stream
@@ -172,6 +198,9 @@ func open(ctx context.Context, js jetstream.JetStream, name string) (*handles, e
 	if h.nets, err = js.ObjectStore(ctx, h.n.nets()); err != nil {
 		return nil, err
 	}
+	if h.large, err = js.ObjectStore(ctx, h.n.large()); err != nil {
+		return nil, err
+	}
 	if h.tasks, err = js.Stream(ctx, h.n.tasks()); err != nil {
 		return nil, err
 	}
@@ -186,4 +215,29 @@ func open(ctx context.Context, js jetstream.JetStream, name string) (*handles, e
 func notYet(err error) bool {
 	return errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) ||
 		errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound)
+}
+
+// messageLimit is the largest game message sent as such to a server of
+// max_payload mp; larger games go through N-large. The rest of mp is
+// left to the message's headers (Nats-Msg-Id).
+func messageLimit(mp int64) int64 { return mp - min(1024, mp/8) }
+
+// chunkSize is the chunk size of objects put on a server of max_payload
+// mp: the object store's default, 128 KiB, or less where mp is smaller.
+func chunkSize(mp int64) uint32 {
+	if mp <= 0 {
+		return 128 << 10
+	}
+	return uint32(min(128<<10, messageLimit(mp)))
+}
+
+// byteSize writes n bytes for people: "1.0 MiB", "900 B".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -29,12 +29,21 @@ type testFleet struct {
 	nc  *nats.Conn
 	tr  *Trainer
 	dir string
+	log *syncBuffer // the trainer's
 }
 
 func startFleet(t testing.TB, s Setup) *testFleet {
 	t.Helper()
+	return startFleetWith(t, ServerOptions{}, s)
+}
+
+// startFleetWith starts a fleet on a server with so (its store and
+// address set here).
+func startFleetWith(t testing.TB, so ServerOptions, s Setup) *testFleet {
+	t.Helper()
 	dir := t.TempDir()
-	srv, err := StartServer(ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0"})
+	so.StoreDir, so.Listen = filepath.Join(dir, "nats"), "127.0.0.1:0"
+	srv, err := StartServer(so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,12 +52,17 @@ func startFleet(t testing.TB, s Setup) *testFleet {
 	if s.Name == "" {
 		s.Name = "test"
 	}
-	tr, err := NewTrainer(context.Background(), nc, s, nil)
+	if s.Run == "" {
+		s.Run = "r1"
+	}
+	log := &syncBuffer{}
+	tr, err := NewTrainer(context.Background(), nc, s, log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tr.Close)
 	tr.FetchWait = 100 * time.Millisecond
-	return &testFleet{srv: srv, nc: nc, tr: tr, dir: dir}
+	return &testFleet{srv: srv, nc: nc, tr: tr, dir: dir, log: log}
 }
 
 func connect(t testing.TB, url string) *nats.Conn {
@@ -146,7 +160,10 @@ func TestTrainerCollectsWorkersGames(t *testing.T) {
 	}
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	got := map[int]*selfplay.GameRecord{}
-	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord) {
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, from Origin, _ Stats) {
+		if from.Worker == "" || !strings.HasPrefix(from.Backend, "cpu") || from.Build == "" {
+			t.Errorf("game %d: origin %+v, want the worker's name, backend and build", r.ID, from)
+		}
 		if got[r.ID] != nil {
 			t.Errorf("game %d handed over twice", r.ID)
 		}
@@ -242,7 +259,7 @@ func TestStaleAndDuplicateGamesDropped(t *testing.T) {
 	defer cancel()
 	obs := len(want[0].Obs) / want[0].Positions()
 	send := func(run string, iter, id int, msgID string) {
-		data, err := EncodeGame(nil, &Game{Run: run, Iteration: iter, NetworkSHA256: job.NetworkSHA256, Record: want[id]}, obs)
+		data, err := EncodeGame(nil, &Game{Run: run, Iteration: iter, NetworkSHA256: job.NetworkSHA256, Semantics: selfplay.Semantics, Record: want[id]}, obs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,7 +353,7 @@ func TestBadGamesDropped(t *testing.T) {
 	send := func(id int, r *selfplay.GameRecord, obs int) {
 		t.Helper()
 		n++
-		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Semantics: selfplay.Semantics, Record: r}, obs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +396,7 @@ func TestBadGamesDropped(t *testing.T) {
 	}
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	got := map[int]*selfplay.GameRecord{}
-	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord) { got[r.ID] = r })
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, _ Origin, _ Stats) { got[r.ID] = r })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +559,7 @@ func TestInvalidGameIsPlayedAgain(t *testing.T) {
 			r = cloneRecord(r)
 			r.Value[0] = float32(math.NaN())
 		}
-		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Semantics: selfplay.Semantics, Record: r}, obs)
 		if err != nil {
 			t.Fatal(err)
 		}

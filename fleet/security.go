@@ -65,31 +65,9 @@ func (s Security) password() (string, error) {
 // reconnects for ever (a restarted server is found again) and logs
 // disconnections and asynchronous errors to logf.
 func Connect(ctx context.Context, url string, s Security, name string, logf func(format string, args ...any)) (*nats.Conn, error) {
-	if err := s.check(); err != nil {
+	opts, err := s.options(name, logf)
+	if err != nil {
 		return nil, err
-	}
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
-		nats.ReconnectBufSize(64 << 20),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { logf("%v", err) }),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if err != nil {
-				logf("nats: disconnected: %v (reconnecting)", err)
-			}
-		}),
-		nats.ReconnectHandler(func(c *nats.Conn) { logf("nats: reconnected to %s", c.ConnectedUrlRedacted()) })}
-	if s.User != "" {
-		pw, err := s.password()
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, nats.UserInfo(s.User, pw))
-	}
-	if s.NKeySeedFile != "" {
-		o, err := nats.NkeyOptionFromSeed(s.NKeySeedFile)
-		if err != nil {
-			return nil, fmt.Errorf("--nats-nkey %s: %v", s.NKeySeedFile, err)
-		}
-		opts = append(opts, o)
 	}
 	if s.CAFile != "" {
 		opts = append(opts, nats.RootCAs(s.CAFile))
@@ -118,17 +96,87 @@ func Connect(ctx context.Context, url string, s Security, name string, logf func
 	}
 }
 
-// serverAuth applies s to an embedded server's options.
-func (s Security) serverAuth(o *server.Options) error {
+// ConnectInProcess connects to the embedded server srv inside this
+// process, with the credentials of s (its TLS files are the server's:
+// an in-process connection needs no TLS).
+func ConnectInProcess(srv *Server, s Security, name string, logf func(format string, args ...any)) (*nats.Conn, error) {
+	opts, err := s.options(name, logf)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := nats.Connect("", append(opts, nats.InProcessServer(srv.ns))...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the embedded NATS server: %v", err)
+	}
+	return nc, nil
+}
+
+// options are the connection options of s but TLS.
+func (s Security) options(name string, logf func(format string, args ...any)) ([]nats.Option, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		nats.ReconnectBufSize(64 << 20),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { logf("%v", err) }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				logf("nats: disconnected: %v (reconnecting)", err)
+			}
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) { logf("nats: reconnected to %s", c.ConnectedUrlRedacted()) })}
+	if s.User != "" {
+		pw, err := s.password()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, nats.UserInfo(s.User, pw))
+	}
+	if s.NKeySeedFile != "" {
+		o, err := nats.NkeyOptionFromSeed(s.NKeySeedFile)
+		if err != nil {
+			return nil, fmt.Errorf("--nats-nkey %s: %v", s.NKeySeedFile, err)
+		}
+		opts = append(opts, o)
+	}
+	return opts, nil
+}
+
+// serverAuth applies s to an embedded server's options, and the
+// workers' user w (when w.User is set) with the permissions of fleet.
+func (s Security) serverAuth(o *server.Options, fleet string, w Security) error {
 	if err := s.check(); err != nil {
 		return err
+	}
+	if w.User != "" {
+		if err := w.check(); err != nil {
+			return fmt.Errorf("the workers' credentials: %v", err)
+		}
+		if !s.Authenticated() {
+			return errors.New("--nats-worker-user needs the trainer's own credentials too (--nats-user and --nats-password-file, or --nats-nkey)")
+		}
+		if w.User == s.User {
+			return fmt.Errorf("--nats-worker-user %s is the trainer's user: give the workers a user of their own", w.User)
+		}
+		if err := CheckName(fleet); err != nil {
+			return err
+		}
+		pw, err := w.password()
+		if err != nil {
+			return fmt.Errorf("the workers' %v", err)
+		}
+		o.Users = append(o.Users, &server.User{Username: w.User, Password: pw, Permissions: workerPermissions(fleet)})
 	}
 	if s.User != "" {
 		pw, err := s.password()
 		if err != nil {
 			return err
 		}
-		o.Username, o.Password = s.User, pw
+		if len(o.Users) == 0 {
+			o.Username, o.Password = s.User, pw
+		} else {
+			o.Users = append(o.Users, &server.User{Username: s.User, Password: pw})
+		}
 	}
 	if s.NKeySeedFile != "" {
 		data, err := os.ReadFile(s.NKeySeedFile)
@@ -146,13 +194,49 @@ func (s Security) serverAuth(o *server.Options) error {
 		o.Nkeys = []*server.NkeyUser{{Nkey: pub}}
 	}
 	if s.CertFile != "" {
+		// With a CA, clients must present a certificate it signed
+		// (mutual TLS); without, the server proves itself only, as any
+		// TLS server, and clients authenticate with their credentials.
 		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: s.CertFile, KeyFile: s.KeyFile, CaFile: s.CAFile, Verify: s.CAFile != ""})
 		if err != nil {
 			return fmt.Errorf("--nats-tls-cert/--nats-tls-key: %v", err)
 		}
-		o.TLS, o.TLSConfig, o.TLSTimeout = true, tc, 2
+		o.TLS, o.TLSConfig, o.TLSTimeout, o.TLSVerify = true, tc, 2, s.CAFile != ""
 	}
 	return nil
+}
+
+// workerPermissions confine a worker of fleet n to what it does: read
+// the job (a KV watch: an ordered consumer on the bucket's stream) and
+// the networks (an object get), take and acknowledge tasks from the
+// shared consumer, store large games and publish games. It cannot
+// purge or delete a stream, write the job or the lease, delete a
+// network, queue tasks or consume games.
+func workerPermissions(n string) *server.Permissions {
+	nm := names{n}
+	api := "$JS.API."
+	kv, nets, large := "KV_"+nm.state(), "OBJ_"+nm.nets(), "OBJ_"+nm.large()
+	return &server.Permissions{
+		Publish: &server.SubjectPermission{Allow: []string{
+			api + "INFO",
+			api + "STREAM.INFO." + nm.tasks(), api + "STREAM.INFO." + nm.games(),
+			api + "STREAM.INFO." + kv, api + "STREAM.INFO." + nets, api + "STREAM.INFO." + large,
+			api + "CONSUMER.INFO." + nm.tasks() + "." + workersConsumer,
+			api + "CONSUMER.MSG.NEXT." + nm.tasks() + "." + workersConsumer,
+			"$JS.ACK." + nm.tasks() + "." + workersConsumer + ".>",
+			// Watches and object reads: ordered consumers of their own.
+			api + "CONSUMER.CREATE." + kv + ".>", api + "CONSUMER.DELETE." + kv + ".>",
+			api + "CONSUMER.CREATE." + nets + ".>", api + "CONSUMER.DELETE." + nets + ".>",
+			api + "STREAM.MSG.GET." + kv, api + "DIRECT.GET." + kv + ".>",
+			api + "STREAM.MSG.GET." + nets, api + "DIRECT.GET." + nets + ".>",
+			// Large games: a new object (its meta and chunks); Put first
+			// looks for an object of the same name.
+			"$O." + nm.large() + ".C.>", "$O." + nm.large() + ".M.>",
+			api + "STREAM.MSG.GET." + large, api + "DIRECT.GET." + large + ".>",
+			n + ".games.>",
+		}},
+		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
+	}
 }
 
 // loopback reports whether host names only the loopback interface.

@@ -25,6 +25,13 @@ type ServerOptions struct {
 	// other than loopback requires credentials in Security.
 	Listen   string
 	Security Security
+	// Fleet is the fleet name, for the workers' permissions.
+	Fleet string
+	// Workers, when its User is set, are the workers' credentials
+	// (User, PasswordFile): a user confined to what a worker does (see
+	// workerPermissions), while Security's user, the trainer's, may do
+	// anything. Without it workers use the trainer's credentials.
+	Workers Security
 	// MaxPayload bounds a message (a game); default 8 MiB.
 	MaxPayload int32
 }
@@ -46,8 +53,8 @@ func StartServer(o ServerOptions) (*Server, error) {
 	if host == "" {
 		return nil, fmt.Errorf("--nats-listen %q: name the host (127.0.0.1 for this machine only, 0.0.0.0 for every interface)", o.Listen)
 	}
-	if !loopback(host) && !o.Security.Authenticated() {
-		return nil, fmt.Errorf("--nats-listen %s listens beyond this machine: add --nats-user and --nats-password-file (or --nats-nkey), and TLS, so that only your workers get in", o.Listen)
+	if !loopback(host) && (!o.Security.Authenticated() || o.Security.CertFile == "") {
+		return nil, fmt.Errorf("--nats-listen %s listens beyond this machine: add --nats-user and --nats-password-file (or --nats-nkey), and TLS (--nats-tls-cert, --nats-tls-key), so that only your workers get in and nobody reads the passwords on the way", o.Listen)
 	}
 	if port != 0 {
 		// The server reports a taken port only in its log: find out first.
@@ -62,7 +69,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 	}
 	so := &server.Options{ServerName: "canopy", Host: host, Port: port, JetStream: true, StoreDir: o.StoreDir,
 		NoSigs: true, NoLog: true, MaxPayload: o.MaxPayload, HTTPPort: 0}
-	if err := o.Security.serverAuth(so); err != nil {
+	if err := o.Security.serverAuth(so, o.Fleet, o.Workers); err != nil {
 		return nil, err
 	}
 	ns, err := server.NewServer(so)

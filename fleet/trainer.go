@@ -23,19 +23,30 @@ import (
 // collects their games into run directories. It is used by one goroutine
 // at a time.
 type Trainer struct {
-	h   *handles
-	log io.Writer
+	nc    *nats.Conn
+	h     *handles
+	setup Setup
+	log   io.Writer
+	lease *lease
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
 	FetchWait time.Duration
 }
 
 // NewTrainer creates the fleet s on nc's server (streams, buckets and
-// consumers; those that exist are updated to s) and returns its trainer.
-// log receives one line per notable event (nil discards).
+// consumers; those that exist are updated to s), takes the fleet name's
+// lease for s.Run (an error names the trainer of another run that holds
+// it) and returns its trainer, which Close releases. log receives one
+// line per notable event (nil discards).
 func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Trainer, error) {
 	if err := CheckName(s.Name); err != nil {
 		return nil, err
+	}
+	if s.Run == "" {
+		return nil, errors.New("fleet: Setup.Run is empty: the trainer needs its run's id")
+	}
+	if log == nil {
+		log = io.Discard
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -45,10 +56,24 @@ func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Tr
 	if err != nil {
 		return nil, err
 	}
-	if log == nil {
-		log = io.Discard
+	t := &Trainer{nc: nc, h: h, setup: s, log: log, FetchWait: 500 * time.Millisecond}
+	if mp := nc.MaxPayload(); mp > 0 {
+		t.logf("  fleet: the server's max_payload is %s: games larger than %s travel through object store %s",
+			byteSize(mp), byteSize(messageLimit(mp)), h.n.large())
 	}
-	return &Trainer{h: h, log: log, FetchWait: 500 * time.Millisecond}, nil
+	t.lease, err = acquireLease(ctx, h.state, s.Name, leaseHolder{Run: s.Run, Holder: s.Holder, TTL: s.LeaseTTL}, t.logf)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Close releases the fleet name's lease (another run's trainer may then
+// start at once). The trainer is not used after Close.
+func (t *Trainer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	t.lease.release(ctx)
 }
 
 func (t *Trainer) logf(format string, args ...any) { fmt.Fprintf(t.log, format+"\n", args...) }
@@ -60,6 +85,8 @@ type Stats struct {
 	Stale      int // games of another run, iteration or network, dropped
 	Bad        int // messages that were not games (terminated, never redelivered)
 	Invalid    int // games that do not fit the job's game (terminated, never redelivered)
+	Mismatched int // games of another self-play semantics (Job.Semantics; terminated)
+	Failed     int // tasks a worker gave up on after repeated failures
 }
 
 // SelfPlay has the fleet play job's games that o still lacks and writes
@@ -68,13 +95,21 @@ type Stats struct {
 // per pending game and consumes finished games until o has them all.
 // job.NetworkSHA256 must be the file's SHA-256, and o the output of the
 // self-play run job describes (the same settings, seed and game count).
-// onGame, when set, sees every game added. Games are acknowledged to the
-// server only after they are on disk (see the package doc).
+// onGame, when set, sees every game added, who played it and the counts
+// so far. Games are acknowledged to the server only after they are on
+// disk (see the package doc). A job.Semantics of 0 means this build's
+// selfplay.Semantics.
 //
 // When ctx ends, the games received so far are flushed, acknowledged,
 // and ctx.Err() is returned; the tasks stay queued for the next call.
-func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
+func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord, Origin, Stats)) (Stats, error) {
 	var st Stats
+	if job.Semantics == 0 {
+		job.Semantics = selfplay.Semantics
+	}
+	if err := t.lease.err(); err != nil {
+		return st, err
+	}
 	g, err := games.New(job.Game)
 	if err != nil {
 		return st, fmt.Errorf("fleet: the job's game: %w", err)
@@ -82,24 +117,50 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 	if m := o.Manifest(); m.Game != job.Game {
 		return st, fmt.Errorf("fleet: the job plays %s, but its self-play directory holds %s", job.Game, m.Game)
 	}
-	if err := t.publishNet(ctx, job, netFile); err != nil {
-		return st, err
-	}
-	data, err := json.Marshal(job)
-	if err != nil {
-		return st, err
-	}
-	if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
-		return st, fmt.Errorf("fleet: publishing the job: %w", err)
-	}
-	pending := o.Pending()
-	if err := t.queue(ctx, job, pending); err != nil {
-		return st, err
-	}
-	t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
-	st, err = t.collect(ctx, job, shapeOf(g), pending, o, onGame)
-	if err != nil {
-		return st, err
+	var gone backoff
+	for {
+		if err := t.lease.err(); err != nil {
+			return st, err
+		}
+		if err := t.publishNet(ctx, job, netFile); err != nil {
+			return st, err
+		}
+		data, err := json.Marshal(job)
+		if err != nil {
+			return st, err
+		}
+		if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+			return st, fmt.Errorf("fleet: publishing the job: %w", err)
+		}
+		pending := o.Pending()
+		if err := t.queue(ctx, job, pending); err != nil {
+			return st, err
+		}
+		t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
+		err = t.collect(ctx, job, shapeOf(g), pending, o, &st, onGame)
+		if !errors.Is(err, errFleetGone) || ctx.Err() != nil {
+			if err != nil {
+				return st, err
+			}
+			break
+		}
+		// The server lost the fleet's streams (its store): make them
+		// again and queue what is still missing.
+		t.logf("  fleet: the fleet's streams are gone from the server (store lost?): creating them again")
+		for {
+			err := t.recreate(ctx)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			if errors.Is(err, ErrNameInUse) {
+				return st, err
+			}
+			gone.fail(ctx, t.logf, "creating the fleet again", err)
+		}
+		gone.ok(t.logf, "creating the fleet again")
 	}
 	// Every game is on disk: the tasks left (duplicates of played games)
 	// are of no use.
@@ -122,7 +183,8 @@ func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != job.NetworkSHA256 {
 		return fmt.Errorf("fleet: %s has SHA-256 %x, the job says %s", netFile, sum, job.NetworkSHA256)
 	}
-	meta := jetstream.ObjectMeta{Name: job.Network, Description: "canopy network", Metadata: map[string]string{"sha256": job.NetworkSHA256}}
+	meta := jetstream.ObjectMeta{Name: job.Network, Description: "canopy network", Metadata: map[string]string{"sha256": job.NetworkSHA256},
+		Opts: &jetstream.ObjectMetaOptions{ChunkSize: chunkSize(t.nc.MaxPayload())}}
 	if _, err := t.h.nets.Put(ctx, meta, bytes.NewReader(data)); err != nil {
 		return fmt.Errorf("fleet: storing network %s: %w", job.Network, err)
 	}
@@ -172,28 +234,44 @@ func (t *Trainer) requeue(ctx context.Context, job Job, id int, m jetstream.Msg)
 	}
 }
 
+// heldMsg is a message delivered but not yet acknowledged, with the
+// object in N-large holding its game, if any, deleted once it is
+// acknowledged.
+type heldMsg struct {
+	m      jetstream.Msg
+	object string
+}
+
 // collect consumes games until o holds every id of pending; a game
 // that does not fit shape is dropped.
 //
 // held are messages delivered but not yet acknowledged: games in o's
 // buffer, and duplicates of those (or of games on disk). They are
 // acknowledged right after the next flush writes the buffer.
-func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, onGame func(*selfplay.GameRecord)) (Stats, error) {
-	var st Stats
+//
+// It returns an error wrapping errFleetGone when a stream, bucket or
+// consumer of the fleet is no longer on the server.
+func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*selfplay.GameRecord, Origin, Stats)) error {
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
+	if notYet(err) {
+		return fmt.Errorf("%w: %v", errFleetGone, err)
+	}
 	if err != nil {
-		return st, fmt.Errorf("fleet: the trainer's consumer: %w", err)
+		return fmt.Errorf("fleet: the trainer's consumer: %w", err)
 	}
 	need := make(map[int]bool, len(pending))
 	for _, id := range pending {
 		need[id] = true
 	}
-	var held []jetstream.Msg
+	var held []heldMsg
 	var heldSince time.Time
 	flushed := o.Manifest().Totals.Games
 	ackHeld := func() {
-		for _, m := range held {
-			m.Ack() // a lost ack means a redelivery, which the id check drops
+		for _, h := range held {
+			h.m.Ack() // a lost ack means a redelivery, which the id check drops
+			if h.object != "" {
+				t.dropObject(ctx, h.object)
+			}
 		}
 		held = held[:0]
 		flushed = o.Manifest().Totals.Games
@@ -205,17 +283,53 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		ackHeld()
 		return nil
 	}
-	hold := func(m jetstream.Msg) {
+	hold := func(m jetstream.Msg, object string) {
 		if len(held) == 0 {
 			heldSince = time.Now()
 		}
-		held = append(held, m)
+		held = append(held, heldMsg{m, object})
+	}
+	// drop terminates m, whose game id was wanted but cannot be taken,
+	// and queues its task again: this may have been its only copy.
+	drop := func(m jetstream.Msg, id int, object string) {
+		t.requeue(ctx, job, id, m)
+		m.Term()
+		if object != "" {
+			t.dropObject(ctx, object)
+		}
+	}
+	// mismatched are the (worker, semantics) pairs already logged.
+	mismatched := map[string]bool{}
+	// lostFleet flushes what is buffered (a failed flush is the error:
+	// the disk comes first) and reports the fleet gone.
+	lostFleet := func(err error) error {
+		if ferr := flush(); ferr != nil {
+			return ferr
+		}
+		if err == nil {
+			return errFleetGone
+		}
+		return fmt.Errorf("%w: %v", errFleetGone, err)
 	}
 	// A server that cannot answer fails each fetch at once: back off.
-	var lost backoff
+	var lost, large backoff
+	// While no game comes, the trainer checks every goneEvery that the
+	// fleet is still whole on the server (a server that lost part of its
+	// store answers the fetches of what is left).
+	checked := time.Now()
+	check := func(err error) bool {
+		if ctx.Err() != nil || (time.Since(checked) < goneEvery && !notYet(err) && !errors.Is(err, jetstream.ErrConsumerDeleted)) {
+			return false
+		}
+		checked = time.Now()
+		return t.gone(ctx)
+	}
 	for len(need) > 0 {
 		if ctx.Err() != nil {
-			return st, errors.Join(ctx.Err(), flush())
+			return errors.Join(ctx.Err(), flush())
+		}
+		if err := t.lease.err(); err != nil {
+			return errors.Join(err, flush())
 		}
 		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
 		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
@@ -223,11 +337,44 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			cancel()
 			if ctx.Err() == nil {
 				lost.fail(ctx, t.logf, "fetching games", err)
+				if check(err) {
+					return lostFleet(err)
+				}
 			}
 			continue
 		}
+		n := 0
 		for m := range batch.Messages() {
-			g, err := DecodeGame(m.Data())
+			n++
+			data := m.Data()
+			var g *Game
+			var ref gameRef
+			var err error
+			switch {
+			case bytes.HasPrefix(data, []byte(failMagic)):
+				var f taskFailure
+				if err := decodeJSON(data, failMagic, &f); err != nil {
+					st.Bad++
+					t.logf("  fleet: dropped message %s: %v", m.Subject(), err)
+					m.Term()
+					continue
+				}
+				if f.Run != job.Run || f.Iteration != job.Iteration || !need[f.ID] {
+					m.Ack()
+					continue
+				}
+				st.Failed++
+				t.logf("  fleet: worker %s (%s) gave up game %d after %d deliveries: %s; queued it again", f.Origin.Worker, f.Origin.Backend, f.ID, f.Deliveries, f.Error)
+				drop(m, f.ID, "")
+				continue
+			case bytes.HasPrefix(data, []byte(refMagic)):
+				if err = decodeJSON(data, refMagic, &ref); err == nil {
+					g = &Game{Run: ref.Run, Iteration: ref.Iteration, NetworkSHA256: ref.NetworkSHA256, Semantics: ref.Semantics,
+						Origin: ref.Origin, Record: &selfplay.GameRecord{ID: ref.ID}}
+				}
+			default:
+				g, err = DecodeGame(data)
+			}
 			if err != nil {
 				st.Bad++
 				t.logf("  fleet: dropped message %s: %v", m.Subject(), err)
@@ -239,41 +386,86 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			case g.Run != job.Run || g.Iteration != job.Iteration || g.NetworkSHA256 != job.NetworkSHA256:
 				st.Stale++
 				m.Ack()
+				if ref.Object != "" {
+					t.dropObject(ctx, ref.Object)
+				}
+				continue
 			case !need[id]:
 				st.Duplicates++
-				hold(m)
-			default:
-				if err := shape.check(g.Record); err != nil {
-					// Never written, never redelivered: a bad game must
-					// not reach a shard, which training would refuse.
-					// Its task is queued again: this may have been the
-					// only copy (a broken worker's).
+				hold(m, ref.Object)
+				continue
+			case g.Semantics != job.Semantics:
+				// Another build's self-play: its games may differ from
+				// this build's for the same seed.
+				st.Mismatched++
+				if key := fmt.Sprint(g.Origin.Worker, "\x00", g.Semantics); !mismatched[key] {
+					mismatched[key] = true
+					t.logf("  fleet: dropping the games of worker %s (backend %s, build %s): self-play semantics %d, the job's is %d; run the trainer's build there",
+						g.Origin.Worker, g.Origin.Backend, g.Origin.Build, g.Semantics, job.Semantics)
+				}
+				drop(m, id, ref.Object)
+				continue
+			}
+			if ref.Object != "" {
+				data, err := t.fetchLarge(ctx, ref)
+				switch {
+				case errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, errBadObject):
 					st.Invalid++
-					t.logf("  fleet: dropped invalid game %d (%s): %v; queued it again", id, m.Subject(), err)
-					t.requeue(ctx, job, id, m)
-					m.Term()
+					t.logf("  fleet: dropped game %d (%s): %v; queued it again", id, m.Subject(), err)
+					drop(m, id, ref.Object)
+					continue
+				case err != nil:
+					// The store does not answer: the game comes back.
+					m.NakWithDelay(time.Second)
+					large.fail(ctx, t.logf, "fetching large games", err)
 					continue
 				}
-				delete(need, id)
-				hold(m)
-				if err := o.Add(g.Record); err != nil {
-					cancel()
-					return st, err
+				large.ok(t.logf, "fetching large games")
+				big, err := DecodeGame(data)
+				if err == nil && (big.Run != ref.Run || big.Iteration != ref.Iteration || big.Record.ID != ref.ID ||
+					big.NetworkSHA256 != ref.NetworkSHA256 || big.Semantics != ref.Semantics) {
+					err = errors.New("the object holds another game than its reference says")
 				}
-				st.Games++
-				if onGame != nil {
-					onGame(g.Record)
+				if err != nil {
+					st.Invalid++
+					t.logf("  fleet: dropped game %d (object %s): %v; queued it again", id, ref.Object, err)
+					drop(m, id, ref.Object)
+					continue
 				}
-				if o.Manifest().Totals.Games != flushed { // Add wrote a shard
-					ackHeld()
-				}
+				g = big
+			}
+			if err := shape.check(g.Record); err != nil {
+				// Never written, never redelivered: a bad game must not
+				// reach a shard, which training would refuse. Its task
+				// is queued again: this may have been the only copy (a
+				// broken worker's).
+				st.Invalid++
+				t.logf("  fleet: dropped invalid game %d (%s): %v; queued it again", id, m.Subject(), err)
+				drop(m, id, ref.Object)
+				continue
+			}
+			delete(need, id)
+			hold(m, ref.Object)
+			if err := o.Add(g.Record); err != nil {
+				cancel()
+				return err
+			}
+			st.Games++
+			if onGame != nil {
+				onGame(g.Record, g.Origin, *st)
+			}
+			if o.Manifest().Totals.Games != flushed { // Add wrote a shard
+				ackHeld()
 			}
 		}
 		err = batch.Error()
 		cancel()
+		if n == 0 && err == nil && check(nil) {
+			return lostFleet(nil)
+		}
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
-				return st, err
+				return err
 			}
 		}
 		switch {
@@ -282,9 +474,79 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			lost.ok(t.logf, "fetching games")
 		default:
 			lost.fail(ctx, t.logf, "fetching games", err)
+			if check(err) {
+				return lostFleet(err)
+			}
 		}
 	}
-	return st, flush()
+	return flush()
+}
+
+// goneEvery is how often a trainer that receives no games checks that
+// the fleet is whole on the server.
+const goneEvery = 5 * time.Second
+
+// errFleetGone marks a fleet whose streams the server no longer has.
+var errFleetGone = errors.New("fleet: the fleet's streams are gone from the server")
+
+// gone reports whether the server answers that a stream, bucket or
+// consumer of the fleet does not exist (a server that does not answer is
+// not that).
+func (t *Trainer) gone(ctx context.Context) bool {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := open(cctx, t.h.js, t.h.n.fleet)
+	if err == nil {
+		_, err = t.h.js.Consumer(cctx, t.h.n.tasks(), workersConsumer)
+	}
+	if err == nil {
+		_, err = t.h.js.Consumer(cctx, t.h.n.games(), trainerConsumer)
+	}
+	return notYet(err)
+}
+
+// recreate makes the fleet's streams, buckets and consumers again and
+// takes the lease anew (the bucket holding it may be new too).
+func (t *Trainer) recreate(ctx context.Context) error {
+	t.lease.stop()
+	h, err := create(ctx, t.h.js, t.setup)
+	if err != nil {
+		return err
+	}
+	l, err := acquireLease(ctx, h.state, t.setup.Name, t.lease.me, t.logf)
+	if err != nil {
+		return err
+	}
+	t.h, t.lease = h, l
+	return nil
+}
+
+// errBadObject marks a large game's object that is not what its
+// reference says.
+var errBadObject = errors.New("the object does not match its reference")
+
+// fetchLarge returns the bytes of ref's object, checked against its size
+// and SHA-256.
+func (t *Trainer) fetchLarge(ctx context.Context, ref gameRef) ([]byte, error) {
+	if ref.Size < 0 || ref.Size > maxLargeGame {
+		return nil, fmt.Errorf("%w: %d bytes", errBadObject, ref.Size)
+	}
+	data, err := t.h.large.GetBytes(ctx, ref.Object)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", ref.Object, err)
+	}
+	if int64(len(data)) != ref.Size || sha(data) != ref.SHA256 {
+		return nil, fmt.Errorf("%w: object %s of %d bytes, SHA-256 %s; the reference says %d bytes, %s", errBadObject, ref.Object, len(data), sha(data), ref.Size, ref.SHA256)
+	}
+	return data, nil
+}
+
+// dropObject deletes a large game's object once its message is
+// acknowledged (what it misses, N-large's MaxAge removes).
+func (t *Trainer) dropObject(ctx context.Context, name string) {
+	if err := t.h.large.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) && ctx.Err() == nil {
+		t.logf("  fleet: warning: cannot delete large game object %s: %v (it expires after %s)", name, err, largeMaxAge)
+	}
 }
 
 // gameShape is what every game of one job's game must have.

@@ -9,13 +9,24 @@ import (
 	"github.com/canopy-go/canopy/selfplay"
 )
 
-// Game is one finished self-play game as a worker sends it: the record
-// and what it was played for.
+// Game is one finished self-play game as a worker sends it: the record,
+// what it was played for and by whom.
 type Game struct {
 	Run           string // the run's id (Job.Run)
 	Iteration     int    // the iteration whose self-play it is
 	NetworkSHA256 string // the network that played it
-	Record        *selfplay.GameRecord
+	// Semantics is the selfplay.Semantics of the worker's build: the
+	// trainer drops a game whose semantics is not the job's.
+	Semantics int
+	Origin    Origin
+	Record    *selfplay.GameRecord
+}
+
+// Origin says who played a game.
+type Origin struct {
+	Worker  string `json:"worker,omitempty"`  // the worker's name (WorkerOptions.Ident: host/pid by default)
+	Backend string `json:"backend,omitempty"` // its backend, as it opened (nets.OpenBackendSpec's choice)
+	Build   string `json:"build,omitempty"`   // its build: module version and VCS revision
 }
 
 // gameMagic starts every game message; the digit is the format version.
@@ -35,6 +46,8 @@ type gameHeader struct {
 	Run           string    `json:"run"`
 	Iteration     int       `json:"iteration"`
 	NetworkSHA256 string    `json:"network_sha256"`
+	Semantics     int       `json:"semantics"`
+	Origin        Origin    `json:"origin"`
 	ID            int       `json:"id"`
 	Positions     int       `json:"positions"`
 	Obs           int       `json:"obs"`     // observation size
@@ -69,7 +82,7 @@ func EncodeGame(dst []byte, g *Game, obs int) ([]byte, error) {
 		return nil, fmt.Errorf("fleet: game %d is too large to send (%d positions, %d actions)", r.ID, p, actions)
 	}
 	h, err := json.Marshal(gameHeader{Run: g.Run, Iteration: g.Iteration, NetworkSHA256: g.NetworkSHA256,
-		ID: r.ID, Positions: p, Obs: obs, Actions: actions, Returns: r.Returns, Resigned: r.Resigned,
+		Semantics: g.Semantics, Origin: g.Origin, ID: r.ID, Positions: p, Obs: obs, Actions: actions, Returns: r.Returns, Resigned: r.Resigned,
 		ResignOffGame: r.ResignOffGame, FalseResign: r.FalseResign, Nodes: r.Nodes})
 	if err != nil {
 		return nil, err
@@ -129,5 +142,62 @@ func DecodeGame(data []byte) (*Game, error) {
 		}
 		data = data[k:]
 	}
-	return &Game{Run: h.Run, Iteration: h.Iteration, NetworkSHA256: h.NetworkSHA256, Record: r}, nil
+	return &Game{Run: h.Run, Iteration: h.Iteration, NetworkSHA256: h.NetworkSHA256, Semantics: h.Semantics,
+		Origin: h.Origin, Record: r}, nil
+}
+
+// A game too large for one message (the server's max_payload) travels as
+// an object in the object store N-large and a reference to it on the
+// games subject: refMagic, then the JSON of a gameRef. The object holds
+// the game's EncodeGame message.
+const refMagic = "CNPYREF1"
+
+// gameRef is a reference to a game in N-large. Its first fields repeat
+// the game's header, so that the trainer can drop a stale or duplicate
+// game without fetching it.
+type gameRef struct {
+	Run           string `json:"run"`
+	Iteration     int    `json:"iteration"`
+	NetworkSHA256 string `json:"network_sha256"`
+	Semantics     int    `json:"semantics"`
+	Origin        Origin `json:"origin"`
+	ID            int    `json:"id"`
+	Object        string `json:"object"` // the object's name in N-large
+	Size          int64  `json:"size"`   // its length in bytes
+	SHA256        string `json:"sha256"` // of its bytes
+}
+
+// A task a worker gave up on (it failed on maxDeliveries deliveries)
+// is reported on the games subject: failMagic, then the JSON of a
+// taskFailure. The trainer logs it and queues the task again.
+const failMagic = "CNPYFAI1"
+
+type taskFailure struct {
+	Run        string `json:"run"`
+	Iteration  int    `json:"iteration"`
+	ID         int    `json:"id"`
+	Origin     Origin `json:"origin"`
+	Deliveries int    `json:"deliveries"`
+	Error      string `json:"error"`
+}
+
+// encodeJSON is magic followed by v's JSON.
+func encodeJSON(magic string, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(magic), b...), nil
+}
+
+// decodeJSON parses what encodeJSON wrote with magic into v; data must
+// start with magic.
+func decodeJSON(data []byte, magic string, v any) error {
+	if len(data) > len(magic)+maxHeader {
+		return fmt.Errorf("fleet: %s message of %d bytes, want at most %d", magic, len(data), len(magic)+maxHeader)
+	}
+	if err := json.Unmarshal(data[len(magic):], v); err != nil {
+		return fmt.Errorf("fleet: %s message: %v", magic, err)
+	}
+	return nil
 }

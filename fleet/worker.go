@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +44,14 @@ type WorkerOptions struct {
 	Log io.Writer
 	// Report is the interval of throughput lines; default 30 s, < 0 never.
 	Report time.Duration
+	// Ident names the worker in every game it sends (Origin.Worker);
+	// default host/pid.
+	Ident string
 }
+
+// maxDeliveries is how often a task may fail (its game could not be
+// sent) before a worker gives up on it and reports it to the trainer.
+const maxDeliveries = 5
 
 // Worker plays the fleet's tasks. Run it once.
 type Worker struct {
@@ -63,6 +73,7 @@ type Worker struct {
 	g      games.Game
 	e      *engine.Engine
 	be     nets.Backend
+	origin Origin // this worker and its backend, as games carry them
 
 	games, positions, nodes atomic.Int64
 	publishNs               atomic.Int64 // time spent publishing, ns
@@ -88,7 +99,34 @@ func NewWorker(nc *nats.Conn, opt WorkerOptions) (*Worker, error) {
 	if opt.Report == 0 {
 		opt.Report = 30 * time.Second
 	}
-	return &Worker{opt: opt, nc: nc, notify: make(chan struct{})}, nil
+	if opt.Ident == "" {
+		host, _ := os.Hostname()
+		opt.Ident = fmt.Sprintf("%s/%d", host, os.Getpid())
+	}
+	return &Worker{opt: opt, nc: nc, notify: make(chan struct{}), origin: Origin{Worker: opt.Ident, Build: build()}}, nil
+}
+
+// build names the running binary's build: its module version and VCS
+// revision ("+modified" for a build with uncommitted changes).
+func build() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			modified = "+modified"
+		}
+	}
+	if rev != "" {
+		v += " " + rev + modified
+	}
+	return v
 }
 
 func (w *Worker) logf(format string, args ...any) { fmt.Fprintf(w.opt.Log, format+"\n", args...) }
@@ -120,6 +158,10 @@ func (w *Worker) Run(ctx context.Context) error {
 		job := w.waitJob(ctx)
 		if job == nil {
 			break
+		}
+		if job.Semantics != selfplay.Semantics {
+			return fmt.Errorf("worker: the job (run %s, iteration %d) asks for self-play semantics %d, this build (%s) plays %d: run the trainer's build of canopy here",
+				job.Run, job.Iteration, job.Semantics, w.origin.Build, selfplay.Semantics)
 		}
 		if err := w.prepare(ctx, *job); err != nil {
 			if ctx.Err() != nil {
@@ -264,6 +306,10 @@ func (w *Worker) prepare(ctx context.Context, job Job) error {
 	}
 	w.closeEngine()
 	w.g, w.e, w.be, w.netSHA = g, e, be, job.NetworkSHA256
+	w.origin.Backend = choice.Backend
+	if choice.Detail != "" {
+		w.origin.Backend += " (" + choice.Detail + ")"
+	}
 	w.logf("worker: playing iteration %d of run %s with %s; backend: %s", job.Iteration, job.Run, job.Network, choice)
 	return nil
 }
@@ -398,14 +444,16 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	var mu sync.Mutex // guards held
 	finished := make(chan *selfplay.GameRecord, len(ids))
 	pubErr := make(chan error, 1)
+	take := func(id int) jetstream.Msg {
+		mu.Lock()
+		defer mu.Unlock()
+		m := held[id]
+		delete(held, id)
+		return m
+	}
 	go func() {
-		pubErr <- w.publish(ctx, js, job, obs, finished, again, func(id int) {
-			mu.Lock()
-			m := held[id]
-			delete(held, id)
-			mu.Unlock()
-			m.Ack()
-		})
+		pubErr <- w.publish(ctx, js, job, obs, finished, again, func(id int) { take(id).Ack() },
+			func(id int, err error) { w.fail(ctx, js, job, id, take(id), err) })
 	}()
 	// Keep the tasks in hand: a worker that stops renewing them (dead,
 	// stalled) loses them to the others after AckWait.
@@ -444,11 +492,14 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	return nil
 }
 
-// publish sends every finished game, retrying until the server
-// acknowledges it, then calls done with its id. again holds the
-// Nats-Msg-Id suffixes of games queued again (task.Again); publish only
-// reads it.
-func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, again map[int]string, done func(id int)) error {
+// publish sends every finished game, retrying while the server does
+// not answer until it acknowledges the game, then calls done with its
+// id; for a game that cannot be sent, it calls failed instead. A game
+// larger than the server's max_payload allows travels through N-large.
+// again holds the Nats-Msg-Id suffixes of games queued again
+// (task.Again); publish only reads it.
+func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, again map[int]string,
+	done func(id int), failed func(id int, err error)) error {
 	subj := w.h.n.gameSubject(job.Iteration)
 	var buf []byte
 	for r := range finished {
@@ -457,16 +508,26 @@ func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, o
 		}
 		t0 := time.Now()
 		var err error
-		buf, err = EncodeGame(buf[:0], &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Record: r}, obs)
+		g := &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Semantics: selfplay.Semantics,
+			Origin: w.origin, Record: r}
+		buf, err = EncodeGame(buf[:0], g, obs)
 		if err != nil {
-			return err
+			failed(r.ID, err)
+			continue
 		}
-		if limit := w.nc.MaxPayload(); limit > 0 && int64(len(buf)) > limit {
-			return fmt.Errorf("worker: game %d is a message of %d bytes, above the server's max_payload of %d: raise max_payload in the server's configuration", r.ID, len(buf), limit)
+		id := msgID(job.Run, job.Iteration, r.ID) + again[r.ID]
+		msg := buf
+		if limit := w.nc.MaxPayload(); limit > 0 && int64(len(buf)) > messageLimit(limit) {
+			if msg, err = w.putLarge(ctx, g, id, buf); err != nil {
+				if ctx.Err() == nil {
+					failed(r.ID, err)
+				}
+				continue
+			}
 		}
 		for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-			_, err = js.Publish(ctx, subj, buf, jetstream.WithMsgID(msgID(job.Run, job.Iteration, r.ID)+again[r.ID]))
-			if err == nil || ctx.Err() != nil {
+			_, err = js.Publish(ctx, subj, msg, jetstream.WithMsgID(id))
+			if err == nil || ctx.Err() != nil || !transient(err) {
 				break
 			}
 			w.logf("worker: publishing game %d: %v (retrying in %s)", r.ID, err, wait)
@@ -476,6 +537,9 @@ func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, o
 			}
 		}
 		if err != nil {
+			if ctx.Err() == nil {
+				failed(r.ID, err)
+			}
 			continue
 		}
 		w.publishNs.Add(int64(time.Since(t0)))
@@ -485,6 +549,78 @@ func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, o
 		done(r.ID)
 	}
 	return nil
+}
+
+// transient reports whether a publish that failed with err may succeed
+// when tried again: the server did not answer (away, reconnecting, no
+// JetStream leader), rather than refused.
+func transient(err error) bool {
+	var api *jetstream.APIError
+	return !errors.As(err, &api) && !errors.Is(err, nats.ErrMaxPayload) && !errors.Is(err, nats.ErrPermissionViolation) &&
+		!errors.Is(err, nats.ErrBadSubject) && !errors.Is(err, nats.ErrAuthorization)
+}
+
+// putLarge stores the game message data of g, with message id id, as an
+// object of its own in N-large, and returns the reference to publish
+// instead. The object's name is unique to this upload: a second worker
+// playing the same game never overwrites it.
+func (w *Worker) putLarge(ctx context.Context, g *Game, id string, data []byte) ([]byte, error) {
+	var nonce [8]byte
+	rand.Read(nonce[:])
+	name := id + "." + hex.EncodeToString(nonce[:])
+	meta := jetstream.ObjectMeta{Name: name, Description: "canopy game",
+		Opts: &jetstream.ObjectMetaOptions{ChunkSize: chunkSize(w.nc.MaxPayload())}}
+	var err error
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		_, err = w.h.large.Put(ctx, meta, bytes.NewReader(data))
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || !transient(err) {
+			return nil, fmt.Errorf("storing game %d (%s) in object store %s: %w", g.Record.ID, byteSize(int64(len(data))), w.h.n.large(), err)
+		}
+		w.logf("worker: storing game %d in %s: %v (retrying in %s)", g.Record.ID, w.h.n.large(), err, wait)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+	return encodeJSON(refMagic, gameRef{Run: g.Run, Iteration: g.Iteration, NetworkSHA256: g.NetworkSHA256, Semantics: g.Semantics,
+		Origin: g.Origin, ID: g.Record.ID, Object: name, Size: int64(len(data)), SHA256: sha(data)})
+}
+
+// fail hands back the task m of game id, whose game could not be sent
+// (err): delivered fewer than maxDeliveries times, it goes back to the
+// queue after a delay that doubles with each delivery (for another
+// worker, or this one once the trouble passed); then the worker gives up
+// on it, terminates it and reports it to the trainer, which queues it
+// again. The worker goes on with its other tasks.
+func (w *Worker) fail(ctx context.Context, js jetstream.JetStream, job Job, id int, m jetstream.Msg, err error) {
+	n := uint64(1)
+	if md, merr := m.Metadata(); merr == nil {
+		n = md.NumDelivered
+	}
+	if n < maxDeliveries {
+		delay := time.Second << (n - 1)
+		w.logf("worker: game %d failed (delivery %d of the task): %v; handed back for %s", id, n, err, delay)
+		m.NakWithDelay(delay)
+		return
+	}
+	w.logf("worker: game %d failed on delivery %d of the task: %v; giving up on it (the trainer queues it again)", id, n, err)
+	body, jerr := encodeJSON(failMagic, taskFailure{Run: job.Run, Iteration: job.Iteration, ID: id, Origin: w.origin,
+		Deliveries: int(n), Error: err.Error()})
+	if jerr == nil {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, jerr = js.Publish(pctx, w.h.n.gameSubject(job.Iteration), body,
+			jetstream.WithMsgID(fmt.Sprintf("%s.failed.%d", msgID(job.Run, job.Iteration, id), n)))
+		cancel()
+	}
+	if jerr != nil {
+		w.logf("worker: cannot report game %d's failure: %v; its task is handed back instead", id, jerr)
+		m.NakWithDelay(time.Minute)
+		return
+	}
+	m.Term()
 }
 
 // report logs the throughput every Report.

@@ -10,6 +10,10 @@
 //	                               iter-NNNN.avg.safetensors, its Polyak
 //	                               average, which self-play and evaluation use
 //	selfplay/iter-NNNN/            iteration N's self-play (manifest + shards)
+//	selfplay/iter-NNNN/origins.jsonl  who played each game (--nats): one
+//	                               JSON line appended per game written, the
+//	                               last for an id counting (not atomic: a
+//	                               record, which nothing reads back)
 //	train/iter-NNNN.json           iteration N's training result
 //	iterations/iter-NNNN.json      iteration N's record, written last
 //	metrics.jsonl                  one record per finished iteration

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -32,6 +35,10 @@ type Fleet struct {
 	// "canopy"); one trainer per name.
 	Name     string
 	Security fleet.Security
+	// Workers, embedded only: the workers' user and password file, a user
+	// confined to what workers do (fleet.ServerOptions.Workers); Security
+	// is then the trainer's alone.
+	Workers fleet.Security
 	// AckWait is how long a dead worker's games wait before others take
 	// them (default 30 s).
 	AckWait time.Duration
@@ -43,6 +50,16 @@ type Fleet struct {
 // fleetName is the file in the run directory holding the run's fleet
 // identity.
 const fleetName = "fleet.json"
+
+// originsName is the file of a fleet iteration's self-play directory
+// saying who played each game: JSON lines of gameOrigin.
+const originsName = "origins.jsonl"
+
+// gameOrigin is a line of origins.jsonl.
+type gameOrigin struct {
+	ID int `json:"id"`
+	fleet.Origin
+}
 
 // fleetState is what fleet.json holds.
 type fleetState struct {
@@ -77,7 +94,8 @@ func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
 	url := f.URL
 	var srv *fleet.Server
 	if url == "embedded" {
-		srv, err = fleet.StartServer(fleet.ServerOptions{StoreDir: r.path("nats"), Listen: f.Listen, Security: f.Security})
+		srv, err = fleet.StartServer(fleet.ServerOptions{StoreDir: r.path("nats"), Listen: f.Listen, Security: f.Security,
+			Fleet: f.Name, Workers: f.Workers})
 		if err != nil {
 			return nil, err
 		}
@@ -91,19 +109,31 @@ func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	nc, err := fleet.Connect(cctx, url, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	var nc *nats.Conn
+	if srv != nil {
+		// In process: no network, no TLS (which the server's
+		// certificate, a server's, need not allow a client).
+		nc, err = fleet.ConnectInProcess(srv, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	} else {
+		nc, err = fleet.Connect(cctx, url, f.Security, "canopy zero "+filepath.Base(r.dir), r.logf)
+	}
 	if err != nil {
 		stopSrv()
 		return nil, err
 	}
-	t, err := fleet.NewTrainer(cctx, nc, fleet.Setup{Name: f.Name, AckWait: f.AckWait, Replicas: f.Replicas}, r.opt.Log)
+	t, err := fleet.NewTrainer(cctx, nc, fleet.Setup{Name: f.Name, Run: st.Run, Holder: r.dir,
+		AckWait: f.AckWait, Replicas: f.Replicas}, r.opt.Log)
 	if err != nil {
 		nc.Close()
 		stopSrv()
+		if errors.Is(err, fleet.ErrNameInUse) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%v (is the NATS server at %s running with JetStream enabled?)", err, url)
 	}
 	r.trainer = t
 	return func() {
+		t.Close()
 		nc.Drain()
 		waitClosed(nc)
 		stopSrv()
@@ -150,18 +180,31 @@ func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, 
 	if aw := r.opt.Fleet.AckWait; aw > 0 {
 		o.FlushEvery = min(o.FlushEvery, aw/3)
 	}
-	job := fleet.Job{Run: r.fleetRun, Iteration: i, Game: m.Game, Settings: m.Settings, Seed: m.Seed, Games: m.Games,
-		Network: filepath.Base(netPath), NetworkSHA256: m.NetworkSHA256}
+	job := fleet.Job{Run: r.fleetRun, Iteration: i, Game: m.Game, Settings: m.Settings, Semantics: selfplay.Semantics,
+		Seed: m.Seed, Games: m.Games, Network: filepath.Base(netPath), NetworkSHA256: m.NetworkSHA256}
+	// Who played each game, one JSON line per game added (a game played
+	// again after a crash has a later line).
+	origins, err := os.OpenFile(filepath.Join(dir, originsName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return out, err
+	}
+	defer origins.Close()
+	enc := json.NewEncoder(origins)
 	t0 := time.Now()
 	pending := len(o.Pending())
 	var done, positions int
 	var nodes int64
-	st, err := r.trainer.SelfPlay(ctx, job, netPath, o, func(g *selfplay.GameRecord) {
+	st, err := r.trainer.SelfPlay(ctx, job, netPath, o, func(g *selfplay.GameRecord, from fleet.Origin, st fleet.Stats) {
 		done++
 		positions += g.Positions()
 		nodes += g.Nodes
+		enc.Encode(gameOrigin{ID: g.ID, Origin: from})
 		el := time.Since(t0).Seconds()
-		r.opt.Status(fmt.Sprintf("iteration %d self-play (fleet): %d/%d games, %.1f games/s, %.0f simulations/s", i, done, pending, float64(done)/el, float64(nodes)/el))
+		dropped := ""
+		if n := st.Invalid + st.Mismatched + st.Failed; n > 0 {
+			dropped = fmt.Sprintf("; dropped %d invalid, %d of another self-play version, %d failed", st.Invalid, st.Mismatched, st.Failed)
+		}
+		r.opt.Status(fmt.Sprintf("iteration %d self-play (fleet): %d/%d games, %.1f games/s, %.0f simulations/s%s", i, done, pending, float64(done)/el, float64(nodes)/el, dropped))
 	})
 	if err != nil {
 		return out, err
@@ -169,7 +212,7 @@ func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, 
 	mf := o.Manifest()
 	el := time.Since(t0).Seconds()
 	out = SelfPlayRecord{Games: mf.Totals.Games, Positions: mf.Totals.Positions, Seconds: el, NewGames: st.Games}
-	r.logf("  self-play (fleet): %d games, %d positions (%d games this session, %.1f games/s; %d duplicates, %d stale and %d invalid games dropped)",
-		out.Games, out.Positions, st.Games, float64(st.Games)/max(el, 1e-9), st.Duplicates, st.Stale, st.Invalid)
+	r.logf("  self-play (fleet): %d games, %d positions (%d games this session, %.1f games/s; dropped: %d duplicates, %d stale, %d invalid, %d of another self-play version; %d tasks failed)",
+		out.Games, out.Positions, st.Games, float64(st.Games)/max(el, 1e-9), st.Duplicates, st.Stale, st.Invalid, st.Mismatched, st.Failed)
 	return out, nil
 }

@@ -41,6 +41,7 @@ func (n *natsFlags) check() error {
 type zeroFleetFlags struct {
 	natsFlags
 	listen   string
+	workers  fleet.Security
 	ackWait  time.Duration
 	replicas int
 }
@@ -48,6 +49,8 @@ type zeroFleetFlags struct {
 func (z *zeroFleetFlags) register(fs *flag.FlagSet) {
 	z.natsFlags.register(fs, "play self-play on canopy worker processes through NATS JetStream: a server URL, or embedded (a server inside this process, its store in the run directory)")
 	fs.StringVar(&z.listen, "nats-listen", "127.0.0.1:4222", "host:port of the embedded server (another host than loopback needs --nats-user or --nats-nkey)")
+	fs.StringVar(&z.workers.User, "nats-worker-user", "", "embedded server: the workers' user, confined to taking tasks, reading the job and networks and publishing games (with --nats-worker-password-file; --nats-user is then the trainer's alone)")
+	fs.StringVar(&z.workers.PasswordFile, "nats-worker-password-file", "", "embedded server: file whose first line is the workers' password")
 	fs.DurationVar(&z.ackWait, "nats-ack-wait", 30*time.Second, "how long a dead worker's games wait before other workers take them")
 	fs.IntVar(&z.replicas, "nats-replicas", 1, "replicas of the fleet's streams and buckets in a clustered server (1, 3 or 5)")
 }
@@ -69,7 +72,13 @@ func (z *zeroFleetFlags) fleet() (*zero.Fleet, error) {
 	if z.replicas > 1 && z.url == "embedded" {
 		return nil, usagef("--nats-replicas %d: an embedded server is a single node; point --nats at a cluster", z.replicas)
 	}
-	return &zero.Fleet{URL: z.url, Listen: z.listen, Name: z.name, Security: z.sec, AckWait: z.ackWait, Replicas: z.replicas}, nil
+	if (z.workers.User != "" || z.workers.PasswordFile != "") && z.url != "embedded" {
+		return nil, usagef("--nats-worker-user: the workers' user is set on an embedded server (--nats embedded); on your own server, give it permissions in its configuration (docs/DISTRIBUTED.md)")
+	}
+	if (z.workers.User == "") != (z.workers.PasswordFile == "") {
+		return nil, usagef("--nats-worker-user and --nats-worker-password-file go together")
+	}
+	return &zero.Fleet{URL: z.url, Listen: z.listen, Name: z.name, Security: z.sec, Workers: z.workers, AckWait: z.ackWait, Replicas: z.replicas}, nil
 }
 
 func init() {

@@ -72,7 +72,10 @@ without it instead, and the iteration's metrics name what was skipped.
 
 With --nats, self-play is played by ` + "`canopy worker`" + ` processes (any number, on
 any machines) through NATS JetStream; --nats embedded starts the server in
-this process (store in DIR/nats, listening on --nats-listen). See
+this process (store in DIR/nats, listening on --nats-listen; beyond
+loopback only with credentials and TLS; --nats-worker-user gives the
+workers a user confined to their work). One trainer per --nats-name: a
+second run's trainer is refused, naming the first. See
 docs/DISTRIBUTED.md.
 
 Multi-action games (connect4d, strands): --turn-search SPEC plays self-play
