@@ -25,7 +25,9 @@ tree evaluated by one batched network (Dirichlet noise at the root, moves
 sampled from the visits for the first --tempplies plies, then the most
 visited). The search options (--sims, --c, --fpu, --dir, --dirfrac,
 --tempplies, --temp, --det, --leaves, --blend, --turns) are the az agent's,
-with the same names, ranges and meaning. Each move is recorded as (observation from the mover's view,
+with the same names, ranges and meaning; three defaults differ, since
+self-play explores where az plays its best: --dir 1, --tempplies 8 and
+--det 1 (az: 0, 0 and 8). Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
 (arrays obs, policy, legal, value, game_id, ply; numpy.load reads them) listed in
 DIR/manifest.json.
@@ -72,11 +74,11 @@ Examples (under a minute each on 2 cores):
 			table.Reset()
 			table.Register(fs) // --sims, --c, --fpu, --dir, --dirfrac, --tempplies, ... (the az agent's names)
 			// The flag names of earlier releases, kept as aliases.
-			for old, key := range aliasOf {
-				f := fs.Lookup(key)
-				fs.Var(f.Value, old, "alias of --"+key)
+			for old, key := range selfPlayAliases {
+				aliasFlag(fs, old, key)
 			}
-			batch := fs.Int("batch", 0, "largest network batch (default: the backend's preferred)")
+			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
+			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "output directory")
 			resume := fs.Bool("resume", false, "continue the run in --out")
@@ -97,7 +99,7 @@ Examples (under a minute each on 2 cores):
 					return usagef("--games %d: want 1..%d games per run directory (split the run over several directories)", *nGames, selfplay.MaxGames)
 				}
 				if *batch < 0 || *workers < 0 {
-					return usagef("--batch and --workers must not be negative")
+					return usagef("--net-batch and --workers must not be negative")
 				}
 				if err := st.Check(); err != nil {
 					return usagef("--%v", err)
@@ -221,9 +223,9 @@ Examples (under a minute each on 2 cores):
 	})
 }
 
-// aliasOf maps the self-play flag names of earlier releases to the
+// selfPlayAliases maps the self-play flag names of earlier releases to the
 // settings' keys they are kept as aliases of.
-var aliasOf = map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
+var selfPlayAliases = map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
 	"determinize": "det", "resign-off": "resignoff"}
 
 // netBackend is the network a command evaluates with.
@@ -248,7 +250,7 @@ func openNetwork(g games.Game, ref, backend string, batch int, stderr io.Writer)
 	}
 	net, src, err := nets.OpenNet(ref, g)
 	if err != nil {
-		return netBackend{}, fmt.Errorf("--net: %v", err)
+		return netBackend{}, netUsage(fmt.Errorf("--net: %w", err))
 	}
 	nb := netBackend{desc: src.Desc, sha: src.SHA256}
 	var choice nets.Choice
@@ -268,7 +270,7 @@ func turnSearchFlags(fs *flag.FlagSet, names []string) error {
 	var given []string
 	fs.Visit(func(f *flag.Flag) {
 		for _, n := range names {
-			if f.Name == n || aliasOf[f.Name] == n {
+			if to, _ := aliasOf(f); f.Name == n || to == n {
 				given = append(given, "--"+f.Name)
 				return
 			}

@@ -140,7 +140,7 @@ Example:
 				if *netFile != "" {
 					n, info, err := train.LoadCheckpoint(*netFile)
 					if err != nil {
-						return fmt.Errorf("--net: %v", unwrapPath(err))
+						return netUsage(fmt.Errorf("--net %s: %w", *netFile, unwrapPath(err)))
 					}
 					net, opt.Parent, opt.ParentInfo = n, *netFile, info
 					if !flagSet(fs, "iter") {
@@ -188,6 +188,11 @@ Example:
 				}
 				g = ds.Game()
 				loadTime := time.Since(t0)
+				if net != nil {
+					if err := nets.CheckGame(net, g, *netFile); err != nil {
+						return usagef("--net: %v (the data is %s)", err, g.Spec())
+					}
+				}
 				if net == nil {
 					if *preset != "" {
 						if cfg, err = cfg.ForGame(g); err != nil {
