@@ -14,19 +14,20 @@ import (
 	"github.com/canopy-go/canopy/internal/readfile"
 )
 
-// DefaultConfig is the built-in network for game g: the "connect4"
-// preset (64 channels, 5 residual blocks) for connect4, and for other
-// games a small AlphaZero net (32 channels, 2 blocks) shaped from g's
-// observation and action count.
+// DefaultConfig is the built-in network for game g: DefaultPreset for the
+// game it was made for (its Config.Game: the "connect4" preset, 64
+// channels and 5 residual blocks, for connect4), and for other games a
+// small AlphaZero net (32 channels, 2 blocks) shaped from g's observation
+// and action count.
 func DefaultConfig(g games.Game) (Config, error) {
-	if g.Spec() == "connect4" {
-		c, err := Preset(DefaultPreset)
-		if err != nil {
-			return c, err
-		}
+	c, err := Preset(DefaultPreset)
+	if err != nil {
+		return c, err
+	}
+	if c.Game == g.Spec() {
 		return c.ForGame(g)
 	}
-	c := Config{Preset: "small", Head: HeadAlphaZero, Channels: 32, Blocks: 2, ValueHidden: 32}
+	c = Config{Preset: "small", Head: HeadAlphaZero, Channels: 32, Blocks: 2, ValueHidden: 32}
 	return c.ForGame(g)
 }
 

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/train"
 )
 
 // TestBadNetIsUsageError: a --net that names no file (nor a shipped
@@ -57,5 +60,40 @@ func TestBadNetIsUsageError(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "", "zero", "--score-net", missing, "--solver-positions", "1", "--solver-sims", "1", "--backend", "cpu"); code != 2 || !strings.Contains(errs, "missing.safetensors") {
 		t.Errorf("zero --score-net of a missing file: status %d, %q", code, errs)
+	}
+}
+
+// TestSelfplayNetCacheSameGames: --net-cache changes how often the
+// network runs, never the games: the same positions, visit targets and
+// values as without it (the CPU backend's rows do not depend on their
+// batch).
+func TestSelfplayNetCacheSameGames(t *testing.T) {
+	tmp := t.TempDir()
+	rows := func(cache string) []string {
+		dir := filepath.Join(tmp, "c"+cache)
+		if code, _, errs := runCLI(t, "", "selfplay", "--game", "tictactoe", "--net", "init", "--backend", "cpu", "--games", "6", "--trees", "3",
+			"--sims", "16", "--net-cache", cache, "--out", dir, "--quiet"); code != 0 {
+			t.Fatalf("--net-cache %s: %d %s", cache, code, errs)
+		}
+		g, _ := games.New("tictactoe")
+		ds, err := train.LoadDataset([]string{dir}, g, train.DatasetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs := make([]float32, ds.ObsSize())
+		var out []string
+		for i := range ds.Len() {
+			p, v, _ := ds.Row(i, obs)
+			out = append(out, fmt.Sprint(obs, p, v, ds.RootQ(i)))
+		}
+		slices.Sort(out) // games finish in any order
+		return out
+	}
+	a, b := rows("0"), rows("4096")
+	if len(a) == 0 || !slices.Equal(a, b) {
+		t.Errorf("--net-cache 4096 recorded other positions (%d rows) than without (%d rows)", len(b), len(a))
+	}
+	if code, _, errs := runCLI(t, "", "selfplay", "--net-cache", "-1", "--out", filepath.Join(tmp, "x")); code != 2 || !strings.Contains(errs, "--net-cache") {
+		t.Errorf("--net-cache -1: %d %q", code, errs)
 	}
 }

@@ -79,6 +79,7 @@ Examples (under a minute each on 2 cores):
 			}
 			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
 			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
+			netCache := fs.Int("net-cache", 0, fmt.Sprintf("keep the network's outputs for up to N positions (rounded up to a power of two; 0..%d, 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again", maxNetCache))
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "output directory")
 			resume := fs.Bool("resume", false, "continue the run in --out")
@@ -100,6 +101,9 @@ Examples (under a minute each on 2 cores):
 				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--net-batch and --workers must not be negative")
+				}
+				if *netCache < 0 || *netCache > maxNetCache {
+					return usagef("--net-cache %d: want 0..%d positions", *netCache, maxNetCache)
 				}
 				if err := st.Check(); err != nil {
 					return usagef("--%v", err)
@@ -129,6 +133,12 @@ Examples (under a minute each on 2 cores):
 				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
 				if err != nil {
 					return err
+				}
+				if *netCache > 0 {
+					if err := checkNetCacheMemory(g, *netCache); err != nil {
+						return err
+					}
+					nb.be = nets.NewCache(nb.be, *netCache)
 				}
 				// Every way a terminal or a job manager stops a process
 				// lets the finished games be saved first.
@@ -221,6 +231,18 @@ Examples (under a minute each on 2 cores):
 			}
 		},
 	})
+}
+
+// maxNetCache bounds --net-cache (2^26 positions: 2 GiB of Connect Four
+// outputs).
+const maxNetCache = 1 << 26
+
+// checkNetCacheMemory refuses a --net-cache of n positions of g that
+// would not fit in memory.
+func checkNetCacheMemory(g games.Game, n int) error {
+	var m memEstimate
+	m.add("network cache", float64(nets.CacheBytes(g.NumActions(), n)))
+	return m.check(fmt.Sprintf("--net-cache %d", n))
 }
 
 // selfPlayAliases maps the self-play flag names of earlier releases to the
