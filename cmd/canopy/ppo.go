@@ -121,8 +121,8 @@ is the total the run should reach (default on --resume: the target it was
 started with); flags that change the settings are refused. Ctrl-C saves a
 checkpoint of the updates done.
 
-Example (connect4 against random: 8,192 samples per update, about 450
-samples/s with the default net on a loaded 2-core machine, so 30 minutes):
+Example (connect4 against random: 100 updates of 8,192 samples; the
+progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
   canopy ppo --out runs/ppo-c4 --updates 100
   canopy arena --game connect4 --games 100 --agents 'policy:net=runs/ppo-c4/update-000100.safetensors;random'`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
