@@ -54,6 +54,11 @@ func TestBadNetIsUsageError(t *testing.T) {
 			}
 		}
 	}
+	// train without --game takes the game from --net: data of another
+	// game is then the mistake.
+	if code, _, errs := runCLI(t, "", "train", "--net", c4, "--data", sp, "--out", filepath.Join(tmp, "tr2"), "--quiet"); code != 2 || !strings.Contains(errs, "not connect4") {
+		t.Errorf("train --net (connect4) on tictactoe data: status %d, %q", code, errs)
+	}
 	// net info has no game: only the missing file.
 	if code, _, errs := runCLI(t, "", "net", "info", missing); code != 2 || !strings.Contains(errs, "missing.safetensors") {
 		t.Errorf("net info of a missing file: status %d, %q", code, errs)

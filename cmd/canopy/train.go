@@ -184,6 +184,9 @@ Example:
 					if errors.Is(err, train.ErrNoGame) {
 						return usagef("%v with --game", err)
 					}
+					if errors.Is(err, train.ErrOtherGame) { // --game, or --net's game, is not the data's
+						return usagef("--data: %v", err)
+					}
 					return fmt.Errorf("--data: %v", err)
 				}
 				g = ds.Game()

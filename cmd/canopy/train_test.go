@@ -145,7 +145,7 @@ func TestTrainCLIBadInput(t *testing.T) {
 		{1, []string{"train", "--data", filepath.Join(tmp, "missing"), "--out", out, "--quiet"}, "does not exist"},
 		{1, []string{"train", "--data", sp, "--out", file, "--quiet"}, "--out"},
 		{1, []string{"train", "--data", sp, "--out", filepath.Join(file, "sub"), "--quiet"}, "is a file"},
-		{1, append(base, "--game", "connect4"), "not connect4"},
+		{2, append(base, "--game", "connect4"), "not connect4"},
 		{2, []string{"train", "--data", filepath.Join(sp, "shard-000000.npz"), "--out", out, "--quiet"}, "--game"},
 	} {
 		r := runGuarded(t, "", tc.args...)
