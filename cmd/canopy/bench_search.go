@@ -40,6 +40,7 @@ func benchSearch(e *env, args []string) error {
 	trees := fs.Int("trees", 1024, "trees (games) searched at once")
 	batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
 	aliasFlag(fs, "batch", "net-batch")
+	netCache := netCacheFlag(fs)
 	sims := fs.Int("sims", 200, "simulations per move")
 	leaves := fs.Int("leaves", 1, "leaves in flight per tree")
 	workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
@@ -79,6 +80,9 @@ func benchSearch(e *env, args []string) error {
 	}
 	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)
 	if err != nil {
+		return err
+	}
+	if err := nb.cache(g, *netCache); err != nil {
 		return err
 	}
 	dir := *out

@@ -98,7 +98,12 @@ func TestSelfplayNetCacheSameGames(t *testing.T) {
 	if len(a) == 0 || !slices.Equal(a, b) {
 		t.Errorf("--net-cache 4096 recorded other positions (%d rows) than without (%d rows)", len(b), len(a))
 	}
-	if code, _, errs := runCLI(t, "", "selfplay", "--net-cache", "-1", "--out", filepath.Join(tmp, "x")); code != 2 || !strings.Contains(errs, "--net-cache") {
-		t.Errorf("--net-cache -1: %d %q", code, errs)
+	for _, args := range [][]string{
+		{"selfplay", "--net-cache", "-1", "--out", filepath.Join(tmp, "x")},
+		{"bench", "search", "--net", "init", "--net-cache", "-1", "--quiet", "--out", filepath.Join(tmp, "bs")},
+	} {
+		if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.Contains(errs, "--net-cache") {
+			t.Errorf("%s --net-cache -1: %d %q", args[0], code, errs)
+		}
 	}
 }

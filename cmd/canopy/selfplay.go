@@ -79,7 +79,7 @@ Examples (under a minute each on 2 cores):
 			}
 			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
 			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
-			netCache := fs.Int("net-cache", 0, fmt.Sprintf("keep the network's outputs for up to N positions (rounded up to a power of two; 0..%d, 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again", maxNetCache))
+			netCache := netCacheFlag(fs)
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "output directory")
 			resume := fs.Bool("resume", false, "continue the run in --out")
@@ -101,9 +101,6 @@ Examples (under a minute each on 2 cores):
 				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--net-batch and --workers must not be negative")
-				}
-				if *netCache < 0 || *netCache > maxNetCache {
-					return usagef("--net-cache %d: want 0..%d positions", *netCache, maxNetCache)
 				}
 				if err := st.Check(); err != nil {
 					return usagef("--%v", err)
@@ -134,11 +131,8 @@ Examples (under a minute each on 2 cores):
 				if err != nil {
 					return err
 				}
-				if *netCache > 0 {
-					if err := checkNetCacheMemory(g, *netCache); err != nil {
-						return err
-					}
-					nb.be = nets.NewCache(nb.be, *netCache)
+				if err := nb.cache(g, *netCache); err != nil {
+					return err
 				}
 				// Every way a terminal or a job manager stops a process
 				// lets the finished games be saved first.
@@ -237,12 +231,28 @@ Examples (under a minute each on 2 cores):
 // outputs).
 const maxNetCache = 1 << 26
 
-// checkNetCacheMemory refuses a --net-cache of n positions of g that
-// would not fit in memory.
-func checkNetCacheMemory(g games.Game, n int) error {
+// netCacheFlag declares --net-cache (selfplay, bench search).
+func netCacheFlag(fs *flag.FlagSet) *int {
+	return fs.Int("net-cache", 0, fmt.Sprintf("keep the network's outputs for up to N positions (rounded up to a power of two; 0..%d, 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again", maxNetCache))
+}
+
+// cache puts a nets.Cache of n positions of g (--net-cache; 0 = none) in
+// front of nb's backend, refusing a size out of range or one that would
+// not fit in memory.
+func (nb *netBackend) cache(g games.Game, n int) error {
+	if n < 0 || n > maxNetCache {
+		return usagef("--net-cache %d: want 0..%d positions", n, maxNetCache)
+	}
+	if n == 0 {
+		return nil
+	}
 	var m memEstimate
 	m.add("network cache", float64(nets.CacheBytes(g.NumActions(), n)))
-	return m.check(fmt.Sprintf("--net-cache %d", n))
+	if err := m.check(fmt.Sprintf("--net-cache %d", n)); err != nil {
+		return err
+	}
+	nb.be = nets.NewCache(nb.be, n)
+	return nil
 }
 
 // selfPlayAliases maps the self-play flag names of earlier releases to the
