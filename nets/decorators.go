@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // This file holds backends that wrap or stand in for other backends
@@ -122,14 +125,6 @@ func checkBatch(ctx context.Context, b Backend, batch int, input, policy, value 
 	return nil
 }
 
-// HashedBackend is a Backend that can also use a position hash per row
-// (for example a cache). hashes[i] identifies row i: two rows with the same
-// hash must have the same input.
-type HashedBackend interface {
-	Backend
-	EvaluateHashed(ctx context.Context, batch int, hashes []uint64, input, policy, value []float32) error
-}
-
 // CacheStats counts cache look-ups.
 type CacheStats struct {
 	Hits, Misses uint64
@@ -148,24 +143,32 @@ func (s CacheStats) HitRate() float64 {
 // stripe i % cacheStripes.
 const cacheStripes = 64
 
-// Cache is a fixed-size, direct-mapped position cache in front of a
-// backend. An entry stores the full 64-bit hash and is used only on an
-// exact match; a new result overwrites whatever shared its slot. Entries
-// are guarded by 64 lock stripes, so readers and writers of different
-// slots do not contend.
+// Cache is a fixed-size, direct-mapped cache of network outputs in front
+// of a backend (KataGo's NN cache, lc0's memcache), keyed by a 64-bit
+// hash/maphash of each input row's bytes (seeded per cache): the same position seen from the same
+// side, reached again (a transposition, a tree searched afresh, the
+// opening of another game), is not evaluated twice. An entry stores the
+// full hash and is used only on an exact match (two different inputs
+// with the same 64-bit hash would share a result; with a million entries
+// the chance is about 1 in 10^7); a new result overwrites whatever shared
+// its slot. Entries are guarded by 64 lock stripes, so readers and
+// writers of different slots do not contend.
 //
-// Evaluate (no hashes) passes straight through to the inner backend.
-// EvaluateHashed looks every row up, sends only the misses to the inner
-// backend (compacted into a scratch batch), then stores their results.
+// Evaluate looks every row up, sends only the misses to the inner
+// backend (compacted into a scratch batch), then stores their results. A
+// hit returns what the inner backend computed for that input in another
+// batch: identical on backends whose rows do not depend on the batch
+// they are in.
 //
 // Thread safety: safe for concurrent use when the inner backend is; the
-// miss scratch is per call-site guarded by a mutex, so concurrent
-// EvaluateHashed calls serialise on the inner evaluation.
+// miss scratch is guarded by a mutex, so concurrent Evaluate calls
+// serialise on the inner evaluation.
 type Cache struct {
 	inner      Backend
 	policySize int
 	inputSize  int
-	mask       uint64
+	seed       maphash.Seed
+	shift      uint     // slot = hash >> shift
 	keys       []uint64 // full hash; valid only where used[i]
 	used       []bool
 	policy     []float32 // len(keys) * policySize
@@ -175,26 +178,40 @@ type Cache struct {
 	hits, misses atomic.Uint64
 
 	mu      sync.Mutex // guards the scratch below
+	hashes  []uint64
 	missIdx []int
 	in      []float32
 	pol     []float32
 	val     []float32
 }
 
-// NewCache wraps inner with a cache of at least entries slots (rounded up
-// to a power of two, minimum 64). Memory: entries x (policySize+1) floats.
-func NewCache(inner Backend, entries int) *Cache {
+// CacheBytes is the memory of a Cache of at least entries slots for
+// networks of policySize actions.
+func CacheBytes(policySize, entries int) int64 {
+	n := cacheSlots(entries)
+	return int64(n) * int64(8+1+4*(policySize+1))
+}
+
+// cacheSlots is entries rounded up to a power of two, at least 64.
+func cacheSlots(entries int) int {
 	n := 64
 	for n < entries {
 		n <<= 1
 	}
+	return n
+}
+
+// NewCache wraps inner with a cache of at least entries slots (rounded up
+// to a power of two, minimum 64). Memory: entries x (policySize+1) floats.
+func NewCache(inner Backend, entries int) *Cache {
+	n := cacheSlots(entries)
 	in, ps := inner.Shape()
 	mb := inner.MaxBatch()
 	return &Cache{
-		inner: inner, policySize: ps, inputSize: in, mask: uint64(n - 1),
+		inner: inner, policySize: ps, inputSize: in, seed: maphash.MakeSeed(), shift: uint(64 - bits.TrailingZeros(uint(n))),
 		keys: make([]uint64, n), used: make([]bool, n),
 		policy: make([]float32, n*ps), value: make([]float32, n),
-		missIdx: make([]int, 0, mb), in: make([]float32, mb*in), pol: make([]float32, mb*ps), val: make([]float32, mb),
+		hashes: make([]uint64, mb), missIdx: make([]int, 0, mb), in: make([]float32, mb*in), pol: make([]float32, mb*ps), val: make([]float32, mb),
 	}
 }
 
@@ -203,9 +220,19 @@ func (c *Cache) Shape() (int, int)   { return c.inner.Shape() }
 func (c *Cache) PreferredBatch() int { return c.inner.PreferredBatch() }
 func (c *Cache) MaxBatch() int       { return c.inner.MaxBatch() }
 
-// Evaluate passes through to the inner backend (no hashes, no caching).
+// Evaluate evaluates batch rows, the inner backend only those it has not
+// seen. It allocates nothing.
 func (c *Cache) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	return c.inner.Evaluate(ctx, batch, input, policy, value)
+	if err := checkBatch(ctx, c, batch, input, policy, value); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range batch {
+		row := input[i*c.inputSize : (i+1)*c.inputSize]
+		c.hashes[i] = maphash.Bytes(c.seed, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(row))), 4*len(row)))
+	}
+	return c.evaluateHashed(ctx, batch, c.hashes, input, policy, value)
 }
 
 // Stats returns the hit and miss counts so far.
@@ -215,7 +242,7 @@ func (c *Cache) Stats() CacheStats {
 
 // lookup copies the entry for h into p and v and reports whether it hit.
 func (c *Cache) lookup(h uint64, p []float32, v *float32) bool {
-	i := h & c.mask
+	i := h >> c.shift
 	mu := &c.stripes[i%cacheStripes]
 	mu.Lock()
 	ok := c.used[i] && c.keys[i] == h
@@ -229,7 +256,7 @@ func (c *Cache) lookup(h uint64, p []float32, v *float32) bool {
 }
 
 func (c *Cache) store(h uint64, p []float32, v float32) {
-	i := h & c.mask
+	i := h >> c.shift
 	mu := &c.stripes[i%cacheStripes]
 	mu.Lock()
 	ps := c.policySize
@@ -240,18 +267,10 @@ func (c *Cache) store(h uint64, p []float32, v float32) {
 	mu.Unlock()
 }
 
-// EvaluateHashed evaluates batch rows using hashes[i] as row i's key. It
-// allocates nothing.
-func (c *Cache) EvaluateHashed(ctx context.Context, batch int, hashes []uint64, input, policy, value []float32) error {
-	if err := checkBatch(ctx, c, batch, input, policy, value); err != nil {
-		return err
-	}
-	if len(hashes) < batch {
-		return fmt.Errorf("nets: %s: batch %d needs %d hashes, got %d", c.Name(), batch, batch, len(hashes))
-	}
+// evaluateHashed evaluates batch rows using hashes[i] as row i's key,
+// with c.mu held.
+func (c *Cache) evaluateHashed(ctx context.Context, batch int, hashes []uint64, input, policy, value []float32) error {
 	in, ps := c.inputSize, c.policySize
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	miss := c.missIdx[:0]
 	for i := range batch {
 		if !c.lookup(hashes[i], policy[i*ps:(i+1)*ps], &value[i]) {

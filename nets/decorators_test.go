@@ -114,17 +114,17 @@ func TestCache(t *testing.T) {
 	in := []float32{10, 0, 20, 0, 30, 0}
 	pol := make([]float32, 9)
 	val := make([]float32, 3)
-	if err := c.EvaluateHashed(ctx, 3, []uint64{1, 2, 3}, in, pol, val); err != nil {
+	if err := c.Evaluate(ctx, 3, in, pol, val); err != nil {
 		t.Fatal(err)
 	}
 	want := []float32{10, 11, 12, 20, 21, 22, 30, 31, 32}
 	if !slices.Equal(pol, want) || val[1] != 0.2 {
 		t.Fatalf("pol %v val %v, want %v", pol, val, want)
 	}
-	// Rows 0 and 2 hit (hashes 3 and 1 cached), row 1 (hash 4) misses.
+	// Rows 0 and 2 hit (inputs 30 and 10 seen), row 1 (40) misses.
 	in2 := []float32{30, 0, 40, 0, 10, 0}
 	clear(pol)
-	if err := c.EvaluateHashed(ctx, 3, []uint64{3, 4, 1}, in2, pol, val); err != nil {
+	if err := c.Evaluate(ctx, 3, in2, pol, val); err != nil {
 		t.Fatal(err)
 	}
 	want = []float32{30, 31, 32, 40, 41, 42, 10, 11, 12}
@@ -134,27 +134,45 @@ func TestCache(t *testing.T) {
 	if s := c.Stats(); s.Hits != 2 || s.Misses != 4 || inner.rows != 4 {
 		t.Errorf("stats %+v, inner rows %d; want 2 hits, 4 misses, 4 rows", s, inner.rows)
 	}
-	// Hash 1+128 shares hash 1's slot: the full key must not match.
-	if err := c.EvaluateHashed(ctx, 1, []uint64{1 + 128}, []float32{50, 0}, pol, val); err != nil {
+	// An input differing only past the first value is another position
+	// (the counting backend reads only the first value, so a wrong hit
+	// would show as a hit in the stats).
+	if err := c.Evaluate(ctx, 1, []float32{10, 1}, pol, val); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Stats(); s.Hits != 2 || inner.rows != 5 {
+		t.Errorf("another input hit the cache: stats %+v, inner rows %d", s, inner.rows)
+	}
+	// A key that shares a slot with a cached one (1 and 1+128: slot 0, the
+	// top bits) must not match: the full key is compared.
+	c.mu.Lock()
+	err := c.evaluateHashed(ctx, 1, []uint64{1}, []float32{60, 0}, pol, val)
+	if err == nil {
+		err = c.evaluateHashed(ctx, 1, []uint64{1 + 128}, []float32{50, 0}, pol, val)
+	}
+	c.mu.Unlock()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if pol[0] != 50 {
 		t.Errorf("slot collision returned a cached entry for another key: %v", pol[:3])
 	}
-	// Errors reach the caller; missing hashes are an error.
+	// Errors reach the caller, and the failed rows are not cached.
 	inner.err = errors.New("boom")
-	if err := c.EvaluateHashed(ctx, 1, []uint64{99}, []float32{1, 0}, pol, val); err == nil {
+	if err := c.Evaluate(ctx, 1, []float32{1, 0}, pol, val); err == nil {
 		t.Error("inner error lost")
 	}
-	if err := c.EvaluateHashed(ctx, 2, []uint64{99}, in, pol, val); err == nil {
-		t.Error("too few hashes accepted")
-	}
 	inner.err = nil
-	hashes := []uint64{5, 6, 7}
+	if err := c.Evaluate(ctx, 1, []float32{1, 0}, pol, val); err != nil || pol[0] != 1 {
+		t.Errorf("after an error: %v, pol %v", err, pol[:3])
+	}
+	if err := c.Evaluate(ctx, 9, make([]float32, 18), make([]float32, 27), make([]float32, 9)); err == nil {
+		t.Error("a batch above MaxBatch accepted")
+	}
 	if a := testing.AllocsPerRun(100, func() {
-		_ = c.EvaluateHashed(ctx, 3, hashes, in, pol, val)
+		_ = c.Evaluate(ctx, 3, in, pol, val)
 	}); a != 0 {
-		t.Errorf("EvaluateHashed allocates %v per call", a)
+		t.Errorf("Evaluate allocates %v per call", a)
 	}
 }
 

@@ -14,19 +14,20 @@ import (
 	"github.com/canopy-go/canopy/internal/readfile"
 )
 
-// DefaultConfig is the built-in network for game g: the "connect4"
-// preset (64 channels, 5 residual blocks) for connect4, and for other
-// games a small AlphaZero net (32 channels, 2 blocks) shaped from g's
-// observation and action count.
+// DefaultConfig is the built-in network for game g: DefaultPreset for the
+// game it was made for (its Config.Game: the "connect4" preset, 64
+// channels and 5 residual blocks, for connect4), and for other games a
+// small AlphaZero net (32 channels, 2 blocks) shaped from g's observation
+// and action count.
 func DefaultConfig(g games.Game) (Config, error) {
-	if g.Spec() == "connect4" {
-		c, err := Preset(DefaultPreset)
-		if err != nil {
-			return c, err
-		}
+	c, err := Preset(DefaultPreset)
+	if err != nil {
+		return c, err
+	}
+	if c.Game == g.Spec() {
 		return c.ForGame(g)
 	}
-	c := Config{Preset: "small", Head: HeadAlphaZero, Channels: 32, Blocks: 2, ValueHidden: 32}
+	c = Config{Preset: "small", Head: HeadAlphaZero, Channels: 32, Blocks: 2, ValueHidden: 32}
 	return c.ForGame(g)
 }
 
@@ -40,6 +41,22 @@ type Source struct {
 // ErrUnknownNet is returned (wrapped) by OpenNet for a reference that is
 // neither a shipped name nor an existing file.
 var ErrUnknownNet = errors.New("unknown network")
+
+// ErrWrongGame is returned (wrapped) by OpenNet for a network that cannot
+// play the game asked for: made for another game, or shaped for other
+// observations or actions.
+var ErrWrongGame = errors.New("network of another game")
+
+// wrongGameError is an error of OpenNet that is ErrWrongGame; its message
+// says which game the network is for.
+type wrongGameError struct{ msg string }
+
+func (e wrongGameError) Error() string        { return e.msg }
+func (e wrongGameError) Is(target error) bool { return target == ErrWrongGame }
+
+func wrongGame(format string, args ...any) error {
+	return wrongGameError{fmt.Sprintf(format, args...)}
+}
 
 // Shipped networks: weights compiled into the binary, by name, and the
 // default network of each game that has one.
@@ -140,7 +157,7 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 		src.Desc = fmt.Sprintf("built-in %s net for %s, random init (seed 1)", cfg.Preset, g.Spec())
 	case isShipped:
 		if sh.game != g.Spec() {
-			return nil, src, fmt.Errorf("network %q is for %s, not %s", ref, sh.game, g.Spec())
+			return nil, src, wrongGame("network %q is for %s, not %s", ref, sh.game, g.Spec())
 		}
 		buf = sh.data
 		if net, err = Decode(buf); err != nil {
@@ -172,23 +189,32 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 			return nil, src, fmt.Errorf("network %s: %v (is it a canopy .safetensors file?)", ref, err)
 		}
 		src.Desc = ref
-		// A network made for another game plays nonsense wherever its
-		// shapes happen to fit (hex:size=5 with or without swap, a
-		// variant of the same board): refused, not warned about, since
-		// agent specs and servers have no one to read a warning.
-		if cg := net.Config().Game; cg != "" && cg != g.Spec() {
-			if mg, err := games.New(cg); err != nil || mg.Spec() != g.Spec() {
-				return nil, src, fmt.Errorf("network %s was made for %s, not %s: use a network of this game (`canopy net init --game %s` makes one)", ref, cg, g.Spec(), g.Spec())
-			}
-		}
 	}
 	sum := sha256.Sum256(buf)
 	src.SHA256 = hex.EncodeToString(sum[:])
-	// The input is the game's observation, or the observation followed by
-	// the legal-move plane (nets trained with `canopy ppo --legal-plane`).
-	if _, encErr := EncodingFor(g, net.InputSize()); encErr != nil || net.PolicySize() != g.NumActions() {
-		return nil, src, fmt.Errorf("network %s takes %d inputs and %d actions; %s needs %d (or %d with the legal-move plane) and %d (make one with `canopy net init --game %s`)",
-			src.Desc, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), Encoding{LegalPlane: true}.Size(g), g.NumActions(), g.Spec())
+	if err := CheckGame(net, g, src.Desc); err != nil {
+		return nil, src, err
 	}
 	return net, src, nil
+}
+
+// CheckGame reports, as an error that is ErrWrongGame, why net (described
+// as desc) cannot play g: it was made for another game, or its input is
+// neither g's observation nor the observation followed by the legal-move
+// plane (nets trained with `canopy ppo --legal-plane`), or its policy is
+// not g's actions. A network made for another game plays nonsense
+// wherever its shapes happen to fit (hex:size=5 with or without swap, a
+// variant of the same board): refused, not warned about, since agent
+// specs and servers have no one to read a warning.
+func CheckGame(net *Net, g games.Game, desc string) error {
+	if cg := net.Config().Game; cg != "" && cg != g.Spec() {
+		if mg, err := games.New(cg); err != nil || mg.Spec() != g.Spec() {
+			return wrongGame("network %s was made for %s, not %s: use a network of this game (`canopy net init --game %s` makes one)", desc, cg, g.Spec(), g.Spec())
+		}
+	}
+	if _, encErr := EncodingFor(g, net.InputSize()); encErr != nil || net.PolicySize() != g.NumActions() {
+		return wrongGame("network %s takes %d inputs and %d actions; %s needs %d (or %d with the legal-move plane) and %d (make one with `canopy net init --game %s`)",
+			desc, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), Encoding{LegalPlane: true}.Size(g), g.NumActions(), g.Spec())
+	}
+	return nil
 }

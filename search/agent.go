@@ -121,17 +121,17 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Float("dirfrac", &m.DirFrac, d.DirichletEps, 0, 1, "fraction of Dirichlet noise"),
 		spec.Choice("ravesched", &m.RaveSched, d.RaveSchedule.String(), namedChoices(raveScheduleNames), "rave beta: sqrt = sqrt(k/(3n+k)), silver = na/(n+na+4b^2 n na); additive = the additive score x + alpha*x_rave + c*sqrt(2 ln N/n), alpha = (k-na)/k unclamped, on 0/1 win rates (c default 1), study 001's as printed (alias study001); additive-clamped = the same with alpha >= 0 (alias study001clamp)"),
 		spec.Float("ravek", &m.RaveK, d.RaveK, 0, 1e12, "k of the sqrt schedule and of alpha-AMAF; beta of ravesched=additive and additive-clamped"),
-		spec.Choice("amafexplore", &m.AmafExplore, d.AmafExplore, []string{"uct", "ucb1tuned"}, "rave family: exploration term around the blended mean: uct c*sqrt(ln N/n), or ucb1tuned (UCB1-Tuned's variance bound, study 003)"),
+		spec.Choice("amafexplore", &m.AmafExplore, d.AmafExplore.String(), namedChoices(amafExploreNames), "rave family: exploration term around the blended mean: uct c*sqrt(ln N/n), or ucb1tuned (UCB1-Tuned's variance bound, study 003)"),
 		spec.Float("raveb", &m.RaveB, d.RaveB, 0, 1e6, "b of the silver schedule"),
 		spec.Float("alpha", &m.Alpha, 0, 0, 1, "alphaamaf: constant weight when ravek=0"),
 		spec.Int("poolk", &m.PoolK, d.PoolK, 1, 64, "poolrave: pool size"),
 		spec.Float("poolp", &m.PoolP, d.PoolP, 0, 1, "poolrave: probability of a pool move"),
-		spec.Choice("pool", &m.Pool, d.PoolAt, []string{"rollout", "tree"}, "poolrave: where pool moves are played: rollout (Rimmel et al. 2010: rollout moves from the last tree node's pool), or tree (study 001, section 4.1.4: with probability poolp a selection step takes one of the poolk edges with the best AMAF value instead of the tree policy)"),
+		spec.Choice("pool", &m.Pool, d.PoolAt.String(), namedChoices(poolAtNames), "poolrave: where pool moves are played: rollout (Rimmel et al. 2010: rollout moves from the last tree node's pool), or tree (study 001, section 4.1.4: with probability poolp a selection step takes one of the poolk edges with the best AMAF value instead of the tree policy)"),
 		spec.Float("bias", &m.Bias, 0, -1e6, 1e6, "progressive bias weight b on the heuristic scaled to [0, 1] per node (needs a game heuristic; pbform=study003: default 0.2)"),
 		spec.Choice("pbh", &m.PBH, "game", []string{"game", "one"}, "progressive bias heuristic: game (the game's heuristic, scaled to [0, 1] per node) or one (h = 1 for every action: the bias term is b/(1+n), study 003's eq. 5 as printed, its \"Progressive Bias\" row without the custom heuristic; any game)"),
 		spec.Choice("pbform", &m.PBForm, d.PBForm.String(), namedChoices(pbFormNames), "progressive bias score: added = the rule's score + b*h/(1+n) (alias canopy); uct-ln1 = Q + c*sqrt(ln(N+1)/n) + b*h/(1+n), sel=uct, c default 5, bias default 0.2: study 003's eq. 5 (alias study003)"),
 		spec.Choice("rewards", &m.Rewards, "signed", []string{"signed", "01"}, "value scale in selection: signed [-1, 1], or 01 (x = (v+1)/2, as in studies with 0/1 rewards: study 001's UCB1 with Cp is c = 2*sqrt(2)*Cp)"),
-		spec.Choice("final", &m.Final, d.Final, []string{"visits", "value"}, "final move: most visits or best value"),
+		spec.Choice("final", &m.Final, d.Final.String(), namedChoices(finalMoveNames), "final move: most visits or best value"),
 		spec.Float("temp", &m.Temp, d.Temp, 0, 100, "temperature for sampled moves"),
 		spec.Int("tempplies", &m.TempPlies, 0, 0, 1<<20, "sample by visits^(1/temp) while move number < this"),
 		spec.Int("threads", &m.Threads, 1, 1, 1024, "goroutines sharing one tree (tree parallelism)"),
@@ -142,7 +142,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Bool("ismcts", &m.ISMCTS, false, "single-observer ISMCTS: re-determinize every simulation; every sel rule, with availability counts for N; sequential-move games, threads=1, no det"),
 		spec.Choice("simsel", &m.SimSel, "ucb", simRuleNames, "simultaneous nodes: ucb (decoupled sel rule), exp3 or rm (regret matching), sampled per player"),
 		spec.Float("simgamma", &m.SimGamma, d.SimGamma, 0, 1, "simsel=exp3/rm: uniform exploration mixed into the strategy (exp3 eta = simgamma/K)"),
-		spec.Choice("simfinal", &m.SimFinal, d.SimFinal, []string{"sample", "max"}, "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"),
+		spec.Choice("simfinal", &m.SimFinal, d.SimFinal.String(), namedChoices(simFinalNames), "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"),
 	}
 }
 
@@ -197,9 +197,14 @@ func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 	o.RaveSchedule, _ = ParseRaveSchedule(m.RaveSched) // one of namedChoices(raveScheduleNames)
 	o.PBForm, _ = ParsePBForm(m.PBForm)
 	o.RaveK, o.RaveB, o.Alpha = m.RaveK, m.RaveB, m.Alpha
-	o.AmafExplore, o.Rewards01 = m.AmafExplore, m.Rewards == "01"
-	o.PoolK, o.PoolP, o.PoolAt = m.PoolK, m.PoolP, m.Pool
-	o.Bias, o.Final, o.Temp, o.TempPlies = m.Bias, m.Final, m.Temp, m.TempPlies
+	// The choices below are among namedChoices of their tables.
+	o.AmafExplore, _ = ParseAmafExplore(m.AmafExplore)
+	o.PoolAt, _ = ParsePoolAt(m.Pool)
+	o.Final, _ = ParseFinalMove(m.Final)
+	o.SimFinal, _ = ParseSimFinal(m.SimFinal)
+	o.Rewards01 = m.Rewards == "01"
+	o.PoolK, o.PoolP = m.PoolK, m.PoolP
+	o.Bias, o.Temp, o.TempPlies = m.Bias, m.Temp, m.TempPlies
 	if o.PBForm == PBUCTLn1 && !s.Has("bias") {
 		o.Bias = 0.2 // study 003's progressiveBiasFactor
 	}
@@ -211,7 +216,7 @@ func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 	case "rm":
 		o.SimSel = SimRM
 	}
-	o.SimGamma, o.SimFinal = m.SimGamma, m.SimFinal
+	o.SimGamma = m.SimGamma
 	rollout, eps, depth, blendW, staticName, turns, evalName := m.Rollout, m.Eps, m.Depth, m.Blend, m.Static, m.Turns, m.Eval
 	if m.PBH == "one" {
 		if o.Bias == 0 {

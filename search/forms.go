@@ -98,3 +98,107 @@ func ParsePBForm(s string) (PBForm, bool) {
 }
 
 func (f PBForm) String() string { return nameOf(pbFormNames, int(f)) }
+
+// AmafExplore is the RAVE family's exploration term around the blended
+// mean (amafexplore).
+type AmafExplore uint8
+
+const (
+	// AmafUCT is c*sqrt(ln N / n) (the default).
+	AmafUCT AmafExplore = iota
+	// AmafUCB1Tuned is UCB1-Tuned's variance bound, as study 003 combines
+	// alpha-AMAF with UCB1-Tuned (see amafTunedScore).
+	AmafUCB1Tuned
+)
+
+var amafExploreNames = []named{
+	AmafUCT:       {name: "uct"},
+	AmafUCB1Tuned: {name: "ucb1tuned"},
+}
+
+// ParseAmafExplore returns the exploration term named s.
+func ParseAmafExplore(s string) (AmafExplore, bool) {
+	i, ok := parseNamed(amafExploreNames, s)
+	return AmafExplore(i), ok
+}
+
+func (a AmafExplore) String() string { return nameOf(amafExploreNames, int(a)) }
+
+// PoolAt is where PoolRAVE plays its pool moves (pool).
+type PoolAt uint8
+
+const (
+	// PoolInRollout (the default; Rimmel et al. 2010): with probability
+	// PoolP a rollout move is drawn from the PoolK actions with the best
+	// AMAF value at the last tree node.
+	PoolInRollout PoolAt = iota
+	// PoolInTree (study 001, section 4.1.4): with probability PoolP a
+	// selection step takes one of the PoolK edges with the best AMAF
+	// value instead of the tree policy; rollouts are then plain. See
+	// selectPool.
+	PoolInTree
+)
+
+var poolAtNames = []named{
+	PoolInRollout: {name: "rollout"},
+	PoolInTree:    {name: "tree"},
+}
+
+// ParsePoolAt returns the pool placement named s.
+func ParsePoolAt(s string) (PoolAt, bool) {
+	i, ok := parseNamed(poolAtNames, s)
+	return PoolAt(i), ok
+}
+
+func (p PoolAt) String() string { return nameOf(poolAtNames, int(p)) }
+
+// FinalMove is how the move to play is chosen from the root's statistics
+// once no move is sampled (final).
+type FinalMove uint8
+
+const (
+	// FinalVisits plays the most visited action, ties by value (the
+	// default).
+	FinalVisits FinalMove = iota
+	// FinalValue plays the best value among the visited actions.
+	FinalValue
+)
+
+var finalMoveNames = []named{
+	FinalVisits: {name: "visits"},
+	FinalValue:  {name: "value"},
+}
+
+// ParseFinalMove returns the choice named s.
+func ParseFinalMove(s string) (FinalMove, bool) {
+	i, ok := parseNamed(finalMoveNames, s)
+	return FinalMove(i), ok
+}
+
+func (f FinalMove) String() string { return nameOf(finalMoveNames, int(f)) }
+
+// SimFinal is how simsel=exp3/rm choose the move at a simultaneous root
+// from the average strategy (simfinal).
+type SimFinal uint8
+
+const (
+	// SimFinalSample samples the average strategy (the default, the
+	// equilibrium-consistent choice).
+	SimFinalSample SimFinal = iota
+	// SimFinalMax plays its most probable action (ties by visits, then
+	// lowest id).
+	SimFinalMax
+)
+
+var simFinalNames = []named{
+	SimFinalSample: {name: "sample"},
+	SimFinalMax:    {name: "max"},
+}
+
+// ParseSimFinal returns the choice named s.
+func ParseSimFinal(s string) (SimFinal, bool) {
+	i, ok := parseNamed(simFinalNames, s)
+	return SimFinal(i), ok
+}
+
+func (f SimFinal) String() string { return nameOf(simFinalNames, int(f)) }

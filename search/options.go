@@ -44,19 +44,12 @@ type Options struct {
 	Alpha        float64 // constant alpha-AMAF weight when RaveK = 0 (alpha)
 	PoolK        int     // PoolRAVE pool size (poolk)
 	PoolP        float64 // PoolRAVE probability of a pool move (poolp)
-	// PoolAt is where PoolRAVE plays its pool moves (pool): "rollout"
-	// (the default; Rimmel et al. 2010: with probability PoolP a rollout
-	// move is drawn from the PoolK actions with the best AMAF value at
-	// the last tree node) or "tree" (study 001, section 4.1.4: with
-	// probability PoolP a selection step takes one of the PoolK edges
-	// with the best AMAF value instead of the tree policy; rollouts are
-	// then plain). See selectPool.
-	PoolAt string
+	// PoolAt is where PoolRAVE plays its pool moves (pool): see the
+	// constants.
+	PoolAt PoolAt
 	// AmafExplore is the exploration term of the RAVE family
-	// (amafexplore): "uct" (c*sqrt(ln N / n), the default) or "ucb1tuned"
-	// (UCB1-Tuned's variance bound around the blended mean, as study 003
-	// combines alpha-AMAF with UCB1-Tuned; see amafTunedScore).
-	AmafExplore string
+	// (amafexplore): see the constants.
+	AmafExplore AmafExplore
 
 	// Progressive bias weight b (bias); needs Heuristic. The heuristic
 	// values of a node's legal actions are min-max scaled to [0, 1] per
@@ -74,8 +67,8 @@ type Options struct {
 	// 0/1 rewards (study 001's Cp); see to01.
 	Rewards01 bool
 
-	// Final move: "visits" (most visited, ties by value) or "value" (final).
-	Final string
+	// Final is how the move is chosen when none is sampled (final).
+	Final FinalMove
 	// TempPlies: for positions with MoveNumber < TempPlies the move is
 	// sampled proportionally to visits^(1/Temp) (temp, tempplies).
 	TempPlies int
@@ -105,11 +98,10 @@ type Options struct {
 	// ucb = decoupled Rule, exp3, rm), SimGamma the uniform exploration
 	// mixed into Exp3 and regret matching (simgamma, in [0, 1]), SimFinal
 	// how exp3/rm choose the move at a simultaneous root from the average
-	// strategy: "sample" (simfinal=sample, the equilibrium-consistent
-	// choice) or "max" (its most probable action).
+	// strategy (simfinal; see the constants).
 	SimSel   SimRule
 	SimGamma float64
-	SimFinal string
+	SimFinal SimFinal
 }
 
 // DefaultOptions returns UCT with c = 1.4 (about sqrt 2), 1000 simulations
@@ -117,9 +109,9 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
-		DirichletEps: 0.25, RaveSchedule: RaveSqrt, RaveK: 1000, RaveB: 0.1, AmafExplore: "uct", PBForm: PBAdded,
-		PoolK: 10, PoolP: 0.5, PoolAt: "rollout", Final: "visits", Temp: 1, Threads: 1, Root: 1,
-		SimSel: SimUCB, SimGamma: 0.1, SimFinal: "sample",
+		DirichletEps: 0.25, RaveSchedule: RaveSqrt, RaveK: 1000, RaveB: 0.1, AmafExplore: AmafUCT, PBForm: PBAdded,
+		PoolK: 10, PoolP: 0.5, PoolAt: PoolInRollout, Final: FinalVisits, Temp: 1, Threads: 1, Root: 1,
+		SimSel: SimUCB, SimGamma: 0.1, SimFinal: SimFinalSample,
 	}
 }
 
@@ -173,12 +165,9 @@ func (o *Options) normalize() error {
 	if study001 && o.Rule.usesAMAF() && (o.Rule == AlphaAMAF || o.RaveK <= 0) {
 		return fmt.Errorf("search: ravesched=%s applies to sel=rave and poolrave with ravek (its beta) > 0", o.RaveSchedule)
 	}
-	if o.AmafExplore == "" {
-		o.AmafExplore = "uct"
-	}
 	switch o.AmafExplore {
-	case "uct":
-	case "ucb1tuned":
+	case AmafUCT:
+	case AmafUCB1Tuned:
 		if !o.Rule.usesAMAF() {
 			return fmt.Errorf("search: amafexplore=ucb1tuned applies to the RAVE family (sel=rave, poolrave, alphaamaf), not sel=%v", o.Rule)
 		}
@@ -186,18 +175,16 @@ func (o *Options) normalize() error {
 			return fmt.Errorf("search: amafexplore=ucb1tuned and ravesched=%s are two different exploration terms; pick one", o.RaveSchedule)
 		}
 	default:
-		return fmt.Errorf("search: amafexplore %q: want uct or ucb1tuned", o.AmafExplore)
+		return fmt.Errorf("search: unknown amafexplore %d: want uct or ucb1tuned", o.AmafExplore)
 	}
 	switch o.PoolAt {
-	case "":
-		o.PoolAt = "rollout"
-	case "rollout":
-	case "tree":
+	case PoolInRollout:
+	case PoolInTree:
 		if o.Rule != PoolRAVE {
 			return fmt.Errorf("search: pool=tree is PoolRAVE's pool in tree selection; it needs sel=poolrave, not sel=%v", o.Rule)
 		}
 	default:
-		return fmt.Errorf("search: pool %q: want rollout or tree", o.PoolAt)
+		return fmt.Errorf("search: unknown pool %d: want rollout or tree", o.PoolAt)
 	}
 	switch o.PBForm {
 	case PBAdded:
@@ -221,11 +208,11 @@ func (o *Options) normalize() error {
 	if o.SimSel == SimExp3 && o.SimGamma == 0 {
 		return fmt.Errorf("search: simsel=exp3 needs simgamma > 0 (its learning rate is simgamma/K)")
 	}
-	if o.SimFinal != "sample" && o.SimFinal != "max" {
-		return fmt.Errorf("search: simfinal %q: want sample or max", o.SimFinal)
+	if o.SimFinal > SimFinalMax {
+		return fmt.Errorf("search: unknown simfinal %d: want sample or max", o.SimFinal)
 	}
-	if o.Final != "visits" && o.Final != "value" {
-		return fmt.Errorf("search: final %q: want visits or value", o.Final)
+	if o.Final > FinalValue {
+		return fmt.Errorf("search: unknown final %d: want visits or value", o.Final)
 	}
 	if o.Eval == nil {
 		o.Eval = &Rollout{}

@@ -79,7 +79,7 @@ func TestParallelSearch(t *testing.T) {
 				o.Eval = Uniform{}
 			}
 			if rule == PoolRAVE {
-				o.PoolAt = "tree" // pool draws from shared AMAF statistics
+				o.PoolAt = PoolInTree // pool draws from shared AMAF statistics
 			}
 			tr, err := New(g, o, 1)
 			if err != nil {

@@ -28,7 +28,8 @@ func poolRoot(t *testing.T, p float64, at string) (*Tree, []edgeSetup, int) {
 	t.Helper()
 	g := games.MustNew("tictactoe")
 	o := DefaultOptions()
-	o.Rule, o.PoolK, o.PoolP, o.PoolAt = PoolRAVE, 3, p, at
+	o.Rule, o.PoolK, o.PoolP = PoolRAVE, 3, p
+	o.PoolAt, _ = ParsePoolAt(at)
 	o.RaveK = 1 // beta = sqrt(1/(3n+1)), about 0.06: the mean decides the tree policy
 	o.Sims = 20000
 	tr, err := New(g, o, 7)

@@ -99,11 +99,11 @@ func sortStats(s []ActionStat) {
 
 // Choose picks the move to play from root statistics. When the stats carry
 // an average strategy (a simultaneous root under simsel=exp3/rm) the move
-// is sampled from it (SimFinal "sample") or is its most probable action
-// ("max", ties by visits then lowest id). Otherwise: for positions with
+// is sampled from it (SimFinalSample) or is its most probable action
+// (SimFinalMax, ties by visits then lowest id). Otherwise: for positions with
 // moveNumber < TempPlies it samples proportionally to visits^(1/Temp);
 // else the most visited action (ties by Q, then lowest id), or with
-// Final = "value" the best Q among visited actions.
+// FinalValue the best Q among visited actions.
 func (t *Tree) Choose(stats []ActionStat, moveNumber int) games.Action {
 	if len(stats) == 0 {
 		return games.NoAction
@@ -114,7 +114,7 @@ func (t *Tree) Choose(stats []ActionStat, moveNumber int) games.Action {
 		strat += s.Strategy
 	}
 	if strat > 0 {
-		if o.SimFinal == "sample" {
+		if o.SimFinal == SimFinalSample {
 			r := t.rng.Float64() * strat
 			last := 0
 			for i, s := range stats {
@@ -154,7 +154,7 @@ func (t *Tree) Choose(stats []ActionStat, moveNumber int) games.Action {
 	best := 0
 	for i, s := range stats {
 		b := stats[best]
-		if o.Final == "value" {
+		if o.Final == FinalValue {
 			if s.Visits > 0 && (b.Visits == 0 || s.Q > b.Q || (s.Q == b.Q && s.Visits > b.Visits)) {
 				best = i
 			}

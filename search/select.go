@@ -27,7 +27,7 @@ const (
 	// PoolRAVE is RAVE in the tree plus pool-guided rollouts (Rimmel et
 	// al. 2010): with probability PoolP a rollout move is drawn from the
 	// PoolK moves with the best AMAF value at the last tree node; or,
-	// under Options.PoolAt = "tree", RAVE whose selection steps take a
+	// under Options.PoolAt = PoolInTree, RAVE whose selection steps take a
 	// pool edge with probability PoolP (study 001; see selectPool).
 	PoolRAVE
 	// AlphaAMAF uses (1-a)*Q + a*Q_amaf with a = max(0, (k-n)/k) (or the
@@ -391,7 +391,7 @@ type scoreForm struct {
 
 func formOf(o *Options) scoreForm {
 	return scoreForm{
-		amafTuned:    o.AmafExplore == "ucb1tuned",
+		amafTuned:    o.AmafExplore == AmafUCB1Tuned,
 		raveStudy001: o.raveStudy001(),
 		raveClamp:    o.RaveSchedule == RaveAdditiveClamped,
 		raveSilver:   o.RaveSchedule == RaveSilver,

@@ -215,7 +215,7 @@ type edgeSetup struct {
 func bookSelect(o *Options, parentN int, es []edgeSetup) (int, []float64) {
 	scores := make([]float64, len(es))
 	best := -1
-	tuned := o.AmafExplore == "ucb1tuned"
+	tuned := o.AmafExplore == AmafUCB1Tuned
 	study001 := (o.RaveSchedule == RaveAdditive || o.RaveSchedule == RaveAdditiveClamped) && (o.Rule == RAVE || o.Rule == PoolRAVE)
 	lnN := math.Log(float64(parentN))
 	if o.PBForm == PBUCTLn1 {
@@ -341,9 +341,9 @@ func selectionRules() []Options {
 		add(PUCT, func(o *Options) { o.Eval, o.FPU, o.Rewards01 = Uniform{}, -0.3, true })
 		add(UCB1Tuned, func(o *Options) { o.Rewards01 = true })
 		add(RAVE, func(o *Options) { o.Rewards01 = true })
-		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore = 40, "ucb1tuned" })
-		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore, o.Rewards01 = 1000, "ucb1tuned", true })
-		add(RAVE, func(o *Options) { o.AmafExplore = "ucb1tuned" })
+		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore = 40, AmafUCB1Tuned })
+		add(AlphaAMAF, func(o *Options) { o.RaveK, o.AmafExplore, o.Rewards01 = 1000, AmafUCB1Tuned, true })
+		add(RAVE, func(o *Options) { o.AmafExplore = AmafUCB1Tuned })
 		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditive, 20000 })
 		add(PoolRAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditive, 20000 })
 		add(RAVE, func(o *Options) { o.RaveSchedule, o.RaveK = RaveAdditiveClamped, 40 })
@@ -607,5 +607,54 @@ func TestVariantAliases(t *testing.T) {
 	}
 	if RaveAdditive.String() != "additive" || PBUCTLn1.String() != "uct-ln1" {
 		t.Errorf("names: %v, %v", RaveAdditive, PBUCTLn1)
+	}
+}
+
+// TestChoiceEnumsKeepSpellings: amafexplore, pool, final and simfinal are
+// typed values parsed from the spellings agent specs have always taken,
+// each spelling giving its own value, the default the zero value (so
+// that an Options built by hand without them is the default), and
+// ParseOptions storing what the spec names.
+func TestChoiceEnumsKeepSpellings(t *testing.T) {
+	g := games.MustNew("tictactoe")
+	for _, c := range []struct {
+		spec  string
+		check func(Options) bool
+	}{
+		{"mcts:sel=rave,amafexplore=ucb1tuned", func(o Options) bool { return o.AmafExplore == AmafUCB1Tuned }},
+		{"mcts:sel=rave,amafexplore=uct", func(o Options) bool { return o.AmafExplore == AmafUCT }},
+		{"mcts:sel=poolrave,pool=tree", func(o Options) bool { return o.PoolAt == PoolInTree }},
+		{"mcts:sel=poolrave,pool=rollout", func(o Options) bool { return o.PoolAt == PoolInRollout }},
+		{"mcts:final=value", func(o Options) bool { return o.Final == FinalValue }},
+		{"mcts:final=visits", func(o Options) bool { return o.Final == FinalVisits }},
+		{"mcts:simsel=rm,simfinal=max", func(o Options) bool { return o.SimFinal == SimFinalMax }},
+		{"mcts:simsel=rm,simfinal=sample", func(o Options) bool { return o.SimFinal == SimFinalSample }},
+	} {
+		sp, err := spec.Parse(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := ParseOptions(g, sp, agent.Env{})
+		if err != nil || !c.check(o) {
+			t.Errorf("%s: %+v, %v", c.spec, o, err)
+		}
+	}
+	d := DefaultOptions()
+	if d.AmafExplore != 0 || d.PoolAt != 0 || d.Final != 0 || d.SimFinal != 0 {
+		t.Errorf("defaults are not the zero values: %v %v %v %v", d.AmafExplore, d.PoolAt, d.Final, d.SimFinal)
+	}
+	for _, s := range []string{"mcts:final=most", "mcts:pool=leaf", "mcts:simfinal=argmax", "mcts:amafexplore=ucb"} {
+		sp, _ := spec.Parse(s)
+		if _, err := ParseOptions(g, sp, agent.Env{}); err == nil {
+			t.Errorf("%s accepted", s)
+		}
+	}
+	if FinalValue.String() != "value" || PoolInTree.String() != "tree" || SimFinalMax.String() != "max" || AmafUCB1Tuned.String() != "ucb1tuned" {
+		t.Errorf("names: %v %v %v %v", FinalValue, PoolInTree, SimFinalMax, AmafUCB1Tuned)
+	}
+	o := DefaultOptions()
+	o.Final = FinalValue + 1
+	if _, err := New(g, o, 1); err == nil {
+		t.Error("an unknown final accepted")
 	}
 }

@@ -299,7 +299,7 @@ func TestBanditThreads(t *testing.T) {
 	g := pdGame{}
 	for _, sel := range []SimRule{SimExp3, SimRM} {
 		o := DefaultOptions()
-		o.SimSel, o.Sims, o.Threads, o.SimFinal = sel, 2000, 2, "max"
+		o.SimSel, o.Sims, o.Threads, o.SimFinal = sel, 2000, 2, SimFinalMax
 		a := newAgent(t, g, o, 7)
 		st, err := a.Stats(context.Background(), g.NewInitialState(), 0)
 		if err != nil {
@@ -322,8 +322,8 @@ func TestBanditOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.SimSel != SimRM || o.SimGamma != 0.2 || o.SimFinal != "max" {
-		t.Errorf("parsed %v %v %q", o.SimSel, o.SimGamma, o.SimFinal)
+	if o.SimSel != SimRM || o.SimGamma != 0.2 || o.SimFinal != SimFinalMax {
+		t.Errorf("parsed %v %v %v", o.SimSel, o.SimGamma, o.SimFinal)
 	}
 	for _, bad := range []string{"mcts:simgamma=1.5", "mcts:simsel=exp3,simgamma=0", "mcts:simgamma=-0.1"} {
 		sp, err := spec.Parse(bad)

@@ -376,8 +376,8 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	}
 	t.fastSel = o.Bias == 0 && !o.Rewards01 && o.PBForm != PBUCTLn1
 	t.plainUCT = o.Rule == UCT && t.fastSel
-	t.squares = o.Rule.keepsSquares() || (o.Rule.usesAMAF() && o.AmafExplore == "ucb1tuned")
-	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == "tree"
+	t.squares = o.Rule.keepsSquares() || (o.Rule.usesAMAF() && o.AmafExplore == AmafUCB1Tuned)
+	t.poolTree = o.Rule == PoolRAVE && o.PoolAt == PoolInTree
 	t.form = formOf(&t.opt)
 	t.deferring = defers(&o)
 	if maxNodeEdges := g.NumActions()*t.players + t.players; maxNodeEdges > len(zeroVL) {

@@ -41,6 +41,18 @@ type manifest struct {
 // has a manifest naming one (bare .npz shards).
 var ErrNoGame = errors.New("the game is unknown: shards given without a run directory carry no manifest; name the game")
 
+// ErrOtherGame is returned (wrapped) by LoadDataset when a run's manifest
+// names another game than the one given: the caller asked for the wrong
+// data or the wrong game.
+var ErrOtherGame = errors.New("self-play data of another game")
+
+// otherGameError is an error that is ErrOtherGame; its message names
+// both games.
+type otherGameError struct{ msg string }
+
+func (e otherGameError) Error() string        { return e.msg }
+func (e otherGameError) Is(target error) bool { return target == ErrOtherGame }
+
 // DatasetOptions selects what LoadDataset keeps. The zero value keeps
 // everything and stops at the first bad shard.
 type DatasetOptions struct {
@@ -414,7 +426,7 @@ func resolve(p string) (iteration, error) {
 func checkManifest(path string, m *manifest, g games.Game) error {
 	fix := fmt.Sprintf("train on data made for %s, or pass the game the data was made for", g.Spec())
 	if m.Game != g.Spec() {
-		return fmt.Errorf("%s holds self-play data of game %q, not %s; %s", path, m.Game, g.Spec(), fix)
+		return otherGameError{fmt.Sprintf("%s holds self-play data of game %q, not %s; %s", path, m.Game, g.Spec(), fix)}
 	}
 	if !slices.Equal(m.ObsShape, g.ObservationShape()) {
 		return fmt.Errorf("%s has observations of shape %v, but %s's are %v (made by another version of the game?); %s",

@@ -60,7 +60,7 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 			r.logf("  %s alone (no search) vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
 		}
 	}
-	if r.g.Spec() == "connect4" && r.cfg.SolverPositions > 0 {
+	if r.g.Spec() == solver.LabelsGame && r.cfg.SolverPositions > 0 {
 		_, net := r.checkpoint(i)
 		pol, srch, rnd, err := r.solverAccuracy(ctx, net)
 		if err != nil {
@@ -229,7 +229,7 @@ func solverGroups(labels []solver.Labelled, pol, srch []bool) []SolverGroup {
 // positions and by group. The network agents run on engines of pool p
 // (with its backend).
 func SolverScore(ctx context.Context, p *engine.Pool, net string, positions, sims int) (SolverReport, error) {
-	g, err := games.New("connect4")
+	g, err := games.New(solver.LabelsGame)
 	if err != nil {
 		return SolverReport{}, err
 	}

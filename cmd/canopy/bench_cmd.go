@@ -353,7 +353,7 @@ func parseBatches(s string) ([]int, error) {
 func loadBenchNet(g games.Game, file string) (*nets.Net, string, error) {
 	net, src, err := nets.OpenNet(file, g)
 	if err != nil {
-		return nil, "", fmt.Errorf("--net: %v", err)
+		return nil, "", netUsage(fmt.Errorf("--net: %w", err))
 	}
 	return net, fmt.Sprintf("%s, %.1f MFLOP/eval", src.Desc, float64(net.FLOPs())/1e6), nil
 }

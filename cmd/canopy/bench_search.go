@@ -38,7 +38,9 @@ func benchSearch(e *env, args []string) error {
 	netFile := fs.String("net", "random", "network: a weights file, init (built-in random-init net) or random (no network)")
 	backend := fs.String("backend", "auto", "network backend for --net")
 	trees := fs.Int("trees", 1024, "trees (games) searched at once")
-	batch := fs.Int("batch", 0, "largest network batch (default: the backend's preferred)")
+	batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
+	aliasFlag(fs, "batch", "net-batch")
+	netCache := netCacheFlag(fs)
 	sims := fs.Int("sims", 200, "simulations per move")
 	leaves := fs.Int("leaves", 1, "leaves in flight per tree")
 	workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
@@ -56,7 +58,7 @@ func benchSearch(e *env, args []string) error {
 		return err
 	}
 	if *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
-		return usagef("--trees, --sims and --leaves must be positive and --batch not negative")
+		return usagef("--trees, --sims and --leaves must be positive and --net-batch not negative")
 	}
 	if flagSet(fs, "out") && *out == "" {
 		return usagef("--out is empty: give a run directory, or leave --out out for runs/bench-<time>")
@@ -78,6 +80,9 @@ func benchSearch(e *env, args []string) error {
 	}
 	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)
 	if err != nil {
+		return err
+	}
+	if err := nb.cache(g, *netCache); err != nil {
 		return err
 	}
 	dir := *out

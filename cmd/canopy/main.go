@@ -192,6 +192,13 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 		fs.SetOutput(w)
 		fs.Usage()
 	}
+	if !errors.Is(err, flag.ErrHelp) {
+		fs.Visit(func(f *flag.Flag) {
+			if to, ok := aliasOf(f); ok {
+				fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, to)
+			}
+		})
+	}
 	// A misspelled flag: name the one meant.
 	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
 		var names []string

@@ -202,7 +202,7 @@ func checkSelfPlayMemory(g games.Game, netRef, backend string, cfg selfplay.Conf
 	if err != nil {
 		return usageError{err.Error()} // settings out of range
 	}
-	return m.check(fmt.Sprintf("--trees %d --sims %d --leaves %d --batch %d", cfg.Trees, cfg.Settings.Sims, cfg.Settings.Leaves, batch))
+	return m.check(fmt.Sprintf("--trees %d --sims %d --leaves %d --net-batch %d", cfg.Trees, cfg.Settings.Sims, cfg.Settings.Leaves, batch))
 }
 
 // estimateOpener is the search.EvaluatorOpener of memory estimates: every

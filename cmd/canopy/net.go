@@ -224,7 +224,7 @@ func netInfo(e *env, args []string) error {
 	}
 	net, err := nets.Load(pos[0])
 	if err != nil {
-		return fmt.Errorf("%v", err)
+		return netUsage(err)
 	}
 	c := net.Config()
 	if *asJSON {
@@ -282,7 +282,7 @@ func netEval(e *env, args []string) error {
 	}
 	net, err := nets.Load(*file)
 	if err != nil {
-		return fmt.Errorf("--net: %v", err)
+		return netUsage(fmt.Errorf("--net: %w", err))
 	}
 	spec := *game
 	if spec == "" {
@@ -295,8 +295,13 @@ func netEval(e *env, args []string) error {
 	if err != nil {
 		return usagef("--game: %v", err)
 	}
+	// OpenNet refuses a network made for another game even where its
+	// shapes fit.
+	if _, _, err := nets.OpenNet(*file, g); err != nil {
+		return netUsage(fmt.Errorf("--net: %w", err))
+	}
 	if games.ObservationSize(g) != net.InputSize() || g.NumActions() != net.PolicySize() {
-		return fmt.Errorf("%s expects %d inputs and %d actions, game %s has %d and %d (make a net for it with `canopy net init --game %s`)",
+		return usagef("%s expects %d inputs and %d actions, game %s has %d and %d (make a net for it with `canopy net init --game %s`)",
 			*file, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), g.NumActions(), g.Spec())
 	}
 	var st games.State

@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -136,10 +135,7 @@ func netExport(e *env, args []string) error {
 	}
 	net, _, err := nets.OpenNet(ref, g)
 	if err != nil {
-		if errors.Is(err, nets.ErrUnknownNet) {
-			return usagef("%v", err)
-		}
-		return fmt.Errorf("%v", err)
+		return netUsage(err)
 	}
 	buf, err := onnx.Export(net, onnx.ExportOptions{Game: g, ProducerVersion: producerVersion()})
 	if err != nil {

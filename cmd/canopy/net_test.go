@@ -192,10 +192,10 @@ func TestNetCLIErrors(t *testing.T) {
 		{[]string{"net", "init"}, 2, "--out"},
 		{[]string{"net", "init", "--out", filepath.Join(dir, "no", "x")}, 1, "no"},
 		{[]string{"net", "info", bad}, 1, bad},
-		{[]string{"net", "info", filepath.Join(dir, "missing")}, 1, "missing"},
+		{[]string{"net", "info", filepath.Join(dir, "missing")}, 2, "missing"},
 		{[]string{"net", "info"}, 2, "one file"},
 		{[]string{"net", "eval", "--net", bad, "--game", "nettest"}, 1, "bad.safetensors"},
-		{[]string{"net", "eval", "--net", good, "--game", "nettest"}, 1, "inputs"},
+		{[]string{"net", "eval", "--net", good, "--game", "nettest"}, 2, "made for connect4, not nettest"},
 		{[]string{"net", "eval", "--net", good, "--game", "nosuchgame"}, 2, "nosuchgame"},
 		{[]string{"net", "eval"}, 2, "--net"},
 	} {
@@ -400,7 +400,7 @@ func TestBenchNetCLI(t *testing.T) {
 		{[]string{"--backend", "cpu:threads=0"}, 2, "threads"},
 		{[]string{"--backend", "cpu:bogus=1"}, 2, "bogus"},
 		{[]string{"--game", "nosuchgame"}, 2, "nosuchgame"},
-		{[]string{"--net", filepath.Join(t.TempDir(), "missing")}, 1, "missing"},
+		{[]string{"--net", filepath.Join(t.TempDir(), "missing")}, 2, "missing"},
 		{[]string{"extra"}, 2, "extra"},
 	} {
 		a := append([]string{"bench", "net", "--game", "tictactoe", "--seconds", "0.01", "--quiet"}, c.args...)

@@ -17,7 +17,8 @@ import (
 var updateOptions = flag.Bool("update-options", false, "rewrite testdata/option-defaults.txt from the commands and agents")
 
 // optionDefaults walks every command's flags and every registered agent's
-// options and returns, for each name declared in more than one place with
+// options (not the deprecated spellings kept by aliasFlag, which set
+// another flag) and returns, for each name declared in more than one place with
 // more than one default, one line "name: place=default place=default ...".
 // Places are "canopy CMD --name" for flags and "AGENT:name" for agent
 // options; defaults are as help shows them ("" for an empty one).
@@ -35,6 +36,9 @@ func optionDefaults() []string {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		c.Setup(fs)
 		fs.VisitAll(func(f *flag.Flag) {
+			if _, ok := aliasOf(f); ok {
+				return // an old spelling of another flag, which is counted
+			}
 			uses[f.Name] = append(uses[f.Name], use{"canopy " + name + " --" + f.Name, f.DefValue})
 		})
 	}
@@ -97,5 +101,51 @@ func TestOptionDefaultsRatchet(t *testing.T) {
 		if !slices.Contains(got, l) {
 			t.Errorf("recorded conflict no longer found (fixed? then rerun with -update-options to shrink the list):\n  %s", l)
 		}
+	}
+}
+
+// TestRenamedFlagsKeepOldSpellings runs the flags renamed for one name,
+// one meaning under their old spellings: each still sets the renamed
+// flag (the range error names the new flag) and says once, on stderr,
+// which flag to use instead; the new spellings say nothing of the kind.
+func TestRenamedFlagsKeepOldSpellings(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		old, new string
+		args     []string // the command, with the flag last and a bad value following
+		value    string
+	}{
+		{"batch", "net-batch", []string{"selfplay", "--game", "tictactoe", "--out", filepath.Join(tmp, "sp")}, "-1"},
+		{"batch", "net-batch", []string{"bench", "search", "--game", "tictactoe", "--quiet", "--out", filepath.Join(tmp, "bs")}, "-1"},
+		{"steps", "env-steps", []string{"ppo", "--game", "tictactoe", "--out", filepath.Join(tmp, "ppo"), "--quiet"}, "0"},
+		{"warmup", "league-warmup", []string{"ppo", "--game", "tictactoe", "--out", filepath.Join(tmp, "ppo"), "--quiet"}, "-1"},
+		{"eval", "final-games", []string{"tune", "--games", "2", "--iters", "0"}, "0"},
+		{"report", "report-every", []string{"worker", "--nats", "nats://127.0.0.1:4222"}, "-1s"},
+		// A value the flag takes; --games 0 makes the command refuse.
+		{"dirichlet", "dir", []string{"selfplay", "--game", "tictactoe", "--games", "0", "--out", filepath.Join(tmp, "sp")}, "0.3"},
+	} {
+		warn := "--" + tc.old + " is deprecated; use --" + tc.new
+		code, _, errs := runCLI(t, "", append(tc.args, "--"+tc.old, tc.value)...)
+		if code != 2 || strings.Count(errs, warn) != 1 || !strings.Contains(strings.ReplaceAll(errs, warn, ""), "--"+tc.new) && tc.old != "dirichlet" {
+			t.Errorf("%s --%s %s: status %d, stderr %q; want 2, one %q and the new name in the error", tc.args[0], tc.old, tc.value, code, errs, warn)
+		}
+		code, _, errs = runCLI(t, "", append(tc.args, "--"+tc.new, tc.value)...)
+		if code != 2 || strings.Contains(errs, "deprecated") {
+			t.Errorf("%s --%s %s: status %d, stderr %q; want 2 and no deprecation", tc.args[0], tc.new, tc.value, code, errs)
+		}
+	}
+}
+
+// TestFlagSetSeesOldSpellings: a flag given under a deprecated spelling
+// counts as given (a resumed run compares what was given).
+func TestFlagSetSeesOldSpellings(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Int("env-steps", 1, "")
+	aliasFlag(fs, "steps", "env-steps")
+	if err := fs.Parse([]string{"--steps", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if !flagSet(fs, "env-steps") || fs.Lookup("env-steps").Value.String() != "3" {
+		t.Errorf("--steps 3: flagSet(env-steps) = %v, value %s; want true, 3", flagSet(fs, "env-steps"), fs.Lookup("env-steps").Value)
 	}
 }

@@ -32,19 +32,19 @@ const (
 
 // ppoSettings are the flags that make a run's RunConfig; a resumed run
 // must not be given different values.
-var ppoSettings = []string{"game", "net", "preset", "opponent", "envs", "steps", "lr", "ent", "epochs", "minibatches", "seed", "checkpoint-every",
-	"league", "greedy", "warmup", "legal-plane", "shaping", "ent-final", "ent-decay", "lr-anneal", "fresh-games", "wd"}
+var ppoSettings = []string{"game", "net", "preset", "opponent", "envs", "env-steps", "lr", "ent", "epochs", "minibatches", "seed", "checkpoint-every",
+	"league", "greedy", "league-warmup", "legal-plane", "shaping", "ent-final", "ent-decay", "lr-anneal", "fresh-games", "wd"}
 
 func init() {
 	def := rl.DefaultOptions()
 	register(&command{
 		Name:    "ppo",
 		Summary: "train a policy network without search by PPO against an opponent, in one resumable run directory",
-		Usage:   "[--game G] --out DIR [--updates N] [--envs N] [--steps N] [--lr X] [--wd X] [--ent X] [--league fixed|fsp|schedule] [--opponent SPEC] [--seed S] [--net F | --preset P [--legal-plane]] [--shaping] [--resume] [--json] [--quiet]",
+		Usage:   "[--game G] --out DIR [--updates N] [--envs N] [--env-steps N] [--lr X] [--wd X] [--ent X] [--league fixed|fsp|schedule] [--opponent SPEC] [--seed S] [--net F | --preset P [--legal-plane]] [--shaping] [--resume] [--json] [--quiet]",
 		Help: `Trains a network by Proximal Policy Optimization (package rl): --envs games
 in lock-step, the learner alternating seats game by game and seeing the board
 from its own side, every other seat played by an opponent chosen per game.
-Each update collects --steps learner moves per environment with the net's
+Each update collects --env-steps learner moves per environment with the net's
 masked policy, computes GAE advantages, and trains --epochs passes of
 --minibatches shuffled minibatches (clipped objective, value loss, entropy
 bonus --ent, gradient clipping, Adam at --lr with L2 weight decay --wd in
@@ -58,11 +58,11 @@ Opponents (--league):
   fsp       study 002's fictitious self-play: 80% the learner's latest
             weights, 20% a checkpoint drawn uniformly from the last 20
   schedule  study 000's: --greedy (default onestep) or random, 50% each, for
-            the first --warmup updates (default 400); then 70% one of the
+            the first --league-warmup updates (default 400); then 70% one of the
             last 5 checkpoints, 15% --greedy, 15% random. The study's 400
             warm-up updates are about 1M frames (its Figure 1 puts 1000
-            updates at about 2.5M frames), so with --envs 16 --steps 1024
-            (16,384 frames an update) its warm-up is --warmup 61
+            updates at about 2.5M frames), so with --envs 16 --env-steps 1024
+            (16,384 frames an update) its warm-up is --league-warmup 61
 The pool's snapshots are the checkpoints taken every --checkpoint-every
 updates (update 0 included).
 
@@ -88,7 +88,7 @@ Study 000's recurrent CNN-LSTM: --preset sequence-lstm on Sequence
 (--game sequence:jacks=false is the study's variant) reads the game's
 feature encoding (chip and face planes, hand one-hot, rank counts), keeps
 each environment's LSTM state through its game (zeroed when a game starts),
-and trains by backpropagation through time over each rollout of --steps
+and trains by backpropagation through time over each rollout of --env-steps
 moves; its minibatches are groups of whole environments (--minibatches at
 most --envs). Every league works with it: the latest weights and the
 pool's snapshots play as recurrent opponents, each with an LSTM state of
@@ -96,8 +96,8 @@ its own per environment (zeroed at its game's start), their moves batched
 across the environments. The study's settings (its schedule league, the
 greedy agent as --greedy):
   canopy ppo --game sequence:jacks=false --preset sequence-lstm --league schedule --greedy sequence-greedy \
-    --envs 16 --steps 1024 --epochs 5 --minibatches 8 --lr 3e-4 \
-    --wd 1e-5 --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --warmup 61 --updates 140 --out runs/ppo-seq
+    --envs 16 --env-steps 1024 --epochs 5 --minibatches 8 --lr 3e-4 \
+    --wd 1e-5 --ent 0.01 --ent-final 0.001 --ent-decay 0.4 --league-warmup 61 --updates 140 --out runs/ppo-seq
 
 The run directory --out holds ppo.json (the settings), metrics.jsonl (one
 line per update: losses, approximate KL, clip fraction, entropy and its
@@ -121,8 +121,8 @@ is the total the run should reach (default on --resume: the target it was
 started with); flags that change the settings are refused. Ctrl-C saves a
 checkpoint of the updates done.
 
-Example (connect4 against random: 8,192 samples per update, about 450
-samples/s with the default net on a loaded 2-core machine, so 30 minutes):
+Example (connect4 against random: 100 updates of 8,192 samples; the
+progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
   canopy ppo --out runs/ppo-c4 --updates 100
   canopy arena --game connect4 --games 100 --agents 'policy:net=runs/ppo-c4/update-000100.safetensors;random'`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
@@ -132,12 +132,13 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 			out := fs.String("out", "", "run directory (required; created when missing)")
 			updates := fs.Int("updates", ppoDefaultUpdates, fmt.Sprintf("total PPO updates the run should reach, 1..%d", rl.MaxUpdate))
 			fs.IntVar(&c.Envs, "envs", 16, fmt.Sprintf("environments (games) in lock-step, 1..%d", ppoMaxEnvs))
-			fs.IntVar(&c.Options.Steps, "steps", def.Steps, fmt.Sprintf("learner moves per environment per update, 1..%d (envs x steps <= %d)", ppoMaxSteps, ppoMaxBatch))
+			fs.IntVar(&c.Options.Steps, "env-steps", def.Steps, fmt.Sprintf("learner moves per environment per update, 1..%d (envs x env-steps <= %d)", ppoMaxSteps, ppoMaxBatch))
+			aliasFlag(fs, "steps", "env-steps") // train's and zero's --steps are SGD steps
 			fs.Float64Var(&c.Options.LR, "lr", def.LR, "Adam learning rate, (0, 1]")
 			fs.Float64Var(&c.Options.WeightDecay, "wd", def.WeightDecay, "Adam weight decay, torch.optim.Adam's coupled L2 (study 000: 1e-5), [0, 1]")
 			fs.Float64Var(&c.Options.Loss.EntropyCoef, "ent", def.Loss.EntropyCoef, "entropy bonus coefficient, [0, 10]")
 			fs.IntVar(&c.Options.Epochs, "epochs", def.Epochs, fmt.Sprintf("passes over each rollout, 1..%d", ppoMaxEpochs))
-			fs.IntVar(&c.Options.Minibatches, "minibatches", def.Minibatches, "minibatches per epoch, 1..envs x steps")
+			fs.IntVar(&c.Options.Minibatches, "minibatches", def.Minibatches, "minibatches per epoch, 1..envs x env-steps")
 			fs.StringVar(&c.Opponent, "opponent", "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents); with --league fixed, several separated by ';' are drawn uniformly per game")
 			fs.Uint64Var(&c.Seed, "seed", 1, "random seed (fresh weights, environments, sampling, opponent)")
 			fs.StringVar(&c.Net, "net", "", "network file to start from (default: a fresh --preset)")
@@ -145,7 +146,8 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 			fs.IntVar(&c.Every, "checkpoint-every", 10, fmt.Sprintf("updates between checkpoints, 1..%d (the last update is always saved)", rl.MaxUpdate))
 			fs.StringVar(&c.League, "league", "fixed", "opponents: fixed (--opponent in every game), fsp (study 002: 80% the latest weights, 20% one of the last 20 checkpoints), schedule (study 000: --greedy/random for 400 updates, then 70% one of the last 5 checkpoints, 15% --greedy, 15% random)")
 			fs.StringVar(&c.Greedy, "greedy", "onestep", "agent spec of the greedy opponent of --league schedule")
-			fs.IntVar(&c.Warmup, "warmup", 400, fmt.Sprintf("updates of --league schedule's warm-up against --greedy and random, 0..%d", rl.MaxUpdate))
+			fs.IntVar(&c.Warmup, "league-warmup", 400, fmt.Sprintf("updates of --league schedule's warm-up against --greedy and random, 0..%d", rl.MaxUpdate))
+			aliasFlag(fs, "warmup", "league-warmup") // train's --warmup is the learning rate's warm-up
 			fs.BoolVar(&c.LegalPlane, "legal-plane", false, "give a fresh net study 002's third input plane, the legal moves")
 			shaping := fs.Bool("shaping", false, "add the study's dense rewards for the game: on Sequence study 000's (+0.05 per unit of growth of the longest run, +0.1 for blocking an open four), elsewhere study 002's (+0.1 for blocking an immediate loss, +0.05 for creating an immediate win)")
 			fs.Float64Var(&c.Options.EntropyFinal, "ent-final", 0, "entropy coefficient at the end of --ent-decay")
@@ -191,7 +193,7 @@ samples/s with the default net on a loaded 2-core machine, so 30 minutes):
 					c.Options.AnnealUpdates = c.Updates
 				}
 				if c.Warmup < 0 || c.Warmup > rl.MaxUpdate {
-					return usagef("--warmup = %d, want 0..%d", c.Warmup, rl.MaxUpdate)
+					return usagef("--league-warmup = %d, want 0..%d", c.Warmup, rl.MaxUpdate)
 				}
 				switch c.League {
 				case "fixed", "fsp", "schedule":
@@ -219,9 +221,9 @@ func checkPPOFlags(c rl.RunConfig, updates int) error {
 	case c.Envs < 1 || c.Envs > ppoMaxEnvs:
 		return usagef("--envs = %d, want 1..%d", c.Envs, ppoMaxEnvs)
 	case o.Steps < 1 || o.Steps > ppoMaxSteps:
-		return usagef("--steps = %d, want 1..%d", o.Steps, ppoMaxSteps)
+		return usagef("--env-steps = %d, want 1..%d", o.Steps, ppoMaxSteps)
 	case c.Envs*o.Steps > ppoMaxBatch:
-		return usagef("--envs x --steps = %d samples per update, want at most %d", c.Envs*o.Steps, ppoMaxBatch)
+		return usagef("--envs x --env-steps = %d samples per update, want at most %d", c.Envs*o.Steps, ppoMaxBatch)
 	case !(o.LR > 0 && o.LR <= 1):
 		return usagef("--lr = %g, want (0, 1]", o.LR)
 	case !(o.WeightDecay >= 0 && o.WeightDecay <= 1):
@@ -255,7 +257,10 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 	var net *nets.Net
 	if c.Net != "" {
 		if net, err = nets.Load(c.Net); err != nil {
-			return fmt.Errorf("--net: %v", unwrapPath(err))
+			return netUsage(fmt.Errorf("--net %s: %w", c.Net, unwrapPath(err)))
+		}
+		if err := nets.CheckGame(net, g, c.Net); err != nil {
+			return usagef("--net: %v", err)
 		}
 		c.Preset = net.Config().Preset
 	} else {
@@ -342,11 +347,11 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 	now := map[string][2]string{
 		"game": {c.Game, stored.Game}, "net": {c.Net, stored.Net}, "preset": {c.Preset, stored.Preset},
 		"opponent": {c.Opponent, stored.Opponent},
-		"envs":     {fmt.Sprint(c.Envs), fmt.Sprint(stored.Envs)}, "steps": {fmt.Sprint(c.Options.Steps), fmt.Sprint(stored.Options.Steps)},
+		"envs":     {fmt.Sprint(c.Envs), fmt.Sprint(stored.Envs)}, "env-steps": {fmt.Sprint(c.Options.Steps), fmt.Sprint(stored.Options.Steps)},
 		"lr": {fmt.Sprint(c.Options.LR), fmt.Sprint(stored.Options.LR)}, "ent": {fmt.Sprint(c.Options.Loss.EntropyCoef), fmt.Sprint(stored.Options.Loss.EntropyCoef)},
 		"epochs": {fmt.Sprint(c.Options.Epochs), fmt.Sprint(stored.Options.Epochs)}, "minibatches": {fmt.Sprint(c.Options.Minibatches), fmt.Sprint(stored.Options.Minibatches)},
 		"seed": {fmt.Sprint(c.Seed), fmt.Sprint(stored.Seed)}, "checkpoint-every": {fmt.Sprint(c.Every), fmt.Sprint(stored.Every)},
-		"league": {c.League, leagueName(stored.League)}, "greedy": {c.Greedy, stored.Greedy}, "warmup": {fmt.Sprint(c.Warmup), fmt.Sprint(stored.Warmup)},
+		"league": {c.League, leagueName(stored.League)}, "greedy": {c.Greedy, stored.Greedy}, "league-warmup": {fmt.Sprint(c.Warmup), fmt.Sprint(stored.Warmup)},
 		"legal-plane": {fmt.Sprint(c.LegalPlane), fmt.Sprint(stored.LegalPlane)},
 		"shaping":     {fmt.Sprint(c.Shaping != rl.Shaping{}), fmt.Sprint(stored.Shaping != rl.Shaping{})},
 		"ent-final":   {fmt.Sprint(c.Options.EntropyFinal), fmt.Sprint(stored.Options.EntropyFinal)},
@@ -661,7 +666,7 @@ func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) 
 	enc, err := nets.EncodingFor(g, net.InputSize())
 	if err != nil {
 		if c.Net != "" {
-			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
+			return nil, nil, usagef("--net %s: %v", c.Net, err) // a network of another game
 		}
 		return nil, nil, err
 	}

@@ -19,7 +19,7 @@ func TestPPORecurrentCLI(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "run")
-	args := []string{"ppo", "--game", "sequence:jacks=false", "--preset", "sequence-lstm", "--out", out, "--envs", "2", "--steps", "8",
+	args := []string{"ppo", "--game", "sequence:jacks=false", "--preset", "sequence-lstm", "--out", out, "--envs", "2", "--env-steps", "8",
 		"--minibatches", "2", "--epochs", "1", "--checkpoint-every", "1", "--quiet"}
 	if code, stdout, errs := runCLI(t, "", append(args, "--updates", "2")...); code != 0 || !strings.Contains(stdout, "update-000002.safetensors") {
 		t.Fatalf("status %d\n%s\n%s", code, stdout, errs)
@@ -54,7 +54,7 @@ func TestPPORecurrentLeagueResumeExact(t *testing.T) {
 	}
 	for _, league := range []string{"schedule", "fsp"} {
 		args := []string{"ppo", "--game", "sequence:jacks=false", "--preset", "sequence-lstm", "--league", league,
-			"--warmup", "2", "--greedy", "sequence-greedy", "--envs", "2", "--steps", "8", "--minibatches", "2", "--epochs", "1",
+			"--league-warmup", "2", "--greedy", "sequence-greedy", "--envs", "2", "--env-steps", "8", "--minibatches", "2", "--epochs", "1",
 			"--checkpoint-every", "1", "--updates", "5", "--wd", "1e-5", "--quiet"}
 		resumeExact(t, filepath.Join(t.TempDir(), league), args, "")
 	}

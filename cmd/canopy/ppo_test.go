@@ -37,7 +37,7 @@ func TestPPOCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "run")
-	args := []string{"ppo", "--game", "tictactoe", "--net", start, "--out", out, "--envs", "4", "--steps", "8",
+	args := []string{"ppo", "--game", "tictactoe", "--net", start, "--out", out, "--envs", "4", "--env-steps", "8",
 		"--minibatches", "2", "--epochs", "2", "--checkpoint-every", "2", "--quiet"}
 
 	code, stdout, errs := runCLI(t, "", append(args, "--updates", "3")...)
@@ -116,7 +116,7 @@ func closeAgent(a agent.Agent) {
 func TestPPOFlagErrors(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	for _, tc := range []struct{ flag, value string }{
-		{"updates", "0"}, {"updates", "1000000"}, {"envs", "0"}, {"envs", "5000"}, {"steps", "0"}, {"steps", "70000"},
+		{"updates", "0"}, {"updates", "1000000"}, {"envs", "0"}, {"envs", "5000"}, {"env-steps", "0"}, {"env-steps", "70000"},
 		{"lr", "0"}, {"lr", "NaN"}, {"lr", "2"}, {"ent", "-1"}, {"ent", "Inf"}, {"epochs", "0"}, {"minibatches", "0"},
 		{"minibatches", "100000"}, {"checkpoint-every", "0"}, {"wd", "-1e-5"}, {"wd", "NaN"}, {"wd", "2"},
 	} {
@@ -125,7 +125,7 @@ func TestPPOFlagErrors(t *testing.T) {
 			t.Errorf("--%s %s: status %d, %q", tc.flag, tc.value, code, errs)
 		}
 	}
-	if code, _, errs := runCLI(t, "", "ppo", "--game", "tictactoe", "--out", out, "--envs", "4096", "--steps", "4096"); code != 2 || !strings.Contains(errs, "--envs x --steps") {
+	if code, _, errs := runCLI(t, "", "ppo", "--game", "tictactoe", "--out", out, "--envs", "4096", "--env-steps", "4096"); code != 2 || !strings.Contains(errs, "--envs x --env-steps") {
 		t.Errorf("huge rollout: status %d, %q", code, errs)
 	}
 	for _, extra := range [][]string{
@@ -204,7 +204,7 @@ func TestPPOResumeExact(t *testing.T) {
 	if err := net.Save(start); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"ppo", "--game", "tictactoe", "--net", start, "--envs", "4", "--steps", "8",
+	common := []string{"ppo", "--game", "tictactoe", "--net", start, "--envs", "4", "--env-steps", "8",
 		"--minibatches", "2", "--epochs", "2", "--checkpoint-every", "1", "--updates", "5", "--quiet"}
 	resumeExact(t, filepath.Join(tmp, "fsp"), append(common, "--league", "fsp", "--shaping",
 		"--ent", "0.02", "--ent-decay", "0.5", "--ent-final", "0.001"), rl.KindLatest)
@@ -306,7 +306,7 @@ func TestPPOOpponentMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "run")
-	code, stdout, errs := runCLI(t, "", "ppo", "--game", "tictactoe", "--net", start, "--out", out, "--envs", "8", "--steps", "16",
+	code, stdout, errs := runCLI(t, "", "ppo", "--game", "tictactoe", "--net", start, "--out", out, "--envs", "8", "--env-steps", "16",
 		"--opponent", "onestep; random", "--updates", "1", "--quiet")
 	if code != 0 {
 		t.Fatalf("status %d\n%s\n%s", code, stdout, errs)

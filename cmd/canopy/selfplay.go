@@ -25,7 +25,9 @@ tree evaluated by one batched network (Dirichlet noise at the root, moves
 sampled from the visits for the first --tempplies plies, then the most
 visited). The search options (--sims, --c, --fpu, --dir, --dirfrac,
 --tempplies, --temp, --det, --leaves, --blend, --turns) are the az agent's,
-with the same names, ranges and meaning. Each move is recorded as (observation from the mover's view,
+with the same names, ranges and meaning; three defaults differ, since
+self-play explores where az plays its best: --dir 1, --tempplies 8 and
+--det 1 (az: 0, 0 and 8). Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
 (arrays obs, policy, legal, value, game_id, ply; numpy.load reads them) listed in
 DIR/manifest.json.
@@ -72,11 +74,12 @@ Examples (under a minute each on 2 cores):
 			table.Reset()
 			table.Register(fs) // --sims, --c, --fpu, --dir, --dirfrac, --tempplies, ... (the az agent's names)
 			// The flag names of earlier releases, kept as aliases.
-			for old, key := range aliasOf {
-				f := fs.Lookup(key)
-				fs.Var(f.Value, old, "alias of --"+key)
+			for old, key := range selfPlayAliases {
+				aliasFlag(fs, old, key)
 			}
-			batch := fs.Int("batch", 0, "largest network batch (default: the backend's preferred)")
+			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
+			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
+			netCache := netCacheFlag(fs)
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "output directory")
 			resume := fs.Bool("resume", false, "continue the run in --out")
@@ -97,7 +100,7 @@ Examples (under a minute each on 2 cores):
 					return usagef("--games %d: want 1..%d games per run directory (split the run over several directories)", *nGames, selfplay.MaxGames)
 				}
 				if *batch < 0 || *workers < 0 {
-					return usagef("--batch and --workers must not be negative")
+					return usagef("--net-batch and --workers must not be negative")
 				}
 				if err := st.Check(); err != nil {
 					return usagef("--%v", err)
@@ -126,6 +129,9 @@ Examples (under a minute each on 2 cores):
 				}
 				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
 				if err != nil {
+					return err
+				}
+				if err := nb.cache(g, *netCache); err != nil {
 					return err
 				}
 				// Every way a terminal or a job manager stops a process
@@ -221,9 +227,37 @@ Examples (under a minute each on 2 cores):
 	})
 }
 
-// aliasOf maps the self-play flag names of earlier releases to the
+// maxNetCache bounds --net-cache (2^26 positions: 2 GiB of Connect Four
+// outputs).
+const maxNetCache = 1 << 26
+
+// netCacheFlag declares --net-cache (selfplay, bench search).
+func netCacheFlag(fs *flag.FlagSet) *int {
+	return fs.Int("net-cache", 0, fmt.Sprintf("keep the network's outputs for up to N positions (rounded up to a power of two; 0..%d, 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again", maxNetCache))
+}
+
+// cache puts a nets.Cache of n positions of g (--net-cache; 0 = none) in
+// front of nb's backend, refusing a size out of range or one that would
+// not fit in memory.
+func (nb *netBackend) cache(g games.Game, n int) error {
+	if n < 0 || n > maxNetCache {
+		return usagef("--net-cache %d: want 0..%d positions", n, maxNetCache)
+	}
+	if n == 0 {
+		return nil
+	}
+	var m memEstimate
+	m.add("network cache", float64(nets.CacheBytes(g.NumActions(), n)))
+	if err := m.check(fmt.Sprintf("--net-cache %d", n)); err != nil {
+		return err
+	}
+	nb.be = nets.NewCache(nb.be, n)
+	return nil
+}
+
+// selfPlayAliases maps the self-play flag names of earlier releases to the
 // settings' keys they are kept as aliases of.
-var aliasOf = map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
+var selfPlayAliases = map[string]string{"dirichlet": "dir", "dirichlet-frac": "dirfrac", "temp-plies": "tempplies",
 	"determinize": "det", "resign-off": "resignoff"}
 
 // netBackend is the network a command evaluates with.
@@ -248,7 +282,7 @@ func openNetwork(g games.Game, ref, backend string, batch int, stderr io.Writer)
 	}
 	net, src, err := nets.OpenNet(ref, g)
 	if err != nil {
-		return netBackend{}, fmt.Errorf("--net: %v", err)
+		return netBackend{}, netUsage(fmt.Errorf("--net: %w", err))
 	}
 	nb := netBackend{desc: src.Desc, sha: src.SHA256}
 	var choice nets.Choice
@@ -268,7 +302,7 @@ func turnSearchFlags(fs *flag.FlagSet, names []string) error {
 	var given []string
 	fs.Visit(func(f *flag.Flag) {
 		for _, n := range names {
-			if f.Name == n || aliasOf[f.Name] == n {
+			if to, _ := aliasOf(f); f.Name == n || to == n {
 				given = append(given, "--"+f.Name)
 				return
 			}

@@ -52,7 +52,7 @@ func TestSelfplayCLI(t *testing.T) {
 			t.Errorf("%v: status %d, want 2 (%q)", bad, code, errs)
 		}
 	}
-	if code, _, errs := runCLI(t, "", "selfplay", "--game", "tictactoe", "--net", "/no/such.safetensors"); code != 1 || !strings.Contains(errs, "--net") {
+	if code, _, errs := runCLI(t, "", "selfplay", "--game", "tictactoe", "--net", "/no/such.safetensors"); code != 2 || !strings.Contains(errs, "--net") {
 		t.Errorf("missing net: %d %q", code, errs)
 	}
 }
@@ -322,7 +322,12 @@ func TestSelfplayTurnSearchCLI(t *testing.T) {
 		{[]string{"--game", "strands:size=4", "--turn-search", "mcts-bb:time=1s"}, "use sims=N"},
 	} {
 		code, _, errs := runCLI(t, "", append([]string{"selfplay", "--out", t.TempDir()}, c.args...)...)
-		if first, _, _ := strings.Cut(errs, "\n"); code != 2 || !strings.Contains(first, c.want) {
+		// The error's line (after any deprecation warning: --dirichlet).
+		lines := strings.Split(errs, "\n")
+		for len(lines) > 1 && strings.Contains(lines[0], ": warning: ") {
+			lines = lines[1:]
+		}
+		if code != 2 || !strings.Contains(lines[0], c.want) {
 			t.Errorf("%v: status %d, %q; want 2 and %q", c.args, code, errs, c.want)
 		}
 	}

@@ -59,12 +59,12 @@ func TestRunCommandsSaveOnSIGTERM(t *testing.T) {
 		{
 			name: "ppo",
 			args: func(dir string) []string {
-				return []string{"ppo", "--game", "tictactoe", "--out", dir, "--envs", "4", "--steps", "8", "--updates", "100000", "--quiet"}
+				return []string{"ppo", "--game", "tictactoe", "--out", dir, "--envs", "4", "--env-steps", "8", "--updates", "100000", "--quiet"}
 			},
 			ready: func(dir string) func() bool { return exists(filepath.Join(dir, "update-*.safetensors")) },
 			resume: func(dir string) []string {
 				m, _ := filepath.Glob(filepath.Join(dir, "update-??????.safetensors"))
-				return []string{"ppo", "--game", "tictactoe", "--out", dir, "--envs", "4", "--steps", "8", "--quiet", "--resume",
+				return []string{"ppo", "--game", "tictactoe", "--out", dir, "--envs", "4", "--env-steps", "8", "--quiet", "--resume",
 					"--updates", strings.TrimLeft(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m[len(m)-1]), "update-"), ".safetensors"), "0") + "1"}
 			},
 		},

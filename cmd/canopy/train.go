@@ -140,7 +140,7 @@ Example:
 				if *netFile != "" {
 					n, info, err := train.LoadCheckpoint(*netFile)
 					if err != nil {
-						return fmt.Errorf("--net: %v", unwrapPath(err))
+						return netUsage(fmt.Errorf("--net %s: %w", *netFile, unwrapPath(err)))
 					}
 					net, opt.Parent, opt.ParentInfo = n, *netFile, info
 					if !flagSet(fs, "iter") {
@@ -184,10 +184,18 @@ Example:
 					if errors.Is(err, train.ErrNoGame) {
 						return usagef("%v with --game", err)
 					}
+					if errors.Is(err, train.ErrOtherGame) { // --game, or --net's game, is not the data's
+						return usagef("--data: %v", err)
+					}
 					return fmt.Errorf("--data: %v", err)
 				}
 				g = ds.Game()
 				loadTime := time.Since(t0)
+				if net != nil {
+					if err := nets.CheckGame(net, g, *netFile); err != nil {
+						return usagef("--net: %v (the data is %s)", err, g.Spec())
+					}
+				}
 				if net == nil {
 					if *preset != "" {
 						if cfg, err = cfg.ForGame(g); err != nil {

@@ -141,11 +141,11 @@ func TestTrainCLIBadInput(t *testing.T) {
 		{2, append(base, "--preset", "nosuch"), "--preset"},
 		{2, append(base, "--preset", "connect4", "--net", file), "exclude each other"},
 		{1, append(base, "--net", file), "--net"},
-		{1, append(base, "--net", filepath.Join(tmp, "missing.safetensors")), "--net"},
+		{2, append(base, "--net", filepath.Join(tmp, "missing.safetensors")), "missing.safetensors"},
 		{1, []string{"train", "--data", filepath.Join(tmp, "missing"), "--out", out, "--quiet"}, "does not exist"},
 		{1, []string{"train", "--data", sp, "--out", file, "--quiet"}, "--out"},
 		{1, []string{"train", "--data", sp, "--out", filepath.Join(file, "sub"), "--quiet"}, "is a file"},
-		{1, append(base, "--game", "connect4"), "not connect4"},
+		{2, append(base, "--game", "connect4"), "not connect4"},
 		{2, []string{"train", "--data", filepath.Join(sp, "shard-000000.npz"), "--out", out, "--quiet"}, "--game"},
 	} {
 		r := runGuarded(t, "", tc.args...)
@@ -163,7 +163,7 @@ func TestTrainCLIBadInput(t *testing.T) {
 // solver-labelled set; the network alone (random weights) and the
 // positions' values decide nothing here, only the layout is checked.
 func TestZeroScorePrintsGroups(t *testing.T) {
-	code, out, errs := runCLI(t, "", "zero", "--score", "init", "--solver-positions", "24", "--solver-sims", "4", "--backend", "cpu")
+	code, out, errs := runCLI(t, "", "zero", "--score-net", "init", "--solver-positions", "24", "--solver-sims", "4", "--backend", "cpu")
 	if code != 0 {
 		t.Fatalf("status %d: %s", code, errs)
 	}

@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		Name:    "tune",
 		Summary: "optimise the Tetris Link heuristic's four weights against the 'user' weights",
-		Usage:   "--game tetrislink [--games N] [--iters K] [--pop P] [--eval E] [--seed S] [--json]",
+		Usage:   "--game tetrislink [--games N] [--iters K] [--pop P] [--final-games E] [--seed S] [--json]",
 		Help: `Tune the four weights (connect/group/block/points) of the Tetris Link
 heuristic agent with the cross-entropy method: each iteration samples --pop
 weight vectors from a normal distribution (weights clipped to [0,15]), plays
@@ -25,19 +25,20 @@ alternating (the same game seeds for every candidate of an iteration), and
 refits the distribution's mean and spread to the best quarter. Fitness is
 the candidate's score rate: win 1, draw 1/2, loss 0 (with 3-4 players, the
 rank-based return mapped to [0,1]). The final mean (the tuned weights) is
-then evaluated on --eval fresh games and printed with a 95% Wilson
+then evaluated on --final-games fresh games and printed with a 95% Wilson
 interval, followed by the single candidate that scored highest during the
 search (its score comes from the games that selected it, so it is
 optimistic).
 
-Memory grows with --pop, --games and --eval (one number per candidate or
+Memory grows with --pop, --games and --final-games (one number per candidate or
 game): sizes the machine cannot hold are refused up front.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			gameSpec := fs.String("game", "tetrislink", "game spec (tetrislink, tetrislink:players=N)")
 			nGames := fs.Int("games", 200, "games per fitness evaluation")
 			iters := fs.Int("iters", 20, "optimiser iterations")
 			pop := fs.Int("pop", 8, "candidates per iteration")
-			evalGames := fs.Int("eval", 2000, "games for the final evaluation")
+			evalGames := fs.Int("final-games", 2000, "games for the final evaluation")
+			aliasFlag(fs, "eval", "final-games") // an agent's eval= is its leaf evaluator
 			seed := fs.Uint64("seed", 1, "random seed")
 			netBackend := agentBackendFlag(fs)
 			asJSON := fs.Bool("json", false, "print the result as JSON (progress goes to stderr)")
@@ -57,19 +58,19 @@ game): sizes the machine cannot hold are refused up front.`,
 					return usagef("--game %s: tune only knows the Tetris Link heuristic (use --game tetrislink)", *gameSpec)
 				}
 				if *nGames < 1 || *iters < 0 || *pop < 2 || *evalGames < 1 {
-					return usagef("--games and --eval must be >= 1, --iters >= 0, --pop >= 2")
+					return usagef("--games and --final-games must be >= 1, --iters >= 0, --pop >= 2")
 				}
 				// Each iteration plays --pop x --games games: bound the
 				// whole run as arena and stats bound theirs.
 				if total := float64(*iters)*float64(*pop)*float64(*nGames) + float64(*evalGames); total > maxGames {
-					return usagef("--iters %d --pop %d --games %d --eval %d make %.3g games in all; the limit is %d (fewer iterations or games)", *iters, *pop, *nGames, *evalGames, total, maxGames)
+					return usagef("--iters %d --pop %d --games %d --final-games %d make %.3g games in all; the limit is %d (fewer iterations or games)", *iters, *pop, *nGames, *evalGames, total, maxGames)
 				}
 				// runTune holds --pop candidates (weights and fitness, 40
 				// bytes each) and one float64 per game of an evaluation.
 				var m memEstimate
 				m.add("candidates", 40*float64(*pop))
 				m.add("game results", 8*float64(max(*nGames, *evalGames)))
-				if err := m.check(fmt.Sprintf("--pop %d --games %d --eval %d", *pop, *nGames, *evalGames)); err != nil {
+				if err := m.check(fmt.Sprintf("--pop %d --games %d --final-games %d", *pop, *nGames, *evalGames)); err != nil {
 					return err
 				}
 				res := runTune(g, tuneConfig{games: *nGames, iters: *iters, pop: *pop, eval: *evalGames, seed: *seed}, func(line string) {

@@ -7,11 +7,11 @@ import (
 )
 
 func TestTune(t *testing.T) {
-	code, out, errs := runCLI(t, "", "tune", "--game", "tetrislink", "--games", "4", "--iters", "2", "--pop", "2", "--eval", "6", "--seed", "3")
+	code, out, errs := runCLI(t, "", "tune", "--game", "tetrislink", "--games", "4", "--iters", "2", "--pop", "2", "--final-games", "6", "--seed", "3")
 	if code != 0 || !strings.Contains(out, "iter 2/2") || !strings.Contains(out, "tuned weights (final mean)") || !strings.Contains(out, "95% CI") {
 		t.Fatalf("tune: status %d\nstdout %s\nstderr %s", code, out, errs)
 	}
-	code, out2, _ := runCLI(t, "", "tune", "--games", "4", "--iters", "2", "--pop", "2", "--eval", "6", "--seed", "3", "--json")
+	code, out2, _ := runCLI(t, "", "tune", "--games", "4", "--iters", "2", "--pop", "2", "--final-games", "6", "--seed", "3", "--json")
 	var res tuneResult
 	if code != 0 || json.Unmarshal([]byte(out2), &res) != nil {
 		t.Fatalf("tune --json: status %d, output %q", code, out2)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/nets"
 )
 
 // writeJSON prints v as indented JSON.
@@ -36,12 +37,48 @@ func newGame(spec string) (games.Game, error) {
 	return g, nil
 }
 
-// flagSet reports whether the flag name was given on the command line.
+// flagSet reports whether the flag name was given on the command line,
+// under its name or a deprecated spelling (aliasFlag).
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	fs.Visit(func(f *flag.Flag) {
+		to, _ := aliasOf(f)
+		set = set || f.Name == name || to == name
+	})
 	return set
 }
+
+// netUsage returns err, from opening the network a flag or an agent
+// option names, as a usage error (exit 2) when the reference names no
+// network (no such file, not a shipped name) or a network of another game:
+// the command line is wrong, not the run. Other errors (a damaged file,
+// a full disk) stay as they are.
+func netUsage(err error) error {
+	var ue usageError
+	if err == nil || errors.As(err, &ue) {
+		return err
+	}
+	if errors.Is(err, nets.ErrUnknownNet) || errors.Is(err, nets.ErrWrongGame) || errors.Is(err, fs.ErrNotExist) {
+		return usageError{err.Error()}
+	}
+	return err
+}
+
+// aliasUsage starts the usage of a deprecated flag spelling; the name of
+// the flag it sets follows.
+const aliasUsage = "deprecated spelling of --"
+
+// aliasFlag declares old as a deprecated spelling of fs's flag name
+// (declared before): it sets the same value, and parseFlags prints one
+// line naming the new flag when it is used. Old spellings keep the
+// commands of docs/RESULTS.md and earlier scripts running after a flag is
+// renamed (issue 39: one name, one meaning).
+func aliasFlag(fs *flag.FlagSet, old, name string) {
+	fs.Var(fs.Lookup(name).Value, old, aliasUsage+name)
+}
+
+// aliasOf returns the flag f is a deprecated spelling of (aliasFlag).
+func aliasOf(f *flag.Flag) (string, bool) { return strings.CutPrefix(f.Usage, aliasUsage) }
 
 // splitList splits a comma-separated flag value, trimming blanks. Commas
 // inside agent specs are options, so agent lists use splitAgents instead.

@@ -94,7 +94,7 @@ network as the trainer publishes it. Any number of workers may join and
 leave at any time: a worker that dies hands its unfinished games back to
 the others after the trainer's --nats-ack-wait. Stop it with Ctrl-C or
 SIGTERM. A line of throughput (games/s, positions/s, simulations/s, the
-share of time spent publishing) is printed every --report.
+share of time spent publishing) is printed every --report-every.
 
 The games are exactly those in-process self-play would write: game i of an
 iteration is seeded from (iteration seed, i) wherever it is played.
@@ -108,7 +108,8 @@ Example, with a trainer on the same machine:
 			backend := fs.String("backend", "auto", "backend spec: auto, cpu[:threads=N], cuda[:...]")
 			trees := fs.Int("trees", 64, "games played at once")
 			cache := fs.String("cache", "", "directory for downloaded networks (default: the system's temporary directory)")
-			report := fs.Duration("report", 30*time.Second, "interval of the throughput lines (0 = none)")
+			report := fs.Duration("report-every", 30*time.Second, "interval of the throughput lines (0 = none)")
+			aliasFlag(fs, "report", "report-every") // arena's --report is a yes/no
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -123,7 +124,7 @@ Example, with a trainer on the same machine:
 					return usagef("--trees %d: want 1..%d", *trees, 1<<16)
 				}
 				if *report < 0 {
-					return usagef("--report %s: want >= 0 (0 = none)", *report)
+					return usagef("--report-every %s: want >= 0 (0 = none)", *report)
 				}
 				if _, err := nets.ParseBackendSpec(*backend); err != nil {
 					return backendError(*backend, err)

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"strings"
 	"text/tabwriter"
@@ -109,7 +111,8 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			skipBad := fs.Bool("skip-bad", false, "training skips an unreadable or inconsistent self-play shard of its window with a warning (named in the iteration's metrics) instead of stopping the run")
 			var nf zeroFleetFlags
 			nf.register(fs)
-			score := fs.String("score", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
+			score := fs.String("score-net", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
+			aliasFlag(fs, "score", "score-net") // sequence-greedy's score= is a scoring rule
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -126,7 +129,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					t0 := time.Now()
 					rep, err := zero.SolverScore(context.Background(), pool, *score, cfg.SolverPositions, cfg.SolverSims)
 					if err != nil {
-						return err
+						return netUsage(err)
 					}
 					fmt.Fprintf(e.Stdout, "%s on %d solver-labelled positions: network alone %.1f%% optimal, with %d simulations %.1f%% (random moves %.1f%%; %.0f s)\n",
 						*score, rep.Positions, 100*rep.Policy, rep.Sims, 100*rep.Search, 100*rep.Random, time.Since(t0).Seconds())
@@ -141,7 +144,13 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					return usagef("--iterations and --more take a positive count, and only one of them")
 				}
 				set := map[string]bool{}
-				fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+				fs.Visit(func(f *flag.Flag) {
+					if to, ok := aliasOf(f); ok {
+						set[to] = true // an old spelling sets its flag
+					} else {
+						set[f.Name] = true
+					}
+				})
 				// A run that exists keeps its settings: start from them and
 				// apply only the flags given now (zero.Run rejects changes).
 				stored, ok, err := zero.LoadConfig(*out)
@@ -197,6 +206,13 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				if !ok {
 					if err := req.Check(); err != nil {
 						return usagef("%v", err)
+					}
+					// A --net that names no network, or one of another
+					// game, is refused before the run starts.
+					if g, err := games.New(req.Game); err == nil {
+						if _, _, err := nets.OpenNet(req.Net, g); err != nil {
+							return netUsage(fmt.Errorf("--net: %w", err))
+						}
 					}
 				}
 				if err := checkZeroMemory(req); err != nil {

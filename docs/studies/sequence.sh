@@ -61,14 +61,14 @@
 #   against Greedy and Random, then 70% the last 5 checkpoints, 15% each
 #   baseline; its two shaped rewards):
 #     canopy ppo --game sequence:jacks=false --preset sequence-lstm \
-#       --league schedule --greedy sequence-greedy --envs 16 --steps 160 \
+#       --league schedule --greedy sequence-greedy --envs 16 --env-steps 160 \
 #       --epochs 5 --minibatches 1 --lr 3e-4 --wd 1e-5 --ent 0.01 \
-#       --ent-final 0.001 --ent-decay 0.4 --warmup 400 --updates 1000 \
+#       --ent-final 0.001 --ent-decay 0.4 --league-warmup 400 --updates 1000 \
 #       --checkpoint-every 25 --shaping --out runs/ppo-seq-study
 #   and Canopy's first run (16 x 1,024 frames per update, 8 minibatches,
 #   against sequence-greedy throughout, no shaping):
 #     canopy ppo --game sequence:jacks=false --preset sequence-lstm \
-#       --opponent sequence-greedy --envs 16 --steps 1024 --epochs 5 \
+#       --opponent sequence-greedy --envs 16 --env-steps 1024 --epochs 5 \
 #       --minibatches 8 --lr 3e-4 --ent 0.01 --ent-final 0.001 \
 #       --ent-decay 0.4 --updates 140 --checkpoint-every 10 --out runs/ppo-seq
 #

@@ -112,7 +112,6 @@ func (b *bitboard) unset(sq int) {
 func (b bitboard) and(c bitboard) bitboard    { return bitboard{b.lo & c.lo, b.hi & c.hi} }
 func (b bitboard) or(c bitboard) bitboard     { return bitboard{b.lo | c.lo, b.hi | c.hi} }
 func (b bitboard) andNot(c bitboard) bitboard { return bitboard{b.lo &^ c.lo, b.hi &^ c.hi} }
-func (b bitboard) xor(c bitboard) bitboard    { return bitboard{b.lo ^ c.lo, b.hi ^ c.hi} }
 func (b bitboard) isEmpty() bool              { return b.lo|b.hi == 0 }
 func (b bitboard) count() int                 { return bits.OnesCount64(b.lo) + bits.OnesCount64(b.hi) }
 

@@ -93,19 +93,6 @@ func nigiriValue(c Card) int {
 	return 0
 }
 
-// makiIcons is the number of maki icons on a card type.
-func makiIcons(c Card) int {
-	switch c {
-	case Maki1:
-		return 1
-	case Maki2:
-		return 2
-	case Maki3:
-		return 3
-	}
-	return 0
-}
-
 // Action ids (NumActions = 93):
 //
 //	0..11   pick one card of that type ("tempura", "salmon", ...)
@@ -153,12 +140,6 @@ func init() {
 		actFirst[id], actSecond[id], actChop[id] = n, Wasabi, true
 		revAct[n] = games.Action(id)
 	}
-}
-
-// ActionCards returns the cards an action takes: first is placed first;
-// second is meaningful only when chop is true (chopsticks used).
-func ActionCards(a games.Action) (first, second Card, chop bool) {
-	return actFirst[a], actSecond[a], actChop[a]
 }
 
 // PickAction returns the action id of picking card c alone.

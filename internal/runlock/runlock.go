@@ -34,8 +34,7 @@ const Name = ".lock"
 // Lock is a held lock on a run directory. Its zero value and nil are not
 // held; Release is safe on both.
 type Lock struct {
-	dir string
-	f   *os.File
+	f *os.File
 }
 
 // BusyError reports a run directory locked by another process (or by
@@ -107,7 +106,7 @@ func Acquire(dir string) (*Lock, error) {
 			fmt.Fprintf(f, "pid %d\nstarted %s\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339))
 		}
 	}
-	return &Lock{dir: dir, f: f}, nil
+	return &Lock{f: f}, nil
 }
 
 // Release drops the lock. Later calls, and calls on nil, do nothing.
@@ -119,9 +118,6 @@ func (l *Lock) Release() error {
 	l.f = nil
 	return err
 }
-
-// Dir is the locked directory as given to Acquire.
-func (l *Lock) Dir() string { return l.dir }
 
 // parseOwner reads the lock file's "pid N" and "started T" lines; a
 // missing or malformed line leaves its value zero.

@@ -80,6 +80,11 @@ func sign(x int) int {
 	return 0
 }
 
+// LabelsGame is the game spec of the positions Labels returns: a
+// consumer that scores networks of any game on the set (canopy zero)
+// scores those of this game only.
+const LabelsGame = "connect4"
+
 // Labels returns the embedded evaluation set (labels.txt): 400 decisive
 // positions (some legal move changes the outcome) of plies 8-30 from
 // Pascal Pons' published test sets, each column scored by this solver
