@@ -25,6 +25,7 @@ import (
 // Thread safety: safe for concurrent use (it has no mutable state).
 type RandomBackend struct {
 	inputSize, policySize int
+	valueSize             int // 0 or 1: the scalar head
 	maxBatch, preferred   int
 	seed                  uint64
 }
@@ -53,7 +54,9 @@ func init() {
 				}
 				seed = n
 			}
-			return NewRandomBackend(net.InputSize(), net.PolicySize(), seed, opts), nil
+			r := NewRandomBackend(net.InputSize(), net.PolicySize(), seed, opts)
+			r.valueSize = net.ValueSize()
+			return r, nil
 		},
 	})
 }
@@ -73,15 +76,19 @@ func (r *RandomBackend) Shape() (int, int)   { return r.inputSize, r.policySize 
 func (r *RandomBackend) PreferredBatch() int { return r.preferred }
 func (r *RandomBackend) MaxBatch() int       { return r.maxBatch }
 
+// ValueSize implements ValueSizer: the value width of the network the
+// backend stands in for (1 for NewRandomBackend's).
+func (r *RandomBackend) ValueSize() int { return max(r.valueSize, 1) }
+
 // Evaluate writes the outputs described on RandomBackend.
 func (r *RandomBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
 	if err := checkBatch(ctx, r, batch, input, policy, value); err != nil {
 		return err
 	}
-	in, ps := r.inputSize, r.policySize
+	in, ps, vs := r.inputSize, r.policySize, r.ValueSize()
 	if r.seed == 0 {
 		clear(policy[:batch*ps])
-		clear(value[:batch])
+		clear(value[:batch*vs])
 		return nil
 	}
 	var pcg rand.PCG
@@ -91,7 +98,9 @@ func (r *RandomBackend) Evaluate(ctx context.Context, batch int, input, policy, 
 		for j := range p {
 			p[j] = float32(pcg.Uint64()>>40)/(1<<23) - 1
 		}
-		value[i] = float32(pcg.Uint64()>>40)/(1<<24) - 0.5
+		for k := i * vs; k < (i+1)*vs; k++ {
+			value[k] = float32(pcg.Uint64()>>40)/(1<<24) - 0.5
+		}
 	}
 	return nil
 }
@@ -115,9 +124,10 @@ func checkBatch(ctx context.Context, b Backend, batch int, input, policy, value 
 	if batch < 1 || batch > b.MaxBatch() {
 		return fmt.Errorf("nets: %s backend: batch %d outside [1, %d]", b.Name(), batch, b.MaxBatch())
 	}
-	if len(input) < batch*in || len(policy) < batch*ps || len(value) < batch {
+	vs := ValueSize(b)
+	if len(input) < batch*in || len(policy) < batch*ps || len(value) < batch*vs {
 		return fmt.Errorf("nets: %s backend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
-			b.Name(), batch, batch*in, batch*ps, batch, len(input), len(policy), len(value))
+			b.Name(), batch, batch*in, batch*ps, batch*vs, len(input), len(policy), len(value))
 	}
 	return nil
 }
@@ -165,11 +175,12 @@ type Cache struct {
 	inner      Backend
 	policySize int
 	inputSize  int
+	valueSize  int // values per row (ValueSize of inner)
 	mask       uint64
 	keys       []uint64 // full hash; valid only where used[i]
 	used       []bool
 	policy     []float32 // len(keys) * policySize
-	value      []float32
+	value      []float32 // len(keys) * valueSize
 	stripes    [cacheStripes]sync.Mutex
 
 	hits, misses atomic.Uint64
@@ -189,12 +200,13 @@ func NewCache(inner Backend, entries int) *Cache {
 		n <<= 1
 	}
 	in, ps := inner.Shape()
+	vs := ValueSize(inner)
 	mb := inner.MaxBatch()
 	return &Cache{
-		inner: inner, policySize: ps, inputSize: in, mask: uint64(n - 1),
+		inner: inner, policySize: ps, inputSize: in, valueSize: vs, mask: uint64(n - 1),
 		keys: make([]uint64, n), used: make([]bool, n),
-		policy: make([]float32, n*ps), value: make([]float32, n),
-		missIdx: make([]int, 0, mb), in: make([]float32, mb*in), pol: make([]float32, mb*ps), val: make([]float32, mb),
+		policy: make([]float32, n*ps), value: make([]float32, n*vs),
+		missIdx: make([]int, 0, mb), in: make([]float32, mb*in), pol: make([]float32, mb*ps), val: make([]float32, mb*vs),
 	}
 }
 
@@ -202,6 +214,9 @@ func (c *Cache) Name() string        { return "cache(" + c.inner.Name() + ")" }
 func (c *Cache) Shape() (int, int)   { return c.inner.Shape() }
 func (c *Cache) PreferredBatch() int { return c.inner.PreferredBatch() }
 func (c *Cache) MaxBatch() int       { return c.inner.MaxBatch() }
+
+// ValueSize implements ValueSizer (the inner backend's).
+func (c *Cache) ValueSize() int { return c.valueSize }
 
 // Evaluate passes through to the inner backend (no hashes, no caching).
 func (c *Cache) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
@@ -213,8 +228,9 @@ func (c *Cache) Stats() CacheStats {
 	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: len(c.keys)}
 }
 
-// lookup copies the entry for h into p and v and reports whether it hit.
-func (c *Cache) lookup(h uint64, p []float32, v *float32) bool {
+// lookup copies the entry for h into p and v (valueSize values) and
+// reports whether it hit.
+func (c *Cache) lookup(h uint64, p, v []float32) bool {
 	i := h & c.mask
 	mu := &c.stripes[i%cacheStripes]
 	mu.Lock()
@@ -222,19 +238,21 @@ func (c *Cache) lookup(h uint64, p []float32, v *float32) bool {
 	if ok {
 		ps := c.policySize
 		copy(p, c.policy[int(i)*ps:int(i+1)*ps])
-		*v = c.value[i]
+		vs := c.valueSize
+		copy(v, c.value[int(i)*vs:int(i+1)*vs])
 	}
 	mu.Unlock()
 	return ok
 }
 
-func (c *Cache) store(h uint64, p []float32, v float32) {
+func (c *Cache) store(h uint64, p, v []float32) {
 	i := h & c.mask
 	mu := &c.stripes[i%cacheStripes]
 	mu.Lock()
 	ps := c.policySize
 	copy(c.policy[int(i)*ps:int(i+1)*ps], p)
-	c.value[i] = v
+	vs := c.valueSize
+	copy(c.value[int(i)*vs:int(i+1)*vs], v)
 	c.keys[i] = h
 	c.used[i] = true
 	mu.Unlock()
@@ -249,12 +267,12 @@ func (c *Cache) EvaluateHashed(ctx context.Context, batch int, hashes []uint64, 
 	if len(hashes) < batch {
 		return fmt.Errorf("nets: %s: batch %d needs %d hashes, got %d", c.Name(), batch, batch, len(hashes))
 	}
-	in, ps := c.inputSize, c.policySize
+	in, ps, vs := c.inputSize, c.policySize, c.valueSize
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	miss := c.missIdx[:0]
 	for i := range batch {
-		if !c.lookup(hashes[i], policy[i*ps:(i+1)*ps], &value[i]) {
+		if !c.lookup(hashes[i], policy[i*ps:(i+1)*ps], value[i*vs:(i+1)*vs]) {
 			miss = append(miss, i)
 		}
 	}
@@ -272,8 +290,9 @@ func (c *Cache) EvaluateHashed(ctx context.Context, batch int, hashes []uint64, 
 	for k, i := range miss {
 		p := c.pol[k*ps : (k+1)*ps]
 		copy(policy[i*ps:(i+1)*ps], p)
-		value[i] = c.val[k]
-		c.store(hashes[i], p, c.val[k])
+		v := c.val[k*vs : (k+1)*vs]
+		copy(value[i*vs:(i+1)*vs], v)
+		c.store(hashes[i], p, v)
 	}
 	return nil
 }
@@ -305,15 +324,22 @@ func NewChecker(ref, cand Backend, policyTol, valueTol float64) (*Checker, error
 	if ri != ci || rp != cp {
 		return nil, fmt.Errorf("nets: checker: shapes differ: %s is %dx%d, %s is %dx%d", ref.Name(), ri, rp, cand.Name(), ci, cp)
 	}
+	if rv, cv := ValueSize(ref), ValueSize(cand); rv != cv {
+		return nil, fmt.Errorf("nets: checker: value heads differ: %s gives %d values per row, %s %d", ref.Name(), rv, cand.Name(), cv)
+	}
 	mb := min(ref.MaxBatch(), cand.MaxBatch())
 	return &Checker{ref: ref, cand: cand, policyTol: policyTol, vTol: valueTol,
-		pol: make([]float32, mb*rp), val: make([]float32, mb)}, nil
+		pol: make([]float32, mb*rp), val: make([]float32, mb*ValueSize(ref))}, nil
 }
 
 func (c *Checker) Name() string        { return "check(" + c.ref.Name() + "," + c.cand.Name() + ")" }
 func (c *Checker) Shape() (int, int)   { return c.ref.Shape() }
 func (c *Checker) PreferredBatch() int { return c.ref.PreferredBatch() }
 func (c *Checker) MaxBatch() int       { return min(c.ref.MaxBatch(), c.cand.MaxBatch()) }
+
+// ValueSize implements ValueSizer (the reference's, equal to the
+// candidate's).
+func (c *Checker) ValueSize() int { return ValueSize(c.ref) }
 
 // MaxDiff returns the largest absolute policy-logit and value differences
 // seen so far.
@@ -341,7 +367,7 @@ func (c *Checker) Evaluate(ctx context.Context, batch int, input, policy, value 
 	for i, x := range policy[:batch*ps] {
 		dp = max(dp, absDiff(x, c.pol[i]))
 	}
-	for i, x := range value[:batch] {
+	for i, x := range value[:batch*ValueSize(c.ref)] {
 		dv = max(dv, absDiff(x, c.val[i]))
 	}
 	c.maxP, c.maxV = max(c.maxP, dp), max(c.maxV, dv)

@@ -122,16 +122,19 @@ func TestForwardBatchConsistencyAndAllocs(t *testing.T) {
 	for name, cfg := range tinyConfigs {
 		net, _ := New(cfg, 3)
 		const batch = 5
+		vs := net.ValueSize()
 		in := randInput(batch*net.InputSize(), 1)
-		p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+		p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch*vs)
 		net.Forward(batch, in, p, v)
-		p1, v1 := make([]float32, net.PolicySize()), make([]float32, 1)
+		p1, v1 := make([]float32, net.PolicySize()), make([]float32, vs)
 		for i := 0; i < batch; i++ {
 			net.Forward(1, in[i*net.InputSize():], p1, v1)
 			closeTo(t, name+" single policy", p1, p[i*net.PolicySize():(i+1)*net.PolicySize()], 1e-5)
-			closeTo(t, name+" single value", v1, v[i:i+1], 1e-5)
-			if v1[0] < -1 || v1[0] > 1 {
-				t.Errorf("value %v out of range", v1[0])
+			closeTo(t, name+" single value", v1, v[i*vs:(i+1)*vs], 1e-5)
+			for _, x := range v1 {
+				if x < -1 || x > 1 {
+					t.Errorf("value %v out of range", x)
+				}
 			}
 		}
 		if raceEnabled {

@@ -255,6 +255,9 @@ func Open(net *nets.Net, o Options) (*Backend, error) {
 	if net == nil {
 		return nil, errors.New("cudabackend: nil network")
 	}
+	if vs := net.ValueSize(); vs > 1 {
+		return nil, fmt.Errorf("cudabackend: the network has a per-player value head (%d values per row), which the cuda backend does not run yet; use the cpu backend (--backend cpu)", vs)
+	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = defaultMaxBatch
 	}
