@@ -28,6 +28,7 @@ type NetEvaluator struct {
 
 type evalScratch struct {
 	logits []float32
+	vals   []float32 // a per-player head's value row
 	mask   games.Mask
 }
 
@@ -50,7 +51,9 @@ func NewNetEvaluator(p *Pool, g games.Game, netRef, backend string) (*NetEvaluat
 func NewEngineEvaluator(e *Engine) *NetEvaluator {
 	n := e.Game().NumActions()
 	ev := &NetEvaluator{e: e}
-	ev.bufs.New = func() any { return &evalScratch{logits: make([]float32, n), mask: games.NewMask(n)} }
+	ev.bufs.New = func() any {
+		return &evalScratch{logits: make([]float32, n), vals: make([]float32, e.vsize), mask: games.NewMask(n)}
+	}
 	return ev
 }
 
@@ -92,7 +95,13 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	}
 	sc := ev.bufs.Get().(*evalScratch)
 	defer ev.bufs.Put(sc)
-	v, err := ev.e.Evaluate(context.Background(), s, p, sc.logits)
+	var v float32
+	var err error
+	if ev.e.vsize > 1 {
+		err = ev.e.EvaluateValues(context.Background(), s, p, sc.logits, sc.vals)
+	} else {
+		v, err = ev.e.Evaluate(context.Background(), s, p, sc.logits)
+	}
 	if err != nil {
 		// The engine is closed or failed: no information; a neutral value
 		// keeps the search consistent (the agent's owner sees the error
@@ -101,7 +110,11 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 		clear(value)
 		return false
 	}
-	fillValue(value, p, v)
+	if ev.e.vsize > 1 {
+		fillValues(value, p, sc.vals) // MaxN: every player its own value
+	} else {
+		fillValue(value, p, v)
+	}
 	if priors == nil || !decision {
 		return false
 	}
