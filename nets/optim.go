@@ -30,7 +30,7 @@ type Loss struct {
 	// the mean over players keeps ValueWeight on the scale of the scalar
 	// head's).
 	Value float64
-	L2     float64 // L2 * sum of squared conv and dense weights
+	L2    float64 // L2 * sum of squared conv and dense weights
 }
 
 func (l Loss) String() string {
