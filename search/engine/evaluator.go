@@ -21,6 +21,8 @@ type NetEvaluator struct {
 	e     *Engine
 	lease *Lease    // nil for an engine the caller owns (NewEngineEvaluator)
 	bufs  sync.Pool // *evalScratch
+	// paranoid: SetBackup(BackupParanoid); set before the first Evaluate.
+	paranoid bool
 	// failed holds the first error of the engine (a closed engine, a
 	// backend failure); set once, never cleared.
 	failed atomic.Pointer[error]
@@ -97,7 +99,8 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	defer ev.bufs.Put(sc)
 	var v float32
 	var err error
-	if ev.e.vsize > 1 {
+	vec := ev.e.vsize > 1 && !ev.paranoid
+	if vec {
 		err = ev.e.EvaluateValues(context.Background(), s, p, sc.logits, sc.vals)
 	} else {
 		v, err = ev.e.Evaluate(context.Background(), s, p, sc.logits)
@@ -110,7 +113,7 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 		clear(value)
 		return false
 	}
-	if ev.e.vsize > 1 {
+	if vec {
 		fillValues(value, p, sc.vals) // MaxN: every player its own value
 	} else {
 		fillValue(value, p, v)
@@ -121,6 +124,11 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	s.Legal(sc.mask)
 	return maskedSoftmax(sc.logits, sc.mask, priors)
 }
+
+// SetBackup implements search.BackupSetter: BackupParanoid values the
+// tree from the mover's value alone even when the network gives every
+// player's. Call it before the evaluator is used.
+func (ev *NetEvaluator) SetBackup(kind string) { ev.paranoid = kind == BackupParanoid }
 
 // OpenEvaluator implements search.EvaluatorOpener: eval=NAME for search
 // names a network when it is a shipped network's name, "default" (the

@@ -225,6 +225,63 @@ func TestMaxNAgainstParanoid(t *testing.T) {
 	}
 }
 
+// Gumbel root search backs up the same vectors: each rule's sequential
+// halving plays its brute-force move.
+func TestMaxNGumbel(t *testing.T) {
+	maxnMove, _ := bruteForce(func(r [3]float64) [3]float64 { return r })
+	parMove, _ := bruteForce(func(r [3]float64) [3]float64 { return [3]float64{-r[2] / 2, -r[2] / 2, r[2]} })
+	g := coalitionGame{}
+	for backup, want := range map[string]int{BackupMaxN: maxnMove, BackupParanoid: parMove} {
+		e, err := New(g, &oracleNet{players: 3}, Options{Workers: 1, Batch: 8, Wait: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := DefaultSettings()
+		st.Sims, st.Backup, st.Gumbel, st.GumbelM = 400, backup, true, 2
+		s, err := NewSearcher(e, st.SearchOptions(), 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := s.Search(context.Background(), g.NewInitialState(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int(s.Choose(stats, 0)); got != want {
+			t.Errorf("gumbel, backup=%s: plays %d, brute force %d (stats %+v)", backup, got, want, stats)
+		}
+		e.Close()
+	}
+}
+
+// The mcts agent's network evaluator (mcts:eval=NET,backup=...) makes
+// the same choices as the az searches: each rule plays its brute-force
+// move.
+func TestMaxNNetEvaluator(t *testing.T) {
+	maxnMove, _ := bruteForce(func(r [3]float64) [3]float64 { return r })
+	parMove, _ := bruteForce(func(r [3]float64) [3]float64 { return [3]float64{-r[2] / 2, -r[2] / 2, r[2]} })
+	g := coalitionGame{}
+	e, err := New(g, &oracleNet{players: 3}, Options{Workers: 1, Batch: 8, Wait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for backup, want := range map[string]int{BackupMaxN: maxnMove, BackupParanoid: parMove} {
+		ev := NewEngineEvaluator(e)
+		var bs search.BackupSetter = ev
+		bs.SetBackup(backup)
+		o := search.DefaultOptions()
+		o.Rule, o.Sims, o.ExpandVisits, o.Eval = search.PUCT, 800, 0, ev
+		tr, err := search.New(g, o, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Search(context.Background(), g.NewInitialState())
+		if got := mostVisited(tr.RootStats(0, nil)); got != want {
+			t.Errorf("backup=%s: plays %d, brute force %d", backup, got, want)
+		}
+	}
+}
+
 // fillValues undoes the seat rotation of a per-player head's row.
 func TestFillValues(t *testing.T) {
 	v := make([]float64, 3)

@@ -79,22 +79,18 @@ func (j *Job) SetBlend(w float64, ro *search.Rollout) {
 	}
 }
 
-// Backups of network values (SetBackup, Settings.Backup).
+// Backups of network values (SetBackup, Settings.Backup): search's,
+// named here too. MaxN gives each player its own component of a
+// per-player value head, so that every player selects on its own
+// expected return (MaxN: Luckhardt & Irani 1986, in MCTS Sturtevant
+// 2008; with a learned value vector Petosa & Balch 2019).
 const (
-	// BackupMaxN gives each player its own component of a per-player
-	// value head (nets.Config.ValuePlayers), so that every player
-	// selects on its own expected return (MaxN; Sturtevant 2003 for the
-	// search, Petosa & Balch 2019 with a value vector). With a scalar
-	// head it is the same as BackupParanoid: the only vector there is.
-	BackupMaxN = "maxn"
-	// BackupParanoid takes the mover's value v alone and gives every
-	// other player -v/(players-1): exact for two-player zero-sum games,
-	// an approximation (the opponents as one coalition) beyond.
-	BackupParanoid = "paranoid"
+	BackupMaxN     = search.BackupMaxN
+	BackupParanoid = search.BackupParanoid
 )
 
 // BackupKinds are the values of the backup option.
-var BackupKinds = []string{BackupMaxN, BackupParanoid}
+var BackupKinds = search.BackupKinds
 
 // SetBackup selects how network values become the per-player values the
 // tree backs up: BackupMaxN ("" too) or BackupParanoid.
