@@ -63,8 +63,9 @@ type Config struct {
 	// the mover comes first: output i is the return of player
 	// (mover+i) mod P, so one net serves every seat. P must equal the
 	// game's player count (observations of these games depend on it).
-	// Omitted from JSON when 0, so scalar configs read and write as
-	// before.
+	// ForGame makes 0 the per-player head for games of three or more
+	// players; 1 asks for the scalar head there. Normalize stores 1 as
+	// 0, omitted from JSON, so scalar configs read and write as before.
 	ValuePlayers int `json:"value_players,omitempty"`
 }
 
@@ -240,7 +241,11 @@ func Preset(name string) (Config, error) {
 // ForGame returns c with its input shape and policy size taken from g:
 // the observation shape's last two dimensions are height and width and the
 // product of the others is InputPlanes (a 1-D observation becomes N x 1 x 1);
-// PolicySize is g.NumActions(); Game is g.Spec().
+// PolicySize is g.NumActions(); Game is g.Spec(). For games of three or
+// more players ValuePlayers 0 becomes g.NumPlayers() (a per-player value
+// head, since the scalar head's -v/(players-1) is exact only for two);
+// ValuePlayers 1 keeps the scalar head there (Normalize then stores it
+// as 0).
 func (c Config) ForGame(g games.Game) (Config, error) {
 	shape := g.ObservationShape()
 	planes, h, w := 1, 1, 1
@@ -259,11 +264,14 @@ func (c Config) ForGame(g games.Game) (Config, error) {
 	c.PolicySize = g.NumActions()
 	c.Game = g.Spec()
 	c.ConvChannels = append([]int(nil), c.ConvChannels...)
+	if c.ValuePlayers == 0 && g.NumPlayers() > 2 {
+		c.ValuePlayers = g.NumPlayers() // one value per player where the scalar head is not exact
+	}
 	if err := c.Normalize(); err != nil {
 		return c, fmt.Errorf("preset %q for game %s: %v", c.Preset, g.Spec(), err)
 	}
 	if c.ValuePlayers > 1 && c.ValuePlayers != g.NumPlayers() {
-		return c, fmt.Errorf("preset %q for game %s: value_players = %d, but the game has %d players (set it to %d, or 0 for the scalar value head)",
+		return c, fmt.Errorf("preset %q for game %s: value_players = %d, but the game has %d players (set it to %d, or 1 for the scalar value head)",
 			c.Preset, g.Spec(), c.ValuePlayers, g.NumPlayers(), g.NumPlayers())
 	}
 	return c, nil
