@@ -82,14 +82,40 @@ func (r *RandomBackend) ValueSize() int { return max(r.valueSize, 1) }
 
 // Evaluate writes the outputs described on RandomBackend.
 func (r *RandomBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	if err := checkBatch(ctx, r, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, r, batch, max(r.valueSize, 1), input, policy, value); err != nil {
 		return err
 	}
-	in, ps, vs := r.inputSize, r.policySize, r.ValueSize()
+	in, ps := r.inputSize, r.policySize
+	if r.valueSize > 1 {
+		r.evaluateRows(batch, input, policy, value)
+		return nil
+	}
+	if r.seed == 0 {
+		clear(policy[:batch*ps])
+		clear(value[:batch])
+		return nil
+	}
+	var pcg rand.PCG
+	for i := range batch {
+		pcg.Seed(r.seed, hashRow(input[i*in:(i+1)*in]))
+		p := policy[i*ps : (i+1)*ps]
+		for j := range p {
+			p[j] = float32(pcg.Uint64()>>40)/(1<<23) - 1
+		}
+		value[i] = float32(pcg.Uint64()>>40)/(1<<24) - 0.5
+	}
+	return nil
+}
+
+// evaluateRows is Evaluate for a per-player value head: valueSize values
+// a row, drawn after the row's logits as the scalar head's one value is.
+// (A separate loop keeps the scalar path as it was.)
+func (r *RandomBackend) evaluateRows(batch int, input, policy, value []float32) {
+	in, ps, vs := r.inputSize, r.policySize, r.valueSize
 	if r.seed == 0 {
 		clear(policy[:batch*ps])
 		clear(value[:batch*vs])
-		return nil
+		return
 	}
 	var pcg rand.PCG
 	for i := range batch {
@@ -102,7 +128,6 @@ func (r *RandomBackend) Evaluate(ctx context.Context, batch int, input, policy, 
 			value[k] = float32(pcg.Uint64()>>40)/(1<<24) - 0.5
 		}
 	}
-	return nil
 }
 
 // hashRow is FNV-1a over the float bits of row.
@@ -115,8 +140,10 @@ func hashRow(row []float32) uint64 {
 	return h
 }
 
-// checkBatch validates the common Evaluate arguments for b.
-func checkBatch(ctx context.Context, b Backend, batch int, input, policy, value []float32) error {
+// checkBatch validates the common Evaluate arguments for b, whose rows
+// have vs values each (passed in: asking b would cost an interface
+// assertion per call).
+func checkBatch(ctx context.Context, b Backend, batch, vs int, input, policy, value []float32) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -124,7 +151,6 @@ func checkBatch(ctx context.Context, b Backend, batch int, input, policy, value 
 	if batch < 1 || batch > b.MaxBatch() {
 		return fmt.Errorf("nets: %s backend: batch %d outside [1, %d]", b.Name(), batch, b.MaxBatch())
 	}
-	vs := ValueSize(b)
 	if len(input) < batch*in || len(policy) < batch*ps || len(value) < batch*vs {
 		return fmt.Errorf("nets: %s backend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
 			b.Name(), batch, batch*in, batch*ps, batch*vs, len(input), len(policy), len(value))
@@ -261,7 +287,7 @@ func (c *Cache) store(h uint64, p, v []float32) {
 // EvaluateHashed evaluates batch rows using hashes[i] as row i's key. It
 // allocates nothing.
 func (c *Cache) EvaluateHashed(ctx context.Context, batch int, hashes []uint64, input, policy, value []float32) error {
-	if err := checkBatch(ctx, c, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, c, batch, c.valueSize, input, policy, value); err != nil {
 		return err
 	}
 	if len(hashes) < batch {
@@ -307,6 +333,7 @@ func (c *Cache) EvaluateHashed(ctx context.Context, batch int, hashes []uint64, 
 // candidate's scratch is guarded by a mutex.
 type Checker struct {
 	ref, cand       Backend
+	vs              int // values per row (both backends')
 	policyTol, vTol float64
 
 	mu         sync.Mutex
@@ -328,7 +355,7 @@ func NewChecker(ref, cand Backend, policyTol, valueTol float64) (*Checker, error
 		return nil, fmt.Errorf("nets: checker: value heads differ: %s gives %d values per row, %s %d", ref.Name(), rv, cand.Name(), cv)
 	}
 	mb := min(ref.MaxBatch(), cand.MaxBatch())
-	return &Checker{ref: ref, cand: cand, policyTol: policyTol, vTol: valueTol,
+	return &Checker{ref: ref, cand: cand, vs: ValueSize(ref), policyTol: policyTol, vTol: valueTol,
 		pol: make([]float32, mb*rp), val: make([]float32, mb*ValueSize(ref))}, nil
 }
 
@@ -339,7 +366,7 @@ func (c *Checker) MaxBatch() int       { return min(c.ref.MaxBatch(), c.cand.Max
 
 // ValueSize implements ValueSizer (the reference's, equal to the
 // candidate's).
-func (c *Checker) ValueSize() int { return ValueSize(c.ref) }
+func (c *Checker) ValueSize() int { return c.vs }
 
 // MaxDiff returns the largest absolute policy-logit and value differences
 // seen so far.
@@ -351,7 +378,7 @@ func (c *Checker) MaxDiff() (policy, value float64) {
 
 // Evaluate runs both backends and compares them.
 func (c *Checker) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	if err := checkBatch(ctx, c, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, c, batch, c.vs, input, policy, value); err != nil {
 		return err
 	}
 	if err := c.ref.Evaluate(ctx, batch, input, policy, value); err != nil {
@@ -367,7 +394,7 @@ func (c *Checker) Evaluate(ctx context.Context, batch int, input, policy, value 
 	for i, x := range policy[:batch*ps] {
 		dp = max(dp, absDiff(x, c.pol[i]))
 	}
-	for i, x := range value[:batch*ValueSize(c.ref)] {
+	for i, x := range value[:batch*c.vs] {
 		dv = max(dv, absDiff(x, c.val[i]))
 	}
 	c.maxP, c.maxV = max(c.maxP, dp), max(c.maxV, dv)

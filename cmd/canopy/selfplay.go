@@ -27,7 +27,8 @@ visited). The search options (--sims, --c, --fpu, --dir, --dirfrac,
 --tempplies, --temp, --det, --leaves, --blend, --turns) are the az agent's,
 with the same names, ranges and meaning. Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
-(arrays obs, policy, legal, value, game_id, ply; numpy.load reads them) listed in
+(arrays obs, policy, legal, value, game_id, ply, root_q, and for games of 3 or more players
+values: every player's return, mover first; numpy.load reads them) listed in
 DIR/manifest.json.
 
 Without --net the network is the built-in randomly initialised one: the
