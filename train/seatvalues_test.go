@@ -59,6 +59,7 @@ func seatShard(t *testing.T, g games.Game, n int, seed uint64, withValues bool) 
 		{name: "policy", descr: "<f4", shape: []int{rows, A}, data: pol},
 		{name: "value", descr: "<f4", shape: []int{rows}, data: val},
 		{name: "legal", descr: "|u1", shape: []int{rows, A}, data: legal},
+		{name: "root_q", descr: "<f4", shape: []int{rows}, data: rootQ(rows)},
 	}
 	if withValues {
 		arr = append(arr, testArray{name: "values", descr: "<f4", shape: []int{rows, np}, data: vals})
@@ -66,6 +67,52 @@ func seatShard(t *testing.T, g games.Game, n int, seed uint64, withValues bool) 
 	path := filepath.Join(t.TempDir(), "shard.npz")
 	writeFile(t, path, npzBytes(t, arr))
 	return path
+}
+
+// rootQ is a made-up root_q array: row i holds (i mod 7)/10.
+func rootQ(n int) []float32 {
+	q := make([]float32, n)
+	for i := range q {
+		q[i] = float32(i%7) / 10
+	}
+	return q
+}
+
+// The sampler hands a per-player head its rows whole, and qmix mixes the
+// root Q into the mover's entry alone.
+func TestSamplerSeatValuesQMix(t *testing.T) {
+	g := games.MustNew("tetrislink:players=3")
+	ds, err := LoadDataset([]string{seatShard(t, g, 1, 4, true)}, g, DatasetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSampler(ds, 8, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetValueSize(4); err == nil {
+		t.Error("a 4-player head on 3-player data: no error")
+	}
+	if err := s.SetValueSize(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetQMix(0.25); err != nil {
+		t.Fatal(err)
+	}
+	// The sampler's order, replayed: the same seed draws the same rows.
+	ref, _ := NewSampler(ds, 8, 1, false)
+	b := s.Next()
+	order := ref.perm[:8]
+	if len(b.Value) != 8*3 {
+		t.Fatalf("batch of %d values, want 24", len(b.Value))
+	}
+	for k, i := range order {
+		want := ds.Values(int(i))
+		mix := float32(0.75*float64(want[0]) + 0.25*float64(float32(int(i)%7)/10))
+		if got := b.Value[k*3 : (k+1)*3]; got[0] != mix || got[1] != want[1] || got[2] != want[2] {
+			t.Errorf("sample %d (row %d): values %v, want [%v %v %v]", k, i, got, mix, want[1], want[2])
+		}
+	}
 }
 
 // A per-player value head trains on per-player targets (its value loss,
