@@ -13,6 +13,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/sushigo"
 	_ "github.com/canopy-go/canopy/games/tetrislink"
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -227,4 +228,62 @@ func TestSeatValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Self-play with a per-player value head (MaxN backups) records the
+// same per-player targets.
+func TestSeatValuesPerPlayerHead(t *testing.T) {
+	g := games.MustNew("tetrislink:players=3")
+	cfg, err := nets.Config{Head: nets.HeadAlphaZero, Channels: 4, Blocks: 1, ValueHidden: 4}.ForGame(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := nets.New(cfg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := nets.NewCPUBackend(net, nets.BackendOptions{MaxBatch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(g, be, engine.Options{Workers: 1, Slots: engine.SlotsFor(1, 2), Wait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	st := DefaultSettings()
+	st.Sims, st.Leaves = 8, 2
+	var recs []*GameRecord
+	if err := Run(context.Background(), e, Config{Settings: st, Seed: 3, NumGames: 1, Trees: 1, OnGame: func(r *GameRecord) error {
+		recs = append(recs, r)
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	r := recs[0]
+	if len(r.Values) != 3*r.Positions() {
+		t.Fatalf("%d values for %d positions", len(r.Values), r.Positions())
+	}
+	for i := range r.Positions() {
+		row := r.Values[3*i : 3*i+3]
+		if row[0] != r.Value[i] || !slices.Contains([]int{0, 1, 2}, rotation(row, r.Returns)) {
+			t.Fatalf("position %d: values %v, value %v, returns %v", i, row, r.Value[i], r.Returns)
+		}
+	}
+}
+
+// rotation returns the k with row[j] = returns[(k+j) mod n] for every j
+// (the first such), or -1.
+func rotation(row []float32, returns []float64) int {
+	n := len(returns)
+	for k := range n {
+		ok := true
+		for j := range n {
+			ok = ok && row[j] == float32(returns[(k+j)%n])
+		}
+		if ok {
+			return k
+		}
+	}
+	return -1
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/sushigo"
+	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search"
 )
 
@@ -288,5 +290,62 @@ func TestFillValues(t *testing.T) {
 	fillValues(v, 1, []float32{0.5, -0.25, 2}) // player 1's, 2's, 0's
 	if v[1] != 0.5 || v[2] != -0.25 || v[0] != 1 {
 		t.Errorf("mover 1: %v, want [1 0.5 -0.25] (clamped)", v)
+	}
+}
+
+// A per-player head drives batched searches of hidden-information games
+// too: Sushi Go's sequential view for four players, two sampled deals,
+// four leaves in flight per tree, both backups.
+func TestMaxNSushiGoSearch(t *testing.T) {
+	g := games.MustNew("sushigo-seq:players=4")
+	cfg, err := nets.Config{Head: nets.HeadAlphaZero, Channels: 4, Blocks: 1, ValueHidden: 4}.ForGame(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ValuePlayers != 4 {
+		t.Fatalf("ForGame gave value_players %d for 4 players, want 4", cfg.ValuePlayers)
+	}
+	net, err := nets.New(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := nets.NewCPUBackend(net, nets.BackendOptions{MaxBatch: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(g, be, Options{Workers: 1, Batch: 16, Wait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.ValueSize() != 4 {
+		t.Fatalf("engine ValueSize %d, want 4", e.ValueSize())
+	}
+	s := g.NewInitialState()
+	rng := games.NewRand(1)
+	for s.CurrentPlayer() == games.ChancePlayer {
+		s.Apply(s.(games.ChanceState).SampleChance(rng))
+	}
+	for _, backup := range BackupKinds {
+		st := DefaultSettings()
+		st.Sims, st.Det, st.Leaves, st.Backup = 64, 2, 4, backup
+		sr, err := NewSearcher(e, st.SearchOptions(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := sr.Search(context.Background(), s, s.CurrentPlayer())
+		if err != nil {
+			t.Fatal(err)
+		}
+		visits := 0
+		for _, a := range stats {
+			visits += a.Visits
+			if a.Q < -1 || a.Q > 1 {
+				t.Errorf("%s: Q %v out of range", backup, a.Q)
+			}
+		}
+		if visits != 64 {
+			t.Errorf("%s: %d root visits, want 64", backup, visits)
+		}
 	}
 }
