@@ -2,11 +2,13 @@ package train
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	_ "github.com/canopy-go/canopy/games/sushigo"
 	_ "github.com/canopy-go/canopy/games/tetrislink"
 	"github.com/canopy-go/canopy/nets"
 )
@@ -203,4 +205,42 @@ func TestSeatValuesRejected(t *testing.T) {
 	if _, err := LoadDataset([]string{bad}, g, DatasetOptions{}); err == nil || !strings.Contains(err.Error(), "seat-rotated") {
 		t.Errorf("values not seat-rotated: %v", err)
 	}
+}
+
+// FuzzLoadShardValues: a shard with a values array, mutated, loads or
+// fails with an error; it never panics.
+func FuzzLoadShardValues(f *testing.F) {
+	g := games.MustNew("sushigo-seq:players=3") // a small observation: short inputs
+	seed := func() []byte {
+		// A small shard: two positions of the initial state.
+		s := g.NewInitialState()
+		A, np := g.NumActions(), g.NumPlayers()
+		o := make([]float32, games.ObservationSize(g))
+		s.Observation(0, o)
+		pol := make([]float32, 2*A)
+		pol[0], pol[A] = 1, 1
+		legal := make([]uint8, 2*A)
+		legal[0], legal[A] = 1, 1
+		return npzBytes(f, []testArray{
+			{name: "obs", descr: "<f4", shape: append([]int{2}, g.ObservationShape()...), data: append(append([]float32(nil), o...), o...)},
+			{name: "policy", descr: "<f4", shape: []int{2, A}, data: pol},
+			{name: "value", descr: "<f4", shape: []int{2}, data: []float32{0.5, -1}},
+			{name: "legal", descr: "|u1", shape: []int{2, A}, data: legal},
+			{name: "values", descr: "<f4", shape: []int{2, np}, data: []float32{0.5, -1, 0.5, -1, 0.5, 0.5}},
+		})
+	}()
+	f.Add(seed)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.npz")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := LoadDataset([]string{path}, g, DatasetOptions{})
+		if err == nil && ds.SeatValues() != 0 {
+			if err := ds.CheckValueSize(3); err != nil {
+				t.Errorf("loaded values of %d players, then %v", ds.SeatValues(), err)
+			}
+		}
+	})
 }
