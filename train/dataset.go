@@ -186,6 +186,9 @@ func (d *Dataset) CheckValueSize(vs int) error {
 	switch {
 	case vs <= 1:
 		return nil
+	case d.values == nil && d.game.NumPlayers() <= 2:
+		return fmt.Errorf("the network has a per-player value head (%d players), but self-play records per-player targets only for games of three or more players; "+
+			"for %s train a network with the scalar value head (canopy net init --value-players 1), which is exact for two players", vs, d.game.Spec())
 	case d.values == nil:
 		return fmt.Errorf("the network has a per-player value head (%d players), but shard %s has no per-player value targets (array values: "+
 			"self-play records them for games of three or more players since value heads could have one output per player); "+
