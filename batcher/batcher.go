@@ -107,7 +107,8 @@ type Batcher struct {
 	registrar       nets.InputRegistrar // non-nil: input is registered with the backend until Close
 	closeMu         sync.Mutex          // guards registrar in Close
 	policy          []float32           // slots x polSize
-	value           []float32           // slots
+	value           []float32           // slots x valSize
+	valSize         int                 // values per row: nets.ValueSize of the backend
 	start           time.Time
 
 	// tail is the next position to claim, with closedBit set by Close:
@@ -160,7 +161,8 @@ const slotChanBytes = 112
 // New with opts for a backend of in inputs and ps policy logits per row
 // whose preferred batch is preferred (used when opts.MaxBatch is 0): one
 // slot record, completion channel and row of input, policy and value
-// float32s per slot. It is what memory guards count for a batcher; the
+// float32s per slot (per-player value heads add ValueSize-1 floats a
+// slot, which this leaves out). It is what memory guards count for a batcher; the
 // backend's own buffers are the backend's.
 func RingBytes(opts Options, preferred, in, ps int) int64 {
 	mb := opts.MaxBatch
@@ -190,13 +192,14 @@ func New(be nets.Backend, opts Options) (*Batcher, error) {
 	n := ringSlots(opts.Slots, mb)
 	workers := max(opts.Workers, 1)
 	in, ps := be.Shape()
+	vs := nets.ValueSize(be)
 	tw := opts.TargetWait
 	if tw <= 0 {
 		tw = 5 * time.Millisecond
 	}
 	b := &Batcher{
 		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, target: opts.Target, targetWait: tw, mask: uint64(n - 1),
-		slots: make([]slot, n), input: make([]float32, n*in), policy: make([]float32, n*ps), value: make([]float32, n),
+		slots: make([]slot, n), input: make([]float32, n*in), policy: make([]float32, n*ps), value: make([]float32, n*vs), valSize: vs,
 		start: time.Now(), wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
 	}
 	b.timer.Stop()
@@ -305,10 +308,26 @@ func (b *Batcher) Submit(c *Client, tag uint64, fill func(row []float32)) (Ticke
 // batcher's memory and stays valid until Release(t). err is the backend's
 // error for the batch, if any (then policy and value are meaningless).
 // Call it only after t was reported by Client.Wait or Client.Poll.
+//
+// For a backend with a per-player value head (nets.ValueSizer) value is
+// the row's first entry (the mover's); Values gives the whole row.
 func (b *Batcher) Result(t Ticket) (policy []float32, value float32, err error) {
 	i := int(uint64(t) & b.mask)
-	return b.policy[i*b.polSize : (i+1)*b.polSize : (i+1)*b.polSize], b.value[i], b.slots[i].err
+	return b.policy[i*b.polSize : (i+1)*b.polSize : (i+1)*b.polSize], b.value[i*b.valSize], b.slots[i].err
 }
+
+// Values returns a completed request's value row: ValueSize values
+// (one for a scalar head), aliasing the batcher's memory until
+// Release(t), like Result's policy.
+func (b *Batcher) Values(t Ticket) []float32 {
+	i := int(uint64(t) & b.mask)
+	vs := b.valSize
+	return b.value[i*vs : (i+1)*vs : (i+1)*vs]
+}
+
+// ValueSize is the number of values per row (nets.ValueSize of the
+// backend).
+func (b *Batcher) ValueSize() int { return b.valSize }
 
 // Release frees a completed request's slot. Call it exactly once per
 // completed ticket; the ticket and its Result slices are invalid after.
@@ -325,6 +344,22 @@ func (b *Batcher) Release(t Ticket) {
 // ctx.Err() at once and the request's slot is freed when its batch
 // completes. It allocates nothing.
 func (b *Batcher) Evaluate(ctx context.Context, fill func(row []float32), policy []float32) (float32, error) {
+	return b.evaluate(ctx, fill, policy, nil)
+}
+
+// EvaluateValues is Evaluate for a per-player value head: the value row
+// (ValueSize values) is copied into values.
+func (b *Batcher) EvaluateValues(ctx context.Context, fill func(row []float32), policy, values []float32) error {
+	if len(values) < b.valSize {
+		return fmt.Errorf("batcher: value buffer %d, need %d", len(values), b.valSize)
+	}
+	_, err := b.evaluate(ctx, fill, policy, values)
+	return err
+}
+
+// evaluate is Evaluate, copying the value row into values when it is not
+// nil.
+func (b *Batcher) evaluate(ctx context.Context, fill func(row []float32), policy, values []float32) (float32, error) {
 	if len(policy) < b.polSize {
 		return 0, fmt.Errorf("batcher: policy buffer %d, need %d", len(policy), b.polSize)
 	}
@@ -361,6 +396,9 @@ func (b *Batcher) Evaluate(ctx context.Context, fill func(row []float32), policy
 	}
 	p, v, err := b.Result(t)
 	copy(policy, p)
+	if values != nil {
+		copy(values, b.Values(t))
+	}
 	b.Release(t)
 	return v, err
 }
@@ -504,9 +542,9 @@ func (b *Batcher) run(start uint64, n int) {
 			b.queueWait.add(t0 - c)
 		}
 	}
-	in, ps := b.inSize, b.polSize
+	in, ps, vs := b.inSize, b.polSize, b.valSize
 	err := b.be.Evaluate(context.Background(), n,
-		b.input[i*in:(i+n)*in], b.policy[i*ps:(i+n)*ps], b.value[i:i+n])
+		b.input[i*in:(i+n)*in], b.policy[i*ps:(i+n)*ps], b.value[i*vs:(i+n)*vs])
 	b.compute.add(b.now() - t0)
 	b.rows.Add(uint64(n))
 	b.batches.Add(1)

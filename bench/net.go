@@ -116,7 +116,7 @@ func Net(ctx context.Context, cfg NetConfig) (NetResult, error) {
 			input[i] = 1
 		}
 	}
-	policy, value := make([]float32, mb*ps), make([]float32, mb)
+	policy, value := make([]float32, mb*ps), make([]float32, mb*nets.ValueSize(be))
 	res := NetResult{Backend: be.Name(), InputSize: in, PolicySize: ps, MaxBatch: be.MaxBatch(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		RegisteredInput: registered}
 	lat := make([]time.Duration, 0, 1024)

@@ -35,7 +35,8 @@ import (
 // Backend evaluates a policy-value network on batches. It is built around
 // the batch: the caller fills input with batch planar observations
 // (inputSize floats each) and gets batch x policySize policy logits and
-// batch values in [-1, 1] in memory it owns.
+// batch values in [-1, 1] in memory it owns (batch x ValueSize values for
+// a backend with a per-player value head: see ValueSizer).
 //
 // Thread safety: a Backend may be called from one goroutine at a time
 // unless its documentation says otherwise (batchers and multiplexers that
@@ -53,6 +54,26 @@ type Backend interface {
 	// than the batch needs are an error. ctx cancellation is checked
 	// before the work starts.
 	Evaluate(ctx context.Context, batch int, input, policy, value []float32) error
+}
+
+// ValueSizer is implemented by backends whose value output has more
+// than one entry per row: a net with a per-player value head
+// (Config.ValuePlayers) gives ValueSize() values per row, mover first,
+// and Evaluate's value slice then holds batch x ValueSize values, row r
+// at value[r*ValueSize:(r+1)*ValueSize]. A backend that does not
+// implement it has the scalar head (one value per row). Wrappers
+// (batchers, caches, timers) forward it; see ValueSize.
+type ValueSizer interface {
+	ValueSize() int
+}
+
+// ValueSize returns b's value outputs per row: b.ValueSize() when b
+// implements ValueSizer, else 1.
+func ValueSize(b Backend) int {
+	if v, ok := b.(ValueSizer); ok {
+		return max(v.ValueSize(), 1)
+	}
+	return 1
 }
 
 // InputRegistrar is implemented by backends that read inputs faster from
@@ -605,21 +626,28 @@ func (b *cpuBackend) Describe() string {
 	return fmt.Sprintf("%s kernels on %d thread(s), 3x3 convolutions by %s in %s", kernels.Current(), b.net.Threads(), b.net.ConvAlgorithm(), prec)
 }
 
+// ValueSize implements ValueSizer: the net's value outputs per row.
+func (b *cpuBackend) ValueSize() int { return b.net.ValueSize() }
+
 func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	in, p := b.Shape()
+	vs := b.net.ValueSize()
 	if batch < 1 || batch > b.maxBatch {
 		return fmt.Errorf("nets: cpu backend: batch %d outside [1, %d]", batch, b.maxBatch)
 	}
-	if len(input) < batch*in || len(policy) < batch*p || len(value) < batch {
+	if len(input) < batch*in || len(policy) < batch*p || len(value) < batch*vs {
 		return fmt.Errorf("nets: cpu backend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
-			batch, batch*in, batch*p, batch, len(input), len(policy), len(value))
+			batch, batch*in, batch*p, batch*vs, len(input), len(policy), len(value))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.net.Forward(batch, input, policy, value)
+	if vs > 1 {
+		return checkFiniteRows("cpu", batch, p, vs, policy, value)
+	}
 	return checkFinite("cpu", batch, p, policy, value)
 }
 
@@ -648,6 +676,22 @@ func checkFinite(backend string, batch, policySize int, policy, value []float32)
 		}
 	}
 	return nil
+}
+
+// checkFiniteRows is checkFinite for rows of valueSize values each.
+func checkFiniteRows(backend string, batch, policySize, valueSize int, policy, value []float32) error {
+	if allFinite(value[:batch*valueSize]) && allFinite(policy[:batch*policySize]) {
+		return nil
+	}
+	for r := range batch {
+		for i, v := range value[r*valueSize : (r+1)*valueSize] {
+			if v != v || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("nets: %s backend: %w: row %d of %d has value %d = %v (the weights overflow on this input; retrain or restore the network)",
+					backend, ErrNonFinite, r, batch, i, v)
+			}
+		}
+	}
+	return checkFinite(backend, batch, policySize, policy, value[:batch*valueSize]) // the policy's row
 }
 
 // allFinite reports whether every x is finite (neither NaN nor an

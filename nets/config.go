@@ -54,7 +54,28 @@ type Config struct {
 	// PPO fields.
 	ConvChannels []int `json:"conv_channels,omitempty"`
 	Dense        int   `json:"dense,omitempty"`
+
+	// ValuePlayers is the width of the value head. 0 (or 1) is the
+	// scalar head: one value from the mover's view, which search spreads
+	// to the others as -v/(players-1), exact for two-player zero-sum
+	// games. P > 1 is a head of P outputs (each tanh, in [-1, 1]), the
+	// players' returns scaled to [-1, 1] with the seats rotated so that
+	// the mover comes first: output i is the return of player
+	// (mover+i) mod P, so one net serves every seat. P must equal the
+	// game's player count (observations of these games depend on it).
+	// ForGame makes 0 the per-player head for games of three or more
+	// players; 1 asks for the scalar head there. Normalize stores 1 as
+	// 0, omitted from JSON, so scalar configs read and write as before.
+	ValuePlayers int `json:"value_players,omitempty"`
 }
+
+// maxValuePlayers bounds ValuePlayers (games.Type.MaxPlayers of every
+// game is far below it).
+const maxValuePlayers = 64
+
+// ValueSize is the number of value outputs per sample: 1 for the
+// scalar head, else ValuePlayers.
+func (c *Config) ValueSize() int { return max(c.ValuePlayers, 1) }
 
 // Limits that keep a hostile config from allocating without bound.
 const (
@@ -76,6 +97,12 @@ func (c *Config) InputSize() int { return c.InputPlanes * c.Height * c.Width }
 func (c *Config) Normalize() error {
 	if c.Head == "" {
 		c.Head = HeadAlphaZero
+	}
+	if c.ValuePlayers < 0 || c.ValuePlayers > maxValuePlayers {
+		return fmt.Errorf("config: value_players = %d, want 0 (scalar value head) or 2..%d (one value per player)", c.ValuePlayers, maxValuePlayers)
+	}
+	if c.ValuePlayers == 1 {
+		c.ValuePlayers = 0 // the scalar head: one spelling, so files stay as before
 	}
 	dims := []namedDim{{"input_planes", c.InputPlanes}, {"height", c.Height}, {"width", c.Width}, {"policy_size", c.PolicySize}}
 	switch c.Head {
@@ -214,7 +241,11 @@ func Preset(name string) (Config, error) {
 // ForGame returns c with its input shape and policy size taken from g:
 // the observation shape's last two dimensions are height and width and the
 // product of the others is InputPlanes (a 1-D observation becomes N x 1 x 1);
-// PolicySize is g.NumActions(); Game is g.Spec().
+// PolicySize is g.NumActions(); Game is g.Spec(). For games of three or
+// more players ValuePlayers 0 becomes g.NumPlayers() (a per-player value
+// head, since the scalar head's -v/(players-1) is exact only for two);
+// ValuePlayers 1 keeps the scalar head there (Normalize then stores it
+// as 0).
 func (c Config) ForGame(g games.Game) (Config, error) {
 	shape := g.ObservationShape()
 	planes, h, w := 1, 1, 1
@@ -233,8 +264,15 @@ func (c Config) ForGame(g games.Game) (Config, error) {
 	c.PolicySize = g.NumActions()
 	c.Game = g.Spec()
 	c.ConvChannels = append([]int(nil), c.ConvChannels...)
+	if c.ValuePlayers == 0 && g.NumPlayers() > 2 {
+		c.ValuePlayers = g.NumPlayers() // one value per player where the scalar head is not exact
+	}
 	if err := c.Normalize(); err != nil {
 		return c, fmt.Errorf("preset %q for game %s: %v", c.Preset, g.Spec(), err)
+	}
+	if c.ValuePlayers > 1 && c.ValuePlayers != g.NumPlayers() {
+		return c, fmt.Errorf("preset %q for game %s: value_players = %d, but the game has %d players (set it to %d, or 1 for the scalar value head)",
+			c.Preset, g.Spec(), c.ValuePlayers, g.NumPlayers(), g.NumPlayers())
 	}
 	return c, nil
 }

@@ -28,6 +28,7 @@ import (
 // Thread safety: safe for concurrent use (it has no mutable state).
 type RandomBackend struct {
 	inputSize, policySize int
+	valueSize             int // 0 or 1: the scalar head
 	maxBatch, preferred   int
 	seed                  uint64
 }
@@ -56,7 +57,9 @@ func init() {
 				}
 				seed = n
 			}
-			return NewRandomBackend(net.InputSize(), net.PolicySize(), seed, opts), nil
+			r := NewRandomBackend(net.InputSize(), net.PolicySize(), seed, opts)
+			r.valueSize = net.ValueSize()
+			return r, nil
 		},
 	})
 }
@@ -76,12 +79,20 @@ func (r *RandomBackend) Shape() (int, int)   { return r.inputSize, r.policySize 
 func (r *RandomBackend) PreferredBatch() int { return r.preferred }
 func (r *RandomBackend) MaxBatch() int       { return r.maxBatch }
 
+// ValueSize implements ValueSizer: the value width of the network the
+// backend stands in for (1 for NewRandomBackend's).
+func (r *RandomBackend) ValueSize() int { return max(r.valueSize, 1) }
+
 // Evaluate writes the outputs described on RandomBackend.
 func (r *RandomBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	if err := checkBatch(ctx, r, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, r, batch, max(r.valueSize, 1), input, policy, value); err != nil {
 		return err
 	}
 	in, ps := r.inputSize, r.policySize
+	if r.valueSize > 1 {
+		r.evaluateRows(batch, input, policy, value)
+		return nil
+	}
 	if r.seed == 0 {
 		clear(policy[:batch*ps])
 		clear(value[:batch])
@@ -99,6 +110,29 @@ func (r *RandomBackend) Evaluate(ctx context.Context, batch int, input, policy, 
 	return nil
 }
 
+// evaluateRows is Evaluate for a per-player value head: valueSize values
+// a row, drawn after the row's logits as the scalar head's one value is.
+// (A separate loop keeps the scalar path as it was.)
+func (r *RandomBackend) evaluateRows(batch int, input, policy, value []float32) {
+	in, ps, vs := r.inputSize, r.policySize, r.valueSize
+	if r.seed == 0 {
+		clear(policy[:batch*ps])
+		clear(value[:batch*vs])
+		return
+	}
+	var pcg rand.PCG
+	for i := range batch {
+		pcg.Seed(r.seed, hashRow(input[i*in:(i+1)*in]))
+		p := policy[i*ps : (i+1)*ps]
+		for j := range p {
+			p[j] = float32(pcg.Uint64()>>40)/(1<<23) - 1
+		}
+		for k := i * vs; k < (i+1)*vs; k++ {
+			value[k] = float32(pcg.Uint64()>>40)/(1<<24) - 0.5
+		}
+	}
+}
+
 // hashRow is FNV-1a over the float bits of row.
 func hashRow(row []float32) uint64 {
 	h := uint64(14695981039346656037)
@@ -109,8 +143,10 @@ func hashRow(row []float32) uint64 {
 	return h
 }
 
-// checkBatch validates the common Evaluate arguments for b.
-func checkBatch(ctx context.Context, b Backend, batch int, input, policy, value []float32) error {
+// checkBatch validates the common Evaluate arguments for b, whose rows
+// have vs values each (passed in: asking b would cost an interface
+// assertion per call).
+func checkBatch(ctx context.Context, b Backend, batch, vs int, input, policy, value []float32) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -118,9 +154,9 @@ func checkBatch(ctx context.Context, b Backend, batch int, input, policy, value 
 	if batch < 1 || batch > b.MaxBatch() {
 		return fmt.Errorf("nets: %s backend: batch %d outside [1, %d]", b.Name(), batch, b.MaxBatch())
 	}
-	if len(input) < batch*in || len(policy) < batch*ps || len(value) < batch {
+	if len(input) < batch*in || len(policy) < batch*ps || len(value) < batch*vs {
 		return fmt.Errorf("nets: %s backend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
-			b.Name(), batch, batch*in, batch*ps, batch, len(input), len(policy), len(value))
+			b.Name(), batch, batch*in, batch*ps, batch*vs, len(input), len(policy), len(value))
 	}
 	return nil
 }
@@ -167,12 +203,13 @@ type Cache struct {
 	inner      Backend
 	policySize int
 	inputSize  int
+	valueSize  int // values per row (ValueSize of inner)
 	seed       maphash.Seed
 	shift      uint     // slot = hash >> shift
 	keys       []uint64 // full hash; valid only where used[i]
 	used       []bool
 	policy     []float32 // len(keys) * policySize
-	value      []float32
+	value      []float32 // len(keys) * valueSize
 	stripes    [cacheStripes]sync.Mutex
 
 	hits, misses atomic.Uint64
@@ -206,12 +243,13 @@ func cacheSlots(entries int) int {
 func NewCache(inner Backend, entries int) *Cache {
 	n := cacheSlots(entries)
 	in, ps := inner.Shape()
+	vs := ValueSize(inner)
 	mb := inner.MaxBatch()
 	return &Cache{
-		inner: inner, policySize: ps, inputSize: in, seed: maphash.MakeSeed(), shift: uint(64 - bits.TrailingZeros(uint(n))),
+		inner: inner, policySize: ps, inputSize: in, valueSize: vs, seed: maphash.MakeSeed(), shift: uint(64 - bits.TrailingZeros(uint(n))),
 		keys: make([]uint64, n), used: make([]bool, n),
-		policy: make([]float32, n*ps), value: make([]float32, n),
-		hashes: make([]uint64, mb), missIdx: make([]int, 0, mb), in: make([]float32, mb*in), pol: make([]float32, mb*ps), val: make([]float32, mb),
+		policy: make([]float32, n*ps), value: make([]float32, n*vs),
+		hashes: make([]uint64, mb), missIdx: make([]int, 0, mb), in: make([]float32, mb*in), pol: make([]float32, mb*ps), val: make([]float32, mb*vs),
 	}
 }
 
@@ -220,10 +258,13 @@ func (c *Cache) Shape() (int, int)   { return c.inner.Shape() }
 func (c *Cache) PreferredBatch() int { return c.inner.PreferredBatch() }
 func (c *Cache) MaxBatch() int       { return c.inner.MaxBatch() }
 
+// ValueSize implements ValueSizer (the inner backend's).
+func (c *Cache) ValueSize() int { return c.valueSize }
+
 // Evaluate evaluates batch rows, the inner backend only those it has not
 // seen. It allocates nothing.
 func (c *Cache) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	if err := checkBatch(ctx, c, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, c, batch, c.valueSize, input, policy, value); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -240,8 +281,9 @@ func (c *Cache) Stats() CacheStats {
 	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Entries: len(c.keys)}
 }
 
-// lookup copies the entry for h into p and v and reports whether it hit.
-func (c *Cache) lookup(h uint64, p []float32, v *float32) bool {
+// lookup copies the entry for h into p and v (valueSize values) and
+// reports whether it hit.
+func (c *Cache) lookup(h uint64, p, v []float32) bool {
 	i := h >> c.shift
 	mu := &c.stripes[i%cacheStripes]
 	mu.Lock()
@@ -249,19 +291,21 @@ func (c *Cache) lookup(h uint64, p []float32, v *float32) bool {
 	if ok {
 		ps := c.policySize
 		copy(p, c.policy[int(i)*ps:int(i+1)*ps])
-		*v = c.value[i]
+		vs := c.valueSize
+		copy(v, c.value[int(i)*vs:int(i+1)*vs])
 	}
 	mu.Unlock()
 	return ok
 }
 
-func (c *Cache) store(h uint64, p []float32, v float32) {
+func (c *Cache) store(h uint64, p, v []float32) {
 	i := h >> c.shift
 	mu := &c.stripes[i%cacheStripes]
 	mu.Lock()
 	ps := c.policySize
 	copy(c.policy[int(i)*ps:int(i+1)*ps], p)
-	c.value[i] = v
+	vs := c.valueSize
+	copy(c.value[int(i)*vs:int(i+1)*vs], v)
 	c.keys[i] = h
 	c.used[i] = true
 	mu.Unlock()
@@ -270,10 +314,10 @@ func (c *Cache) store(h uint64, p []float32, v float32) {
 // evaluateHashed evaluates batch rows using hashes[i] as row i's key,
 // with c.mu held.
 func (c *Cache) evaluateHashed(ctx context.Context, batch int, hashes []uint64, input, policy, value []float32) error {
-	in, ps := c.inputSize, c.policySize
+	in, ps, vs := c.inputSize, c.policySize, c.valueSize
 	miss := c.missIdx[:0]
 	for i := range batch {
-		if !c.lookup(hashes[i], policy[i*ps:(i+1)*ps], &value[i]) {
+		if !c.lookup(hashes[i], policy[i*ps:(i+1)*ps], value[i*vs:(i+1)*vs]) {
 			miss = append(miss, i)
 		}
 	}
@@ -291,8 +335,9 @@ func (c *Cache) evaluateHashed(ctx context.Context, batch int, hashes []uint64, 
 	for k, i := range miss {
 		p := c.pol[k*ps : (k+1)*ps]
 		copy(policy[i*ps:(i+1)*ps], p)
-		value[i] = c.val[k]
-		c.store(hashes[i], p, c.val[k])
+		v := c.val[k*vs : (k+1)*vs]
+		copy(value[i*vs:(i+1)*vs], v)
+		c.store(hashes[i], p, v)
 	}
 	return nil
 }
@@ -307,6 +352,7 @@ func (c *Cache) evaluateHashed(ctx context.Context, batch int, hashes []uint64, 
 // candidate's scratch is guarded by a mutex.
 type Checker struct {
 	ref, cand       Backend
+	vs              int // values per row (both backends')
 	policyTol, vTol float64
 
 	mu         sync.Mutex
@@ -324,15 +370,22 @@ func NewChecker(ref, cand Backend, policyTol, valueTol float64) (*Checker, error
 	if ri != ci || rp != cp {
 		return nil, fmt.Errorf("nets: checker: shapes differ: %s is %dx%d, %s is %dx%d", ref.Name(), ri, rp, cand.Name(), ci, cp)
 	}
+	if rv, cv := ValueSize(ref), ValueSize(cand); rv != cv {
+		return nil, fmt.Errorf("nets: checker: value heads differ: %s gives %d values per row, %s %d", ref.Name(), rv, cand.Name(), cv)
+	}
 	mb := min(ref.MaxBatch(), cand.MaxBatch())
-	return &Checker{ref: ref, cand: cand, policyTol: policyTol, vTol: valueTol,
-		pol: make([]float32, mb*rp), val: make([]float32, mb)}, nil
+	return &Checker{ref: ref, cand: cand, vs: ValueSize(ref), policyTol: policyTol, vTol: valueTol,
+		pol: make([]float32, mb*rp), val: make([]float32, mb*ValueSize(ref))}, nil
 }
 
 func (c *Checker) Name() string        { return "check(" + c.ref.Name() + "," + c.cand.Name() + ")" }
 func (c *Checker) Shape() (int, int)   { return c.ref.Shape() }
 func (c *Checker) PreferredBatch() int { return c.ref.PreferredBatch() }
 func (c *Checker) MaxBatch() int       { return min(c.ref.MaxBatch(), c.cand.MaxBatch()) }
+
+// ValueSize implements ValueSizer (the reference's, equal to the
+// candidate's).
+func (c *Checker) ValueSize() int { return c.vs }
 
 // MaxDiff returns the largest absolute policy-logit and value differences
 // seen so far.
@@ -344,7 +397,7 @@ func (c *Checker) MaxDiff() (policy, value float64) {
 
 // Evaluate runs both backends and compares them.
 func (c *Checker) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	if err := checkBatch(ctx, c, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, c, batch, c.vs, input, policy, value); err != nil {
 		return err
 	}
 	if err := c.ref.Evaluate(ctx, batch, input, policy, value); err != nil {
@@ -360,7 +413,7 @@ func (c *Checker) Evaluate(ctx context.Context, batch int, input, policy, value 
 	for i, x := range policy[:batch*ps] {
 		dp = max(dp, absDiff(x, c.pol[i]))
 	}
-	for i, x := range value[:batch] {
+	for i, x := range value[:batch*c.vs] {
 		dv = max(dv, absDiff(x, c.val[i]))
 	}
 	c.maxP, c.maxV = max(c.maxP, dp), max(c.maxV, dv)

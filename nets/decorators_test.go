@@ -21,7 +21,7 @@ func (b *countingBackend) Shape() (int, int)   { return b.in, b.ps }
 func (b *countingBackend) PreferredBatch() int { return b.mb }
 func (b *countingBackend) MaxBatch() int       { return b.mb }
 func (b *countingBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
-	if err := checkBatch(ctx, b, batch, input, policy, value); err != nil {
+	if err := checkBatch(ctx, b, batch, ValueSize(b), input, policy, value); err != nil {
 		return err
 	}
 	if b.err != nil {

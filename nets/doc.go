@@ -42,6 +42,20 @@
 // threads and summed in slice order, so results do not depend on the
 // number of threads.
 //
+// # Value heads
+//
+// The scalar value head gives one tanh value per sample, from the mover's
+// view. Config.ValuePlayers P > 1 gives P (the default for games of three
+// or more players, ForGame): the players' returns scaled to [-1, 1],
+// seat-rotated so that output i is the return of player (mover+i) mod P,
+// so one network serves every seat. It trains on the mean over samples
+// and players of the squared error. Value slices then hold batch x P
+// values, row-major, in Forward, ForwardTrain, Backward, Batch and every
+// Backend's Evaluate; backends say their width through ValueSizer (the
+// cpu, cuda, random, cache and checker backends; the ONNX exporter and
+// the ort backend refuse per-player heads). The scalar path is unchanged:
+// a scalar config stores no value_players key, so its files are as before.
+//
 // Weight files store each tensor in PyTorch's layout ([Cout][Cin][kh][kw]
 // convolutions, [out][in] dense layers with the input flattened channel
 // major) and the Config as JSON in the "canopy.config" metadata entry;

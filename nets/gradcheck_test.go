@@ -14,6 +14,9 @@ import (
 var tinyConfigs = map[string]Config{
 	"alphazero": {Head: HeadAlphaZero, InputPlanes: 2, Height: 3, Width: 3, PolicySize: 4, Channels: 3, Blocks: 1, ValueHidden: 3},
 	"ppo":       {Head: HeadPPO, InputPlanes: 2, Height: 3, Width: 3, PolicySize: 4, ConvChannels: []int{3, 2}, Dense: 5},
+	// Per-player value heads (three outputs per sample).
+	"alphazero3": {Head: HeadAlphaZero, InputPlanes: 2, Height: 3, Width: 3, PolicySize: 4, Channels: 3, Blocks: 1, ValueHidden: 3, ValuePlayers: 3},
+	"ppo3":       {Head: HeadPPO, InputPlanes: 2, Height: 3, Width: 3, PolicySize: 4, ConvChannels: []int{3, 2}, Dense: 5, ValuePlayers: 3},
 }
 
 // randomBatch makes n samples with random inputs, a random legal mask (the
@@ -23,7 +26,7 @@ func randomBatch(cfg Config, n int, seed uint64) *Batch {
 	rng := games.NewRand(seed)
 	P := cfg.PolicySize
 	b := &Batch{N: n, Input: make([]float32, n*cfg.InputSize()), Policy: make([]float32, n*P),
-		Value: make([]float32, n), Legal: make([]float32, n*P)}
+		Value: make([]float32, n*cfg.ValueSize()), Legal: make([]float32, n*P)}
 	for i := range b.Input {
 		b.Input[i] = float32(rng.NormFloat64())
 	}
@@ -39,7 +42,9 @@ func randomBatch(cfg Config, n int, seed uint64) *Batch {
 		for a := 0; a < P; a++ {
 			b.Policy[i*P+a] /= sum
 		}
-		b.Value[i] = float32(2*rng.Float64() - 1)
+		for k := range cfg.ValueSize() {
+			b.Value[i*cfg.ValueSize()+k] = float32(2*rng.Float64() - 1)
+		}
 	}
 	return b
 }

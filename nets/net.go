@@ -164,6 +164,10 @@ func (n *Net) FLOPs() int64 {
 func (n *Net) InputSize() int  { return n.cfg.InputSize() }
 func (n *Net) PolicySize() int { return n.cfg.PolicySize }
 
+// ValueSize is the number of value outputs per sample (Config.ValueSize):
+// 1 for the scalar head, ValuePlayers for a per-player head.
+func (n *Net) ValueSize() int { return n.cfg.ValueSize() }
+
 // Invalidate tells the net that parameter Data changed outside the
 // package's own training and loading code, so inference refolds it.
 func (n *Net) Invalidate() { n.version++ }
@@ -279,7 +283,7 @@ func (n *Net) build() {
 		n.policy = add(kindDense, "policy.fc", "", pp, c.PolicySize, false, -1).out
 		v := add(kindConv1, "value.conv", "value.bn", x, c.ValueFilters, true, -1).out
 		v = add(kindDense, "value.fc1", "", v, c.ValueHidden, true, -1).out
-		vu := add(kindDense, "value.fc2", "", v, 1, false, -1)
+		vu := add(kindDense, "value.fc2", "", v, c.ValueSize(), false, -1)
 		vu.tanh = true
 		n.value = vu.out
 	case HeadPPO:
@@ -289,7 +293,7 @@ func (n *Net) build() {
 		}
 		x = add(kindDense, "fc", "", x, c.Dense, true, -1).out
 		n.policy = add(kindDense, "actor", "", x, c.PolicySize, false, -1).out
-		vu := add(kindDense, "critic", "", x, 1, false, -1)
+		vu := add(kindDense, "critic", "", x, c.ValueSize(), false, -1)
 		vu.tanh = true
 		n.value = vu.out
 	}
@@ -425,7 +429,8 @@ func nchwToNHWC(batch, planes, cells int, src, dst []float32) {
 // Forward evaluates batch samples for inference. input holds batch planar
 // observations (InputPlanes x Height x Width each, as games.State.Observation
 // writes them); policy receives batch x PolicySize raw logits and value
-// batch values in [-1, 1]. Batch norm uses the running statistics (folded
+// batch x ValueSize values in [-1, 1] (one per sample for the scalar
+// head; ValuePlayers per sample, mover first, for a per-player head). Batch norm uses the running statistics (folded
 // into the convolutions). After Reserve(maxBatch), or one call at the
 // largest batch, Forward allocates nothing. Slices that are too short are a
 // programming error and panic; Backend.Evaluate checks and returns errors.
@@ -433,9 +438,9 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 	if batch <= 0 {
 		return
 	}
-	if len(input) < batch*n.InputSize() || len(policy) < batch*n.PolicySize() || len(value) < batch {
-		panic(fmt.Sprintf("nets: Forward(batch=%d): input %d (want %d), policy %d (want %d), value %d", batch,
-			len(input), batch*n.InputSize(), len(policy), batch*n.PolicySize(), len(value)))
+	if len(input) < batch*n.InputSize() || len(policy) < batch*n.PolicySize() || len(value) < batch*n.cfg.ValueSize() {
+		panic(fmt.Sprintf("nets: Forward(batch=%d): input %d (want %d), policy %d (want %d), value %d (want %d)", batch,
+			len(input), batch*n.InputSize(), len(policy), batch*n.PolicySize(), len(value), batch*n.cfg.ValueSize()))
 	}
 	if n.folded != n.version {
 		n.fold()
@@ -496,7 +501,8 @@ func (n *Net) forwardRows(r0, r1 int, input, policy, value []float32) {
 		case b == n.policy:
 			return policy[r0*n.PolicySize() : r1*n.PolicySize()]
 		case b == n.value:
-			return value[r0:r1]
+			vs := n.cfg.ValueSize()
+			return value[r0*vs : r1*vs]
 		}
 		// A slot holds buffers of different sizes over the layers, and
 		// the slices reach a layer at different times: slice rows start

@@ -54,9 +54,14 @@ func TestConnect4PresetCounts(t *testing.T) {
 	}
 }
 
-// fakeGame is a tiny board game shape for ForGame.
-type fakeGame struct{ games.Game }
+// fakeGame is a tiny board game shape for ForGame, for players players
+// (0: two).
+type fakeGame struct {
+	games.Game
+	players int
+}
 
+func (f fakeGame) NumPlayers() int       { return max(f.players, 2) }
 func (fakeGame) ObservationShape() []int { return []int{3, 2, 4, 5} }
 func (fakeGame) NumActions() int         { return 20 }
 func (fakeGame) Spec() string            { return "fake" }
@@ -69,6 +74,22 @@ func TestForGame(t *testing.T) {
 	}
 	if c.InputPlanes != 6 || c.Height != 4 || c.Width != 5 || c.PolicySize != 20 || c.Channels != 128 || c.Blocks != 6 || c.Game != "fake" {
 		t.Errorf("ForGame: %+v", c)
+	}
+	if c.ValuePlayers != 0 {
+		t.Errorf("two players: value_players %d, want 0 (the scalar head)", c.ValuePlayers)
+	}
+	// Three or more players: a per-player head unless the scalar one is
+	// asked for (1); another count is an error.
+	for _, tc := range []struct{ ask, want int }{{0, 3}, {1, 0}, {3, 3}, {4, -1}} {
+		p, _ := Preset("megazero")
+		p.ValuePlayers = tc.ask
+		c, err := p.ForGame(fakeGame{players: 3})
+		switch {
+		case tc.want < 0 && err == nil:
+			t.Errorf("value_players %d for 3 players: no error", tc.ask)
+		case tc.want >= 0 && (err != nil || c.ValuePlayers != tc.want):
+			t.Errorf("value_players %d for 3 players: %d, %v; want %d", tc.ask, c.ValuePlayers, err, tc.want)
+		}
 	}
 }
 
@@ -122,16 +143,19 @@ func TestForwardBatchConsistencyAndAllocs(t *testing.T) {
 	for name, cfg := range tinyConfigs {
 		net, _ := New(cfg, 3)
 		const batch = 5
+		vs := net.ValueSize()
 		in := randInput(batch*net.InputSize(), 1)
-		p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+		p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch*vs)
 		net.Forward(batch, in, p, v)
-		p1, v1 := make([]float32, net.PolicySize()), make([]float32, 1)
+		p1, v1 := make([]float32, net.PolicySize()), make([]float32, vs)
 		for i := 0; i < batch; i++ {
 			net.Forward(1, in[i*net.InputSize():], p1, v1)
 			closeTo(t, name+" single policy", p1, p[i*net.PolicySize():(i+1)*net.PolicySize()], 1e-5)
-			closeTo(t, name+" single value", v1, v[i:i+1], 1e-5)
-			if v1[0] < -1 || v1[0] > 1 {
-				t.Errorf("value %v out of range", v1[0])
+			closeTo(t, name+" single value", v1, v[i*vs:(i+1)*vs], 1e-5)
+			for _, x := range v1 {
+				if x < -1 || x > 1 {
+					t.Errorf("value %v out of range", x)
+				}
 			}
 		}
 		if raceEnabled {

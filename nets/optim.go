@@ -10,7 +10,10 @@ type Batch struct {
 	N      int
 	Input  []float32 // N planar observations
 	Policy []float32 // N x PolicySize target distributions (sum 1 over legal actions)
-	Value  []float32 // N targets in [-1, 1]
+	// Value holds N x ValueSize targets in [-1, 1]: one per sample for the
+	// scalar head, the players' returns (mover first) for a per-player
+	// head (Config.ValuePlayers).
+	Value []float32
 	// Legal is N x PolicySize, 1 for a legal action and 0 for an illegal
 	// one; nil means every action is legal. Illegal logits are excluded
 	// from the softmax; a target with mass on an illegal action is an error.
@@ -21,8 +24,13 @@ type Batch struct {
 type Loss struct {
 	Total  float64
 	Policy float64 // cross-entropy of the masked softmax against the target
-	Value  float64 // mean squared error of the value
-	L2     float64 // L2 * sum of squared conv and dense weights
+	// Value is the mean squared error of the value: over samples, and for
+	// a per-player head over samples and players (Petosa & Balch 2019,
+	// "Multiplayer AlphaZero", train the value vector on squared error;
+	// the mean over players keeps ValueWeight on the scale of the scalar
+	// head's).
+	Value float64
+	L2    float64 // L2 * sum of squared conv and dense weights
 }
 
 func (l Loss) String() string {
@@ -135,6 +143,8 @@ func (o *Adam) Step(params []*Param) {
 //	loss = mean_i CE(target_i, softmax over legal of logits_i)
 //	     + ValueWeight * mean_i (v_i - z_i)^2 + L2 * sum of squared weights
 //
+// (for a per-player value head the middle term is the mean over samples
+// and players of (v_ip - z_ip)^2)
 // and optionally keeps a Polyak-averaged copy. A Trainer is not safe for
 // concurrent use.
 type Trainer struct {
@@ -157,18 +167,16 @@ type Trainer struct {
 // running statistics).
 func (t *Trainer) Compute(b *Batch) (Loss, error) {
 	n := t.Net
-	P := n.PolicySize()
-	if b.N < 1 || len(b.Input) < b.N*n.InputSize() || len(b.Policy) < b.N*P || len(b.Value) < b.N ||
-		(b.Legal != nil && len(b.Legal) < b.N*P) {
-		return Loss{}, fmt.Errorf("nets: batch of %d has input %d, policy %d, value %d, legal %d values; want %d, %d, %d, %d",
-			b.N, len(b.Input), len(b.Policy), len(b.Value), len(b.Legal), b.N*n.InputSize(), b.N*P, b.N, b.N*P)
+	P, V := n.PolicySize(), n.ValueSize()
+	if err := checkLossBatch(n, b); err != nil {
+		return Loss{}, err
 	}
-	if cap(t.logits) < b.N*P {
+	if cap(t.logits) < b.N*P || cap(t.values) < b.N*V {
 		t.logits, t.dlogits = make([]float32, b.N*P), make([]float32, b.N*P)
-		t.values, t.dvalues = make([]float32, b.N), make([]float32, b.N)
+		t.values, t.dvalues = make([]float32, b.N*V), make([]float32, b.N*V)
 	}
 	logits, dlogits := t.logits[:b.N*P], t.dlogits[:b.N*P]
-	values, dvalues := t.values[:b.N], t.dvalues[:b.N]
+	values, dvalues := t.values[:b.N*V], t.dvalues[:b.N*V]
 	if err := n.ForwardTrain(b.N, b.Input, logits, values); err != nil {
 		return Loss{}, err
 	}
@@ -190,10 +198,11 @@ func (t *Trainer) Compute(b *Batch) (Loss, error) {
 	if vw == 0 {
 		vw = 1
 	}
+	vinv := inv / float64(V) // V is 1 for the scalar head: inv exactly
 	for i, v := range values {
 		d := float64(v) - float64(b.Value[i])
-		loss.Value += d * d * inv
-		dvalues[i] = float32(2 * vw * d * inv)
+		loss.Value += d * d * vinv
+		dvalues[i] = float32(2 * vw * d * vinv)
 	}
 	n.ZeroGrad()
 	if err := n.Backward(dlogits, dvalues); err != nil {
@@ -222,13 +231,11 @@ func (t *Trainer) Compute(b *Batch) (Loss, error) {
 // It changes nothing in n; it is for held-out data, where a training
 // step's loss would mix in the update's batch statistics.
 func InferenceLoss(n *Net, b *Batch) (Loss, error) {
-	P := n.PolicySize()
-	if b.N < 1 || len(b.Input) < b.N*n.InputSize() || len(b.Policy) < b.N*P || len(b.Value) < b.N ||
-		(b.Legal != nil && len(b.Legal) < b.N*P) {
-		return Loss{}, fmt.Errorf("nets: batch of %d has input %d, policy %d, value %d, legal %d values; want %d, %d, %d, %d",
-			b.N, len(b.Input), len(b.Policy), len(b.Value), len(b.Legal), b.N*n.InputSize(), b.N*P, b.N, b.N*P)
+	P, V := n.PolicySize(), n.ValueSize()
+	if err := checkLossBatch(n, b); err != nil {
+		return Loss{}, err
 	}
-	logits, values, scratch := make([]float32, b.N*P), make([]float32, b.N), make([]float32, P)
+	logits, values, scratch := make([]float32, b.N*P), make([]float32, b.N*V), make([]float32, P)
 	n.Forward(b.N, b.Input, logits, values)
 	var loss Loss
 	inv := 1 / float64(b.N)
@@ -241,12 +248,25 @@ func InferenceLoss(n *Net, b *Batch) (Loss, error) {
 		if err != nil {
 			return Loss{}, fmt.Errorf("nets: sample %d: %v", i, err)
 		}
-		d := float64(values[i]) - float64(b.Value[i])
 		loss.Policy += ce * inv
-		loss.Value += d * d * inv
+		for k := i * V; k < (i+1)*V; k++ {
+			d := float64(values[k]) - float64(b.Value[k])
+			loss.Value += d * d * inv / float64(V)
+		}
 	}
 	loss.Total = loss.Policy + loss.Value
 	return loss, nil
+}
+
+// checkLossBatch reports a batch whose slices are too short for n.
+func checkLossBatch(n *Net, b *Batch) error {
+	P, V := n.PolicySize(), n.ValueSize()
+	if b.N < 1 || len(b.Input) < b.N*n.InputSize() || len(b.Policy) < b.N*P || len(b.Value) < b.N*V ||
+		(b.Legal != nil && len(b.Legal) < b.N*P) {
+		return fmt.Errorf("nets: batch of %d has input %d, policy %d, value %d, legal %d values; want %d, %d, %d, %d",
+			b.N, len(b.Input), len(b.Policy), len(b.Value), len(b.Legal), b.N*n.InputSize(), b.N*P, b.N*V, b.N*P)
+	}
+	return nil
 }
 
 // maskedCrossEntropy returns -sum target*log softmax(logits over legal) and

@@ -72,7 +72,7 @@ func dataFile(p *Param) []float32 {
 }
 
 func TestPyTorchReference(t *testing.T) {
-	for _, name := range []string{"tiny_az", "tiny_ppo"} {
+	for _, name := range []string{"tiny_az", "tiny_ppo", "tiny_az3", "tiny_ppo3"} {
 		t.Run(name, func(t *testing.T) {
 			net, err := Load(filepath.Join("testdata", name+".safetensors"))
 			if err != nil {
@@ -82,8 +82,12 @@ func TestPyTorchReference(t *testing.T) {
 			// Inference with folded batch norm.
 			in := refTensor(t, io, "eval.input")
 			wantP, wantV := refTensor(t, io, "eval.policy"), refTensor(t, io, "eval.value")
-			batch := len(wantV)
-			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
+			vs := net.ValueSize()
+			if want := map[bool]int{true: 3, false: 1}[strings.HasSuffix(name, "3")]; vs != want {
+				t.Fatalf("value size %d, want %d", vs, want)
+			}
+			batch := len(wantV) / vs
+			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch*vs)
 			net.Forward(batch, in, p, v)
 			closeTo(t, "eval policy", p, wantP, 1e-4)
 			closeTo(t, "eval value", v, wantV, 1e-4)
@@ -92,14 +96,14 @@ func TestPyTorchReference(t *testing.T) {
 			l2 := refTensor(t, io, "train.l2")[0]
 			b := &Batch{Input: refTensor(t, io, "train.input"), Policy: refTensor(t, io, "train.policy_target"),
 				Value: refTensor(t, io, "train.value_target"), Legal: refTensor(t, io, "train.legal")}
-			b.N = len(b.Value)
+			b.N = len(b.Value) / vs
 			tr := &Trainer{Net: net, L2: float64(l2)}
 			loss, err := tr.Compute(b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			closeTo(t, "train logits", tr.logits[:b.N*net.PolicySize()], refTensor(t, io, "train.logits"), 1e-4)
-			closeTo(t, "train value", tr.values[:b.N], refTensor(t, io, "train.value"), 1e-4)
+			closeTo(t, "train value", tr.values[:b.N*vs], refTensor(t, io, "train.value"), 1e-4)
 			wl := refTensor(t, io, "train.loss")
 			closeTo(t, "loss [total policy value l2]", []float32{float32(loss.Total), float32(loss.Policy), float32(loss.Value), float32(loss.L2)}, wl, 1e-4)
 			grads := 0

@@ -168,9 +168,9 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 	if batch < 2 && n.hasBN() {
 		return fmt.Errorf("nets: training batch of %d; batch norm needs at least 2", batch)
 	}
-	if batch < 1 || len(input) < batch*n.InputSize() || len(policy) < batch*n.PolicySize() || len(value) < batch {
-		return fmt.Errorf("nets: ForwardTrain(batch=%d): input %d (want %d), policy %d (want %d), value %d",
-			batch, len(input), batch*n.InputSize(), len(policy), batch*n.PolicySize(), len(value))
+	if batch < 1 || len(input) < batch*n.InputSize() || len(policy) < batch*n.PolicySize() || len(value) < batch*n.ValueSize() {
+		return fmt.Errorf("nets: ForwardTrain(batch=%d): input %d (want %d), policy %d (want %d), value %d (want %d)",
+			batch, len(input), batch*n.InputSize(), len(policy), batch*n.PolicySize(), len(value), batch*n.ValueSize())
 	}
 	n.reserveTrain(batch)
 	t := &n.tr
@@ -323,7 +323,7 @@ func (n *Net) ZeroGrad() {
 
 // Backward back-propagates the gradients of the loss with respect to the
 // outputs of the last ForwardTrain (dPolicy: batch x PolicySize logits,
-// dValue: batch values after tanh) and ADDS the parameter gradients into
+// dValue: batch x ValueSize values after tanh) and ADDS the parameter gradients into
 // Param.Grad (call ZeroGrad first for a fresh gradient). It consumes the
 // stored activations: call ForwardTrain again before the next Backward.
 func (n *Net) Backward(dPolicy, dValue []float32) error {
@@ -332,8 +332,8 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		return fmt.Errorf("nets: Backward without a preceding ForwardTrain")
 	}
 	batch := t.batch
-	if len(dPolicy) < batch*n.PolicySize() || len(dValue) < batch {
-		return fmt.Errorf("nets: Backward: dPolicy %d (want %d), dValue %d (want %d)", len(dPolicy), batch*n.PolicySize(), len(dValue), batch)
+	if len(dPolicy) < batch*n.PolicySize() || len(dValue) < batch*n.ValueSize() {
+		return fmt.Errorf("nets: Backward: dPolicy %d (want %d), dValue %d (want %d)", len(dPolicy), batch*n.PolicySize(), len(dValue), batch*n.ValueSize())
 	}
 	t.valid = false
 	grad := func(b int) []float32 { return t.grad[b][:batch*n.bufs[b].size()] }

@@ -348,6 +348,9 @@ func NewNetOpponent(g games.Game, net *nets.Net) (*NetOpponent, error) {
 	if net.PolicySize() != g.NumActions() {
 		return nil, fmt.Errorf("rl: net gives %d logits; game %s has %d actions", net.PolicySize(), g.Spec(), g.NumActions())
 	}
+	if net.ValueSize() != 1 {
+		return nil, fmt.Errorf("rl: the net has a per-player value head (%d values); league opponents take scalar-head nets", net.ValueSize())
+	}
 	return &NetOpponent{Net: net, game: g, enc: enc, obs: make([]float32, enc.Size()),
 		logits: make([]float32, g.NumActions()), probs: make([]float32, g.NumActions())}, nil
 }

@@ -183,6 +183,9 @@ func NewPPO(net *nets.Net, env *VecEnv, opt Options) (*PPO, error) {
 		return nil, fmt.Errorf("rl: net takes %d inputs and gives %d logits; game %s has %d-value observations and %d actions",
 			net.InputSize(), net.PolicySize(), env.Game().Spec(), env.ObservationSize(), env.NumActions())
 	}
+	if net.ValueSize() != 1 {
+		return nil, fmt.Errorf("rl: the net has a per-player value head (%d values); PPO's critic is the scalar head (a net made with value_players 1)", net.ValueSize())
+	}
 	N, P, O := env.N(), env.NumActions(), env.ObservationSize()
 	n := opt.Steps * N
 	if opt.Minibatches > n {

@@ -85,7 +85,7 @@ var unitHeuristic = HeuristicFunc(func(games.State, int, games.Action) float64 {
 // turns them into Options (rule-dependent defaults, evaluators).
 type mctsSpec struct {
 	Sel, Full, Eval, Rollout, Static, RaveSched, Final, SimSel, SimFinal string
-	PBForm, PBH, AmafExplore, Rewards, Cut, Pool                         string
+	PBForm, PBH, AmafExplore, Rewards, Cut, Pool, Backup                 string
 	C, FPU, Dir, DirFrac, RaveK, RaveB, Alpha, PoolP, Bias, Temp, Eps    float64
 	Blend, SimGamma, CutScale                                            float64
 	Sims, Nodes, Expand, PoolK, TempPlies, Threads, Root, Det            int
@@ -108,6 +108,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Choice("full", &m.Full, "keep", []string{"keep", "stop"}, "when the node budget is spent: keep simulating without new nodes, or stop"),
 		spec.Int("expand", &m.Expand, -1, -1, 1<<20, "expand a node at this many visits; 0 = at its evaluation, with priors; -1 = the rule's (1; puct 0)"),
 		spec.String("eval", &m.Eval, "rollout", "leaf evaluator: rollout, uniform, blend, or a network (a weights file, a shipped name, init)"),
+		spec.Choice("backup", &m.Backup, BackupMaxN, BackupKinds, "network values in the tree: maxn (each player its own value from a per-player value head) or paranoid (the mover's value v, -v/(players-1) for the others: exact for two players); the same with a scalar value head"),
 		spec.Choice("rollout", &m.Rollout, "random", []string{"random", "heuristic"}, "rollout policy (heuristic: epsilon-greedy on the game's heuristic)"),
 		spec.Float("eps", &m.Eps, 0.1, 0, 1, "epsilon of heuristic rollouts"),
 		spec.Int("depth", &m.Depth, 0, 0, 1<<20, "rollout depth limit in plies (0 = to the end; the value at the cut: see cut)"),
@@ -247,6 +248,9 @@ func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 		}
 		if op, ok := agent.Lookup[EvaluatorOpener](env); ok {
 			if ev, ok, err := op.OpenEvaluator(g, name); ok || err != nil {
+				if bs, isBS := ev.(BackupSetter); isBS && err == nil {
+					bs.SetBackup(m.Backup)
+				}
 				return ev, err
 			}
 			return nil, fmt.Errorf("mcts: unknown evaluator %q (available: blend, %s, or a network: a weights file, a shipped name, init, default)", name, builtinNames())

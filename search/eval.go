@@ -59,6 +59,31 @@ type Evaluator interface {
 	Evaluate(c *EvalContext, s games.State, value []float64, priors []float32) bool
 }
 
+// How a network's values become the per-player values the tree backs up
+// (the backup option of the mcts and az agents). The tree keeps one
+// value per player on every edge and each player selects on its own
+// (MaxN); only the evaluator's vector differs.
+const (
+	// BackupMaxN gives every player its own value from a per-player
+	// value head (nets.Config.ValuePlayers). With a scalar head it is
+	// BackupParanoid: the only vector there is.
+	BackupMaxN = "maxn"
+	// BackupParanoid takes the mover's value v alone and gives every
+	// other player -v/(players-1): exact for two-player zero-sum games,
+	// the opponents as one coalition beyond.
+	BackupParanoid = "paranoid"
+)
+
+// BackupKinds are the values of the backup option.
+var BackupKinds = []string{BackupMaxN, BackupParanoid}
+
+// BackupSetter is implemented by evaluators that have a choice of
+// backup (search/engine's network evaluator): the mcts agent passes its
+// backup option on.
+type BackupSetter interface {
+	SetBackup(kind string)
+}
+
 // EvalContext is the per-walker scratch space of an evaluation.
 type EvalContext struct {
 	Rng   *rand.Rand

@@ -121,9 +121,11 @@ func encodeNPZ(arrays []npzArray) ([]byte, error) {
 
 // shardArrays lays out the records as the shard's arrays: obs [n, shape...],
 // policy [n, actions], legal [n, actions] (1 = legal for the mover),
-// value [n], game_id [n], ply [n] and root_q [n] (the search's value of
+// value [n], game_id [n], ply [n], root_q [n] (the search's value of
 // the position for the mover, GameRecord.RootQ; left out when a record
-// lacks it, so that no shard holds made-up values). Without records it
+// lacks it, so that no shard holds made-up values) and, for games of
+// three or more players, values [n, players] (GameRecord.Values: every
+// player's return, seat-rotated, mover first). Without records it
 // lists the arrays every shard has: root_q is optional, as shards written
 // before it existed lack it.
 func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
@@ -143,6 +145,18 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	ply := make([]int32, 0, n)
 	rootQ := make([]float32, 0, n)
 	hasQ := n > 0
+	players := 0 // per-player values: every record's width, 0 when some lack them
+	if n > 0 && len(recs[0].Returns) > 2 {
+		players = len(recs[0].Returns)
+	}
+	var values []float32
+	for _, r := range recs {
+		if players > 0 && len(r.Values) == r.Positions()*players {
+			values = append(values, r.Values...)
+		} else {
+			players = 0
+		}
+	}
 	for _, r := range recs {
 		hasQ = hasQ && len(r.RootQ) == r.Positions()
 		rootQ = append(rootQ, r.RootQ...)
@@ -165,6 +179,9 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	}
 	if hasQ {
 		arrays = append(arrays, npzArray{name: "root_q", descr: "<f4", shape: []int{n}, f32: rootQ})
+	}
+	if players > 0 {
+		arrays = append(arrays, npzArray{name: "values", descr: "<f4", shape: []int{n, players}, f32: values})
 	}
 	return arrays
 }

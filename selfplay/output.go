@@ -43,6 +43,10 @@ const MaxGames = 1 << 24
 // MaxGames games in shards of one game each would stay well below it.
 const maxManifestBytes = 256 << 20
 
+// maxSeatValues bounds the players of a shard's values array (far above
+// any game's MaxPlayers).
+const maxSeatValues = 64
+
 // maxShardPositions bounds the rows one shard entry may claim, so that
 // sizes computed from it cannot overflow.
 const maxShardPositions = 1 << 31
@@ -435,6 +439,25 @@ func (o *Output) checkFile(sh *Shard) (problem, err error) {
 		}
 		rootQ = f32s(keep)
 	}
+	var values []float32
+	players := 0
+	if zf := members["values.npy"]; zf != nil {
+		// The width is the one whose header and rows fill the member.
+		for p := 3; p <= maxSeatValues && players == 0; p++ {
+			if int64(len(npyHeader("<f4", []int{sh.Positions, p})))+int64(sh.Positions)*int64(p)*4 == int64(zf.UncompressedSize64) {
+				players = p
+			}
+		}
+		if players == 0 {
+			return fmt.Errorf("has an array values that is not %d positions of 3..%d players' float32 values", sh.Positions, maxSeatValues), nil
+		}
+		a := npzArray{name: "values", descr: "<f4", shape: []int{sh.Positions, players}}
+		var keep []byte
+		if problem, err := o.checkArray(zf, a, sh, &keep); problem != nil || err != nil {
+			return problem, err
+		}
+		values = f32s(keep)
+	}
 	// The values training checks (selfplay.CheckPositions): a shard kept
 	// here must be one train accepts.
 	obsN := 1
@@ -444,6 +467,11 @@ func (o *Output) checkFile(sh *Shard) (problem, err error) {
 	if err := CheckPositions(sh.Positions, obsN, o.m.Actions, f32s(data["obs"]), f32s(data["policy"]), data["legal"],
 		f32s(data["value"]), rootQ); err != nil {
 		return err, nil
+	}
+	if values != nil {
+		if err := CheckValues(sh.Positions, players, f32s(data["value"]), values); err != nil {
+			return err, nil
+		}
 	}
 	return nil, nil
 }

@@ -148,6 +148,13 @@ type GameRecord struct {
 	Policy []float32 // Positions x NumActions: visit distribution
 	Legal  []uint8   // Positions x NumActions: 1 where the action was legal for the mover
 	Value  []float32 // final outcome from the mover's view, in [-1, 1]
+	// Values are the per-player value targets of games of three or more
+	// players (nil for fewer): Positions x NumPlayers, row i the final
+	// returns seat-rotated so that the mover comes first (entry k is the
+	// return of player (mover_i + k) mod players), what a per-player
+	// value head (nets.Config.ValuePlayers) learns. Row i starts with
+	// Value[i].
+	Values []float32
 	// RootQ is the search's value of each position for the mover: the
 	// visit-weighted mean Q of the root's actions, merged over the
 	// determinizations (in [-1, 1]; 0 without visits).
@@ -296,6 +303,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 			for range k {
 				j := w.NewJob(st.Leaves, sl.jobDone)
 				j.SetBlend(st.Blend, blend)
+				j.SetBackup(st.Backup)
 				sl.jobs = append(sl.jobs, j)
 			}
 			sl.state = g.NewInitialState()
@@ -639,6 +647,9 @@ func (sl *slot) endGame(w *engine.Worker, resigner *int) {
 			rec.Returns[q] = (v-r.tmin)*r.tscal - 1
 		}
 	} // else: length cap reached; a draw (zeros)
+	for _, m := range rec.Value {
+		rec.Values = appendSeatValues(rec.Values, rec.Returns, int(m))
+	}
 	for i, m := range rec.Value {
 		rec.Value[i] = float32(rec.Returns[int(m)])
 	}
@@ -664,6 +675,22 @@ func (r *runner) emit(rec *GameRecord) error {
 		r.err = r.cfg.OnGame(rec)
 	}
 	return r.err
+}
+
+// appendSeatValues appends to dst a position's per-player value targets
+// (GameRecord.Values) for a game of three or more players: returns
+// seat-rotated so that the mover's comes first. With fewer players it
+// returns dst unchanged: two-player records and shards stay as they
+// were, their mover's value saying everything.
+func appendSeatValues(dst []float32, returns []float64, mover int) []float32 {
+	np := len(returns)
+	if np <= 2 {
+		return dst
+	}
+	for k := range np {
+		dst = append(dst, float32(returns[(mover+k)%np]))
+	}
+	return dst
 }
 
 func b2u8(b bool) uint8 {

@@ -339,6 +339,7 @@ func PlayTurns(ctx context.Context, g games.Game, ts multi.TurnSearcher, id, max
 	rec.Value = make([]float32, len(movers))
 	for i, p := range movers {
 		rec.Value[i] = float32(rec.Returns[p])
+		rec.Values = appendSeatValues(rec.Values, rec.Returns, p)
 	}
 	return rec, nil
 }

@@ -64,3 +64,26 @@ func CheckPositions(n, obsN, actions int, obs, policy []float32, legal []uint8, 
 	}
 	return nil
 }
+
+// CheckValues reports the first position whose per-player value targets
+// (a shard's values array: n rows of players values, seat-rotated so that
+// row i starts with the mover's return) training cannot use, or nil:
+// every entry lies in [-1, 1] and each row's first entry is the
+// position's value (the mover's outcome), as self-play writes them.
+func CheckValues(n, players int, value, values []float32) error {
+	if players < 2 || len(values) != n*players {
+		return fmt.Errorf("values holds %d entries, want %d positions x %d players", len(values), n, players)
+	}
+	for i := range n {
+		row := values[i*players : (i+1)*players]
+		for k, v := range row {
+			if !(v >= -1 && v <= 1) {
+				return fmt.Errorf("position %d: values[%d] = %v is outside [-1, 1]", i, k, v)
+			}
+		}
+		if row[0] != value[i] {
+			return fmt.Errorf("position %d: values starts with %v, but the mover's value is %v (values must be seat-rotated, mover first)", i, row[0], value[i])
+		}
+	}
+	return nil
+}

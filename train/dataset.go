@@ -114,8 +114,15 @@ type Dataset struct {
 	// shards' root_q), 0 for positions of shards without one; nil when no
 	// shard had one. noQ names a shard without root_q ("" when all have
 	// it).
-	rootQ    []float32
-	noQ      string
+	rootQ []float32
+	noQ   string
+	// values are the per-player value targets (the shards' values
+	// arrays: n rows of players values, seat-rotated, mover first) when
+	// every shard has them; nil otherwise, noValues then naming a shard
+	// without them.
+	values   []float32
+	players  int
+	noValues string
 	sources  []Source
 	warnings []string
 }
@@ -135,6 +142,16 @@ func (d *Dataset) HasLegal() bool { return d.legal != nil }
 // value (every shard has an array "root_q"), which value targets mixing
 // the outcome with root Q need (Options.QMix).
 func (d *Dataset) HasRootQ() bool { return d.rootQ != nil && d.noQ == "" }
+
+// SeatValues returns the number of players of the per-player value
+// targets (a per-player value head's width) when every position has
+// them, else 0.
+func (d *Dataset) SeatValues() int {
+	if d.values == nil {
+		return 0
+	}
+	return d.players
+}
 
 // RootQ returns the search's value of position i for the mover (0 when
 // its shard had none; see HasRootQ).
@@ -162,6 +179,36 @@ func (d *Dataset) Row(i int, obs []float32) (policy []float32, value float32, le
 		legal = d.legal[i*d.actions : (i+1)*d.actions]
 	}
 	return policy, d.value[i], legal
+}
+
+// Values returns position i's per-player value targets (seat-rotated,
+// mover first), or nil when the dataset has none (SeatValues 0).
+func (d *Dataset) Values(i int) []float32 {
+	if d.values == nil {
+		return nil
+	}
+	return d.values[i*d.players : (i+1)*d.players]
+}
+
+// CheckValueSize reports whether a network whose value head gives vs
+// values per position (nets.Net.ValueSize) can train on d: every
+// network can learn the mover's value, a per-player head needs every
+// position's per-player targets for as many players.
+func (d *Dataset) CheckValueSize(vs int) error {
+	switch {
+	case vs <= 1:
+		return nil
+	case d.values == nil && d.game.NumPlayers() <= 2:
+		return fmt.Errorf("the network has a per-player value head (%d players), but self-play records per-player targets only for games of three or more players; "+
+			"for %s train a network with the scalar value head (canopy net init --value-players 1), which is exact for two players", vs, d.game.Spec())
+	case d.values == nil:
+		return fmt.Errorf("the network has a per-player value head (%d players), but shard %s has no per-player value targets (array values: "+
+			"self-play records them for games of three or more players since value heads could have one output per player); "+
+			"regenerate the self-play data, or train a network with the scalar value head", vs, d.noValues)
+	case vs != d.players:
+		return fmt.Errorf("the network's value head has %d players, the data's value targets %d; use a network made for %d players", vs, d.players, d.players)
+	}
+	return nil
 }
 
 // ObsSize is the number of values of an observation.
@@ -319,12 +366,25 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 	d.policy = make([]float32, 0, total*d.actions)
 	d.value = make([]float32, 0, total)
 	hasLegal, hasQ := false, false
+	hasValues := len(loaded) > 0
 	for _, sh := range loaded {
 		hasLegal = hasLegal || sh.legal != nil
 		hasQ = hasQ || sh.rootQ != nil
 		if sh.rootQ == nil && d.noQ == "" {
 			d.noQ = sh.noQ
 		}
+		if sh.values == nil && hasValues {
+			hasValues, d.noValues = false, sh.path
+		}
+	}
+	if hasValues {
+		d.players = loaded[0].players
+		for _, sh := range loaded {
+			if sh.players != d.players {
+				return nil, fmt.Errorf("shard %s has values of %d players, shard %s of %d; train on data of one player count", sh.path, sh.players, loaded[0].path, d.players)
+			}
+		}
+		d.values = make([]float32, 0, total*d.players)
 	}
 	if hasLegal {
 		d.legal = make([]uint8, 0, total*d.actions)
@@ -345,6 +405,9 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 		d.obs.appendRows(&sh.obs, lo, sh.n)
 		d.policy = append(d.policy, sh.policy[lo*d.actions:]...)
 		d.value = append(d.value, sh.value[lo:]...)
+		if hasValues {
+			d.values = append(d.values, sh.values[lo*d.players:]...)
+		}
 		if hasQ {
 			if sh.rootQ != nil {
 				d.rootQ = append(d.rootQ, sh.rootQ[lo:]...)
@@ -464,6 +527,8 @@ type shard struct {
 	noQ       string    // when rootQ is nil: the path of a shard without root_q
 	gameID    []int64   // nil when the shard has no game_id/ply arrays
 	ply       []int32
+	values    []float32 // n x players; nil when the shard has no values array
+	players   int
 }
 
 // loadShard reads and validates one shard against g (and the manifest's
@@ -561,6 +626,16 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 		return nil, bad("%v", err)
 	}
 	sh := &shard{path: ref.path, n: n, obs: obsRows{size: obsN}, policy: pol.f32, value: val.f32, legal: legal, rootQ: rootQ}
+	if va, ok := arrays["values"]; ok {
+		P := g.NumPlayers()
+		if va.descr != "<f4" || !slices.Equal(va.shape, []int{n, P}) {
+			return nil, shapeErr("values has dtype %s and shape %v, but %s with %d positions needs <f4 [%d %d]", va.descr, va.shape, g.Spec(), n, n, P)
+		}
+		if err := selfplay.CheckValues(n, P, val.f32, va.f32); err != nil {
+			return nil, bad("%v", err)
+		}
+		sh.values, sh.players = va.f32, P
+	}
 	sh.obs.append(obs.f32)
 	if rootQ == nil {
 		sh.noQ = ref.path
@@ -608,18 +683,25 @@ func canonical(group []*shard) []*shard {
 	m := &shard{path: first.path, iteration: first.iteration, n: len(rows), obs: obsRows{size: first.obs.size}}
 	m.obs.reserve(len(rows))
 	m.policy = make([]float32, 0, len(rows)*A)
-	hasLegal, hasQ := false, true
+	hasLegal, hasQ, hasValues := false, true, true
 	for _, sh := range group {
 		hasLegal = hasLegal || sh.legal != nil
 		if sh.rootQ == nil && hasQ {
 			hasQ, m.noQ = false, sh.noQ
 		}
+		hasValues = hasValues && sh.values != nil && sh.players == first.players
+	}
+	if hasValues {
+		m.players = first.players
 	}
 	for _, r := range rows {
 		sh, i := r.sh, r.i
 		m.obs.appendRows(&sh.obs, i, i+1)
 		m.policy = append(m.policy, sh.policy[i*A:(i+1)*A]...)
 		m.value = append(m.value, sh.value[i])
+		if hasValues {
+			m.values = append(m.values, sh.values[i*m.players:(i+1)*m.players]...)
+		}
 		if hasQ {
 			m.rootQ = append(m.rootQ, sh.rootQ[i])
 		}

@@ -35,7 +35,10 @@
 //
 // A shard is an .npz archive with arrays obs float32 [N, obs_shape...],
 // policy float32 [N, A], value float32 [N] and optionally legal uint8
-// [N, A] (1 = legal); other arrays (game_id, ply) are ignored. The .npy
+// [N, A] (1 = legal), root_q float32 [N] (for qmix) and values float32
+// [N, players] (every player's return, seat-rotated so that the mover
+// comes first; what a per-player value head trains on); game_id and ply
+// order a run's rows. The .npy
 // reader here is independent of package selfplay's writer and accepts only
 // C-order little-endian float32, int32, int64 and uint8/bool arrays.
 //

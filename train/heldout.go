@@ -20,13 +20,17 @@ func HeldOutLoss(net *nets.Net, ds *Dataset, lo, hi, limit int) (nets.Loss, erro
 		return nets.Loss{}, fmt.Errorf("train: network takes %d inputs and %d actions, the data has %d and %d",
 			net.InputSize(), net.PolicySize(), ds.obsSize, ds.actions)
 	}
+	vs := net.ValueSize()
+	if err := ds.CheckValueSize(vs); err != nil {
+		return nets.Loss{}, fmt.Errorf("train: held-out data: %w", err)
+	}
 	n := hi - lo
 	if limit > 0 && n > limit {
 		n = limit
 	}
 	const batch = 64
 	O, A := ds.obsSize, ds.actions
-	b := nets.Batch{Input: make([]float32, batch*O), Policy: make([]float32, batch*A), Value: make([]float32, batch)}
+	b := nets.Batch{Input: make([]float32, batch*O), Policy: make([]float32, batch*A), Value: make([]float32, batch*vs)}
 	if ds.HasLegal() {
 		b.Legal = make([]float32, batch*A)
 	}
@@ -38,7 +42,10 @@ func HeldOutLoss(net *nets.Net, ds *Dataset, lo, hi, limit int) (nets.Loss, erro
 			i := lo + int(int64(k+j)*int64(hi-lo)/int64(n))
 			pol, val, legal := ds.Row(i, b.Input[j*O:(j+1)*O])
 			copy(b.Policy[j*A:(j+1)*A], pol)
-			b.Value[j] = val
+			if vs > 1 {
+				copy(b.Value[j*vs:(j+1)*vs], ds.Values(i))
+			}
+			b.Value[j*vs] = val
 			if b.Legal != nil {
 				for a, l := range legal {
 					b.Legal[j*A+a] = float32(l)

@@ -32,6 +32,7 @@ type Sampler struct {
 	maskBuf []float32 // one sample's legal mask before its symmetry
 	obsBuf  []float32 // one sample's observation before its symmetry
 	qmix    float64   // weight of the root Q in the value target (SetQMix)
+	vs      int       // value targets per sample: 1, or the players of a per-player head (SetValueSize)
 }
 
 // NewSampler returns a sampler of batches of batchSize positions (at least
@@ -43,7 +44,7 @@ func NewSampler(ds *Dataset, batchSize int, seed uint64, augment bool) (*Sampler
 	if batchSize < 1 {
 		return nil, fmt.Errorf("batch = %d, want >= 1", batchSize)
 	}
-	s := &Sampler{ds: ds, rng: games.NewRand(seed), perm: make([]int32, ds.Len())}
+	s := &Sampler{ds: ds, rng: games.NewRand(seed), perm: make([]int32, ds.Len()), vs: 1}
 	for i := range s.perm {
 		s.perm[i] = int32(i)
 	}
@@ -78,6 +79,25 @@ func (s *Sampler) SetQMix(w float64) error {
 			"(written before self-play recorded it); regenerate the self-play data or use qmix 0", w, s.ds.noQ)
 	}
 	s.qmix = w
+	return nil
+}
+
+// SetValueSize makes the batches' value targets vs per sample: 1 (the
+// default) is the mover's outcome for a scalar value head; vs > 1 the
+// per-player targets of a per-player head (nets.Net.ValueSize), which
+// the dataset must hold for vs players (Dataset.CheckValueSize). With
+// SetQMix the root Q is mixed into the mover's entry (the first): the
+// tree keeps each player's value only where that player chooses, so the
+// root holds the mover's alone.
+func (s *Sampler) SetValueSize(vs int) error {
+	vs = max(vs, 1)
+	if err := s.ds.CheckValueSize(vs); err != nil {
+		return err
+	}
+	if vs != s.vs {
+		s.vs = vs
+		s.batch.Value = make([]float32, s.batch.N*vs)
+	}
 	return nil
 }
 
@@ -132,7 +152,10 @@ func (s *Sampler) Next() *nets.Batch {
 		if s.qmix > 0 {
 			val = float32((1-s.qmix)*float64(val) + s.qmix*float64(d.rootQ[i]))
 		}
-		b.Value[k] = val
+		if s.vs > 1 {
+			copy(b.Value[k*s.vs:(k+1)*s.vs], d.values[i*s.vs:(i+1)*s.vs])
+		}
+		b.Value[k*s.vs] = val // the mover's: values[i*vs] is the position's value
 		if sym == 0 {
 			copy(dPol, pol)
 			if dLegal != nil {

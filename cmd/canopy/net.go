@@ -97,6 +97,7 @@ func netInit(e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed for the weights")
 	channels := fs.Int("channels", 0, "residual tower width, overriding the preset's (AlphaZero heads; 0 = the preset's)")
 	blocks := fs.Int("blocks", 0, "residual blocks, overriding the preset's (AlphaZero heads; 0 = the preset's)")
+	valuePlayers := fs.Int("value-players", 0, "value head: 0 = one value per player for games of 3 or more players (the scalar head for 2), 1 = the scalar head (the mover's value; az spreads it as -v/(players-1)), N = one per player of an N-player game")
 	pos, err := parseSub(e, "init", fs, args)
 	if err != nil {
 		return helpOK(err)
@@ -113,6 +114,19 @@ func netInit(e *env, args []string) error {
 	cfg, why, err := initConfig(*preset, flagSet(fs, "preset"), *game)
 	if err != nil {
 		return err
+	}
+	if flagSet(fs, "value-players") {
+		if *valuePlayers < 0 || *valuePlayers > 64 {
+			return usagef("--value-players %d, want 0 (automatic), 1 (scalar) or the game's player count", *valuePlayers)
+		}
+		g, err := games.New(cfg.Game)
+		if err != nil {
+			return fmt.Errorf("--value-players: %v", err)
+		}
+		cfg.ValuePlayers = *valuePlayers
+		if cfg, err = cfg.ForGame(g); err != nil {
+			return usagef("--value-players: %v", err)
+		}
 	}
 	if *channels != 0 || *blocks != 0 {
 		if cfg.Head != nets.HeadAlphaZero {
@@ -202,6 +216,9 @@ func describe(c nets.Config) string {
 		s += fmt.Sprintf(", %d blocks x %d channels, value hidden %d", c.Blocks, c.Channels, c.ValueHidden)
 	} else {
 		s += fmt.Sprintf(", convs %v, dense %d", c.ConvChannels, c.Dense)
+	}
+	if c.ValuePlayers > 1 {
+		s += fmt.Sprintf(", one value per player (%d)", c.ValuePlayers)
 	}
 	if c.Preset != "" {
 		s = "preset " + c.Preset + ": " + s

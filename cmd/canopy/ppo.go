@@ -272,6 +272,7 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 		if err != nil {
 			return usagef("--preset: %v", err)
 		}
+		cfg.ValuePlayers = 1 // PPO's critic is the mover's value: the scalar head for any player count
 		if cfg, err = cfg.ForGame(g); err != nil {
 			return usagef("--preset: %v", err)
 		}

@@ -29,7 +29,8 @@ with the same names, ranges and meaning; three defaults differ, since
 self-play explores where az plays its best: --dir 1, --tempplies 8 and
 --det 1 (az: 0, 0 and 8). Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
-(arrays obs, policy, legal, value, game_id, ply; numpy.load reads them) listed in
+(arrays obs, policy, legal, value, game_id, ply, root_q, and for games of 3 or more players
+values: every player's return, mover first; numpy.load reads them) listed in
 DIR/manifest.json.
 
 Without --net the network is the built-in randomly initialised one: the

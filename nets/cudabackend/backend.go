@@ -89,6 +89,7 @@ type Backend struct {
 	plan     *plan
 	opts     Options
 	in, pol  int // per-sample input and policy sizes
+	vs       int // per-sample values: 1, or the players of a per-player value head
 	elemSize int // bytes per GEMM operand element (4 or 2)
 
 	// Device state, used only on the device thread.
@@ -275,7 +276,7 @@ func Open(net *nets.Net, o Options) (*Backend, error) {
 		prec = DefaultPrecision(info.Major, info.Minor)
 	}
 	o.Precision = prec
-	b := &Backend{dev: dev, plan: p, opts: o, in: net.InputSize(), pol: net.PolicySize(), elemSize: 4,
+	b := &Backend{dev: dev, plan: p, opts: o, in: net.InputSize(), pol: net.PolicySize(), vs: net.ValueSize(), elemSize: 4,
 		fns: map[string]cuda.Function{}, graphs: map[int]cuda.GraphExec{}}
 	if prec.half() {
 		b.elemSize = 2
@@ -348,7 +349,7 @@ func (b *Backend) setup(c *cuda.Ctx) error {
 	if b.hostIn, err = c.AllocHost(4 * mb * b.in); err != nil {
 		return err
 	}
-	if b.hostOut, err = c.AllocHost(4*mb*(b.pol+1) + 4); err != nil {
+	if b.hostOut, err = c.AllocHost(4*mb*(b.pol+b.vs) + 4); err != nil {
 		return err
 	}
 	if b.opts.Precision == FP16 {
@@ -403,7 +404,7 @@ func (b *Backend) readFlag(c *cuda.Ctx) (bool, error) {
 }
 
 // flagOffset is the overflow flag's byte offset in hostOut.
-func (b *Backend) flagOffset() int { return 4 * b.opts.MaxBatch * (b.pol + 1) }
+func (b *Backend) flagOffset() int { return 4 * b.opts.MaxBatch * (b.pol + b.vs) }
 
 // flagSet reports whether the flag copied to hostOut is set.
 func (b *Backend) flagSet() bool {
@@ -538,7 +539,7 @@ func (b *Backend) enqueue(c *cuda.Ctx, batch int) error {
 			return err
 		}
 	}
-	return c.CopyDtoHAsync(b.hostOut, 4*b.opts.MaxBatch*b.pol, b.buf(p.value), 4*batch, b.stream)
+	return c.CopyDtoHAsync(b.hostOut, 4*b.opts.MaxBatch*b.pol, b.buf(p.value), 4*batch*b.vs, b.stream)
 }
 
 // im2colKernel is the im2col kernel that writes prec's GEMM operands.
@@ -571,6 +572,11 @@ func (b *Backend) PreferredBatch() int { return min(preferredBatch, b.opts.MaxBa
 // MaxBatch implements nets.Backend.
 func (b *Backend) MaxBatch() int { return b.opts.MaxBatch }
 
+// ValueSize implements nets.ValueSizer: the network's values per row (1,
+// or the players of a per-player value head; rows of them in Evaluate's
+// value, mover first).
+func (b *Backend) ValueSize() int { return b.vs }
+
 // Options returns the options the backend was opened with.
 func (b *Backend) Options() Options { return b.opts }
 
@@ -585,9 +591,9 @@ func (b *Backend) Evaluate(ctx context.Context, batch int, input, policy, value 
 	if batch < 1 || batch > b.opts.MaxBatch {
 		return fmt.Errorf("cudabackend: batch %d outside [1, %d]", batch, b.opts.MaxBatch)
 	}
-	if len(input) < batch*b.in || len(policy) < batch*b.pol || len(value) < batch {
+	if len(input) < batch*b.in || len(policy) < batch*b.pol || len(value) < batch*b.vs {
 		return fmt.Errorf("cudabackend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
-			batch, batch*b.in, batch*b.pol, batch, len(input), len(policy), len(value))
+			batch, batch*b.in, batch*b.pol, batch*b.vs, len(input), len(policy), len(value))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -632,7 +638,7 @@ func (b *Backend) Evaluate(ctx context.Context, batch int, input, policy, value 
 	out := b.hostOut.Float32s()
 	copy(policy[:batch*b.pol], out[:batch*b.pol])
 	vo := b.opts.MaxBatch * b.pol
-	copy(value[:batch], out[vo:vo+batch])
+	copy(value[:batch*b.vs], out[vo:vo+batch*b.vs])
 	return nil
 }
 

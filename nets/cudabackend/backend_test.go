@@ -167,11 +167,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 		batch = 5
 	}
 	worst, worstV := map[Precision]float64{}, map[Precision]float64{}
-	for _, preset := range []string{"connect4", "connect4-ppo"} {
+	for _, preset := range []string{"connect4", "connect4-ppo", "connect4+vp3", "connect4-ppo+vp3"} {
 		net := testNet(t, preset)
 		in := randInput(batch*net.InputSize(), 9)
 		wantP := make([]float32, batch*net.PolicySize())
-		wantV := make([]float32, batch)
+		wantV := make([]float32, batch*net.ValueSize())
 		cpu, _ := nets.NewCPUBackend(net.Clone(), nets.BackendOptions{MaxBatch: batch})
 		if err := cpu.Evaluate(context.Background(), batch, in, wantP, wantV); err != nil {
 			t.Fatal(err)
@@ -182,8 +182,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s: %v", preset, prec, err)
 				}
+				if nets.ValueSize(b) != net.ValueSize() {
+					t.Fatalf("%s: ValueSize %d, want %d", preset, nets.ValueSize(b), net.ValueSize())
+				}
 				gotP := make([]float32, len(wantP))
-				gotV := make([]float32, batch)
+				gotV := make([]float32, len(wantV))
 				for range 2 { // the second run replays the graph
 					if err := b.Evaluate(context.Background(), batch, in, gotP, gotV); err != nil {
 						t.Fatalf("%s %s graphs=%v: %v", preset, prec, graphs, err)

@@ -3,6 +3,7 @@ package cudabackend
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -77,10 +78,16 @@ func randomBN(net *nets.Net, seed uint64) {
 	net.Invalidate()
 }
 
+// testNet builds preset's net with random weights; a name ending in
+// "+vp3" is the preset with a per-player value head of three players.
 func testNet(t testing.TB, preset string) *nets.Net {
+	preset, vp3 := strings.CutSuffix(preset, "+vp3")
 	cfg, err := nets.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if vp3 {
+		cfg.ValuePlayers = 3
 	}
 	if preset == "megazero" {
 		cfg.InputPlanes, cfg.Height, cfg.Width, cfg.PolicySize = 8, 6, 7, 14

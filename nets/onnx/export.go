@@ -56,6 +56,9 @@ type ExportOptions struct {
 // deterministic: the same network gives the same bytes.
 func Export(n *nets.Net, opts ExportOptions) ([]byte, error) {
 	cfg := n.Config()
+	if cfg.ValuePlayers > 1 {
+		return nil, fmt.Errorf("onnx: export of a per-player value head (value_players = %d) is not supported yet; only the scalar value head exports", cfg.ValuePlayers)
+	}
 	b := newBuilder(n.Params(), "canopy_"+string(cfg.Head))
 	meta := map[string]string{MetaConfig: cfg.JSON(), MetaGame: cfg.Game, MetaValue: valueConvention, MetaPolicy: policyConvention}
 	if opts.Game != nil {

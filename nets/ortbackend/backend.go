@@ -80,6 +80,9 @@ type Backend struct {
 // names "policy" and "value" when sizes do not decide). When net is not
 // nil the model must have its input and policy sizes (the game's).
 func Open(net *nets.Net, o Options) (*Backend, error) {
+	if net != nil && net.ValueSize() > 1 {
+		return nil, fmt.Errorf("ortbackend: the network has a per-player value head (%d values per row), which the ort backend does not run yet; use the cpu backend (--backend cpu)", net.ValueSize())
+	}
 	if o.Model == "" {
 		return nil, errors.New("ortbackend: no model file: ort runs ONNX models (--backend ort:model=FILE.onnx)")
 	}

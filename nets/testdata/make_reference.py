@@ -12,6 +12,8 @@ layouts, NCHW activations flattened channel-major before dense layers),
 computes in float64 from float32-rounded weights and inputs, and writes:
 
   tiny_az.safetensors / tiny_ppo.safetensors   weights + "canopy.config"
+  tiny_az3.safetensors / tiny_ppo3...          the same with a per-player value
+                                               head of 3 outputs (value_players)
   tiny_az_io.safetensors / tiny_ppo_io...      inputs, expected eval outputs,
                                                training loss, gradients and
                                                running statistics after one
@@ -93,17 +95,22 @@ class PolicyHead(nn.Module):
         return self.fc(F.relu(self.bn(self.conv(x))).flatten(1))
 
 
+def squeeze_scalar(v):
+    """The scalar head's [B, 1] output as [B]; a per-player head keeps [B, P]."""
+    return v.squeeze(1) if v.shape[1] == 1 else v
+
+
 class ValueHead(nn.Module):
-    def __init__(self, c, filters, hw, hidden):
+    def __init__(self, c, filters, hw, hidden, players=1):
         super().__init__()
         self.conv = nn.Conv2d(c, filters, 1, bias=False)
         self.bn = nn.BatchNorm2d(filters)
         self.fc1 = nn.Linear(filters * hw, hidden)
-        self.fc2 = nn.Linear(hidden, 1)
+        self.fc2 = nn.Linear(hidden, players)
 
     def forward(self, x):
         v = F.relu(self.bn(self.conv(x))).flatten(1)
-        return torch.tanh(self.fc2(F.relu(self.fc1(v)))).squeeze(1)
+        return squeeze_scalar(torch.tanh(self.fc2(F.relu(self.fc1(v)))))
 
 
 class AlphaZero(nn.Module):
@@ -115,7 +122,7 @@ class AlphaZero(nn.Module):
         self.stem = ConvBN(cfg["input_planes"], c, 3)
         self.blocks = nn.ModuleList([Block(c) for _ in range(cfg["blocks"])])
         self.policy = PolicyHead(c, cfg.get("policy_filters", 2), hw, cfg["policy_size"])
-        self.value = ValueHead(c, cfg.get("value_filters", 1), hw, cfg["value_hidden"])
+        self.value = ValueHead(c, cfg.get("value_filters", 1), hw, cfg["value_hidden"], max(cfg.get("value_players", 1), 1))
 
     def forward(self, x):
         x = self.stem(x)
@@ -133,13 +140,13 @@ class PPO(nn.Module):
         self.convs = nn.ModuleList([nn.Conv2d(a, b, 3, padding=1) for a, b in zip(chans, chans[1:])])
         self.fc = nn.Linear(chans[-1] * cfg["height"] * cfg["width"], cfg["dense"])
         self.actor = nn.Linear(cfg["dense"], cfg["policy_size"])
-        self.critic = nn.Linear(cfg["dense"], 1)
+        self.critic = nn.Linear(cfg["dense"], max(cfg.get("value_players", 1), 1))
 
     def forward(self, x):
         for c in self.convs:
             x = F.relu(c(x))
         x = F.relu(self.fc(x.flatten(1)))
-        return self.actor(x), torch.tanh(self.critic(x)).squeeze(1)
+        return self.actor(x), squeeze_scalar(torch.tanh(self.critic(x)))
 
 
 def randomize_bn(model):
@@ -184,13 +191,15 @@ def make_net(name, cls, cfg, eval_batch=3, train_batch=4, l2=1e-3):
     legal[:, 0] = 1  # at least one legal action per sample
     target = torch.rand(train_batch, P).double() * legal
     target = (target / target.sum(1, keepdim=True)).float().double()
-    z = (torch.rand(train_batch) * 2 - 1).float().double()
+    vp = max(cfg.get("value_players", 1), 1)
+    z = (torch.rand(train_batch) * 2 - 1) if vp == 1 else (torch.rand(train_batch, vp) * 2 - 1)
+    z = z.float().double()
     model.train()
     model.zero_grad()
     logits, v = model(x)
     logp = torch.log_softmax(logits.masked_fill(legal == 0, float("-inf")), dim=1)
     ce = -torch.where(legal > 0, target * logp, torch.zeros_like(logp)).sum(1).mean()
-    mse = ((v - z) ** 2).mean()
+    mse = ((v - z) ** 2).mean()  # per-player head: the mean over samples and players
     l2term = l2 * sum((m.weight ** 2).sum() for m in model.modules() if isinstance(m, (nn.Conv2d, nn.Linear)))
     loss = ce + mse + l2term
     loss.backward()
@@ -247,5 +256,9 @@ if __name__ == "__main__":
     make_net("tiny_ppo", PPO, ppo)
     make_lstm()
     make_halfs()
+    # Per-player value heads, made last so that the files above stay as
+    # they were.
+    make_net("tiny_az3", AlphaZero, dict(az, value_players=3))
+    make_net("tiny_ppo3", PPO, dict(ppo, value_players=3))
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT) if f.endswith(".safetensors"))
     print("wrote reference data, %d bytes of safetensors" % total)

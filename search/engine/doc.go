@@ -30,9 +30,15 @@
 // Tree.Search builds with an equivalent evaluator (the walkers are the
 // tree's own).
 //
-// Value convention: the network's value is from the leaf mover's view;
-// the search wants one value per player, so value[mover] = v and every
-// other player gets -v/(players-1) (2 players: -v; the zero-sum reading).
+// Value convention: the search wants one value per player (each tree
+// edge keeps the value of the player who chose it, so every player
+// selects on its own: MaxN). A scalar network value is from the leaf
+// mover's view, so value[mover] = v and every other player gets
+// -v/(players-1) (2 players: -v; the zero-sum reading; "paranoid"). A
+// per-player value head (nets.Config.ValuePlayers) gives the row
+// seat-rotated, row[i] the value of player (mover+i) mod players, and
+// the job writes each player its own (backup=maxn, the default), or
+// spreads row[0] as a scalar head's (backup=paranoid, for ablations).
 // Chance leaves are advanced by sampling to the next decision and valued
 // there without priors; simultaneous leaves are valued from player 0's
 // view without priors. A job may blend a rollout into each leaf value

@@ -60,6 +60,9 @@ type Engine struct {
 	opt     Options
 	inSize  int
 	polSize int
+	// vsize is the backend's values per row: 1 (scalar head, mover's
+	// view) or the game's player count (per-player head, mover first).
+	vsize int
 	// enc writes a network row from a state: the game's observation, plus
 	// the legal-move plane for nets trained with it (nets.EncodingFor).
 	enc *nets.Encoder
@@ -115,6 +118,11 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: backend %s: %w", be.Name(), err)
 	}
+	vsize := nets.ValueSize(be)
+	if vsize > 1 && vsize != g.NumPlayers() {
+		return nil, fmt.Errorf("engine: backend %s's network has a value head of %d players, but %s has %d players; use a network made for this player count",
+			be.Name(), vsize, g.Spec(), g.NumPlayers())
+	}
 	if g.Type().Dynamics == games.Simultaneous {
 		return nil, fmt.Errorf("engine: %s has simultaneous moves; use its sequential view (e.g. sushigo-seq)", g.Spec())
 	}
@@ -130,7 +138,7 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	if opt.Wait == 0 {
 		opt.Wait = -1
 	}
-	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps, enc: encoder, legal: enc.LegalPlane || opt.LegalActions,
+	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps, vsize: vsize, enc: encoder, legal: enc.LegalPlane || opt.LegalActions,
 		acts: opt.LegalActions, obsN: obsN}
 	e.masks.New = func() any { m := games.NewMask(g.NumActions()); return &m }
 	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots}
@@ -192,6 +200,31 @@ type Counters struct {
 // Counters returns the engine's counters.
 func (e *Engine) Counters() Counters {
 	return Counters{Nodes: e.nodes.Load(), Evals: e.evals.Load(), Batch: e.b.Stats(), Busy: e.be.Busy()}
+}
+
+// ValueSize is the network's values per row: 1 for a scalar value head
+// (the mover's view), the game's player count for a per-player head
+// (nets.Config.ValuePlayers: mover first, seats rotated).
+func (e *Engine) ValueSize() int { return e.vsize }
+
+// EvaluateValues is Evaluate for every value the network gives: values
+// (len >= ValueSize) receives the row, mover first for a per-player head.
+func (e *Engine) EvaluateValues(ctx context.Context, s games.State, mover int, policy, values []float32) error {
+	e.active.Add(1)
+	defer e.active.Add(-1)
+	var err error
+	if e.legal {
+		m := e.masks.Get().(*games.Mask)
+		s.Legal(*m)
+		err = e.b.EvaluateValues(ctx, func(row []float32) { e.encode(s, mover, *m, row) }, policy, values)
+		e.masks.Put(m)
+	} else {
+		err = e.b.EvaluateValues(ctx, func(row []float32) { s.Observation(mover, row) }, policy, values)
+	}
+	if err == nil {
+		e.evals.Add(1)
+	}
+	return err
 }
 
 // Evaluate evaluates decision state s from mover's view through the

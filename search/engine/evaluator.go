@@ -21,6 +21,8 @@ type NetEvaluator struct {
 	e     *Engine
 	lease *Lease    // nil for an engine the caller owns (NewEngineEvaluator)
 	bufs  sync.Pool // *evalScratch
+	// paranoid: SetBackup(BackupParanoid); set before the first Evaluate.
+	paranoid bool
 	// failed holds the first error of the engine (a closed engine, a
 	// backend failure); set once, never cleared.
 	failed atomic.Pointer[error]
@@ -28,6 +30,7 @@ type NetEvaluator struct {
 
 type evalScratch struct {
 	logits []float32
+	vals   []float32 // a per-player head's value row
 	mask   games.Mask
 }
 
@@ -50,7 +53,9 @@ func NewNetEvaluator(p *Pool, g games.Game, netRef, backend string) (*NetEvaluat
 func NewEngineEvaluator(e *Engine) *NetEvaluator {
 	n := e.Game().NumActions()
 	ev := &NetEvaluator{e: e}
-	ev.bufs.New = func() any { return &evalScratch{logits: make([]float32, n), mask: games.NewMask(n)} }
+	ev.bufs.New = func() any {
+		return &evalScratch{logits: make([]float32, n), vals: make([]float32, e.vsize), mask: games.NewMask(n)}
+	}
 	return ev
 }
 
@@ -92,7 +97,14 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	}
 	sc := ev.bufs.Get().(*evalScratch)
 	defer ev.bufs.Put(sc)
-	v, err := ev.e.Evaluate(context.Background(), s, p, sc.logits)
+	var v float32
+	var err error
+	vec := ev.e.vsize > 1 && !ev.paranoid
+	if vec {
+		err = ev.e.EvaluateValues(context.Background(), s, p, sc.logits, sc.vals)
+	} else {
+		v, err = ev.e.Evaluate(context.Background(), s, p, sc.logits)
+	}
 	if err != nil {
 		// The engine is closed or failed: no information; a neutral value
 		// keeps the search consistent (the agent's owner sees the error
@@ -101,13 +113,22 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 		clear(value)
 		return false
 	}
-	fillValue(value, p, v)
+	if vec {
+		fillValues(value, p, sc.vals) // MaxN: every player its own value
+	} else {
+		fillValue(value, p, v)
+	}
 	if priors == nil || !decision {
 		return false
 	}
 	s.Legal(sc.mask)
 	return maskedSoftmax(sc.logits, sc.mask, priors)
 }
+
+// SetBackup implements search.BackupSetter: BackupParanoid values the
+// tree from the mover's value alone even when the network gives every
+// player's. Call it before the evaluator is used.
+func (ev *NetEvaluator) SetBackup(kind string) { ev.paranoid = kind == BackupParanoid }
 
 // OpenEvaluator implements search.EvaluatorOpener: eval=NAME for search
 // names a network when it is a shipped network's name, "default" (the

@@ -35,6 +35,8 @@ type SearchOptions struct {
 	// Gumbel turns on Gumbel root search with sequential halving in every
 	// tree (gumbel.go); the zero value keeps PUCT at the root.
 	Gumbel GumbelOptions
+	// Backup is BackupMaxN ("" too) or BackupParanoid (Job.SetBackup).
+	Backup string
 }
 
 // Searcher runs batched PUCT searches of single positions on the
@@ -100,6 +102,7 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 		j := s.w.NewJob(leaves, s.jobDone)
 		j.SetTree(t, 0)
 		j.SetBlend(o.BlendWeight, ro)
+		j.SetBackup(o.Backup)
 		j.SetGumbel(o.Gumbel, seed^uint64(q+1)*0x243f6a8885a308d3)
 		s.jobs = append(s.jobs, j)
 	}

@@ -33,6 +33,12 @@ type Settings struct {
 	// and equal to new default ones.
 	Gumbel  bool `json:"gumbel"`
 	GumbelM int  `json:"gumbelm"`
+	// Backup is how network values reach the tree (BackupKinds): maxn
+	// (each player its own value from a per-player head) or paranoid
+	// (the mover's value, -v/(players-1) for the others). Stored before
+	// it existed it reads as "", which is maxn; with a scalar head both
+	// are the same.
+	Backup string `json:"backup,omitempty"`
 }
 
 // DefaultGumbelM is the number of actions sampled at a Gumbel root when
@@ -58,6 +64,7 @@ func (s *Settings) Table() spec.Table {
 		spec.Float("cutscale", &s.CutScale, 10, 1e-9, 1e9, "cut=heuristic/score/state: the difference that maps to tanh(1) = 0.76"),
 		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
 		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
+		spec.Choice("backup", &s.Backup, BackupMaxN, BackupKinds, "network values in the tree: maxn (each player its own value from a per-player value head) or paranoid (the mover's value v, -v/(players-1) for the others: exact for two players); the same with a scalar value head"),
 	}
 }
 
@@ -70,6 +77,9 @@ func (s *Settings) Upgrade() {
 	}
 	if s.CutScale == 0 {
 		s.CutScale = 10
+	}
+	if s.Backup == "" {
+		s.Backup = BackupMaxN
 	}
 }
 
@@ -89,7 +99,7 @@ func (s Settings) SearchOptions() SearchOptions {
 	o.ExpandVisits = 0
 	o.Sims = s.Sims
 	so := SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns,
-		BlendCut: s.Cut, BlendCutScale: s.CutScale}
+		BlendCut: s.Cut, BlendCutScale: s.CutScale, Backup: s.Backup}
 	if s.Gumbel {
 		so.Gumbel = GumbelOptions{M: s.GumbelM, CVisit: GumbelCVisit, CScale: GumbelCScale}
 		if so.Gumbel.M == 0 {

@@ -28,6 +28,10 @@ func (t *TimedBackend) Evaluate(ctx context.Context, batch int, input, policy, v
 	return err
 }
 
+// ValueSize implements nets.ValueSizer: the inner backend's values per
+// row.
+func (t *TimedBackend) ValueSize() int { return nets.ValueSize(t.Backend) }
+
 // RegisterInput implements nets.InputRegistrar when the inner backend
 // does, and otherwise says it does not.
 func (t *TimedBackend) RegisterInput(buf []float32) error {

@@ -45,6 +45,10 @@ type Job struct {
 
 	gumbel *gumbel // Gumbel root search (gumbel.go); nil: the tree's rule at the root
 
+	// paranoid spreads the mover's value as -v/(players-1) to the others
+	// even when the network gives every player's (SetBackup).
+	paranoid bool
+
 	prepared bool // root expanded
 	nsel     int  // leaves selected in the current step
 	nsub     int  // of those, submitted (ErrFull may interrupt)
@@ -74,6 +78,23 @@ func (j *Job) SetBlend(w float64, ro *search.Rollout) {
 		j.blendW, j.blend = 1, nil
 	}
 }
+
+// Backups of network values (SetBackup, Settings.Backup): search's,
+// named here too. MaxN gives each player its own component of a
+// per-player value head, so that every player selects on its own
+// expected return (MaxN: Luckhardt & Irani 1986, in MCTS Sturtevant
+// 2008; with a learned value vector Petosa & Balch 2019).
+const (
+	BackupMaxN     = search.BackupMaxN
+	BackupParanoid = search.BackupParanoid
+)
+
+// BackupKinds are the values of the backup option.
+var BackupKinds = search.BackupKinds
+
+// SetBackup selects how network values become the per-player values the
+// tree backs up: BackupMaxN ("" too) or BackupParanoid.
+func (j *Job) SetBackup(kind string) { j.paranoid = kind == BackupParanoid }
 
 // SetTree attaches tree t to j. The job's walkers are t's own walkers
 // first..first+n-1 (search.Tree.Walkers), seeded from t's seed: a job
@@ -328,7 +349,11 @@ func (w *Worker) complete(c batcher.Completion) {
 		w.ready = append(w.ready, j)
 		return
 	}
-	fillValue(l.w.Value, l.mover, v)
+	if w.e.vsize > 1 && !j.paranoid {
+		fillValues(l.w.Value, l.mover, b.Values(c.Ticket))
+	} else {
+		fillValue(l.w.Value, l.mover, v)
+	}
 	if j.blend != nil {
 		for i := range l.w.Value {
 			l.w.Value[i] = j.blendW*l.w.Value[i] + (1-j.blendW)*l.roll[i]
@@ -400,6 +425,16 @@ func fillValue(dst []float64, mover int, v float32) {
 		dst[i] = o
 	}
 	dst[mover] = x
+}
+
+// fillValues writes the per-player value vector for a per-player
+// network head whose row vals is seat-rotated (vals[i] is the value of
+// player (mover+i) mod players), each clamped to [-1, 1].
+func fillValues(dst []float64, mover int, vals []float32) {
+	n := len(dst)
+	for i, v := range vals[:n] {
+		dst[(mover+i)%n] = math.Max(-1, math.Min(1, float64(v)))
+	}
 }
 
 // RunWorkers runs n workers, each on its own goroutine: setup(i, w)
