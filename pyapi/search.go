@@ -172,7 +172,7 @@ func (l *Library) openSearch(args json.RawMessage, bufs [][]byte) (*Search, erro
 	}
 	nc := consumersFor(len(states)*k*st.Leaves, batch)
 	e, err := engine.New(g, sess.backend(nc), engine.Options{Workers: workersFor(a.Workers), Leaves: st.Leaves, Batch: batch,
-		Slots: engine.SlotsFor(len(states)*k, st.Leaves), LegalActions: true, Consumers: nc})
+		Slots: engine.SlotsFor(len(states)*k, st.Leaves), LegalActions: true, Consumers: nc, Wait: fillWait(nc)})
 	if err != nil {
 		return nil, valueErrorf("%v", err)
 	}

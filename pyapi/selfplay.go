@@ -105,7 +105,7 @@ func openSelfPlay(args json.RawMessage, bufs [][]byte) (*SelfPlay, error) {
 	sess.ready = sp.stage
 	nc := consumersFor(trees*st.Det*st.Leaves, batch)
 	e, err := engine.New(g, sess.backend(nc), engine.Options{Workers: workersFor(a.Workers), Leaves: st.Leaves, Batch: batch,
-		Slots: engine.SlotsFor(trees*st.Det, st.Leaves), LegalActions: true, Consumers: nc})
+		Slots: engine.SlotsFor(trees*st.Det, st.Leaves), LegalActions: true, Consumers: nc, Wait: fillWait(nc)})
 	if err != nil {
 		return nil, valueErrorf("%v", err)
 	}

@@ -96,6 +96,19 @@ func consumersFor(inFlight, maxB int) int {
 	return 1
 }
 
+// fillWait is the batcher's wait for a full batch (engine.Options.Wait)
+// with nc consumers: with two, the second forms batch k+1 the moment
+// batch k leaves, while Python evaluates k, so it waits (up to this) for
+// the rows that come back meanwhile instead of running the few that were
+// ready at that moment; with one, nothing (a batch is formed after
+// submit, from every row that came back while Python evaluated).
+func fillWait(nc int) time.Duration {
+	if nc > 1 {
+		return time.Millisecond
+	}
+	return -1
+}
+
 // workersFor is the number of search workers of a session asked for
 // workers (0: the default): by default one fewer than GOMAXPROCS (at
 // least 1). The Python thread's wait and submit enter Go through cgo and
