@@ -150,6 +150,12 @@ func (s *session) wait(timeout time.Duration) (int64, error) {
 		}
 		select {
 		case r := <-s.reqs:
+			if err := s.ctx.Err(); err != nil {
+				// Cancelled: a second consumer's batch that was
+				// already waiting fails like every later one.
+				r.done <- err
+				continue
+			}
 			s.hand(r)
 			return int64(r.batch), nil
 		case <-s.data:

@@ -5,6 +5,14 @@
 the ratios, not the absolute figures.
 
     python/bench/bench_search.py --trees 1024 --sims 200 --rounds 3
+
+--torch compares a PyTorch network's rows/s inside canopy.search with its
+raw rows/s; --sleep-ms MS uses an evaluator that takes MS per batch (a
+GPU: it frees the GIL and the cores) and reports the fraction of the wall
+time spent inside it, which is the overlap of Go's tree work with the
+evaluation (1.0 = full):
+
+    python/bench/bench_search.py --sleep-ms 2 --trees 4096 --batch 1024 --sims 64
 """
 import argparse
 import json
