@@ -88,12 +88,14 @@ def torch_rates(game, trees, sims, batch, seconds, device="cpu"):
 def sleep_rates(game, trees, sims, batch, seconds, sleep_ms, busy=False, workers=0):
     """canopy.search with a synthetic evaluator that takes sleep_ms per
     batch (time.sleep, or a busy-wait with busy: it stands for a GPU that
-    frees the GIL and the cores) and returns uniform priors. Returns the
-    rows per second, the mean batch and the fraction of the wall time
-    spent inside the evaluator: 1.0 is perfect overlap (Go's tree work and
-    the library calls hidden behind the evaluator), and rows/s is then
-    mean batch / sleep_ms. sleep_ms=0 measures the whole per-batch cost
-    outside the evaluator."""
+    frees the GIL and the cores) and returns uniform priors. Returns a
+    dict: rows per second, mean batch, "inside" (the fraction of the wall
+    time spent inside the evaluator: 1.0 is perfect overlap, Go's tree
+    work and the library calls hidden behind the evaluator), "start" (the
+    fraction from each canopy.search call to its first batch: building the
+    trees), the median and 90th percentile of the gaps between evaluator
+    calls (seconds) and the process CPU per batch. sleep_ms=0 measures the
+    whole per-batch cost outside the evaluator."""
     logits = values = None
     d = sleep_ms / 1e3
     sizes, inside, gaps = [], 0.0, []
