@@ -34,6 +34,16 @@
 // Cancel (the evaluator raised, or close()) cancels the run's context;
 // the backend then fails the outstanding batch and the run drains.
 //
+// Overlap: while Python evaluates batch k, Go should be backing up the
+// other batches and have batch k+1 ready. A session's engine runs
+// GOMAXPROCS-1 workers by default (python/libcanopy adds a P), so that
+// Python's calls into Go and the batcher consumers they wake never wait
+// for a worker to be preempted; and when the trees keep two batches of
+// leaves in flight it runs two batcher consumers (consumersFor), the
+// second forming batch k+1, waiting up to a millisecond for it to fill,
+// while Python holds k. BenchmarkSearchSession and python/bench's
+// bench_search.py --sleep-ms measure it.
+//
 // # Errors
 //
 // Every error the library returns to Python is an *Error whose Kind names

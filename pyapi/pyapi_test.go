@@ -2,6 +2,7 @@ package pyapi
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +201,53 @@ func TestParseSettingsIsAzTable(t *testing.T) {
 	}
 	if _, err := ParseSettings(map[string]string{"nosuch": "1"}); err == nil || !strings.Contains(err.Error(), "sims") {
 		t.Fatalf("unknown key: %v", err)
+	}
+}
+
+// TestSearchTwoConsumers: with more leaves in flight than two batches the
+// session runs two batcher consumers; the results must not depend on it
+// (a search depends only on its seeds and the evaluator's rows), and
+// cancelling with a batch held and another waiting must drain cleanly.
+func TestSearchTwoConsumers(t *testing.T) {
+	if consumersFor(64, 8) != 2 || consumersFor(64, 64) != 1 {
+		t.Fatalf("consumersFor(64, 8) = %d, consumersFor(64, 64) = %d; want 2 and 1", consumersFor(64, 8), consumersFor(64, 64))
+	}
+	l := NewLibrary()
+	moves := make([]string, 64)
+	for i := range moves {
+		moves[i] = strings.Repeat("4 ", i%5)
+	}
+	visits := func(batch int) []float32 {
+		bufs := [][]byte{buf(batch*84, 4), buf(batch*7, 1), buf(batch*7, 4), buf(batch, 4)}
+		h, _, err := l.Open(req(t, "search", map[string]any{"game": "connect4", "moves": moves, "sims": 40, "batch": batch, "seed": 3}), bufs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close(h)
+		evaluate(t, l, h, bufs, -1)
+		res := [][]byte{buf(64*7, 4), buf(64, 4), buf(64, 8), buf(64*7, 4)}
+		if _, err := l.Exchange(h, "results", nil, res); err != nil {
+			t.Fatal(err)
+		}
+		return slices.Clone(f32s(res[0]))
+	}
+	one, two := visits(64), visits(8)
+	if !slices.Equal(one, two) {
+		t.Fatalf("visits differ between batches of 64 (one consumer) and 8 (two):\n%v\n%v", one[:14], two[:14])
+	}
+
+	bufs := [][]byte{buf(8*84, 4), buf(8*7, 1), buf(8*7, 4), buf(8, 4)}
+	h, _, err := l.Open(req(t, "search", map[string]any{"game": "connect4", "moves": moves, "sims": 400, "batch": 8}), bufs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := evaluate(t, l, h, bufs, 5); n != 5 {
+		t.Fatalf("%d batches after cancelling at the fifth", n)
+	}
+	if err := l.Close(h); err != nil {
+		t.Fatal(err)
+	}
+	if l.Live() != 0 {
+		t.Fatal("handles left")
 	}
 }

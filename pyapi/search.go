@@ -3,10 +3,12 @@ package pyapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/canopy-go/canopy/arena"
@@ -168,14 +170,34 @@ func (l *Library) openSearch(args json.RawMessage, bufs [][]byte) (*Search, erro
 	for i, s := range states {
 		sr.movers[i], sr.moveNo[i] = s.CurrentPlayer(), s.MoveNumber()
 	}
-	e, err := engine.New(g, sess.backend(), engine.Options{Workers: a.Workers, Leaves: st.Leaves, Batch: batch,
-		Slots: engine.SlotsFor(len(states)*k, st.Leaves), LegalActions: true})
+	nc := consumersFor(len(states)*k*st.Leaves, batch)
+	e, err := engine.New(g, sess.backend(nc), engine.Options{Workers: workersFor(a.Workers), Leaves: st.Leaves, Batch: batch,
+		Slots: engine.SlotsFor(len(states)*k, st.Leaves), LegalActions: true, Consumers: nc, Wait: fillWait(nc)})
 	if err != nil {
 		return nil, valueErrorf("%v", err)
 	}
 	sess.start(func(ctx context.Context) error {
 		defer e.Close()
 		nw := min(e.Options().Workers, len(states))
+		// The trees (and their walkers) are built on nw goroutines
+		// first: for thousands of positions that is most of the time
+		// before the first batch, and RunWorkers calls setup on one
+		// goroutine.
+		trees := make([]*search.Tree, len(states)*k)
+		if err := forEach(nw, len(states), func(i int) error {
+			seed := arena.DeriveSeed(a.Seed, uint64(i))
+			for q := range k {
+				t, err := search.New(g, o, arena.DeriveSeed(seed, uint64(2*q+1)))
+				if err != nil {
+					return valueErrorf("%v", err)
+				}
+				t.Walkers(st.Leaves)
+				trees[i*k+q] = t
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 		var left atomic.Int64
 		left.Store(int64(len(states) * k))
 		return e.RunWorkers(ctx, nw, func(wi int, w *engine.Worker) error {
@@ -184,11 +206,7 @@ func (l *Library) openSearch(args json.RawMessage, bufs [][]byte) (*Search, erro
 				prng := games.NewRand(arena.DeriveSeed(seed, 1<<32))
 				for q := range k {
 					j := w.NewJob(st.Leaves, func(*engine.Worker, *engine.Job) { left.Add(-1) })
-					t, err := search.New(g, o, arena.DeriveSeed(seed, uint64(2*q+1)))
-					if err != nil {
-						return valueErrorf("%v", err)
-					}
-					j.SetTree(t, 0)
+					j.SetTree(trees[i*k+q], 0)
 					j.SetBlend(st.Blend, blend)
 					j.SetGumbel(so.Gumbel, arena.DeriveSeed(seed, uint64(1<<33+q)))
 					if det {
@@ -286,6 +304,27 @@ func parsePosition(g games.Game, text string) (games.State, error) {
 		return nil, tokErr
 	}
 	return st, nil
+}
+
+// forEach calls f(i) for i in [0, n) on up to w goroutines and returns
+// the first error (the others still run to the end).
+func forEach(w, n int, f func(i int) error) error {
+	w = max(min(w, n), 1)
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for g := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < n; i += w {
+				if err := f(i); err != nil && errs[g] == nil {
+					errs[g] = err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

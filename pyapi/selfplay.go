@@ -103,8 +103,9 @@ func openSelfPlay(args json.RawMessage, bufs [][]byte) (*SelfPlay, error) {
 	sp := &SelfPlay{session: sess, g: g, yield: a.YieldGames, total: a.Games, settings: st}
 	sess.data = make(chan struct{}, 1)
 	sess.ready = sp.stage
-	e, err := engine.New(g, sess.backend(), engine.Options{Workers: a.Workers, Leaves: st.Leaves, Batch: batch,
-		Slots: engine.SlotsFor(trees*st.Det, st.Leaves), LegalActions: true})
+	nc := consumersFor(trees*st.Det*st.Leaves, batch)
+	e, err := engine.New(g, sess.backend(nc), engine.Options{Workers: workersFor(a.Workers), Leaves: st.Leaves, Batch: batch,
+		Slots: engine.SlotsFor(trees*st.Det, st.Leaves), LegalActions: true, Consumers: nc, Wait: fillWait(nc)})
 	if err != nil {
 		return nil, valueErrorf("%v", err)
 	}

@@ -3,6 +3,7 @@ package pyapi
 import (
 	"context"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 
@@ -80,9 +81,56 @@ func (s *session) start(run func(ctx context.Context) error) {
 	}()
 }
 
-// backend is the session's nets.Backend.
-func (s *session) backend() *pyBackend {
-	return &pyBackend{s: s, req: evalRequest{done: make(chan error, 1)}}
+// consumersFor is the number of batcher consumers
+// (engine.Options.Consumers) of a session whose trees keep inFlight leaves
+// in flight, in batches of at most maxB: 2 when they fill two batches, so
+// that while Python holds batch k the second consumer forms batch k+1 and
+// waits at s.reqs, and Python's next wait finds it at once (instead of
+// waiting, after submit, for batch k's results to be delivered and the
+// next batch formed); else 1, since a second consumer would run whatever
+// few rows are ready the moment batch k leaves and so split the batches.
+func consumersFor(inFlight, maxB int) int {
+	if inFlight >= 2*maxB {
+		return 2
+	}
+	return 1
+}
+
+// fillWait is the batcher's wait for a full batch (engine.Options.Wait)
+// with nc consumers: with two, the second forms batch k+1 the moment
+// batch k leaves, while Python evaluates k, so it waits (up to this) for
+// the rows that come back meanwhile instead of running the few that were
+// ready at that moment; with one, nothing (a batch is formed after
+// submit, from every row that came back while Python evaluated).
+func fillWait(nc int) time.Duration {
+	if nc > 1 {
+		return time.Millisecond
+	}
+	return -1
+}
+
+// workersFor is the number of search workers of a session asked for
+// workers (0: the default): by default one fewer than GOMAXPROCS (at
+// least 1). The Python thread's wait and submit enter Go through cgo and
+// need a P, as do the batcher consumers they wake; with a worker on every
+// P, each had to wait for a worker to be preempted (up to the scheduler's
+// 10ms time slice), and with many workers busy backing up a batch that
+// happened between most batches.
+func workersFor(workers int) int {
+	if workers > 0 {
+		return workers
+	}
+	return max(runtime.GOMAXPROCS(0)-1, 1)
+}
+
+// backend is the session's nets.Backend, for an engine with consumers
+// batcher consumers.
+func (s *session) backend(consumers int) *pyBackend {
+	b := &pyBackend{s: s, free: make(chan *evalRequest, consumers)}
+	for range consumers {
+		b.free <- &evalRequest{done: make(chan error, 1)}
+	}
+	return b
 }
 
 // wait returns the next event: a batch size, WaitData, WaitDone or
@@ -102,6 +150,12 @@ func (s *session) wait(timeout time.Duration) (int64, error) {
 		}
 		select {
 		case r := <-s.reqs:
+			if err := s.ctx.Err(); err != nil {
+				// Cancelled: a second consumer's batch that was
+				// already waiting fails like every later one.
+				r.done <- err
+				continue
+			}
 			s.hand(r)
 			return int64(r.batch), nil
 		case <-s.data:
@@ -192,11 +246,13 @@ func (s *session) shutdown() {
 }
 
 // pyBackend is the backend of a session's engine: its Evaluate hands the
-// batch to Python and waits. The batcher calls it from one goroutine at a
-// time, so one request record is reused.
+// batch to Python and waits. Up to consumers batcher goroutines call it at
+// once; each takes a request record from free for the call (no
+// allocation) and Python holds at most one batch at a time (session.cur),
+// the others waiting at s.reqs.
 type pyBackend struct {
-	s   *session
-	req evalRequest
+	s    *session
+	free chan *evalRequest
 }
 
 func (b *pyBackend) Name() string { return "python" }
@@ -209,7 +265,8 @@ func (b *pyBackend) MaxBatch() int { return b.s.maxB }
 
 func (b *pyBackend) Evaluate(_ context.Context, batch int, input, policy, value []float32) error {
 	s := b.s
-	r := &b.req
+	r := <-b.free // never blocks: at most one call per consumer
+	defer func() { b.free <- r }()
 	r.batch, r.input, r.policy, r.value = batch, input, policy, value
 	select {
 	case s.reqs <- r:

@@ -20,6 +20,8 @@ package main
 import "C"
 
 import (
+	"os"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -27,6 +29,19 @@ import (
 )
 
 var lib = pyapi.NewLibrary()
+
+// init gives the Go runtime one P more than it would take (unless the
+// user set GOMAXPROCS): a search keeps GOMAXPROCS-1 workers
+// (pyapi's default), so the P left over is there for the Python
+// thread's calls into Go and the batcher consumers they wake, and the
+// tree work still has one worker per core. Without it, a Python call
+// into Go waited for a busy worker to be preempted (up to 10ms) between
+// most batches (docs/BENCHMARKS.md, "Python API").
+func init() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
+}
 
 func main() {}
 

@@ -44,6 +44,12 @@ type Options struct {
 	// backend's input size must then be the observation size plus
 	// NumActions.
 	LegalActions bool
+	// Consumers is the number of batcher consumer goroutines (see
+	// batcher.Options.Workers). Default 1. With 2, one forms batch k+1
+	// while the backend holds batch k, so a backend that waits on
+	// something outside (package pyapi's Python evaluator) gets its next
+	// batch at once; the backend must then be safe for concurrent use.
+	Consumers int
 }
 
 // SlotsFor returns a ring size for trees trees with leaves leaves each.
@@ -141,7 +147,7 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	e := &Engine{game: g, be: NewTimedBackend(be), opt: opt, inSize: in, polSize: ps, vsize: vsize, enc: encoder, legal: enc.LegalPlane || opt.LegalActions,
 		acts: opt.LegalActions, obsN: obsN}
 	e.masks.New = func() any { m := games.NewMask(g.NumActions()); return &m }
-	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots}
+	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots, Workers: opt.Consumers}
 	if opt.Paced {
 		bo.Target = func() int { return int(e.active.Load()) }
 	}
