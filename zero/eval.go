@@ -118,13 +118,23 @@ func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match,
 	return r.play(ctx, i, 1<<20, [2]string{r.spec(a), r.spec(b)}, [2]string{a, b}, r.cfg.EvalGames)
 }
 
-// play plays n games between the agents specs (seats alternating, all at
+// play plays n games between the agents specs (seats rotating, all at
 // once), named names in the matches and the score; the seed is derived
-// from the run's, salt and iteration i.
+// from the run's, salt and iteration i. In a game of P > 2 players the
+// first agent plays against P-1 copies of the second, and the score is
+// its pooled pairwise score against the copies: the share of (game,
+// copy) comparisons it finished ahead of, ties counting half (0.5 is
+// parity at every player count; the interval treats the comparisons of
+// one game as independent, so it is somewhat too narrow).
 func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]string, n int) (Score, []Match, error) {
 	a, b := names[0], names[1]
+	players := r.g.NumPlayers()
+	agents, seatNames := []string{specs[0]}, []string{a}
+	for range max(players-1, 1) {
+		agents, seatNames = append(agents, specs[1]), append(seatNames, b)
+	}
 	res, err := arena.Tournament(ctx, r.g, arena.TournamentConfig{
-		Agents: specs[:], Env: r.opt.Agents, Games: n, Parallel: n,
+		Agents: agents, Env: r.opt.Agents, Games: n, Parallel: n,
 		Seed: games.DeriveSeed(r.cfg.Seed, salt+uint64(i)), Bootstrap: -1,
 		Progress: func(done int) {
 			r.opt.Status(fmt.Sprintf("iteration %d evaluation: %s vs %s, %d/%d games", i, a, b, done, n))
@@ -137,14 +147,23 @@ func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]s
 	for _, gr := range res.Games {
 		m := Match{Returns: gr.Returns}
 		for _, s := range gr.Seats {
-			m.Seats = append(m.Seats, names[s])
+			m.Seats = append(m.Seats, seatNames[s])
 		}
 		ms = append(ms, m)
 	}
-	p := res.Pairwise[0][1]
-	sc := Score{Opponent: b, Games: p.Games}
-	if p.Score != nil {
-		sc.Score, sc.Lo, sc.Hi = p.Score.Value, p.Score.Lo, p.Score.Hi
+	var pooled arena.PairStats
+	for _, p := range res.Pairwise[0][1:] {
+		pooled.Games += p.Games
+		pooled.Wins += p.Wins
+		pooled.Draws += p.Draws
+	}
+	sc := Score{Opponent: b, Games: n}
+	if len(agents) == 2 {
+		sc.Games = pooled.Games
+	}
+	if pooled.Games > 0 {
+		w := arena.Wilson(float64(pooled.Wins)+float64(pooled.Draws)/2, pooled.Games)
+		sc.Score, sc.Lo, sc.Hi = w.Value, w.Lo, w.Hi
 	}
 	return sc, ms, nil
 }

@@ -116,19 +116,23 @@ func rollingElo(game string, recs []Record, seed uint64) error {
 	index := map[string]int{}
 	var names []string
 	var results []arena.GameResult
+	agentOf := func(n string) int {
+		k, ok := index[n]
+		if !ok {
+			k = len(names)
+			index[n] = k
+			names = append(names, n)
+		}
+		return k
+	}
 	for _, r := range recs {
 		for _, m := range r.Eval.Matches {
-			gr := arena.GameResult{Returns: m.Returns}
-			for _, n := range m.Seats {
-				k, ok := index[n]
-				if !ok {
-					k = len(names)
-					index[n] = k
-					names = append(names, n)
+			for _, gr := range ratedGames(m) {
+				for _, n := range gr.names {
+					gr.res.Seats = append(gr.res.Seats, agentOf(n))
 				}
-				gr.Seats = append(gr.Seats, k)
+				results = append(results, gr.res)
 			}
-			results = append(results, gr)
 		}
 	}
 	if len(names) < 2 {
@@ -150,6 +154,45 @@ func rollingElo(game string, recs []Record, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+// ratedGame is a game as the rating sees it: its seats' names and
+// returns (seats filled in by rollingElo).
+type ratedGame struct {
+	names []string
+	res   arena.GameResult
+}
+
+// ratedGames returns m as the rating takes it. A game of P > 2 players
+// that evaluation plays as one agent against P-1 copies of another
+// (zero's play) counts as P-1 two-player comparisons of that agent with
+// each copy, ordered by their returns: the ratings model distinct agents
+// per table, and these are the comparisons its score counts.
+func ratedGames(m Match) []ratedGame {
+	count := map[string]int{}
+	for _, n := range m.Seats {
+		count[n]++
+	}
+	if len(count) == len(m.Seats) {
+		return []ratedGame{{names: m.Seats, res: arena.GameResult{Returns: m.Returns}}}
+	}
+	focal := -1
+	for s, n := range m.Seats {
+		if count[n] == 1 {
+			focal = s
+		}
+	}
+	if focal < 0 || len(count) != 2 {
+		return nil // not a shape evaluation plays
+	}
+	var out []ratedGame
+	for s, n := range m.Seats {
+		if s != focal {
+			out = append(out, ratedGame{names: []string{m.Seats[focal], n},
+				res: arena.GameResult{Returns: []float64{m.Returns[focal], m.Returns[s]}}})
+		}
+	}
+	return out
 }
 
 // publish recomputes the rolling Elo, rewrites metrics.jsonl (one record

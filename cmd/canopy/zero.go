@@ -58,8 +58,9 @@ options: --sims, --c, --dir, --tempplies, ...), trains the network for
 --steps steps on the last --window-iters iterations' positions (AlphaZero
 loss, SGD with momentum, symmetry augmentation, a Polyak average with tau
 --polyak that self-play and evaluation use), then evaluates it: games
-against the previous network and the --baselines, a rolling Elo over every
-evaluation game, and for connect4 the share of optimal moves on
+against the previous network and the --baselines (in a game of P > 2
+players, against P-1 copies of each, scored by the share of copies it
+finishes ahead of), a rolling Elo over every evaluation game, and for connect4 the share of optimal moves on
 solver-labelled positions (network alone and with search). Results go to
 DIR/metrics.jsonl and DIR/plots/*.svg|png after every iteration.
 
