@@ -20,9 +20,39 @@ type trainScratch struct {
 	istd  [][]float64  // per unit with batch norm: 1/sqrt(batch var + eps)
 	dz    []float32    // gradient w.r.t. a unit's pre-activation
 	wt    []float32    // a 3x3 convolution's weights transposed
+	wu    []float32    // a 3x3 convolution's Winograd-transformed weights (forward or wt)
 	f32   [3][]float32 // per-channel float32 coefficients of batch norm
 	parts [trainParts]partScratch
 	valid bool // ForwardTrain ran since the last Backward or weight change
+	// conv is the algorithm of the 3x3 convolutions of training when
+	// convSet (SetTrainConvAlgorithm), else AutoConvAlgorithm's.
+	conv    ConvAlgorithm
+	convSet bool
+}
+
+// SetTrainConvAlgorithm makes ForwardTrain and Backward compute 3x3
+// convolutions with a: under ConvWinograd, the forward convolutions with
+// at least winoMinCin input channels and the input-gradient convolutions
+// (the convolution of the output gradient with the rotated kernel) with at
+// least winoMinCin output channels run by Winograd's F(2x2,3x3)
+// (kernels.Conv3x3Winograd), the rest and every weight gradient by im2col
+// + GEMM. Until it is called, training uses AutoConvAlgorithm():
+// Winograd with SIMD kernels, im2col with the portable ones. Gradients
+// agree with im2col's to float32 rounding of the transforms (about 1e-5
+// of the largest), not bit for bit. Like ForwardTrain, it must not race
+// with training.
+func (n *Net) SetTrainConvAlgorithm(a ConvAlgorithm) {
+	n.tr.conv, n.tr.convSet = a, true
+	n.tr.valid = false
+}
+
+// TrainConvAlgorithm returns the algorithm of training's 3x3
+// convolutions (see SetTrainConvAlgorithm).
+func (n *Net) TrainConvAlgorithm() ConvAlgorithm {
+	if n.tr.convSet {
+		return n.tr.conv
+	}
+	return AutoConvAlgorithm()
 }
 
 // trainParts is the number of slices of whole samples the batch is cut into
@@ -55,7 +85,7 @@ func (n *Net) reserveTrain(batch int) {
 	t.pre = make([][]float32, len(n.units))
 	t.mean = make([][]float64, len(n.units))
 	t.istd = make([][]float64, len(n.units))
-	maxOut, maxCols, maxC, maxW := 0, 0, 0, 0
+	maxOut, maxCols, maxC, maxW, maxU := 0, 0, 0, 0, 0
 	for i, u := range n.units {
 		sz := batch * u.cells * u.cout
 		maxOut = max(maxOut, sz)
@@ -69,10 +99,12 @@ func (n *Net) reserveTrain(batch int) {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
+			maxU = max(maxU, 16*u.cin*u.cout)
 		}
 	}
 	t.dz = make([]float32, maxOut)
 	t.wt = make([]float32, maxW)
+	t.wu = make([]float32, maxU)
 	for p := range t.parts {
 		t.parts[p] = partScratch{cols: make([]float32, maxCols), dw: make([]float32, maxW), db: make([]float32, maxC),
 			acc: [2][]float64{make([]float64, maxC), make([]float64, maxC)}}
@@ -108,7 +140,7 @@ func (n *Net) TrainBytes(batch int) int64 {
 			maxW = max(maxW, u.k*u.cout)
 		}
 	}
-	total += 4*int64(maxOut) + 4*int64(maxW)                                        // dz, wt
+	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                   // dz, wt, wu
 	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+maxC) + 16*int64(maxC)) // parts
 	total += 3 * 4 * int64(maxC)                                                    // f32
 	// The GEMMs of Backward pack an operand of about one layer's output
@@ -177,6 +209,18 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 	t.batch = batch
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
 	nchwToNHWC(batch, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input, act(0))
+	wino := n.TrainConvAlgorithm() == ConvWinograd
+	h, w := n.cfg.Height, n.cfg.Width
+	// conv3 is the 3x3 convolution of unit u (see kernels.Conv3x3BiasAct).
+	conv3 := func(u *unit, a []float32, bias, res []float32, relu bool, out []float32) {
+		if wino && u.cin >= winoMinCin {
+			wu := t.wu[:16*u.cin*u.cout]
+			kernels.WinogradWeights(u.w.Data, u.cin, u.cout, wu)
+			kernels.Conv3x3Winograd(a, batch, u.cin, h, w, wu, u.cout, bias, res, relu, out)
+			return
+		}
+		kernels.Conv3x3BiasAct(a, batch, u.cin, h, w, u.w.Data, u.cout, bias, res, relu, out)
+	}
 	for i, u := range n.units {
 		a, out := act(u.in), act(u.out)
 		m := batch * u.cells
@@ -190,14 +234,14 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 				bias = u.b.Data
 			}
 			if u.kind == kindConv3 {
-				kernels.Conv3x3BiasAct(a, batch, u.cin, n.cfg.Height, n.cfg.Width, u.w.Data, u.cout, bias, res, u.relu, out)
+				conv3(u, a, bias, res, u.relu, out)
 			} else {
 				kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.w.Data, u.cout, bias, res, u.relu, out, u.cout)
 			}
 		} else {
 			z := t.pre[i][:m*u.cout]
 			if u.kind == kindConv3 {
-				kernels.Conv3x3BiasAct(a, batch, u.cin, n.cfg.Height, n.cfg.Width, u.w.Data, u.cout, nil, nil, false, z)
+				conv3(u, a, nil, nil, false, z)
 			} else {
 				kernels.Gemm(false, false, m, u.cout, u.k, 1, a, u.k, u.w.Data, u.cout, 0, z, u.cout)
 			}
@@ -339,6 +383,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 	grad := func(b int) []float32 { return t.grad[b][:batch*n.bufs[b].size()] }
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
 	np := numParts(batch)
+	wino := n.TrainConvAlgorithm() == ConvWinograd
 	parallel(np, func(p int) {
 		s0, s1 := partSamples(batch, np, p)
 		for b, sh := range n.bufs {
@@ -409,6 +454,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		if u.in != 0 {
 			din = grad(u.in)
 		}
+		winoIn := false // the input gradient by Winograd, with n.tr.wu
 		if conv3 && din != nil {
 			// The input gradient of a 3x3 same convolution is the 3x3 same
 			// convolution of dz with the kernel rotated by 180 degrees and
@@ -423,6 +469,10 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 						dst[co*u.cin+ci] = v
 					}
 				}
+			}
+			if wino && c >= winoMinCin {
+				kernels.WinogradWeights(wt, c, u.cin, t.wu[:16*c*u.cin])
+				winoIn = true
 			}
 		}
 		// Pass 2, per batch slice: batch norm's input gradient, the bias
@@ -451,7 +501,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 				}
 			}
 			if conv3 {
-				n.conv3Backward(u, ps, s0, s1, a, dz, din, prep)
+				n.conv3Backward(u, ps, s0, s1, a, dz, din, winoIn, prep)
 			} else {
 				prep(s0*u.cells, s1*u.cells)
 			}
@@ -491,8 +541,9 @@ const trainBlockRows = 128
 // compute rows [r0, r1) of dz before it reads them; the input gradient is
 // then one convolution of dz with n.tr.wt, u's weights rotated (see
 // Backward), added into din, which needs no col2im and runs at the speed of
-// the forward convolution.
-func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, prep func(r0, r1 int)) {
+// the forward convolution (by Winograd with n.tr.wu, wt transformed, when
+// wino is set).
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, wino bool, prep func(r0, r1 int)) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
 	wt := n.tr.wt[:u.k*u.cout]
@@ -511,6 +562,10 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 	}
 	if din != nil {
 		dp := din[s0*u.cells*u.cin : s1*u.cells*u.cin]
+		if wino {
+			kernels.Conv3x3Winograd(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, dp, false, dp)
+			return
+		}
 		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, dp, false, dp)
 	}
 }
