@@ -292,17 +292,8 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 		s1, s2 := t.parts[p].acc[0][:c], t.parts[p].acc[1][:c]
 		clear(s1)
 		clear(s2)
-		sh := mean[:c]
 		r0, r1 := rows(p)
-		for r := r0; r < r1; r++ {
-			row := z[r*c : (r+1)*c]
-			s1, s2, sh := s1[:len(row)], s2[:len(row)], sh[:len(row)]
-			for j, v := range row {
-				e := float64(v) - sh[j]
-				s1[j] += e
-				s2[j] += e * e
-			}
-		}
+		kernels.Moments(z[r0*c:r1*c], c, mean[:c], s1, s2)
 	})
 	g, b := u.bn.gamma.Data, u.bn.beta.Data
 	rm, rv := u.bn.mean.Data, u.bn.variance.Data
@@ -327,34 +318,13 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 		scale[j] = float32(sc)
 		shift[j] = float32(float64(b[j]) - mean[j]*sc)
 	}
-	relu := u.relu
 	parallel(np, func(p int) {
 		r0, r1 := rows(p)
-		for r := r0; r < r1; r++ {
-			zr, or := z[r*c:(r+1)*c], out[r*c:(r+1)*c]
-			zr = zr[:len(or)]
-			sc, sh := scale[:len(or)], shift[:len(or)]
-			if res != nil {
-				rr := res[r*c : (r+1)*c]
-				rr = rr[:len(or)]
-				for j, v := range zr {
-					x := v*sc[j] + sh[j]
-					x += rr[j]
-					if relu {
-						x = max(x, 0)
-					}
-					or[j] = x
-				}
-				continue
-			}
-			for j, v := range zr {
-				x := v*sc[j] + sh[j]
-				if relu {
-					x = max(x, 0)
-				}
-				or[j] = x
-			}
+		var rp []float32
+		if res != nil {
+			rp = res[r0*c : r1*c]
 		}
+		kernels.ScaleShift(z[r0*c:r1*c], c, scale, shift, rp, u.relu, out[r0*c:r1*c])
 	})
 }
 
@@ -386,8 +356,11 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 	wino := n.TrainConvAlgorithm() == ConvWinograd
 	parallel(np, func(p int) {
 		s0, s1 := partSamples(batch, np, p)
-		for b, sh := range n.bufs {
-			clear(grad(b)[s0*sh.size() : s1*sh.size()])
+		// Buffer 0, the input, gets no gradient (no unit computes din
+		// for it); Sequence's 107 planes made its clearing a tenth of a
+		// step.
+		for b, sh := range n.bufs[1:] {
+			clear(grad(b + 1)[s0*sh.size() : s1*sh.size()])
 		}
 	})
 	copy(grad(n.policy), dPolicy)
@@ -588,41 +561,12 @@ func (n *Net) bnSums(ps *partScratch, c int, d, z []float32) {
 
 // bnReLUSums is, over the rows of one batch slice, the ReLU derivative
 // (d = 0 where y <= 0), the residual gradient (res += d, unless res is nil)
-// and bnSums, in one pass.
+// and bnSums, in one pass (kernels.ReLUSums).
 func bnReLUSums(ps *partScratch, c int, d, y, z, res []float32) {
 	sd, sdz := ps.acc[0][:c], ps.acc[1][:c]
 	clear(sd)
 	clear(sdz)
-	for r := 0; r+c <= len(d); r += c {
-		dr := d[r : r+c]
-		yr, zr := y[r:r+len(dr)], z[r:r+len(dr)]
-		sd, sdz := sd[:len(dr)], sdz[:len(dr)]
-		if res != nil {
-			rr := res[r : r+len(dr)]
-			for j, v := range yr {
-				keep := ^uint32(0)
-				if v <= 0 {
-					keep = 0
-				}
-				g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
-				dr[j] = g
-				rr[j] += g
-				sd[j] += float64(g)
-				sdz[j] += float64(g) * float64(zr[j])
-			}
-			continue
-		}
-		for j, v := range yr {
-			keep := ^uint32(0)
-			if v <= 0 {
-				keep = 0
-			}
-			g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
-			dr[j] = g
-			sd[j] += float64(g)
-			sdz[j] += float64(g) * float64(zr[j])
-		}
-	}
+	kernels.ReLUSums(d, y, z, res, c, sd, sdz)
 }
 
 // bnCoeffs adds up the slices' sums of bnSums, accumulates the gamma and
@@ -657,12 +601,5 @@ func (n *Net) bnCoeffs(i int, u *unit, m, np int) {
 // rows of c channels.
 func (n *Net) bnInputGrad(c int, d, z, dz []float32) {
 	t := &n.tr
-	k1, k2, k3 := t.f32[0][:c], t.f32[1][:c], t.f32[2][:c]
-	for r := 0; r+c <= len(d); r += c {
-		dr, zr, out := d[r:r+c], z[r:r+c], dz[r:r+c]
-		zr, out = zr[:len(dr)], out[:len(dr)]
-		for j, v := range dr {
-			out[j] = v*k1[j] + zr[j]*k2[j] + k3[j]
-		}
-	}
+	kernels.Affine2(d, z, c, t.f32[0][:c], t.f32[1][:c], t.f32[2][:c], dz)
 }
