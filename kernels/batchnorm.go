@@ -90,11 +90,12 @@ func Affine2(d, z []float32, c int, k1, k2, k3, out []float32) {
 }
 
 // ReLUSums applies the derivative of ReLU to d in place (d = +0 where
-// y <= 0; NaN in y keeps d), adds the result into res (unless nil) and
-// adds per channel sd[j] += d and sdz[j] += d*z in float64, row after
-// row: batch normalisation's backward sums behind a ReLU, with y the
-// ReLU's output and z batch norm's input.
-func ReLUSums(d, y, z, res []float32, c int, sd, sdz []float64) {
+// y <= 0; NaN in y keeps d), adds the result into res (unless nil; with
+// addRes false it is stored into res instead) and adds per channel
+// sd[j] += d and sdz[j] += d*z in float64, row after row: batch
+// normalisation's backward sums behind a ReLU, with y the ReLU's output,
+// z batch norm's input and res the gradient of a residual input.
+func ReLUSums(d, y, z, res []float32, addRes bool, c int, sd, sdz []float64) {
 	rows := checkRows("ReLUSums", len(d), c)
 	if len(y) < len(d) || len(z) < len(d) || (res != nil && len(res) < len(d)) || len(sd) < c || len(sdz) < c {
 		panic(fmt.Sprintf("kernels: ReLUSums: %d values, y %d, z %d, res %d, sums %d %d", len(d), len(y), len(z), len(res), len(sd), len(sdz)))
@@ -103,9 +104,12 @@ func ReLUSums(d, y, z, res []float32, c int, sd, sdz []float64) {
 		return
 	}
 	if cur.Load().avx512Loops && c%16 == 0 {
-		if res != nil {
+		switch {
+		case res != nil && addRes:
 			reluSumsResAVX512(&d[0], &y[0], &z[0], &res[0], &sd[0], &sdz[0], c, rows)
-		} else {
+		case res != nil:
+			reluSumsCopyAVX512(&d[0], &y[0], &z[0], &res[0], &sd[0], &sdz[0], c, rows)
+		default:
 			reluSumsAVX512(&d[0], &y[0], &z[0], &sd[0], &sdz[0], c, rows)
 		}
 		return
@@ -119,8 +123,10 @@ func ReLUSums(d, y, z, res []float32, c int, sd, sdz []float64) {
 				g = 0
 			}
 			dr[j] = g
-			if res != nil {
+			if res != nil && addRes {
 				res[r*c+j] += g
+			} else if res != nil {
+				res[r*c+j] = g
 			}
 			sd[j] += float64(g)
 			sdz[j] += float64(g) * float64(zr[j])

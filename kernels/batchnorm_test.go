@@ -51,8 +51,8 @@ func sameBits64(a, b []float64) bool {
 func TestBatchNormLoops(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	type result struct {
-		ss, ssr, aff, d, dr, res   []float32
-		sd, sdz, sdr, sdzr, m1, m2 []float64
+		ss, ssr, aff, d, dr, res, cp []float32
+		sd, sdz, sdr, sdzr, m1, m2   []float64
 	}
 	for _, c := range []int{3, 16, 32, 48, 64} {
 		rows := 37
@@ -78,10 +78,12 @@ func TestBatchNormLoops(t *testing.T) {
 			Affine2(x, z, c, k1, k2, k3, o.aff)
 			o.d = slices.Clone(x)
 			o.sd, o.sdz = make([]float64, c), make([]float64, c)
-			ReLUSums(o.d, y, z, nil, c, o.sd, o.sdz)
+			ReLUSums(o.d, y, z, nil, true, c, o.sd, o.sdz)
 			o.dr, o.res = slices.Clone(x), slices.Clone(res0)
 			o.sdr, o.sdzr = make([]float64, c), make([]float64, c)
-			ReLUSums(o.dr, y, z, o.res, c, o.sdr, o.sdzr)
+			ReLUSums(o.dr, y, z, o.res, true, c, o.sdr, o.sdzr)
+			o.cp = slices.Clone(res0)
+			ReLUSums(slices.Clone(x), y, z, o.cp, false, c, make([]float64, c), make([]float64, c))
 			o.m1, o.m2 = make([]float64, c), make([]float64, c)
 			Moments(z, c, sh64, o.m1, o.m2)
 			return o
@@ -95,6 +97,9 @@ func TestBatchNormLoops(t *testing.T) {
 			}
 			if v := float64(x[i])*float64(k1[j]) + float64(z[i])*float64(k2[j]) + float64(k3[j]); !near(float64(want.aff[i]), v) {
 				t.Fatalf("c=%d: Affine2[%d] = %v, want %v", c, i, want.aff[i], v)
+			}
+			if !sameBits32(want.cp[i:i+1], want.d[i:i+1]) {
+				t.Fatalf("c=%d: ReLUSums copied residual [%d] = %v, want d %v", c, i, want.cp[i], want.d[i])
 			}
 			if g := float64(want.d[i]); (y[i] <= 0 && g != 0) || (!(y[i] <= 0) && !sameBits32([]float32{want.d[i]}, []float32{x[i]})) {
 				t.Fatalf("c=%d: ReLUSums d[%d] = %v for d %v, y %v", c, i, g, x[i], y[i])
@@ -127,7 +132,7 @@ func TestBatchNormLoops(t *testing.T) {
 				{"Affine2", got.aff, want.aff, nil, nil}, {"ReLUSums d", got.d, want.d, got.sd, want.sd},
 				{"ReLUSums sdz", nil, nil, got.sdz, want.sdz}, {"ReLUSums residual d", got.dr, want.dr, got.sdr, want.sdr},
 				{"ReLUSums residual", got.res, want.res, got.sdzr, want.sdzr}, {"Moments", nil, nil, got.m1, want.m1},
-				{"Moments squares", nil, nil, got.m2, want.m2},
+				{"Moments squares", nil, nil, got.m2, want.m2}, {"ReLUSums copied residual", got.cp, want.cp, nil, nil},
 			} {
 				if !sameBits32(p.g, p.w) || !sameBits64(p.g6, p.w6) {
 					t.Errorf("%s, c=%d: %s differs from generic's", name, c, p.what)

@@ -21486,6 +21486,64 @@ done:
 	VZEROUPPER
 	RET
 
+// func reluSumsCopyAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·reluSumsCopyAVX512(SB), NOSPLIT, $0-64
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   res+24(FP), BX
+	MOVQ   sd+32(FP), SI
+	MOVQ   sdz+40(FP), DI
+	MOVQ   c+48(FP), R8
+	MOVQ   rows+56(FP), R9
+	SHRQ   $0x04, R8
+	VXORPS Z0, Z0, Z0
+	TESTQ  R9, R9
+	JZ     done
+	TESTQ  R8, R8
+	JZ     done
+
+rows:
+	MOVQ R8, R10
+	MOVQ SI, R11
+	MOVQ DI, R12
+
+groups:
+	VCMPPS        $0x19, (CX), Z0, K1
+	VMOVUPS.Z     (AX), K1, Z1
+	VMOVUPS       Z1, (AX)
+	VMOVUPS       Z1, (BX)
+	VCVTPS2PD     Y1, Z2
+	VCVTPS2PD     (DX), Z3
+	VADDPD        (R11), Z2, Z4
+	VMOVUPD       Z4, (R11)
+	VMULPD        Z3, Z2, Z2
+	VADDPD        (R12), Z2, Z2
+	VMOVUPD       Z2, (R12)
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VCVTPS2PD     32(DX), Z2
+	VADDPD        64(R11), Z1, Z3
+	VMOVUPD       Z3, 64(R11)
+	VMULPD        Z2, Z1, Z1
+	VADDPD        64(R12), Z1, Z1
+	VMOVUPD       Z1, 64(R12)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000080, R11
+	ADDQ          $0x00000080, R12
+	DECQ          R10
+	JNZ           groups
+	DECQ          R9
+	JNZ           rows
+
+done:
+	VZEROUPPER
+	RET
+
 // func momentsAVX512(z *float32, shift *float64, s1 *float64, s2 *float64, c int, rows int)
 // Requires: AVX, AVX512F
 TEXT ·momentsAVX512(SB), NOSPLIT, $0-48

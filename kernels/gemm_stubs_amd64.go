@@ -424,6 +424,11 @@ func reluSumsAVX512(d *float32, y *float32, z *float32, sd *float64, sdz *float6
 //go:noescape
 func reluSumsResAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
 
+// reluSumsCopyAVX512 is reluSums on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func reluSumsCopyAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+
 // momentsAVX512 is moments on rows of c channels (a multiple of 16).
 //
 //go:noescape

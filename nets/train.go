@@ -22,6 +22,7 @@ type trainScratch struct {
 	wt    []float32    // a 3x3 convolution's weights transposed
 	wu    []float32    // a 3x3 convolution's Winograd-transformed weights (forward or wt)
 	f32   [3][]float32 // per-channel float32 coefficients of batch norm
+	fresh []bool       // per buffer, in Backward: grad holds no contribution yet (stale values)
 	parts [trainParts]partScratch
 	valid bool // ForwardTrain ran since the last Backward or weight change
 	// conv is the algorithm of the 3x3 convolutions of training when
@@ -77,6 +78,7 @@ func (n *Net) reserveTrain(batch int) {
 		return
 	}
 	t.act = make([][]float32, len(n.bufs))
+	t.fresh = make([]bool, len(n.bufs))
 	t.grad = make([][]float32, len(n.bufs))
 	for i, b := range n.bufs {
 		t.act[i] = make([]float32, batch*b.size())
@@ -354,26 +356,33 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
 	np := numParts(batch)
 	wino := n.TrainConvAlgorithm() == ConvWinograd
-	parallel(np, func(p int) {
-		s0, s1 := partSamples(batch, np, p)
-		// Buffer 0, the input, gets no gradient (no unit computes din
-		// for it); Sequence's 107 planes made its clearing a tenth of a
-		// step.
-		for b, sh := range n.bufs[1:] {
-			clear(grad(b + 1)[s0*sh.size() : s1*sh.size()])
-		}
-	})
+	// A buffer's gradient is the sum of its consumers' contributions; the
+	// first one to arrive (units run in reverse) overwrites the stale
+	// values instead of adding to them, so no pass clears the buffers
+	// (clearing was a tenth of Sequence's step). Buffer 0, the input, gets
+	// none.
+	for b := range t.fresh {
+		t.fresh[b] = true
+	}
 	copy(grad(n.policy), dPolicy)
 	copy(grad(n.value), dValue)
+	t.fresh[n.policy], t.fresh[n.value] = false, false
 	for i := len(n.units) - 1; i >= 0; i-- {
 		u := n.units[i]
 		m := batch * u.cells
 		c := u.cout
 		d, y := grad(u.out), act(u.out)
 		size := n.bufs[u.out].size() // values per sample of d and y
+		if t.fresh[u.out] {
+			clear(d) // nothing reads u's output (not in the presets)
+			t.fresh[u.out] = false
+		}
 		var dres, z []float32
+		resFresh := false // dres gets its first contribution: copy, not add
 		if u.res >= 0 {
 			dres = grad(u.res)
+			resFresh = t.fresh[u.res]
+			t.fresh[u.res] = false
 		}
 		if u.bn != nil {
 			z = t.pre[i][:m*c]
@@ -390,7 +399,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 				if dres != nil {
 					rp = dres[s0*size : s1*size]
 				}
-				bnReLUSums(&t.parts[p], c, dp, yp, z[s0*size:s1*size], rp)
+				bnReLUSums(&t.parts[p], c, dp, yp, z[s0*size:s1*size], rp, !resFresh)
 				return
 			}
 			if u.tanh {
@@ -409,7 +418,9 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 					dp[j] = math.Float32frombits(math.Float32bits(dp[j]) & keep)
 				}
 			}
-			if dres != nil {
+			if dres != nil && resFresh {
+				copy(dres[s0*size:s1*size], dp)
+			} else if dres != nil {
 				kernels.Axpy(1, dp, dres[s0*size:s1*size])
 			}
 			if z != nil {
@@ -424,8 +435,11 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		a := act(u.in)
 		conv3 := u.kind == kindConv3
 		var din []float32
+		inFresh := false // din gets its first contribution: overwrite, not add
 		if u.in != 0 {
 			din = grad(u.in)
+			inFresh = t.fresh[u.in]
+			t.fresh[u.in] = false
 		}
 		winoIn := false // the input gradient by Winograd, with n.tr.wu
 		if conv3 && din != nil {
@@ -474,7 +488,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 				}
 			}
 			if conv3 {
-				n.conv3Backward(u, ps, s0, s1, a, dz, din, winoIn, prep)
+				n.conv3Backward(u, ps, s0, s1, a, dz, din, inFresh, winoIn, prep)
 			} else {
 				prep(s0*u.cells, s1*u.cells)
 			}
@@ -490,7 +504,11 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		if !conv3 {
 			kernels.Gemm(true, false, u.k, c, m, 1, a, u.k, dz, c, 1, u.w.Grad, c)
 			if din != nil {
-				kernels.Gemm(false, true, m, u.k, c, 1, dz, c, u.w.Data, c, 1, din, u.k)
+				beta := float32(1)
+				if inFresh {
+					beta = 0
+				}
+				kernels.Gemm(false, true, m, u.k, c, 1, dz, c, u.w.Data, c, beta, din, u.k)
 			}
 		}
 	}
@@ -513,10 +531,10 @@ const trainBlockRows = 128
 // runs block of samples by block of samples, calling prep(r0, r1) to
 // compute rows [r0, r1) of dz before it reads them; the input gradient is
 // then one convolution of dz with n.tr.wt, u's weights rotated (see
-// Backward), added into din, which needs no col2im and runs at the speed of
+// Backward), added into din (written over din when fresh), which needs no col2im and runs at the speed of
 // the forward convolution (by Winograd with n.tr.wu, wt transformed, when
 // wino is set).
-func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, wino bool, prep func(r0, r1 int)) {
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino bool, prep func(r0, r1 int)) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
 	wt := n.tr.wt[:u.k*u.cout]
@@ -535,11 +553,15 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 	}
 	if din != nil {
 		dp := din[s0*u.cells*u.cin : s1*u.cells*u.cin]
+		res := dp
+		if fresh {
+			res = nil
+		}
 		if wino {
-			kernels.Conv3x3Winograd(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, dp, false, dp)
+			kernels.Conv3x3Winograd(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, res, false, dp)
 			return
 		}
-		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, dp, false, dp)
+		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, res, false, dp)
 	}
 }
 
@@ -560,13 +582,14 @@ func (n *Net) bnSums(ps *partScratch, c int, d, z []float32) {
 }
 
 // bnReLUSums is, over the rows of one batch slice, the ReLU derivative
-// (d = 0 where y <= 0), the residual gradient (res += d, unless res is nil)
-// and bnSums, in one pass (kernels.ReLUSums).
-func bnReLUSums(ps *partScratch, c int, d, y, z, res []float32) {
+// (d = 0 where y <= 0), the residual gradient (res += d, or res = d
+// unless addRes; nothing if res is nil) and bnSums, in one pass
+// (kernels.ReLUSums).
+func bnReLUSums(ps *partScratch, c int, d, y, z, res []float32, addRes bool) {
 	sd, sdz := ps.acc[0][:c], ps.acc[1][:c]
 	clear(sd)
 	clear(sdz)
-	kernels.ReLUSums(d, y, z, res, c, sd, sdz)
+	kernels.ReLUSums(d, y, z, res, addRes, c, sd, sdz)
 }
 
 // bnCoeffs adds up the slices' sums of bnSums, accumulates the gamma and

@@ -131,14 +131,18 @@ func affine2() {
 	})
 }
 
-// reluSums writes reluSums[Res]AVX512: per element g = d where !(y <= 0)
-// else +0, stored back into d (and added into res), and per channel
-// sd += float64(g), sdz += float64(g)*float64(z), 16 channels at a time.
-func reluSums(withRes bool) {
+// reluSums writes reluSums[Res|Copy]AVX512: per element g = d where
+// !(y <= 0) else +0, stored back into d (and added into res, or stored
+// into res with copyRes), and per channel sd += float64(g), sdz +=
+// float64(g)*float64(z), 16 channels at a time.
+func reluSums(withRes, copyRes bool) {
 	name := "reluSumsAVX512"
 	sig := "func(d, y, z *float32, sd, sdz *float64, c, rows int)"
 	if withRes {
 		name = "reluSumsResAVX512"
+		if copyRes {
+			name = "reluSumsCopyAVX512"
+		}
 		sig = "func(d, y, z, res *float32, sd, sdz *float64, c, rows int)"
 	}
 	av.TEXT(name, av.NOSPLIT, sig)
@@ -162,7 +166,9 @@ func reluSums(withRes bool) {
 		av.VCMPPS(operand.U8(25), mem(y), zero, k)
 		av.VMOVUPS_Z(mem(d), k, g)
 		av.VMOVUPS(g, mem(d))
-		if withRes {
+		if withRes && copyRes {
+			av.VMOVUPS(g, mem(res))
+		} else if withRes {
 			r := av.ZMM()
 			av.VADDPS(mem(res), g, r)
 			av.VMOVUPS(r, mem(res))
@@ -225,7 +231,8 @@ func batchNorm() {
 	scaleShift(false)
 	scaleShift(true)
 	affine2()
-	reluSums(false)
-	reluSums(true)
+	reluSums(false, false)
+	reluSums(true, false)
+	reluSums(true, true)
 	moments()
 }
