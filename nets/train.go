@@ -22,6 +22,8 @@ type trainScratch struct {
 	f32   [3][]float32 // per-channel float32 coefficients of batch norm
 	fresh []bool       // per buffer, in Backward: grad holds no contribution yet (stale values)
 	parts [trainParts]partScratch
+	bw    backwardUnit // the passes of Backward over the batch slices
+	bnf   bnForwardTask
 	valid bool // ForwardTrain ran since the last Backward or weight change
 	// conv is the algorithm of the 3x3 convolutions of training when
 	// convSet (SetTrainConvAlgorithm), else AutoConvAlgorithm's.
@@ -158,21 +160,6 @@ func partSamples(batch, np, p int) (s0, s1 int) {
 	return p * batch / np, (p + 1) * batch / np
 }
 
-// parallel runs f(0) ... f(np-1) on up to kernels.Threads() threads (the
-// caller's and the kernels' pooled workers, kernels.Parallel) and returns
-// when all have returned. The f(p) must write disjoint memory. The
-// kernels called inside f see the threads as busy and run on f's own
-// goroutine instead of competing for the cores; no goroutine is started
-// per call (waking a fresh one cost about 100 us on the 2-vCPU VMs, and
-// training makes about three calls per layer).
-func parallel(np int, f func(p int)) { kernels.Parallel(np, taskFunc(f)) }
-
-// taskFunc adapts a function to kernels.Task.
-type taskFunc func(p int)
-
-// RunPart runs f(p).
-func (f taskFunc) RunPart(p int) { f(p) }
-
 // ForwardTrain evaluates batch samples in training mode and keeps what
 // Backward needs: batch norm normalises with the batch's own statistics
 // and updates the running averages (momentum 0.1, unbiased variance, as
@@ -258,10 +245,6 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 	c := u.cout
 	m := batch * u.cells
 	np := numParts(batch)
-	rows := func(p int) (int, int) {
-		s0, s1 := partSamples(batch, np, p)
-		return s0 * u.cells, s1 * u.cells
-	}
 	// One pass for both moments, around a shift (row 0 of z, within a few
 	// standard deviations of the mean) so the float64 sums do not cancel:
 	// with e = z - shift, mean = shift + sum e/m and the sum of squared
@@ -270,13 +253,9 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 	for j := range mean {
 		mean[j] = float64(z[j])
 	}
-	parallel(np, func(p int) {
-		s1, s2 := t.parts[p].acc[0][:c], t.parts[p].acc[1][:c]
-		clear(s1)
-		clear(s2)
-		r0, r1 := rows(p)
-		kernels.Moments(z[r0*c:r1*c], c, mean[:c], s1, s2)
-	})
+	task := &t.bnf
+	*task = bnForwardTask{n: n, u: u, batch: batch, np: np, z: z, res: res, out: out, mean: mean[:c]}
+	kernels.Parallel(np, task)
 	g, b := u.bn.gamma.Data, u.bn.beta.Data
 	rm, rv := u.bn.mean.Data, u.bn.variance.Data
 	for j := range istd {
@@ -300,14 +279,42 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 		scale[j] = float32(sc)
 		shift[j] = float32(float64(b[j]) - mean[j]*sc)
 	}
-	parallel(np, func(p int) {
-		r0, r1 := rows(p)
-		var rp []float32
-		if res != nil {
-			rp = res[r0*c : r1*c]
-		}
-		kernels.ScaleShift(z[r0*c:r1*c], c, scale, shift, rp, u.relu, out[r0*c:r1*c])
-	})
+	task.scale, task.shift = scale, shift
+	kernels.Parallel(np, task)
+	*task = bnForwardTask{} // drop the references
+}
+
+// bnForwardTask is bnForward's two passes over the batch slices, run by
+// kernels.Parallel (a field of trainScratch, so that running them
+// allocates nothing): with scale nil, the moments of z around mean into
+// the slices' sums; then out = z*scale + shift (+ res) and u's ReLU.
+type bnForwardTask struct {
+	n            *Net
+	u            *unit
+	batch, np    int
+	z, res, out  []float32
+	mean         []float64
+	scale, shift []float32
+}
+
+// RunPart runs the current pass on batch slice p.
+func (k *bnForwardTask) RunPart(p int) {
+	c := k.u.cout
+	s0, s1 := partSamples(k.batch, k.np, p)
+	r0, r1 := s0*k.u.cells, s1*k.u.cells
+	if k.scale == nil {
+		acc := &k.n.tr.parts[p].acc
+		m1, m2 := acc[0][:c], acc[1][:c]
+		clear(m1)
+		clear(m2)
+		kernels.Moments(k.z[r0*c:r1*c], c, k.mean, m1, m2)
+		return
+	}
+	var rp []float32
+	if k.res != nil {
+		rp = k.res[r0*c : r1*c]
+	}
+	kernels.ScaleShift(k.z[r0*c:r1*c], c, k.scale, k.shift, rp, k.u.relu, k.out[r0*c:r1*c])
 }
 
 // ZeroGrad clears every parameter gradient.
@@ -369,44 +376,10 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		}
 		// Pass 1, per batch slice: the activation's derivative, the
 		// residual's gradient, and batch norm's per-channel sums.
-		fused := z != nil && u.relu && !u.tanh && size == u.cells*c
-		parallel(np, func(p int) {
-			s0, s1 := partSamples(batch, np, p)
-			dp, yp := d[s0*size:s1*size], y[s0*size:s1*size]
-			if fused {
-				// The residual tower's case in one pass over the rows.
-				var rp []float32
-				if dres != nil {
-					rp = dres[s0*size : s1*size]
-				}
-				bnReLUSums(&t.parts[p], c, dp, yp, z[s0*size:s1*size], rp, !resFresh)
-				return
-			}
-			if u.tanh {
-				for j, v := range yp {
-					dp[j] *= 1 - v*v
-				}
-			}
-			if u.relu {
-				// d = 0 where the unit's output is 0, without a branch (the
-				// sign is unpredictable; the branch mispredicts often).
-				for j, v := range yp {
-					keep := ^uint32(0)
-					if v <= 0 {
-						keep = 0
-					}
-					dp[j] = math.Float32frombits(math.Float32bits(dp[j]) & keep)
-				}
-			}
-			if dres != nil && resFresh {
-				copy(dres[s0*size:s1*size], dp)
-			} else if dres != nil {
-				kernels.Axpy(1, dp, dres[s0*size:s1*size])
-			}
-			if z != nil {
-				n.bnSums(&t.parts[p], c, d[s0*u.cells*c:s1*u.cells*c], z[s0*u.cells*c:s1*u.cells*c])
-			}
-		})
+		bw := &t.bw
+		*bw = backwardUnit{n: n, i: i, u: u, batch: batch, np: np, size: size, c: c, d: d, y: y, z: z,
+			dres: dres, resFresh: resFresh, fused: z != nil && u.relu && !u.tanh && size == u.cells*c, pass: 1}
+		kernels.Parallel(np, bw)
 		dz := d
 		if u.bn != nil {
 			dz = t.dz[:m*c]
@@ -445,34 +418,9 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		// Pass 2, per batch slice: batch norm's input gradient, the bias
 		// gradient and, for 3x3 convolutions, the weight and input
 		// gradients, each slice into its own partial sums.
-		parallel(np, func(p int) {
-			ps := &t.parts[p]
-			s0, s1 := partSamples(batch, np, p)
-			if u.b != nil {
-				clear(ps.db[:c])
-			}
-			// prep computes rows [r0, r1) of dz and their bias gradient;
-			// a 3x3 convolution calls it block by block, just before the
-			// block's GEMMs read those rows.
-			prep := func(r0, r1 int) {
-				if u.bn != nil {
-					n.bnInputGrad(c, d[r0*c:r1*c], z[r0*c:r1*c], dz[r0*c:r1*c])
-				}
-				if u.b != nil {
-					db := ps.db[:c]
-					for r := r0; r < r1; r++ {
-						for j, v := range dz[r*c : (r+1)*c] {
-							db[j] += v
-						}
-					}
-				}
-			}
-			if conv3 {
-				n.conv3Backward(u, ps, s0, s1, a, dz, din, inFresh, winoIn, prep)
-			} else {
-				prep(s0*u.cells, s1*u.cells)
-			}
-		})
+		bw.dz, bw.a, bw.din, bw.inFresh, bw.conv3, bw.winoIn, bw.pass = dz, a, din, inFresh, conv3, winoIn, 2
+		kernels.Parallel(np, bw)
+		*bw = backwardUnit{} // drop the references
 		for p := range np {
 			if u.b != nil {
 				kernels.Axpy(1, t.parts[p].db[:c], u.b.Grad)
@@ -495,6 +443,111 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 	return nil
 }
 
+// backwardUnit is one unit's backward passes over the batch slices, run
+// by kernels.Parallel: a field of trainScratch, so that running them
+// allocates nothing (closures passed to other goroutines escape to the
+// heap).
+type backwardUnit struct {
+	n                  *Net
+	i                  int
+	u                  *unit
+	batch, np, size, c int // size: values per sample of d and y
+	// d and y are the gradient and value of u's output, z its batch
+	// norm's input (nil without), dz the gradient before batch norm, dres
+	// the residual's gradient, a and din u's input and its gradient.
+	d, y, z, dz, dres, a, din []float32
+	// fused: batch norm + ReLU in one pass; resFresh, inFresh: dres, din
+	// get their first contribution (overwrite, not add); winoIn: the input
+	// gradient by Winograd.
+	fused, resFresh, inFresh, conv3, winoIn bool
+	pass                                    int // 1 or 2
+}
+
+// RunPart runs the current pass on batch slice p.
+func (b *backwardUnit) RunPart(p int) {
+	if b.pass == 1 {
+		b.pass1(p)
+		return
+	}
+	b.pass2(p)
+}
+
+// pass1 is, on slice p, the activation's derivative, the residual's
+// gradient, and batch norm's per-channel sums.
+func (b *backwardUnit) pass1(p int) {
+	n, t, u, c, size := b.n, &b.n.tr, b.u, b.c, b.size
+	s0, s1 := partSamples(b.batch, b.np, p)
+	dp, yp := b.d[s0*size:s1*size], b.y[s0*size:s1*size]
+	if b.fused {
+		// The residual tower's case in one pass over the rows.
+		var rp []float32
+		if b.dres != nil {
+			rp = b.dres[s0*size : s1*size]
+		}
+		bnReLUSums(&t.parts[p], c, dp, yp, b.z[s0*size:s1*size], rp, !b.resFresh)
+		return
+	}
+	if u.tanh {
+		for j, v := range yp {
+			dp[j] *= 1 - v*v
+		}
+	}
+	if u.relu {
+		// d = 0 where the unit's output is 0, without a branch (the
+		// sign is unpredictable; the branch mispredicts often).
+		for j, v := range yp {
+			keep := ^uint32(0)
+			if v <= 0 {
+				keep = 0
+			}
+			dp[j] = math.Float32frombits(math.Float32bits(dp[j]) & keep)
+		}
+	}
+	if b.dres != nil && b.resFresh {
+		copy(b.dres[s0*size:s1*size], dp)
+	} else if b.dres != nil {
+		kernels.Axpy(1, dp, b.dres[s0*size:s1*size])
+	}
+	if b.z != nil {
+		n.bnSums(&t.parts[p], c, b.d[s0*u.cells*c:s1*u.cells*c], b.z[s0*u.cells*c:s1*u.cells*c])
+	}
+}
+
+// pass2 is, on slice p, batch norm's input gradient, the bias gradient
+// and, for 3x3 convolutions, the weight and input gradients, into the
+// slice's partial sums.
+func (b *backwardUnit) pass2(p int) {
+	u, c := b.u, b.c
+	ps := &b.n.tr.parts[p]
+	s0, s1 := partSamples(b.batch, b.np, p)
+	if u.b != nil {
+		clear(ps.db[:c])
+	}
+	if b.conv3 {
+		b.n.conv3Backward(u, ps, s0, s1, b.a, b.dz, b.din, b.inFresh, b.winoIn, b)
+	} else {
+		b.prep(ps, s0*u.cells, s1*u.cells)
+	}
+}
+
+// prep computes rows [r0, r1) of dz and adds their bias gradient into
+// ps.db; a 3x3 convolution calls it block by block, just before the
+// block's GEMMs read those rows.
+func (b *backwardUnit) prep(ps *partScratch, r0, r1 int) {
+	u, c, dz := b.u, b.c, b.dz
+	if u.bn != nil {
+		b.n.bnInputGrad(c, b.d[r0*c:r1*c], b.z[r0*c:r1*c], dz[r0*c:r1*c])
+	}
+	if u.b != nil {
+		db := ps.db[:c]
+		for r := r0; r < r1; r++ {
+			for j, v := range dz[r*c : (r+1)*c] {
+				db[j] += v
+			}
+		}
+	}
+}
+
 // trainBlockRows is the target number of im2col rows (board cells of whole
 // samples) a 3x3 convolution's backward pass expands at a time: the block
 // (rows x 9*Cin floats, about 300 KB for Connect Four) stays in L2 while
@@ -508,13 +561,13 @@ const trainBlockRows = 128
 // samples [s0, s1) into ps.dw and, unless din is nil (u reads the network
 // input), adds their input gradient into din, given u's input a and the
 // gradient dz of its output (before the activation). The weight gradient
-// runs block of samples by block of samples, calling prep(r0, r1) to
+// runs block of samples by block of samples, calling bw.prep(ps, r0, r1) to
 // compute rows [r0, r1) of dz before it reads them; the input gradient is
 // then one convolution of dz with n.tr.wt, u's weights rotated (see
 // Backward), added into din (written over din when fresh), which needs no col2im and runs at the speed of
 // the forward convolution (by Winograd with n.tr.wu, wt transformed, when
 // wino is set).
-func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino bool, prep func(r0, r1 int)) {
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino bool, bw *backwardUnit) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
 	wt := n.tr.wt[:u.k*u.cout]
@@ -523,7 +576,7 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 	for b0 := s0; b0 < s1; b0 += per {
 		nb := min(per, s1-b0)
 		rows := nb * u.cells
-		prep(b0*u.cells, b0*u.cells+rows)
+		bw.prep(ps, b0*u.cells, b0*u.cells+rows)
 		cols := ps.cols[:rows*u.k]
 		src := a[b0*u.cells*u.cin : (b0+nb)*u.cells*u.cin]
 		d := dz[b0*u.cells*u.cout : (b0+nb)*u.cells*u.cout]
