@@ -8,7 +8,8 @@ import (
 // The per-channel loops of batch normalisation in training: data are rows
 // of c channels (NHWC activations, one row per board cell), per-channel
 // coefficients and sums have c values. With the AVX-512 loops
-// (impl.avx512Loops) and c a multiple of 16 they run in assembly
+// (impl.avx512Loops) and c a multiple of 16, or the AVX2 ones
+// (impl.avx2Loops) and c a multiple of 8, they run in assembly
 // (batchnorm.go of _generate), which does the Go loops' arithmetic in the
 // same order with the same roundings: results are the same bit for bit.
 // Products are rounded before the following add (explicit float32
@@ -32,11 +33,11 @@ func ScaleShift(x []float32, c int, scale, shift, res []float32, relu bool, out 
 	if relu {
 		lo = 0
 	}
-	if cur.Load().avx512Loops && c%16 == 0 {
+	if f, fr := simdScaleShift(c); f != nil {
 		if res != nil {
-			scaleShiftResAVX512(&out[0], &x[0], &res[0], &scale[0], &shift[0], lo, c, rows)
+			fr(&out[0], &x[0], &res[0], &scale[0], &shift[0], lo, c, rows)
 		} else {
-			scaleShiftAVX512(&out[0], &x[0], &scale[0], &shift[0], lo, c, rows)
+			f(&out[0], &x[0], &scale[0], &shift[0], lo, c, rows)
 		}
 		return
 	}
@@ -47,20 +48,12 @@ func ScaleShift(x []float32, c int, scale, shift, res []float32, relu bool, out 
 			rr := res[r*c : (r+1)*c]
 			for j, v := range xr {
 				y := float32(v*sc[j]) + sh[j]
-				y += rr[j]
-				if lo > y {
-					y = lo
-				}
-				or[j] = y
+				or[j] = atLeast(y+rr[j], lo)
 			}
 			continue
 		}
 		for j, v := range xr {
-			y := float32(v*sc[j]) + sh[j]
-			if lo > y {
-				y = lo
-			}
-			or[j] = y
+			or[j] = atLeast(float32(v*sc[j])+sh[j], lo)
 		}
 	}
 }
@@ -76,8 +69,11 @@ func Affine2(d, z []float32, c int, k1, k2, k3, out []float32) {
 	if rows == 0 {
 		return
 	}
-	if cur.Load().avx512Loops && c%16 == 0 {
+	if im := cur.Load(); im.avx512Loops && c%16 == 0 {
 		affine2AVX512(&out[0], &d[0], &z[0], &k1[0], &k2[0], &k3[0], c, rows)
+		return
+	} else if im.avx2Loops && c%8 == 0 {
+		affine2AVX2(&out[0], &d[0], &z[0], &k1[0], &k2[0], &k3[0], c, rows)
 		return
 	}
 	k1, k2, k3 = k1[:c], k2[:c], k3[:c]
@@ -103,14 +99,20 @@ func ReLUSums(d, y, z, res []float32, addRes bool, c int, sd, sdz []float64) {
 	if rows == 0 {
 		return
 	}
-	if cur.Load().avx512Loops && c%16 == 0 {
+	im := cur.Load()
+	wide := im.avx512Loops && c%16 == 0
+	if wide || (im.avx2Loops && c%8 == 0) {
+		add, cp, plain := reluSumsResAVX2, reluSumsCopyAVX2, reluSumsAVX2
+		if wide {
+			add, cp, plain = reluSumsResAVX512, reluSumsCopyAVX512, reluSumsAVX512
+		}
 		switch {
 		case res != nil && addRes:
-			reluSumsResAVX512(&d[0], &y[0], &z[0], &res[0], &sd[0], &sdz[0], c, rows)
+			add(&d[0], &y[0], &z[0], &res[0], &sd[0], &sdz[0], c, rows)
 		case res != nil:
-			reluSumsCopyAVX512(&d[0], &y[0], &z[0], &res[0], &sd[0], &sdz[0], c, rows)
+			cp(&d[0], &y[0], &z[0], &res[0], &sd[0], &sdz[0], c, rows)
 		default:
-			reluSumsAVX512(&d[0], &y[0], &z[0], &sd[0], &sdz[0], c, rows)
+			plain(&d[0], &y[0], &z[0], &sd[0], &sdz[0], c, rows)
 		}
 		return
 	}
@@ -118,10 +120,13 @@ func ReLUSums(d, y, z, res []float32, addRes bool, c int, sd, sdz []float64) {
 	for r := 0; r < rows; r++ {
 		dr, yr, zr := d[r*c:(r+1)*c], y[r*c:(r+1)*c], z[r*c:(r+1)*c]
 		for j, v := range yr {
-			g := dr[j]
+			// g = d, or +0 where y <= 0, without a branch (the sign is
+			// unpredictable; a branch mispredicts often).
+			keep := ^uint32(0)
 			if v <= 0 {
-				g = 0
+				keep = 0
 			}
+			g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
 			dr[j] = g
 			if res != nil && addRes {
 				res[r*c+j] += g
@@ -145,8 +150,11 @@ func Moments(z []float32, c int, shift, s1, s2 []float64) {
 	if rows == 0 {
 		return
 	}
-	if cur.Load().avx512Loops && c%16 == 0 {
+	if im := cur.Load(); im.avx512Loops && c%16 == 0 {
 		momentsAVX512(&z[0], &shift[0], &s1[0], &s2[0], c, rows)
+		return
+	} else if im.avx2Loops && c%8 == 0 {
+		momentsAVX2(&z[0], &shift[0], &s1[0], &s2[0], c, rows)
 		return
 	}
 	shift, s1, s2 = shift[:c], s1[:c], s2[:c]
@@ -157,6 +165,29 @@ func Moments(z []float32, c int, shift, s1, s2 []float64) {
 			s2[j] += e * e
 		}
 	}
+}
+
+// atLeast returns y, or lo when lo > y (so NaN and -0 pass, like the
+// assembly's VMAXPS), without a branch.
+func atLeast(y, lo float32) float32 {
+	sel := uint32(0)
+	if lo > y {
+		sel = ^uint32(0)
+	}
+	return math.Float32frombits(math.Float32bits(y)&^sel | math.Float32bits(lo)&sel)
+}
+
+// simdScaleShift returns the assembly loops of ScaleShift (without and
+// with a residual) for c channels, nil when the Go loop runs.
+func simdScaleShift(c int) (func(out, x, scale, shift *float32, lo float32, c, rows int), func(out, x, res, scale, shift *float32, lo float32, c, rows int)) {
+	im := cur.Load()
+	switch {
+	case im.avx512Loops && c%16 == 0:
+		return scaleShiftAVX512, scaleShiftResAVX512
+	case im.avx2Loops && c%8 == 0:
+		return scaleShiftAVX2, scaleShiftResAVX2
+	}
+	return nil, nil
 }
 
 // checkRows returns n/c, panicking unless c > 0 divides n.

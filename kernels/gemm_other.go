@@ -33,4 +33,16 @@ func reluSumsResAVX512(d, y, z, res *float32, sd, sdz *float64, c, rows int)  { 
 func reluSumsCopyAVX512(d, y, z, res *float32, sd, sdz *float64, c, rows int) { noSIMD() }
 func momentsAVX512(z *float32, shift, s1, s2 *float64, c, rows int)           { noSIMD() }
 
+func scaleShiftAVX2(out, x, scale, shift *float32, lo float32, c, rows int) {
+	noSIMD()
+}
+func scaleShiftResAVX2(out, x, res, scale, shift *float32, lo float32, c, rows int) {
+	noSIMD()
+}
+func affine2AVX2(out, d, z, k1, k2, k3 *float32, c, rows int)               { noSIMD() }
+func reluSumsAVX2(d, y, z *float32, sd, sdz *float64, c, rows int)          { noSIMD() }
+func reluSumsResAVX2(d, y, z, res *float32, sd, sdz *float64, c, rows int)  { noSIMD() }
+func reluSumsCopyAVX2(d, y, z, res *float32, sd, sdz *float64, c, rows int) { noSIMD() }
+func momentsAVX2(z *float32, shift, s1, s2 *float64, c, rows int)           { noSIMD() }
+
 func noSIMD() { panic("kernels: no SIMD loops on this platform") }

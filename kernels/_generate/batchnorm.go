@@ -8,9 +8,9 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// The AVX-512 loops of batch normalisation in training
+// The AVX2 and AVX-512 loops of batch normalisation in training
 // (kernels/batchnorm.go): every one walks rows of c channels (c a
-// multiple of 16), row after row, and does the Go loop's arithmetic in the
+// multiple of the float32 lanes, 8 or 16), row after row, and does the Go loop's arithmetic in the
 // same order with the same roundings (no fused multiply-adds), so its
 // results are the same bit for bit.
 
@@ -58,17 +58,17 @@ func mem(r reg.Register) operand.Mem { return operand.Mem{Base: r} }
 
 func memAt(r reg.Register, disp int) operand.Mem { return operand.Mem{Base: r, Disp: disp} }
 
-// scaleShift writes scaleShift[Res]AVX512: out = max(x*scale + shift
+// scaleShift writes scaleShift[Res]<w>: out = max(x*scale + shift
 // (+ res), lo) per channel, the product rounded before the add.
-func scaleShift(withRes bool) {
-	name := "scaleShiftAVX512"
+func scaleShift(w simd, withRes bool) {
+	name := "scaleShift" + w.suffix
 	sig := "func(out, x, scale, shift *float32, lo float32, c, rows int)"
 	if withRes {
-		name = "scaleShiftResAVX512"
+		name = "scaleShiftRes" + w.suffix
 		sig = "func(out, x, res, scale, shift *float32, lo float32, c, rows int)"
 	}
 	av.TEXT(name, av.NOSPLIT, sig)
-	av.Doc(fmt.Sprintf("%s is scaleShift on rows of c channels (a multiple of 16).", name))
+	av.Doc(fmt.Sprintf("%s is scaleShift on rows of c channels (a multiple of %d).", name, w.lanes))
 	av.Pragma("noescape")
 	out, x := loadGP("out"), loadGP("x")
 	var res reg.GPVirtual
@@ -77,15 +77,16 @@ func scaleShift(withRes bool) {
 	}
 	scale, shift := loadGP("scale"), loadGP("shift")
 	c, rows := loadGP("c"), loadGP("rows")
-	av.SHRQ(operand.U8(4), c)
+	av.SHRQ(operand.U8(w.shift()), c)
 	lo, err := av.Param("lo").Resolve()
 	if err != nil {
 		panic(err)
 	}
-	vlo := av.ZMM()
+	vlo := w.vec()
 	av.VBROADCASTSS(lo.Addr, vlo)
-	rowLoop(rows, c, []reg.GPVirtual{scale, shift}, []int{64, 64}, func(ch []reg.GPVirtual) {
-		v := av.ZMM()
+	vb := 4 * w.lanes // bytes per vector
+	rowLoop(rows, c, []reg.GPVirtual{scale, shift}, []int{vb, vb}, func(ch []reg.GPVirtual) {
+		v := w.vec()
 		av.VMOVUPS(mem(x), v)
 		av.VMULPS(mem(ch[0]), v, v)
 		av.VADDPS(mem(ch[1]), v, v)
@@ -97,26 +98,28 @@ func scaleShift(withRes bool) {
 		av.VMAXPS(v, vlo, v)
 		av.VMOVUPS(v, mem(out))
 	}, func() {
-		av.ADDQ(operand.U32(64), x)
-		av.ADDQ(operand.U32(64), out)
+		av.ADDQ(operand.U32(uint64(vb)), x)
+		av.ADDQ(operand.U32(uint64(vb)), out)
 		if withRes {
-			av.ADDQ(operand.U32(64), res)
+			av.ADDQ(operand.U32(uint64(vb)), res)
 		}
 	})
 }
 
-// affine2 writes affine2AVX512: out = d*k1 + z*k2 + k3 per channel, each
+// affine2 writes affine2<w>: out = d*k1 + z*k2 + k3 per channel, each
 // product and sum rounded in that order.
-func affine2() {
-	av.TEXT("affine2AVX512", av.NOSPLIT, "func(out, d, z, k1, k2, k3 *float32, c, rows int)")
-	av.Doc("affine2AVX512 is affine2 on rows of c channels (a multiple of 16).")
+func affine2(w simd) {
+	name := "affine2" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(out, d, z, k1, k2, k3 *float32, c, rows int)")
+	av.Doc(fmt.Sprintf("%s is affine2 on rows of c channels (a multiple of %d).", name, w.lanes))
 	av.Pragma("noescape")
 	out, d, z := loadGP("out"), loadGP("d"), loadGP("z")
 	k1, k2, k3 := loadGP("k1"), loadGP("k2"), loadGP("k3")
 	c, rows := loadGP("c"), loadGP("rows")
-	av.SHRQ(operand.U8(4), c)
-	rowLoop(rows, c, []reg.GPVirtual{k1, k2, k3}, []int{64, 64, 64}, func(ch []reg.GPVirtual) {
-		a, b := av.ZMM(), av.ZMM()
+	av.SHRQ(operand.U8(w.shift()), c)
+	vb := 4 * w.lanes
+	rowLoop(rows, c, []reg.GPVirtual{k1, k2, k3}, []int{vb, vb, vb}, func(ch []reg.GPVirtual) {
+		a, b := w.vec(), w.vec()
 		av.VMOVUPS(mem(d), a)
 		av.VMULPS(mem(ch[0]), a, a)
 		av.VMOVUPS(mem(z), b)
@@ -125,28 +128,28 @@ func affine2() {
 		av.VADDPS(mem(ch[2]), a, a)
 		av.VMOVUPS(a, mem(out))
 	}, func() {
-		av.ADDQ(operand.U32(64), out)
-		av.ADDQ(operand.U32(64), d)
-		av.ADDQ(operand.U32(64), z)
+		av.ADDQ(operand.U32(uint64(vb)), out)
+		av.ADDQ(operand.U32(uint64(vb)), d)
+		av.ADDQ(operand.U32(uint64(vb)), z)
 	})
 }
 
-// reluSums writes reluSums[Res|Copy]AVX512: per element g = d where
+// reluSums writes reluSums[Res|Copy]<w>: per element g = d where
 // !(y <= 0) else +0, stored back into d (and added into res, or stored
 // into res with copyRes), and per channel sd += float64(g), sdz +=
-// float64(g)*float64(z), 16 channels at a time.
-func reluSums(withRes, copyRes bool) {
-	name := "reluSumsAVX512"
+// float64(g)*float64(z), a vector of channels at a time.
+func reluSums(w simd, withRes, copyRes bool) {
+	name := "reluSums" + w.suffix
 	sig := "func(d, y, z *float32, sd, sdz *float64, c, rows int)"
 	if withRes {
-		name = "reluSumsResAVX512"
+		name = "reluSumsRes" + w.suffix
 		if copyRes {
-			name = "reluSumsCopyAVX512"
+			name = "reluSumsCopy" + w.suffix
 		}
 		sig = "func(d, y, z, res *float32, sd, sdz *float64, c, rows int)"
 	}
 	av.TEXT(name, av.NOSPLIT, sig)
-	av.Doc(fmt.Sprintf("%s is reluSums on rows of c channels (a multiple of 16).", name))
+	av.Doc(fmt.Sprintf("%s is reluSums on rows of c channels (a multiple of %d).", name, w.lanes))
 	av.Pragma("noescape")
 	d, y, z := loadGP("d"), loadGP("y"), loadGP("z")
 	var res reg.GPVirtual
@@ -155,84 +158,102 @@ func reluSums(withRes, copyRes bool) {
 	}
 	sd, sdz := loadGP("sd"), loadGP("sdz")
 	c, rows := loadGP("c"), loadGP("rows")
-	av.SHRQ(operand.U8(4), c)
-	zero := av.ZMM()
+	av.SHRQ(operand.U8(w.shift()), c)
+	zero := w.vec()
 	av.VXORPS(zero, zero, zero)
-	rowLoop(rows, c, []reg.GPVirtual{sd, sdz}, []int{128, 128}, func(ch []reg.GPVirtual) {
-		k := av.K()
-		g := av.ZMM()
+	vb := 4 * w.lanes // float32 bytes per vector; float64 sums take twice
+	rowLoop(rows, c, []reg.GPVirtual{sd, sdz}, []int{2 * vb, 2 * vb}, func(ch []reg.GPVirtual) {
+		g := w.vec()
 		// keep = !(y <= 0) = !(0 >= y): predicate 25, NGE_UQ, with 0
 		// as the first source (NaN keeps, -0 does not).
-		av.VCMPPS(operand.U8(25), mem(y), zero, k)
-		av.VMOVUPS_Z(mem(d), k, g)
+		if w.lanes == 16 {
+			k := av.K()
+			av.VCMPPS(operand.U8(25), mem(y), zero, k)
+			av.VMOVUPS_Z(mem(d), k, g)
+		} else {
+			// The mask is all ones or zeros per lane: d AND mask is d or +0.
+			av.VCMPPS(operand.U8(25), mem(y), zero, g)
+			av.VANDPS(mem(d), g, g)
+		}
 		av.VMOVUPS(g, mem(d))
 		if withRes && copyRes {
 			av.VMOVUPS(g, mem(res))
 		} else if withRes {
-			r := av.ZMM()
+			r := w.vec()
 			av.VADDPS(mem(res), g, r)
 			av.VMOVUPS(r, mem(res))
 		}
 		for h := range 2 {
-			gh, zh, t := av.ZMM(), av.ZMM(), av.ZMM()
-			if h == 0 {
+			gh, zh, t := w.vec(), w.vec(), w.vec()
+			switch {
+			case h == 0 && w.lanes == 16:
 				av.VCVTPS2PD(g.AsY(), gh)
-			} else {
+			case h == 0:
+				av.VCVTPS2PD(g.AsX(), gh)
+			case w.lanes == 16:
 				hi := av.YMM()
 				av.VEXTRACTF32X8(operand.U8(1), g, hi)
 				av.VCVTPS2PD(hi, gh)
+			default:
+				hi := av.XMM()
+				av.VEXTRACTF128(operand.U8(1), g, hi)
+				av.VCVTPS2PD(hi, gh)
 			}
-			av.VCVTPS2PD(memAt(z, 32*h), zh)
-			s := av.ZMM()
-			av.VADDPD(memAt(ch[0], 64*h), gh, s)
-			av.VMOVUPD(s, memAt(ch[0], 64*h))
+			av.VCVTPS2PD(memAt(z, vb/2*h), zh)
+			s := w.vec()
+			av.VADDPD(memAt(ch[0], vb*h), gh, s)
+			av.VMOVUPD(s, memAt(ch[0], vb*h))
 			av.VMULPD(zh, gh, t)
-			av.VADDPD(memAt(ch[1], 64*h), t, t)
-			av.VMOVUPD(t, memAt(ch[1], 64*h))
+			av.VADDPD(memAt(ch[1], vb*h), t, t)
+			av.VMOVUPD(t, memAt(ch[1], vb*h))
 		}
 	}, func() {
-		av.ADDQ(operand.U32(64), d)
-		av.ADDQ(operand.U32(64), y)
-		av.ADDQ(operand.U32(64), z)
+		av.ADDQ(operand.U32(uint64(vb)), d)
+		av.ADDQ(operand.U32(uint64(vb)), y)
+		av.ADDQ(operand.U32(uint64(vb)), z)
 		if withRes {
-			av.ADDQ(operand.U32(64), res)
+			av.ADDQ(operand.U32(uint64(vb)), res)
 		}
 	})
 }
 
-// moments writes momentsAVX512: per element e = float64(z) - shift, per
-// channel s1 += e, s2 += e*e, 16 channels at a time.
-func moments() {
-	av.TEXT("momentsAVX512", av.NOSPLIT, "func(z *float32, shift, s1, s2 *float64, c, rows int)")
-	av.Doc("momentsAVX512 is moments on rows of c channels (a multiple of 16).")
+// moments writes moments<w>: per element e = float64(z) - shift, per
+// channel s1 += e, s2 += e*e, a vector of channels at a time.
+func moments(w simd) {
+	name := "moments" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(z *float32, shift, s1, s2 *float64, c, rows int)")
+	av.Doc(fmt.Sprintf("%s is moments on rows of c channels (a multiple of %d).", name, w.lanes))
 	av.Pragma("noescape")
 	z := loadGP("z")
 	shift, s1, s2 := loadGP("shift"), loadGP("s1"), loadGP("s2")
 	c, rows := loadGP("c"), loadGP("rows")
-	av.SHRQ(operand.U8(4), c)
-	rowLoop(rows, c, []reg.GPVirtual{shift, s1, s2}, []int{128, 128, 128}, func(ch []reg.GPVirtual) {
+	av.SHRQ(operand.U8(w.shift()), c)
+	vb := 4 * w.lanes
+	rowLoop(rows, c, []reg.GPVirtual{shift, s1, s2}, []int{2 * vb, 2 * vb, 2 * vb}, func(ch []reg.GPVirtual) {
 		for h := range 2 {
-			e, t, s := av.ZMM(), av.ZMM(), av.ZMM()
-			av.VCVTPS2PD(memAt(z, 32*h), e)
-			av.VSUBPD(memAt(ch[0], 64*h), e, e)
-			av.VADDPD(memAt(ch[1], 64*h), e, s)
-			av.VMOVUPD(s, memAt(ch[1], 64*h))
+			e, t, s := w.vec(), w.vec(), w.vec()
+			av.VCVTPS2PD(memAt(z, vb/2*h), e)
+			av.VSUBPD(memAt(ch[0], vb*h), e, e)
+			av.VADDPD(memAt(ch[1], vb*h), e, s)
+			av.VMOVUPD(s, memAt(ch[1], vb*h))
 			av.VMULPD(e, e, t)
-			av.VADDPD(memAt(ch[2], 64*h), t, t)
-			av.VMOVUPD(t, memAt(ch[2], 64*h))
+			av.VADDPD(memAt(ch[2], vb*h), t, t)
+			av.VMOVUPD(t, memAt(ch[2], vb*h))
 		}
 	}, func() {
-		av.ADDQ(operand.U32(64), z)
+		av.ADDQ(operand.U32(uint64(vb)), z)
 	})
 }
 
 // batchNorm writes every batch-norm loop.
 func batchNorm() {
-	scaleShift(false)
-	scaleShift(true)
-	affine2()
-	reluSums(false, false)
-	reluSums(true, false)
-	reluSums(true, true)
-	moments()
+	for _, w := range []simd{avx2, avx512} {
+		scaleShift(w, false)
+		scaleShift(w, true)
+		affine2(w)
+		reluSums(w, false, false)
+		reluSums(w, true, false)
+		reluSums(w, true, true)
+		moments(w)
+	}
 }
