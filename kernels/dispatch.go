@@ -20,8 +20,9 @@ type impl struct {
 	// winoGatherInAVX2, winoOutStoreAVX2); avx512Loops says the
 	// Winograd transforms run in AVX-512 where the channels allow
 	// (winoGatherInAVX512, winoOutStoreAVX512, and winoGatherInBF16AVX512
-	// with bf16). Every one does the Go loop's arithmetic in the same order,
-	// so the results are the same bit for bit.
+	// with bf16), and so do the batch-norm loops (batchnorm.go). Every
+	// one does the Go loop's arithmetic in the same order, so the results
+	// are the same bit for bit.
 	avx2Loops, avx512Loops bool
 	// bf16 are the BF16 tile sets (one per strip width of PackBF16), nil
 	// when the CPU lacks AVX-512 BF16 (the portable code runs then); with

@@ -72,7 +72,12 @@
 // A 1x1 convolution or a fully connected layer over NHWC activations is a plain
 // GEMM with M = N*H*W rows and K = Cin. For training, the weight gradient of a
 // 3x3 convolution is Gemm(true, false, 9*Cin, Cout, N*H*W, 1, cols, 9*Cin, dOut,
-// Cout, 1, dW, Cout) and the input gradient is Col2Im3x3 of dOut*W^T.
+// Cout, 1, dW, Cout) and the input gradient is Col2Im3x3 of dOut*W^T (or,
+// as package nets computes it, the 3x3 convolution of dOut with the kernel
+// rotated by 180 degrees, by im2col or Winograd). Batch normalisation's
+// per-channel passes in training (ScaleShift, Affine2, ReLUSums, Moments)
+// have AVX-512 loops for channels a multiple of 16, bit for bit like their
+// Go loops.
 //
 // # Implementations and dispatch
 //
@@ -89,9 +94,10 @@
 // tests and benchmarks (it also accepts the single-tile tuning variants
 // "avx512/8x32" and "avx512/6x64"); Available and Current report. Results of
 // different paths agree to float32 rounding (summation order and FMA differ),
-// not bit for bit. Only the GEMM and the inner loop of Col2Im3x3 (nine
-// rows added into one, bit for bit like the Go loop) have SIMD code: im2col
-// is copies, and the elementwise helpers are memory bound.
+// not bit for bit. Besides the GEMM, the inner loop of Col2Im3x3 (nine
+// rows added into one), Winograd's transforms and the batch-norm loops
+// have SIMD code, each bit for bit like its Go loop: im2col is copies, and
+// the other elementwise helpers are memory bound.
 //
 // # Performance
 //

@@ -21242,3 +21242,703 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func scaleShiftAVX2(out *float32, x *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+// Requires: AVX
+TEXT ·scaleShiftAVX2(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         scale+16(FP), DX
+	MOVQ         shift+24(FP), BX
+	MOVQ         c+40(FP), SI
+	MOVQ         rows+48(FP), DI
+	SHRQ         $0x03, SI
+	VBROADCASTSS lo+32(FP), Y0
+	TESTQ        DI, DI
+	JZ           done
+	TESTQ        SI, SI
+	JZ           done
+
+rows:
+	MOVQ SI, R8
+	MOVQ DX, R9
+	MOVQ BX, R10
+
+groups:
+	VMOVUPS (CX), Y1
+	VMULPS  (R9), Y1, Y1
+	VADDPS  (R10), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	DECQ    R8
+	JNZ     groups
+	DECQ    DI
+	JNZ     rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func scaleShiftResAVX2(out *float32, x *float32, res *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+// Requires: AVX
+TEXT ·scaleShiftResAVX2(SB), NOSPLIT, $0-64
+	MOVQ         out+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         res+16(FP), DX
+	MOVQ         scale+24(FP), BX
+	MOVQ         shift+32(FP), SI
+	MOVQ         c+48(FP), DI
+	MOVQ         rows+56(FP), R8
+	SHRQ         $0x03, DI
+	VBROADCASTSS lo+40(FP), Y0
+	TESTQ        R8, R8
+	JZ           done
+	TESTQ        DI, DI
+	JZ           done
+
+rows:
+	MOVQ DI, R9
+	MOVQ BX, R10
+	MOVQ SI, R11
+
+groups:
+	VMOVUPS (CX), Y1
+	VMULPS  (R10), Y1, Y1
+	VADDPS  (R11), Y1, Y1
+	VADDPS  (DX), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000020, R10
+	ADDQ    $0x00000020, R11
+	DECQ    R9
+	JNZ     groups
+	DECQ    R8
+	JNZ     rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func affine2AVX2(out *float32, d *float32, z *float32, k1 *float32, k2 *float32, k3 *float32, c int, rows int)
+// Requires: AVX
+TEXT ·affine2AVX2(SB), NOSPLIT, $0-64
+	MOVQ  out+0(FP), AX
+	MOVQ  d+8(FP), CX
+	MOVQ  z+16(FP), DX
+	MOVQ  k1+24(FP), BX
+	MOVQ  k2+32(FP), SI
+	MOVQ  k3+40(FP), DI
+	MOVQ  c+48(FP), R8
+	MOVQ  rows+56(FP), R9
+	SHRQ  $0x03, R8
+	TESTQ R9, R9
+	JZ    done
+	TESTQ R8, R8
+	JZ    done
+
+rows:
+	MOVQ R8, R10
+	MOVQ BX, R11
+	MOVQ SI, R12
+	MOVQ DI, R13
+
+groups:
+	VMOVUPS (CX), Y0
+	VMULPS  (R11), Y0, Y0
+	VMOVUPS (DX), Y1
+	VMULPS  (R12), Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	VADDPS  (R13), Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000020, R11
+	ADDQ    $0x00000020, R12
+	ADDQ    $0x00000020, R13
+	DECQ    R10
+	JNZ     groups
+	DECQ    R9
+	JNZ     rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluSumsAVX2(d *float32, y *float32, z *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX
+TEXT ·reluSumsAVX2(SB), NOSPLIT, $0-56
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   sd+24(FP), BX
+	MOVQ   sdz+32(FP), SI
+	MOVQ   c+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	SHRQ   $0x03, DI
+	VXORPS Y0, Y0, Y0
+	TESTQ  R8, R8
+	JZ     done
+	TESTQ  DI, DI
+	JZ     done
+
+rows:
+	MOVQ DI, R9
+	MOVQ BX, R10
+	MOVQ SI, R11
+
+groups:
+	VCMPPS       $0x19, (CX), Y0, Y1
+	VANDPS       (AX), Y1, Y1
+	VMOVUPS      Y1, (AX)
+	VCVTPS2PD    X1, Y2
+	VCVTPS2PD    (DX), Y3
+	VADDPD       (R10), Y2, Y4
+	VMOVUPD      Y4, (R10)
+	VMULPD       Y3, Y2, Y2
+	VADDPD       (R11), Y2, Y2
+	VMOVUPD      Y2, (R11)
+	VEXTRACTF128 $0x01, Y1, X1
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    16(DX), Y2
+	VADDPD       32(R10), Y1, Y3
+	VMOVUPD      Y3, 32(R10)
+	VMULPD       Y2, Y1, Y1
+	VADDPD       32(R11), Y1, Y1
+	VMOVUPD      Y1, 32(R11)
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	DECQ         R9
+	JNZ          groups
+	DECQ         R8
+	JNZ          rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluSumsResAVX2(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX
+TEXT ·reluSumsResAVX2(SB), NOSPLIT, $0-64
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   res+24(FP), BX
+	MOVQ   sd+32(FP), SI
+	MOVQ   sdz+40(FP), DI
+	MOVQ   c+48(FP), R8
+	MOVQ   rows+56(FP), R9
+	SHRQ   $0x03, R8
+	VXORPS Y0, Y0, Y0
+	TESTQ  R9, R9
+	JZ     done
+	TESTQ  R8, R8
+	JZ     done
+
+rows:
+	MOVQ R8, R10
+	MOVQ SI, R11
+	MOVQ DI, R12
+
+groups:
+	VCMPPS       $0x19, (CX), Y0, Y1
+	VANDPS       (AX), Y1, Y1
+	VMOVUPS      Y1, (AX)
+	VADDPS       (BX), Y1, Y2
+	VMOVUPS      Y2, (BX)
+	VCVTPS2PD    X1, Y2
+	VCVTPS2PD    (DX), Y3
+	VADDPD       (R11), Y2, Y4
+	VMOVUPD      Y4, (R11)
+	VMULPD       Y3, Y2, Y2
+	VADDPD       (R12), Y2, Y2
+	VMOVUPD      Y2, (R12)
+	VEXTRACTF128 $0x01, Y1, X1
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    16(DX), Y2
+	VADDPD       32(R11), Y1, Y3
+	VMOVUPD      Y3, 32(R11)
+	VMULPD       Y2, Y1, Y1
+	VADDPD       32(R12), Y1, Y1
+	VMOVUPD      Y1, 32(R12)
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
+	ADDQ         $0x00000040, R11
+	ADDQ         $0x00000040, R12
+	DECQ         R10
+	JNZ          groups
+	DECQ         R9
+	JNZ          rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluSumsCopyAVX2(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX
+TEXT ·reluSumsCopyAVX2(SB), NOSPLIT, $0-64
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   res+24(FP), BX
+	MOVQ   sd+32(FP), SI
+	MOVQ   sdz+40(FP), DI
+	MOVQ   c+48(FP), R8
+	MOVQ   rows+56(FP), R9
+	SHRQ   $0x03, R8
+	VXORPS Y0, Y0, Y0
+	TESTQ  R9, R9
+	JZ     done
+	TESTQ  R8, R8
+	JZ     done
+
+rows:
+	MOVQ R8, R10
+	MOVQ SI, R11
+	MOVQ DI, R12
+
+groups:
+	VCMPPS       $0x19, (CX), Y0, Y1
+	VANDPS       (AX), Y1, Y1
+	VMOVUPS      Y1, (AX)
+	VMOVUPS      Y1, (BX)
+	VCVTPS2PD    X1, Y2
+	VCVTPS2PD    (DX), Y3
+	VADDPD       (R11), Y2, Y4
+	VMOVUPD      Y4, (R11)
+	VMULPD       Y3, Y2, Y2
+	VADDPD       (R12), Y2, Y2
+	VMOVUPD      Y2, (R12)
+	VEXTRACTF128 $0x01, Y1, X1
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    16(DX), Y2
+	VADDPD       32(R11), Y1, Y3
+	VMOVUPD      Y3, 32(R11)
+	VMULPD       Y2, Y1, Y1
+	VADDPD       32(R12), Y1, Y1
+	VMOVUPD      Y1, 32(R12)
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, DX
+	ADDQ         $0x00000020, BX
+	ADDQ         $0x00000040, R11
+	ADDQ         $0x00000040, R12
+	DECQ         R10
+	JNZ          groups
+	DECQ         R9
+	JNZ          rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func momentsAVX2(z *float32, shift *float64, s1 *float64, s2 *float64, c int, rows int)
+// Requires: AVX
+TEXT ·momentsAVX2(SB), NOSPLIT, $0-48
+	MOVQ  z+0(FP), AX
+	MOVQ  shift+8(FP), CX
+	MOVQ  s1+16(FP), DX
+	MOVQ  s2+24(FP), BX
+	MOVQ  c+32(FP), SI
+	MOVQ  rows+40(FP), DI
+	SHRQ  $0x03, SI
+	TESTQ DI, DI
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+
+rows:
+	MOVQ SI, R8
+	MOVQ CX, R9
+	MOVQ DX, R10
+	MOVQ BX, R11
+
+groups:
+	VCVTPS2PD (AX), Y0
+	VSUBPD    (R9), Y0, Y0
+	VADDPD    (R10), Y0, Y1
+	VMOVUPD   Y1, (R10)
+	VMULPD    Y0, Y0, Y0
+	VADDPD    (R11), Y0, Y0
+	VMOVUPD   Y0, (R11)
+	VCVTPS2PD 16(AX), Y0
+	VSUBPD    32(R9), Y0, Y0
+	VADDPD    32(R10), Y0, Y1
+	VMOVUPD   Y1, 32(R10)
+	VMULPD    Y0, Y0, Y0
+	VADDPD    32(R11), Y0, Y0
+	VMOVUPD   Y0, 32(R11)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, R9
+	ADDQ      $0x00000040, R10
+	ADDQ      $0x00000040, R11
+	DECQ      R8
+	JNZ       groups
+	DECQ      DI
+	JNZ       rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func scaleShiftAVX512(out *float32, x *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+// Requires: AVX, AVX512F
+TEXT ·scaleShiftAVX512(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         scale+16(FP), DX
+	MOVQ         shift+24(FP), BX
+	MOVQ         c+40(FP), SI
+	MOVQ         rows+48(FP), DI
+	SHRQ         $0x04, SI
+	VBROADCASTSS lo+32(FP), Z0
+	TESTQ        DI, DI
+	JZ           done
+	TESTQ        SI, SI
+	JZ           done
+
+rows:
+	MOVQ SI, R8
+	MOVQ DX, R9
+	MOVQ BX, R10
+
+groups:
+	VMOVUPS (CX), Z1
+	VMULPS  (R9), Z1, Z1
+	VADDPS  (R10), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, R9
+	ADDQ    $0x00000040, R10
+	DECQ    R8
+	JNZ     groups
+	DECQ    DI
+	JNZ     rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func scaleShiftResAVX512(out *float32, x *float32, res *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+// Requires: AVX, AVX512F
+TEXT ·scaleShiftResAVX512(SB), NOSPLIT, $0-64
+	MOVQ         out+0(FP), AX
+	MOVQ         x+8(FP), CX
+	MOVQ         res+16(FP), DX
+	MOVQ         scale+24(FP), BX
+	MOVQ         shift+32(FP), SI
+	MOVQ         c+48(FP), DI
+	MOVQ         rows+56(FP), R8
+	SHRQ         $0x04, DI
+	VBROADCASTSS lo+40(FP), Z0
+	TESTQ        R8, R8
+	JZ           done
+	TESTQ        DI, DI
+	JZ           done
+
+rows:
+	MOVQ DI, R9
+	MOVQ BX, R10
+	MOVQ SI, R11
+
+groups:
+	VMOVUPS (CX), Z1
+	VMULPS  (R10), Z1, Z1
+	VADDPS  (R11), Z1, Z1
+	VADDPS  (DX), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DX
+	ADDQ    $0x00000040, R10
+	ADDQ    $0x00000040, R11
+	DECQ    R9
+	JNZ     groups
+	DECQ    R8
+	JNZ     rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func affine2AVX512(out *float32, d *float32, z *float32, k1 *float32, k2 *float32, k3 *float32, c int, rows int)
+// Requires: AVX, AVX512F
+TEXT ·affine2AVX512(SB), NOSPLIT, $0-64
+	MOVQ  out+0(FP), AX
+	MOVQ  d+8(FP), CX
+	MOVQ  z+16(FP), DX
+	MOVQ  k1+24(FP), BX
+	MOVQ  k2+32(FP), SI
+	MOVQ  k3+40(FP), DI
+	MOVQ  c+48(FP), R8
+	MOVQ  rows+56(FP), R9
+	SHRQ  $0x04, R8
+	TESTQ R9, R9
+	JZ    done
+	TESTQ R8, R8
+	JZ    done
+
+rows:
+	MOVQ R8, R10
+	MOVQ BX, R11
+	MOVQ SI, R12
+	MOVQ DI, R13
+
+groups:
+	VMOVUPS (CX), Z0
+	VMULPS  (R11), Z0, Z0
+	VMOVUPS (DX), Z1
+	VMULPS  (R12), Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	VADDPS  (R13), Z0, Z0
+	VMOVUPS Z0, (AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000040, DX
+	ADDQ    $0x00000040, R11
+	ADDQ    $0x00000040, R12
+	ADDQ    $0x00000040, R13
+	DECQ    R10
+	JNZ     groups
+	DECQ    R9
+	JNZ     rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluSumsAVX512(d *float32, y *float32, z *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·reluSumsAVX512(SB), NOSPLIT, $0-56
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   sd+24(FP), BX
+	MOVQ   sdz+32(FP), SI
+	MOVQ   c+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	SHRQ   $0x04, DI
+	VXORPS Z0, Z0, Z0
+	TESTQ  R8, R8
+	JZ     done
+	TESTQ  DI, DI
+	JZ     done
+
+rows:
+	MOVQ DI, R9
+	MOVQ BX, R10
+	MOVQ SI, R11
+
+groups:
+	VCMPPS        $0x19, (CX), Z0, K1
+	VMOVUPS.Z     (AX), K1, Z1
+	VMOVUPS       Z1, (AX)
+	VCVTPS2PD     Y1, Z2
+	VCVTPS2PD     (DX), Z3
+	VADDPD        (R10), Z2, Z4
+	VMOVUPD       Z4, (R10)
+	VMULPD        Z3, Z2, Z2
+	VADDPD        (R11), Z2, Z2
+	VMOVUPD       Z2, (R11)
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VCVTPS2PD     32(DX), Z2
+	VADDPD        64(R10), Z1, Z3
+	VMOVUPD       Z3, 64(R10)
+	VMULPD        Z2, Z1, Z1
+	VADDPD        64(R11), Z1, Z1
+	VMOVUPD       Z1, 64(R11)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000080, R10
+	ADDQ          $0x00000080, R11
+	DECQ          R9
+	JNZ           groups
+	DECQ          R8
+	JNZ           rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluSumsResAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·reluSumsResAVX512(SB), NOSPLIT, $0-64
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   res+24(FP), BX
+	MOVQ   sd+32(FP), SI
+	MOVQ   sdz+40(FP), DI
+	MOVQ   c+48(FP), R8
+	MOVQ   rows+56(FP), R9
+	SHRQ   $0x04, R8
+	VXORPS Z0, Z0, Z0
+	TESTQ  R9, R9
+	JZ     done
+	TESTQ  R8, R8
+	JZ     done
+
+rows:
+	MOVQ R8, R10
+	MOVQ SI, R11
+	MOVQ DI, R12
+
+groups:
+	VCMPPS        $0x19, (CX), Z0, K1
+	VMOVUPS.Z     (AX), K1, Z1
+	VMOVUPS       Z1, (AX)
+	VADDPS        (BX), Z1, Z2
+	VMOVUPS       Z2, (BX)
+	VCVTPS2PD     Y1, Z2
+	VCVTPS2PD     (DX), Z3
+	VADDPD        (R11), Z2, Z4
+	VMOVUPD       Z4, (R11)
+	VMULPD        Z3, Z2, Z2
+	VADDPD        (R12), Z2, Z2
+	VMOVUPD       Z2, (R12)
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VCVTPS2PD     32(DX), Z2
+	VADDPD        64(R11), Z1, Z3
+	VMOVUPD       Z3, 64(R11)
+	VMULPD        Z2, Z1, Z1
+	VADDPD        64(R12), Z1, Z1
+	VMOVUPD       Z1, 64(R12)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000080, R11
+	ADDQ          $0x00000080, R12
+	DECQ          R10
+	JNZ           groups
+	DECQ          R9
+	JNZ           rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func reluSumsCopyAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·reluSumsCopyAVX512(SB), NOSPLIT, $0-64
+	MOVQ   d+0(FP), AX
+	MOVQ   y+8(FP), CX
+	MOVQ   z+16(FP), DX
+	MOVQ   res+24(FP), BX
+	MOVQ   sd+32(FP), SI
+	MOVQ   sdz+40(FP), DI
+	MOVQ   c+48(FP), R8
+	MOVQ   rows+56(FP), R9
+	SHRQ   $0x04, R8
+	VXORPS Z0, Z0, Z0
+	TESTQ  R9, R9
+	JZ     done
+	TESTQ  R8, R8
+	JZ     done
+
+rows:
+	MOVQ R8, R10
+	MOVQ SI, R11
+	MOVQ DI, R12
+
+groups:
+	VCMPPS        $0x19, (CX), Z0, K1
+	VMOVUPS.Z     (AX), K1, Z1
+	VMOVUPS       Z1, (AX)
+	VMOVUPS       Z1, (BX)
+	VCVTPS2PD     Y1, Z2
+	VCVTPS2PD     (DX), Z3
+	VADDPD        (R11), Z2, Z4
+	VMOVUPD       Z4, (R11)
+	VMULPD        Z3, Z2, Z2
+	VADDPD        (R12), Z2, Z2
+	VMOVUPD       Z2, (R12)
+	VEXTRACTF32X8 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VCVTPS2PD     32(DX), Z2
+	VADDPD        64(R11), Z1, Z3
+	VMOVUPD       Z3, 64(R11)
+	VMULPD        Z2, Z1, Z1
+	VADDPD        64(R12), Z1, Z1
+	VMOVUPD       Z1, 64(R12)
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, BX
+	ADDQ          $0x00000080, R11
+	ADDQ          $0x00000080, R12
+	DECQ          R10
+	JNZ           groups
+	DECQ          R9
+	JNZ           rows
+
+done:
+	VZEROUPPER
+	RET
+
+// func momentsAVX512(z *float32, shift *float64, s1 *float64, s2 *float64, c int, rows int)
+// Requires: AVX, AVX512F
+TEXT ·momentsAVX512(SB), NOSPLIT, $0-48
+	MOVQ  z+0(FP), AX
+	MOVQ  shift+8(FP), CX
+	MOVQ  s1+16(FP), DX
+	MOVQ  s2+24(FP), BX
+	MOVQ  c+32(FP), SI
+	MOVQ  rows+40(FP), DI
+	SHRQ  $0x04, SI
+	TESTQ DI, DI
+	JZ    done
+	TESTQ SI, SI
+	JZ    done
+
+rows:
+	MOVQ SI, R8
+	MOVQ CX, R9
+	MOVQ DX, R10
+	MOVQ BX, R11
+
+groups:
+	VCVTPS2PD (AX), Z0
+	VSUBPD    (R9), Z0, Z0
+	VADDPD    (R10), Z0, Z1
+	VMOVUPD   Z1, (R10)
+	VMULPD    Z0, Z0, Z0
+	VADDPD    (R11), Z0, Z0
+	VMOVUPD   Z0, (R11)
+	VCVTPS2PD 32(AX), Z0
+	VSUBPD    64(R9), Z0, Z0
+	VADDPD    64(R10), Z0, Z1
+	VMOVUPD   Z1, 64(R10)
+	VMULPD    Z0, Z0, Z0
+	VADDPD    64(R11), Z0, Z0
+	VMOVUPD   Z0, 64(R11)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, R9
+	ADDQ      $0x00000080, R10
+	ADDQ      $0x00000080, R11
+	DECQ      R8
+	JNZ       groups
+	DECQ      DI
+	JNZ       rows
+
+done:
+	VZEROUPPER
+	RET

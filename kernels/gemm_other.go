@@ -21,5 +21,28 @@ func winoOutStoreAVX512(m *float32, ms int, out, res *[4]*float32, bias *float32
 	noSIMD()
 }
 func toBF16AVX512(dst *uint16, src *float32, n int) { noSIMD() }
+func scaleShiftAVX512(out, x, scale, shift *float32, lo float32, c, rows int) {
+	noSIMD()
+}
+func scaleShiftResAVX512(out, x, res, scale, shift *float32, lo float32, c, rows int) {
+	noSIMD()
+}
+func affine2AVX512(out, d, z, k1, k2, k3 *float32, c, rows int)               { noSIMD() }
+func reluSumsAVX512(d, y, z *float32, sd, sdz *float64, c, rows int)          { noSIMD() }
+func reluSumsResAVX512(d, y, z, res *float32, sd, sdz *float64, c, rows int)  { noSIMD() }
+func reluSumsCopyAVX512(d, y, z, res *float32, sd, sdz *float64, c, rows int) { noSIMD() }
+func momentsAVX512(z *float32, shift, s1, s2 *float64, c, rows int)           { noSIMD() }
+
+func scaleShiftAVX2(out, x, scale, shift *float32, lo float32, c, rows int) {
+	noSIMD()
+}
+func scaleShiftResAVX2(out, x, res, scale, shift *float32, lo float32, c, rows int) {
+	noSIMD()
+}
+func affine2AVX2(out, d, z, k1, k2, k3 *float32, c, rows int)               { noSIMD() }
+func reluSumsAVX2(d, y, z *float32, sd, sdz *float64, c, rows int)          { noSIMD() }
+func reluSumsResAVX2(d, y, z, res *float32, sd, sdz *float64, c, rows int)  { noSIMD() }
+func reluSumsCopyAVX2(d, y, z, res *float32, sd, sdz *float64, c, rows int) { noSIMD() }
+func momentsAVX2(z *float32, shift, s1, s2 *float64, c, rows int)           { noSIMD() }
 
 func noSIMD() { panic("kernels: no SIMD loops on this platform") }

@@ -398,3 +398,73 @@ func dpbf16Peak(n int)
 //
 //go:noescape
 func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
+
+// scaleShiftAVX2 is scaleShift on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func scaleShiftAVX2(out *float32, x *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+
+// scaleShiftResAVX2 is scaleShift on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func scaleShiftResAVX2(out *float32, x *float32, res *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+
+// affine2AVX2 is affine2 on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func affine2AVX2(out *float32, d *float32, z *float32, k1 *float32, k2 *float32, k3 *float32, c int, rows int)
+
+// reluSumsAVX2 is reluSums on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func reluSumsAVX2(d *float32, y *float32, z *float32, sd *float64, sdz *float64, c int, rows int)
+
+// reluSumsResAVX2 is reluSums on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func reluSumsResAVX2(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+
+// reluSumsCopyAVX2 is reluSums on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func reluSumsCopyAVX2(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+
+// momentsAVX2 is moments on rows of c channels (a multiple of 8).
+//
+//go:noescape
+func momentsAVX2(z *float32, shift *float64, s1 *float64, s2 *float64, c int, rows int)
+
+// scaleShiftAVX512 is scaleShift on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func scaleShiftAVX512(out *float32, x *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+
+// scaleShiftResAVX512 is scaleShift on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func scaleShiftResAVX512(out *float32, x *float32, res *float32, scale *float32, shift *float32, lo float32, c int, rows int)
+
+// affine2AVX512 is affine2 on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func affine2AVX512(out *float32, d *float32, z *float32, k1 *float32, k2 *float32, k3 *float32, c int, rows int)
+
+// reluSumsAVX512 is reluSums on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func reluSumsAVX512(d *float32, y *float32, z *float32, sd *float64, sdz *float64, c int, rows int)
+
+// reluSumsResAVX512 is reluSums on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func reluSumsResAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+
+// reluSumsCopyAVX512 is reluSums on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func reluSumsCopyAVX512(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
+
+// momentsAVX512 is moments on rows of c channels (a multiple of 16).
+//
+//go:noescape
+func momentsAVX512(z *float32, shift *float64, s1 *float64, s2 *float64, c int, rows int)

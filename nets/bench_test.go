@@ -38,26 +38,41 @@ func BenchmarkForward(b *testing.B) {
 }
 
 // BenchmarkTrain measures training throughput (forward, backward and an
-// Adam step) of the connect4 preset at batch 256.
+// Adam step) at batch 256 of the connect4 preset (64x5), the 32x4 net of
+// Connect Four training runs (connect4 with 32 channels and 4 blocks) and
+// the sequence preset. Compare with testdata/bench_torch.py --train.
 func BenchmarkTrain(b *testing.B) {
-	cfg, _ := Preset("connect4")
-	for _, threads := range []int{1, 2} {
-		b.Run(fmt.Sprintf("connect4/batch=256/threads=%d", threads), func(b *testing.B) {
-			defer kernels.SetThreads(kernels.SetThreads(threads))
-			net, _ := New(cfg, 1)
-			tr := &Trainer{Net: net, Optimizer: &Adam{LR: 1e-3}, L2: 1e-4}
-			batch := randomBatch(cfg, 256, 1)
-			if _, err := tr.Step(batch); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			cpu0 := cputime.Seconds()
-			for b.Loop() {
-				tr.Step(batch)
-			}
-			reportRate(b, float64(256*b.N), cpu0, "samples")
-		})
+	for _, name := range []string{"connect4", "connect4-32x4", "sequence"} {
+		for _, threads := range []int{1, 2} {
+			benchmarkTrain(b, name, threads)
+		}
 	}
+}
+
+func benchmarkTrain(b *testing.B, name string, threads int) {
+	cfg, _ := Preset(name)
+	if name == "connect4-32x4" {
+		cfg, _ = Preset("connect4")
+		cfg.Channels, cfg.Blocks = 32, 4
+	}
+	b.Run(fmt.Sprintf("%s/batch=256/threads=%d", name, threads), func(b *testing.B) {
+		defer kernels.SetThreads(kernels.SetThreads(threads))
+		net, err := New(cfg, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr := &Trainer{Net: net, Optimizer: &Adam{LR: 1e-3}, L2: 1e-4}
+		batch := randomBatch(cfg, 256, 1)
+		if _, err := tr.Step(batch); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		cpu0 := cputime.Seconds()
+		for b.Loop() {
+			tr.Step(batch)
+		}
+		reportRate(b, float64(256*b.N), cpu0, "samples")
+	})
 }
 
 // reportRate reports count/s of wall clock ("evals/s") and per CPU-second of

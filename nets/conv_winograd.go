@@ -7,7 +7,8 @@ import (
 )
 
 // ConvAlgorithm selects how inference (Forward) computes the 3x3
-// convolutions of a Net. Training always uses im2col + GEMM.
+// convolutions of a Net; training has its own setting
+// (SetTrainConvAlgorithm), whose default is AutoConvAlgorithm's.
 type ConvAlgorithm uint8
 
 const (

@@ -33,14 +33,18 @@
 // concurrently (kernels.Parallel), each on its own samples of every scratch
 // buffer; the outputs equal a single pass bit for bit, and each slice's
 // kernel calls run on one thread.
-// Training runs the fused im2col convolution forward. Backward, the weight gradient of a 3x3
-// convolution expands the im2col matrix one block of samples at a time (see
-// trainBlockRows) so it stays in cache, and the input gradient is a forward
-// convolution of the output gradient with the kernel rotated 180 degrees
-// and its channels swapped. Batch statistics, elementwise passes and weight
+// Training runs its 3x3 convolutions forward by Winograd with the SIMD
+// kernels and by im2col with the portable ones (SetTrainConvAlgorithm).
+// In Backward, the weight gradient of a 3x3 convolution expands the
+// im2col matrix one block of samples at a time (see trainBlockRows) so it
+// stays in cache, and the input gradient is a forward convolution
+// (Winograd or im2col, as forward) of the output gradient with the kernel
+// rotated 180 degrees and its channels swapped. Batch statistics,
+// elementwise passes (batch norm's in kernels' AVX-512 loops) and weight
 // gradients are computed over fixed slices of the batch on all kernel
-// threads and summed in slice order, so results do not depend on the
-// number of threads.
+// threads (kernels.Parallel) and summed in slice order, so results do not
+// depend on the number of threads; a step allocates nothing after the
+// first.
 //
 // # Value heads
 //

@@ -3,8 +3,6 @@ package nets
 import (
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"github.com/canopy-go/canopy/kernels"
 )
@@ -20,9 +18,42 @@ type trainScratch struct {
 	istd  [][]float64  // per unit with batch norm: 1/sqrt(batch var + eps)
 	dz    []float32    // gradient w.r.t. a unit's pre-activation
 	wt    []float32    // a 3x3 convolution's weights transposed
+	wu    []float32    // a 3x3 convolution's Winograd-transformed weights (forward or wt)
 	f32   [3][]float32 // per-channel float32 coefficients of batch norm
+	fresh []bool       // per buffer, in Backward: grad holds no contribution yet (stale values)
 	parts [trainParts]partScratch
+	bw    backwardUnit // the passes of Backward over the batch slices
+	bnf   bnForwardTask
 	valid bool // ForwardTrain ran since the last Backward or weight change
+	// conv is the algorithm of the 3x3 convolutions of training when
+	// convSet (SetTrainConvAlgorithm), else AutoConvAlgorithm's.
+	conv    ConvAlgorithm
+	convSet bool
+}
+
+// SetTrainConvAlgorithm makes ForwardTrain and Backward compute 3x3
+// convolutions with a: under ConvWinograd, the forward convolutions with
+// at least winoMinCin input channels and the input-gradient convolutions
+// (the convolution of the output gradient with the rotated kernel) with at
+// least winoMinCin output channels run by Winograd's F(2x2,3x3)
+// (kernels.Conv3x3Winograd), the rest and every weight gradient by im2col
+// + GEMM. Until it is called, training uses AutoConvAlgorithm():
+// Winograd with SIMD kernels, im2col with the portable ones. Gradients
+// agree with im2col's to float32 rounding of the transforms (about 1e-5
+// of the largest), not bit for bit. Like ForwardTrain, it must not race
+// with training.
+func (n *Net) SetTrainConvAlgorithm(a ConvAlgorithm) {
+	n.tr.conv, n.tr.convSet = a, true
+	n.tr.valid = false
+}
+
+// TrainConvAlgorithm returns the algorithm of training's 3x3
+// convolutions (see SetTrainConvAlgorithm).
+func (n *Net) TrainConvAlgorithm() ConvAlgorithm {
+	if n.tr.convSet {
+		return n.tr.conv
+	}
+	return AutoConvAlgorithm()
 }
 
 // trainParts is the number of slices of whole samples the batch is cut into
@@ -47,6 +78,7 @@ func (n *Net) reserveTrain(batch int) {
 		return
 	}
 	t.act = make([][]float32, len(n.bufs))
+	t.fresh = make([]bool, len(n.bufs))
 	t.grad = make([][]float32, len(n.bufs))
 	for i, b := range n.bufs {
 		t.act[i] = make([]float32, batch*b.size())
@@ -55,7 +87,7 @@ func (n *Net) reserveTrain(batch int) {
 	t.pre = make([][]float32, len(n.units))
 	t.mean = make([][]float64, len(n.units))
 	t.istd = make([][]float64, len(n.units))
-	maxOut, maxCols, maxC, maxW := 0, 0, 0, 0
+	maxOut, maxCols, maxC, maxW, maxU := 0, 0, 0, 0, 0
 	for i, u := range n.units {
 		sz := batch * u.cells * u.cout
 		maxOut = max(maxOut, sz)
@@ -69,10 +101,12 @@ func (n *Net) reserveTrain(batch int) {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
+			maxU = max(maxU, 16*u.cin*u.cout)
 		}
 	}
 	t.dz = make([]float32, maxOut)
 	t.wt = make([]float32, maxW)
+	t.wu = make([]float32, maxU)
 	for p := range t.parts {
 		t.parts[p] = partScratch{cols: make([]float32, maxCols), dw: make([]float32, maxW), db: make([]float32, maxC),
 			acc: [2][]float64{make([]float64, maxC), make([]float64, maxC)}}
@@ -108,7 +142,7 @@ func (n *Net) TrainBytes(batch int) int64 {
 			maxW = max(maxW, u.k*u.cout)
 		}
 	}
-	total += 4*int64(maxOut) + 4*int64(maxW)                                        // dz, wt
+	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                   // dz, wt, wu
 	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+maxC) + 16*int64(maxC)) // parts
 	total += 3 * 4 * int64(maxC)                                                    // f32
 	// The GEMMs of Backward pack an operand of about one layer's output
@@ -124,39 +158,6 @@ func numParts(batch int) int { return min(trainParts, batch) }
 // partSamples returns the samples [s0, s1) of slice p of np.
 func partSamples(batch, np, p int) (s0, s1 int) {
 	return p * batch / np, (p + 1) * batch / np
-}
-
-// parallel runs f(0) ... f(np-1) on up to kernels.Threads() goroutines (the
-// caller included) and returns when all have returned. The f(p) must write
-// disjoint memory.
-func parallel(np int, f func(p int)) {
-	nt := min(kernels.Threads(), np)
-	if nt <= 1 {
-		for p := range np {
-			f(p)
-		}
-		return
-	}
-	var next atomic.Int32
-	var wg sync.WaitGroup
-	run := func() {
-		for {
-			p := int(next.Add(1)) - 1
-			if p >= np {
-				return
-			}
-			f(p)
-		}
-	}
-	wg.Add(nt - 1)
-	for range nt - 1 {
-		go func() {
-			defer wg.Done()
-			run()
-		}()
-	}
-	run()
-	wg.Wait()
 }
 
 // ForwardTrain evaluates batch samples in training mode and keeps what
@@ -177,6 +178,18 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 	t.batch = batch
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
 	nchwToNHWC(batch, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input, act(0))
+	wino := n.TrainConvAlgorithm() == ConvWinograd
+	h, w := n.cfg.Height, n.cfg.Width
+	// conv3 is the 3x3 convolution of unit u (see kernels.Conv3x3BiasAct).
+	conv3 := func(u *unit, a []float32, bias, res []float32, relu bool, out []float32) {
+		if wino && u.cin >= winoMinCin {
+			wu := t.wu[:16*u.cin*u.cout]
+			kernels.WinogradWeights(u.w.Data, u.cin, u.cout, wu)
+			kernels.Conv3x3Winograd(a, batch, u.cin, h, w, wu, u.cout, bias, res, relu, out)
+			return
+		}
+		kernels.Conv3x3BiasAct(a, batch, u.cin, h, w, u.w.Data, u.cout, bias, res, relu, out)
+	}
 	for i, u := range n.units {
 		a, out := act(u.in), act(u.out)
 		m := batch * u.cells
@@ -190,14 +203,14 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 				bias = u.b.Data
 			}
 			if u.kind == kindConv3 {
-				kernels.Conv3x3BiasAct(a, batch, u.cin, n.cfg.Height, n.cfg.Width, u.w.Data, u.cout, bias, res, u.relu, out)
+				conv3(u, a, bias, res, u.relu, out)
 			} else {
 				kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.w.Data, u.cout, bias, res, u.relu, out, u.cout)
 			}
 		} else {
 			z := t.pre[i][:m*u.cout]
 			if u.kind == kindConv3 {
-				kernels.Conv3x3BiasAct(a, batch, u.cin, n.cfg.Height, n.cfg.Width, u.w.Data, u.cout, nil, nil, false, z)
+				conv3(u, a, nil, nil, false, z)
 			} else {
 				kernels.Gemm(false, false, m, u.cout, u.k, 1, a, u.k, u.w.Data, u.cout, 0, z, u.cout)
 			}
@@ -232,10 +245,6 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 	c := u.cout
 	m := batch * u.cells
 	np := numParts(batch)
-	rows := func(p int) (int, int) {
-		s0, s1 := partSamples(batch, np, p)
-		return s0 * u.cells, s1 * u.cells
-	}
 	// One pass for both moments, around a shift (row 0 of z, within a few
 	// standard deviations of the mean) so the float64 sums do not cancel:
 	// with e = z - shift, mean = shift + sum e/m and the sum of squared
@@ -244,22 +253,9 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 	for j := range mean {
 		mean[j] = float64(z[j])
 	}
-	parallel(np, func(p int) {
-		s1, s2 := t.parts[p].acc[0][:c], t.parts[p].acc[1][:c]
-		clear(s1)
-		clear(s2)
-		sh := mean[:c]
-		r0, r1 := rows(p)
-		for r := r0; r < r1; r++ {
-			row := z[r*c : (r+1)*c]
-			s1, s2, sh := s1[:len(row)], s2[:len(row)], sh[:len(row)]
-			for j, v := range row {
-				e := float64(v) - sh[j]
-				s1[j] += e
-				s2[j] += e * e
-			}
-		}
-	})
+	task := &t.bnf
+	*task = bnForwardTask{n: n, u: u, batch: batch, np: np, z: z, res: res, out: out, mean: mean[:c]}
+	kernels.Parallel(np, task)
 	g, b := u.bn.gamma.Data, u.bn.beta.Data
 	rm, rv := u.bn.mean.Data, u.bn.variance.Data
 	for j := range istd {
@@ -283,35 +279,42 @@ func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
 		scale[j] = float32(sc)
 		shift[j] = float32(float64(b[j]) - mean[j]*sc)
 	}
-	relu := u.relu
-	parallel(np, func(p int) {
-		r0, r1 := rows(p)
-		for r := r0; r < r1; r++ {
-			zr, or := z[r*c:(r+1)*c], out[r*c:(r+1)*c]
-			zr = zr[:len(or)]
-			sc, sh := scale[:len(or)], shift[:len(or)]
-			if res != nil {
-				rr := res[r*c : (r+1)*c]
-				rr = rr[:len(or)]
-				for j, v := range zr {
-					x := v*sc[j] + sh[j]
-					x += rr[j]
-					if relu {
-						x = max(x, 0)
-					}
-					or[j] = x
-				}
-				continue
-			}
-			for j, v := range zr {
-				x := v*sc[j] + sh[j]
-				if relu {
-					x = max(x, 0)
-				}
-				or[j] = x
-			}
-		}
-	})
+	task.scale, task.shift = scale, shift
+	kernels.Parallel(np, task)
+	*task = bnForwardTask{} // drop the references
+}
+
+// bnForwardTask is bnForward's two passes over the batch slices, run by
+// kernels.Parallel (a field of trainScratch, so that running them
+// allocates nothing): with scale nil, the moments of z around mean into
+// the slices' sums; then out = z*scale + shift (+ res) and u's ReLU.
+type bnForwardTask struct {
+	n            *Net
+	u            *unit
+	batch, np    int
+	z, res, out  []float32
+	mean         []float64
+	scale, shift []float32
+}
+
+// RunPart runs the current pass on batch slice p.
+func (k *bnForwardTask) RunPart(p int) {
+	c := k.u.cout
+	s0, s1 := partSamples(k.batch, k.np, p)
+	r0, r1 := s0*k.u.cells, s1*k.u.cells
+	if k.scale == nil {
+		acc := &k.n.tr.parts[p].acc
+		m1, m2 := acc[0][:c], acc[1][:c]
+		clear(m1)
+		clear(m2)
+		kernels.Moments(k.z[r0*c:r1*c], c, k.mean, m1, m2)
+		return
+	}
+	var rp []float32
+	if k.res != nil {
+		rp = k.res[r0*c : r1*c]
+	}
+	kernels.ScaleShift(k.z[r0*c:r1*c], c, k.scale, k.shift, rp, k.u.relu, k.out[r0*c:r1*c])
 }
 
 // ZeroGrad clears every parameter gradient.
@@ -339,65 +342,44 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 	grad := func(b int) []float32 { return t.grad[b][:batch*n.bufs[b].size()] }
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
 	np := numParts(batch)
-	parallel(np, func(p int) {
-		s0, s1 := partSamples(batch, np, p)
-		for b, sh := range n.bufs {
-			clear(grad(b)[s0*sh.size() : s1*sh.size()])
-		}
-	})
+	wino := n.TrainConvAlgorithm() == ConvWinograd
+	// A buffer's gradient is the sum of its consumers' contributions; the
+	// first one to arrive (units run in reverse) overwrites the stale
+	// values instead of adding to them, so no pass clears the buffers
+	// (clearing was a tenth of Sequence's step). Buffer 0, the input, gets
+	// none.
+	for b := range t.fresh {
+		t.fresh[b] = true
+	}
 	copy(grad(n.policy), dPolicy)
 	copy(grad(n.value), dValue)
+	t.fresh[n.policy], t.fresh[n.value] = false, false
 	for i := len(n.units) - 1; i >= 0; i-- {
 		u := n.units[i]
 		m := batch * u.cells
 		c := u.cout
 		d, y := grad(u.out), act(u.out)
 		size := n.bufs[u.out].size() // values per sample of d and y
+		if t.fresh[u.out] {
+			clear(d) // nothing reads u's output (not in the presets)
+			t.fresh[u.out] = false
+		}
 		var dres, z []float32
+		resFresh := false // dres gets its first contribution: copy, not add
 		if u.res >= 0 {
 			dres = grad(u.res)
+			resFresh = t.fresh[u.res]
+			t.fresh[u.res] = false
 		}
 		if u.bn != nil {
 			z = t.pre[i][:m*c]
 		}
 		// Pass 1, per batch slice: the activation's derivative, the
 		// residual's gradient, and batch norm's per-channel sums.
-		fused := z != nil && u.relu && !u.tanh && size == u.cells*c
-		parallel(np, func(p int) {
-			s0, s1 := partSamples(batch, np, p)
-			dp, yp := d[s0*size:s1*size], y[s0*size:s1*size]
-			if fused {
-				// The residual tower's case in one pass over the rows.
-				var rp []float32
-				if dres != nil {
-					rp = dres[s0*size : s1*size]
-				}
-				bnReLUSums(&t.parts[p], c, dp, yp, z[s0*size:s1*size], rp)
-				return
-			}
-			if u.tanh {
-				for j, v := range yp {
-					dp[j] *= 1 - v*v
-				}
-			}
-			if u.relu {
-				// d = 0 where the unit's output is 0, without a branch (the
-				// sign is unpredictable; the branch mispredicts often).
-				for j, v := range yp {
-					keep := ^uint32(0)
-					if v <= 0 {
-						keep = 0
-					}
-					dp[j] = math.Float32frombits(math.Float32bits(dp[j]) & keep)
-				}
-			}
-			if dres != nil {
-				kernels.Axpy(1, dp, dres[s0*size:s1*size])
-			}
-			if z != nil {
-				n.bnSums(&t.parts[p], c, d[s0*u.cells*c:s1*u.cells*c], z[s0*u.cells*c:s1*u.cells*c])
-			}
-		})
+		bw := &t.bw
+		*bw = backwardUnit{n: n, i: i, u: u, batch: batch, np: np, size: size, c: c, d: d, y: y, z: z,
+			dres: dres, resFresh: resFresh, fused: z != nil && u.relu && !u.tanh && size == u.cells*c, pass: 1}
+		kernels.Parallel(np, bw)
 		dz := d
 		if u.bn != nil {
 			dz = t.dz[:m*c]
@@ -406,9 +388,13 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		a := act(u.in)
 		conv3 := u.kind == kindConv3
 		var din []float32
+		inFresh := false // din gets its first contribution: overwrite, not add
 		if u.in != 0 {
 			din = grad(u.in)
+			inFresh = t.fresh[u.in]
+			t.fresh[u.in] = false
 		}
+		winoIn := false // the input gradient by Winograd, with n.tr.wu
 		if conv3 && din != nil {
 			// The input gradient of a 3x3 same convolution is the 3x3 same
 			// convolution of dz with the kernel rotated by 180 degrees and
@@ -424,38 +410,17 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 					}
 				}
 			}
+			if wino && c >= winoMinCin {
+				kernels.WinogradWeights(wt, c, u.cin, t.wu[:16*c*u.cin])
+				winoIn = true
+			}
 		}
 		// Pass 2, per batch slice: batch norm's input gradient, the bias
 		// gradient and, for 3x3 convolutions, the weight and input
 		// gradients, each slice into its own partial sums.
-		parallel(np, func(p int) {
-			ps := &t.parts[p]
-			s0, s1 := partSamples(batch, np, p)
-			if u.b != nil {
-				clear(ps.db[:c])
-			}
-			// prep computes rows [r0, r1) of dz and their bias gradient;
-			// a 3x3 convolution calls it block by block, just before the
-			// block's GEMMs read those rows.
-			prep := func(r0, r1 int) {
-				if u.bn != nil {
-					n.bnInputGrad(c, d[r0*c:r1*c], z[r0*c:r1*c], dz[r0*c:r1*c])
-				}
-				if u.b != nil {
-					db := ps.db[:c]
-					for r := r0; r < r1; r++ {
-						for j, v := range dz[r*c : (r+1)*c] {
-							db[j] += v
-						}
-					}
-				}
-			}
-			if conv3 {
-				n.conv3Backward(u, ps, s0, s1, a, dz, din, prep)
-			} else {
-				prep(s0*u.cells, s1*u.cells)
-			}
-		})
+		bw.dz, bw.a, bw.din, bw.inFresh, bw.conv3, bw.winoIn, bw.pass = dz, a, din, inFresh, conv3, winoIn, 2
+		kernels.Parallel(np, bw)
+		*bw = backwardUnit{} // drop the references
 		for p := range np {
 			if u.b != nil {
 				kernels.Axpy(1, t.parts[p].db[:c], u.b.Grad)
@@ -467,11 +432,120 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		if !conv3 {
 			kernels.Gemm(true, false, u.k, c, m, 1, a, u.k, dz, c, 1, u.w.Grad, c)
 			if din != nil {
-				kernels.Gemm(false, true, m, u.k, c, 1, dz, c, u.w.Data, c, 1, din, u.k)
+				beta := float32(1)
+				if inFresh {
+					beta = 0
+				}
+				kernels.Gemm(false, true, m, u.k, c, 1, dz, c, u.w.Data, c, beta, din, u.k)
 			}
 		}
 	}
 	return nil
+}
+
+// backwardUnit is one unit's backward passes over the batch slices, run
+// by kernels.Parallel: a field of trainScratch, so that running them
+// allocates nothing (closures passed to other goroutines escape to the
+// heap).
+type backwardUnit struct {
+	n                  *Net
+	i                  int
+	u                  *unit
+	batch, np, size, c int // size: values per sample of d and y
+	// d and y are the gradient and value of u's output, z its batch
+	// norm's input (nil without), dz the gradient before batch norm, dres
+	// the residual's gradient, a and din u's input and its gradient.
+	d, y, z, dz, dres, a, din []float32
+	// fused: batch norm + ReLU in one pass; resFresh, inFresh: dres, din
+	// get their first contribution (overwrite, not add); winoIn: the input
+	// gradient by Winograd.
+	fused, resFresh, inFresh, conv3, winoIn bool
+	pass                                    int // 1 or 2
+}
+
+// RunPart runs the current pass on batch slice p.
+func (b *backwardUnit) RunPart(p int) {
+	if b.pass == 1 {
+		b.pass1(p)
+		return
+	}
+	b.pass2(p)
+}
+
+// pass1 is, on slice p, the activation's derivative, the residual's
+// gradient, and batch norm's per-channel sums.
+func (b *backwardUnit) pass1(p int) {
+	n, t, u, c, size := b.n, &b.n.tr, b.u, b.c, b.size
+	s0, s1 := partSamples(b.batch, b.np, p)
+	dp, yp := b.d[s0*size:s1*size], b.y[s0*size:s1*size]
+	if b.fused {
+		// The residual tower's case in one pass over the rows.
+		var rp []float32
+		if b.dres != nil {
+			rp = b.dres[s0*size : s1*size]
+		}
+		bnReLUSums(&t.parts[p], c, dp, yp, b.z[s0*size:s1*size], rp, !b.resFresh)
+		return
+	}
+	if u.tanh {
+		for j, v := range yp {
+			dp[j] *= 1 - v*v
+		}
+	}
+	if u.relu {
+		// d = 0 where the unit's output is 0, without a branch (the
+		// sign is unpredictable; the branch mispredicts often).
+		for j, v := range yp {
+			keep := ^uint32(0)
+			if v <= 0 {
+				keep = 0
+			}
+			dp[j] = math.Float32frombits(math.Float32bits(dp[j]) & keep)
+		}
+	}
+	if b.dres != nil && b.resFresh {
+		copy(b.dres[s0*size:s1*size], dp)
+	} else if b.dres != nil {
+		kernels.Axpy(1, dp, b.dres[s0*size:s1*size])
+	}
+	if b.z != nil {
+		n.bnSums(&t.parts[p], c, b.d[s0*u.cells*c:s1*u.cells*c], b.z[s0*u.cells*c:s1*u.cells*c])
+	}
+}
+
+// pass2 is, on slice p, batch norm's input gradient, the bias gradient
+// and, for 3x3 convolutions, the weight and input gradients, into the
+// slice's partial sums.
+func (b *backwardUnit) pass2(p int) {
+	u, c := b.u, b.c
+	ps := &b.n.tr.parts[p]
+	s0, s1 := partSamples(b.batch, b.np, p)
+	if u.b != nil {
+		clear(ps.db[:c])
+	}
+	if b.conv3 {
+		b.n.conv3Backward(u, ps, s0, s1, b.a, b.dz, b.din, b.inFresh, b.winoIn, b)
+	} else {
+		b.prep(ps, s0*u.cells, s1*u.cells)
+	}
+}
+
+// prep computes rows [r0, r1) of dz and adds their bias gradient into
+// ps.db; a 3x3 convolution calls it block by block, just before the
+// block's GEMMs read those rows.
+func (b *backwardUnit) prep(ps *partScratch, r0, r1 int) {
+	u, c, dz := b.u, b.c, b.dz
+	if u.bn != nil {
+		b.n.bnInputGrad(c, b.d[r0*c:r1*c], b.z[r0*c:r1*c], dz[r0*c:r1*c])
+	}
+	if u.b != nil {
+		db := ps.db[:c]
+		for r := r0; r < r1; r++ {
+			for j, v := range dz[r*c : (r+1)*c] {
+				db[j] += v
+			}
+		}
+	}
 }
 
 // trainBlockRows is the target number of im2col rows (board cells of whole
@@ -487,12 +561,13 @@ const trainBlockRows = 128
 // samples [s0, s1) into ps.dw and, unless din is nil (u reads the network
 // input), adds their input gradient into din, given u's input a and the
 // gradient dz of its output (before the activation). The weight gradient
-// runs block of samples by block of samples, calling prep(r0, r1) to
+// runs block of samples by block of samples, calling bw.prep(ps, r0, r1) to
 // compute rows [r0, r1) of dz before it reads them; the input gradient is
 // then one convolution of dz with n.tr.wt, u's weights rotated (see
-// Backward), added into din, which needs no col2im and runs at the speed of
-// the forward convolution.
-func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, prep func(r0, r1 int)) {
+// Backward), added into din (written over din when fresh), which needs no col2im and runs at the speed of
+// the forward convolution (by Winograd with n.tr.wu, wt transformed, when
+// wino is set).
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino bool, bw *backwardUnit) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
 	wt := n.tr.wt[:u.k*u.cout]
@@ -501,7 +576,7 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 	for b0 := s0; b0 < s1; b0 += per {
 		nb := min(per, s1-b0)
 		rows := nb * u.cells
-		prep(b0*u.cells, b0*u.cells+rows)
+		bw.prep(ps, b0*u.cells, b0*u.cells+rows)
 		cols := ps.cols[:rows*u.k]
 		src := a[b0*u.cells*u.cin : (b0+nb)*u.cells*u.cin]
 		d := dz[b0*u.cells*u.cout : (b0+nb)*u.cells*u.cout]
@@ -511,7 +586,15 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 	}
 	if din != nil {
 		dp := din[s0*u.cells*u.cin : s1*u.cells*u.cin]
-		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, dp, false, dp)
+		res := dp
+		if fresh {
+			res = nil
+		}
+		if wino {
+			kernels.Conv3x3Winograd(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, res, false, dp)
+			return
+		}
+		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, res, false, dp)
 	}
 }
 
@@ -532,42 +615,14 @@ func (n *Net) bnSums(ps *partScratch, c int, d, z []float32) {
 }
 
 // bnReLUSums is, over the rows of one batch slice, the ReLU derivative
-// (d = 0 where y <= 0), the residual gradient (res += d, unless res is nil)
-// and bnSums, in one pass.
-func bnReLUSums(ps *partScratch, c int, d, y, z, res []float32) {
+// (d = 0 where y <= 0), the residual gradient (res += d, or res = d
+// unless addRes; nothing if res is nil) and bnSums, in one pass
+// (kernels.ReLUSums).
+func bnReLUSums(ps *partScratch, c int, d, y, z, res []float32, addRes bool) {
 	sd, sdz := ps.acc[0][:c], ps.acc[1][:c]
 	clear(sd)
 	clear(sdz)
-	for r := 0; r+c <= len(d); r += c {
-		dr := d[r : r+c]
-		yr, zr := y[r:r+len(dr)], z[r:r+len(dr)]
-		sd, sdz := sd[:len(dr)], sdz[:len(dr)]
-		if res != nil {
-			rr := res[r : r+len(dr)]
-			for j, v := range yr {
-				keep := ^uint32(0)
-				if v <= 0 {
-					keep = 0
-				}
-				g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
-				dr[j] = g
-				rr[j] += g
-				sd[j] += float64(g)
-				sdz[j] += float64(g) * float64(zr[j])
-			}
-			continue
-		}
-		for j, v := range yr {
-			keep := ^uint32(0)
-			if v <= 0 {
-				keep = 0
-			}
-			g := math.Float32frombits(math.Float32bits(dr[j]) & keep)
-			dr[j] = g
-			sd[j] += float64(g)
-			sdz[j] += float64(g) * float64(zr[j])
-		}
-	}
+	kernels.ReLUSums(d, y, z, res, addRes, c, sd, sdz)
 }
 
 // bnCoeffs adds up the slices' sums of bnSums, accumulates the gamma and
@@ -602,12 +657,5 @@ func (n *Net) bnCoeffs(i int, u *unit, m, np int) {
 // rows of c channels.
 func (n *Net) bnInputGrad(c int, d, z, dz []float32) {
 	t := &n.tr
-	k1, k2, k3 := t.f32[0][:c], t.f32[1][:c], t.f32[2][:c]
-	for r := 0; r+c <= len(d); r += c {
-		dr, zr, out := d[r:r+c], z[r:r+c], dz[r:r+c]
-		zr, out = zr[:len(dr)], out[:len(dr)]
-		for j, v := range dr {
-			out[j] = v*k1[j] + zr[j]*k2[j] + k3[j]
-		}
-	}
+	kernels.Affine2(d, z, c, t.f32[0][:c], t.f32[1][:c], t.f32[2][:c], dz)
 }

@@ -13,6 +13,12 @@ import (
 // (the GEMMs' packing buffers are pooled per kernel thread, so their
 // share varies with the threads).
 func TestTrainBytesMatchesAllocations(t *testing.T) {
+	if raceEnabled {
+		// sync.Pool drops items at random under the race detector, so the
+		// kernels' pooled buffers are allocated again and again (it failed
+		// there before Winograd training too: 1.31x at 5048510).
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	for _, spec := range []string{"tictactoe", "connect4"} {
 		g := games.MustNew(spec)
 		cfg, err := DefaultConfig(g)

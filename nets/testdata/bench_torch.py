@@ -2,15 +2,21 @@
 """Times PyTorch (CPU) on the same networks as nets.BenchmarkForward and
 nets.BenchmarkTrain, for a side-by-side table:
 
-    /usr/bin/python3 nets/testdata/bench_torch.py [--threads 2] [--seconds 1]
+    /usr/bin/python3 nets/testdata/bench_torch.py [--threads 2] [--seconds 1] [--train]
 
 Inference runs in torch.inference_mode() with the model in eval mode and
 batch norm unfused (PyTorch's default eager execution); training is one
-forward + backward of the AlphaZero loss + Adam step at batch 256.
+forward + backward of the AlphaZero loss + Adam step at batch 256, on the
+connect4 preset (64x5), the 32x4 Connect Four net and the sequence preset
+(--train: training only). OpenBLAS's own thread count is set to the same
+number as torch's (it otherwise starts one thread per core even with
+torch.set_num_threads(1)); run with OMP_WAIT_POLICY=PASSIVE so that idle
+OpenMP threads do not spin on a shared machine.
 Prints one line per case: preset, batch, threads, evals/s (wall clock) and
 evals/cpu-s (per second of process CPU time, all threads).
 """
 import argparse
+import ctypes
 import os
 import sys
 import time
@@ -23,7 +29,9 @@ from make_reference import AlphaZero  # noqa: E402  (same architecture as the Go
 PRESETS = {
     "connect4": {"head": "alphazero", "input_planes": 2, "height": 6, "width": 7, "policy_size": 7,
                  "channels": 64, "blocks": 5, "value_hidden": 64},
-    "sequence": {"head": "alphazero", "input_planes": 99, "height": 10, "width": 10, "policy_size": 700,
+    "connect4-32x4": {"head": "alphazero", "input_planes": 2, "height": 6, "width": 7, "policy_size": 7,
+                      "channels": 32, "blocks": 4, "value_hidden": 64},
+    "sequence": {"head": "alphazero", "input_planes": 107, "height": 10, "width": 10, "policy_size": 700,
                  "channels": 64, "blocks": 5, "value_hidden": 256},
 }
 
@@ -38,6 +46,22 @@ def blas_library():
     with open("/proc/self/maps") as f:
         libs = sorted({line.split()[-1] for line in f if "blas" in line.split()[-1]})
     return ", ".join(libs) or "none found"
+
+
+def set_blas_threads(n):
+    """Sets OpenBLAS's thread count (openblas_set_num_threads in the loaded
+    library), which torch.set_num_threads leaves alone. Returns False
+    when no OpenBLAS is loaded."""
+    with open("/proc/self/maps") as f:
+        libs = sorted({line.split()[-1] for line in f if "libopenblas" in line.split()[-1]})
+    for lib in libs:
+        ctypes.CDLL(lib).openblas_set_num_threads(n)
+    return bool(libs)
+
+
+def set_threads(n):
+    torch.set_num_threads(n)
+    set_blas_threads(n)
 
 
 def timeit(fn, seconds):
@@ -58,37 +82,40 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--train", action="store_true", help="time training only")
     args = ap.parse_args()
-    print("torch", torch.__version__, "blas", blas_library(), flush=True)
-    for name, cfg in PRESETS.items():
-        model = AlphaZero(cfg).eval()
-        for batch in (1, 16, 256):
-            x = torch.randn(batch, cfg["input_planes"], cfg["height"], cfg["width"])
-            for th in args.threads:
-                torch.set_num_threads(th)
-                with torch.inference_mode():
-                    dt, ct = timeit(lambda: model(x), args.seconds)
-                print("forward %-9s batch=%-4d threads=%d %10.1f evals/s %10.1f evals/cpu-s" % (name, batch, th, batch / dt, batch / ct), flush=True)
-    cfg = PRESETS["connect4"]
-    model = AlphaZero(cfg).train()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    B = 256
-    x = torch.randn(B, 2, 6, 7)
-    target = torch.softmax(torch.randn(B, 7), 1)
-    z = torch.rand(B) * 2 - 1
+    print("torch", torch.__version__, "blas", blas_library(), "OMP_WAIT_POLICY", os.environ.get("OMP_WAIT_POLICY"), flush=True)
+    if not args.train:
+        for name in ("connect4", "sequence"):
+            cfg = PRESETS[name]
+            model = AlphaZero(cfg).eval()
+            for batch in (1, 16, 256):
+                x = torch.randn(batch, cfg["input_planes"], cfg["height"], cfg["width"])
+                for th in args.threads:
+                    set_threads(th)
+                    with torch.inference_mode():
+                        dt, ct = timeit(lambda: model(x), args.seconds)
+                    print("forward %-13s batch=%-4d threads=%d %10.1f evals/s %10.1f evals/cpu-s" % (name, batch, th, batch / dt, batch / ct), flush=True)
+    for name in ("connect4", "connect4-32x4", "sequence"):
+        cfg = PRESETS[name]
+        model = AlphaZero(cfg).train()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        B = 256
+        x = torch.randn(B, cfg["input_planes"], cfg["height"], cfg["width"])
+        target = torch.softmax(torch.randn(B, cfg["policy_size"]), 1)
+        z = torch.rand(B) * 2 - 1
 
-    def step():
-        opt.zero_grad()
-        logits, v = model(x)
-        loss = -(target * torch.log_softmax(logits, 1)).sum(1).mean() + ((v - z) ** 2).mean()
-        loss.backward()
-        opt.step()
+        def step():
+            opt.zero_grad()
+            logits, v = model(x)
+            loss = -(target * torch.log_softmax(logits, 1)).sum(1).mean() + ((v - z) ** 2).mean()
+            loss.backward()
+            opt.step()
 
-    for th in args.threads:
-        torch.set_num_threads(th)
-        dt, ct = timeit(step, args.seconds)
-        print("train   connect4  batch=%-4d threads=%d %10.1f samples/s %10.1f samples/cpu-s" % (B, th, B / dt, B / ct), flush=True)
-
+        for th in args.threads:
+            set_threads(th)
+            dt, ct = timeit(step, args.seconds)
+            print("train   %-13s batch=%-4d threads=%d %10.1f samples/s %10.1f samples/cpu-s" % (name, B, th, B / dt, B / ct), flush=True)
 
 if __name__ == "__main__":
     main()
