@@ -503,44 +503,13 @@ func strongFlags(k int, ahead []bool) []string {
 func fitConditionalLogit(n, k int, stages []plStage, sd float64) (theta, cov []float64, iters int, err error) {
 	invVar := 1 / (sd * sd)
 	theta = make([]float64, n)
-	trial := make([]float64, n)
 	grad := make([]float64, n)
 	hess := make([]float64, n*n)
-	f := clogitObjective(theta, stages, invVar)
-	for iters = 1; ; iters++ {
-		if iters > 200 {
-			return nil, nil, iters, errNoMLE
-		}
-		clogitDerivatives(theta, stages, invVar, k, grad, hess)
-		step, ok := cholSolve(n, hess, grad)
-		if !ok {
-			return nil, nil, iters, errNoMLE
-		}
-		t := 1.0
-		var ft float64
-		for range 60 {
-			for i := range theta {
-				trial[i] = theta[i] + t*step[i]
-			}
-			ft = clogitObjective(trial, stages, invVar)
-			if ft >= f-1e-12*math.Abs(f) {
-				break
-			}
-			t /= 2
-		}
-		copy(theta, trial)
-		maxStep := 0.0
-		for _, s := range step {
-			maxStep = math.Max(maxStep, math.Abs(t*s))
-		}
-		stalled := ft <= f
-		f = ft
-		if maxStep < 1e-10 || (stalled && maxStep < 1e-6) {
-			break
-		}
-		if invVar == 0 && slices.ContainsFunc(theta, func(b float64) bool { return math.Abs(b) > 50 }) {
-			return nil, nil, iters, errNoMLE
-		}
+	iters, err = newtonMaximise(theta, invVar == 0,
+		func(x []float64) float64 { return clogitObjective(x, stages, invVar) },
+		func(x, g, h []float64) { clogitDerivatives(x, stages, invVar, k, g, h) }, grad, hess)
+	if err != nil {
+		return nil, nil, iters, err
 	}
 	if invVar == 0 {
 		m := 0.0

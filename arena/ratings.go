@@ -482,6 +482,56 @@ func logSumExp(beta []float64, set []int) float64 {
 
 var errNoMLE = errors.New("the maximum-likelihood estimate does not exist (some agent won or lost every comparison, or the agents fall into groups that never met); use a finite prior")
 
+// newtonMaximise maximises a concave objective over x (updated in place)
+// by Newton steps: derivs fills the gradient g and the negative Hessian h
+// (row-major, len(x)² values) at x, and each step is halved until the
+// objective does not decrease. It stops when a step is negligible
+// (1e-10), or when no damped step improves the objective any more and the
+// step is small (1e-6): with tens of thousands of games the objective's
+// rounding error exceeds what a 1e-10 step changes, and Newton then
+// stalls at the optimum rather than reaching it to the last bit. It
+// returns the iterations used, or errNoMLE when a step cannot be solved,
+// 200 iterations pass, or, unbounded (no prior), a coordinate runs past
+// 50 (a maximum at infinity).
+func newtonMaximise(x []float64, unbounded bool, objective func([]float64) float64, derivs func(x, g, h []float64), g, h []float64) (int, error) {
+	n := len(x)
+	trial := make([]float64, n)
+	f := objective(x)
+	for iter := 1; iter <= 200; iter++ {
+		derivs(x, g, h)
+		step, ok := cholSolve(n, h, g)
+		if !ok {
+			return iter, errNoMLE
+		}
+		t := 1.0
+		var ft float64
+		for range 60 {
+			for i := range x {
+				trial[i] = x[i] + t*step[i]
+			}
+			ft = objective(trial)
+			if ft >= f-1e-12*math.Abs(f) {
+				break
+			}
+			t /= 2
+		}
+		copy(x, trial)
+		maxStep := 0.0
+		for _, s := range step {
+			maxStep = math.Max(maxStep, math.Abs(t*s))
+		}
+		stalled := ft <= f
+		f = ft
+		if maxStep < 1e-10 || (stalled && maxStep < 1e-6) {
+			return iter, nil
+		}
+		if unbounded && slices.ContainsFunc(x, func(b float64) bool { return math.Abs(b) > 50 }) {
+			return iter, errNoMLE
+		}
+	}
+	return 200, errNoMLE
+}
+
 // fitPL maximises the Plackett-Luce log-likelihood of the weighted choices
 // plus a N(0, sd²) log-prior per agent by damped Newton iterations. With
 // sd = +Inf the gauge is fixed by centring (mean 0). When wantCov is set it
@@ -497,51 +547,11 @@ func fitPL(k int, cs []choice, sd float64, wantCov bool) (beta, cov []float64, e
 	beta = make([]float64, k)
 	grad := make([]float64, k)
 	hess := make([]float64, k*k) // negative Hessian (+ gauge term without prior)
-	trial := make([]float64, k)
 	q := make([]float64, 0, 8)
-	f := plObjective(beta, cs, invVar)
-	converged := false
-	for iter := 0; iter < 200; iter++ {
-		negHessian(beta, cs, invVar, grad, hess, q)
-		step, ok := cholSolve(k, hess, grad)
-		if !ok {
-			return nil, nil, errNoMLE
-		}
-		// Damped step: halve until the objective does not decrease.
-		t := 1.0
-		var ft float64
-		for range 60 {
-			for i := range beta {
-				trial[i] = beta[i] + t*step[i]
-			}
-			ft = plObjective(trial, cs, invVar)
-			if ft >= f-1e-12*math.Abs(f) {
-				break
-			}
-			t /= 2
-		}
-		copy(beta, trial)
-		maxStep := 0.0
-		for _, s := range step {
-			maxStep = math.Max(maxStep, math.Abs(t*s))
-		}
-		// Converged when the step is negligible, or when no damped step
-		// improves the objective any more: with tens of thousands of games
-		// the objective's rounding error exceeds what a 1e-10 step changes,
-		// and Newton then stalls at the optimum rather than reaching it to
-		// the last bit.
-		stalled := ft <= f
-		f = ft
-		if maxStep < 1e-10 || (stalled && maxStep < 1e-6) {
-			converged = true
-			break
-		}
-		if invVar == 0 && slices.ContainsFunc(beta, func(b float64) bool { return math.Abs(b) > 50 }) {
-			return nil, nil, errNoMLE
-		}
-	}
-	if !converged {
-		return nil, nil, errNoMLE
+	if _, err := newtonMaximise(beta, invVar == 0,
+		func(x []float64) float64 { return plObjective(x, cs, invVar) },
+		func(x, g, h []float64) { negHessian(x, cs, invVar, g, h, q) }, grad, hess); err != nil {
+		return nil, nil, err
 	}
 	if invVar == 0 {
 		m := 0.0

@@ -198,36 +198,9 @@ func TestDeadWorkerDoesNotBlock(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
-	type result struct {
-		st  Stats
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
-		res <- result{st, err}
-	}()
+	res := f.selfPlayInBackground(ctx, job, netPath, o)
 	// The dead worker: takes 6 tasks as soon as they are queued.
-	dead := connect(t, f.srv.URL())
-	js, err := jetstream.New(dead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
-	for err != nil && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
-	}
-	taken := 0
-	for taken < 6 && ctx.Err() == nil {
-		mb, err := cons.Fetch(6-taken, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range mb.Messages() {
-			taken++
-		}
-	}
+	takeTasks(t, ctx, connect(t, f.srv.URL()), 6)
 	wctx, stop := context.WithCancel(ctx)
 	_, done := startWorker(t, wctx, f.srv.URL(), 4)
 	r := <-res
@@ -524,34 +497,8 @@ func TestInvalidGameIsPlayedAgain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
-	type result struct {
-		st  Stats
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
-		res <- result{st, err}
-	}()
-	js, err := jetstream.New(f.nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
-	for err != nil && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
-	}
-	var tasks []jetstream.Msg
-	for len(tasks) < 3 && ctx.Err() == nil {
-		mb, err := cons.Fetch(3-len(tasks), jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for m := range mb.Messages() {
-			tasks = append(tasks, m)
-		}
-	}
+	res := f.selfPlayInBackground(ctx, job, netPath, o)
+	js, tasks := takeTasks(t, ctx, f.nc, 3)
 	obs := len(want[0].Obs) / want[0].Positions()
 	for id := range 3 {
 		r := want[id]
@@ -574,7 +521,7 @@ func TestInvalidGameIsPlayedAgain(t *testing.T) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	_, done := startWorker(t, wctx, f.srv.URL(), 2)
-	var r result
+	var r selfPlayResult
 	select {
 	case r = <-res:
 	case <-time.After(30 * time.Second):
@@ -590,4 +537,47 @@ func TestInvalidGameIsPlayedAgain(t *testing.T) {
 	if r.st.Games != 3 || r.st.Invalid != 1 || o.Manifest().Totals.Games != 3 {
 		t.Fatalf("stats %+v, %d games on disk; want 3 games and 1 invalid", r.st, o.Manifest().Totals.Games)
 	}
+}
+
+// selfPlayResult is what a trainer's SelfPlay call returned.
+type selfPlayResult struct {
+	st  Stats
+	err error
+}
+
+// selfPlayInBackground runs f's trainer on job and sends its result.
+func (f *testFleet) selfPlayInBackground(ctx context.Context, job Job, netPath string, o *selfplay.Output) <-chan selfPlayResult {
+	res := make(chan selfPlayResult, 1)
+	go func() {
+		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+		res <- selfPlayResult{st, err}
+	}()
+	return res
+}
+
+// takeTasks takes n tasks from the workers' consumer, as a hand-driven
+// worker on nc would, once the trainer has made it; it returns nc's
+// JetStream context too, for the games the test then publishes.
+func takeTasks(t *testing.T, ctx context.Context, nc *nats.Conn, n int) (jetstream.JetStream, []jetstream.Msg) {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
+	for err != nil && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
+	}
+	var tasks []jetstream.Msg
+	for len(tasks) < n && ctx.Err() == nil {
+		mb, err := cons.Fetch(n-len(tasks), jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range mb.Messages() {
+			tasks = append(tasks, m)
+		}
+	}
+	return js, tasks
 }

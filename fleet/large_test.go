@@ -107,34 +107,8 @@ func TestFailedTaskQueuedAgain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
-	type result struct {
-		st  Stats
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
-		res <- result{st, err}
-	}()
-	js, err := jetstream.New(f.nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cons, err := js.Consumer(ctx, "test-tasks", workersConsumer)
-	for err != nil && ctx.Err() == nil {
-		time.Sleep(10 * time.Millisecond)
-		cons, err = js.Consumer(ctx, "test-tasks", workersConsumer)
-	}
-	var tasks []jetstream.Msg
-	for len(tasks) < 3 && ctx.Err() == nil {
-		mb, err := cons.Fetch(3-len(tasks), jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for m := range mb.Messages() {
-			tasks = append(tasks, m)
-		}
-	}
+	res := f.selfPlayInBackground(ctx, job, netPath, o)
+	js, tasks := takeTasks(t, ctx, f.nc, 3)
 	obs := len(want[0].Obs) / want[0].Positions()
 	for id := 1; id < 3; id++ {
 		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Semantics: selfplay.Semantics, Record: want[id]}, obs)
@@ -160,7 +134,7 @@ func TestFailedTaskQueuedAgain(t *testing.T) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	_, done := startWorker(t, wctx, f.srv.URL(), 2)
-	var r result
+	var r selfPlayResult
 	select {
 	case r = <-res:
 	case <-time.After(30 * time.Second):

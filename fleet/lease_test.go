@@ -87,15 +87,7 @@ func TestFleetRecreatedAfterStoreLoss(t *testing.T) {
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	type result struct {
-		st  Stats
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
-		res <- result{st, err}
-	}()
+	res := f.selfPlayInBackground(ctx, job, netPath, o)
 	for !strings.Contains(f.log.String(), "games queued") {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -115,7 +107,7 @@ func TestFleetRecreatedAfterStoreLoss(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
-	var r result
+	var r selfPlayResult
 	select {
 	case r = <-res:
 	case <-time.After(30 * time.Second):
