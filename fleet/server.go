@@ -77,9 +77,12 @@ func StartServer(o ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("embedded NATS server: %v", err)
 	}
 	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
+	// Generous: on a machine loaded ten times over its cores, starting
+	// JetStream once took more than 30 s.
+	const ready = 90 * time.Second
+	if !ns.ReadyForConnections(ready) {
 		ns.Shutdown()
-		return nil, fmt.Errorf("embedded NATS server on %s did not start in 30 s (is the port taken?)", o.Listen)
+		return nil, fmt.Errorf("embedded NATS server on %s did not start in %v (is the port taken?)", o.Listen, ready)
 	}
 	scheme := "nats"
 	if so.TLS {
