@@ -50,8 +50,8 @@ func TestValueHeadBackends(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeTo(t, "cache miss values", v, wantV, 1e-6)
-	// Every row hits the second time; with row 0's input in row 3, row 3
-	// gets row 0's stored values.
+	// The second time rows hit; with row 0's input in row 3, row 3 gets
+	// row 0's values.
 	in2 := slices.Clone(in)
 	rowIn := len(in) / batch
 	copy(in2[3*rowIn:4*rowIn], in[:rowIn])
@@ -59,8 +59,10 @@ func TestValueHeadBackends(t *testing.T) {
 	if err := c.Evaluate(context.Background(), batch, in2, p, v2); err != nil {
 		t.Fatal(err)
 	}
-	if st := c.Stats(); st.Hits != batch {
-		t.Errorf("second batch: %d hits, want %d", st.Hits, batch)
+	// Rows hit unless two keys shared a slot (the hash is seeded at
+	// random), so only the totals are fixed; the values are right either way.
+	if st := c.Stats(); st.Hits+st.Misses != 2*batch || st.Hits == 0 {
+		t.Errorf("after two batches: %d hits and %d misses, want %d look-ups, some hits", st.Hits, st.Misses, 2*batch)
 	}
 	closeTo(t, "cache hit values", v2[:9], wantV[:9], 1e-6)
 	closeTo(t, "cache hit of row 0 for row 3", v2[9:], wantV[:3], 1e-6)
