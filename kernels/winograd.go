@@ -236,6 +236,7 @@ type winoArgs struct {
 	src            []float32
 	cin, h, w      int
 	th, tw         int           // tiles down and across one image
+	inner          bool          // taps: the 2x2 centre of each patch only (see gradChunk)
 	u              []float32     // float32 transformed weights, or
 	ub             *WinogradBF16 // bfloat16 ones
 	cout           int
@@ -377,35 +378,7 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	if bf16 {
 		sc.vb = grow16(sc.vb, 16*is)
 	}
-	// The input transform, into sc.v, or into sc.vb when the BF16 kernels
-	// round as they transform.
-	rounded := false
-	switch {
-	case im.avx2Loops && cin%8 == 0:
-		// Straight from the image: no gathered copy.
-		rounded = bf16 && im.bf16 != nil && im.avx512Loops && cin%16 == 0
-		if !rounded {
-			sc.v = grow(sc.v, 16*is)
-		}
-		for t := t0; t < t1; t++ {
-			a.taps(t, &sc.taps, sc.zero[:cin])
-			switch {
-			case rounded:
-				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &sc.taps, cin)
-			case im.avx512Loops && cin%16 == 0:
-				winoGatherInAVX512(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
-			default:
-				winoGatherInAVX2(&sc.v[(t-t0)*cin], is, &sc.taps, cin)
-			}
-		}
-	default:
-		sc.d = grow(sc.d, 16*is)
-		sc.v = grow(sc.v, 16*is)
-		for t := t0; t < t1; t++ {
-			a.gather(t, sc.d[(t-t0)*cin:], is, sc.zero[:cin], &sc.taps)
-		}
-		winoIn(im, sc.v, is, sc.d, is, nt*cin)
-	}
+	rounded := a.transformIn(im, sc, &sc.v, t0, t1, is, bf16)
 	if bf16 {
 		ts := scratchPool.Get().(*scratch)
 		for e := range 16 {
@@ -435,6 +408,42 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	winoPool.Put(sc)
 }
 
+// transformIn writes the transformed input patches of tiles [t0, t1)
+// into *v, sc.v or sc.mm ([16][nt*cin] at row stride is; sc.zero holds at
+// least cin zeros), or into sc.vb already
+// rounded to bfloat16 when bf16 is set and the kernels can (it then
+// returns true).
+func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, is int, bf16 bool) (rounded bool) {
+	cin, nt := a.cin, t1-t0
+	switch {
+	case im.avx2Loops && cin%8 == 0:
+		// Straight from the image: no gathered copy.
+		rounded = bf16 && im.bf16 != nil && im.avx512Loops && cin%16 == 0
+		if !rounded {
+			*v = grow(*v, 16*is)
+		}
+		for t := t0; t < t1; t++ {
+			a.taps(t, &sc.taps, sc.zero[:cin])
+			switch {
+			case rounded:
+				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &sc.taps, cin)
+			case im.avx512Loops && cin%16 == 0:
+				winoGatherInAVX512(&(*v)[(t-t0)*cin], is, &sc.taps, cin)
+			default:
+				winoGatherInAVX2(&(*v)[(t-t0)*cin], is, &sc.taps, cin)
+			}
+		}
+	default:
+		sc.d = grow(sc.d, 16*is)
+		*v = grow(*v, 16*is)
+		for t := t0; t < t1; t++ {
+			a.gather(t, sc.d[(t-t0)*cin:], is, sc.zero[:cin], &sc.taps)
+		}
+		winoIn(im, *v, is, sc.d, is, nt*cin)
+	}
+	return rounded
+}
+
 // gemmOne runs C = A*B on the calling goroutine alone with implementation
 // im (the chunks are the unit of parallelism here).
 func gemmOne(im *impl, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
@@ -454,7 +463,9 @@ func gemmOne(im *impl, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 }
 
 // taps points taps[p] at pixel p (4*row+column) of tile t's 4x4 input
-// patch, or at zero (cin zeros) where the pixel lies outside the image.
+// patch, or at zero (cin zeros) where the pixel lies outside the image
+// or, when a.inner is set, outside the patch's 2x2 centre (the tile's
+// output pixels).
 func (a *winoArgs) taps(t int, taps *[16]*float32, zero []float32) {
 	cin := a.cin
 	per := a.th * a.tw
@@ -465,7 +476,7 @@ func (a *winoArgs) taps(t int, taps *[16]*float32, zero []float32) {
 		y := y0 + i
 		for j := range 4 {
 			x := x0 + j
-			if y < 0 || y >= a.h || x < 0 || x >= a.w {
+			if y < 0 || y >= a.h || x < 0 || x >= a.w || a.inner && (i%3 == 0 || j%3 == 0) {
 				taps[4*i+j] = &zero[0]
 			} else {
 				taps[4*i+j] = &img[(y*a.w+x)*cin]

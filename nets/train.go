@@ -32,12 +32,13 @@ type trainScratch struct {
 }
 
 // SetTrainConvAlgorithm makes ForwardTrain and Backward compute 3x3
-// convolutions with a: under ConvWinograd, the forward convolutions with
-// at least winoMinCin input channels and the input-gradient convolutions
-// (the convolution of the output gradient with the rotated kernel) with at
-// least winoMinCin output channels run by Winograd's F(2x2,3x3)
-// (kernels.Conv3x3Winograd), the rest and every weight gradient by im2col
-// + GEMM. Until it is called, training uses AutoConvAlgorithm():
+// convolutions with a: under ConvWinograd, the forward convolutions and
+// weight gradients of convolutions with at least winoMinCin input
+// channels and the input-gradient convolutions (the convolution of the
+// output gradient with the rotated kernel) of those with at least
+// winoMinCin output channels run by Winograd's F(2x2,3x3)
+// (kernels.Conv3x3Winograd, kernels.Conv3x3WinogradWeightGrad), the rest
+// by im2col + GEMM. Until it is called, training uses AutoConvAlgorithm():
 // Winograd with SIMD kernels, im2col with the portable ones. Gradients
 // agree with im2col's to float32 rounding of the transforms (about 1e-5
 // of the largest), not bit for bit. Like ForwardTrain, it must not race
@@ -68,6 +69,7 @@ const trainParts = 4
 type partScratch struct {
 	cols []float32    // a block of the im2col matrix (and its gradient)
 	dw   []float32    // the slice's weight gradient of a 3x3 convolution
+	du   []float32    // the same for its Winograd-transformed weights
 	db   []float32    // the slice's bias gradient
 	acc  [2][]float64 // the slice's per-channel sums
 }
@@ -108,7 +110,7 @@ func (n *Net) reserveTrain(batch int) {
 	t.wt = make([]float32, maxW)
 	t.wu = make([]float32, maxU)
 	for p := range t.parts {
-		t.parts[p] = partScratch{cols: make([]float32, maxCols), dw: make([]float32, maxW), db: make([]float32, maxC),
+		t.parts[p] = partScratch{cols: make([]float32, maxCols), dw: make([]float32, maxW), du: make([]float32, maxU), db: make([]float32, maxC),
 			acc: [2][]float64{make([]float64, maxC), make([]float64, maxC)}}
 	}
 	t.f32 = [3][]float32{make([]float32, maxC), make([]float32, maxC), make([]float32, maxC)}
@@ -142,9 +144,9 @@ func (n *Net) TrainBytes(batch int) int64 {
 			maxW = max(maxW, u.k*u.cout)
 		}
 	}
-	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                   // dz, wt, wu
-	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+maxC) + 16*int64(maxC)) // parts
-	total += 3 * 4 * int64(maxC)                                                    // f32
+	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                               // dz, wt, wu
+	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+16*(maxW/9)+maxC) + 16*int64(maxC)) // parts
+	total += 3 * 4 * int64(maxC)                                                                // f32
 	// The GEMMs of Backward pack an operand of about one layer's output
 	// (kernels' pooled buffers, one per kernel thread that packs at once:
 	// more with many threads and narrow layers).
@@ -419,13 +421,24 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		// gradient and, for 3x3 convolutions, the weight and input
 		// gradients, each slice into its own partial sums.
 		bw.dz, bw.a, bw.din, bw.inFresh, bw.conv3, bw.winoIn, bw.pass = dz, a, din, inFresh, conv3, winoIn, 2
+		bw.winoW = conv3 && wino && u.cin >= winoMinCin
 		kernels.Parallel(np, bw)
+		winoW := bw.winoW
 		*bw = backwardUnit{} // drop the references
+		if winoW {
+			// The slices' transformed-weight gradients, added up, then
+			// transformed back once.
+			du := t.parts[0].du[:16*u.cin*c]
+			for p := 1; p < np; p++ {
+				kernels.Axpy(1, t.parts[p].du[:len(du)], du)
+			}
+			kernels.WinogradWeightsGrad(du, u.cin, c, t.parts[0].dw)
+		}
 		for p := range np {
 			if u.b != nil {
 				kernels.Axpy(1, t.parts[p].db[:c], u.b.Grad)
 			}
-			if conv3 {
+			if conv3 && (p == 0 || !winoW) {
 				kernels.Axpy(1, t.parts[p].dw[:u.k*c], u.w.Grad)
 			}
 		}
@@ -458,9 +471,9 @@ type backwardUnit struct {
 	d, y, z, dz, dres, a, din []float32
 	// fused: batch norm + ReLU in one pass; resFresh, inFresh: dres, din
 	// get their first contribution (overwrite, not add); winoIn: the input
-	// gradient by Winograd.
-	fused, resFresh, inFresh, conv3, winoIn bool
-	pass                                    int // 1 or 2
+	// gradient by Winograd; winoW: the weight gradient by Winograd.
+	fused, resFresh, inFresh, conv3, winoIn, winoW bool
+	pass                                           int // 1 or 2
 }
 
 // RunPart runs the current pass on batch slice p.
@@ -524,7 +537,7 @@ func (b *backwardUnit) pass2(p int) {
 		clear(ps.db[:c])
 	}
 	if b.conv3 {
-		b.n.conv3Backward(u, ps, s0, s1, b.a, b.dz, b.din, b.inFresh, b.winoIn, b)
+		b.n.conv3Backward(u, ps, s0, s1, b.a, b.dz, b.din, b.inFresh, b.winoIn, b.winoW, b)
 	} else {
 		b.prep(ps, s0*u.cells, s1*u.cells)
 	}
@@ -562,27 +575,41 @@ const trainBlockRows = 128
 // input), adds their input gradient into din, given u's input a and the
 // gradient dz of its output (before the activation). The weight gradient
 // runs block of samples by block of samples, calling bw.prep(ps, r0, r1) to
-// compute rows [r0, r1) of dz before it reads them; the input gradient is
+// compute rows [r0, r1) of dz before it reads them (im2col + GEMM), or,
+// when winoW is set, by Winograd over the whole slice into ps.du, the
+// gradient of the transformed weights, which Backward adds up over the
+// slices and transforms back into ps.dw of slice 0; the input gradient is
 // then one convolution of dz with n.tr.wt, u's weights rotated (see
 // Backward), added into din (written over din when fresh), which needs no col2im and runs at the speed of
 // the forward convolution (by Winograd with n.tr.wu, wt transformed, when
 // wino is set).
-func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino bool, bw *backwardUnit) {
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino, winoW bool, bw *backwardUnit) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
 	wt := n.tr.wt[:u.k*u.cout]
 	dw := ps.dw[:u.k*u.cout]
-	beta := float32(0)
-	for b0 := s0; b0 < s1; b0 += per {
-		nb := min(per, s1-b0)
-		rows := nb * u.cells
-		bw.prep(ps, b0*u.cells, b0*u.cells+rows)
-		cols := ps.cols[:rows*u.k]
-		src := a[b0*u.cells*u.cin : (b0+nb)*u.cells*u.cin]
-		d := dz[b0*u.cells*u.cout : (b0+nb)*u.cells*u.cout]
-		kernels.Im2Col3x3(src, nb, u.cin, h, w, cols)
-		kernels.Gemm(true, false, u.k, u.cout, rows, 1, cols, u.k, d, u.cout, beta, dw, u.cout)
-		beta = 1
+	if winoW {
+		// By Winograd: dz of the whole slice first (the GEMMs' K is the
+		// slice's tiles), then the transformed weights' gradient, which
+		// Backward adds up over the slices and transforms back.
+		bw.prep(ps, s0*u.cells, s1*u.cells)
+		du := ps.du[:16*u.cin*u.cout]
+		clear(du)
+		kernels.Conv3x3WinogradWeightGrad(a[s0*u.cells*u.cin:s1*u.cells*u.cin], s1-s0, u.cin, h, w,
+			dz[s0*u.cells*u.cout:s1*u.cells*u.cout], u.cout, du)
+	} else {
+		beta := float32(0)
+		for b0 := s0; b0 < s1; b0 += per {
+			nb := min(per, s1-b0)
+			rows := nb * u.cells
+			bw.prep(ps, b0*u.cells, b0*u.cells+rows)
+			cols := ps.cols[:rows*u.k]
+			src := a[b0*u.cells*u.cin : (b0+nb)*u.cells*u.cin]
+			d := dz[b0*u.cells*u.cout : (b0+nb)*u.cells*u.cout]
+			kernels.Im2Col3x3(src, nb, u.cin, h, w, cols)
+			kernels.Gemm(true, false, u.k, u.cout, rows, 1, cols, u.k, d, u.cout, beta, dw, u.cout)
+			beta = 1
+		}
 	}
 	if din != nil {
 		dp := din[s0*u.cells*u.cin : s1*u.cells*u.cin]

@@ -13,7 +13,8 @@ import (
 // under both training convolution algorithms, with the portable path
 // (generic kernels, im2col), which the PyTorch reference tests pin down
 // (their tiny nets are too narrow for Winograd). The net has 16 channels,
-// so its tower convolutions and their input gradients run by Winograd.
+// so its tower convolutions, their weight gradients and their input
+// gradients run by Winograd.
 func TestTrainConvAlgorithmsAgree(t *testing.T) {
 	cfg, _ := Preset("connect4")
 	cfg.Channels, cfg.Blocks, cfg.ValueHidden = 16, 2, 8

@@ -1,0 +1,99 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// directWeightGrad is the weight gradient of a 3x3 "same" convolution in
+// float64 loops: dw[((kh*3+kw)*cin+ci)*cout+co] = sum over n, y, x of
+// in(n, y+kh-1, x+kw-1, ci) * dy(n, y, x, co), zero padding.
+func directWeightGrad(in []float32, batch, cin, h, w int, dy []float32, cout int) []float64 {
+	dw := make([]float64, 9*cin*cout)
+	for n := range batch {
+		for y := range h {
+			for x := range w {
+				g := dy[((n*h+y)*w+x)*cout:][:cout]
+				for kh := range 3 {
+					for kw := range 3 {
+						yy, xx := y+kh-1, x+kw-1
+						if yy < 0 || yy >= h || xx < 0 || xx >= w {
+							continue
+						}
+						px := in[((n*h+yy)*w+xx)*cin:][:cin]
+						for ci, v := range px {
+							row := dw[((kh*3+kw)*cin+ci)*cout:][:cout]
+							for co, gv := range g {
+								row[co] += float64(v) * float64(gv)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return dw
+}
+
+// TestConv3x3WinogradWeightGrad checks Conv3x3WinogradWeightGrad followed
+// by WinogradWeightsGrad against the direct float64 weight gradient, on
+// every implementation, relative to the sum of the products' absolute
+// values (winoTol): odd boards (tiles half outside), channel counts off
+// the SIMD widths (the gathered-copy path), 16 and 64 channels (the SIMD
+// input transforms), and several chunks of tiles. A call adds to du.
+func TestConv3x3WinogradWeightGrad(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	shapes := [][5]int{{1, 1, 1, 1, 1}, {2, 3, 6, 7, 5}, {3, 16, 6, 7, 16}, {1, 4, 1, 5, 3},
+		{2, 8, 10, 10, 33}, {24, 64, 6, 7, 64}, {5, 32, 5, 4, 24}}
+	for _, sh := range shapes {
+		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
+		m := batch * h * w
+		in, dy := randSlice(r, m*cin), randSlice(r, m*cout)
+		want := directWeightGrad(in, batch, cin, h, w, dy, cout)
+		scale := directWeightGrad(absSlice(in), batch, cin, h, w, absSlice(dy), cout)
+		for _, name := range Available() {
+			use(t, name)
+			du := make([]float32, 16*cin*cout)
+			// Two halves of the batch add into du.
+			half := batch / 2
+			Conv3x3WinogradWeightGrad(in[:half*h*w*cin], half, cin, h, w, dy[:half*h*w*cout], cout, du)
+			Conv3x3WinogradWeightGrad(in[half*h*w*cin:], batch-half, cin, h, w, dy[half*h*w*cout:], cout, du)
+			dw := make([]float32, 9*cin*cout)
+			WinogradWeightsGrad(du, cin, cout, dw)
+			for i, v := range dw {
+				if d := math.Abs(float64(v) - want[i]); d > winoTol*scale[i]+1e-30 {
+					t.Fatalf("%s %v: dw[%d] = %v, want %v (absolute sum %v)", name, sh, i, v, want[i], scale[i])
+				}
+			}
+		}
+	}
+}
+
+// TestWinogradWeightGradBadArgs: short buffers panic with the function's name.
+func TestWinogradWeightGradBadArgs(t *testing.T) {
+	for _, f := range []func(){
+		func() {
+			Conv3x3WinogradWeightGrad(make([]float32, 5), 1, 1, 2, 3, make([]float32, 6), 1, make([]float32, 16))
+		},
+		func() {
+			Conv3x3WinogradWeightGrad(make([]float32, 6), 1, 1, 2, 3, make([]float32, 5), 1, make([]float32, 16))
+		},
+		func() {
+			Conv3x3WinogradWeightGrad(make([]float32, 6), 1, 1, 2, 3, make([]float32, 6), 1, make([]float32, 15))
+		},
+		func() { WinogradWeightsGrad(make([]float32, 15), 1, 1, make([]float32, 9)) },
+		func() { WinogradWeightsGrad(make([]float32, 16), 1, 1, make([]float32, 8)) },
+	} {
+		func() {
+			defer func() {
+				if e := recover(); e == nil || !strings.Contains(fmt.Sprint(e), "Winograd") {
+					t.Errorf("panic %v, want one naming the function", e)
+				}
+			}()
+			f()
+		}()
+	}
+}
