@@ -158,9 +158,6 @@ func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]s
 		pooled.Draws += p.Draws
 	}
 	sc := Score{Opponent: b, Games: n}
-	if len(agents) == 2 {
-		sc.Games = pooled.Games
-	}
 	if pooled.Games > 0 {
 		w := arena.Wilson(float64(pooled.Wins)+float64(pooled.Draws)/2, pooled.Games)
 		sc.Score, sc.Lo, sc.Hi = w.Value, w.Lo, w.Hi
