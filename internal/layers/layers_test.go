@@ -16,6 +16,7 @@ var rank = map[string]int{
 	"internal/atomicfile":    0,
 	"internal/cputime":       0,
 	"internal/runlock":       0,
+	"internal/rundir":        0,
 	"internal/readfile":      0,
 	"internal/refdata":       3,
 	"kernels":                1,
