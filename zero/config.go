@@ -1,17 +1,15 @@
 package zero
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
@@ -171,45 +169,41 @@ func (c *Config) Check() error {
 	return nil
 }
 
-// sameRun reports how a stored configuration and a requested one differ
-// in anything but Iterations and EvalPolicyGames (which changes what later
-// evaluations play, not the networks).
+// configFlags names Config's settings by the flags of `canopy zero`
+// (selfplay's keys are their flags; train's settings that zero sets no
+// flag for are named by their path in zero.json).
+var configFlags = rundir.Flags{Renamed: map[string]string{
+	"format": "", "window_positions": "window",
+	"train.lr_schedule": "", "train.warmup": "", "train.lr_step_every": "", "train.lr_step_gamma": "",
+	"train.lr_final": "", "train.seed": "", "train.metrics_every": "", "train.iteration": "", "train.checkpoint_every": "",
+}}
+
+// sameRun reports how a requested configuration differs from the stored
+// one, named by flag (rundir.Compare), in anything but Iterations and
+// EvalPolicyGames (which changes what later evaluations play, not the
+// networks).
 func sameRun(old, c Config) error {
 	c.Iterations, c.EvalPolicyGames = old.Iterations, old.EvalPolicyGames
-	if reflect.DeepEqual(old, c) {
-		return nil
+	cs, err := rundir.Compare(old, c, configFlags)
+	if err != nil {
+		return err
 	}
-	a, _ := json.Marshal(old)
-	b, _ := json.Marshal(c)
-	var ma, mb map[string]any
-	json.Unmarshal(a, &ma)
-	json.Unmarshal(b, &mb)
-	for k, v := range ma {
-		if !reflect.DeepEqual(v, mb[k]) {
-			return fmt.Errorf("%s was %v, now %v", k, jsonText(v), jsonText(mb[k]))
-		}
-	}
-	return errors.New("the settings differ")
-}
-
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	return cs.Err()
 }
 
 // LoadConfig reads the configuration stored in run directory dir; ok is
 // false when there is none.
 func LoadConfig(dir string) (c Config, ok bool, err error) {
 	path := filepath.Join(dir, ConfigName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, false, nil
-	}
+	found, err := rundir.ReadJSON(path, &c)
 	if err != nil {
+		if found { // the file does not parse
+			return c, false, fmt.Errorf("%v (fix or remove it)", err)
+		}
 		return c, false, err
 	}
-	if err := json.Unmarshal(data, &c); err != nil {
-		return c, false, fmt.Errorf("%s: %v (fix or remove it)", path, err)
+	if !found {
+		return c, false, nil
 	}
 	c.SelfPlay.Upgrade()
 	if err := c.Check(); err != nil {
@@ -234,29 +228,14 @@ func Finished(dir string) (int, error) {
 	}
 }
 
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'))
-}
+func writeJSON(path string, v any) error { return rundir.WriteJSON(path, v) }
 
 func readJSON(path string, v any) (bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	ok, err := rundir.ReadJSON(path, v)
+	if err != nil && ok { // the file does not parse
+		return ok, fmt.Errorf("%v (remove it to redo that step)", err)
 	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("%s: %v (remove it to redo that step)", path, err)
-	}
-	return true, nil
+	return ok, nil
 }
 
 // selfPlayBatch is the largest network batch of the loop's self-play

@@ -15,7 +15,7 @@ import (
 	"github.com/canopy-go/canopy/fleet"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
-	"github.com/canopy-go/canopy/internal/runlock"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
@@ -72,13 +72,14 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 		return fmt.Errorf("turn search (%s) is not played by fleet workers yet; drop the fleet (--nats) to play it in this process", req.TurnSearch)
 	}
 	// One process at a time per run directory, until Run returns.
-	lock, err := runlock.Acquire(dir)
+	rd, err := rundir.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer rd.Close()
 	// Under the lock no other process writes here: temporary files in the
-	// run's own directories are those of writes a crash cut short.
+	// run's own directories are those of writes a crash cut short (Open
+	// removed the top directory's).
 	if err := removeTemps(dir); err != nil {
 		return fmt.Errorf("%s: removing temporary files of interrupted writes: %v", dir, err)
 	}
@@ -100,7 +101,7 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	}
 	if ok {
 		if err := sameRun(cfg, req); err != nil {
-			return fmt.Errorf("%s holds a run with other settings: %v; use the original flags (only --iterations and --eval-policy-games may change) or another --out", dir, err)
+			return fmt.Errorf("%s: %v; use the original flags (only --iterations and --eval-policy-games may change) or another --out", dir, err)
 		}
 		cfg.Iterations = req.Iterations
 		if req.EvalPolicyGames != cfg.EvalPolicyGames {

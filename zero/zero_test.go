@@ -160,7 +160,7 @@ func TestRunOutputsAndContinuation(t *testing.T) {
 	}
 	c.SelfPlay.Sims = 13
 	err = Run(context.Background(), dir, c, Options{})
-	if err == nil || !strings.Contains(err.Error(), "selfplay") || !strings.Contains(err.Error(), "13") {
+	if want := fmt.Sprintf("these settings differ from the run's: --sims 13 (run: %d);", tiny().SelfPlay.Sims); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("changed sims: %v, want an error naming the setting", err)
 	}
 }
@@ -519,5 +519,22 @@ func TestSkipBadShard(t *testing.T) {
 	}
 	if sk := rec.Train.SkippedShards; len(sk) != 1 || !strings.Contains(sk[0], shards[0]) {
 		t.Errorf("iteration 2's record names %q as skipped, want %s", sk, shards[0])
+	}
+}
+
+// A resumed run's changed settings are named by their flags, nested ones
+// (self-play's, training's) and renamed ones (--window) included; only
+// --iterations and --eval-policy-games may change.
+func TestSameRunNamesFlags(t *testing.T) {
+	old := tiny()
+	c := old
+	c.Iterations, c.EvalPolicyGames = 9, 3
+	if err := sameRun(old, c); err != nil {
+		t.Errorf("iterations and eval-policy-games: %v, want no difference", err)
+	}
+	c.SelfPlay.Sims, c.Train.LR, c.WindowPositions = 16, 0.5, 7000
+	want := fmt.Sprintf("these settings differ from the run's: --sims 16 (run: 12), --lr 0.5 (run: %v), --window 7000 (run: 0)", old.Train.LR)
+	if err := sameRun(old, c); err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
 	}
 }
