@@ -24,6 +24,7 @@ import (
 
 	"github.com/canopy-go/canopy/internal/atomicfile"
 	"github.com/canopy-go/canopy/internal/readfile"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -193,7 +194,7 @@ func OpenOutput(dir string, m Manifest, resume bool) (*Output, error) {
 		}
 		old.Settings.Upgrade()
 		if err := sameRun(&old, &m); err != nil {
-			return nil, fmt.Errorf("cannot resume %s: %v; use the original flags or another --out", dir, err)
+			return nil, fmt.Errorf("cannot resume %s: %w; use the original flags or another --out", dir, err)
 		}
 		if old.Games < 0 || old.Games > MaxGames {
 			return nil, fmt.Errorf("%s: bad manifest: games = %d, want 0..%d (fix or remove it)", path, old.Games, MaxGames)
@@ -235,24 +236,38 @@ func readManifest(path string) ([]byte, error) {
 	return data, err
 }
 
+// sameRun reports how run m differs from the stored run old: the
+// format, the game's shapes and the network by their own messages, the
+// settings a command's flags set (game, search settings, turn search,
+// seed) named by flag through rundir.Compare ("--sims 16 (run: 32)").
 func sameRun(old, m *Manifest) error {
 	switch {
 	case old.Format != ManifestFormat:
 		return fmt.Errorf("manifest format %q, want %q", old.Format, ManifestFormat)
-	case old.Game != m.Game:
-		return fmt.Errorf("game %s differs from %s", old.Game, m.Game)
-	case !slices.Equal(old.ObsShape, m.ObsShape) || old.Actions != m.Actions:
+	case old.Game == m.Game && (!slices.Equal(old.ObsShape, m.ObsShape) || old.Actions != m.Actions):
 		return fmt.Errorf("observation shape %v and %d actions differ from the game's %v and %d", old.ObsShape, old.Actions, m.ObsShape, m.Actions)
 	case old.NetworkSHA256 != m.NetworkSHA256:
 		return fmt.Errorf("network %s (sha256 %s) differs from %s (sha256 %s)", old.Network, old.NetworkSHA256, m.Network, m.NetworkSHA256)
-	case old.Settings != m.Settings:
-		return fmt.Errorf("settings %+v differ from %+v", old.Settings, m.Settings)
-	case old.TurnSearch != m.TurnSearch:
-		return fmt.Errorf("turn search %q differs from %q", old.TurnSearch, m.TurnSearch)
-	case old.Seed != m.Seed:
-		return fmt.Errorf("seed %d differs from %d", old.Seed, m.Seed)
 	}
-	return nil
+	cs, err := rundir.Compare(old.runSettings(), m.runSettings(), rundir.Flags{})
+	if err != nil {
+		return err
+	}
+	return cs.Err()
+}
+
+// runSettings are the manifest's settings that a resumed run keeps, as
+// the flags of `canopy selfplay` name them (the keys of Settings are its
+// flags).
+type runSettings struct {
+	Game       string   `json:"game"`
+	Settings   Settings `json:"settings"`
+	TurnSearch string   `json:"turn_search,omitempty"`
+	Seed       uint64   `json:"seed"`
+}
+
+func (m *Manifest) runSettings() runSettings {
+	return runSettings{Game: m.Game, Settings: m.Settings, TurnSearch: m.TurnSearch, Seed: m.Seed}
 }
 
 // removeTemps deletes the temporary files of interrupted atomic writes in

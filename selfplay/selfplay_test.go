@@ -220,7 +220,8 @@ func TestRunRecordsAndNPZ(t *testing.T) {
 	}
 	st2 := st
 	st2.Sims++
-	if _, err := OpenOutput(dir, testManifest(g, st2, 12), true); err == nil || !strings.Contains(err.Error(), "settings") {
+	_, err = OpenOutput(dir, testManifest(g, st2, 12), true)
+	if want := fmt.Sprintf("these settings differ from the run's: --sims %d (run: %d)", st2.Sims, st.Sims); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("resume with other settings: %v", err)
 	}
 	// numpy, when installed, reads the shards directly.

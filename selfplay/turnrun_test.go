@@ -237,7 +237,7 @@ func TestTurnSearchResume(t *testing.T) {
 	}
 	other := m
 	other.TurnSearch = "emcts:sims=25"
-	if _, err := OpenOutput(part, other, true); err == nil || !strings.Contains(err.Error(), "turn search") {
+	if _, err := OpenOutput(part, other, true); err == nil || !strings.Contains(err.Error(), "--turn-search emcts:sims=25 (run: "+m.TurnSearch+")") {
 		t.Errorf("resume with another turn search: %v", err)
 	}
 	out, err = OpenOutput(part, m, true)

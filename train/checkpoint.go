@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -266,6 +267,10 @@ func removeStepCheckpoints(dir string, iter, step int) error {
 	return errors.Join(errs...)
 }
 
+// optionFlags names Options' settings by the flags of `canopy train`
+// (their JSON keys with '-' for '_'; --iter sets the iteration).
+var optionFlags = rundir.Flags{Renamed: map[string]string{"iteration": "iter", "metrics_every": ""}}
+
 // LatestStepCheckpoint finds the intermediate save that a rerun of the
 // training opt describes continues from: the one of opt.Iteration in
 // opt.OutDir with the most steps (fewer than opt.Steps) written by a run
@@ -301,8 +306,18 @@ func LatestStepCheckpoint(opt Options) (net, avg *nets.Net, path string, step in
 	if err != nil {
 		return nil, nil, "", 0, fmt.Errorf("the intermediate save %s: %v (remove it to start the iteration afresh)", p, err)
 	}
-	if info.Options != string(optJSON) || info.Parent != parent || info.Steps != opt.ParentInfo.Steps+int64(best) {
-		return nil, nil, "", 0, fmt.Errorf("%s was saved by a run with other settings or another starting network; rerun with the same flags to continue it, or remove it", p)
+	if info.Options != string(optJSON) {
+		// Name the flags that differ; options that compare equal as
+		// settings but not as text (a float printed otherwise by an
+		// older version) are still another run.
+		var err error = errors.New("the options differ")
+		if cs, cerr := rundir.Compare(json.RawMessage(info.Options), json.RawMessage(optJSON), optionFlags); cerr == nil && len(cs) > 0 {
+			err = cs
+		}
+		return nil, nil, "", 0, fmt.Errorf("%s was saved by a run with other settings: %w; rerun with the same flags to continue it, or remove it", p, err)
+	}
+	if info.Parent != parent || info.Steps != opt.ParentInfo.Steps+int64(best) {
+		return nil, nil, "", 0, fmt.Errorf("%s was saved by a run with another starting network; rerun with the same flags to continue it, or remove it", p)
 	}
 	if opt.Polyak > 0 {
 		if avg, _, err = LoadCheckpoint(a); err != nil {

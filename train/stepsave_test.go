@@ -2,8 +2,10 @@ package train
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,8 +34,9 @@ func TestStepCheckpointsContinue(t *testing.T) {
 	}
 	other := opt
 	other.Seed++
-	if _, _, _, _, err := LatestStepCheckpoint(other); err == nil {
-		t.Error("a save of other options was continued")
+	want := fmt.Sprintf("these settings differ from the run's: --seed %d (run: %d)", other.Seed, opt.Seed)
+	if _, _, _, _, err := LatestStepCheckpoint(other); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a save of other options: %v, want an error naming the flag (%s)", err, want)
 	}
 	net, avg, _, step, err := LatestStepCheckpoint(opt)
 	if err != nil || step != 10 || net == nil || avg == nil {

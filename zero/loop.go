@@ -101,7 +101,7 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 	}
 	if ok {
 		if err := sameRun(cfg, req); err != nil {
-			return fmt.Errorf("%s: %v; use the original flags (only --iterations and --eval-policy-games may change) or another --out", dir, err)
+			return fmt.Errorf("%s: %w; use the original flags (only --iterations and --eval-policy-games may change) or another --out", dir, err)
 		}
 		cfg.Iterations = req.Iterations
 		if req.EvalPolicyGames != cfg.EvalPolicyGames {

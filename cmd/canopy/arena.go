@@ -18,6 +18,7 @@ import (
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -428,7 +429,7 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("--logs: %v", err)
 	}
-	lock, err := lockRunDir(dir)
+	rd, err := rundir.Open(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--logs: %w", err)
 	}
@@ -443,7 +444,7 @@ func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *a
 		}
 		return atomicfile.WriteFile(filepath.Join(dir, fmt.Sprintf("game-%06d.json", i+1)), buf.Bytes())
 	}
-	return func() { lock.Release() }, write, nil
+	return func() { rd.Close() }, write, nil
 }
 
 // readArenaLogs reads the game logs an earlier run left in dir (locked by

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/spec"
 	"io"
 	"os"
@@ -74,6 +75,15 @@ func subcommandFailed(sub string, err error) error {
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// isUsage reports whether err is a usage error: a usageError, or a
+// resumed run given flags that differ from its settings (rundir.Changes:
+// the command line is wrong, not the run).
+func isUsage(err error) bool {
+	var ue usageError
+	var ch rundir.Changes
+	return errors.As(err, &ue) || errors.As(err, &ch)
+}
 
 // usagef returns a usage error (exit status 2).
 func usagef(format string, args ...any) error {
@@ -141,16 +151,14 @@ func run(args []string, e *env) (status int) {
 	var se subcommandError
 	if errors.As(err, &se) {
 		full := name + " " + se.sub
-		var ue usageError
-		if errors.As(se.err, &ue) {
+		if isUsage(se.err) {
 			fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", full, oneLine(se.err), full)
 			return 2
 		}
 		fmt.Fprintf(e.Stderr, "canopy %s: %s\n", full, oneLine(se.err))
 		return 1
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
+	if isUsage(err) {
 		fmt.Fprintf(e.Stderr, "canopy %s: %s\n(run `canopy %s --help` for usage)\n", name, oneLine(err), name)
 		return 2
 	}

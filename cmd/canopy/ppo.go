@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/search/engine"
 	"io"
 	"maps"
@@ -291,11 +292,11 @@ func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
 		}
 		c.Preset = cfg.Preset
 	}
-	lock, err := lockRunDir(dir)
+	rd, err := rundir.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer rd.Close()
 	// Check that the net and the opponent fit before the run is recorded.
 	p, closeOpp, err := newPPO(g, net, c, dir, 0)
 	if err != nil {
@@ -331,11 +332,11 @@ func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, 
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("--resume: %v", unwrapPath(err))
 	}
-	lock, err := lockRunDir(dir)
+	rd, err := rundir.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer rd.Close()
 	r, err := rl.Resume(dir)
 	if err != nil {
 		if errors.Is(err, rl.ErrNoRun) {
@@ -423,11 +424,11 @@ func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJS
 	if err != nil {
 		return err
 	}
-	lock, err := lockRunDir(dir)
+	rd, err := rundir.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
+	defer rd.Close()
 	p, closeAll, err := newRecurrentPPO(g, net, c, dir, 0)
 	if err != nil {
 		return err

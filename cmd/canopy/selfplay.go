@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/internal/runlock"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
@@ -139,11 +139,14 @@ Examples (under a minute each on 2 cores):
 				// lets the finished games be saved first.
 				ctx, stop := signalContext()
 				defer stop()
-				lock, err := runlock.Acquire(*out)
+				rd, err := rundir.Open(*out)
 				if err != nil {
 					return err
 				}
-				defer lock.Release()
+				defer rd.Close()
+				if len(rd.Removed) > 0 {
+					fmt.Fprintf(e.Stderr, "canopy selfplay: warning: %s: removed %d temporary files left by an interrupted write: %s\n", *out, len(rd.Removed), strings.Join(rd.Removed, ", "))
+				}
 				m := selfplay.Manifest{Game: g.Spec(), ObsShape: g.ObservationShape(), Actions: g.NumActions(),
 					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, TurnSearch: ts, Seed: *seed, Games: *nGames}
 				o, err := selfplay.OpenOutput(*out, m, *resume)

@@ -40,7 +40,8 @@ func TestSelfplayCLI(t *testing.T) {
 	if code, out, errs := runCLI(t, "", append(args, "--resume", "--json")...); code != 0 || !strings.Contains(out, `"games": 6`) {
 		t.Errorf("resume: %d %q %q", code, out, errs)
 	}
-	if code, _, errs := runCLI(t, "", append(args, "--resume", "--sims", "9")...); code != 1 || !strings.Contains(errs, "settings") {
+	// A changed flag is a usage error naming it (the last --sims wins).
+	if code, _, errs := runCLI(t, "", append(args, "--resume", "--sims", "9")...); code != 2 || !strings.Contains(errs, "these settings differ from the run's: --sims 9 (run: 8)") {
 		t.Errorf("resume with other sims: %d %q", code, errs)
 	}
 	for _, bad := range [][]string{
@@ -308,7 +309,7 @@ func TestSelfplayTurnSearchCLI(t *testing.T) {
 		t.Errorf("resume: %d %q %q", code, out, errs)
 	}
 	args[4] = "emcts:sims=13"
-	if code, _, errs := runCLI(t, "", append(args, "--resume")...); code != 1 || !strings.Contains(errs, "turn search") {
+	if code, _, errs := runCLI(t, "", append(args, "--resume")...); code != 2 || !strings.Contains(errs, "--turn-search emcts:sims=13 (run: emcts:sims=12)") {
 		t.Errorf("resume with another turn search: %d %q", code, errs)
 	}
 	for _, c := range []struct {

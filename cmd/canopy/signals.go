@@ -6,9 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/canopy-go/canopy/internal/atomicfile"
-	"github.com/canopy-go/canopy/internal/runlock"
 )
 
 // stopSignals are the signals that stop a run command cleanly: Ctrl-C
@@ -66,21 +63,4 @@ func signalName(ctx context.Context) string {
 // runs/zero").
 func interrupted(ctx context.Context, how string) error {
 	return fmt.Errorf("interrupted (%s); %s", signalName(ctx), how)
-}
-
-// lockRunDir takes dir's run lock (internal/runlock) and, holding it,
-// removes the temporary files that writes cut short by a crash or kill -9
-// left in dir (atomicfile.RemoveTemps): with the lock held no live writer
-// can own them. Subdirectories are left alone: dir may be a directory
-// that holds other runs (train --out runs).
-func lockRunDir(dir string) (*runlock.Lock, error) {
-	lock, err := runlock.Acquire(dir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := atomicfile.RemoveTemps(dir); err != nil {
-		lock.Release()
-		return nil, fmt.Errorf("%s: removing temporary files of interrupted writes: %v", dir, err)
-	}
-	return lock, nil
 }

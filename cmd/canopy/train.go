@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/train"
 )
@@ -227,11 +228,11 @@ Example:
 				// One trainer at a time per checkpoint directory; taken
 				// only now so that a run failing on its input creates no
 				// directory.
-				lock, err := lockRunDir(*out)
+				rd, err := rundir.Open(*out)
 				if err != nil {
 					return err
 				}
-				defer lock.Release()
+				defer rd.Close()
 				if err := checkOut(); err != nil {
 					return err
 				}
