@@ -83,6 +83,16 @@
 // run (opponents with random state of their own take part by implementing
 // Reseeder, as SpecOpponent does).
 //
+// Run is a whole run, as zero.Run is for AlphaZero: from a RunConfig
+// (validated by Check, errors naming the `canopy ppo` flag as
+// SettingError) it builds the starting net, the environments, the
+// opponents or league (agents made in the agent.Env its caller passes)
+// and the learner, holds the directory (internal/rundir), records the
+// settings and update 0, and trains; with RunOptions.Resume it continues
+// the stored run instead, whose settings hold (given flags that differ
+// are rundir.Changes naming them). The command only parses flags, calls
+// Run and prints (cmd/canopy/ppo.go).
+//
 // Nothing in this package is safe for concurrent use unless its doc says
 // so.
 package rl

@@ -1,40 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/canopy-go/canopy/agent"
-	"github.com/canopy-go/canopy/internal/rundir"
-	"github.com/canopy-go/canopy/search/engine"
-	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/plots"
 	"github.com/canopy-go/canopy/rl"
+	"github.com/canopy-go/canopy/search/engine"
 )
 
-// Limits of the ppo command's numeric flags.
-const (
-	ppoMaxEnvs        = 4096
-	ppoMaxSteps       = 1 << 16
-	ppoMaxBatch       = 1 << 20 // envs x steps: the rollout's samples
-	ppoMaxEpochs      = 100
-	ppoDefaultPreset  = "connect4-ppo"
-	ppoDefaultUpdates = 100
-)
-
-// ppoSettings are the flags that make a run's RunConfig; a resumed run
-// must not be given different values.
-var ppoSettings = []string{"game", "net", "preset", "opponent", "envs", "env-steps", "lr", "ent", "epochs", "minibatches", "seed", "checkpoint-every",
-	"league", "greedy", "league-warmup", "legal-plane", "shaping", "ent-final", "ent-decay", "lr-anneal", "fresh-games", "wd"}
+// ppoDefaultUpdates is the default of --updates.
+const ppoDefaultUpdates = 100
 
 func init() {
 	def := rl.DefaultOptions()
@@ -132,18 +117,18 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 			fs.StringVar(&c.Game, "game", "connect4", "game spec (sequential games)")
 			out := fs.String("out", "", "run directory (required; created when missing)")
 			updates := fs.Int("updates", ppoDefaultUpdates, fmt.Sprintf("total PPO updates the run should reach, 1..%d", rl.MaxUpdate))
-			fs.IntVar(&c.Envs, "envs", 16, fmt.Sprintf("environments (games) in lock-step, 1..%d", ppoMaxEnvs))
-			fs.IntVar(&c.Options.Steps, "env-steps", def.Steps, fmt.Sprintf("learner moves per environment per update, 1..%d (envs x env-steps <= %d)", ppoMaxSteps, ppoMaxBatch))
+			fs.IntVar(&c.Envs, "envs", 16, fmt.Sprintf("environments (games) in lock-step, 1..%d", rl.MaxEnvs))
+			fs.IntVar(&c.Options.Steps, "env-steps", def.Steps, fmt.Sprintf("learner moves per environment per update, 1..%d (envs x env-steps <= %d)", rl.MaxSteps, rl.MaxBatch))
 			aliasFlag(fs, "steps", "env-steps") // train's and zero's --steps are SGD steps
 			fs.Float64Var(&c.Options.LR, "lr", def.LR, "Adam learning rate, (0, 1]")
 			fs.Float64Var(&c.Options.WeightDecay, "wd", def.WeightDecay, "Adam weight decay, torch.optim.Adam's coupled L2 (study 000: 1e-5), [0, 1]")
 			fs.Float64Var(&c.Options.Loss.EntropyCoef, "ent", def.Loss.EntropyCoef, "entropy bonus coefficient, [0, 10]")
-			fs.IntVar(&c.Options.Epochs, "epochs", def.Epochs, fmt.Sprintf("passes over each rollout, 1..%d", ppoMaxEpochs))
+			fs.IntVar(&c.Options.Epochs, "epochs", def.Epochs, fmt.Sprintf("passes over each rollout, 1..%d", rl.MaxEpochs))
 			fs.IntVar(&c.Options.Minibatches, "minibatches", def.Minibatches, "minibatches per epoch, 1..envs x env-steps")
 			fs.StringVar(&c.Opponent, "opponent", "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents); with --league fixed, several separated by ';' are drawn uniformly per game")
 			fs.Uint64Var(&c.Seed, "seed", 1, "random seed (fresh weights, environments, sampling, opponent)")
 			fs.StringVar(&c.Net, "net", "", "network file to start from (default: a fresh --preset)")
-			fs.StringVar(&c.Preset, "preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+", or the recurrent "+strings.Join(nets.RecurrentPresets(), ", ")+" (default "+ppoDefaultPreset+")")
+			fs.StringVar(&c.Preset, "preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+", or the recurrent "+strings.Join(nets.RecurrentPresets(), ", ")+" (default "+rl.DefaultPreset+")")
 			fs.IntVar(&c.Every, "checkpoint-every", 10, fmt.Sprintf("updates between checkpoints, 1..%d (the last update is always saved)", rl.MaxUpdate))
 			fs.StringVar(&c.League, "league", "fixed", "opponents: fixed (--opponent in every game), fsp (study 002: 80% the latest weights, 20% one of the last 20 checkpoints), schedule (study 000: --greedy/random for 400 updates, then 70% one of the last 5 checkpoints, 15% --greedy, 15% random)")
 			fs.StringVar(&c.Greedy, "greedy", "onestep", "agent spec of the greedy opponent of --league schedule")
@@ -165,19 +150,18 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 				if strings.TrimSpace(*out) == "" {
 					return usagef("--out is required: name the run directory")
 				}
-				if err := checkPPOFlags(c, *updates); err != nil {
-					return err
-				}
-				if c.Net != "" && c.Preset != "" {
-					return usagef("--net and --preset exclude each other: --net starts from existing weights, --preset builds fresh ones")
-				}
 				c.Updates = *updates
-				if *shaping {
+				if err := c.Check(); err != nil {
+					return usagef("%v", err)
+				}
+				if *shaping || !*resume {
 					g, err := newGame(c.Game)
 					if err != nil {
 						return err
 					}
-					c.Shaping = rl.StudyShaping(g)
+					if *shaping {
+						c.Shaping = rl.StudyShaping(g)
+					}
 				}
 				if !(*entDecay >= 0 && *entDecay <= 1) {
 					return usagef("--ent-decay = %g, want a fraction of --updates in [0, 1]", *entDecay)
@@ -193,550 +177,98 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 				if *lrAnneal {
 					c.Options.AnnealUpdates = c.Updates
 				}
-				if c.Warmup < 0 || c.Warmup > rl.MaxUpdate {
-					return usagef("--league-warmup = %d, want 0..%d", c.Warmup, rl.MaxUpdate)
-				}
-				switch c.League {
-				case "fixed", "fsp", "schedule":
-				default:
-					return usagef("--league %q: want fixed, fsp or schedule", c.League)
-				}
-				if c.LegalPlane && c.Net != "" {
-					return usagef("--legal-plane shapes a fresh net; a --net file brings its own input planes")
-				}
-				if *resume {
-					return runPPOResume(e, fs, c, *out, *asJSON, *quiet)
-				}
-				return runPPOFresh(e, c, *out, *asJSON, *quiet)
+				ctx, stop := signalContext()
+				defer stop()
+				var (
+					prog  *progress
+					start int
+				)
+				res, err := rl.Run(ctx, *out, c, rl.RunOptions{
+					Resume: *resume,
+					Given:  func(name string) bool { return flagSet(fs, name) },
+					// One engine pool (the auto backend) for every agent
+					// opponent of the run, so that opponents on one
+					// network share its engine.
+					Agents: engine.WithPool(agent.Env{}),
+					Started: func(s rl.Session) {
+						if !*quiet {
+							fmt.Fprintln(e.Stderr, ppoStarted(s))
+						}
+						start = s.Start
+						prog = newProgress(e.Stderr, "ppo", s.Config.Updates-s.Start, *quiet)
+					},
+					Progress: func(m rl.Metrics) {
+						prog.update(m.Update-start, fmt.Sprintf("| update %d: win %.3f (%d games%s) loss %.4f kl %.4f clip %.3f entropy %.3f, %.0f samples/s",
+							m.Update, m.WinRate, m.Episodes, kindRates(m), m.Loss, m.ApproxKL, m.ClipFrac, m.Entropy, m.SamplesPerSec))
+					},
+				})
+				return ppoReport(e, ctx, *out, res, err, *asJSON, *quiet)
 			}
 		},
 	})
 }
 
-// checkPPOFlags validates the numeric flags, naming the flag and its range.
-func checkPPOFlags(c rl.RunConfig, updates int) error {
-	o := c.Options
+// ppoStarted is the line that says what a session of a run trains.
+func ppoStarted(s rl.Session) string {
+	c := s.Config
 	switch {
-	case updates < 1 || updates > rl.MaxUpdate:
-		return usagef("--updates = %d, want 1..%d", updates, rl.MaxUpdate)
-	case c.Envs < 1 || c.Envs > ppoMaxEnvs:
-		return usagef("--envs = %d, want 1..%d", c.Envs, ppoMaxEnvs)
-	case o.Steps < 1 || o.Steps > ppoMaxSteps:
-		return usagef("--env-steps = %d, want 1..%d", o.Steps, ppoMaxSteps)
-	case c.Envs*o.Steps > ppoMaxBatch:
-		return usagef("--envs x --env-steps = %d samples per update, want at most %d", c.Envs*o.Steps, ppoMaxBatch)
-	case !(o.LR > 0 && o.LR <= 1):
-		return usagef("--lr = %g, want (0, 1]", o.LR)
-	case !(o.WeightDecay >= 0 && o.WeightDecay <= 1):
-		return usagef("--wd = %g, want [0, 1]", o.WeightDecay)
-	case !(o.Loss.EntropyCoef >= 0 && o.Loss.EntropyCoef <= 10):
-		return usagef("--ent = %g, want [0, 10]", o.Loss.EntropyCoef)
-	case o.Epochs < 1 || o.Epochs > ppoMaxEpochs:
-		return usagef("--epochs = %d, want 1..%d", o.Epochs, ppoMaxEpochs)
-	case o.Minibatches < 1 || o.Minibatches > c.Envs*o.Steps:
-		return usagef("--minibatches = %d, want 1..%d (envs x steps)", o.Minibatches, c.Envs*o.Steps)
-	case c.Every < 1 || c.Every > rl.MaxUpdate:
-		return usagef("--checkpoint-every = %d, want 1..%d", c.Every, rl.MaxUpdate)
-	case strings.TrimSpace(c.Opponent) == "":
-		return usagef("--opponent is empty: give an agent spec such as random")
+	case s.Resumed:
+		adam := "Adam restarts from zero moments (the checkpoint has no optimizer state)"
+		if s.AdamStep >= 0 {
+			adam = fmt.Sprintf("Adam restored at step %d", s.AdamStep)
+		}
+		return fmt.Sprintf("ppo: resuming %s at update %d (%d samples) from %s; %s", s.Dir, s.Start, s.Samples, s.Checkpoint, adam)
+	case s.Rec != nil:
+		cfg := s.Rec.Config()
+		return fmt.Sprintf("ppo: %s against %s, recurrent %s (CNN %v, LSTM %d, %d x %d factored policy), %d parameters; %d envs x %d steps = %d samples per update, BPTT over %d steps",
+			s.Game.Spec(), c.OpponentName(), c.Preset, cfg.ConvChannels, cfg.Hidden, cfg.Cards, cfg.Squares, s.Rec.NumParams(), c.Envs, c.Options.Steps, c.Envs*c.Options.Steps, c.Options.Steps)
 	}
-	if err := o.Validate(); err != nil {
-		return usagef("%v", err)
-	}
-	return nil
+	return fmt.Sprintf("ppo: %s against %s, %s, %d parameters; %d envs x %d steps = %d samples per update",
+		s.Game.Spec(), c.OpponentName(), describe(s.Net.Config()), s.Net.NumParams(), c.Envs, c.Options.Steps, c.Envs*c.Options.Steps)
 }
 
-// runPPOFresh starts a new run in dir.
-func runPPOFresh(e *env, c rl.RunConfig, dir string, asJSON, quiet bool) error {
-	g, err := newGame(c.Game)
-	if err != nil {
-		return err
-	}
-	if _, ok := nets.RecurrentPreset(c.Preset); ok {
-		return runRecurrentPPOFresh(e, g, c, dir, asJSON, quiet)
-	}
-	var net *nets.Net
-	if c.Net != "" {
-		if net, err = nets.Load(c.Net); err != nil {
-			return netUsage(fmt.Errorf("--net %s: %w", c.Net, unwrapPath(err)))
-		}
-		if err := nets.CheckGame(net, g, c.Net); err != nil {
-			return usagef("--net: %v", err)
-		}
-		c.Preset = net.Config().Preset
-	} else {
-		name := c.Preset
-		if name == "" {
-			name = ppoDefaultPreset
-		}
-		cfg, err := nets.Preset(name)
-		if err != nil {
-			return usagef("--preset: %v", err)
-		}
-		cfg.ValuePlayers = 1 // PPO's critic is the mover's value: the scalar head for any player count
-		if cfg, err = cfg.ForGame(g); err != nil {
-			return usagef("--preset: %v", err)
-		}
-		if c.LegalPlane {
-			enc := nets.Encoding{LegalPlane: true}
-			if err := enc.Check(g); err != nil {
-				return usagef("--legal-plane: %v", err)
-			}
-			cfg.InputPlanes++
-			if err := cfg.Normalize(); err != nil {
-				return usagef("--legal-plane: %v", err)
-			}
-		}
-		if net, err = nets.New(cfg, c.Seed); err != nil {
-			return err
-		}
-		c.Preset = cfg.Preset
-	}
-	rd, err := rundir.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	// Check that the net and the opponent fit before the run is recorded.
-	p, closeOpp, err := newPPO(g, net, c, dir, 0)
-	if err != nil {
-		return err
-	}
-	defer closeOpp()
-	if err := rl.Start(dir, c); err != nil {
-		if errors.Is(err, rl.ErrRunExists) {
-			return fmt.Errorf("%v; pass --resume to continue it, or choose another --out", err)
-		}
-		return err
-	}
-	// Update 0: the starting weights, so that a run interrupted before its
-	// first checkpoint can still be resumed.
-	info := rl.CheckpointInfo{Game: g.Spec(), Preset: c.Preset, Opponent: c.Opponent}
-	if _, err := rl.SaveCheckpoint(dir, net, info); err != nil {
-		return err
-	}
-	if p.League != nil {
-		if err := p.League.AddSnapshot(net); err != nil {
-			return err
-		}
-	}
-	if !quiet {
-		fmt.Fprintf(e.Stderr, "ppo: %s against %s, %s, %d parameters; %d envs x %d steps = %d samples per update\n",
-			g.Spec(), ppoOpponentName(c), describe(net.Config()), net.NumParams(), c.Envs, c.Options.Steps, c.Envs*c.Options.Steps)
-	}
-	return trainPPO(e, p, c, dir, info, asJSON, quiet)
-}
-
-// runPPOResume continues the run in dir.
-func runPPOResume(e *env, fs *flag.FlagSet, c rl.RunConfig, dir string, asJSON, quiet bool) error {
-	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("--resume: %v", unwrapPath(err))
-	}
-	rd, err := rundir.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	r, err := rl.Resume(dir)
-	if err != nil {
-		if errors.Is(err, rl.ErrNoRun) {
-			return fmt.Errorf("%v; start the run without --resume", err)
-		}
-		return err
-	}
-	// A run keeps its settings: the flags given again must agree.
-	stored := r.Config
-	now := map[string][2]string{
-		"game": {c.Game, stored.Game}, "net": {c.Net, stored.Net}, "preset": {c.Preset, stored.Preset},
-		"opponent": {c.Opponent, stored.Opponent},
-		"envs":     {fmt.Sprint(c.Envs), fmt.Sprint(stored.Envs)}, "env-steps": {fmt.Sprint(c.Options.Steps), fmt.Sprint(stored.Options.Steps)},
-		"lr": {fmt.Sprint(c.Options.LR), fmt.Sprint(stored.Options.LR)}, "ent": {fmt.Sprint(c.Options.Loss.EntropyCoef), fmt.Sprint(stored.Options.Loss.EntropyCoef)},
-		"epochs": {fmt.Sprint(c.Options.Epochs), fmt.Sprint(stored.Options.Epochs)}, "minibatches": {fmt.Sprint(c.Options.Minibatches), fmt.Sprint(stored.Options.Minibatches)},
-		"seed": {fmt.Sprint(c.Seed), fmt.Sprint(stored.Seed)}, "checkpoint-every": {fmt.Sprint(c.Every), fmt.Sprint(stored.Every)},
-		"league": {c.League, leagueName(stored.League)}, "greedy": {c.Greedy, stored.Greedy}, "league-warmup": {fmt.Sprint(c.Warmup), fmt.Sprint(stored.Warmup)},
-		"legal-plane": {fmt.Sprint(c.LegalPlane), fmt.Sprint(stored.LegalPlane)},
-		"shaping":     {fmt.Sprint(c.Shaping != rl.Shaping{}), fmt.Sprint(stored.Shaping != rl.Shaping{})},
-		"ent-final":   {fmt.Sprint(c.Options.EntropyFinal), fmt.Sprint(stored.Options.EntropyFinal)},
-		"ent-decay":   {fmt.Sprint(c.Options.EntropyDecayUpdates), fmt.Sprint(stored.Options.EntropyDecayUpdates)},
-		"lr-anneal":   {fmt.Sprint(c.Options.AnnealUpdates), fmt.Sprint(stored.Options.AnnealUpdates)},
-		"fresh-games": {fmt.Sprint(c.Options.FreshGames), fmt.Sprint(stored.Options.FreshGames)},
-		"wd":          {fmt.Sprint(c.Options.WeightDecay), fmt.Sprint(stored.Options.WeightDecay)},
-	}
-	for _, name := range ppoSettings {
-		if v := now[name]; flagSet(fs, name) && v[0] != v[1] {
-			return usagef("--%s %s differs from the run's %q: a resumed run keeps its settings (see %s/%s)", name, v[0], v[1], dir, rl.ConfigFile)
-		}
-	}
-	if flagSet(fs, "updates") && c.Updates != stored.Updates {
-		stored.Updates = c.Updates
-		if err := rl.SaveRunConfig(dir, stored); err != nil {
-			return err
-		}
-	}
-	if stored.Updates < 1 || stored.Updates > rl.MaxUpdate {
-		return fmt.Errorf("%s/%s: updates = %d, want 1..%d", dir, rl.ConfigFile, stored.Updates, rl.MaxUpdate)
-	}
-	if err := checkPPOFlags(stored, stored.Updates); err != nil {
-		return fmt.Errorf("%s/%s: %v", dir, rl.ConfigFile, err)
-	}
-	g, err := newGame(stored.Game)
-	if err != nil {
-		return err
-	}
-	var p *rl.PPO
-	var closeOpp func()
-	if r.Rec != nil {
-		p, closeOpp, err = newRecurrentPPO(g, r.Rec, stored, dir, r.Info.Updates)
-	} else {
-		p, closeOpp, err = newPPO(g, r.Net, stored, dir, r.Info.Updates)
-	}
-	if err != nil {
-		return err
-	}
-	defer closeOpp()
-	adam := "Adam restarts from zero moments (the checkpoint has no optimizer state)"
-	if r.Adam != nil {
-		if err := p.SetAdamState(*r.Adam); err != nil {
-			return fmt.Errorf("%s: %v", rl.AdamPath(dir, r.Info.Updates), err)
-		}
-		adam = fmt.Sprintf("Adam restored at step %d", r.Adam.Step)
-	}
-	if !quiet {
-		fmt.Fprintf(e.Stderr, "ppo: resuming %s at update %d (%d samples) from %s; %s\n",
-			dir, r.Info.Updates, r.Info.Samples, r.Checkpoint, adam)
-	}
-	return trainPPO(e, p, stored, dir, r.Info, asJSON, quiet)
-}
-
-// runRecurrentPPOFresh starts a new run of study 000's recurrent PPO in
-// dir: a fresh CNN-LSTM from a recurrent preset, the game's feature
-// encoding, the opponents of --league.
-func runRecurrentPPOFresh(e *env, g games.Game, c rl.RunConfig, dir string, asJSON, quiet bool) error {
-	cfg, _ := nets.RecurrentPreset(c.Preset)
-	cfg, err := cfg.ForGame(g)
-	if err != nil {
-		return usagef("--preset %s: %v", c.Preset, err)
-	}
-	if err := checkRecurrentFlags(c); err != nil {
-		return err
-	}
-	net, err := nets.NewRecurrent(cfg, c.Seed)
-	if err != nil {
-		return err
-	}
-	rd, err := rundir.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	p, closeAll, err := newRecurrentPPO(g, net, c, dir, 0)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
-	o := p.Opt
-	if err := rl.Start(dir, c); err != nil {
-		if errors.Is(err, rl.ErrRunExists) {
-			return fmt.Errorf("%v; pass --resume to continue it, or choose another --out", err)
-		}
-		return err
-	}
-	info := rl.CheckpointInfo{Game: g.Spec(), Preset: c.Preset, Opponent: c.Opponent}
-	if _, err := rl.SaveRecurrentCheckpoint(dir, net, info); err != nil {
-		return err
-	}
-	if p.League != nil {
-		if err := p.League.AddRecurrentSnapshot(net); err != nil {
-			return err
-		}
-	}
-	if !quiet {
-		fmt.Fprintf(e.Stderr, "ppo: %s against %s, recurrent %s (CNN %v, LSTM %d, %d x %d factored policy), %d parameters; %d envs x %d steps = %d samples per update, BPTT over %d steps\n",
-			g.Spec(), ppoOpponentName(c), c.Preset, cfg.ConvChannels, cfg.Hidden, cfg.Cards, cfg.Squares, net.NumParams(), c.Envs, o.Steps, c.Envs*o.Steps, o.Steps)
-	}
-	return trainPPO(e, p, c, dir, info, asJSON, quiet)
-}
-
-// checkRecurrentFlags reports the settings a recurrent run does not take.
-func checkRecurrentFlags(c rl.RunConfig) error {
-	switch {
-	case c.LegalPlane:
-		return usagef("--legal-plane: the recurrent preset %s reads the game's features, which have no legal-move plane", c.Preset)
-	case c.Options.Minibatches > c.Envs:
-		return usagef("--minibatches = %d: a recurrent learner's minibatches are groups of whole environments, want at most --envs (%d)", c.Options.Minibatches, c.Envs)
-	}
-	return nil
-}
-
-// newRecurrentPPO builds the environments (the game's feature encoding),
-// the opponents and the recurrent learner of a session of the run in dir
-// starting after update start; a league's pool of recurrent snapshots is
-// refilled from the run's checkpoints. The returned function closes the
-// opponents and the environments.
-func newRecurrentPPO(g games.Game, net *nets.Recurrent, c rl.RunConfig, dir string, start int) (*rl.PPO, func(), error) {
-	if err := checkRecurrentFlags(c); err != nil {
-		return nil, nil, err
-	}
-	seed := sessionSeed(c, start)
-	ops, err := newOpponents(g, c, seed, dir, start, ppoLearner{rec: net})
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: nets.Encoding{Features: true},
-		Shaping: c.Shaping, Opponents: ops.opponents})
-	if err != nil {
-		ops.close()
-		return nil, nil, err
-	}
-	closeAll := func() { env.Close(); ops.close() }
-	o := c.Options
-	o.Seed = seed
-	p, err := rl.NewRecurrentPPO(net, env, o)
-	if err != nil {
-		closeAll()
-		return nil, nil, err
-	}
-	p.Updates = start
-	p.League = ops.league
-	return p, closeAll, nil
-}
-
-// sessionSeed is the seed of a session of run c starting after update
-// start.
-func sessionSeed(c rl.RunConfig, start int) uint64 {
-	if c.Options.FreshGames {
-		return c.Seed // every update derives its own streams (rl.UpdateSeed)
-	}
-	return rl.SessionSeed(c.Seed, start)
-}
-
-// ppoOpponentName names run c's opponents: --opponent, or the league.
-func ppoOpponentName(c rl.RunConfig) string {
-	if l := leagueName(c.League); l != "fixed" {
-		return "league " + l
-	}
-	return c.Opponent
-}
-
-// leagueName is a stored league setting ("" in runs from before leagues
-// is "fixed").
-func leagueName(l string) string {
-	if l == "" {
-		return "fixed"
-	}
-	return l
-}
-
-// ppoLearner is the net a session trains: exactly one of net (plain) and
-// rec (study 000's recurrent CNN-LSTM) is set.
-type ppoLearner struct {
-	net *nets.Net
-	rec *nets.Recurrent
-}
-
-// newLeague returns a league of snapshots shaped like the learner.
-func (l ppoLearner) newLeague(g games.Game, lo rl.LeagueOptions) (*rl.League, error) {
-	if l.rec != nil {
-		return rl.NewRecurrentLeague(g, l.rec, lo)
-	}
-	return rl.NewLeague(g, l.net, lo)
-}
-
-// addSnapshot adds the checkpoint at path to the league's pool.
-func (l ppoLearner) addSnapshot(league *rl.League, path string) error {
-	if l.rec != nil {
-		snap, _, err := rl.LoadRecurrentCheckpoint(path)
-		if err != nil {
-			return err
-		}
-		return league.AddRecurrentSnapshot(snap)
-	}
-	snap, _, err := rl.LoadCheckpoint(path)
-	if err != nil {
-		return err
-	}
-	return league.AddSnapshot(snap)
-}
-
-// ppoOpponents are a session's opponents: what the environments pick
-// from, the league among them (nil for one fixed opponent), and what
-// close releases.
-type ppoOpponents struct {
-	opponents rl.Opponents
-	league    *rl.League
-	closers   []io.Closer
-}
-
-func (o *ppoOpponents) close() {
-	for _, cl := range o.closers {
-		cl.Close()
-	}
-}
-
-// newOpponents builds the opponents of run c (--league, --opponent,
-// --greedy) for a session starting after update start, refilling a
-// league's pool from the checkpoints in dir.
-func newOpponents(g games.Game, c rl.RunConfig, seed uint64, dir string, start int, learner ppoLearner) (_ *ppoOpponents, err error) {
-	ops := &ppoOpponents{}
-	defer func() {
-		if err != nil {
-			ops.close() // the agents made before the error
-		}
-	}()
-	// One engine pool (the auto backend) for every agent opponent of the
-	// run, so that opponents on one network share its engine.
-	aenv := engine.WithPool(agent.Env{})
-	agentOpp := func(flag, spec string, seed uint64) (rl.Opponent, error) {
-		if spec == "random" {
-			return rl.RandomOpponent(), nil
-		}
-		o, err := rl.NewSpecOpponent(g, spec, aenv.WithSeed(seed))
-		if err != nil {
-			return nil, usagef("--%s: %v", flag, err)
-		}
-		ops.closers = append(ops.closers, o)
-		return o, nil
-	}
-	var pool int
-	switch leagueName(c.League) {
-	case "fixed":
-		specs := strings.Split(c.Opponent, ";")
-		if len(specs) == 1 {
-			opp, err := agentOpp("opponent", c.Opponent, seed+1)
-			if err != nil {
-				return nil, err
-			}
-			ops.opponents = rl.Fixed{Name: c.Opponent, Opponent: opp}
-			return ops, nil
-		}
-		// Several agents: each game against one of them, uniformly.
-		var mix rl.Mixture
-		seen := map[string]bool{}
-		for i, spec := range specs {
-			spec = strings.TrimSpace(spec)
-			if spec == "" || seen[spec] {
-				return nil, usagef("--opponent %q: want distinct, non-empty agent specs separated by ';'", c.Opponent)
-			}
-			seen[spec] = true
-			opp, err := agentOpp("opponent", spec, seed+1+uint64(i))
-			if err != nil {
-				return nil, err
-			}
-			mix.Fixed = append(mix.Fixed, rl.WeightedOpponent{Name: spec, Opponent: opp, Weight: 1})
-		}
-		if ops.league, err = learner.newLeague(g, rl.LeagueOptions{Main: mix}); err != nil {
-			return nil, err
-		}
-	case "fsp", "schedule":
-		lo := rl.Study002League()
-		if c.League == "schedule" {
-			greedy, err := agentOpp("greedy", c.Greedy, seed+1)
-			if err != nil {
-				return nil, err
-			}
-			lo = rl.Study000League(greedy, rl.RandomOpponent())
-			lo.WarmupUpdates = c.Warmup
-		}
-		if ops.league, err = learner.newLeague(g, lo); err != nil {
-			return nil, err
-		}
-		pool = lo.PoolSize
-	default:
-		return nil, fmt.Errorf("league %q: want fixed, fsp or schedule", c.League)
-	}
-	ops.opponents = ops.league
-	if start > 0 && pool > 0 {
-		paths, err := rl.PoolCheckpoints(dir, start, c.Every, pool)
-		if err != nil {
-			return nil, err
-		}
-		for _, path := range paths {
-			if err := learner.addSnapshot(ops.league, path); err != nil {
-				return nil, fmt.Errorf("league pool: %v", err)
-			}
-		}
-	}
-	return ops, nil
-}
-
-// newPPO builds the environments, the opponents and the learner of a
-// session of the run in dir starting after update start; a league's pool
-// is refilled from the run's checkpoints. The returned function closes
-// the opponents.
-func newPPO(g games.Game, net *nets.Net, c rl.RunConfig, dir string, start int) (*rl.PPO, func(), error) {
-	seed := sessionSeed(c, start)
-	enc, err := nets.EncodingFor(g, net.InputSize())
-	if err != nil {
-		if c.Net != "" {
-			return nil, nil, usagef("--net %s: %v", c.Net, err) // a network of another game
-		}
-		return nil, nil, err
-	}
-	ops, err := newOpponents(g, c, seed, dir, start, ppoLearner{net: net})
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := rl.NewEnv(g, rl.EnvOptions{N: c.Envs, Seat: rl.SeatAlternate, Seed: seed, Encoding: enc, Shaping: c.Shaping,
-		Opponents: ops.opponents})
-	if err != nil {
-		ops.close()
-		return nil, nil, err
-	}
-	o := c.Options
-	o.Seed = seed
-	p, err := rl.NewPPO(net, env, o)
-	if err != nil {
-		ops.close()
-		if c.Net != "" {
-			return nil, nil, fmt.Errorf("--net %s: %v", c.Net, err)
-		}
-		return nil, nil, err
-	}
-	p.Updates = start
-	p.League = ops.league
-	return p, ops.close, nil
-}
-
-// trainPPO runs the updates and reports the result.
-func trainPPO(e *env, p *rl.PPO, c rl.RunConfig, dir string, info rl.CheckpointInfo, asJSON, quiet bool) error {
-	start := p.Updates
-	if start >= c.Updates {
-		fmt.Fprintf(e.Stdout, "%s has %d updates already (target %d); pass a larger --updates to continue\n", dir, start, c.Updates)
+// ppoReport turns rl.Run's result into the command's output and error:
+// settings errors are usage errors, an interrupted run says how to
+// continue, a finished one prints what it trained.
+func ppoReport(e *env, ctx context.Context, dir string, res rl.RunResult, err error, asJSON, quiet bool) error {
+	c := res.Config
+	if res.Done {
+		fmt.Fprintf(e.Stdout, "%s has %d updates already (target %d); pass a larger --updates to continue\n", dir, res.Start, c.Updates)
 		return nil
 	}
-	ctx, stop := signalContext()
-	defer stop()
-	prog := newProgress(e.Stderr, "ppo", c.Updates-start, quiet)
-	to := rl.TrainOptions{Dir: dir, Updates: c.Updates, Every: c.Every, Info: info,
-		Progress: func(m rl.Metrics) {
-			prog.update(m.Update-start, fmt.Sprintf("| update %d: win %.3f (%d games%s) loss %.4f kl %.4f clip %.3f entropy %.3f, %.0f samples/s",
-				m.Update, m.WinRate, m.Episodes, kindRates(m), m.Loss, m.ApproxKL, m.ClipFrac, m.Entropy, m.SamplesPerSec))
-		}}
-	if p.League != nil {
-		to.Snapshot, to.SnapshotRecurrent = p.League.AddSnapshot, p.League.AddRecurrentSnapshot
-	}
-	res, err := rl.Train(ctx, p, to)
-	if perr := writePPOPlots(dir, c); perr != nil && !quiet {
-		fmt.Fprintf(e.Stderr, "ppo: plots: %v\n", perr)
+	if c.Game != "" { // training began: the charts of the metrics so far
+		if perr := writePPOPlots(dir, c); perr != nil && !quiet {
+			fmt.Fprintf(e.Stderr, "ppo: plots: %v\n", perr)
+		}
 	}
 	if err != nil {
-		if !quiet {
+		if c.Game != "" && !quiet {
 			fmt.Fprintln(e.Stderr)
 		}
-		if ctx.Err() != nil {
-			return interrupted(ctx, fmt.Sprintf("saved at update %d; run the same command with --resume to continue %s", p.Updates, dir))
+		var se *rl.SettingError
+		switch {
+		case c.Game != "" && ctx.Err() != nil:
+			return interrupted(ctx, fmt.Sprintf("saved at update %d; run the same command with --resume to continue %s", res.Updates, dir))
+		case errors.As(err, &se) && se.Flag == "net":
+			return netUsage(err)
+		case errors.As(err, &se):
+			return usageError{err.Error()}
+		case errors.Is(err, rl.ErrRunExists):
+			return fmt.Errorf("%v; pass --resume to continue it, or choose another --out", err)
+		case errors.Is(err, rl.ErrNoRun):
+			return fmt.Errorf("%v; start the run without --resume", err)
 		}
 		return err
 	}
 	if asJSON {
 		return writeJSON(e.Stdout, map[string]any{
-			"dir": dir, "game": c.Game, "opponent": c.Opponent, "from_update": start, "checkpoint": res.Checkpoint,
+			"dir": dir, "game": c.Game, "opponent": c.Opponent, "from_update": res.Start, "checkpoint": res.Checkpoint,
 			"info": res.Info, "last": res.Last, "samples": res.Samples, "seconds": res.Seconds, "samples_per_s": res.SamplesPerSec(),
 		})
 	}
 	m := res.Last
 	fmt.Fprintf(e.Stdout, "trained updates %d..%d of %s against %s (%d samples, %.0f samples/s): last update win rate %.3f over %d games, loss %.4f, entropy %.3f\n",
-		start+1, m.Update, c.Game, ppoOpponentName(c), res.Samples, res.SamplesPerSec(), m.WinRate, m.Episodes, m.Loss, m.Entropy)
+		res.Start+1, m.Update, c.Game, c.OpponentName(), res.Samples, res.SamplesPerSec(), m.WinRate, m.Episodes, m.Loss, m.Entropy)
 	fmt.Fprintf(e.Stdout, "wrote %s (%d updates, %d samples in all)\n", res.Checkpoint, res.Info.Updates, res.Info.Samples)
 	return nil
 }
@@ -760,6 +292,6 @@ func writePPOPlots(dir string, c rl.RunConfig) error {
 	if err != nil || len(ms) == 0 {
 		return err
 	}
-	_, err = plots.WriteFiles(filepath.Clean(dir), plots.PPOFigures(c.Game, ppoOpponentName(c), ms))
+	_, err = plots.WriteFiles(filepath.Clean(dir), plots.PPOFigures(c.Game, c.OpponentName(), ms))
 	return err
 }
