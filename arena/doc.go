@@ -9,6 +9,13 @@
 // Davidson-Luce ties (plackettluce.go), the one to read for games of more
 // than two players.
 //
+// A tournament's game logs (WriteLog, one JSON file per finished game)
+// live in a LogDir (logdir.go): one writer at a time, every log written
+// atomically as its game ends, and ReadLogDir reads them back as the
+// results of the games a resumed tournament need not play again
+// (TournamentConfig.Played), refusing logs of another tournament
+// (ErrOtherTournament).
+//
 // Everything is reproducible from a seed: game i of a run uses seeds derived
 // from (seed, i) only, so results do not depend on scheduling when games run
 // in parallel; only the measured times per move do. Stats and Tournament

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,8 +17,6 @@ import (
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/internal/atomicfile"
-	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/search/engine"
 )
 
@@ -166,13 +164,13 @@ rerun it with --resume to finish the tournament.`,
 					played map[int]arena.GameResult
 				)
 				if *logs != "" {
-					release, write, err := openArenaLogs(*logs, g)
+					ld, err := arena.OpenLogDir(*logs, g)
 					if err != nil {
-						return err
+						return fmt.Errorf("--logs: %w", err)
 					}
-					defer release()
-					onGame = write
-					if played, err = readArenaLogs(*logs, g, specs, sched, *seed, resumeFlag(*resume)); err != nil {
+					defer ld.Close()
+					onGame = ld.Write
+					if played, err = readArenaLogs(*logs, g, specs, sched, *seed, *resume); err != nil {
 						return err
 					}
 					if len(played) > 0 && !*quiet {
@@ -422,92 +420,33 @@ func writeArenaCSV(w io.Writer, res *arena.TournamentResult) error {
 	return cw.Error()
 }
 
-// openArenaLogs prepares dir for an arena's game logs: it creates and
-// locks it. write saves game i's log atomically; release unlocks the
-// directory.
-func openArenaLogs(dir string, g games.Game) (release func(), write func(int, *arena.Record, uint64) error, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("--logs: %v", err)
-	}
-	rd, err := rundir.Open(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--logs: %w", err)
-	}
-	write = func(i int, rec *arena.Record, chanceSeed uint64) error {
-		l, err := arena.LogFromRecord(g, rec, chanceSeed)
-		if err != nil {
-			return fmt.Errorf("game log %d: %w", i+1, err)
+// readArenaLogs reads the game logs an earlier run of this tournament
+// left in dir (arena.ReadLogDir), for --resume, or refuses a directory
+// that holds any without it, so that a second run cannot mix its games
+// with another's. Errors start with the flag; logs of another
+// tournament are usage errors.
+func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed uint64, resume bool) (map[int]arena.GameResult, error) {
+	if !resume {
+		names, err := arena.LogFiles(dir)
+		if err != nil || len(names) == 0 {
+			return nil, err
 		}
-		var buf bytes.Buffer
-		if err := arena.WriteLog(&buf, l); err != nil {
-			return fmt.Errorf("game log %d: %w", i+1, err)
-		}
-		return atomicfile.WriteFile(filepath.Join(dir, fmt.Sprintf("game-%06d.json", i+1)), buf.Bytes())
-	}
-	return func() { rd.Close() }, write, nil
-}
-
-// readArenaLogs reads the game logs an earlier run left in dir (locked by
-// the caller, except for --report, which only reads files that are
-// written atomically). flag is the option that reads them ("--resume" or
-// "--report"; errors start with it), or "" when none does: then any log
-// there is an error, so that a second run cannot mix its games with
-// another's. Otherwise each log must be
-// a finished game of this very tournament: the name's number a game of
-// sched, and the log's game, players (sched's seats) and chance seed those
-// of that game under seed; its moves replay legally to its recorded
-// returns (ReadLog). Anything else is an error naming the file.
-func readArenaLogs(dir string, g games.Game, specs []string, sched [][]int, seed uint64, flag string) (map[int]arena.GameResult, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "game-*.json"))
-	if err != nil || len(names) == 0 {
-		return nil, err
-	}
-	if flag == "" {
 		return nil, usagef("--logs %s already holds %d game logs (%s, ...): add --resume to continue that run, or choose another directory", dir, len(names), filepath.Base(names[0]))
 	}
-	played := make(map[int]arena.GameResult, len(names))
-	for _, name := range names {
-		base := filepath.Base(name)
-		var n int
-		if _, err := fmt.Sscanf(base, "game-%06d.json", &n); err != nil || base != fmt.Sprintf("game-%06d.json", n) {
-			return nil, fmt.Errorf("%s: %s is not named game-NNNNNN.json: move it out of %s", flag, name, dir)
-		}
-		if n < 1 || n > len(sched) {
-			return nil, usagef("%s: %s is game %d, but this tournament has %d games: use the earlier run's --agents and --games, or choose another --logs directory", flag, name, n, len(sched))
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", flag, err)
-		}
-		l, _, err := arena.ReadLog(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %v (delete the file to play that game again)", flag, name, err)
-		}
-		i := n - 1
-		want := make([]string, len(sched[i]))
-		for s, a := range sched[i] {
-			want[s] = specs[a]
-		}
-		if l.Game != g.Spec() || !slices.Equal(l.Players, want) || l.Seed != arena.ChanceSeed(seed, i) {
-			return nil, usagef("%s: %s was played with other settings (game %s, players %q, chance seed %d; this run's game %d is %s, %q, %d): use the earlier run's --game, --agents, --games and --seed, or choose another --logs directory",
-				flag, name, l.Game, l.Players, l.Seed, n, g.Spec(), want, arena.ChanceSeed(seed, i))
-		}
-		r, err := l.Result(sched[i])
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %v (delete the file to play that game again)", flag, name, err)
-		}
-		played[i] = r
+	played, err := arena.ReadLogDir(dir, g, specs, sched, seed)
+	if err != nil {
+		return nil, logsError("--resume", err)
 	}
 	return played, nil
 }
 
-// resumeFlag is readArenaLogs' flag for a run with or without --resume.
-func resumeFlag(resume bool) string {
-	if resume {
-		return "--resume"
+// logsError prefixes arena.ReadLogDir's error with the flag that read the
+// logs; a log of another tournament is a usage error.
+func logsError(flag string, err error) error {
+	if errors.Is(err, arena.ErrOtherTournament) {
+		return usagef("%s: %v", flag, err)
 	}
-	return ""
+	return fmt.Errorf("%s: %v", flag, err)
 }
 
 // reportArenaLogs is arena --report: the result of the games logged in
@@ -521,9 +460,9 @@ func reportArenaLogs(e *env, dir string, g games.Game, specs []string, sched [][
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("--report: %v", err)
 	}
-	played, err := readArenaLogs(dir, g, specs, sched, seed, "--report")
+	played, err := arena.ReadLogDir(dir, g, specs, sched, seed)
 	if err != nil {
-		return err
+		return logsError("--report", err)
 	}
 	if len(played) == 0 {
 		return fmt.Errorf("--report: %s holds no game logs (game-NNNNNN.json) yet", dir)
