@@ -143,14 +143,29 @@ func Compare(run, now any, flags Flags) (Changes, error) {
 // leaf is one setting: its path and its value as text.
 type leaf struct{ path, text string }
 
-// leaves lists v's settings in the order of its JSON form.
+// leaves lists v's settings in the order of its JSON form; a key given
+// twice (JSON text read from a file) has its last value, as
+// encoding/json reads it, at its first place.
 func leaves(v any) ([]leaf, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	var out []leaf
-	return out, flatten("", data, &out)
+	var all []leaf
+	if err := flatten("", data, &all); err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(all))
+	out := all[:0]
+	for _, l := range all {
+		if i, ok := at[l.path]; ok {
+			out[i].text = l.text
+			continue
+		}
+		at[l.path] = len(out)
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 // flatten appends the settings of the JSON value data, found at prefix,

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -108,4 +109,23 @@ func TestCompareBadValue(t *testing.T) {
 	if _, err := Compare(map[string]any{"f": func() {}}, 1, Flags{}); err == nil {
 		t.Error("a value JSON cannot encode must be an error")
 	}
+}
+
+// Compare reads stored settings from files (train's checkpoint metadata
+// holds its options as JSON text): any text compares without a panic,
+// and a text compares equal to itself.
+func FuzzCompare(f *testing.F) {
+	f.Add(`{"steps":200,"lr":0.02,"train":{"sims":[1,2]}}`, `{"steps":100}`)
+	f.Add(`{"a":{"b":{"c":null}},"d":""}`, `[]`)
+	f.Add(`"x"`, `{`)
+	f.Add(`{"a":1,"a":2}`, `{"a":2}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		cs, err := Compare(json.RawMessage(a), json.RawMessage(b), Flags{Renamed: map[string]string{"a": "x", "train": ""}})
+		if err == nil {
+			_ = cs.Error()
+		}
+		if cs, err := Compare(json.RawMessage(a), json.RawMessage(a), Flags{}); err == nil && len(cs) != 0 {
+			t.Errorf("%q differs from itself: %v", a, cs)
+		}
+	})
 }
