@@ -125,12 +125,10 @@ func (c RunConfig) sessionSeed(start int) uint64 {
 	return SessionSeed(c.Seed, start)
 }
 
-// configFlags names RunConfig's settings by the flags of `canopy ppo`
-// (settings without a flag keep their path; Updates is the target, which
-// a resumed run may change, and is not compared).
+// configFlags names the settings of RunConfig.flagView by the flags of
+// `canopy ppo` (settings without a flag keep their path).
 var configFlags = rundir.Flags{Renamed: map[string]string{
 	"warmup":                      "league-warmup",
-	"shaping":                     "shaping",
 	"options":                     "",
 	"options.Steps":               "env-steps",
 	"options.LR":                  "lr",
@@ -143,6 +141,18 @@ var configFlags = rundir.Flags{Renamed: map[string]string{
 	"options.AnnealUpdates":       "lr-anneal",
 	"options.FreshGames":          "fresh-games",
 }}
+
+// flagView is c as `canopy ppo`'s flags set it, for comparing a resumed
+// run's settings: the league by name ("" is "fixed"), shaping as the
+// flag's on or off (its weights are the game's study's), the target
+// (which a resumed run may change) left out.
+func (c RunConfig) flagView() any {
+	c.League, c.Updates = c.LeagueName(), 0
+	return struct {
+		RunConfig
+		Shaping bool `json:"shaping"` // hides RunConfig.Shaping
+	}{c, c.Shaping != Shaping{}}
+}
 
 // RunOptions are the services and callbacks of Run, passed in by its
 // caller.
@@ -355,11 +365,7 @@ func resumeRun(ctx context.Context, dir string, c RunConfig, o RunOptions) (RunR
 	}
 	// A run keeps its settings: the flags given again must agree.
 	stored := r.Config
-	now := c
-	now.Updates, now.League = stored.Updates, c.LeagueName()
-	run := stored
-	run.League = stored.LeagueName()
-	cs, err := rundir.Compare(run, now, configFlags)
+	cs, err := rundir.Compare(stored.flagView(), c.flagView(), configFlags)
 	if err != nil {
 		return RunResult{}, err
 	}

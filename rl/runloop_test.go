@@ -114,10 +114,15 @@ func TestRunResumeKeepsSettings(t *testing.T) {
 	}
 	other := c
 	other.Options.LR, other.Envs, other.Seed = 0.5, 2, 8
-	_, err := Run(context.Background(), dir, other, RunOptions{Resume: true, Given: given("lr", "envs")})
+	other.Shaping = StudyShaping(games.MustNew("tictactoe"))
+	_, err := Run(context.Background(), dir, other, RunOptions{Resume: true, Given: given("lr", "envs", "shaping")})
 	var cs rundir.Changes
-	if !errors.As(err, &cs) || !strings.Contains(err.Error(), "these settings differ from the run's: --envs 2 (run: 4), --lr 0.5 (run: 0.00025)") {
-		t.Fatalf("resume with other --lr and --envs: %v, want both named", err)
+	if !errors.As(err, &cs) || !strings.Contains(err.Error(), "these settings differ from the run's: --envs 2 (run: 4), --lr 0.5 (run: 0.00025), --shaping true (run: false)") {
+		t.Fatalf("resume with other --lr, --envs and --shaping: %v, want them named", err)
+	}
+	// The same values given again are no change; "" is the league fixed.
+	if _, err := Run(context.Background(), dir, c, RunOptions{Resume: true, Given: given("lr", "envs", "shaping", "league")}); err != nil {
+		t.Fatalf("resume with the run's own flags: %v", err)
 	}
 	// Not given: the stored value holds (the seed), and the target
 	// grows.
