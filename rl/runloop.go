@@ -164,7 +164,8 @@ type RunOptions struct {
 	// "updates" replaces the stored target.
 	Resume bool
 	// Given reports whether a flag (without dashes) was given; nil means
-	// none was.
+	// every one was (a caller with a whole RunConfig: every setting is
+	// compared, as zero.Run does, and Updates is the new target).
 	Given func(flag string) bool
 	// Agents is the environment opponent agents are built with (an
 	// engine pool, for network agents: search/engine.WithPool).
@@ -221,7 +222,7 @@ type RunResult struct {
 // ErrRunExists, one without a run to resume ErrNoRun.
 func Run(ctx context.Context, dir string, c RunConfig, o RunOptions) (RunResult, error) {
 	if o.Given == nil {
-		o.Given = func(string) bool { return false }
+		o.Given = func(string) bool { return true }
 	}
 	if err := c.Check(); err != nil {
 		return RunResult{}, err

@@ -136,6 +136,12 @@ func TestRunResumeKeepsSettings(t *testing.T) {
 	if err != nil || stored.Updates != 2 {
 		t.Errorf("stored target %d, %v; want 2", stored.Updates, err)
 	}
+	// Without Given, every setting is compared.
+	other = c
+	other.Updates, other.Seed = 2, 99
+	if _, err := Run(context.Background(), dir, other, RunOptions{Resume: true}); err == nil || !strings.Contains(err.Error(), "--seed 99 (run: 7)") {
+		t.Errorf("resume of a whole config with another seed: %v", err)
+	}
 	if _, err := Run(context.Background(), filepath.Join(tmp, "none"), c, RunOptions{Resume: true}); err == nil {
 		t.Error("resume of a missing directory")
 	}
