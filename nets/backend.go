@@ -175,7 +175,7 @@ func (o BackendOption) check(v string) (string, string) {
 				return a, ""
 			}
 		}
-		return "", fmt.Sprintf("%q is not one of %s", v, o.Allowed())
+		return "", fmt.Sprintf("%q is not one of %s%s", v, o.Allowed(), spec.Suggest(v, o.Values))
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < o.Min || n > o.Max {

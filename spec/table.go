@@ -98,7 +98,7 @@ func Choice(key string, p *string, def string, choices []string, help string) Op
 					return nil
 				}
 			}
-			return fmt.Errorf("%s=%q: want one of %s", key, v, strings.Join(choices, ", "))
+			return fmt.Errorf("%s=%q: want one of %s%s", key, v, strings.Join(choices, ", "), Suggest(v, choices))
 		},
 		get: func() string { return *p }}
 }
