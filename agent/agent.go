@@ -46,6 +46,10 @@ type Evaluator interface {
 // Option documents one option of a registered agent.
 type Option struct {
 	Key, Default, Help string
+	// File marks an option whose value may name a file to read (a
+	// network, an opening book); a server confines these values to the
+	// directories it serves (web's guard).
+	File bool `json:",omitempty"`
 }
 
 // OptionsOf documents the options of a declared spec.Table for the
@@ -53,7 +57,7 @@ type Option struct {
 func OptionsOf(t spec.Table) []Option {
 	out := make([]Option, len(t))
 	for i, o := range t {
-		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
+		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage(), File: o.File}
 	}
 	return out
 }
