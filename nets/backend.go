@@ -239,12 +239,6 @@ func RegisterBackendInfo(info BackendInfo) {
 	backends.Register(info.Name, info)
 }
 
-// RegisterBackend registers a backend that takes no spec options; see
-// RegisterBackendInfo.
-func RegisterBackend(name string, priority int, open BackendFactory) {
-	RegisterBackendInfo(BackendInfo{Name: name, Priority: priority, Open: open})
-}
-
 // BackendInfos returns the registered backends, highest priority first
 // (ties by name).
 func BackendInfos() []BackendInfo {
