@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/spec"
@@ -46,6 +44,10 @@ type Evaluator interface {
 // Option documents one option of a registered agent.
 type Option struct {
 	Key, Default, Help string
+	// File marks an option whose value may name a file to read (a
+	// network, an opening book); a server confines these values to the
+	// directories it serves (web's guard).
+	File bool `json:",omitempty"`
 }
 
 // OptionsOf documents the options of a declared spec.Table for the
@@ -53,7 +55,7 @@ type Option struct {
 func OptionsOf(t spec.Table) []Option {
 	out := make([]Option, len(t))
 	for i, o := range t {
-		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
+		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage(), File: o.File}
 	}
 	return out
 }
@@ -71,32 +73,15 @@ type Registration struct {
 	New func(g games.Game, s *spec.Spec, env Env) (Agent, error)
 }
 
-var (
-	mu       sync.RWMutex
-	registry = map[string]Registration{}
-)
+// registry holds the agents by name (spec.Registry: the same table as
+// the games' and the backends').
+var registry = spec.NewRegistry[Registration]("agent")
 
 // Register adds an agent constructor; duplicate names panic at init.
-func Register(r Registration) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := registry[r.Name]; dup {
-		panic("agent: duplicate registration of " + r.Name)
-	}
-	registry[r.Name] = r
-}
+func Register(r Registration) { registry.Register(r.Name, r) }
 
 // Registered returns all registrations sorted by name.
-func Registered() []Registration {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]Registration, 0, len(registry))
-	for _, r := range registry {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func Registered() []Registration { return registry.All() }
 
 // New builds an agent from a spec string for game g, seeded with env.Seed
 // and given env's services (see Env).
@@ -105,15 +90,9 @@ func New(g games.Game, specString string, env Env) (Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	mu.RLock()
-	r, ok := registry[s.Name]
-	mu.RUnlock()
+	r, ok := registry.Lookup(s.Name)
 	if !ok {
-		var names []string
-		for _, r := range Registered() {
-			names = append(names, r.Name)
-		}
-		return nil, fmt.Errorf("unknown agent %q%s (available: %s; see `canopy agents`)", s.Name, spec.Suggest(s.Name, names), strings.Join(names, ", "))
+		return nil, registry.Unknown(s.Name, "canopy agents")
 	}
 	if len(r.Games) > 0 {
 		name := g.Type().Name

@@ -12,7 +12,10 @@
 // the registry itself is the only global, a table of constructors like
 // database/sql's drivers, filled at init.
 //
-// Game-specific agents (the Connect Four solver, Tetris Link heuristics,
-// Sequence greedy, ...) register themselves from the game's own packages;
-// search agents register from package search.
+// This package sits beside the game API, in the games layer (OpenSpiel's
+// spiel_bots.h beside spiel.h): it imports only package games and spec, so
+// a game package can register its own agents (the Connect Four solver,
+// Tetris Link heuristics, Sequence greedy, ...) next to the rules they read,
+// unexported state included. Search and network agents register from the
+// higher layers that implement them (search, search/multi, search/engine).
 package agent

@@ -19,6 +19,9 @@
 // Games are safe for concurrent use. States are not: each goroutine works on
 // its own State and copies with CloneInto.
 //
-// What this package is not for: search, agents, networks. Those live in
-// higher layers (see ARCHITECTURE.md) and only depend on this API.
+// What this package is not for: search, agents, networks. The agent
+// interface lives beside this API in package agent (same layer, importing
+// this one), so that game packages may register agents of their own;
+// search and networks live in higher layers (see ARCHITECTURE.md) and only
+// depend on these APIs.
 package games

@@ -1,13 +1,6 @@
 package games
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-	"sync"
-
-	"github.com/canopy-go/canopy/spec"
-)
+import "github.com/canopy-go/canopy/spec"
 
 // Option documents one option a registered game accepts.
 type Option struct {
@@ -24,41 +17,19 @@ type Registration struct {
 	New func(s *spec.Spec) (Game, error)
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Registration{}
-)
+// registry holds the games by name (spec.Registry: the same table as the
+// agents' and the backends').
+var registry = spec.NewRegistry[Registration]("game")
 
 // Register adds a game constructor. It panics on a duplicate name, which is
 // a programming error caught at init time.
-func Register(r Registration) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[r.Name]; dup {
-		panic("games: duplicate registration of " + r.Name)
-	}
-	registry[r.Name] = r
-}
+func Register(r Registration) { registry.Register(r.Name, r) }
 
 // Registered returns all registrations sorted by name.
-func Registered() []Registration {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	out := make([]Registration, 0, len(registry))
-	for _, r := range registry {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func Registered() []Registration { return registry.All() }
 
 // Lookup returns the registration for name.
-func Lookup(name string) (Registration, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	r, ok := registry[name]
-	return r, ok
-}
+func Lookup(name string) (Registration, bool) { return registry.Lookup(name) }
 
 // New builds a game from a spec string such as "hex:size=11". Unknown
 // games and options give an error that lists what is available.
@@ -69,11 +40,7 @@ func New(specString string) (Game, error) {
 	}
 	r, ok := Lookup(s.Name)
 	if !ok {
-		names := make([]string, 0)
-		for _, r := range Registered() {
-			names = append(names, r.Name)
-		}
-		return nil, fmt.Errorf("unknown game %q%s (available: %s; see `canopy games`)", s.Name, spec.Suggest(s.Name, names), strings.Join(names, ", "))
+		return nil, registry.Unknown(s.Name, "canopy games")
 	}
 	g, err := r.New(s)
 	if err != nil {

@@ -7,13 +7,9 @@ type Task interface {
 	RunPart(p int)
 }
 
-// IdleThreads returns how many of the Threads() kernel threads no call
-// in flight is using now (at least 1: the caller's own). It is a hint
-// for callers choosing how many parts to split work into; Parallel
-// checks again when it runs.
-func IdleThreads() int { return idleThreads(0) }
-
-// idleThreads is IdleThreads on a thread budget (see Team).
+// idleThreads returns how many of a budget of kernel threads (see Team;
+// 0: the package's Threads()) no call in flight is using now, at least 1:
+// the caller's own.
 func idleThreads(limit int) int {
 	return max(1, threadsOf(limit)-int(callsInFlight.Load()))
 }

@@ -34,7 +34,10 @@ func threadsOf(limit int) int {
 	return Threads()
 }
 
-// IdleThreads is the package's IdleThreads on the team's budget.
+// IdleThreads returns how many of the team's threads no call in flight is
+// using now (at least 1: the caller's own). It is a hint for callers
+// choosing how many parts to split work into; Parallel checks again when
+// it runs.
 func (t Team) IdleThreads() int { return idleThreads(t.n) }
 
 // Parallel is the package's Parallel on the team's budget.

@@ -175,7 +175,7 @@ func (o BackendOption) check(v string) (string, string) {
 				return a, ""
 			}
 		}
-		return "", fmt.Sprintf("%q is not one of %s", v, o.Allowed())
+		return "", fmt.Sprintf("%q is not one of %s%s", v, o.Allowed(), spec.Suggest(v, o.Values))
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < o.Min || n > o.Max {
@@ -214,10 +214,9 @@ func (b BackendInfo) keys() string {
 	return strings.Join(ks, ", ")
 }
 
-var (
-	backendMu sync.RWMutex
-	backends  = map[string]BackendInfo{}
-)
+// backends holds the backends by name (spec.Registry: the same table as
+// the games' and the agents').
+var backends = spec.NewRegistry[BackendInfo]("backend")
 
 // RegisterBackendInfo adds a backend to the registry. "auto" tries
 // backends from the highest priority down and keeps the first that opens;
@@ -225,9 +224,7 @@ var (
 // ones. A duplicate or reserved name, a nil factory or an option without a
 // key panics (programming errors caught at init). Safe for concurrent use.
 func RegisterBackendInfo(info BackendInfo) {
-	backendMu.Lock()
-	defer backendMu.Unlock()
-	if _, dup := backends[info.Name]; dup || info.Name == "auto" || info.Name == "" || strings.ContainsAny(info.Name, ":,= ") {
+	if _, dup := backends.Lookup(info.Name); dup || info.Name == "auto" || info.Name == "" || strings.ContainsAny(info.Name, ":,= ") {
 		panic("nets: duplicate or reserved backend name " + strconv.Quote(info.Name))
 	}
 	if info.Open == nil {
@@ -239,22 +236,14 @@ func RegisterBackendInfo(info BackendInfo) {
 		}
 	}
 	info.Options = slices.Clone(info.Options)
-	backends[info.Name] = info
-}
-
-// RegisterBackend registers a backend that takes no spec options; see
-// RegisterBackendInfo.
-func RegisterBackend(name string, priority int, open BackendFactory) {
-	RegisterBackendInfo(BackendInfo{Name: name, Priority: priority, Open: open})
+	backends.Register(info.Name, info)
 }
 
 // BackendInfos returns the registered backends, highest priority first
 // (ties by name).
 func BackendInfos() []BackendInfo {
-	backendMu.RLock()
-	infos := slices.Collect(maps.Values(backends))
-	backendMu.RUnlock()
-	sort.Slice(infos, func(i, j int) bool {
+	infos := backends.All()
+	sort.SliceStable(infos, func(i, j int) bool {
 		if infos[i].Priority != infos[j].Priority {
 			return infos[i].Priority > infos[j].Priority
 		}
@@ -264,12 +253,7 @@ func BackendInfos() []BackendInfo {
 }
 
 // LookupBackend returns the registered backend name.
-func LookupBackend(name string) (BackendInfo, bool) {
-	backendMu.RLock()
-	defer backendMu.RUnlock()
-	info, ok := backends[name]
-	return info, ok
-}
+func LookupBackend(name string) (BackendInfo, bool) { return backends.Lookup(name) }
 
 // Backends returns the registered names, highest priority first.
 func Backends() []string {

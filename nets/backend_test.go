@@ -300,7 +300,7 @@ func TestBackendInfos(t *testing.T) {
 					t.Errorf("registering %q did not panic", name)
 				}
 			}()
-			RegisterBackend(name, 1, func(*Net, BackendOptions) (Backend, error) { return nil, nil })
+			RegisterBackendInfo(BackendInfo{Name: name, Priority: 1, Open: func(*Net, BackendOptions) (Backend, error) { return nil, nil }})
 		}()
 	}
 }

@@ -125,7 +125,7 @@
 // matching pennies) or its most probable action (simfinal=max). The bandit
 // sums live in edgeExt.w2 and the cumulative strategy in edgeExt.amafW,
 // fields otherwise used by UCB1-Tuned and the RAVE family, whose statistics
-// are therefore not kept at joint nodes under exp3/rm; the edge stays 56
+// are therefore not kept at joint nodes under exp3/rm; the edge stays 48
 // bytes with its extension (simsel.go). Exp3/RM simulations allocate nothing and are race-free with
 // threads > 1 (atomic loads and adds; strategies are computed from
 // snapshots that may miss the simulations in flight).

@@ -95,7 +95,7 @@ func MixUniform(rho, gamma float64, k int) float64 {
 // Those two fields are otherwise used by UCB1-Tuned (w2) and the RAVE
 // family (amafW), whose statistics are therefore not kept at joint nodes
 // under simsel=exp3/rm (backupAtomic and backupAMAF skip bandit steps);
-// edgeExt.amafN stays 0 there. Nothing is added to the 56 bytes per edge
+// edgeExt.amafN stays 0 there. Nothing is added to the 48 bytes per edge
 // (edge, edgeStats and edgeExt).
 //
 // Rewards are the player's value mapped to [0, 1], x = (v+1)/2. With the

@@ -9,4 +9,8 @@
 // options nobody asked for (usually a typo the user should hear about).
 //
 // Spec values are not safe for concurrent use.
+//
+// Registry is the table of named entries that specs name (games, agents,
+// network backends), one implementation behind the three registries;
+// Suggest is the "did you mean" of every misspelled name.
 package spec

@@ -159,7 +159,7 @@ func (s *Spec) Choice(key, def string, choices ...string) string {
 		return def
 	}
 	if !slices.Contains(choices, v) {
-		s.fail(key, v, "one of "+strings.Join(choices, ", "))
+		s.fail(key, v, "one of "+strings.Join(choices, ", ")+Suggest(v, choices))
 		return def
 	}
 	return v

@@ -20,6 +20,9 @@ type Option struct {
 	// Range is the allowed range as text ("1..1048576", "[0, 1]",
 	// "uct|puct"), for help and errors.
 	Range string
+	// File marks a value that may name a file to read (a network, a
+	// book): a server confines such values to the directories it serves.
+	File bool
 
 	set  func(v string) error // parse, range-check and store
 	get  func() string        // the current value as text
@@ -87,6 +90,14 @@ func String(key string, p *string, def, help string) Option {
 		get: func() string { return *p }}
 }
 
+// File declares a string option bound to p whose value may name a file
+// to read (or a built-in name); see Option.File.
+func File(key string, p *string, def, help string) Option {
+	o := String(key, p, def, help)
+	o.File = true
+	return o
+}
+
 // Choice declares a string option bound to p that must be one of choices.
 func Choice(key string, p *string, def string, choices []string, help string) Option {
 	rng := strings.Join(choices, "|")
@@ -98,7 +109,7 @@ func Choice(key string, p *string, def string, choices []string, help string) Op
 					return nil
 				}
 			}
-			return fmt.Errorf("%s=%q: want one of %s", key, v, strings.Join(choices, ", "))
+			return fmt.Errorf("%s=%q: want one of %s%s", key, v, strings.Join(choices, ", "), Suggest(v, choices))
 		},
 		get: func() string { return *p }}
 }

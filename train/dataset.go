@@ -429,13 +429,23 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 	return d, nil
 }
 
+// missingPath is the error of a data path that does not exist; it is an
+// fs.ErrNotExist (errors.Is), so that a command can call it a usage error.
+type missingPath string
+
+func (p missingPath) Error() string {
+	return string(p) + " does not exist (give a self-play run directory or an .npz shard)"
+}
+
+func (missingPath) Is(target error) bool { return target == fs.ErrNotExist }
+
 // resolve turns one path into an iteration: a run directory, its
 // manifest, or one shard.
 func resolve(p string) (iteration, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return iteration{}, fmt.Errorf("%s does not exist (give a self-play run directory or an .npz shard)", p)
+			return iteration{}, missingPath(p)
 		}
 		return iteration{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/spec"
 )
@@ -15,11 +16,28 @@ import (
 // maxSpecLen bounds game and agent spec strings in requests.
 const maxSpecLen = 512
 
-// fileOptions are the agent options whose values may name files.
-var fileOptions = []string{"net", "eval", "static"}
+// fileOptions returns the keys of agent name's options whose values may
+// name files: those its registration marks (agent.Option.File, declared
+// with spec.File), so a new agent's file option is guarded without an
+// edit here. An unknown agent has none; agent.New refuses it.
+func fileOptions(name string) []string {
+	var keys []string
+	for _, r := range agent.Registered() {
+		if r.Name != name {
+			continue
+		}
+		for _, o := range r.Options {
+			if o.File {
+				keys = append(keys, o.Key)
+			}
+		}
+	}
+	return keys
+}
 
-// namedValues are values of fileOptions that name no file.
-var namedValues = map[string]bool{"init": true, "default": true, "rollout": true, "uniform": true, "blend": true}
+// namedValues are values of file options that name no file (networks,
+// evaluators, the solver's books).
+var namedValues = map[string]bool{"init": true, "default": true, "rollout": true, "uniform": true, "blend": true, "none": true}
 
 // checkAgentSpec refuses agent specs over the server's search budgets and
 // specs whose options name files outside the run directories. It runs
@@ -61,7 +79,7 @@ func (s *Server) checkAgentSpec(text string) error {
 			return errorf(http.StatusBadRequest, "agent %s: time=%s is over this server's limit of %v", sp.Name, clip(v), s.cfg.MaxTime)
 		}
 	}
-	for _, key := range fileOptions {
+	for _, key := range fileOptions(sp.Name) {
 		if !sp.Has(key) {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/canopy-go/canopy/bench"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // benchTargets maps "canopy bench WHAT" to its implementation. Other files
@@ -41,9 +42,9 @@ profiles. Targets:
 				}
 				f, ok := benchTargets[args[0]]
 				if !ok {
-					return usagef("unknown benchmark %q (one of %v)", args[0], benchNames())
+					return usagef("unknown benchmark %q%s (one of %v)", args[0], spec.Suggest(args[0], benchNames()), benchNames())
 				}
-				return f(e, args[1:])
+				return subcommandFailed(args[0], f(e, args[1:]))
 			}
 		},
 	})

@@ -59,7 +59,7 @@ func netImport(e *env, args []string) error {
 	}
 	m, err := onnx.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("%v", err)
+		return inputUsage(err)
 	}
 	spec := *game
 	if spec == "" {
@@ -123,7 +123,7 @@ func netExport(e *env, args []string) error {
 	if spec == "" {
 		spec, err = netGame(ref)
 		if err != nil {
-			return fmt.Errorf("%v", err)
+			return inputUsage(err)
 		}
 	}
 	g, err := games.New(spec)
@@ -160,7 +160,7 @@ func netGame(ref string) (string, error) {
 	}
 	buf, err := os.ReadFile(ref)
 	if err != nil {
-		return "", fmt.Errorf("network %q: %v (a file or a shipped name)", ref, unwrapPath(err))
+		return "", fmt.Errorf("network %q: %w (a file or a shipped name)", ref, unwrapPath(err))
 	}
 	n, err := nets.Decode(buf)
 	if err != nil {

@@ -85,12 +85,12 @@ func TestNetONNXCLIErrors(t *testing.T) {
 	}{
 		{[]string{"net", "export", good}, 2, "--onnx"},
 		{[]string{"net", "export", "--onnx", model}, 2, "one network"},
-		{[]string{"net", "export", filepath.Join(dir, "missing"), "--onnx", model}, 1, "missing"},
+		{[]string{"net", "export", filepath.Join(dir, "missing"), "--onnx", model}, 2, "missing"}, // a missing input is a usage error
 		{[]string{"net", "export", good, "--onnx", filepath.Join(dir, "no", "x.onnx")}, 1, "does not exist"},
 		{[]string{"net", "export", good, "--game", "nosuchgame", "--onnx", model}, 2, "nosuchgame"},
 		{[]string{"net", "import"}, 2, "one ONNX file"},
 		{[]string{"net", "import", junk, "--game", "connect4"}, 1, "not an ONNX model"},
-		{[]string{"net", "import", filepath.Join(dir, "missing.onnx"), "--game", "connect4"}, 1, "missing.onnx"},
+		{[]string{"net", "import", filepath.Join(dir, "missing.onnx"), "--game", "connect4"}, 2, "missing.onnx"},
 		{[]string{"net", "import", model, "--game", "hex"}, 1, "channels 2 vs 3"},
 		{[]string{"net", "import", model, "--game", "nosuchgame"}, 2, "nosuchgame"},
 		{[]string{"net", "import", model, "--out", model}, 2, "overwrite"},

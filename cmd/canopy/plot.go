@@ -17,6 +17,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/runlock"
 	"github.com/canopy-go/canopy/plots"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -96,15 +97,19 @@ Examples:
 					return err
 				}
 				kind, inputs := args[0], args[1:]
+				kinds := []string{"run", "logs", "arena"}
+				if !slices.Contains(kinds, kind) {
+					return usagef("unknown kind %q%s: want run, logs or arena", kind, spec.Suggest(kind, kinds))
+				}
 				if len(inputs) == 0 {
-					return usagef("plot %s: name at least one input", kind)
+					return usagef("%s: name at least one input", kind)
 				}
 				var figs []*plots.Figure
 				dir := *out
 				switch kind {
 				case "run":
 					if len(inputs) != 1 {
-						return usagef("plot run: one run directory at a time (got %d)", len(inputs))
+						return usagef("run: one run directory at a time (got %d)", len(inputs))
 					}
 					if figs, err = runFigures(inputs[0]); err != nil {
 						return err
@@ -144,8 +149,6 @@ Examples:
 							figs = append(figs, &named)
 						}
 					}
-				default:
-					return usagef("unknown kind %q: want run, logs or arena", kind)
 				}
 				if dir == "" {
 					dir = "plots"
@@ -237,7 +240,7 @@ func inside(path, dir string) bool {
 func readInput(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", path, unwrapPathErr(err))
+		return nil, inputUsage(fmt.Errorf("cannot read %s: %w", path, unwrapPathErr(err)))
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
@@ -264,7 +267,7 @@ func unwrapPathErr(err error) error {
 // runFigures reads a run directory's charts.
 func runFigures(dir string) ([]*plots.Figure, error) {
 	if fi, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("cannot read the run directory %s: %v", dir, unwrapPathErr(err))
+		return nil, inputUsage(fmt.Errorf("cannot read the run directory %s: %w", dir, unwrapPathErr(err)))
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory: plot run wants a run directory of canopy zero or canopy ppo", dir)
 	}

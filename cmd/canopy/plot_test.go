@@ -152,7 +152,7 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "run", dir, "--width", "0.5"}, 2, "--width 0.5: want inches from 1 to 40"},
 		{[]string{"plot", "run", dir, "--height", "-3"}, 2, "--height -3: want inches"},
 		{[]string{"plot", "run", dir, "--dpi", "5000"}, 2, "--dpi 5000: want 24 to 600"},
-		{[]string{"plot", "run", filepath.Join(empty, "missing")}, 1, "cannot read the run directory"},
+		{[]string{"plot", "run", filepath.Join(empty, "missing")}, 2, "cannot read the run directory"}, // a usage error, as a missing --net is
 		{[]string{"plot", "run", empty}, 1, "neither zero.json"},
 		{[]string{"plot", "run", corrupt}, 1, "metrics.jsonl:2: not a JSON metrics record"},
 		{[]string{"plot", "run", noMetrics}, 1, "no metrics yet"},

@@ -43,7 +43,7 @@ game log takes a few kB).`,
 				case *logPath != "":
 					buf, err := readCapped(*logPath, maxLogBytes)
 					if err != nil {
-						return fmt.Errorf("--log: %v", err)
+						return inputUsage(fmt.Errorf("--log: %w", err))
 					}
 					log, s, err = arena.ReadLog(bytes.NewReader(buf))
 					if err != nil {

@@ -238,7 +238,7 @@ func TestCLIBadInput(t *testing.T) {
 		// replay.
 		{2, "", []string{"replay"}, ""},
 		{2, "", []string{"replay", "--log", fx.goodLog, "--game", "tictactoe"}, ""},
-		{1, "", []string{"replay", "--log", fx.missing}, ""},
+		{2, "", []string{"replay", "--log", fx.missing}, ""}, // a missing input is a usage error
 		{1, "", []string{"replay", "--log", fx.empty}, ""},
 		{1, "", []string{"replay", "--log", fx.garbage}, ""},
 		{1, "", []string{"replay", "--log", fx.jsonish}, ""},

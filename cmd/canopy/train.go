@@ -188,7 +188,7 @@ Example:
 					if errors.Is(err, train.ErrOtherGame) { // --game, or --net's game, is not the data's
 						return usagef("--data: %v", err)
 					}
-					return fmt.Errorf("--data: %v", err)
+					return inputUsage(fmt.Errorf("--data: %w", err))
 				}
 				g = ds.Game()
 				loadTime := time.Since(t0)
@@ -323,7 +323,7 @@ type heldOut struct {
 func loadHeldOut(paths []string, g games.Game, limit int, log warnWriter, training []train.Source, net *nets.Net) (*heldOut, error) {
 	ds, err := train.LoadDataset(paths, g, train.DatasetOptions{Log: log})
 	if err != nil {
-		return nil, fmt.Errorf("--held-out: %v", err)
+		return nil, inputUsage(fmt.Errorf("--held-out: %w", err))
 	}
 	if p, ok := sharedSource(training, ds.Sources()); ok {
 		return nil, usagef("--held-out: %s is also in --data's window; held-out positions must be ones the network does not train on", p)

@@ -133,7 +133,7 @@ func TestTrainCLIBadInput(t *testing.T) {
 		{2, append(base, "--window", "-1"), "--window"},
 		{2, append(base, "--window-iters", "-2"), "--window-iters"},
 		{2, append(base, "--held-out-positions", "0"), "--held-out-positions"},
-		{1, append(base, "--held-out", filepath.Join(tmp, "missing")), "--held-out"},
+		{2, append(base, "--held-out", filepath.Join(tmp, "missing")), "--held-out"}, // a missing input is a usage error
 		{2, append(base, "--held-out", sp), "also in --data's window"},
 		{2, append(base, "--iter", "0"), "--iter"},
 		{2, append(base, "--seed", "-1"), "seed"},
@@ -142,7 +142,7 @@ func TestTrainCLIBadInput(t *testing.T) {
 		{2, append(base, "--preset", "connect4", "--net", file), "exclude each other"},
 		{1, append(base, "--net", file), "--net"},
 		{2, append(base, "--net", filepath.Join(tmp, "missing.safetensors")), "missing.safetensors"},
-		{1, []string{"train", "--data", filepath.Join(tmp, "missing"), "--out", out, "--quiet"}, "does not exist"},
+		{2, []string{"train", "--data", filepath.Join(tmp, "missing"), "--out", out, "--quiet"}, "does not exist"},
 		{1, []string{"train", "--data", sp, "--out", file, "--quiet"}, "--out"},
 		{1, []string{"train", "--data", sp, "--out", filepath.Join(file, "sub"), "--quiet"}, "is a file"},
 		{2, append(base, "--game", "connect4"), "not connect4"},

@@ -64,6 +64,21 @@ func netUsage(err error) error {
 	return err
 }
 
+// inputUsage returns err, from reading an input file or directory the
+// command line names, as a usage error (exit 2) when it does not exist:
+// the command line is wrong, not the run. Other errors (a damaged file, a
+// permission) stay as they are.
+func inputUsage(err error) error {
+	var ue usageError
+	if err == nil || errors.As(err, &ue) {
+		return err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageError{err.Error()}
+	}
+	return err
+}
+
 // aliasUsage starts the usage of a deprecated flag spelling; the name of
 // the flag it sets follows.
 const aliasUsage = "deprecated spelling of --"

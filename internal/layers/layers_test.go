@@ -10,7 +10,10 @@ import (
 const module = "github.com/canopy-go/canopy/"
 
 // rank orders the top-level packages bottom-up, as in ARCHITECTURE.md.
-// Sub-packages take their parent's rank unless listed.
+// Sub-packages take their parent's rank unless listed: every game package
+// (games/NAME) is at the games layer by its path, beside the two APIs it
+// implements and uses, games and agent (OpenSpiel's spiel.h beside
+// spiel_bots.h), so that a game can register its own agents.
 var rank = map[string]int{
 	"spec":                   0,
 	"internal/atomicfile":    0,
@@ -22,9 +25,9 @@ var rank = map[string]int{
 	"kernels":                1,
 	"cuda":                   1,
 	"games":                  2,
+	"agent":                  2,
 	"games/gametest":         3,
 	"games/perft":            3,
-	"agent":                  3,
 	"nets":                   4,
 	"batcher":                5,
 	"search":                 6,
@@ -45,13 +48,15 @@ var rank = map[string]int{
 	"docs/studies/seqblocks": 9,
 }
 
-// rankOf returns the rank of a package path relative to the module. Game
-// packages (games/NAME) sit above agent so they can register their own
-// agents.
+// apis are the two interfaces of the games layer. Within that layer they
+// import only each other (agent imports games): a game package implements
+// or uses them, never the reverse, so a game-specific agent lives in its
+// game's package and the baselines in agent play every game.
+var apis = map[string]bool{"games": true, "agent": true}
+
+// rankOf returns the rank of a package path relative to the module: that
+// of the longest listed path it is, or is under.
 func rankOf(rel string) (int, bool) {
-	if strings.HasPrefix(rel, "games/") && rel != "games/gametest" && rel != "games/perft" {
-		return 3, true
-	}
 	for p := rel; p != "."; {
 		if r, ok := rank[p]; ok {
 			return r, true
@@ -93,6 +98,9 @@ func TestLayersPointDown(t *testing.T) {
 			ir, ok := rankOf(irel)
 			if ok && ir > r {
 				t.Errorf("%s (layer %d) imports %s (layer %d): layers must point down", rel, r, irel, ir)
+			}
+			if ok && ir == r && apis[rel] && !apis[irel] {
+				t.Errorf("%s, an API of layer %d, imports %s: the APIs import no package that implements them", rel, r, irel)
 			}
 		}
 	}

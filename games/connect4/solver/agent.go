@@ -39,7 +39,7 @@ type agentOptions struct{ book string }
 
 func (o *agentOptions) table() spec.Table {
 	return spec.Table{
-		spec.String("book", &o.book, "default", "opening book: default (built in), none (solve every position: minutes per move in the first plies), or a file written by genbook; moves with fewer than 8 stones on the board are chosen at once by outcome (win/draw/loss) instead of exact score"),
+		spec.File("book", &o.book, "default", "opening book: default (built in), none (solve every position: minutes per move in the first plies), or a file written by genbook; moves with fewer than 8 stones on the board are chosen at once by outcome (win/draw/loss) instead of exact score"),
 	}
 }
 
