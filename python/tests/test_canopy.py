@@ -195,6 +195,63 @@ class TestVecEnv(unittest.TestCase):
                 env.close()
 
 
+def chi2_critical(df, z=3.0902):
+    """The chi-square distribution's upper quantile for df degrees of
+    freedom (Wilson-Hilferty; z = 3.0902: the 0.999 quantile of the normal
+    distribution): tables give 22.46 at df 6, 149.4 at df 100."""
+    h = 2.0 / (9.0 * df)
+    return df * (1 - h + z * np.sqrt(h)) ** 3
+
+
+class TestRandomActions(unittest.TestCase):
+    def check_uniform(self, actions, seed):
+        # Every non-empty mask of `actions` actions, each repeated: the
+        # draws must be legal and, per mask, uniform over its legal actions
+        # (Pearson's chi-square summed over the masks, at the 0.001 level).
+        codes = np.arange(1, 1 << actions)
+        reps = 120 if actions <= 7 else 40
+        mask = ((np.repeat(codes, reps)[:, None] >> np.arange(actions)) & 1).astype(bool)
+        rng = np.random.default_rng(seed)
+        counts = np.zeros(mask.shape)
+        for _ in range(5):
+            a = canopy.random_actions(mask, rng)
+            self.assertEqual(a.dtype, np.int64)
+            self.assertTrue(mask[np.arange(len(a)), a].all(), "an illegal action was drawn")
+            np.add.at(counts, (np.arange(len(a)), a), 1)
+        per_mask = counts.reshape(len(codes), reps, actions).sum(axis=1)
+        legal = mask.reshape(len(codes), reps, actions)[:, 0]
+        expected = legal * (per_mask.sum(axis=1, keepdims=True) / legal.sum(axis=1, keepdims=True))
+        chi2 = (((per_mask - expected) ** 2)[legal] / expected[legal]).sum()
+        df = int((legal.sum(axis=1) - 1).sum())
+        if df == 0:  # one action: nothing to choose
+            return
+        self.assertLess(chi2, chi2_critical(df), f"{actions} actions: chi-square {chi2:.1f} on {df} degrees of freedom")
+
+    def test_uniform_over_legal_actions(self):
+        self.assertAlmostEqual(chi2_critical(6), 22.46, delta=0.3)
+        self.assertAlmostEqual(chi2_critical(100), 149.4, delta=0.5)
+        for actions in (1, 3, 7, 8, 10):  # 10: the path for more than 8 actions
+            with self.subTest(actions=actions):
+                self.check_uniform(actions, seed=actions)
+
+    def test_connect4_masks(self):
+        env = canopy.VecEnv("connect4", 64, seed=3, opponent="random")
+        obs, info = env.reset()
+        rng = np.random.default_rng(4)
+        for _ in range(100):
+            a = canopy.random_actions(info["legal_mask"], rng)
+            obs, rew, term, trunc, info = env.step(a)  # raises on an illegal action
+        env.close()
+
+    def test_bad_masks(self):
+        with self.assertRaisesRegex(ValueError, "row 1 has no legal action"):
+            canopy.random_actions(np.array([[True, False], [False, False]]))
+        with self.assertRaisesRegex(ValueError, "row 0 has no legal action"):
+            canopy.random_actions(np.zeros((2, 12), bool))
+        with self.assertRaisesRegex(ValueError, "want bool"):
+            canopy.random_actions(np.ones((2, 3), np.float32))
+
+
 class TestSearch(unittest.TestCase):
     def test_finds_the_win(self):
         # X (first player) has three in column 1 (1 2 1 2 1 2): playing
