@@ -517,6 +517,107 @@ class TestNet(unittest.TestCase):
         self.assertIn("games True", out.stdout)
 
 
+class TestPerPlayerValues(unittest.TestCase):
+    """Games of three or more players: networks with one value per player
+    (nets.Config.value_players), seat-rotated so that entry k is the
+    value of player (mover + k) mod P."""
+
+    G = "tetrislink:players=4"
+
+    def positions(self, n):
+        env = canopy.VecEnv(self.G, n, seed=1)
+        obs, info = env.reset()
+        rng = np.random.default_rng(1)
+        for _ in range(6):
+            obs, _, _, _, info = env.step(canopy.random_actions(info["legal_mask"], rng))
+        obs = obs.copy()
+        env.close()
+        return obs
+
+    @unittest.skipUnless(HAVE_TORCH, "PyTorch is not installed (apt-get install python3-torch)")
+    def test_net_against_torch(self):
+        import torch
+        x = self.positions(5)
+        with canopy.Net.load("init", game=self.G) as net:
+            self.assertEqual(net.value_size, 4)
+            self.assertEqual(net.config["value_players"], 4)
+            lo, v = net.evaluate(x)
+            self.assertEqual(v.shape, (5, 4))
+            m = net.to_torch().eval()
+        with torch.no_grad():
+            tl, tv = m(torch.from_numpy(x))
+        self.assertEqual(tuple(tv.shape), (5, 4))
+        np.testing.assert_allclose(lo, tl.numpy(), atol=1e-4, rtol=1e-4)
+        np.testing.assert_allclose(v, tv.numpy(), atol=1e-4)
+        # Trained in PyTorch (here: perturbed), saved, played by Canopy.
+        with torch.no_grad():
+            for p in m.parameters():
+                p.add_(torch.randn_like(p) * 0.05)
+            tl, tv = m(torch.from_numpy(x))
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "tl.safetensors")
+            canopy.save_torch(m, path, game=self.G)
+            with canopy.Net.load(path) as net:
+                lo, v = net.evaluate(x)
+            np.testing.assert_allclose(lo, tl.numpy(), atol=1e-4, rtol=1e-4)
+            np.testing.assert_allclose(v, tv.numpy(), atol=1e-4)
+        finally:
+            shutil.rmtree(d)
+
+    def test_search_takes_rows_or_scalars(self):
+        row = np.array([0.5, 0.1, -0.2, -0.7], np.float32)
+
+        def rows(obs, legal):
+            return np.zeros(legal.shape, np.float32), np.tile(row, (legal.shape[0], 1))
+
+        def scalar(obs, legal):
+            return np.zeros(legal.shape, np.float32), np.full(legal.shape[0], 0.6, np.float32)
+
+        # With a few simulations every leaf is a child of the root, whose
+        # mover is the next seat: the root mover is entry 3 of its row
+        # (-0.7); a scalar 0.6 of the child's mover gives the others
+        # -0.6/3 = -0.2.
+        r = canopy.search(self.G, ["", ""], rows, sims=4)
+        np.testing.assert_allclose(r.root_value, [-0.7, -0.7], atol=1e-6)
+        r = canopy.search(self.G, ["", ""], scalar, sims=4)
+        np.testing.assert_allclose(r.root_value, [-0.2, -0.2], atol=1e-6)
+        with self.assertRaisesRegex(ValueError, r"values of shape \(\d+, 3\).*or \(\d+, 4\)"):
+            canopy.search(self.G, [""], lambda o, l: (np.zeros(l.shape, np.float32), np.zeros((l.shape[0], 3))), sims=4)
+
+        def nan_row(obs, legal):
+            v = np.zeros((legal.shape[0], 4), np.float32)
+            v[0, 2] = np.nan
+            return np.zeros(legal.shape, np.float32), v
+        with self.assertRaisesRegex(ValueError, r"values\[0, 2\] = nan"):
+            canopy.search(self.G, [""], nan_row, sims=4)
+
+    def test_two_player_rows(self):
+        # A two-player game takes a row too, and uses the mover's entry.
+        def scalar(obs, legal):
+            return np.zeros(legal.shape, np.float32), obs.reshape(len(obs), -1)[:, :3].sum(axis=1) / 3 - 0.5
+
+        def rows(obs, legal):
+            lo, v = scalar(obs, legal)
+            return lo, np.stack([v, np.full_like(v, 0.9)], axis=1)
+        a = canopy.search("tictactoe", ["", "5", "5 1"], scalar, sims=32, seed=3)
+        b = canopy.search("tictactoe", ["", "5", "5 1"], rows, sims=32, seed=3)
+        np.testing.assert_array_equal(a.visits, b.visits)
+        np.testing.assert_array_equal(a.root_value, b.root_value)
+
+    def test_selfplay_values(self):
+        got = list(canopy.selfplay("tetrislink:players=3", uniform, 2, trees=2, sims=4, seed=2))
+        for b in got:
+            p = len(b["value"])
+            self.assertEqual(b["values"].shape, (p, 3))
+            np.testing.assert_array_equal(b["values"][:, 0], b["value"])
+            for g in np.unique(b["game_id"]):
+                # Rows of one game are rotations of its returns.
+                rows = np.sort(b["values"][b["game_id"] == g], axis=1)
+                np.testing.assert_array_equal(rows, np.broadcast_to(rows[0], rows.shape))
+        self.assertNotIn("values", next(canopy.selfplay("tictactoe", uniform, 1, trees=1, sims=4)))
+
+
 class TestShards(unittest.TestCase):
     def test_load_shards(self):
         canopy_bin = os.path.join(ROOT, "bin", "canopy")
