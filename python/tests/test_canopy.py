@@ -582,6 +582,10 @@ class TestPerPlayerValues(unittest.TestCase):
         np.testing.assert_allclose(r.root_value, [-0.7, -0.7], atol=1e-6)
         r = canopy.search(self.G, ["", ""], scalar, sims=4)
         np.testing.assert_allclose(r.root_value, [-0.2, -0.2], atol=1e-6)
+        # backup="paranoid" takes the mover's entry only: the child's mover
+        # 0.5, the root mover -0.5/3.
+        r = canopy.search(self.G, ["", ""], rows, sims=4, backup="paranoid")
+        np.testing.assert_allclose(r.root_value, [-0.5 / 3, -0.5 / 3], atol=1e-6)
         with self.assertRaisesRegex(ValueError, r"values of shape \(\d+, 3\).*or \(\d+, 4\)"):
             canopy.search(self.G, [""], lambda o, l: (np.zeros(l.shape, np.float32), np.zeros((l.shape[0], 3))), sims=4)
 
