@@ -24,6 +24,26 @@ _GATHER = np.uint64(0x0102040810204080)
 _TOP = np.uint64(56)
 
 
+def _words(m, n, a):
+    """Row i of the bool mask m [n, a <= 8] as a little-endian uint64 with
+    byte j = m[i, j] (bytes past a zero)."""
+    # Rows whose 8 bytes from their start lie inside the buffer are read
+    # in place as (unaligned) words at a stride of a bytes: each holds its
+    # row and the first bytes of the next ones, which the mask clears. The
+    # last few rows (8 bytes from their start would run past the end) are
+    # padded.
+    full = max(n - (8 + a - 1) // a + 1, 0) if m.flags.c_contiguous else 0
+    code = np.empty(n, np.uint64)
+    if full:
+        b = m.view(np.uint8).reshape(-1)
+        words = np.ndarray(shape=(full,), dtype="<u8", buffer=b, strides=(a,))
+        np.bitwise_and(words, np.uint64((1 << (8 * a)) - 1), out=code[:full])
+    pad = np.zeros((n - full, 8), np.uint8)
+    pad[:, :a] = m[full:]
+    code[full:] = pad.view("<u8").ravel()
+    return code
+
+
 def random_actions(legal_mask, rng=None):
     """One uniformly random legal action per row of ``legal_mask`` (bool
     ``[N, A]``, e.g. ``info["legal_mask"]``), as int64 ``[N]``. ``rng``: a
@@ -43,9 +63,7 @@ def random_actions(legal_mask, rng=None):
         if not m[np.arange(n), out].all():
             raise ValueError(f"legal_mask row {int(np.flatnonzero(~m.any(axis=1))[0])} has no legal action")
         return out.astype(np.int64)
-    pad = np.zeros((n, 8), np.uint8)
-    pad[:, :a] = m
-    code = pad.view(np.uint64).ravel()
+    code = _words(m, n, a)
     code *= _GATHER  # wraps modulo 2**64: only the top byte is kept
     code >>= _TOP
     code = code.view(np.int64)  # < 256 now
