@@ -56,8 +56,8 @@
 // and players of the squared error. Value slices then hold batch x P
 // values, row-major, in Forward, ForwardTrain, Backward, Batch and every
 // Backend's Evaluate; backends say their width through ValueSizer (the
-// cpu, cuda, random, cache and checker backends; the ONNX exporter and
-// the ort backend refuse per-player heads). The scalar path is unchanged:
+// cpu, cuda, random, cache, checker and ort backends; nets/onnx exports
+// and imports a [batch, P] value output). The scalar path is unchanged:
 // a scalar config stores no value_players key, so its files are as before.
 //
 // Weight files store each tensor in PyTorch's layout ([Cout][Cin][kh][kw]

@@ -54,3 +54,12 @@ func i64s(b []byte) []int64 {
 	}
 	return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
 }
+
+// bools views a numpy bool array (one byte per element, 0 or 1: numpy
+// writes no other value) as Go bools.
+func bools(b []byte) []bool {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*bool)(unsafe.Pointer(&b[0])), len(b))
+}

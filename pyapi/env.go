@@ -147,7 +147,10 @@ func (e *VecEnv) openRL(seed uint64) error {
 		}
 		opp = rl.AgentOpponent(ag)
 	}
-	env, err := rl.NewEnv(e.g, rl.EnvOptions{N: e.n, Opponent: opp, Seat: e.seat, Workers: e.workers, Seed: seed, Observations: e.obs})
+	// The rl.VecEnv writes observations, legal masks, rewards and dones
+	// straight into Python's arrays.
+	env, err := rl.NewEnv(e.g, rl.EnvOptions{N: e.n, Opponent: opp, Seat: e.seat, Workers: e.workers, Seed: seed,
+		Observations: e.obs, LegalMask: bools(e.legal), Rewards: e.rewards, Dones: bools(e.term)})
 	if err != nil {
 		closeAgent(ag)
 		return valueErrorf("%v", err)
@@ -221,29 +224,12 @@ func (e *VecEnv) reset(seed *uint64) error {
 	return nil
 }
 
-// publish writes the rl.VecEnv's legal masks, rewards, dones and seats
-// into Python's arrays (the observations are already there).
+// publish writes the learners' seats into Python's array (the rl.VecEnv
+// has written the observations, legal masks, rewards and dones there).
 func (e *VecEnv) publish() {
-	na := e.na
-	clear(e.legal)
-	for i := range e.n {
-		row := e.legal[i*na : (i+1)*na]
-		for a := range e.rl.Legal(i).All() {
-			row[a] = 1
-		}
+	for i := range e.toPlay {
 		e.toPlay[i] = int32(e.rl.Seat(i))
 	}
-	copy(e.rewards, e.rl.Rewards())
-	for i, d := range e.rl.Dones() {
-		e.term[i] = b2u8(d)
-	}
-}
-
-func b2u8(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // legalOf is environment i's legal actions now.

@@ -18,6 +18,7 @@ type Net struct {
 	desc    string
 	weights []byte // the safetensors encoding (for to_torch)
 	in, na  int
+	vsize   int // values per row: 1, or the players of a per-player value head
 }
 
 type netArgs struct {
@@ -76,7 +77,8 @@ func openNet(args json.RawMessage, bufs [][]byte) (*Net, error) {
 	if err != nil {
 		return nil, runtimeErrorf("%v", err)
 	}
-	return &Net{net: n, be: be, game: g.Spec(), desc: src.Desc, weights: w, in: n.InputSize(), na: n.PolicySize()}, nil
+	return &Net{net: n, be: be, game: g.Spec(), desc: src.Desc, weights: w, in: n.InputSize(), na: n.PolicySize(),
+		vsize: nets.ValueSize(be)}, nil
 }
 
 func shippedNames() string {
@@ -101,11 +103,12 @@ func (n *Net) close() error {
 func (n *Net) info() any {
 	cfg := n.net.Config()
 	return map[string]any{"game": n.game, "source": n.desc, "input_size": n.in, "policy_size": n.na,
-		"config": cfg, "weights_bytes": len(n.weights)}
+		"value_size": n.vsize, "config": cfg, "weights_bytes": len(n.weights)}
 }
 
 // exchange "evaluate" ({"batch": B}) reads input f32 [B, in] and writes
-// logits f32 [B, A] and values f32 [B]; "weights" writes the safetensors
+// logits f32 [B, A] and values f32 [B, value_size] (a per-player value
+// head: the mover first, seats rotated); "weights" writes the safetensors
 // encoding into a uint8 buffer of weights_bytes.
 func (n *Net) exchange(op string, args json.RawMessage, bufs [][]byte) (any, error) {
 	switch op {
@@ -129,14 +132,14 @@ func (n *Net) exchange(op string, args json.RawMessage, bufs [][]byte) (any, err
 	if b < 1 {
 		return nil, valueErrorf("obs holds %d positions, want at least 1", b)
 	}
-	if err := checkBufs("Net.evaluate", bufs, []bufSpec{{"obs", 4, b * n.in}, {"logits", 4, b * n.na}, {"values", 4, b}}); err != nil {
+	if err := checkBufs("Net.evaluate", bufs, []bufSpec{{"obs", 4, b * n.in}, {"logits", 4, b * n.na}, {"values", 4, b * n.vsize}}); err != nil {
 		return nil, err
 	}
 	in, lo, va := f32s(bufs[0]), f32s(bufs[1]), f32s(bufs[2])
 	mb := n.be.MaxBatch()
 	for s := 0; s < b; s += mb {
 		k := min(mb, b-s)
-		if err := n.be.Evaluate(context.Background(), k, in[s*n.in:(s+k)*n.in], lo[s*n.na:(s+k)*n.na], va[s:s+k]); err != nil {
+		if err := n.be.Evaluate(context.Background(), k, in[s*n.in:(s+k)*n.in], lo[s*n.na:(s+k)*n.na], va[s*n.vsize:(s+k)*n.vsize]); err != nil {
 			return nil, valueErrorf("%v", err)
 		}
 	}

@@ -165,8 +165,10 @@ func (sp *SelfPlay) info() any {
 
 // exchange "staged" reports the staged games' sizes; "take" writes them
 // into obs f32 [P, ...], policy f32 [P, A], legal u8 [P, A], value f32
-// [P], game_id i64 [P], ply i32 [P] and root_q f32 [P] (the shard
-// layout) and forgets them.
+// [P], game_id i64 [P], ply i32 [P], root_q f32 [P] and, in games of
+// three or more players, values f32 [P, players] (the seat-rotated
+// returns a per-player value head learns; the shard layout) and forgets
+// them.
 func (sp *SelfPlay) exchange(op string, _ json.RawMessage, bufs [][]byte) (any, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -187,9 +189,18 @@ func (sp *SelfPlay) exchange(op string, _ json.RawMessage, bufs [][]byte) (any, 
 		return nil, runtimeErrorf("no games are staged: wait until it reports data")
 	}
 	na, obsN := sp.na, sp.obsN
-	if err := checkBufs("selfplay take", bufs, []bufSpec{{"obs", 4, p * obsN}, {"policy", 4, p * na}, {"legal", 1, p * na},
-		{"value", 4, p}, {"game_id", 8, p}, {"ply", 4, p}, {"root_q", 4, p}}); err != nil {
+	want := []bufSpec{{"obs", 4, p * obsN}, {"policy", 4, p * na}, {"legal", 1, p * na},
+		{"value", 4, p}, {"game_id", 8, p}, {"ply", 4, p}, {"root_q", 4, p}}
+	np := sp.g.NumPlayers()
+	if np > 2 {
+		want = append(want, bufSpec{"values", 4, p * np})
+	}
+	if err := checkBufs("selfplay take", bufs, want); err != nil {
 		return nil, err
+	}
+	var vals []float32
+	if np > 2 {
+		vals = f32s(bufs[7])
 	}
 	obs, pol, legal, val, gid, ply, rq := f32s(bufs[0]), f32s(bufs[1]), bufs[2], f32s(bufs[3]), i64s(bufs[4]), i32s(bufs[5]), f32s(bufs[6])
 	k := 0
@@ -201,6 +212,9 @@ func (sp *SelfPlay) exchange(op string, _ json.RawMessage, bufs [][]byte) (any, 
 		copy(val[k:], r.Value)
 		copy(ply[k:], r.Ply)
 		copy(rq[k:], r.RootQ)
+		if vals != nil {
+			copy(vals[k*np:(k+n)*np], r.Values)
+		}
 		for i := range n {
 			gid[k+i] = int64(r.ID)
 		}

@@ -17,9 +17,15 @@ import (
 //
 // Python's arrays: obs [maxB, obsN] and legal [maxB, A] are written by
 // wait (on Python's thread) when it hands out a batch; logits [maxB, A]
-// and values [maxB] are read by submit. Nothing else touches them.
+// and values [maxB, vsize] are read by submit. Nothing else touches them.
+//
+// vsize is the values per row the engine gets: 1 (the mover's value) in
+// games of one or two players, the player count in games of three or
+// more (a per-player value head's row, the mover first and the seats
+// rotated; the Python package turns an evaluator's single value v into
+// the row v, -v/(P-1), ..., which is what the engine makes of a scalar).
 type session struct {
-	obsN, na, maxB int
+	obsN, na, maxB, vsize int
 
 	obs    []float32
 	legal  []byte
@@ -51,12 +57,12 @@ type evalRequest struct {
 }
 
 func newSession(g games.Game, maxB int, bufs [][]byte, kind string) (*session, error) {
-	s := &session{obsN: games.ObservationSize(g), na: g.NumActions(), maxB: maxB}
+	s := &session{obsN: games.ObservationSize(g), na: g.NumActions(), maxB: maxB, vsize: sessionValueSize(g)}
 	if maxB < 1 || maxB > 1<<16 {
 		return nil, valueErrorf("batch = %d, want 1..%d", maxB, 1<<16)
 	}
 	if err := checkBufs(kind, bufs, []bufSpec{
-		{"obs", 4, maxB * s.obsN}, {"legal_mask", 1, maxB * s.na}, {"logits", 4, maxB * s.na}, {"values", 4, maxB},
+		{"obs", 4, maxB * s.obsN}, {"legal_mask", 1, maxB * s.na}, {"logits", 4, maxB * s.na}, {"values", 4, maxB * s.vsize},
 	}); err != nil {
 		return nil, err
 	}
@@ -65,6 +71,15 @@ func newSession(g games.Game, maxB int, bufs [][]byte, kind string) (*session, e
 	s.reqs = make(chan *evalRequest)
 	s.done = make(chan struct{})
 	return s, nil
+}
+
+// sessionValueSize is a session's values per row for game g (see
+// session).
+func sessionValueSize(g games.Game) int {
+	if p := g.NumPlayers(); p > 2 {
+		return p
+	}
+	return 1
 }
 
 // start runs run on its own goroutine; a panic in it becomes the run's
@@ -205,8 +220,12 @@ func (s *session) submit() error {
 		return runtimeErrorf("no batch is waiting for outputs: call wait first")
 	}
 	n := r.batch
-	for i, v := range s.values[:n] {
+	vs := s.values[:n*s.vsize]
+	for i, v := range vs {
 		if v != v || math.IsInf(float64(v), 0) {
+			if s.vsize > 1 {
+				return valueErrorf("values[%d, %d] = %v: the evaluator must return finite values in [-1, 1]", i/s.vsize, i%s.vsize, v)
+			}
 			return valueErrorf("values[%d] = %v: the evaluator must return finite values in [-1, 1]", i, v)
 		}
 	}
@@ -216,7 +235,7 @@ func (s *session) submit() error {
 		}
 	}
 	copy(r.policy[:n*s.na], s.logits[:n*s.na])
-	copy(r.value[:n], s.values[:n])
+	copy(r.value[:n*s.vsize], vs)
 	s.cur = nil
 	r.done <- nil
 	return nil
@@ -262,6 +281,9 @@ func (b *pyBackend) Shape() (int, int) { return b.s.obsN + b.s.na, b.s.na }
 func (b *pyBackend) PreferredBatch() int { return b.s.maxB }
 
 func (b *pyBackend) MaxBatch() int { return b.s.maxB }
+
+// ValueSize implements nets.ValueSizer: the session's values per row.
+func (b *pyBackend) ValueSize() int { return b.s.vsize }
 
 func (b *pyBackend) Evaluate(_ context.Context, batch int, input, policy, value []float32) error {
 	s := b.s

@@ -138,6 +138,15 @@ type EnvOptions struct {
 	// hands to Python without a copy. It must not be written while the
 	// VecEnv is in use.
 	Observations []float32
+	// LegalMask, when non-nil, is a caller-owned buffer (N x the game's
+	// actions, as Observations) the VecEnv writes the legal actions into
+	// as bools instead of its float batch; LegalFloats is then nil.
+	LegalMask []bool
+	// Rewards and Dones, when non-nil, are caller-owned buffers (N each,
+	// as Observations) that the VecEnv writes and Rewards and Dones
+	// return.
+	Rewards []float32
+	Dones   []bool
 }
 
 // EpisodeStats counts finished games from the learner's side. Steps are
@@ -228,7 +237,8 @@ type VecEnv struct {
 
 	obs     []float32    // N x obsSize
 	legal   []games.Mask // per environment
-	legalF  []float32    // N x nActions, 1 legal / 0 illegal
+	legalF  []float32    // N x nActions, 1 legal / 0 illegal; nil with legalB
+	legalB  []bool       // EnvOptions.LegalMask
 	rewards []float32
 	dones   []bool
 	stats   []EpisodeStats // per worker and opponent kind (w*kinds+k), summed by Stats
@@ -299,6 +309,23 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 	} else if len(obs) != n*obsSize {
 		return nil, fmt.Errorf("rl: EnvOptions.Observations holds %d values, want N x observation size = %d x %d = %d", len(obs), n, obsSize, n*obsSize)
 	}
+	legalF, legalB := []float32(nil), opt.LegalMask
+	if legalB == nil {
+		legalF = make([]float32, n*na)
+	} else if len(legalB) != n*na {
+		return nil, fmt.Errorf("rl: EnvOptions.LegalMask holds %d values, want N x actions = %d x %d = %d", len(legalB), n, na, n*na)
+	}
+	rewards, dones := opt.Rewards, opt.Dones
+	if rewards == nil {
+		rewards = make([]float32, n)
+	} else if len(rewards) != n {
+		return nil, fmt.Errorf("rl: EnvOptions.Rewards holds %d values, want N = %d", len(rewards), n)
+	}
+	if dones == nil {
+		dones = make([]bool, n)
+	} else if len(dones) != n {
+		return nil, fmt.Errorf("rl: EnvOptions.Dones holds %d values, want N = %d", len(dones), n)
+	}
 	e := &VecEnv{
 		game: g, opt: opt, players: players, obsSize: obsSize, nActions: na, enc: enc, kinds: kinds,
 		init:   g.NewInitialState(),
@@ -306,8 +333,8 @@ func NewEnv(g games.Game, opt EnvOptions) (*VecEnv, error) {
 		opp: make([]Opponent, n), kind: make([]int, n),
 		epRet: make([]float64, n), epLen: make([]int, n),
 		pending: make([]bool, n), moved: make([]bool, n), oppMoved: make([]uint64, n), resetting: make([]bool, n), shaped: make([]float64, n), moves: make([]OpponentMove, 0, n),
-		obs: obs, legal: make([]games.Mask, n), legalF: make([]float32, n*na),
-		rewards: make([]float32, n), dones: make([]bool, n),
+		obs: obs, legal: make([]games.Mask, n), legalF: legalF, legalB: legalB,
+		rewards: rewards, dones: dones,
 		stats: make([]EpisodeStats, opt.Workers*kinds), errs: make([]error, opt.Workers),
 		returns: make([][]float64, opt.Workers), omask: make([]games.Mask, opt.Workers),
 		scratch: make([]shapeScratch, opt.Workers),
@@ -370,7 +397,8 @@ func (e *VecEnv) Observations() []float32 { return e.obs }
 func (e *VecEnv) Legal(i int) games.Mask { return e.legal[i] }
 
 // LegalFloats is the N x NumActions legal-action batch (1 legal, 0
-// illegal), the form nets.Batch.Legal and Loss use.
+// illegal), the form nets.Batch.Legal and Loss use; nil when
+// EnvOptions.LegalMask is set.
 func (e *VecEnv) LegalFloats() []float32 { return e.legalF }
 
 // Rewards is the learner's reward of the last Step per environment.
@@ -711,6 +739,14 @@ func (e *VecEnv) encode(i int) {
 	m := e.legal[i]
 	s.Legal(m)
 	e.enc.Encode(s, e.seat[i], m, e.obs[i*e.obsSize:(i+1)*e.obsSize])
+	if e.legalB != nil {
+		lb := e.legalB[i*e.nActions : (i+1)*e.nActions]
+		clear(lb)
+		for a := range m.All() {
+			lb[a] = true
+		}
+		return
+	}
 	lf := e.legalF[i*e.nActions : (i+1)*e.nActions]
 	clear(lf)
 	for a := range m.All() {

@@ -152,6 +152,63 @@ func TestEnvAgentOpponent(t *testing.T) {
 	}
 }
 
+// Caller-owned buffers (EnvOptions.LegalMask, Rewards, Dones) receive
+// what the VecEnv's own would hold, step after step.
+func TestEnvCallerBuffers(t *testing.T) {
+	g := connect4Game(t)
+	const n = 6
+	own, err := NewEnv(g, EnvOptions{N: n, Seed: 5, Seat: SeatAlternate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	na := g.NumActions()
+	legal, rewards, dones := make([]bool, n*na), make([]float32, n), make([]bool, n)
+	ext, err := NewEnv(g, EnvOptions{N: n, Seed: 5, Seat: SeatAlternate, LegalMask: legal, Rewards: rewards, Dones: dones})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ext.Close()
+	if ext.LegalFloats() != nil {
+		t.Error("LegalFloats is not nil with LegalMask set")
+	}
+	acts := make([]games.Action, n)
+	ended := 0
+	for k := range 200 {
+		for i := range n * na {
+			if legal[i] != (own.LegalFloats()[i] == 1) {
+				t.Fatalf("step %d: LegalMask[%d] = %v, the float batch %g", k, i, legal[i], own.LegalFloats()[i])
+			}
+		}
+		if !slices.Equal(rewards, own.Rewards()) || !slices.Equal(dones, own.Dones()) {
+			t.Fatalf("step %d: rewards %v dones %v, want %v %v", k, rewards, dones, own.Rewards(), own.Dones())
+		}
+		if &ext.Rewards()[0] != &rewards[0] || &ext.Dones()[0] != &dones[0] {
+			t.Fatal("Rewards or Dones is not the caller's buffer")
+		}
+		for _, d := range dones {
+			if d {
+				ended++
+			}
+		}
+		randomActions(own, acts, k)
+		if err := own.Step(acts); err != nil {
+			t.Fatal(err)
+		}
+		if err := ext.Step(acts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ended == 0 {
+		t.Fatal("no game ended in 200 steps")
+	}
+	for _, opt := range []EnvOptions{{N: n, LegalMask: make([]bool, 3)}, {N: n, Rewards: make([]float32, 2)}, {N: n, Dones: make([]bool, n+1)}} {
+		if _, err := NewEnv(g, opt); err == nil || !strings.Contains(err.Error(), "EnvOptions.") {
+			t.Errorf("a buffer of the wrong size: error %v, want one naming the option", err)
+		}
+	}
+}
+
 func TestEnvAllocs(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		// Shaping and the legal-move plane allocate nothing either.

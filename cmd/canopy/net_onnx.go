@@ -30,7 +30,8 @@ const netOnnxHelp = `
       outputs are found by shape unless named (docs/ONNX.md)
   canopy net export NET --onnx OUT.onnx [--game G]
       write a network (file or shipped name) as ONNX, opset 17, dynamic batch:
-      input "obs", outputs "policy" (logits) and "value" (tanh, [batch,1]); a
+      input "obs", outputs "policy" (logits) and "value" (tanh, [batch,1], or
+      [batch,players] for a per-player value head); a
       recurrent CNN-LSTM exports as one step with its state as inputs "h_in",
       "c_in" and outputs "h_out", "c_out"`
 
@@ -39,7 +40,7 @@ func netImport(e *env, args []string) error {
 	game := fs.String("game", "", "game the network plays (default: the model's canopy.game metadata)")
 	out := fs.String("out", "", "output file (.safetensors; default: the model's name with .safetensors)")
 	polOut := fs.String("policy-output", "", "name of the graph output holding the policy logits [batch,A] (default: found by shape)")
-	valOut := fs.String("value-output", "", "name of the graph output holding the value [batch] or [batch,1] (default: found by shape)")
+	valOut := fs.String("value-output", "", "name of the graph output holding the value [batch] or [batch,1], or [batch,players] per player (default: found by shape)")
 	pos, err := parseSub(e, "import", fs, args)
 	if err != nil {
 		return helpOK(err)
@@ -144,9 +145,9 @@ func netExport(e *env, args []string) error {
 	if err := atomicfile.WriteFile(*out, buf); err != nil {
 		return fmt.Errorf("%v", err)
 	}
-	_, err = fmt.Fprintf(e.Stdout, "wrote %s: %s for %s, ONNX opset %d, %d bytes; input %q [batch,%d,%d,%d], outputs %q [batch,%d] and %q [batch,1]\n",
+	_, err = fmt.Fprintf(e.Stdout, "wrote %s: %s for %s, ONNX opset %d, %d bytes; input %q [batch,%d,%d,%d], outputs %q [batch,%d] and %q [batch,%d]\n",
 		*out, describe(net.Config()), g.Spec(), onnx.ExportOpset, len(buf), onnx.InputName, net.Config().InputPlanes,
-		net.Config().Height, net.Config().Width, onnx.PolicyName, net.PolicySize(), onnx.ValueName)
+		net.Config().Height, net.Config().Width, onnx.PolicyName, net.PolicySize(), onnx.ValueName, net.ValueSize())
 	return stdoutError(err)
 }
 

@@ -239,7 +239,9 @@ func TestAbsurdAndBadTensors(t *testing.T) {
 	}
 }
 
-// TestValuePerPlayerRefused: a [batch, players] value is named as such.
+// TestValuePerPlayerRefused: in a two-player game a [batch, players]
+// value is not taken for the value by its shape (it could be a
+// policy); the error names it as a value per player.
 func TestValuePerPlayerRefused(t *testing.T) {
 	buf, _ := smallModel(t)
 	m := parse(t, buf)

@@ -143,6 +143,9 @@ func (im *importer) matchAlphaZero(cfg *nets.Config, p, v *layer, mark func(int)
 		}
 	}
 	cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden = pc.cout, vc.cout, vh.cout
+	if v.cout > 1 {
+		cfg.ValuePlayers = v.cout // a per-player value head (pickOutputs checked the count)
+	}
 	convBN(sets, "policy.conv", "policy.bn", pc)
 	convBN(sets, "value.conv", "value.bn", vc)
 	dense(sets, "policy.fc", p)
@@ -186,6 +189,9 @@ func (im *importer) matchPPO(cfg *nets.Config, p, v *layer, mark func(int) *laye
 	dense(sets, "fc", f)
 	dense(sets, "actor", p)
 	dense(sets, "critic", v)
+	if v.cout > 1 {
+		cfg.ValuePlayers = v.cout // a per-player critic (pickOutputs checked the count)
+	}
 	return nil
 }
 

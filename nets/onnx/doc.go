@@ -6,7 +6,9 @@
 // observation from the mover's side, followed by the legal-move plane
 // when the net was trained with one), outputs "policy" [batch, A] (raw
 // logits over the game's actions; softmax over the legal ones) and
-// "value" [batch, 1] (tanh, in [-1, 1], for the player to move). Batch
+// "value" [batch, 1] (tanh, in [-1, 1], for the player to move), or
+// [batch, P] for a per-player value head (nets.Config.ValuePlayers: entry
+// k for player (mover + k) mod P; the metadata says so). Batch
 // norm is kept as BatchNormalization nodes with the running statistics,
 // so an export -> import round trip restores every weight bit for bit.
 // The model's metadata_props name the game, the encoding and the value

@@ -15,7 +15,7 @@ import (
 const (
 	InputName  = "obs"    // [batch, C, H, W] float32 planar observations
 	PolicyName = "policy" // [batch, A] raw logits
-	ValueName  = "value"  // [batch, 1] tanh value for the player to move
+	ValueName  = "value"  // [batch, 1] tanh value for the player to move; [batch, P] per player (nets.Config.ValuePlayers)
 	BatchDim   = "batch"  // the symbolic batch dimension
 )
 
@@ -37,8 +37,10 @@ const (
 
 // Metadata values that state Canopy's conventions.
 const (
-	valueConvention  = "tanh, in [-1, 1], for the player to move (whose observation is the input); other players get -v/(players-1)"
-	policyConvention = "raw logits over the game's actions (action a at index a); priors are the softmax over the legal actions"
+	valueConvention = "tanh, in [-1, 1], for the player to move (whose observation is the input); other players get -v/(players-1)"
+	// perPlayerValueConvention is a per-player value head's (nets.Config.ValuePlayers).
+	perPlayerValueConvention = "tanh, in [-1, 1], one per player, seat-rotated: entry k is the value of player (p + k) mod players, p the player to move (whose observation is the input)"
+	policyConvention         = "raw logits over the game's actions (action a at index a); priors are the softmax over the legal actions"
 )
 
 // ExportOptions describe the network being exported.
@@ -56,11 +58,11 @@ type ExportOptions struct {
 // deterministic: the same network gives the same bytes.
 func Export(n *nets.Net, opts ExportOptions) ([]byte, error) {
 	cfg := n.Config()
-	if cfg.ValuePlayers > 1 {
-		return nil, fmt.Errorf("onnx: export of a per-player value head (value_players = %d) is not supported yet; only the scalar value head exports", cfg.ValuePlayers)
-	}
 	b := newBuilder(n.Params(), "canopy_"+string(cfg.Head))
 	meta := map[string]string{MetaConfig: cfg.JSON(), MetaGame: cfg.Game, MetaValue: valueConvention, MetaPolicy: policyConvention}
+	if cfg.ValuePlayers > 1 {
+		meta[MetaValue] = perPlayerValueConvention
+	}
 	if opts.Game != nil {
 		enc, err := nets.EncodingFor(opts.Game, n.InputSize())
 		if err != nil {
@@ -76,7 +78,7 @@ func Export(n *nets.Net, opts ExportOptions) ([]byte, error) {
 		}
 	}
 	b.g.Input = []*onnxpb.ValueInfoProto{tensorInfo(InputName, cfg.InputPlanes, cfg.Height, cfg.Width)}
-	b.g.Output = []*onnxpb.ValueInfoProto{tensorInfo(PolicyName, cfg.PolicySize), tensorInfo(ValueName, 1)}
+	b.g.Output = []*onnxpb.ValueInfoProto{tensorInfo(PolicyName, cfg.PolicySize), tensorInfo(ValueName, cfg.ValueSize())}
 	var err error
 	switch cfg.Head {
 	case nets.HeadAlphaZero:

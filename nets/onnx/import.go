@@ -13,7 +13,10 @@ import (
 
 // ImportOptions pick the graph's outputs. Empty names choose by shape:
 // the output with the game's action count is the policy, the one with one
-// value per sample the value.
+// value per sample the value (in games of three or more players, failing
+// that, the one with a value per player: a per-player value head,
+// nets.Config.ValuePlayers, seat-rotated so that entry k is the value of
+// player (mover + k) mod players).
 type ImportOptions struct {
 	PolicyOutput string
 	ValueOutput  string
@@ -715,12 +718,16 @@ func (im *importer) pickOutputs(g games.Game, opts ImportOptions) (pol, value *v
 		}
 		if vname == "" {
 			if len(vc) != 1 {
+				var per []string
 				for _, o := range im.m.Outputs {
-					if v, ok := im.vals[o.Name]; ok && !v.spatial && o.Name != pname && v.c == g.NumPlayers() {
-						return nil, nil, fmt.Errorf("output %q is [batch,%d], a value per player: Canopy's networks give one value, for the player to move (not supported yet)", o.Name, v.c)
+					if v, ok := im.vals[o.Name]; ok && !v.spatial && o.Name != pname && v.c == g.NumPlayers() && g.NumPlayers() > 2 {
+						per = append(per, o.Name)
 					}
 				}
-				return nil, nil, fmt.Errorf("cannot tell the value output among %s (want [batch] or [batch,1]); name it with --value-output", strings.Join(names, ", "))
+				if len(vc) != 0 || len(per) != 1 {
+					return nil, nil, fmt.Errorf("cannot tell the value output among %s (want [batch] or [batch,1], or [batch,%d] with a value per player); name it with --value-output", strings.Join(names, ", "), g.NumPlayers())
+				}
+				vc = per
 			}
 			vname = vc[0]
 		}
@@ -740,8 +747,8 @@ func (im *importer) pickOutputs(g games.Game, opts ImportOptions) (pol, value *v
 	if value.spatial || value.layer < 0 || im.layers[value.layer].kind != nets.Dense || value.softmax {
 		return nil, nil, fmt.Errorf("value output %q must be a dense layer's value", vname)
 	}
-	if value.c != 1 {
-		return nil, nil, fmt.Errorf("value output %q is [batch,%d]: Canopy's networks give one value, for the player to move (a value per player is not supported yet)", vname, value.c)
+	if value.c != 1 && value.c != g.NumPlayers() {
+		return nil, nil, fmt.Errorf("value output %q is [batch,%d]: Canopy's networks give one value, for the player to move, or one per player (%d, seat-rotated)", vname, value.c, g.NumPlayers())
 	}
 	if l := im.layers[value.layer]; !l.tanh || l.relu || l.res != noRes {
 		return nil, nil, fmt.Errorf("value output %q must be tanh of a dense layer (Canopy's value is squashed into [-1,1]; add torch.tanh)", vname)

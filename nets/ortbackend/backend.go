@@ -57,8 +57,9 @@ type Backend struct {
 	opts     Options
 	input    Tensor // the model's input
 	policy   Tensor // the policy logits output
-	value    Tensor // the value output ([B] or [B,1])
+	value    Tensor // the value output ([B] or [B,1]; [B,P] for a per-player head)
 	in, pol  int    // per-row input and policy sizes
+	vsize    int    // values per row: 1, or net's ValueSize (nets.ValueSizer)
 	maxBatch int
 
 	// Arguments of Run, reused by every call (C pointers only: the names
@@ -80,9 +81,6 @@ type Backend struct {
 // names "policy" and "value" when sizes do not decide). When net is not
 // nil the model must have its input and policy sizes (the game's).
 func Open(net *nets.Net, o Options) (*Backend, error) {
-	if net != nil && net.ValueSize() > 1 {
-		return nil, fmt.Errorf("ortbackend: the network has a per-player value head (%d values per row), which the ort backend does not run yet; use the cpu backend (--backend cpu)", net.ValueSize())
-	}
 	if o.Model == "" {
 		return nil, errors.New("ortbackend: no model file: ort runs ONNX models (--backend ort:model=FILE.onnx)")
 	}
@@ -103,7 +101,10 @@ func Open(net *nets.Net, o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{s: s, opts: o}
+	b := &Backend{s: s, opts: o, vsize: 1}
+	if net != nil {
+		b.vsize = net.ValueSize() // a per-player value head: [B, players]
+	}
 	if err := b.match(net); err != nil {
 		s.close()
 		return nil, fmt.Errorf("ortbackend: model %s: %w", o.Model, err)
@@ -132,17 +133,17 @@ func (b *Backend) match(net *nets.Net) error {
 			return fmt.Errorf("output %w", err)
 		}
 		switch n := int(t.rowSize()); {
-		case n == 1 && len(t.Shape) <= 2:
+		case n == b.vsize && len(t.Shape) <= 2:
 			vals = append(vals, i)
 		case net == nil || n == net.PolicySize():
 			pols = append(pols, i)
 		}
 	}
-	vi, err := pick(s.outputs, vals, "value")
+	vi, err := pick(s.outputs, vals, "value", b.vsize)
 	if err != nil {
 		return err
 	}
-	pi, err := pick(s.outputs, pols, "policy")
+	pi, err := pick(s.outputs, pols, "policy", b.vsize)
 	if err != nil {
 		if net != nil {
 			return fmt.Errorf("%w (the game has %d actions)", err, net.PolicySize())
@@ -181,9 +182,13 @@ func checkBatchAxis(t Tensor) error {
 }
 
 // pick chooses one of the outputs idx for role ("policy" or "value"):
-// the only one, or the only one whose name contains role.
-func pick(outs []Tensor, idx []int, role string) (int, error) {
+// the only one, or the only one whose name contains role. vsize is the
+// values per row wanted.
+func pick(outs []Tensor, idx []int, role string, vsize int) (int, error) {
 	want := "one value per position ([B] or [B,1])"
+	if vsize > 1 {
+		want = fmt.Sprintf("one value per player ([B,%d]: the network has a per-player value head)", vsize)
+	}
 	if role == "policy" {
 		want = "the policy logits ([B, actions])"
 	}
@@ -222,6 +227,10 @@ func (b *Backend) Shape() (int, int)   { return b.in, b.pol }
 func (b *Backend) PreferredBatch() int { return min(preferredBatch, b.maxBatch) }
 func (b *Backend) MaxBatch() int       { return b.maxBatch }
 
+// ValueSize implements nets.ValueSizer: 1, or the players of a per-player
+// value head (values row-major, the mover first).
+func (b *Backend) ValueSize() int { return b.vsize }
+
 // Library is the ONNX Runtime library the backend runs on.
 func (b *Backend) Library() *Lib { return b.s.lib }
 
@@ -253,9 +262,9 @@ func (b *Backend) Evaluate(ctx context.Context, batch int, input, policy, value 
 	if batch < 1 || batch > b.maxBatch {
 		return fmt.Errorf("ortbackend: batch %d outside [1, %d]", batch, b.maxBatch)
 	}
-	if len(input) < batch*b.in || len(policy) < batch*b.pol || len(value) < batch {
+	if len(input) < batch*b.in || len(policy) < batch*b.pol || len(value) < batch*b.vsize {
 		return fmt.Errorf("ortbackend: batch %d needs input %d, policy %d, value %d; got %d, %d, %d",
-			batch, batch*b.in, batch*b.pol, batch, len(input), len(policy), len(value))
+			batch, batch*b.in, batch*b.pol, batch*b.vsize, len(input), len(policy), len(value))
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -266,7 +275,7 @@ func (b *Backend) Evaluate(ctx context.Context, batch int, input, policy, value 
 	if err != nil {
 		return err
 	}
-	return checkFinite(batch, b.pol, policy, value)
+	return checkFinite(batch, b.pol, b.vsize, policy, value)
 }
 
 // run makes the three tensors over the pinned slices, runs the session
@@ -290,7 +299,7 @@ func (b *Backend) run(batch int, input, policy, value []float32) error {
 	if err := b.tensor(&b.outVals[0], policy[:batch*b.pol], b.polShape); err != nil {
 		return err
 	}
-	if err := b.tensor(&b.outVals[1], value[:batch], b.valShape); err != nil {
+	if err := b.tensor(&b.outVals[1], value[:batch*b.vsize], b.valShape); err != nil {
 		return err
 	}
 	err := l.call("Run", apiRun, s.sess, 0,
@@ -330,13 +339,15 @@ var ErrValueRange = errors.New("model value outside [-1, 1]")
 
 // checkFinite reports the first row whose outputs are NaN or infinite, or
 // whose value is outside [-1, 1] (beyond valueSlack).
-func checkFinite(batch, pol int, policy, value []float32) error {
+func checkFinite(batch, pol, vsize int, policy, value []float32) error {
 	for r := range batch {
-		if v := float64(value[r]); math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("ortbackend: %w: row %d of %d has value %v", nets.ErrNonFinite, r, batch, v)
-		} else if math.Abs(v) > 1+valueSlack {
-			return fmt.Errorf("ortbackend: %w: row %d of %d has value %v (Canopy's backends give values in [-1, 1] from the side to move: end the model's value head in tanh)",
-				ErrValueRange, r, batch, v)
+		for _, x := range value[r*vsize : (r+1)*vsize] {
+			if v := float64(x); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("ortbackend: %w: row %d of %d has value %v", nets.ErrNonFinite, r, batch, v)
+			} else if math.Abs(v) > 1+valueSlack {
+				return fmt.Errorf("ortbackend: %w: row %d of %d has value %v (Canopy's backends give values in [-1, 1] from the side to move: end the model's value head in tanh)",
+					ErrValueRange, r, batch, v)
+			}
 		}
 		for i, x := range policy[r*pol : (r+1)*pol] {
 			if v := float64(x); math.IsNaN(v) || math.IsInf(v, 0) {

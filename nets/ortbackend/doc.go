@@ -11,7 +11,9 @@
 // It is for: inference of an ONNX model with one float32 input [B, ...]
 // (the game's observation) and two outputs, policy logits [B, A] and a
 // value [B] or [B, 1] in [-1, 1] (a value head ending in tanh; a value
-// outside is an error, ErrValueRange), batch-first like every nets.Backend, on ONNX
+// outside is an error, ErrValueRange), or [B, P] when the network it
+// stands in for has a per-player value head (nets.Config.ValuePlayers;
+// ValueSize says P), batch-first like every nets.Backend, on ONNX
 // Runtime's CPU kernels or its CUDA and TensorRT execution providers. It
 // is not for: reading or writing ONNX files (package nets/onnx), Canopy's
 // own networks (nets, nets/cudabackend), or training.

@@ -19,7 +19,9 @@ import (
 // Canopy's own networks, exported by nets/onnx, give Canopy's outputs in
 // ONNX Runtime (an outside implementation of every operator the export
 // writes) within 1e-5: the AlphaZero ResNet with both value-head sizes
-// and the PPO CNN, at batches 1 and 7 (issue 41's export check).
+// and the PPO CNN, each also with a per-player value head (three values
+// per row, nets.Config.ValuePlayers), at batches 1 and 7 (issue 41's
+// export check).
 func TestExportedNetsInORT(t *testing.T) {
 	needLib(t)
 	for _, c := range []struct {
@@ -29,6 +31,8 @@ func TestExportedNetsInORT(t *testing.T) {
 		{"resnet", nets.Config{InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7, Channels: 8, Blocks: 2, ValueHidden: 16}},
 		{"resnet-wide", nets.Config{InputPlanes: 2, Height: 5, Width: 5, PolicySize: 26, Channels: 16, Blocks: 1, ValueHidden: 8}},
 		{"ppo", nets.Config{Head: nets.HeadPPO, InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7, ConvChannels: []int{8, 8}, Dense: 16}},
+		{"resnet-3values", nets.Config{InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7, Channels: 8, Blocks: 2, ValueHidden: 16, ValuePlayers: 3}},
+		{"ppo-3values", nets.Config{Head: nets.HeadPPO, InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7, ConvChannels: []int{8}, Dense: 16, ValuePlayers: 3}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, err := nets.New(c.cfg, 11)
@@ -68,14 +72,17 @@ func TestExportedNetsInORT(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, ps := n.InputSize(), n.PolicySize()
+			in, ps, vs := n.InputSize(), n.PolicySize(), n.ValueSize()
+			if got := nets.ValueSize(ort); got != vs {
+				t.Fatalf("the ort backend gives %d values per row, the network %d", got, vs)
+			}
 			for _, batch := range []int{1, 7} {
 				x := make([]float32, batch*in)
 				for i := range x {
 					x[i] = float32(rng.IntN(2)) // observations are 0/1 planes
 				}
-				pc, vc := make([]float32, batch*ps), make([]float32, batch)
-				po, vo := make([]float32, batch*ps), make([]float32, batch)
+				pc, vc := make([]float32, batch*ps), make([]float32, batch*vs)
+				po, vo := make([]float32, batch*ps), make([]float32, batch*vs)
 				if err := cpu.Evaluate(context.Background(), batch, x, pc, vc); err != nil {
 					t.Fatal(err)
 				}

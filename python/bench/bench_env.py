@@ -22,9 +22,12 @@ import canopy  # noqa: E402
 
 
 def python_env(n, seconds, policy):
-    """policy "random": uniformly random legal actions drawn in numpy;
-    "rotate": the Go benchmark's own choice (the (k + 3i) mod count-th
-    legal action of environment i at step k), computed in numpy."""
+    """policy "random": uniformly random legal actions drawn in numpy by
+    canopy.random_actions (one float per environment, table look-ups);
+    "argmax": uniformly random legal actions as the argmax of one float per
+    action times the mask; "rotate": the Go benchmark's own choice (the
+    (k + 3i) mod count-th legal action of environment i at step k),
+    computed in numpy."""
     env = canopy.VecEnv("connect4", n, seed=1, opponent="random")
     obs, info = env.reset(seed=1)
     rng = np.random.default_rng(1)
@@ -34,6 +37,8 @@ def python_env(n, seconds, policy):
     while time.perf_counter() - t0 < seconds:
         m = info["legal_mask"]
         if policy == "random":
+            a = canopy.random_actions(m, rng)
+        elif policy == "argmax":
             rng.random(dtype=np.float32, out=buf)
             buf *= m
             a = buf.argmax(axis=1)
@@ -68,16 +73,19 @@ def main():
     rows = []
     for r in range(a.rounds):
         g, gc = go_env(a.seconds)
-        rot, rotc = python_env(a.envs, a.seconds, "rotate")
-        rnd, rndc = python_env(a.envs, a.seconds, "random")
-        rows.append((rot / g, rnd / g, rotc / gc, rndc / gc))
-        print(f"round {r + 1}: Go rl.VecEnv {g:.0f} steps/s ({gc:.0f} per CPU-s); canopy.VecEnv with the same actions "
-              f"{rot:.0f} ({rotc:.0f}), with random actions {rnd:.0f} ({rndc:.0f}); ratios wall {rot / g:.2f} {rnd / g:.2f}, "
-              f"CPU {rotc / gc:.2f} {rndc / gc:.2f}", flush=True)
-    m = np.median(np.array(rows), axis=0)
-    print(f"median ratios over {a.rounds} interleaved rounds: per wall second: same actions {m[0]:.2f}, random actions "
-          f"{m[1]:.2f}; per CPU second: same actions {m[2]:.2f}, random actions {m[3]:.2f}")
-
+        res = [python_env(a.envs, a.seconds, pol) for pol in ("random", "argmax", "rotate")]
+        rows.append([x / g for x, _ in res] + [c / gc for _, c in res])
+        (rnd, rndc), (arg, argc), (rot, rotc) = res
+        print(f"round {r + 1}: Go rl.VecEnv {g:.0f} steps/s ({gc:.0f} per CPU-s); canopy.VecEnv with "
+              f"canopy.random_actions {rnd:.0f} ({rndc:.0f}), argmax random {arg:.0f} ({argc:.0f}), the Go "
+              f"benchmark's actions {rot:.0f} ({rotc:.0f}); ratios per CPU-s {rndc / gc:.2f} {argc / gc:.2f} "
+              f"{rotc / gc:.2f}, per wall-s {rnd / g:.2f} {arg / g:.2f} {rot / g:.2f}", flush=True)
+    rows = np.array(rows)
+    m, w = np.median(rows, axis=0), rows.min(axis=0)
+    print(f"over {a.rounds} interleaved rounds, ratio to rl.VecEnv per CPU second, median (worst): "
+          f"random_actions {m[3]:.2f} ({w[3]:.2f}), argmax random {m[4]:.2f} ({w[4]:.2f}), the Go benchmark's "
+          f"actions {m[5]:.2f} ({w[5]:.2f}); per wall second: {m[0]:.2f} ({w[0]:.2f}), {m[1]:.2f} ({w[1]:.2f}), "
+          f"{m[2]:.2f} ({w[2]:.2f})")
 
 if __name__ == "__main__":
     main()

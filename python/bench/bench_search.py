@@ -180,7 +180,7 @@ def main():
             rs.append(inside / raw)
             print(f"round {r + 1}: PyTorch {a.device} net inside canopy.search {inside:.0f} rows/s (batches of at most "
                   f"{a.batch}, mean {mean:.0f}), raw on the same batches {raw:.0f} rows/s, ratio {inside / raw:.2f}", flush=True)
-        print(f"median ratio {np.median(rs):.2f} over {a.rounds} rounds")
+        print(f"median ratio {np.median(rs):.2f} (worst {min(rs):.2f}, best {max(rs):.2f}) over {a.rounds} rounds")
         return
     ratios = []
     for r in range(a.rounds):

@@ -8,11 +8,12 @@ See docs/PYTHON.md.
 from . import _lib
 from ._env import VecEnv
 from ._net import Net, save_torch
+from ._random import random_actions
 from ._search import SearchResult, search, selfplay
 from ._shards import load_shards
 
 __all__ = ["games", "agents", "VecEnv", "search", "selfplay", "SearchResult", "Net", "save_torch",
-           "load_shards", "torch_net", "live_handles"]
+           "load_shards", "torch_net", "live_handles", "random_actions"]
 
 
 def games():

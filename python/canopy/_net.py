@@ -100,6 +100,9 @@ class Net:
         self.source = info["source"]
         self.input_size = info["input_size"]
         self.policy_size = info["policy_size"]
+        # 1, or the player count of a per-player value head
+        # (nets.Config.value_players).
+        self.value_size = info.get("value_size", 1)
 
     @classmethod
     def load(cls, name_or_path, game=None):
@@ -108,8 +111,11 @@ class Net:
         return cls(_lib.Handle("net", {"ref": os.fspath(name_or_path), "game": game or ""}, []))
 
     def evaluate(self, obs):
-        """Policy logits float32 ``[B, A]`` and values float32 ``[B]`` for
-        observations ``[B, C, H, W]`` (or ``[B, input_size]``)."""
+        """Policy logits float32 ``[B, A]`` and values for observations
+        ``[B, C, H, W]`` (or ``[B, input_size]``): float32 ``[B]`` (the
+        mover's value), or ``[B, P]`` for a per-player value head
+        (``value_size`` P > 1, the default for games of three or more
+        players): entry k is the value of player (mover + k) mod P."""
         if hasattr(obs, "detach"):
             obs = obs.detach().cpu().numpy()
         a = np.asarray(obs)
@@ -125,7 +131,7 @@ class Net:
         if x is a or not x.flags.writeable:
             x = x.copy()
         logits = np.zeros((b, self.policy_size), np.float32)
-        values = np.zeros(b, np.float32)
+        values = np.zeros((b, self.value_size) if self.value_size > 1 else b, np.float32)
         self._h.exchange("evaluate", [x, logits, values], batch=b)
         return logits, values
 

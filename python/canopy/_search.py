@@ -33,7 +33,30 @@ def _to_numpy(x):
     return np.asarray(x)
 
 
-def _run_batch(h, evaluator, b, obs, legal, logits, values):
+def _copy_values(dst, va, b, players):
+    """Copies an evaluator's values into the session's buffer: [b] (the
+    mover's value) or [b, players] (a per-player value head's row: entry k
+    is the value of player (mover + k) mod players). Games of three or
+    more players take rows (dst is [b, players]): a single value v
+    becomes v, -v/(players-1), ... (what the engine makes of a scalar
+    value head); two-player games take the mover's value (dst is [b]; of
+    a row, its first entry)."""
+    if va.shape in ((b,), (b, 1)):
+        v = va.reshape(b)
+        if dst.ndim == 1:
+            np.copyto(dst, v, casting="unsafe")
+        else:
+            dst[:, 0] = v
+            dst[:, 1:] = (-v / (players - 1))[:, None]
+    elif players >= 2 and va.shape == (b, players):
+        np.copyto(dst, va if dst.ndim == 2 else va[:, 0], casting="unsafe")
+    else:
+        rows = f" or ({b}, {players}): a row per observation, the mover's value first" if players >= 2 else ""
+        raise ValueError(f"the evaluator returned values of shape {va.shape}, want ({b},): one value per observation "
+                         f"(the mover's){rows}")
+
+
+def _run_batch(h, evaluator, b, obs, legal, logits, values, players):
     """Evaluates the batch of b rows the library handed over and submits."""
     out = evaluator(obs[:b], legal[:b])
     if not isinstance(out, (tuple, list)) or len(out) != 2:
@@ -47,14 +70,13 @@ def _run_batch(h, evaluator, b, obs, legal, logits, values):
     if lo.shape != (b, A):
         raise ValueError(f"the evaluator returned logits of shape {lo.shape}, want ({b}, {A}): one row of "
                          f"{A} logits per observation in the batch")
-    if va.shape not in ((b,), (b, 1)):
-        raise ValueError(f"the evaluator returned values of shape {va.shape}, want ({b},): one value per observation")
     lv, vv = logits[:b], values[:b]
     np.copyto(lv, lo, casting="unsafe")
-    np.copyto(vv, va.reshape(b), casting="unsafe")
+    _copy_values(vv, va, b, players)
     if not np.all(np.isfinite(vv)):
-        i = int(np.flatnonzero(~np.isfinite(vv))[0])
-        raise ValueError(f"the evaluator returned values[{i}] = {vv[i]}: values must be finite, in [-1, 1]")
+        i = np.argwhere(~np.isfinite(vv))[0]
+        where = ", ".join(str(int(x)) for x in i) if vv.ndim > 1 and players > 2 else str(int(i[0]))
+        raise ValueError(f"the evaluator returned values[{where}] = {vv[tuple(i)]}: values must be finite, in [-1, 1]")
     bad = np.isnan(lv) | (lv == np.inf)
     if bad.any():
         i, a = map(int, np.argwhere(bad)[0])
@@ -63,9 +85,12 @@ def _run_batch(h, evaluator, b, obs, legal, logits, values):
     h.submit()
 
 
-def _session_buffers(info_shape, actions, batch):
+def _session_buffers(info_shape, actions, batch, players):
+    # Values: one per row, or a row of players values in games of three
+    # or more players (pyapi's session.vsize).
+    vshape = (batch, players) if players > 2 else (batch,)
     return (np.zeros((batch,) + tuple(info_shape), np.float32), np.zeros((batch, actions), np.bool_),
-            np.zeros((batch, actions), np.float32), np.zeros(batch, np.float32))
+            np.zeros((batch, actions), np.float32), np.zeros(vshape, np.float32))
 
 
 class SearchResult(dict):
@@ -88,7 +113,12 @@ def search(game_spec, states, evaluator, sims=800, rule="puct", *, batch=None, s
     gets float32 ``[B, C, H, W]`` observations from the mover's view and a
     bool ``[B, A]`` mask, batches of leaves from all trees at once (at most
     ``batch`` rows), and returns numpy or torch arrays: logits ``[B, A]``,
-    values ``[B]`` in [-1, 1] from the mover's view. ``rule``: "puct" or
+    values ``[B]`` in [-1, 1] from the mover's view, or ``[B, P]`` with one
+    value per player (a per-player value head, nets.Config.value_players):
+    seat-rotated, entry k is the value of player (mover + k) mod P. In games
+    of three or more players a single value v counts as v for the mover
+    and -v/(P-1) for each other player; in two-player games only a row's
+    first entry (the mover's) is used. ``rule``: "puct" or
     "gumbel" (Gumbel root search with sequential halving). ``options``:
     `az`'s (c, fpu, dir, dirfrac, det, leaves, gumbelm, ...; see
     ``canopy agents``), same names, defaults and ranges.
@@ -120,13 +150,14 @@ def search(game_spec, states, evaluator, sims=800, rule="puct", *, batch=None, s
     if b < 1:
         raise ValueError(f"batch = {b}, want at least 1")
     args["batch"] = b
-    obs, legal, logits, values = _session_buffers(gi["observation_shape"], A, b)
+    P = gi["players"]
+    obs, legal, logits, values = _session_buffers(gi["observation_shape"], A, b, P)
     h = _lib.Handle("search", args, [obs, legal, logits, values])
     try:
         while True:
             ev = h.wait()
             if ev > 0:
-                _run_batch(h, evaluator, ev, obs, legal, logits, values)
+                _run_batch(h, evaluator, ev, obs, legal, logits, values, P)
             elif ev == _lib.WAIT_DONE:
                 break
         visits = np.zeros((n, A), np.float32)
@@ -149,7 +180,10 @@ def selfplay(game_spec, evaluator, games, *, trees=64, seed=1, batch=None, yield
     ``[P, A]`` (visit distribution, or Gumbel's improved policy),
     ``legal`` uint8 ``[P, A]``, ``value`` float32 ``[P]`` (the game's
     outcome for the mover), ``game_id`` int64, ``ply`` int32, ``root_q``
-    float32 ``[P]``: ``yield_games`` finished games per batch (default:
+    float32 ``[P]`` and, in games of three or more players, ``values``
+    float32 ``[P, players]`` (the final returns seat-rotated, the mover
+    first: what a per-player value head learns; ``values[:, 0]`` is
+    ``value``): ``yield_games`` finished games per batch (default:
     ``trees``). ``trees`` games are played at once. ``options`` are
     ``canopy selfplay``'s (sims, c, dir, tempplies, gumbel, resign, pcr,
     randomplies, ...), with the same defaults. Game i is a function of
@@ -169,18 +203,20 @@ def selfplay(game_spec, evaluator, games, *, trees=64, seed=1, batch=None, yield
     b = int(batch) if batch is not None else min(max(t * det * leaves, 1), 1024)
     args = {"game": game_spec, "games": int(games), "trees": trees, "seed": int(seed), "batch": b,
             "yield_games": int(yield_games or 0), "workers": int(workers), "options": _option_strings(options)}
-    obs, legal, logits, values = _session_buffers(shape, A, b)
-    return _selfplay_iter(args, evaluator, (obs, legal, logits, values), A, shape)
+    P = gi["players"]
+    obs, legal, logits, values = _session_buffers(shape, A, b, P)
+    return _selfplay_iter(args, evaluator, (obs, legal, logits, values), A, shape, P)
 
 
-def _selfplay_iter(args, evaluator, bufs, A, shape):
+def _selfplay_iter(args, evaluator, bufs, A, shape, P):
     obs, legal, logits, values = bufs
+    keys = ["obs", "policy", "legal", "value", "game_id", "ply", "root_q"] + (["values"] if P > 2 else [])
     h = _lib.Handle("selfplay", args, [obs, legal, logits, values])
     try:
         while True:
             ev = h.wait()
             if ev > 0:
-                _run_batch(h, evaluator, ev, obs, legal, logits, values)
+                _run_batch(h, evaluator, ev, obs, legal, logits, values, P)
             elif ev == _lib.WAIT_DATA:
                 st = h.exchange("staged", [])
                 p = st["positions"]
@@ -188,7 +224,9 @@ def _selfplay_iter(args, evaluator, bufs, A, shape):
                        "legal": np.zeros((p, A), np.uint8), "value": np.zeros(p, np.float32),
                        "game_id": np.zeros(p, np.int64), "ply": np.zeros(p, np.int32),
                        "root_q": np.zeros(p, np.float32)}
-                h.exchange("take", [out[k] for k in ("obs", "policy", "legal", "value", "game_id", "ply", "root_q")])
+                if P > 2:
+                    out["values"] = np.zeros((p, P), np.float32)
+                h.exchange("take", [out[k] for k in keys])
                 yield out
             elif ev == _lib.WAIT_DONE:
                 return

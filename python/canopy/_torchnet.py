@@ -41,20 +41,27 @@ class _PolicyHead(nn.Module):
 
 
 class _ValueHead(nn.Module):
-    def __init__(self, c, filters, hw, hidden):
+    """The scalar head gives [B] (the mover's value); a per-player head
+    (players > 1) [B, players], entry k the value of player (mover + k)
+    mod players."""
+
+    def __init__(self, c, filters, hw, hidden, players):
         super().__init__()
+        self.players = players
         self.conv = nn.Conv2d(c, filters, 1, bias=False)
         self.bn = nn.BatchNorm2d(filters)
         self.fc1 = nn.Linear(filters * hw, hidden)
-        self.fc2 = nn.Linear(hidden, 1)
+        self.fc2 = nn.Linear(hidden, max(players, 1))
 
     def forward(self, x):
         v = F.relu(self.bn(self.conv(x))).flatten(1)
-        return torch.tanh(self.fc2(F.relu(self.fc1(v)))).squeeze(1)
+        v = torch.tanh(self.fc2(F.relu(self.fc1(v))))
+        return v if self.players > 1 else v.squeeze(1)
 
 
 class AlphaZeroNet(nn.Module):
-    """nets.HeadAlphaZero: forward(x [B, C, H, W]) -> (logits [B, A], value [B])."""
+    """nets.HeadAlphaZero: forward(x [B, C, H, W]) -> (logits [B, A], value
+    [B]), or value [B, P] with a per-player value head (value_players P)."""
 
     def __init__(self, cfg):
         super().__init__()
@@ -63,7 +70,7 @@ class AlphaZeroNet(nn.Module):
         self.stem = _ConvBN(cfg["input_planes"], c, 3)
         self.blocks = nn.ModuleList([_Block(c) for _ in range(cfg.get("blocks", 0))])
         self.policy = _PolicyHead(c, cfg.get("policy_filters") or 2, hw, cfg["policy_size"])
-        self.value = _ValueHead(c, cfg.get("value_filters") or 1, hw, cfg["value_hidden"])
+        self.value = _ValueHead(c, cfg.get("value_filters") or 1, hw, cfg["value_hidden"], cfg.get("value_players") or 0)
 
     def forward(self, x):
         x = x.reshape(x.shape[0], self.cfg["input_planes"], self.cfg["height"], self.cfg["width"])

@@ -6,11 +6,15 @@ network and the training loop.
     . .venv-python/bin/activate   # after `make python`
     python python/examples/alphazero.py --game connect4 --out runs/az-py
     python python/examples/alphazero.py --smoke          # seconds: CI
+    python python/examples/alphazero.py --out runs/az-py --resume   # continue
 
 Each iteration: self-play games with the current network, SGD on a
 replay window of their positions, a match against `onestep` (Canopy's
 one-ply lookahead) with search, and a checkpoint that Canopy plays as
 `az:net=OUT/net.safetensors`. --device cuda runs the network on a GPU.
+After every iteration the whole training state (network, optimiser,
+replay window, random generators) is written atomically to OUT/state.pt;
+--resume continues from it.
 """
 import argparse
 import collections
@@ -45,6 +49,7 @@ def parse():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--out", default="runs/az-python")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--resume", action="store_true", help="continue from OUT/state.pt")
     p.add_argument("--smoke", action="store_true", help="a tiny run (seconds) that exercises every step")
     a = p.parse_args()
     if a.smoke:
@@ -102,6 +107,18 @@ def match(game, evaluate, games, sims, seed):
     return wins / games, draws / games
 
 
+def save_state(path, it, elapsed, net, opt, window, rng):
+    """Writes the training state atomically: a crash mid-write keeps the last one."""
+    state = {"iteration": it, "elapsed": elapsed, "net": net.state_dict(), "opt": opt.state_dict(), "window": list(window),
+             "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        torch.save(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def main():
     a = parse()
     os.makedirs(a.out, exist_ok=True)
@@ -111,8 +128,22 @@ def main():
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     evaluate = make_evaluator(net, a.device)
     window = collections.deque(maxlen=a.window)
-    t0 = time.time()
-    for it in range(1, a.iterations + 1):
+    state_path = os.path.join(a.out, "state.pt")
+    first, before = 1, (0.0, 0.0)
+    if a.resume:
+        if not os.path.exists(state_path):
+            sys.exit(f"--resume: {state_path} does not exist (start without --resume, or give the run's --out)")
+        st = torch.load(state_path, map_location=a.device)
+        net.load_state_dict(st["net"])
+        opt.load_state_dict(st["opt"])
+        window.extend(st["window"])
+        rng.bit_generator.state = st["rng"]
+        torch.set_rng_state(st["torch_rng"])
+        first, before = st["iteration"] + 1, st["elapsed"]
+        print(f"resumed from {state_path} after iteration {st['iteration']}", flush=True)
+    # elapsed and CPU time count the earlier sessions of a resumed run
+    t0, c0 = time.time() - before[0], time.process_time() - before[1]
+    for it in range(first, a.iterations + 1):
         t1 = time.time()
         batches = list(canopy.selfplay(a.game, evaluate, a.games, sims=a.sims, trees=a.trees,
                                        seed=a.seed * 1000 + it, yield_games=a.games))
@@ -127,7 +158,9 @@ def main():
         if it % a.eval_every == 0 or it == a.iterations:
             w, d = match(a.game, evaluate, a.eval_games, a.eval_sims, seed=it)
             line += f", vs onestep: win {w:.1%} draw {d:.1%}"
-        print(f"{line}, elapsed {time.time() - t0:.0f}s", flush=True)
+        cpu = time.process_time() - c0  # all threads, Go's included
+        save_state(state_path, it, (time.time() - t0, cpu), net, opt, window, rng)
+        print(f"{line}, elapsed {time.time() - t0:.0f}s, cpu {cpu:.0f}s", flush=True)
 
 
 if __name__ == "__main__":

@@ -195,6 +195,63 @@ class TestVecEnv(unittest.TestCase):
                 env.close()
 
 
+def chi2_critical(df, z=3.0902):
+    """The chi-square distribution's upper quantile for df degrees of
+    freedom (Wilson-Hilferty; z = 3.0902: the 0.999 quantile of the normal
+    distribution): tables give 22.46 at df 6, 149.4 at df 100."""
+    h = 2.0 / (9.0 * df)
+    return df * (1 - h + z * np.sqrt(h)) ** 3
+
+
+class TestRandomActions(unittest.TestCase):
+    def check_uniform(self, actions, seed):
+        # Every non-empty mask of `actions` actions, each repeated: the
+        # draws must be legal and, per mask, uniform over its legal actions
+        # (Pearson's chi-square summed over the masks, at the 0.001 level).
+        codes = np.arange(1, 1 << actions)
+        reps = 120 if actions <= 7 else 40
+        mask = ((np.repeat(codes, reps)[:, None] >> np.arange(actions)) & 1).astype(bool)
+        rng = np.random.default_rng(seed)
+        counts = np.zeros(mask.shape)
+        for _ in range(5):
+            a = canopy.random_actions(mask, rng)
+            self.assertEqual(a.dtype, np.int64)
+            self.assertTrue(mask[np.arange(len(a)), a].all(), "an illegal action was drawn")
+            np.add.at(counts, (np.arange(len(a)), a), 1)
+        per_mask = counts.reshape(len(codes), reps, actions).sum(axis=1)
+        legal = mask.reshape(len(codes), reps, actions)[:, 0]
+        expected = legal * (per_mask.sum(axis=1, keepdims=True) / legal.sum(axis=1, keepdims=True))
+        chi2 = (((per_mask - expected) ** 2)[legal] / expected[legal]).sum()
+        df = int((legal.sum(axis=1) - 1).sum())
+        if df == 0:  # one action: nothing to choose
+            return
+        self.assertLess(chi2, chi2_critical(df), f"{actions} actions: chi-square {chi2:.1f} on {df} degrees of freedom")
+
+    def test_uniform_over_legal_actions(self):
+        self.assertAlmostEqual(chi2_critical(6), 22.46, delta=0.3)
+        self.assertAlmostEqual(chi2_critical(100), 149.4, delta=0.5)
+        for actions in (1, 3, 7, 8, 10):  # 10: the path for more than 8 actions
+            with self.subTest(actions=actions):
+                self.check_uniform(actions, seed=actions)
+
+    def test_connect4_masks(self):
+        env = canopy.VecEnv("connect4", 64, seed=3, opponent="random")
+        obs, info = env.reset()
+        rng = np.random.default_rng(4)
+        for _ in range(100):
+            a = canopy.random_actions(info["legal_mask"], rng)
+            obs, rew, term, trunc, info = env.step(a)  # raises on an illegal action
+        env.close()
+
+    def test_bad_masks(self):
+        with self.assertRaisesRegex(ValueError, "row 1 has no legal action"):
+            canopy.random_actions(np.array([[True, False], [False, False]]))
+        with self.assertRaisesRegex(ValueError, "row 0 has no legal action"):
+            canopy.random_actions(np.zeros((2, 12), bool))
+        with self.assertRaisesRegex(ValueError, "want bool"):
+            canopy.random_actions(np.ones((2, 3), np.float32))
+
+
 class TestSearch(unittest.TestCase):
     def test_finds_the_win(self):
         # X (first player) has three in column 1 (1 2 1 2 1 2): playing
@@ -458,6 +515,111 @@ class TestNet(unittest.TestCase):
         self.assertIn("apt-get install python3-torch", out.stdout)
         self.assertIn("gym: canopy.gymnasium needs gymnasium: pip install gymnasium", out.stdout)
         self.assertIn("games True", out.stdout)
+
+
+class TestPerPlayerValues(unittest.TestCase):
+    """Games of three or more players: networks with one value per player
+    (nets.Config.value_players), seat-rotated so that entry k is the
+    value of player (mover + k) mod P."""
+
+    G = "tetrislink:players=4"
+
+    def positions(self, n):
+        env = canopy.VecEnv(self.G, n, seed=1)
+        obs, info = env.reset()
+        rng = np.random.default_rng(1)
+        for _ in range(6):
+            obs, _, _, _, info = env.step(canopy.random_actions(info["legal_mask"], rng))
+        obs = obs.copy()
+        env.close()
+        return obs
+
+    @unittest.skipUnless(HAVE_TORCH, "PyTorch is not installed (apt-get install python3-torch)")
+    def test_net_against_torch(self):
+        import torch
+        x = self.positions(5)
+        with canopy.Net.load("init", game=self.G) as net:
+            self.assertEqual(net.value_size, 4)
+            self.assertEqual(net.config["value_players"], 4)
+            lo, v = net.evaluate(x)
+            self.assertEqual(v.shape, (5, 4))
+            m = net.to_torch().eval()
+        with torch.no_grad():
+            tl, tv = m(torch.from_numpy(x))
+        self.assertEqual(tuple(tv.shape), (5, 4))
+        np.testing.assert_allclose(lo, tl.numpy(), atol=1e-4, rtol=1e-4)
+        np.testing.assert_allclose(v, tv.numpy(), atol=1e-4)
+        # Trained in PyTorch (here: perturbed), saved, played by Canopy.
+        with torch.no_grad():
+            for p in m.parameters():
+                p.add_(torch.randn_like(p) * 0.05)
+            tl, tv = m(torch.from_numpy(x))
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "tl.safetensors")
+            canopy.save_torch(m, path, game=self.G)
+            with canopy.Net.load(path) as net:
+                lo, v = net.evaluate(x)
+            np.testing.assert_allclose(lo, tl.numpy(), atol=1e-4, rtol=1e-4)
+            np.testing.assert_allclose(v, tv.numpy(), atol=1e-4)
+        finally:
+            shutil.rmtree(d)
+
+    def test_search_takes_rows_or_scalars(self):
+        row = np.array([0.5, 0.1, -0.2, -0.7], np.float32)
+
+        def rows(obs, legal):
+            return np.zeros(legal.shape, np.float32), np.tile(row, (legal.shape[0], 1))
+
+        def scalar(obs, legal):
+            return np.zeros(legal.shape, np.float32), np.full(legal.shape[0], 0.6, np.float32)
+
+        # With a few simulations every leaf is a child of the root, whose
+        # mover is the next seat: the root mover is entry 3 of its row
+        # (-0.7); a scalar 0.6 of the child's mover gives the others
+        # -0.6/3 = -0.2.
+        r = canopy.search(self.G, ["", ""], rows, sims=4)
+        np.testing.assert_allclose(r.root_value, [-0.7, -0.7], atol=1e-6)
+        r = canopy.search(self.G, ["", ""], scalar, sims=4)
+        np.testing.assert_allclose(r.root_value, [-0.2, -0.2], atol=1e-6)
+        # backup="paranoid" takes the mover's entry only: the child's mover
+        # 0.5, the root mover -0.5/3.
+        r = canopy.search(self.G, ["", ""], rows, sims=4, backup="paranoid")
+        np.testing.assert_allclose(r.root_value, [-0.5 / 3, -0.5 / 3], atol=1e-6)
+        with self.assertRaisesRegex(ValueError, r"values of shape \(\d+, 3\).*or \(\d+, 4\)"):
+            canopy.search(self.G, [""], lambda o, l: (np.zeros(l.shape, np.float32), np.zeros((l.shape[0], 3))), sims=4)
+
+        def nan_row(obs, legal):
+            v = np.zeros((legal.shape[0], 4), np.float32)
+            v[0, 2] = np.nan
+            return np.zeros(legal.shape, np.float32), v
+        with self.assertRaisesRegex(ValueError, r"values\[0, 2\] = nan"):
+            canopy.search(self.G, [""], nan_row, sims=4)
+
+    def test_two_player_rows(self):
+        # A two-player game takes a row too, and uses the mover's entry.
+        def scalar(obs, legal):
+            return np.zeros(legal.shape, np.float32), obs.reshape(len(obs), -1)[:, :3].sum(axis=1) / 3 - 0.5
+
+        def rows(obs, legal):
+            lo, v = scalar(obs, legal)
+            return lo, np.stack([v, np.full_like(v, 0.9)], axis=1)
+        a = canopy.search("tictactoe", ["", "5", "5 1"], scalar, sims=32, seed=3)
+        b = canopy.search("tictactoe", ["", "5", "5 1"], rows, sims=32, seed=3)
+        np.testing.assert_array_equal(a.visits, b.visits)
+        np.testing.assert_array_equal(a.root_value, b.root_value)
+
+    def test_selfplay_values(self):
+        got = list(canopy.selfplay("tetrislink:players=3", uniform, 2, trees=2, sims=4, seed=2))
+        for b in got:
+            p = len(b["value"])
+            self.assertEqual(b["values"].shape, (p, 3))
+            np.testing.assert_array_equal(b["values"][:, 0], b["value"])
+            for g in np.unique(b["game_id"]):
+                # Rows of one game are rotations of its returns.
+                rows = np.sort(b["values"][b["game_id"] == g], axis=1)
+                np.testing.assert_array_equal(rows, np.broadcast_to(rows[0], rows.shape))
+        self.assertNotIn("values", next(canopy.selfplay("tictactoe", uniform, 1, trees=1, sims=4)))
 
 
 class TestShards(unittest.TestCase):
