@@ -197,8 +197,8 @@ rerun it with --resume to finish the tournament.`,
 					if u.Evals == 0 || *quiet {
 						continue // validation only
 					}
-					fmt.Fprintf(e.Stderr, "network %s on %s (%s): %d evals in %.1f s (%.0f evals/s), mean batch %.1f, backend busy %.0f%%\n",
-						u.Net, u.Backend, u.Choice, u.Evals, u.Wall.Seconds(), u.EvalsPerSec(), u.MeanBatch, 100*u.Busy.Seconds()/max(u.Wall.Seconds(), 1e-9))
+					fmt.Fprintf(e.Stderr, "network %s on %s: %d evals in %.1f s (%.0f evals/s), mean batch %.1f, backend busy %.0f%%\n",
+						u.Net, u.Backend, u.Evals, u.Wall.Seconds(), u.EvalsPerSec(), u.MeanBatch, 100*u.Busy.Seconds()/max(u.Wall.Seconds(), 1e-9))
 				}
 				switch {
 				case *asJSON:

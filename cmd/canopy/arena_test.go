@@ -374,3 +374,20 @@ func TestProgressETAResumed(t *testing.T) {
 		t.Errorf("progress line %q, want 95/100 and ETA 10s", b.String())
 	}
 }
+
+// TestArenaBackendChoiceOnce: the backend choice (on a machine without CUDA,
+// "cuda unavailable: ...; using cpu") is printed once, when the network is
+// opened, and not again in the end-of-run usage line.
+func TestArenaBackendChoiceOnce(t *testing.T) {
+	code, _, errs := runCLI(t, "", "arena", "--game", "connect4", "--agents", "az:net=default,sims=4;onestep",
+		"--games", "2", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errs)
+	}
+	if n := strings.Count(errs, "using cpu"); n > 1 {
+		t.Errorf("backend choice printed %d times:\n%s", n, errs)
+	}
+	if !strings.Contains(errs, " evals in ") {
+		t.Errorf("no usage line:\n%s", errs)
+	}
+}
