@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/canopy-go/canopy/games/tetrislink"
 )
 
 func TestTune(t *testing.T) {
@@ -12,7 +14,7 @@ func TestTune(t *testing.T) {
 		t.Fatalf("tune: status %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	code, out2, _ := runCLI(t, "", "tune", "--games", "4", "--iters", "2", "--pop", "2", "--final-games", "6", "--seed", "3", "--json")
-	var res tuneResult
+	var res tetrislink.TuneResult
 	if code != 0 || json.Unmarshal([]byte(out2), &res) != nil {
 		t.Fatalf("tune --json: status %d, output %q", code, out2)
 	}
@@ -28,13 +30,5 @@ func TestTune(t *testing.T) {
 		if code, _, _ := runCLI(t, "", args...); code != 2 {
 			t.Errorf("%v: status %d, want 2", args, code)
 		}
-	}
-}
-
-func TestWilson95(t *testing.T) {
-	// 50 of 100: the Wilson interval is about [40.4%, 59.6%].
-	lo, hi := wilson95(50, 100)
-	if lo < 0.403 || lo > 0.405 || hi < 0.595 || hi > 0.597 {
-		t.Errorf("wilson95(50, 100) = [%.4f, %.4f], want about [0.404, 0.596]", lo, hi)
 	}
 }
