@@ -107,6 +107,9 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 	if job.Semantics == 0 {
 		job.Semantics = selfplay.Semantics
 	}
+	if job.Build == "" {
+		job.Build = build()
+	}
 	if err := t.lease.err(); err != nil {
 		return st, err
 	}
@@ -400,8 +403,8 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 				st.Mismatched++
 				if key := fmt.Sprint(g.Origin.Worker, "\x00", g.Semantics); !mismatched[key] {
 					mismatched[key] = true
-					t.logf("  fleet: dropping the games of worker %s (backend %s, build %s): self-play semantics %d, the job's is %d; run the trainer's build there",
-						g.Origin.Worker, g.Origin.Backend, g.Origin.Build, g.Semantics, job.Semantics)
+					t.logf("  fleet: dropping the games of worker %s (backend %s): %s",
+						g.Origin.Worker, g.Origin.Backend, semanticsAdvice(job.Build, job.Semantics, g.Origin.Build, g.Semantics))
 				}
 				drop(m, id, ref.Object)
 				continue

@@ -160,8 +160,8 @@ func (w *Worker) Run(ctx context.Context) error {
 			break
 		}
 		if job.Semantics != selfplay.Semantics {
-			return fmt.Errorf("worker: the job (run %s, iteration %d) asks for self-play semantics %d, this build (%s) plays %d: run the trainer's build of canopy here",
-				job.Run, job.Iteration, job.Semantics, w.origin.Build, selfplay.Semantics)
+			return fmt.Errorf("worker: cannot play the job (run %s, iteration %d): %s",
+				job.Run, job.Iteration, semanticsAdvice(job.Build, job.Semantics, w.origin.Build, selfplay.Semantics))
 		}
 		if err := w.prepare(ctx, *job); err != nil {
 			if ctx.Err() != nil {
@@ -255,7 +255,9 @@ func (w *Worker) setJob(j *Job) {
 	w.job = j
 	close(w.notify)
 	w.notify = make(chan struct{})
-	if w.cancel != nil && !w.played.same(*j) {
+	// A new network for the games in play of an asynchronous job leaves
+	// them be: they finish with the network they started with.
+	if w.cancel != nil && !w.played.same(*j) && !(j.Async && w.played.sameGames(*j)) {
 		w.cancel()
 	}
 }
