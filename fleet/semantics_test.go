@@ -51,7 +51,7 @@ func TestOtherSemanticsDropped(t *testing.T) {
 	}
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	origins := map[int]Origin{}
-	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, from Origin, _ Stats) { origins[r.ID] = from })
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(g *Game, _ Stats) { origins[g.Record.ID] = g.Origin })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -31,6 +32,12 @@ type Trainer struct {
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
 	FetchWait time.Duration
+	// Newest, when set, is asked for the newest network between fetches
+	// of an asynchronous job (Job.Async): its file and that file's
+	// SHA-256, or "" to keep the job's. SelfPlay publishes a new one as
+	// the job's network, and takes the games of every network it
+	// published for the job. It is called from SelfPlay's goroutine.
+	Newest func() (file, sha256 string)
 }
 
 // NewTrainer creates the fleet s on nc's server (streams, buckets and
@@ -95,14 +102,14 @@ type Stats struct {
 // per pending game and consumes finished games until o has them all.
 // job.NetworkSHA256 must be the file's SHA-256, and o the output of the
 // self-play run job describes (the same settings, seed and game count).
-// onGame, when set, sees every game added, who played it and the counts
-// so far. Games are acknowledged to the server only after they are on
+// onGame, when set, sees every game added (with who played it and with
+// which network) and the counts so far. Games are acknowledged to the server only after they are on
 // disk (see the package doc). A job.Semantics of 0 means this build's
 // selfplay.Semantics.
 //
 // When ctx ends, the games received so far are flushed, acknowledged,
 // and ctx.Err() is returned; the tasks stay queued for the next call.
-func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord, Origin, Stats)) (Stats, error) {
+func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*Game, Stats)) (Stats, error) {
 	var st Stats
 	if job.Semantics == 0 {
 		job.Semantics = selfplay.Semantics
@@ -121,6 +128,8 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 		return st, fmt.Errorf("fleet: the job plays %s, but its self-play directory holds %s", job.Game, m.Game)
 	}
 	var gone backoff
+	// played are the SHA-256s of the networks the job had.
+	played := map[string]bool{job.NetworkSHA256: true}
 	for {
 		if err := t.lease.err(); err != nil {
 			return st, err
@@ -140,7 +149,11 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 			return st, err
 		}
 		t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
-		err = t.collect(ctx, job, shapeOf(g), pending, o, &st, onGame)
+		// A collect of an asynchronous job may change its network: each
+		// round starts from the first (whose file is netFile) and
+		// collect publishes the newest again.
+		cur := job
+		err = t.collect(ctx, &cur, played, shapeOf(g), pending, o, &st, onGame)
 		if !errors.Is(err, errFleetGone) || ctx.Err() != nil {
 			if err != nil {
 				return st, err
@@ -254,7 +267,11 @@ type heldMsg struct {
 //
 // It returns an error wrapping errFleetGone when a stream, bucket or
 // consumer of the fleet is no longer on the server.
-func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*selfplay.GameRecord, Origin, Stats)) error {
+//
+// For an asynchronous job, it publishes the network t.Newest names when
+// it changes, updating *job and adding it to played, and takes the games
+// of each network in played.
+func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*Game, Stats)) error {
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
 	if notYet(err) {
 		return fmt.Errorf("%w: %v", errFleetGone, err)
@@ -295,7 +312,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	// drop terminates m, whose game id was wanted but cannot be taken,
 	// and queues its task again: this may have been its only copy.
 	drop := func(m jetstream.Msg, id int, object string) {
-		t.requeue(ctx, job, id, m)
+		t.requeue(ctx, *job, id, m)
 		m.Term()
 		if object != "" {
 			t.dropObject(ctx, object)
@@ -303,6 +320,31 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	}
 	// mismatched are the (worker, semantics) pairs already logged.
 	mismatched := map[string]bool{}
+	newest := func() error {
+		if !job.Async || t.Newest == nil {
+			return nil
+		}
+		file, sum := t.Newest()
+		if file == "" || sum == job.NetworkSHA256 {
+			return nil
+		}
+		next := *job
+		next.Network, next.NetworkSHA256 = filepath.Base(file), sum
+		if err := t.publishNet(ctx, next, file); err != nil {
+			return err
+		}
+		data, err := json.Marshal(next)
+		if err != nil {
+			return err
+		}
+		if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+			return fmt.Errorf("fleet: publishing the job: %w", err)
+		}
+		*job = next
+		played[sum] = true
+		t.logf("  fleet: iteration %d's games now played with network %s", job.Iteration, job.Network)
+		return nil
+	}
 	// lostFleet flushes what is buffered (a failed flush is the error:
 	// the disk comes first) and reports the fleet gone.
 	lostFleet := func(err error) error {
@@ -333,6 +375,12 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		}
 		if err := t.lease.err(); err != nil {
 			return errors.Join(err, flush())
+		}
+		if err := newest(); err != nil {
+			if ctx.Err() == nil && !notYet(err) {
+				return errors.Join(err, flush())
+			}
+			t.logf("  fleet: warning: publishing a newer network: %v (tried again)", err)
 		}
 		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
 		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
@@ -386,7 +434,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			}
 			id := g.Record.ID
 			switch {
-			case g.Run != job.Run || g.Iteration != job.Iteration || g.NetworkSHA256 != job.NetworkSHA256:
+			case g.Run != job.Run || g.Iteration != job.Iteration || !played[g.NetworkSHA256]:
 				st.Stale++
 				m.Ack()
 				if ref.Object != "" {
@@ -455,7 +503,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			}
 			st.Games++
 			if onGame != nil {
-				onGame(g.Record, g.Origin, *st)
+				onGame(g, *st)
 			}
 			if o.Manifest().Totals.Games != flushed { // Add wrote a shard
 				ackHeld()

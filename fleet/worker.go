@@ -77,6 +77,8 @@ type Worker struct {
 
 	games, positions, nodes atomic.Int64
 	publishNs               atomic.Int64 // time spent publishing, ns
+	busyNs                  atomic.Int64 // time spent with games in play, ns, batches ended
+	playSince               atomic.Int64 // start of the batch in play (UnixNano), 0 between batches
 }
 
 // NewWorker returns a worker for nc's fleet opt.Name.
@@ -135,6 +137,18 @@ func (w *Worker) logf(format string, args ...any) { fmt.Fprintf(w.opt.Log, forma
 // published so far, and the time its publishes took.
 func (w *Worker) Counts() (gamesN, positions, nodes int64, publishing time.Duration) {
 	return w.games.Load(), w.positions.Load(), w.nodes.Load(), time.Duration(w.publishNs.Load())
+}
+
+// Busy returns how long this worker has had games in play: the time
+// inside self-play of its batches, which includes waiting on its own
+// publishes but not waiting for tasks, jobs or networks. Busy over the
+// wall time of Run is the worker's utilisation.
+func (w *Worker) Busy() time.Duration {
+	d := w.busyNs.Load()
+	if t := w.playSince.Load(); t != 0 {
+		d += max(0, time.Now().UnixNano()-t)
+	}
+	return time.Duration(d)
 }
 
 // Run plays tasks until ctx ends, then returns nil; an error means the
@@ -234,15 +248,32 @@ func (w *Worker) follow(ctx context.Context) {
 			if e == nil || e.Operation() != jetstream.KeyValuePut {
 				continue
 			}
-			var j Job
-			if err := json.Unmarshal(e.Value(), &j); err != nil {
-				w.logf("worker: ignoring a job that does not parse: %v", err)
-				continue
-			}
-			j.Settings.Upgrade() // a trainer of an earlier release
-			w.setJob(&j)
+			w.takeJob(e.Value())
 		}
 		kw.Stop()
+	}
+}
+
+// takeJob records the job whose JSON is data.
+func (w *Worker) takeJob(data []byte) {
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		w.logf("worker: ignoring a job that does not parse: %v", err)
+		return
+	}
+	j.Settings.Upgrade() // a trainer of an earlier release
+	w.setJob(&j)
+}
+
+// refreshJob reads the job key now: the watch of follow may lag behind
+// (after the server restarted, its watcher resumes only once it has
+// missed a few heartbeats, 15 s or more), and a task of a later
+// iteration says that there is a newer job.
+func (w *Worker) refreshJob(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if e, err := w.h.state.Get(cctx, jobKey); err == nil {
+		w.takeJob(e.Value())
 	}
 }
 
@@ -368,6 +399,7 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	held := map[int]jetstream.Msg{}
 	again := map[int]string{} // task.Again of the tasks in hand that have one
 	var ids []int
+	newer := false // a task of a later iteration than job's came
 	take := func(mb jetstream.MessageBatch) int {
 		n := 0
 		for m := range mb.Messages() {
@@ -387,6 +419,7 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 			case t.Iteration > job.Iteration || held[t.ID] != nil:
 				// A job this worker has not seen yet, or a second copy
 				// of a task in hand: leave it a while.
+				newer = newer || t.Iteration > job.Iteration
 				m.NakWithDelay(time.Second)
 			default:
 				held[t.ID] = m
@@ -409,6 +442,9 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 		}
 		cancel()
 	}
+	if newer {
+		w.refreshJob(ctx)
+	}
 	if err != nil && len(ids) == 0 {
 		if ctx.Err() == nil {
 			time.Sleep(500 * time.Millisecond) // the server is away: nats reconnects meanwhile
@@ -429,7 +465,7 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	defer cancel()
 	w.mu.Lock()
 	w.cancel, w.played = cancel, job
-	stale := !w.job.same(job)
+	stale := !w.job.same(job) && !(w.job.Async && w.job.sameGames(job))
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
@@ -475,10 +511,14 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 			}
 		}
 	}()
+	t0 := time.Now()
+	w.playSince.Store(t0.UnixNano())
 	err := selfplay.Run(bctx, w.e, selfplay.Config{Settings: job.Settings, Seed: job.Seed, Games: ids, Trees: w.opt.Trees,
 		OnGame: func(r *selfplay.GameRecord) error { finished <- r; return nil }})
 	close(finished)
 	perr := <-pubErr
+	w.playSince.Store(0) // first: a reader may miss this batch for a moment, never count it twice
+	w.busyNs.Add(int64(time.Since(t0)))
 	cancel()
 	mu.Lock()
 	for _, m := range held {
@@ -630,6 +670,7 @@ func (w *Worker) report(ctx context.Context) {
 	t := time.NewTicker(w.opt.Report)
 	defer t.Stop()
 	g0, p0, n0, pub0 := w.Counts()
+	busy0 := w.Busy()
 	t0 := time.Now()
 	for {
 		select {
@@ -637,10 +678,11 @@ func (w *Worker) report(ctx context.Context) {
 			return
 		case now := <-t.C:
 			g, p, n, pub := w.Counts()
+			busy := w.Busy()
 			s := now.Sub(t0).Seconds()
-			w.logf("worker: %.2f games/s, %.0f positions/s, %.0f simulations/s over %.0f s; waiting on publishes (alongside play) %.2f%% of it; %d games in all",
-				float64(g-g0)/s, float64(p-p0)/s, float64(n-n0)/s, s, 100*(pub-pub0).Seconds()/s, g)
-			g0, p0, n0, pub0, t0 = g, p, n, pub, now
+			w.logf("worker: %.2f games/s, %.0f positions/s, %.0f simulations/s over %.0f s; busy (games in play) %.1f%% of it, waiting on publishes (alongside play) %.2f%%; %d games in all",
+				float64(g-g0)/s, float64(p-p0)/s, float64(n-n0)/s, s, 100*(busy-busy0).Seconds()/s, 100*(pub-pub0).Seconds()/s, g)
+			g0, p0, n0, pub0, busy0, t0 = g, p, n, pub, busy, now
 		}
 	}
 }

@@ -1,0 +1,106 @@
+package fleet
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
+)
+
+// TestAsyncJobTakesNewerNetwork: an asynchronous job's network changes
+// while its games are played (Trainer.Newest). The trainer publishes the
+// newer network, workers play their next tasks with it, and the games
+// of both networks are taken, each the game in-process self-play plays
+// with the network it records; none is dropped as stale.
+func TestAsyncJobTakesNewerNetwork(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: 2 * time.Second})
+	job, net0 := tinyJob(t, f.dir, 24)
+	job.Async = true
+	// A second network: the first with one weight changed.
+	g := games.MustNew(job.Game)
+	net, _, err := nets.OpenNet(net0, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range net.Params() {
+		for i := range p.Data {
+			p.Data[i] *= 1.5
+		}
+	}
+	net1 := filepath.Join(f.dir, "iter-0001.safetensors")
+	if err := net.Save(net1); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(net1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha1 := sha(data)
+	var switched atomic.Bool
+	f.tr.Newest = func() (string, string) {
+		if switched.Load() {
+			return net1, sha1
+		}
+		return "", ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	wctx, stopWorkers := context.WithCancel(ctx)
+	var dones []chan error
+	for range 2 {
+		_, d := startWorker(t, wctx, f.srv.URL(), 2)
+		dones = append(dones, d)
+	}
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	got := map[int]*Game{}
+	st, err := f.tr.SelfPlay(ctx, job, net0, o, func(fg *Game, _ Stats) {
+		got[fg.Record.ID] = fg
+		if len(got) == 4 {
+			switched.Store(true)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopWorkers()
+	for _, d := range dones {
+		if err := <-d; err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	}
+	if st.Games != job.Games || st.Stale != 0 || len(o.Pending()) != 0 {
+		t.Fatalf("stats %+v, pending %v; want all %d games, none stale", st, o.Pending(), job.Games)
+	}
+	job1 := job
+	job1.NetworkSHA256 = sha1
+	want := map[string]map[int]*Game{}
+	for _, j := range []struct {
+		job  Job
+		path string
+	}{{job, net0}, {job1, net1}} {
+		want[j.job.NetworkSHA256] = map[int]*Game{}
+		for id, r := range localGames(t, j.job, j.path) {
+			want[j.job.NetworkSHA256][id] = &Game{Record: r}
+		}
+	}
+	by := map[string]int{}
+	for id, fg := range got {
+		by[fg.NetworkSHA256]++
+		w, ok := want[fg.NetworkSHA256]
+		if !ok {
+			t.Fatalf("game %d records network %s, neither of the job's", id, fg.NetworkSHA256)
+		}
+		if !sameRecord(fg.Record, w[id].Record) {
+			t.Errorf("game %d (network %.8s) differs from in-process self-play's with that network", id, fg.NetworkSHA256)
+		}
+	}
+	if by[job.NetworkSHA256] < 4 || by[sha1] == 0 {
+		t.Errorf("games by network %v: want the first 4 or more with the first network and some with the second", by)
+	}
+	checkGamesAcked(t, ctx, f)
+}
