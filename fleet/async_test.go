@@ -10,6 +10,8 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestAsyncJobTakesNewerNetwork: an asynchronous job's network changes
@@ -103,4 +105,61 @@ func TestAsyncJobTakesNewerNetwork(t *testing.T) {
 		t.Errorf("games by network %v: want the first 4 or more with the first network and some with the second", by)
 	}
 	checkGamesAcked(t, ctx, f)
+}
+
+// TestNoDeliveryLost: games are each delivered to the trainer once
+// while they trickle in. Before, the trainer's fetch ended with a
+// context whose deadline was 10% after the server's expiry of the pull
+// request: a game the server sent near the expiry could reach a fetch
+// that had stopped reading, was lost, and came again only after AckWait
+// (30 s by default: a 4,000-game job of 200 simulated workers took 35 s
+// instead of 4). With an AckWait of an hour, such a loss stalls the test.
+func TestNoDeliveryLost(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: time.Hour})
+	job, netPath := tinyJob(t, f.dir, 2000)
+	recs := localGames(t, Job{Game: job.Game, Settings: job.Settings, Seed: job.Seed, Games: 8}, netPath)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Games trickle in, one acknowledged publish at a time.
+	nc := connect(t, f.srv.URL())
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for id := range job.Games {
+			c := *recs[id%len(recs)]
+			c.ID = id
+			data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: job.NetworkSHA256, Semantics: selfplay.Semantics, Record: &c},
+				len(c.Obs)/c.Positions())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id))); err != nil {
+				if ctx.Err() == nil {
+					t.Error(err)
+				}
+				return
+			}
+		}
+	}()
+	// A short fetch wait, as on a loaded machine relative to the work.
+	f.tr.FetchWait = 10 * time.Millisecond
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+	if err != nil {
+		t.Fatalf("%v (stats %+v, %d games pending)", err, st, len(o.Pending()))
+	}
+	cons, err := f.tr.h.js.Consumer(ctx, "test-games", trainerConsumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Delivered.Consumer != uint64(job.Games) {
+		t.Errorf("%d deliveries for %d games: want each delivered once", info.Delivered.Consumer, job.Games)
+	}
 }

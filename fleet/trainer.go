@@ -357,7 +357,7 @@ func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool,
 		return fmt.Errorf("%w: %v", errFleetGone, err)
 	}
 	// A server that cannot answer fails each fetch at once: back off.
-	var lost, large backoff
+	var lost, large, publishing backoff
 	// While no game comes, the trainer checks every goneEvery that the
 	// fleet is still whole on the server (a server that lost part of its
 	// store answers the fetches of what is left).
@@ -377,15 +377,19 @@ func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool,
 			return errors.Join(err, flush())
 		}
 		if err := newest(); err != nil {
-			if ctx.Err() == nil && !notYet(err) {
-				return errors.Join(err, flush())
+			if ctx.Err() == nil {
+				publishing.fail(ctx, t.logf, "publishing a newer network", err)
 			}
-			t.logf("  fleet: warning: publishing a newer network: %v (tried again)", err)
+		} else {
+			publishing.ok(t.logf, "publishing a newer network")
 		}
-		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
-		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
+		// Not FetchContext: its deadline ends the fetch just after the
+		// server's expiry of the request, and a game the server sends
+		// near the expiry would reach a fetch no longer reading, lost
+		// until AckWait. FetchMaxWait reads until the server says the
+		// request expired (or a second more).
+		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(t.FetchWait))
 		if err != nil {
-			cancel()
 			if ctx.Err() == nil {
 				lost.fail(ctx, t.logf, "fetching games", err)
 				if check(err) {
@@ -498,7 +502,6 @@ func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool,
 			delete(need, id)
 			hold(m, ref.Object)
 			if err := o.Add(g.Record); err != nil {
-				cancel()
 				return err
 			}
 			st.Games++
@@ -510,7 +513,6 @@ func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool,
 			}
 		}
 		err = batch.Error()
-		cancel()
 		if n == 0 && err == nil && check(nil) {
 			return lostFleet(nil)
 		}

@@ -433,14 +433,15 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	}
 	mb, err := w.cons.FetchNoWait(w.opt.Trees)
 	if err == nil && take(mb) == 0 {
-		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		mb, err = w.cons.Fetch(1, jetstream.FetchContext(fctx))
+		// FetchMaxWait, not a context deadline, which could end the
+		// fetch while the server still sends it a task (lost until
+		// AckWait; see Trainer's fetch).
+		mb, err = w.cons.Fetch(1, jetstream.FetchMaxWait(2*time.Second))
 		if err == nil && take(mb) > 0 && w.opt.Trees > 1 {
 			if mb, err = w.cons.FetchNoWait(w.opt.Trees - 1); err == nil {
 				take(mb)
 			}
 		}
-		cancel()
 	}
 	if newer {
 		w.refreshJob(ctx)
