@@ -157,6 +157,12 @@ func (w *Worker) Busy() time.Duration {
 // the server when the connection drops.
 func (w *Worker) Run(ctx context.Context) error {
 	defer w.closeEngine()
+	t0 := time.Now()
+	defer func() {
+		g, _, _, _ := w.Counts()
+		wall := time.Since(t0)
+		w.logf("worker: %d games; busy (games in play) %s of %s, %.1f%%", g, w.Busy().Round(time.Millisecond), wall.Round(time.Millisecond), 100*w.Busy().Seconds()/max(wall.Seconds(), 1e-9))
+	}()
 	js, err := jetstream.New(w.nc)
 	if err != nil {
 		return err
