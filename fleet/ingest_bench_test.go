@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,17 +84,17 @@ func BenchmarkTrainerIngest(b *testing.B) {
 	f := startFleet(b, Setup{})
 	recs, job, netPath := syntheticGames(b, f.dir, 32)
 	ctx := context.Background()
-	var bytes, positions int64
+	var size, positions int64
 	iter := 0
 	for b.Loop() {
 		b.StopTimer()
 		iter++
 		job.Iteration, job.Games = iter, n
 		var acks []jetstream.PubAckFuture
-		bytes, positions = 0, 0
+		size, positions = 0, 0
 		for id := range n {
 			data := encodeAs(b, job, recs[id%len(recs)], id)
-			bytes += int64(len(data))
+			size += int64(len(data))
 			positions += int64(recs[id%len(recs)].Positions())
 			a, err := f.tr.h.js.PublishAsync(f.tr.h.n.gameSubject(iter), data, jetstream.WithMsgID(msgID(job.Run, iter, id)))
 			if err != nil {
@@ -121,7 +122,7 @@ func BenchmarkTrainerIngest(b *testing.B) {
 	s := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(n/s, "games/s")
 	b.ReportMetric(float64(positions)/s, "positions/s")
-	b.ReportMetric(float64(bytes)/n, "bytes/game")
+	b.ReportMetric(float64(size)/n, "bytes/game")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -232,6 +233,59 @@ func BenchmarkSyntheticWorkers(b *testing.B) {
 			cancel()
 			wg.Wait()
 			b.ReportMetric(n/s, "games/s")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// BenchmarkNetworkFetch measures what publishing a network costs the
+// server: one object of 1.5 MB (the default Connect Four network's
+// file) in N-nets, fetched whole (GetBytes, as a worker does) by W
+// clients at once, each with its own connection. It reports the
+// aggregate MB/s the server sends and the ms one fetch takes.
+func BenchmarkNetworkFetch(b *testing.B) {
+	const size = 1511416
+	for _, clients := range []int{1, 50} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			f := startFleet(b, Setup{})
+			ctx := context.Background()
+			data := make([]byte, size)
+			for i := range data {
+				data[i] = byte(i * 7)
+			}
+			meta := jetstream.ObjectMeta{Name: "net", Opts: &jetstream.ObjectMetaOptions{ChunkSize: chunkSize(f.nc.MaxPayload())}}
+			if _, err := f.tr.h.nets.Put(ctx, meta, bytes.NewReader(data)); err != nil {
+				b.Fatal(err)
+			}
+			stores := make([]jetstream.ObjectStore, clients)
+			for k := range stores {
+				js, err := jetstream.New(connect(b, f.srv.URL()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if stores[k], err = js.ObjectStore(ctx, "test-nets"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for _, st := range stores {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						gctx, cancel := context.WithTimeout(ctx, netFetchTimeout) // as a worker does
+						defer cancel()
+						got, err := st.GetBytes(gctx, "net")
+						if err != nil || len(got) != size {
+							b.Errorf("fetch: %d bytes, %v", len(got), err)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			s := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(float64(clients)*size/s/1e6, "MB/s")
+			b.ReportMetric(1000*s, "ms/round")
 			b.ReportMetric(0, "ns/op")
 		})
 	}

@@ -49,6 +49,9 @@ type WorkerOptions struct {
 	Ident string
 }
 
+// netFetchTimeout bounds one download of a network.
+const netFetchTimeout = 10 * time.Minute
+
 // maxDeliveries is how often a task may fail (its game could not be
 // sent) before a worker gives up on it and reports it to the trainer.
 const maxDeliveries = 5
@@ -376,7 +379,13 @@ func (w *Worker) fetchNet(ctx context.Context, job Job) (string, error) {
 	if data, err := os.ReadFile(path); err == nil && sha(data) == job.NetworkSHA256 {
 		return path, nil
 	}
-	data, err := w.h.nets.GetBytes(ctx, job.Network)
+	// A deadline of our own: without one, each read of the object gives
+	// up after nats.go's 5 s API timeout, which a network fetched by many
+	// workers at once (a new network published) exceeds, and every
+	// worker starts over (BenchmarkNetworkFetch: 50 at once).
+	gctx, cancel := context.WithTimeout(ctx, netFetchTimeout)
+	defer cancel()
+	data, err := w.h.nets.GetBytes(gctx, job.Network)
 	if err != nil {
 		return "", fmt.Errorf("worker: fetching network %s: %v: %w", job.Network, err, errTransient)
 	}
