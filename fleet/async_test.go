@@ -21,7 +21,9 @@ import (
 // with the network it records; none is dropped as stale.
 func TestAsyncJobTakesNewerNetwork(t *testing.T) {
 	f := startFleet(t, Setup{AckWait: 2 * time.Second})
-	job, net0 := tinyJob(t, f.dir, 24)
+	// Many short games, one at a time: the switch after the first 4 comes
+	// while most are still to play.
+	job, net0 := tinyJob(t, f.dir, 200)
 	job.Async = true
 	// A second network: the first with one weight changed.
 	g := games.MustNew(job.Game)
@@ -54,10 +56,8 @@ func TestAsyncJobTakesNewerNetwork(t *testing.T) {
 	defer cancel()
 	wctx, stopWorkers := context.WithCancel(ctx)
 	var dones []chan error
-	for range 2 {
-		_, d := startWorker(t, wctx, f.srv.URL(), 2)
-		dones = append(dones, d)
-	}
+	_, d := startWorker(t, wctx, f.srv.URL(), 1)
+	dones = append(dones, d)
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	got := map[int]*Game{}
 	st, err := f.tr.SelfPlay(ctx, job, net0, o, func(fg *Game, _ Stats) {
@@ -161,5 +161,42 @@ func TestNoDeliveryLost(t *testing.T) {
 	}
 	if info.Delivered.Consumer != uint64(job.Games) {
 		t.Errorf("%d deliveries for %d games: want each delivered once", info.Delivered.Consumer, job.Games)
+	}
+}
+
+// TestAsyncTakesGamesOfAnEarlierNetwork: a game of an asynchronous job
+// played with a network this trainer session has not published (the
+// session before was killed after publishing it, and this one starts
+// with the manifest's network) is taken, not dropped as stale: its task
+// was acknowledged and queueing it again falls in the duplicate window,
+// so dropping it lost the game and the trainer waited for ever.
+func TestAsyncTakesGamesOfAnEarlierNetwork(t *testing.T) {
+	f := startFleet(t, Setup{})
+	job, netPath := tinyJob(t, f.dir, 2)
+	job.Async = true
+	want := localGames(t, job, netPath)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for id := range 2 {
+		sum := job.NetworkSHA256
+		if id == 0 {
+			sum = "0000000000000000000000000000000000000000000000000000000000000001" // the newer network
+		}
+		data, err := EncodeGame(nil, &Game{Run: job.Run, Iteration: job.Iteration, NetworkSHA256: sum, Semantics: selfplay.Semantics, Record: want[id]},
+			len(want[id].Obs)/want[id].Positions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.tr.h.js.Publish(ctx, "test.games.1", data, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, nil)
+	if err != nil {
+		t.Fatalf("%v (stats %+v)", err, st)
+	}
+	if st.Stale != 0 || o.Manifest().Totals.Games != 2 {
+		t.Errorf("stats %+v, %d games on disk; want none stale, 2 games", st, o.Manifest().Totals.Games)
 	}
 }

@@ -35,8 +35,10 @@ type Trainer struct {
 	// Newest, when set, is asked for the newest network between fetches
 	// of an asynchronous job (Job.Async): its file and that file's
 	// SHA-256, or "" to keep the job's. SelfPlay publishes a new one as
-	// the job's network, and takes the games of every network it
-	// published for the job. It is called from SelfPlay's goroutine.
+	// the job's network. It takes the games of an asynchronous job
+	// whatever their network (each game records its own): only this
+	// run's trainer publishes its jobs. It is called from SelfPlay's
+	// goroutine.
 	Newest func() (file, sha256 string)
 }
 
@@ -128,8 +130,6 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 		return st, fmt.Errorf("fleet: the job plays %s, but its self-play directory holds %s", job.Game, m.Game)
 	}
 	var gone backoff
-	// played are the SHA-256s of the networks the job had.
-	played := map[string]bool{job.NetworkSHA256: true}
 	for {
 		if err := t.lease.err(); err != nil {
 			return st, err
@@ -153,7 +153,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 		// round starts from the first (whose file is netFile) and
 		// collect publishes the newest again.
 		cur := job
-		err = t.collect(ctx, &cur, played, shapeOf(g), pending, o, &st, onGame)
+		err = t.collect(ctx, &cur, shapeOf(g), pending, o, &st, onGame)
 		if !errors.Is(err, errFleetGone) || ctx.Err() != nil {
 			if err != nil {
 				return st, err
@@ -269,9 +269,8 @@ type heldMsg struct {
 // consumer of the fleet is no longer on the server.
 //
 // For an asynchronous job, it publishes the network t.Newest names when
-// it changes, updating *job and adding it to played, and takes the games
-// of each network in played.
-func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*Game, Stats)) error {
+// it changes, updating *job, and takes the games of any network.
+func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*Game, Stats)) error {
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
 	if notYet(err) {
 		return fmt.Errorf("%w: %v", errFleetGone, err)
@@ -341,7 +340,6 @@ func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool,
 			return fmt.Errorf("fleet: publishing the job: %w", err)
 		}
 		*job = next
-		played[sum] = true
 		t.logf("  fleet: iteration %d's games now played with network %s", job.Iteration, job.Network)
 		return nil
 	}
@@ -438,7 +436,13 @@ func (t *Trainer) collect(ctx context.Context, job *Job, played map[string]bool,
 			}
 			id := g.Record.ID
 			switch {
-			case g.Run != job.Run || g.Iteration != job.Iteration || !played[g.NetworkSHA256]:
+			case g.Run != job.Run || g.Iteration != job.Iteration || (!job.Async && g.NetworkSHA256 != job.NetworkSHA256):
+				// An asynchronous job's games may be of any network the
+				// run's trainer published for it, also one of a session
+				// that was killed before this one published it again:
+				// dropping those would lose the games (their tasks are
+				// acknowledged, and queueing them again falls in the
+				// duplicate window).
 				st.Stale++
 				m.Ack()
 				if ref.Object != "" {
