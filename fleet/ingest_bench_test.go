@@ -133,8 +133,8 @@ func BenchmarkTrainerIngest(b *testing.B) {
 // game with its message id, waits for the server's acknowledgement and
 // acknowledges the task, as a worker does, but without playing. The
 // trainer collects a job of 4,000 games. It reports the games per second
-// of the whole fleet; CANOPY_BENCH_VERBOSE=1 logs when each job had half,
-// 90%, 99% and all of its games.
+// of the whole fleet, and logs when each job had half, 90%, 99% and all
+// of its games.
 func BenchmarkSyntheticWorkers(b *testing.B) {
 	for _, workers := range []int{1, 8, 50, 200} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
@@ -225,9 +225,7 @@ func BenchmarkSyntheticWorkers(b *testing.B) {
 				if st.Games != n {
 					b.Fatalf("stats %+v, want %d games", st, n)
 				}
-				if os.Getenv("CANOPY_BENCH_VERBOSE") != "" {
-					b.Logf("job %d: %d games in %s (%v)", iter, n, time.Since(t0), marks)
-				}
+				b.Logf("job %d: %d games in %s (%v)", iter, n, time.Since(t0), marks)
 			}
 			s := b.Elapsed().Seconds() / float64(b.N)
 			cancel()
