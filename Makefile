@@ -35,7 +35,7 @@ test: ort pyonnx
 # package fleet (about 10 s of tests after a race build of the NATS
 # server, a minute or more on a fresh machine).
 test-fleet:
-	$(GO) test -count=1 -run '^TestFleetSurvivesKills$$' ./cmd/canopy/
+	$(GO) test -count=1 -run '^(TestFleetSurvivesKills|TestAsyncFleetSurvivesKills)$$' ./cmd/canopy/
 	$(GO) test -short -race -count=1 ./fleet/...
 
 # The web UI driven by a real headless Chromium (web/browser_test.go: a

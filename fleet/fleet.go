@@ -26,19 +26,55 @@ type Job struct {
 	Settings selfplay.Settings `json:"settings"`
 	// Semantics is the trainer's selfplay.Semantics: workers of another
 	// refuse the job, and games of another are dropped.
-	Semantics int    `json:"semantics"`
-	Seed      uint64 `json:"seed"`
-	Games     int    `json:"games"`
+	Semantics int `json:"semantics"`
+	// Build is the trainer's build (module version and VCS revision),
+	// named in the messages about a worker of another semantics; empty
+	// from trainers before it was sent.
+	Build string `json:"build,omitempty"`
+	// Async marks a job of an asynchronous run: the trainer changes its
+	// network (Network, NetworkSHA256) while its games are played, and a
+	// worker finishes the games in hand with the network it started them
+	// with (each game records its network) instead of starting them again.
+	Async bool   `json:"async,omitempty"`
+	Seed  uint64 `json:"seed"`
+	Games int    `json:"games"`
 	// Network names the object in N-nets holding the weights;
 	// NetworkSHA256 is the SHA-256 of its bytes.
 	Network       string `json:"network"`
 	NetworkSHA256 string `json:"network_sha256"`
 }
 
-// same reports whether two jobs ask for the same games.
+// same reports whether two jobs ask for the same games with the same
+// network.
 func (j Job) same(k Job) bool {
-	return j.Run == k.Run && j.Iteration == k.Iteration && j.NetworkSHA256 == k.NetworkSHA256 && j.Semantics == k.Semantics &&
+	return j.sameGames(k) && j.NetworkSHA256 == k.NetworkSHA256
+}
+
+// sameGames reports whether two jobs ask for the same games, whatever
+// their networks.
+func (j Job) sameGames(k Job) bool {
+	return j.Run == k.Run && j.Iteration == k.Iteration && j.Semantics == k.Semantics && j.Async == k.Async &&
 		j.Settings == k.Settings && j.Seed == k.Seed && j.Game == k.Game
+}
+
+// semanticsAdvice says what to do about a worker and a trainer of other
+// self-play semantics, naming both builds and the side to upgrade. A
+// trainer's semantics of 0 is one from before semantics were sent.
+func semanticsAdvice(trainerBuild string, trainer int, workerBuild string, worker int) string {
+	if trainerBuild == "" {
+		trainerBuild = "unknown build"
+	}
+	switch {
+	case trainer == 0:
+		return fmt.Sprintf("the trainer (%s) is older than self-play semantics versions (its job names none); the worker (%s) plays semantics %d: upgrade the trainer to the worker's build, or run a worker of the trainer's build",
+			trainerBuild, workerBuild, worker)
+	case trainer < worker:
+		return fmt.Sprintf("the trainer (%s) plays self-play semantics %d, the worker (%s) plays %d, newer: upgrade the trainer to the worker's build, or run a worker of the trainer's build",
+			trainerBuild, trainer, workerBuild, worker)
+	default:
+		return fmt.Sprintf("the trainer (%s) plays self-play semantics %d, the worker (%s) plays %d, older: upgrade the worker to the trainer's build",
+			trainerBuild, trainer, workerBuild, worker)
+	}
 }
 
 // task is one game to play, the body of a message on N.tasks.ITER.

@@ -160,7 +160,8 @@ func TestTrainerCollectsWorkersGames(t *testing.T) {
 	}
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	got := map[int]*selfplay.GameRecord{}
-	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, from Origin, _ Stats) {
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(fg *Game, _ Stats) {
+		r, from := fg.Record, fg.Origin
 		if from.Worker == "" || !strings.HasPrefix(from.Backend, "cpu") || from.Build == "" {
 			t.Errorf("game %d: origin %+v, want the worker's name, backend and build", r.ID, from)
 		}
@@ -369,7 +370,7 @@ func TestBadGamesDropped(t *testing.T) {
 	}
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	got := map[int]*selfplay.GameRecord{}
-	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, _ Origin, _ Stats) { got[r.ID] = r })
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(g *Game, _ Stats) { got[g.Record.ID] = g.Record })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestLargeGamesThroughObjectStore(t *testing.T) {
 	got := map[int]*selfplay.GameRecord{}
 	res := make(chan error, 1)
 	go func() {
-		_, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, _ Origin, _ Stats) { got[r.ID] = r })
+		_, err := f.tr.SelfPlay(ctx, job, netPath, o, func(g *Game, _ Stats) { got[g.Record.ID] = g.Record })
 		res <- err
 	}()
 	select {

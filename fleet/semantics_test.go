@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestOtherSemanticsDropped(t *testing.T) {
 	}
 	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
 	origins := map[int]Origin{}
-	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(r *selfplay.GameRecord, from Origin, _ Stats) { origins[r.ID] = from })
+	st, err := f.tr.SelfPlay(ctx, job, netPath, o, func(g *Game, _ Stats) { origins[g.Record.ID] = g.Origin })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,23 +71,56 @@ func TestOtherSemanticsDropped(t *testing.T) {
 
 // TestWorkerRefusesOtherSemantics: a worker whose build plays other
 // self-play semantics than the job's stops with a message saying so,
-// instead of playing games the trainer would drop.
+// naming both sides' builds and semantics and the side to upgrade,
+// instead of playing games the trainer would drop. A job from a trainer
+// older than semantics versions (no "semantics" field: 0) asks for the
+// trainer to be upgraded; before, the worker said that the job asked for
+// semantics 0 and to run the trainer's build, the older one.
 func TestWorkerRefusesOtherSemantics(t *testing.T) {
-	f := startFleet(t, Setup{})
-	job, netPath := tinyJob(t, f.dir, 2)
-	job.Semantics = selfplay.Semantics + 1
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tctx, stopTrainer := context.WithCancel(ctx)
-	defer stopTrainer()
-	go f.tr.SelfPlay(tctx, job, netPath, openOutput(t, filepath.Join(f.dir, "sp"), job), nil)
-	_, done := startWorker(t, ctx, f.srv.URL(), 2)
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "semantics") {
-			t.Fatalf("worker: %v, want a refusal naming the semantics", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the worker still runs 20 s after a job of other semantics")
+	for _, tc := range []struct {
+		name      string
+		semantics int // the job's; 0 = the field left out
+		build     string
+		want      []string
+	}{
+		{"older trainer", 0, "", []string{"upgrade the trainer", "older than self-play semantics versions", fmt.Sprint("plays semantics ", selfplay.Semantics)}},
+		{"newer trainer", selfplay.Semantics + 1, "v9.9.9 abc", []string{"upgrade the worker", "v9.9.9 abc", fmt.Sprint("semantics ", selfplay.Semantics+1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFleet(t, Setup{})
+			job, _ := tinyJob(t, f.dir, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			// The job as the trainer of that build would write it.
+			m := map[string]any{}
+			data, _ := json.Marshal(job)
+			json.Unmarshal(data, &m)
+			delete(m, "semantics")
+			delete(m, "build")
+			if tc.semantics != 0 {
+				m["semantics"] = tc.semantics
+			}
+			if tc.build != "" {
+				m["build"] = tc.build
+			}
+			data, _ = json.Marshal(m)
+			if _, err := f.tr.h.state.Put(ctx, jobKey, data); err != nil {
+				t.Fatal(err)
+			}
+			_, done := startWorker(t, ctx, f.srv.URL(), 2)
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("worker: nil error, want a refusal naming the semantics")
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("worker: %v\nwant it to say %q", err, w)
+					}
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the worker still runs 20 s after a job of other semantics")
+			}
+		})
 	}
 }

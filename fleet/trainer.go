@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -31,6 +32,14 @@ type Trainer struct {
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
 	FetchWait time.Duration
+	// Newest, when set, is asked for the newest network between fetches
+	// of an asynchronous job (Job.Async): its file and that file's
+	// SHA-256, or "" to keep the job's. SelfPlay publishes a new one as
+	// the job's network. It takes the games of an asynchronous job
+	// whatever their network (each game records its own): only this
+	// run's trainer publishes its jobs. It is called from SelfPlay's
+	// goroutine.
+	Newest func() (file, sha256 string)
 }
 
 // NewTrainer creates the fleet s on nc's server (streams, buckets and
@@ -95,17 +104,20 @@ type Stats struct {
 // per pending game and consumes finished games until o has them all.
 // job.NetworkSHA256 must be the file's SHA-256, and o the output of the
 // self-play run job describes (the same settings, seed and game count).
-// onGame, when set, sees every game added, who played it and the counts
-// so far. Games are acknowledged to the server only after they are on
+// onGame, when set, sees every game added (with who played it and with
+// which network) and the counts so far. Games are acknowledged to the server only after they are on
 // disk (see the package doc). A job.Semantics of 0 means this build's
 // selfplay.Semantics.
 //
 // When ctx ends, the games received so far are flushed, acknowledged,
 // and ctx.Err() is returned; the tasks stay queued for the next call.
-func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*selfplay.GameRecord, Origin, Stats)) (Stats, error) {
+func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *selfplay.Output, onGame func(*Game, Stats)) (Stats, error) {
 	var st Stats
 	if job.Semantics == 0 {
 		job.Semantics = selfplay.Semantics
+	}
+	if job.Build == "" {
+		job.Build = build()
 	}
 	if err := t.lease.err(); err != nil {
 		return st, err
@@ -137,7 +149,11 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 			return st, err
 		}
 		t.logf("  fleet: %d games queued for the workers (job %s iteration %d, network %s)", len(pending), job.Run, job.Iteration, job.Network)
-		err = t.collect(ctx, job, shapeOf(g), pending, o, &st, onGame)
+		// A collect of an asynchronous job may change its network: each
+		// round starts from the first (whose file is netFile) and
+		// collect publishes the newest again.
+		cur := job
+		err = t.collect(ctx, &cur, shapeOf(g), pending, o, &st, onGame)
 		if !errors.Is(err, errFleetGone) || ctx.Err() != nil {
 			if err != nil {
 				return st, err
@@ -251,7 +267,10 @@ type heldMsg struct {
 //
 // It returns an error wrapping errFleetGone when a stream, bucket or
 // consumer of the fleet is no longer on the server.
-func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*selfplay.GameRecord, Origin, Stats)) error {
+//
+// For an asynchronous job, it publishes the network t.Newest names when
+// it changes, updating *job, and takes the games of any network.
+func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*Game, Stats)) error {
 	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
 	if notYet(err) {
 		return fmt.Errorf("%w: %v", errFleetGone, err)
@@ -292,7 +311,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	// drop terminates m, whose game id was wanted but cannot be taken,
 	// and queues its task again: this may have been its only copy.
 	drop := func(m jetstream.Msg, id int, object string) {
-		t.requeue(ctx, job, id, m)
+		t.requeue(ctx, *job, id, m)
 		m.Term()
 		if object != "" {
 			t.dropObject(ctx, object)
@@ -300,6 +319,30 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 	}
 	// mismatched are the (worker, semantics) pairs already logged.
 	mismatched := map[string]bool{}
+	newest := func() error {
+		if !job.Async || t.Newest == nil {
+			return nil
+		}
+		file, sum := t.Newest()
+		if file == "" || sum == job.NetworkSHA256 {
+			return nil
+		}
+		next := *job
+		next.Network, next.NetworkSHA256 = filepath.Base(file), sum
+		if err := t.publishNet(ctx, next, file); err != nil {
+			return err
+		}
+		data, err := json.Marshal(next)
+		if err != nil {
+			return err
+		}
+		if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+			return fmt.Errorf("fleet: publishing the job: %w", err)
+		}
+		*job = next
+		t.logf("  fleet: iteration %d's games now played with network %s", job.Iteration, job.Network)
+		return nil
+	}
 	// lostFleet flushes what is buffered (a failed flush is the error:
 	// the disk comes first) and reports the fleet gone.
 	lostFleet := func(err error) error {
@@ -312,7 +355,7 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		return fmt.Errorf("%w: %v", errFleetGone, err)
 	}
 	// A server that cannot answer fails each fetch at once: back off.
-	var lost, large backoff
+	var lost, large, publishing backoff
 	// While no game comes, the trainer checks every goneEvery that the
 	// fleet is still whole on the server (a server that lost part of its
 	// store answers the fetches of what is left).
@@ -331,10 +374,20 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 		if err := t.lease.err(); err != nil {
 			return errors.Join(err, flush())
 		}
-		fctx, cancel := context.WithTimeout(ctx, t.FetchWait)
-		batch, err := cons.Fetch(256, jetstream.FetchContext(fctx))
+		if err := newest(); err != nil {
+			if ctx.Err() == nil {
+				publishing.fail(ctx, t.logf, "publishing a newer network", err)
+			}
+		} else {
+			publishing.ok(t.logf, "publishing a newer network")
+		}
+		// Not FetchContext: its deadline ends the fetch just after the
+		// server's expiry of the request, and a game the server sends
+		// near the expiry would reach a fetch no longer reading, lost
+		// until AckWait. FetchMaxWait reads until the server says the
+		// request expired (or a second more).
+		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(t.FetchWait))
 		if err != nil {
-			cancel()
 			if ctx.Err() == nil {
 				lost.fail(ctx, t.logf, "fetching games", err)
 				if check(err) {
@@ -383,7 +436,13 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			}
 			id := g.Record.ID
 			switch {
-			case g.Run != job.Run || g.Iteration != job.Iteration || g.NetworkSHA256 != job.NetworkSHA256:
+			case g.Run != job.Run || g.Iteration != job.Iteration || (!job.Async && g.NetworkSHA256 != job.NetworkSHA256):
+				// An asynchronous job's games may be of any network the
+				// run's trainer published for it, also one of a session
+				// that was killed before this one published it again:
+				// dropping those would lose the games (their tasks are
+				// acknowledged, and queueing them again falls in the
+				// duplicate window).
 				st.Stale++
 				m.Ack()
 				if ref.Object != "" {
@@ -400,8 +459,8 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 				st.Mismatched++
 				if key := fmt.Sprint(g.Origin.Worker, "\x00", g.Semantics); !mismatched[key] {
 					mismatched[key] = true
-					t.logf("  fleet: dropping the games of worker %s (backend %s, build %s): self-play semantics %d, the job's is %d; run the trainer's build there",
-						g.Origin.Worker, g.Origin.Backend, g.Origin.Build, g.Semantics, job.Semantics)
+					t.logf("  fleet: dropping the games of worker %s (backend %s): %s",
+						g.Origin.Worker, g.Origin.Backend, semanticsAdvice(job.Build, job.Semantics, g.Origin.Build, g.Semantics))
 				}
 				drop(m, id, ref.Object)
 				continue
@@ -447,19 +506,17 @@ func (t *Trainer) collect(ctx context.Context, job Job, shape gameShape, pending
 			delete(need, id)
 			hold(m, ref.Object)
 			if err := o.Add(g.Record); err != nil {
-				cancel()
 				return err
 			}
 			st.Games++
 			if onGame != nil {
-				onGame(g.Record, g.Origin, *st)
+				onGame(g, *st)
 			}
 			if o.Manifest().Totals.Games != flushed { // Add wrote a shard
 				ackHeld()
 			}
 		}
 		err = batch.Error()
-		cancel()
 		if n == 0 && err == nil && check(nil) {
 			return lostFleet(nil)
 		}

@@ -49,6 +49,9 @@ type WorkerOptions struct {
 	Ident string
 }
 
+// netFetchTimeout bounds one download of a network.
+const netFetchTimeout = 10 * time.Minute
+
 // maxDeliveries is how often a task may fail (its game could not be
 // sent) before a worker gives up on it and reports it to the trainer.
 const maxDeliveries = 5
@@ -77,6 +80,8 @@ type Worker struct {
 
 	games, positions, nodes atomic.Int64
 	publishNs               atomic.Int64 // time spent publishing, ns
+	busyNs                  atomic.Int64 // time spent with games in play, ns, batches ended
+	playSince               atomic.Int64 // start of the batch in play (UnixNano), 0 between batches
 }
 
 // NewWorker returns a worker for nc's fleet opt.Name.
@@ -137,12 +142,30 @@ func (w *Worker) Counts() (gamesN, positions, nodes int64, publishing time.Durat
 	return w.games.Load(), w.positions.Load(), w.nodes.Load(), time.Duration(w.publishNs.Load())
 }
 
+// Busy returns how long this worker has had games in play: the time
+// inside self-play of its batches, which includes waiting on its own
+// publishes but not waiting for tasks, jobs or networks. Busy over the
+// wall time of Run is the worker's utilisation.
+func (w *Worker) Busy() time.Duration {
+	d := w.busyNs.Load()
+	if t := w.playSince.Load(); t != 0 {
+		d += max(0, time.Now().UnixNano()-t)
+	}
+	return time.Duration(d)
+}
+
 // Run plays tasks until ctx ends, then returns nil; an error means the
 // worker cannot go on (a job it cannot play, a network that does not
 // load). It waits for the trainer to create the fleet, for jobs, and for
 // the server when the connection drops.
 func (w *Worker) Run(ctx context.Context) error {
 	defer w.closeEngine()
+	t0 := time.Now()
+	defer func() {
+		g, _, _, _ := w.Counts()
+		wall := time.Since(t0)
+		w.logf("worker: %d games; busy (games in play) %s of %s, %.1f%%", g, w.Busy().Round(time.Millisecond), wall.Round(time.Millisecond), 100*w.Busy().Seconds()/max(wall.Seconds(), 1e-9))
+	}()
 	js, err := jetstream.New(w.nc)
 	if err != nil {
 		return err
@@ -160,8 +183,8 @@ func (w *Worker) Run(ctx context.Context) error {
 			break
 		}
 		if job.Semantics != selfplay.Semantics {
-			return fmt.Errorf("worker: the job (run %s, iteration %d) asks for self-play semantics %d, this build (%s) plays %d: run the trainer's build of canopy here",
-				job.Run, job.Iteration, job.Semantics, w.origin.Build, selfplay.Semantics)
+			return fmt.Errorf("worker: cannot play the job (run %s, iteration %d): %s",
+				job.Run, job.Iteration, semanticsAdvice(job.Build, job.Semantics, w.origin.Build, selfplay.Semantics))
 		}
 		if err := w.prepare(ctx, *job); err != nil {
 			if ctx.Err() != nil {
@@ -234,15 +257,32 @@ func (w *Worker) follow(ctx context.Context) {
 			if e == nil || e.Operation() != jetstream.KeyValuePut {
 				continue
 			}
-			var j Job
-			if err := json.Unmarshal(e.Value(), &j); err != nil {
-				w.logf("worker: ignoring a job that does not parse: %v", err)
-				continue
-			}
-			j.Settings.Upgrade() // a trainer of an earlier release
-			w.setJob(&j)
+			w.takeJob(e.Value())
 		}
 		kw.Stop()
+	}
+}
+
+// takeJob records the job whose JSON is data.
+func (w *Worker) takeJob(data []byte) {
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		w.logf("worker: ignoring a job that does not parse: %v", err)
+		return
+	}
+	j.Settings.Upgrade() // a trainer of an earlier release
+	w.setJob(&j)
+}
+
+// refreshJob reads the job key now: the watch of follow may lag behind
+// (after the server restarted, its watcher resumes only once it has
+// missed a few heartbeats, 15 s or more), and a task of a later
+// iteration says that there is a newer job.
+func (w *Worker) refreshJob(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if e, err := w.h.state.Get(cctx, jobKey); err == nil {
+		w.takeJob(e.Value())
 	}
 }
 
@@ -255,7 +295,9 @@ func (w *Worker) setJob(j *Job) {
 	w.job = j
 	close(w.notify)
 	w.notify = make(chan struct{})
-	if w.cancel != nil && !w.played.same(*j) {
+	// A new network for the games in play of an asynchronous job leaves
+	// them be: they finish with the network they started with.
+	if w.cancel != nil && !w.played.same(*j) && !(j.Async && w.played.sameGames(*j)) {
 		w.cancel()
 	}
 }
@@ -337,7 +379,13 @@ func (w *Worker) fetchNet(ctx context.Context, job Job) (string, error) {
 	if data, err := os.ReadFile(path); err == nil && sha(data) == job.NetworkSHA256 {
 		return path, nil
 	}
-	data, err := w.h.nets.GetBytes(ctx, job.Network)
+	// A deadline of our own: without one, each read of the object gives
+	// up after nats.go's 5 s API timeout, which a network fetched by many
+	// workers at once (a new network published) exceeds, and every
+	// worker starts over (BenchmarkNetworkFetch: 50 at once).
+	gctx, cancel := context.WithTimeout(ctx, netFetchTimeout)
+	defer cancel()
+	data, err := w.h.nets.GetBytes(gctx, job.Network)
 	if err != nil {
 		return "", fmt.Errorf("worker: fetching network %s: %v: %w", job.Network, err, errTransient)
 	}
@@ -366,6 +414,7 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	held := map[int]jetstream.Msg{}
 	again := map[int]string{} // task.Again of the tasks in hand that have one
 	var ids []int
+	newer := false // a task of a later iteration than job's came
 	take := func(mb jetstream.MessageBatch) int {
 		n := 0
 		for m := range mb.Messages() {
@@ -385,6 +434,7 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 			case t.Iteration > job.Iteration || held[t.ID] != nil:
 				// A job this worker has not seen yet, or a second copy
 				// of a task in hand: leave it a while.
+				newer = newer || t.Iteration > job.Iteration
 				m.NakWithDelay(time.Second)
 			default:
 				held[t.ID] = m
@@ -398,14 +448,18 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	}
 	mb, err := w.cons.FetchNoWait(w.opt.Trees)
 	if err == nil && take(mb) == 0 {
-		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		mb, err = w.cons.Fetch(1, jetstream.FetchContext(fctx))
+		// FetchMaxWait, not a context deadline, which could end the
+		// fetch while the server still sends it a task (lost until
+		// AckWait; see Trainer's fetch).
+		mb, err = w.cons.Fetch(1, jetstream.FetchMaxWait(2*time.Second))
 		if err == nil && take(mb) > 0 && w.opt.Trees > 1 {
 			if mb, err = w.cons.FetchNoWait(w.opt.Trees - 1); err == nil {
 				take(mb)
 			}
 		}
-		cancel()
+	}
+	if newer {
+		w.refreshJob(ctx)
 	}
 	if err != nil && len(ids) == 0 {
 		if ctx.Err() == nil {
@@ -427,7 +481,7 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	defer cancel()
 	w.mu.Lock()
 	w.cancel, w.played = cancel, job
-	stale := !w.job.same(job)
+	stale := !w.job.same(job) && !(w.job.Async && w.job.sameGames(job))
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
@@ -473,10 +527,14 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 			}
 		}
 	}()
+	t0 := time.Now()
+	w.playSince.Store(t0.UnixNano())
 	err := selfplay.Run(bctx, w.e, selfplay.Config{Settings: job.Settings, Seed: job.Seed, Games: ids, Trees: w.opt.Trees,
 		OnGame: func(r *selfplay.GameRecord) error { finished <- r; return nil }})
 	close(finished)
 	perr := <-pubErr
+	w.playSince.Store(0) // first: a reader may miss this batch for a moment, never count it twice
+	w.busyNs.Add(int64(time.Since(t0)))
 	cancel()
 	mu.Lock()
 	for _, m := range held {
@@ -628,6 +686,7 @@ func (w *Worker) report(ctx context.Context) {
 	t := time.NewTicker(w.opt.Report)
 	defer t.Stop()
 	g0, p0, n0, pub0 := w.Counts()
+	busy0 := w.Busy()
 	t0 := time.Now()
 	for {
 		select {
@@ -635,10 +694,11 @@ func (w *Worker) report(ctx context.Context) {
 			return
 		case now := <-t.C:
 			g, p, n, pub := w.Counts()
+			busy := w.Busy()
 			s := now.Sub(t0).Seconds()
-			w.logf("worker: %.2f games/s, %.0f positions/s, %.0f simulations/s over %.0f s; waiting on publishes (alongside play) %.2f%% of it; %d games in all",
-				float64(g-g0)/s, float64(p-p0)/s, float64(n-n0)/s, s, 100*(pub-pub0).Seconds()/s, g)
-			g0, p0, n0, pub0, t0 = g, p, n, pub, now
+			w.logf("worker: %.2f games/s, %.0f positions/s, %.0f simulations/s over %.0f s; busy (games in play) %.1f%% of it, waiting on publishes (alongside play) %.2f%%; %d games in all",
+				float64(g-g0)/s, float64(p-p0)/s, float64(n-n0)/s, s, 100*(busy-busy0).Seconds()/s, 100*(pub-pub0).Seconds()/s, g)
+			g0, p0, n0, pub0, busy0, t0 = g, p, n, pub, busy, now
 		}
 	}
 }

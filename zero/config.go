@@ -86,7 +86,25 @@ type Config struct {
 
 	Backend string `json:"backend"` // backend spec for self-play and evaluation
 	Seed    uint64 `json:"seed"`
+
+	// Async runs the pipeline asynchronously (a fleet only; see the
+	// package doc): iteration i+1's games are played while iteration i
+	// trains, with the newest network published, and training takes
+	// ReplayRatio samples per new position instead of Train.Steps steps.
+	// Which network plays which game then depends on timing: the run is
+	// not reproducible game for game, as the synchronous default is.
+	Async bool `json:"async,omitempty"`
+	// ReplayRatio is, with Async, the training samples (steps x batch)
+	// per position of the iteration's new self-play (DefaultReplayRatio
+	// when unset by the command).
+	ReplayRatio float64 `json:"replay_ratio,omitempty"`
 }
+
+// DefaultReplayRatio is the ReplayRatio `canopy zero --async` uses
+// unless told: a few samples per new position, well below the ratio of
+// about 10 at which docs/RESULTS.md section 8 saw the value head learn
+// the window's games by heart (Strands at 10.8).
+const DefaultReplayRatio = 4
 
 // DefaultConfig is a small run for game: a few minutes an iteration on
 // 2 cores for Connect Four.
@@ -127,6 +145,14 @@ func (c *Config) Check() error {
 		return fmt.Errorf("solver-positions = %d (want >= 0), solver-sims = %d (want >= 1)", c.SolverPositions, c.SolverSims)
 	case !(c.Gate >= 0 && c.Gate <= 1):
 		return fmt.Errorf("gate = %g, want a score in [0, 1] (0 = no gating)", c.Gate)
+	case !c.Async && c.ReplayRatio != 0:
+		return fmt.Errorf("replay-ratio = %g: only with --async (a synchronous run trains --steps steps per iteration)", c.ReplayRatio)
+	case c.Async && !(c.ReplayRatio > 0 && c.ReplayRatio <= 1000):
+		return fmt.Errorf("replay-ratio = %g, want training samples per new position in (0, 1000] (default %d)", c.ReplayRatio, DefaultReplayRatio)
+	case c.Async && c.Gate > 0:
+		return fmt.Errorf("gate = %g: not with --async, where self-play always takes the newest network", c.Gate)
+	case c.Async && c.TurnSearch != "":
+		return fmt.Errorf("turn-search: not with --async (fleet workers do not play turn searches yet)")
 	}
 	if err := c.SelfPlay.Check(); err != nil {
 		return err

@@ -33,6 +33,20 @@
 // in flight, and the outcome is the same as an uninterrupted run's except
 // for timing figures.
 //
+// # Asynchronous runs
+//
+// With Config.Async (`canopy zero --nats ... --async`) the same steps
+// run as a pipeline (async.go): iteration i's games are played by fleet
+// workers as soon as network i-2 exists, with the newest network (a
+// newer one is published to the workers the moment it is trained; each
+// game records its network in origins.jsonl), while iteration i-1
+// trains, on ReplayRatio samples per new position, and is evaluated.
+// The workers rarely wait for training or evaluation, but which network
+// plays which game depends on timing, so an asynchronous run is not
+// reproducible game for game; the synchronous loop stays the default.
+// Resuming works as above; the manifest of iteration i's self-play names
+// network max(0, i-2), whatever played its games.
+//
 // # Turn search
 //
 // With Config.TurnSearch (`canopy zero --turn-search SPEC`), each

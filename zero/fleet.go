@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +60,9 @@ const originsName = "origins.jsonl"
 // gameOrigin is a line of origins.jsonl.
 type gameOrigin struct {
 	ID int `json:"id"`
+	// Network is the SHA-256 of the network that played the game (in an
+	// asynchronous run, not always the manifest's).
+	Network string `json:"network"`
 	fleet.Origin
 }
 
@@ -181,7 +186,16 @@ func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, 
 		o.FlushEvery = min(o.FlushEvery, aw/3)
 	}
 	job := fleet.Job{Run: r.fleetRun, Iteration: i, Game: m.Game, Settings: m.Settings, Semantics: selfplay.Semantics,
-		Seed: m.Seed, Games: m.Games, Network: filepath.Base(netPath), NetworkSHA256: m.NetworkSHA256}
+		Seed: m.Seed, Games: m.Games, Network: filepath.Base(netPath), NetworkSHA256: m.NetworkSHA256, Async: r.cfg.Async}
+	// The networks' names by SHA-256, for the log.
+	netNames := map[string]string{m.NetworkSHA256: filepath.Base(netPath)}
+	r.trainer.Newest = nil
+	if r.newest != nil {
+		r.trainer.Newest = func() (string, string) {
+			_, file, sum := r.newest.get()
+			return file, sum
+		}
+	}
 	// Who played each game, one JSON line per game added (a game played
 	// again after a crash has a later line).
 	origins, err := os.OpenFile(filepath.Join(dir, originsName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -194,11 +208,19 @@ func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, 
 	pending := len(o.Pending())
 	var done, positions int
 	var nodes int64
-	st, err := r.trainer.SelfPlay(ctx, job, netPath, o, func(g *selfplay.GameRecord, from fleet.Origin, st fleet.Stats) {
+	byNet := map[string]int{}
+	st, err := r.trainer.SelfPlay(ctx, job, netPath, o, func(fg *fleet.Game, st fleet.Stats) {
+		g := fg.Record
 		done++
 		positions += g.Positions()
 		nodes += g.Nodes
-		enc.Encode(gameOrigin{ID: g.ID, Origin: from})
+		byNet[fg.NetworkSHA256]++
+		if _, ok := netNames[fg.NetworkSHA256]; !ok && r.newest != nil {
+			if _, file, sum := r.newest.get(); sum == fg.NetworkSHA256 {
+				netNames[sum] = filepath.Base(file)
+			}
+		}
+		enc.Encode(gameOrigin{ID: g.ID, Network: fg.NetworkSHA256, Origin: fg.Origin})
 		el := time.Since(t0).Seconds()
 		dropped := ""
 		if n := st.Invalid + st.Mismatched + st.Failed; n > 0 {
@@ -214,5 +236,17 @@ func (r *runner) fleetSelfPlay(ctx context.Context, i int, dir, netPath string, 
 	out = SelfPlayRecord{Games: mf.Totals.Games, Positions: mf.Totals.Positions, Seconds: el, NewGames: st.Games}
 	r.logf("  self-play (fleet): %d games, %d positions (%d games this session, %.1f games/s; dropped: %d duplicates, %d stale, %d invalid, %d of another self-play version; %d tasks failed)",
 		out.Games, out.Positions, st.Games, float64(st.Games)/max(el, 1e-9), st.Duplicates, st.Stale, st.Invalid, st.Mismatched, st.Failed)
+	if r.cfg.Async && len(byNet) > 0 {
+		var parts []string
+		for sum, n := range byNet {
+			name := netNames[sum]
+			if name == "" {
+				name = sum[:min(12, len(sum))]
+			}
+			parts = append(parts, fmt.Sprintf("%s %d", name, n))
+		}
+		sort.Strings(parts)
+		r.logf("  games of this session by network: %s", strings.Join(parts, ", "))
+	}
 	return out, nil
 }

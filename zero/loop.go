@@ -127,6 +127,9 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 			return err
 		}
 	}
+	if cfg.Async && opt.Fleet == nil {
+		return errors.New("--async needs a fleet (--nats): its self-play is played by workers while this process trains")
+	}
 	if _, ok := agent.Lookup[*engine.Pool](opt.Agents); !ok {
 		opt.Agents = opt.Agents.With(engine.NewPool(engine.PoolOptions{Backend: cfg.Backend}))
 	}
@@ -183,6 +186,8 @@ type runner struct {
 	// With Options.Fleet: the fleet's trainer and the run's fleet id.
 	trainer  *fleet.Trainer
 	fleetRun string
+	// With Config.Async: the newest network (pipeline).
+	newest *newestNet
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -213,32 +218,54 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var spent time.Duration
-	var timed int
-	for i := 1; i <= r.cfg.Iterations; i++ {
-		if i <= len(recs) {
-			continue
+	var clock eta
+	if r.cfg.Async {
+		if recs, err = r.pipeline(ctx, recs, &clock); err != nil {
+			return err
 		}
+	}
+	for i := len(recs) + 1; i <= r.cfg.Iterations; i++ {
 		t0 := time.Now()
 		rec, err := r.iteration(ctx, i, recs)
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", i, err)
 		}
-		recs = append(recs, rec)
-		if err := r.publish(recs); err != nil {
+		if recs, err = r.finish(recs, rec, t0, &clock); err != nil {
 			return err
 		}
-		spent += time.Since(t0)
-		timed++
-		left := r.cfg.Iterations - i
-		eta := ""
-		if left > 0 {
-			eta = fmt.Sprintf("; ETA %s for %d more", (spent / time.Duration(timed) * time.Duration(left)).Round(time.Second), left)
-		}
-		r.logf("iteration %d/%d done in %s: %s%s", i, r.cfg.Iterations, time.Since(t0).Round(time.Second), recs[len(recs)-1].summary(), eta)
 	}
 	r.logf("run complete: %d iterations in %s (metrics %s, plots in %s)", len(recs), r.dir, r.path(MetricsName), r.path(plotsDir))
 	return nil
+}
+
+// eta estimates the time the iterations left take from those done in
+// this session.
+type eta struct {
+	spent time.Duration
+	timed int
+}
+
+// finish writes iteration rec's record (started at t0), last of its
+// files, adds it to recs, rewrites the metrics and plots, and logs it.
+func (r *runner) finish(recs []Record, rec Record, t0 time.Time, clock *eta) ([]Record, error) {
+	i := rec.Iteration
+	if err := writeJSON(r.path(itersDir, iterName(i)+".json"), rec); err != nil {
+		return recs, err
+	}
+	recs = append(recs, rec)
+	if err := r.publish(recs); err != nil {
+		return recs, err
+	}
+	took := time.Since(t0)
+	clock.spent += took
+	clock.timed++
+	left := r.cfg.Iterations - i
+	eta := ""
+	if left > 0 {
+		eta = fmt.Sprintf("; ETA %s for %d more", (clock.spent / time.Duration(clock.timed) * time.Duration(left)).Round(time.Second), left)
+	}
+	r.logf("iteration %d/%d done in %s: %s%s", i, r.cfg.Iterations, took.Round(time.Second), rec.summary(), eta)
+	return recs, nil
 }
 
 // start writes iteration 0's checkpoint (the starting network) once.
@@ -314,7 +341,7 @@ func (r *runner) iteration(ctx context.Context, i int, recs []Record) (Record, e
 	}
 	rec.Eval = ev
 	rec.Finished = time.Now().UTC()
-	return rec, writeJSON(r.path(itersDir, iterName(i)+".json"), rec)
+	return rec, nil
 }
 
 // selfPlay plays iteration i's games with network file netPath (resuming
@@ -410,6 +437,9 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 		return out, err
 	}
 	o := r.cfg.Train
+	if r.cfg.Async {
+		o.Steps = asyncSteps(r.cfg.ReplayRatio, newPositions(ds, len(paths)), o.Batch)
+	}
 	o.OutDir, o.Iteration, o.Overwrite = r.path(checkpointsDir), i, true
 	o.Parent, o.ParentInfo, o.Preset = parent, info, net.Config().Preset
 	o.Seed = games.DeriveSeed(r.cfg.Train.Seed, uint64(i))
@@ -422,12 +452,7 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 	}
 	// The newest iteration's rows come last (oldest first); the parent
 	// never trained on them.
-	fresh := 0
-	for _, s := range ds.Sources() {
-		if s.Iteration == len(paths)-1 {
-			fresh += s.Positions
-		}
-	}
+	fresh := newPositions(ds, len(paths))
 	var heldOut *nets.Loss
 	if fresh > 0 {
 		l, err := train.HeldOutLoss(net, ds, ds.Len()-fresh, ds.Len(), HeldOutLimit)
@@ -466,6 +491,18 @@ func (r *runner) train(ctx context.Context, i int) (TrainRecord, error) {
 	}
 	r.logf("  trained: %s (%.0f samples/s)", lossTrend(res, o.MetricsEvery), res.SamplesPerSec)
 	return out, writeJSON(resPath, out)
+}
+
+// newPositions is the number of positions of the newest of the n
+// self-play directories ds was loaded from.
+func newPositions(ds *train.Dataset, n int) int {
+	fresh := 0
+	for _, s := range ds.Sources() {
+		if s.Iteration == n-1 {
+			fresh += s.Positions
+		}
+	}
+	return fresh
 }
 
 // lossTrend describes a training run's mean losses: those of its first and

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -134,47 +135,10 @@ func TestFleetSurvivesKills(t *testing.T) {
 		}
 	}()
 
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("fault seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
-	kills := 0
-	deadline := time.Now().Add(4 * time.Minute)
-	finished := false
-	for !finished {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not finish in 4 minutes (%d kills)", kills)
-		}
-		wait := time.Duration(500+rng.IntN(3000)) * time.Millisecond
-		if kills >= 8 {
-			wait = time.Second // faults over: let it finish
-		}
-		select {
-		case err := <-trainer.done:
-			if err != nil {
-				t.Fatalf("trainer failed: %v", err)
-			}
-			finished = true
-			continue
-		case <-time.After(wait):
-		}
-		if kills >= 8 {
-			continue
-		}
-		kills++
-		// Kills 2 and 5 hit the trainer (with the server), the others
-		// anyone.
-		if victim := rng.IntN(4); victim == 3 || kills == 2 || kills == 5 {
-			trainer.kill9()
-			t.Logf("kill %d: trainer and server", kills)
-			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
-			trainer = startProc(t, bin, trainerLog, trainerArgs...)
-		} else {
-			workers[victim].kill9()
-			t.Logf("kill %d: worker %d", kills, victim)
-			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
-			workers[victim] = startProc(t, bin, filepath.Join(logs, fmt.Sprintf("worker%d.log", victim)), workerArgs(victim)...)
-		}
-	}
+	kills := killWhileRunning(t, &trainer, workers, 8, func() *proc { return startProc(t, bin, trainerLog, trainerArgs...) },
+		func(k int) *proc {
+			return startProc(t, bin, filepath.Join(logs, fmt.Sprintf("worker%d.log", k)), workerArgs(k)...)
+		})
 
 	for k, w := range workers {
 		select {
@@ -221,6 +185,166 @@ func TestFleetSurvivesKills(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills; run complete", kills)
+}
+
+// TestAsyncFleetSurvivesKills: an asynchronous run (--async) of 3
+// iterations with 2 worker processes and 6 SIGKILLs (at least two of the
+// trainer with its embedded server) finishes with every game of every
+// iteration in exactly one shard, each iteration trained at the replay
+// ratio, each game played by a network the pipeline allows (origins.jsonl).
+func TestAsyncFleetSurvivesKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds canopy and runs an asynchronous AlphaZero run in 3 processes with kills (about 40 s on 2 cores); skipped under -short, run by make test-fleet")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "canopy")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const iters, gamesPer, ratio = 3, 32, 3
+	dir := filepath.Join(tmp, "run")
+	port := freePort(t)
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	trainerArgs := []string{"zero", "--game", "connect4", "--games", fmt.Sprint(gamesPer), "--trees", "8", "--sims", "16",
+		"--batch", "32", "--iterations", fmt.Sprint(iters), "--eval-games", "0", "--solver-positions", "0",
+		"--baselines", "", "--backend", "cpu", "--quiet", "--async", "--replay-ratio", fmt.Sprint(ratio),
+		"--out", dir, "--nats", "embedded", "--nats-listen", fmt.Sprintf("127.0.0.1:%d", port), "--nats-ack-wait", "2s"}
+	workerArgs := func(k int) []string {
+		return []string{"worker", "--nats", url, "--trees", "8", "--backend", "cpu", "--cache", filepath.Join(tmp, fmt.Sprint("cache", k)), "--report", "2s"}
+	}
+	logs := filepath.Join(tmp, "logs")
+	os.MkdirAll(logs, 0o755)
+	trainerLog := filepath.Join(logs, "trainer.log")
+	trainer := startProc(t, bin, trainerLog, trainerArgs...)
+	workers := make([]*proc, 2)
+	startWorker := func(k int) *proc {
+		return startProc(t, bin, filepath.Join(logs, fmt.Sprintf("worker%d.log", k)), workerArgs(k)...)
+	}
+	for k := range workers {
+		workers[k] = startWorker(k)
+	}
+	defer func() {
+		for _, w := range workers {
+			w.kill9()
+		}
+		if t.Failed() {
+			for _, name := range []string{"trainer.log", "worker0.log", "worker1.log"} {
+				data, _ := os.ReadFile(filepath.Join(logs, name))
+				t.Logf("%s:\n%s", name, data)
+			}
+		}
+	}()
+	kills := killWhileRunning(t, &trainer, workers, 6, func() *proc { return startProc(t, bin, trainerLog, trainerArgs...) }, startWorker)
+
+	netSHA := func(i int) string {
+		data, err := os.ReadFile(filepath.Join(dir, "checkpoints", fmt.Sprintf("iter-%04d.avg.safetensors", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sha256.Sum256(data)
+		return hex.EncodeToString(s[:])
+	}
+	for i := 1; i <= iters; i++ {
+		name := fmt.Sprintf("iter-%04d", i)
+		got := readManifest(t, filepath.Join(dir, "selfplay", name))
+		seen := make([]int, gamesPer)
+		for _, sh := range got.Shards {
+			for _, r := range sh.GameIDs {
+				for id := r[0]; id < r[1]; id++ {
+					if id < 0 || id >= gamesPer {
+						t.Fatalf("%s: game id %d out of range", name, id)
+					}
+					seen[id]++
+				}
+			}
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: game %d is in %d shards, want 1", name, id, n)
+			}
+		}
+		var rec struct {
+			Train struct {
+				Steps int `json:"steps"`
+			} `json:"train"`
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "iterations", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if want := (ratio*got.Totals.Positions + 31) / 32; rec.Train.Steps != want {
+			t.Errorf("%s: %d training steps, want %d (ratio %d, %d positions, batch 32)", name, rec.Train.Steps, want, ratio, got.Totals.Positions)
+		}
+		allowed := map[string]bool{netSHA(max(0, i-2)): true, netSHA(i - 1): true}
+		data, err = os.ReadFile(filepath.Join(dir, "selfplay", name, "origins.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var o struct {
+				ID      int    `json:"id"`
+				Network string `json:"network"`
+			}
+			if err := json.Unmarshal([]byte(line), &o); err != nil {
+				t.Fatal(err)
+			}
+			if !allowed[o.Network] {
+				t.Errorf("%s: game %d played by network %.12s, neither iteration %d's nor %d's", name, o.ID, o.Network, max(0, i-2), i-1)
+			}
+		}
+	}
+	t.Logf("%d kills; run complete", kills)
+}
+
+// killWhileRunning kills (SIGKILL) the trainer or a worker at random
+// moments, n times, restarting each at once with start or startWorker,
+// until the trainer finishes; kills 2 and 5 hit the trainer (with its
+// embedded server). It returns the number of kills.
+func killWhileRunning(t *testing.T, trainer **proc, workers []*proc, n int, start func() *proc, startWorker func(k int) *proc) int {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("fault seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	kills := 0
+	deadline := time.Now().Add(4 * time.Minute)
+	finished := false
+	for !finished {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not finish in 4 minutes (%d kills)", kills)
+		}
+		wait := time.Duration(500+rng.IntN(3000)) * time.Millisecond
+		if kills >= n {
+			wait = time.Second // faults over: let it finish
+		}
+		select {
+		case err := <-(*trainer).done:
+			if err != nil {
+				t.Fatalf("trainer failed: %v", err)
+			}
+			finished = true
+			continue
+		case <-time.After(wait):
+		}
+		if kills >= n {
+			continue
+		}
+		kills++
+		if victim := rng.IntN(len(workers) + 1); victim == len(workers) || kills == 2 || kills == 5 {
+			(*trainer).kill9()
+			t.Logf("kill %d: trainer and server", kills)
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
+			*trainer = start()
+		} else {
+			workers[victim].kill9()
+			t.Logf("kill %d: worker %d", kills, victim)
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
+			workers[victim] = startWorker(victim)
+		}
+	}
+	return kills
 }
 
 func readManifest(t *testing.T, dir string) selfplay.Manifest {

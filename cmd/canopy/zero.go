@@ -45,6 +45,8 @@ func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
 	fs.Float64Var(&c.Gate, "gate", c.Gate, "keep the previous network for self-play unless the new one scores at least this against it (0 = off)")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "backend spec for self-play and evaluation: auto, cpu[:threads=N], cuda[:...]")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
+	fs.BoolVar(&c.Async, "async", c.Async, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)")
+	fs.Float64Var(&c.ReplayRatio, "replay-ratio", c.ReplayRatio, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (default %d)", zero.DefaultReplayRatio))
 }
 
 func init() {
@@ -78,8 +80,13 @@ any machines) through NATS JetStream; --nats embedded starts the server in
 this process (store in DIR/nats, listening on --nats-listen; beyond
 loopback only with credentials and TLS; --nats-worker-user gives the
 workers a user confined to their work). One trainer per --nats-name: a
-second run's trainer is refused, naming the first. See
-docs/DISTRIBUTED.md.
+second run's trainer is refused, naming the first. --async runs the
+pipeline asynchronously: iteration i+1's games are played (by networks
+i-1 and i, each game recording its own) while iteration i trains, on
+--replay-ratio samples per new position instead of --steps, and is
+evaluated; the workers rarely wait, but which network plays which game
+depends on timing (the default, synchronous loop is reproducible game
+for game). See docs/DISTRIBUTED.md.
 
 Multi-action games (connect4d, strands): --turn-search SPEC plays self-play
 as study 004's MegaZero does (Algorithm 1): one whole-turn search per turn
@@ -183,6 +190,10 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 						req.Baselines = nil
 					}
 				}
+				fl, err := nf.fleet()
+				if err != nil {
+					return err
+				}
 				done, err := zero.Finished(*out)
 				if err != nil {
 					return err
@@ -194,6 +205,12 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					req.Iterations = *iters
 				case ok:
 					req.Iterations = max(stored.Iterations, done)
+				}
+				if !ok && req.Async && req.ReplayRatio == 0 {
+					req.ReplayRatio = zero.DefaultReplayRatio
+				}
+				if req.Async && fl == nil {
+					return usagef("--async needs --nats: the asynchronous pipeline has workers play while this process trains")
 				}
 				if req.TurnSearch != "" {
 					var keys []string
@@ -220,10 +237,6 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					return err
 				}
 				aenv, err := agentEnv(req.Backend, nil)
-				if err != nil {
-					return err
-				}
-				fl, err := nf.fleet()
 				if err != nil {
 					return err
 				}
