@@ -105,7 +105,11 @@
 // proportion to their probability. Simultaneous nodes use decoupled
 // selection: one edge segment and one bandit per player, and a single
 // open-loop child shared by all joint actions (the state is recomputed by
-// replaying the actions of each simulation).
+// replaying the actions of each simulation). An evaluator with a policy
+// gives each player's segment its own priors (Walker.Priors holds one
+// block of NumActions per player in simultaneous games), so that PUCT
+// selects per player on its own priors (decoupled PUCT; search/engine
+// evaluates each player's block from that player's view).
 //
 // The per-player bandit is Options.SimSel (mcts key simsel):
 //   - ucb (default): the tree's Rule, deterministic per player. Decoupled

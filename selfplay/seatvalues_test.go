@@ -191,43 +191,71 @@ func TestSeatValues(t *testing.T) {
 			}
 		})
 	}
-	for np := 2; np <= 5; np++ {
-		t.Run(fmt.Sprintf("sushigo-seq-%d", np), func(t *testing.T) {
-			dir, recs, g := seatRun(t, fmt.Sprintf("sushigo-seq:players=%d", np), 2)
-			vals, width := readValues(t, dir)
-			if np == 2 {
-				if vals != nil {
-					t.Fatal("a two-player shard has a values array")
-				}
-				return
+	// Sushi Go's sequential view, and its simultaneous one (each joint
+	// move searched seat by seat, one position recorded per seat in seat
+	// order).
+	for _, view := range []string{"sushigo-seq", "sushigo"} {
+		for np := 2; np <= 5; np++ {
+			sushiSeatValues(t, view, np)
+		}
+	}
+}
+
+func sushiSeatValues(t *testing.T, view string, np int) {
+	t.Run(fmt.Sprintf("%s-%d", view, np), func(t *testing.T) {
+		dir, recs, g := seatRun(t, fmt.Sprintf("%s:players=%d", view, np), 2)
+		na := g.NumActions()
+		for id, rec := range recs {
+			if rec.Positions() == 0 || rec.Positions()%np != 0 {
+				t.Fatalf("game %d: %d positions, want a positive multiple of %d", id, rec.Positions(), np)
 			}
-			if width != np {
-				t.Fatalf("values width %d, want %d", width, np)
+			for i := range rec.Positions() {
+				var sum float32
+				for a := range na {
+					p := rec.Policy[i*na+a]
+					if p > 0 && rec.Legal[i*na+a] == 0 {
+						t.Fatalf("game %d position %d: policy on illegal action %d", id, i, a)
+					}
+					sum += p
+				}
+				if math.Abs(float64(sum-1)) > 1e-4 {
+					t.Fatalf("game %d position %d: policy sums to %v", id, i, sum)
+				}
 			}
-			for id, rec := range recs {
-				if rec.Resigned {
-					t.Fatalf("game %d resigned with %d players", id, np)
-				}
-				ret := make([]float64, np)
-				for k, v := range rec.Returns {
-					// The game's scale is [-1, 1] (Type.MinReturn, MaxReturn):
-					// self-play's targets are its returns as they are.
-					ret[k] = v
-				}
-				if tp := g.Type(); tp.MinReturn != -1 || tp.MaxReturn != 1 {
-					t.Fatalf("returns scale [%v, %v]", tp.MinReturn, tp.MaxReturn)
-				}
-				for i, row := range vals[id] {
-					m := i % np // the sequential view: seats 0..np-1 choose in turn
-					for k := range np {
-						if want := float32(ret[(m+k)%np]); math.Abs(float64(row[k]-want)) != 0 {
-							t.Fatalf("game %d position %d (seat %d to move): values %v, want the returns %v rotated by %d", id, i, m, row, ret, m)
-						}
+		}
+		vals, width := readValues(t, dir)
+		if np == 2 {
+			if vals != nil {
+				t.Fatal("a two-player shard has a values array")
+			}
+			return
+		}
+		if width != np {
+			t.Fatalf("values width %d, want %d", width, np)
+		}
+		for id, rec := range recs {
+			if rec.Resigned {
+				t.Fatalf("game %d resigned with %d players", id, np)
+			}
+			ret := make([]float64, np)
+			for k, v := range rec.Returns {
+				// The game's scale is [-1, 1] (Type.MinReturn, MaxReturn):
+				// self-play's targets are its returns as they are.
+				ret[k] = v
+			}
+			if tp := g.Type(); tp.MinReturn != -1 || tp.MaxReturn != 1 {
+				t.Fatalf("returns scale [%v, %v]", tp.MinReturn, tp.MaxReturn)
+			}
+			for i, row := range vals[id] {
+				m := i % np // the sequential view: seats 0..np-1 choose in turn
+				for k := range np {
+					if want := float32(ret[(m+k)%np]); math.Abs(float64(row[k]-want)) != 0 {
+						t.Fatalf("game %d position %d (seat %d to move): values %v, want the returns %v rotated by %d", id, i, m, row, ret, m)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // Self-play with a per-player value head (MaxN backups) records the

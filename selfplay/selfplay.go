@@ -222,6 +222,11 @@ type slot struct {
 	visits    []float64
 	legal     games.Mask
 	scratch   games.State // randomOpening's look-ahead
+	// seat is the player being searched at a simultaneous state (-1
+	// elsewhere): each player's choice is searched in turn, on deals
+	// sampled from its own view, into joint, then applied together.
+	seat  int
+	joint []games.Action
 }
 
 type runner struct {
@@ -313,6 +318,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 			sl.visits = make([]float64, g.NumActions())
 			sl.legal = games.NewMask(g.NumActions())
 			sl.would = make([]bool, g.NumPlayers())
+			sl.joint = make([]games.Action, g.NumPlayers())
 			if !sl.nextGame(w) {
 				break
 			}
@@ -520,6 +526,18 @@ func (sl *slot) startMove(w *engine.Worker) {
 		return
 	}
 	p := s.CurrentPlayer()
+	sl.seat = -1
+	if p == games.SimultaneousPlayer {
+		sl.seat = 0
+		p = 0
+	}
+	sl.search(w, p)
+}
+
+// search starts the move's searches for player p (the mover, or the seat
+// searched at a simultaneous state).
+func (sl *slot) search(w *engine.Worker, p int) {
+	s := sl.state
 	sl.left = len(sl.jobs)
 	sims := sl.r.opts.Sims
 	sl.record = true
@@ -562,6 +580,9 @@ func (sl *slot) finishMove(w *engine.Worker) {
 	r := sl.r
 	s := sl.state
 	p := s.CurrentPlayer()
+	if sl.seat >= 0 {
+		p = sl.seat
+	}
 	clear(sl.visits)
 	sl.stats, sl.merged = engine.MergeRootStats(sl.jobs, p, sl.stats, sl.merged)
 	stats := sl.merged
@@ -597,7 +618,7 @@ func (sl *slot) finishMove(w *engine.Worker) {
 				rec.Policy = append(rec.Policy, v)
 			}
 		}
-		s.Legal(sl.legal)
+		games.LegalOf(s, p, sl.legal)
 		for a := range sl.visits {
 			rec.Legal = append(rec.Legal, b2u8(sl.legal.Has(games.Action(a))))
 		}
@@ -623,6 +644,17 @@ func (sl *slot) finishMove(w *engine.Worker) {
 	a := gumbelA
 	if !gumbel {
 		a = sl.jobs[0].Tree().Choose(stats, s.MoveNumber())
+	}
+	if sl.seat >= 0 {
+		// Simultaneous: the next seat's search, or every choice made.
+		sl.joint[sl.seat] = a
+		if sl.seat++; sl.seat < len(sl.joint) {
+			sl.search(w, sl.seat)
+			return
+		}
+		s.(games.SimultaneousState).ApplyJoint(sl.joint)
+		sl.startMove(w)
+		return
 	}
 	s.Apply(a)
 	sl.startMove(w)

@@ -184,14 +184,15 @@ func (a *Policy) Close() error { a.lease.Release(); return nil }
 func (a *Policy) Source() nets.Source { return a.lease.Source }
 
 func (a *Policy) eval(ctx context.Context, s games.State, player int) (float32, error) {
-	if s.IsTerminal() || s.CurrentPlayer() != player {
+	p := s.CurrentPlayer()
+	if s.IsTerminal() || p != player && !(p == games.SimultaneousPlayer && player >= 0 && player < a.lease.game.NumPlayers()) {
 		return 0, fmt.Errorf("policy: player %d is not to move", player)
 	}
 	v, err := a.lease.Evaluate(ctx, s, player, a.logits)
 	if err != nil {
 		return 0, err
 	}
-	s.Legal(a.mask)
+	games.LegalOf(s, player, a.mask)
 	if !nets.MaskedSoftmax(a.logits, a.mask, a.probs) {
 		return 0, fmt.Errorf("policy: the network's policy is not finite on %s", s)
 	}
