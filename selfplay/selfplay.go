@@ -26,9 +26,22 @@ import (
 // manifests written before them read back as equal settings.
 type Settings struct {
 	engine.Settings
-	// Resign: a player whose best move's Q is below -Resign resigns
-	// (0 = never). ResignOff is the fraction of games played to the end
-	// anyway to count false positives. 2-player games only.
+	// Resign: a player whose best move's Q (its own value, MaxN or
+	// paranoid alike) is below -Resign resigns (0 = never). ResignOff is
+	// the fraction of games played to the end anyway to count false
+	// positives (a would-be resigner that did not finish alone in last
+	// place, return above -1).
+	//
+	// Two players: the game ends, the resigner loses (-1), the other wins.
+	// More players: a resignation cannot end the game, since the others'
+	// order among themselves is still open and any adjudication of it
+	// would put made-up targets into their positions. The resigner is
+	// adjudicated alone in last place (return -1, what its value
+	// predicted) and the game goes on for the others, the resigner's
+	// remaining moves played without search (its network's most probable
+	// action, one evaluation) and not recorded; the others' returns are
+	// those of the game's end. At most one player resigns per game (a
+	// second could not also be alone in last place).
 	Resign    float64 `json:"resign"`
 	ResignOff float64 `json:"resignoff"`
 	// PCR is playout-cap randomisation (Wu 2019, "Accelerating Self-Play
@@ -72,7 +85,7 @@ type Settings struct {
 func (s *Settings) Table() spec.Table {
 	t := s.Settings.Table()
 	t = append(t,
-		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 2-player games)"),
+		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 3+ players: the resigner is scored last and plays on without search)"),
 		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"),
 		spec.Float("pcr", &s.PCR, 0, 0, 1, "playout-cap randomisation: probability that a move is a full, recorded search (0 = off: every move; KataGo 0.25)"),
 		spec.Int("pcrfast", &s.PCRFast, 0, 0, 1<<24, "simulations of the fast, unrecorded searches under pcr (0 = sims/4)"),
@@ -227,6 +240,9 @@ type slot struct {
 	// sampled from its own view, into joint, then applied together.
 	seat  int
 	joint []games.Action
+	// resigned is the player who resigned in a game of three or more
+	// players (-1: none); its moves are played without search.
+	resigned int
 }
 
 type runner struct {
@@ -278,9 +294,6 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	var k int
 	r.opts, r.fast, k, r.det = treeOptions(g, st)
 	r.cfg.Settings.Det = k
-	if g.NumPlayers() != 2 {
-		r.cfg.Settings.Resign = 0
-	}
 	so := st.SearchOptions()
 	blend, err := engine.BlendRollout(g, so)
 	if err != nil {
@@ -347,6 +360,7 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 	st := &r.cfg.Settings
 	sl.resignOff = st.Resign > 0 && sl.rng.Float64() < st.ResignOff
 	sl.rec.ResignOffGame = sl.resignOff
+	sl.resigned = -1
 	clear(sl.would)
 	if st.RandomPlies > 0 {
 		sl.randomOpening(st.RandomPlies)
@@ -541,6 +555,19 @@ func (sl *slot) search(w *engine.Worker, p int) {
 	sl.left = len(sl.jobs)
 	sims := sl.r.opts.Sims
 	sl.record = true
+	if p == sl.resigned {
+		// A resigned player: its network's policy alone (the root's
+		// evaluation, no simulation), not recorded.
+		sl.record, sl.left = false, 1
+		j := sl.jobs[0]
+		if sl.r.det {
+			s.(games.Resampler).Resample(p, sl.rng, j.Root())
+		} else {
+			s.CloneInto(j.Root())
+		}
+		w.Start(j, 0)
+		return
+	}
 	if pcr := sl.r.cfg.Settings.PCR; pcr > 0 {
 		// Playout-cap randomisation: a full search with probability pcr,
 		// else a fast one; the draw comes from the game's stream.
@@ -584,7 +611,11 @@ func (sl *slot) finishMove(w *engine.Worker) {
 		p = sl.seat
 	}
 	clear(sl.visits)
-	sl.stats, sl.merged = engine.MergeRootStats(sl.jobs, p, sl.stats, sl.merged)
+	jobs := sl.jobs
+	if p == sl.resigned {
+		jobs = jobs[:1] // searched alone (search)
+	}
+	sl.stats, sl.merged = engine.MergeRootStats(jobs, p, sl.stats, sl.merged)
 	stats := sl.merged
 	var total float64
 	best := -1
@@ -626,23 +657,30 @@ func (sl *slot) finishMove(w *engine.Worker) {
 		rec.Value = append(rec.Value, float32(p)) // mover for now; endGame rewrites it
 		rec.RootQ = append(rec.RootQ, float32(rootQ(stats)))
 	}
-	for _, j := range sl.jobs {
+	for _, j := range jobs {
 		rec.Nodes += j.Spent()
 	}
 	if len(stats) == 0 {
 		w.Fail(fmt.Errorf("selfplay: %s: no legal move at a non-terminal state %s", r.g.Spec(), s))
 		return
 	}
-	// Resignation on the best move's value.
-	if st := &r.cfg.Settings; st.Resign > 0 && stats[best].Q < -st.Resign {
-		if !sl.resignOff {
+	// Resignation on the best move's value (see Settings.Resign).
+	if st := &r.cfg.Settings; st.Resign > 0 && p != sl.resigned && stats[best].Q < -st.Resign {
+		switch {
+		case sl.resignOff:
+			sl.would[p] = true
+		case len(sl.would) == 2:
 			sl.endGame(w, &p)
 			return
+		case sl.resigned < 0:
+			sl.resigned = p
 		}
-		sl.would[p] = true
 	}
 	a := gumbelA
-	if !gumbel {
+	switch {
+	case p == sl.resigned:
+		a = mostProbable(stats)
+	case !gumbel:
 		a = sl.jobs[0].Tree().Choose(stats, s.MoveNumber())
 	}
 	if sl.seat >= 0 {
@@ -679,6 +717,12 @@ func (sl *slot) endGame(w *engine.Worker, resigner *int) {
 			rec.Returns[q] = (v-r.tmin)*r.tscal - 1
 		}
 	} // else: length cap reached; a draw (zeros)
+	if sl.resigned >= 0 {
+		// Three or more players: the resigner is scored alone in last
+		// place whatever its unsearched moves reached.
+		rec.Returns[sl.resigned] = -1
+		rec.Resigned = true
+	}
 	for _, m := range rec.Value {
 		rec.Values = appendSeatValues(rec.Values, rec.Returns, int(m))
 	}
@@ -686,7 +730,7 @@ func (sl *slot) endGame(w *engine.Worker, resigner *int) {
 		rec.Value[i] = float32(rec.Returns[int(m)])
 	}
 	for q, wd := range sl.would {
-		if wd && rec.Returns[q] >= 0 {
+		if wd && (rec.Returns[q] >= 0 || np > 2 && rec.Returns[q] > -1) { // two players: not lost; more: not alone in last place
 			rec.FalseResign = true
 		}
 	}
@@ -723,6 +767,18 @@ func appendSeatValues(dst []float32, returns []float64, mover int) []float32 {
 		dst = append(dst, float32(returns[(mover+k)%np]))
 	}
 	return dst
+}
+
+// mostProbable returns the action of stats with the highest prior (the
+// network's most probable move), ties to the first.
+func mostProbable(stats []search.ActionStat) games.Action {
+	best := 0
+	for i, x := range stats {
+		if x.Prior > stats[best].Prior {
+			best = i
+		}
+	}
+	return stats[best].Action
 }
 
 func b2u8(b bool) uint8 {
