@@ -55,6 +55,7 @@ type Searcher struct {
 	stats  []search.ActionStat
 	merged []search.ActionStat
 	gpol   []float32 // Gumbel: the merged improved policy
+	values []float64 // RootValues
 }
 
 // NewSearcher returns a searcher over e with trees seeded from seed.
@@ -128,6 +129,19 @@ func BlendRollout(g games.Game, o SearchOptions) (*search.Rollout, error) {
 }
 
 func (s *Searcher) jobDone(*Worker, *Job) { s.left-- }
+
+// RootValues returns every player's value of the last search's root
+// (MergeRootValues over the determinizations), or nil before a search.
+// The slice is reused by the next call.
+func (s *Searcher) RootValues() []float64 {
+	if len(s.values) == 0 {
+		s.values = make([]float64, s.g.NumPlayers())
+	}
+	if !MergeRootValues(s.jobs, s.values) {
+		return nil
+	}
+	return s.values
+}
 
 // Tree returns the first determinization's tree (for inspection).
 func (s *Searcher) Tree() *search.Tree { return s.jobs[0].tree }

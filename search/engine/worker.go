@@ -80,12 +80,64 @@ type Job struct {
 	// even when the network gives every player's (SetBackup).
 	paranoid bool
 
+	// rootV is the sum of the value vectors backed up by this search's
+	// simulations (every one passes through the root), rootN their
+	// number: RootValues.
+	rootV []float64
+	rootN int64
+
 	prepared bool // root expanded
 	nsel     int  // leaves selected in the current step
 	nsub     int  // of those, submitted (ErrFull may interrupt)
 	pending  int  // submitted, not yet completed
 
 	done func(w *Worker, j *Job) // called on the owner goroutine when the budget is spent
+}
+
+// addRoot counts one backed-up value vector in the root's mean.
+func (j *Job) addRoot(v []float64) {
+	for i, x := range v {
+		j.rootV[i] += x
+	}
+	j.rootN++
+}
+
+// RootValues writes into dst (one entry per player) the root's value for
+// every player: the mean of the value vectors the simulations of the
+// last Start (and its continuations) backed up, each player's own
+// estimate of its return under MaxN, in [-1, 1]. It returns the number
+// of simulations averaged (0: dst is left alone). The tree itself keeps
+// each player's value only on the edges that player chooses, so the
+// root's mover is the only player whose value the root's edges hold.
+func (j *Job) RootValues(dst []float64) int64 {
+	if j.rootN == 0 {
+		return 0
+	}
+	for i, x := range j.rootV {
+		dst[i] = x / float64(j.rootN)
+	}
+	return j.rootN
+}
+
+// MergeRootValues writes into dst the root values of jobs (RootValues)
+// averaged with their simulation counts as weights, and reports false
+// when no job has any (dst is then zeros).
+func MergeRootValues(jobs []*Job, dst []float64) bool {
+	clear(dst)
+	var n int64
+	for _, j := range jobs {
+		for i, x := range j.rootV {
+			dst[i] += x
+		}
+		n += j.rootN
+	}
+	if n == 0 {
+		return false
+	}
+	for i := range dst {
+		dst[i] /= float64(n)
+	}
+	return true
 }
 
 // Tree is the job's tree (nil before SetTree).
@@ -181,7 +233,7 @@ func (w *Worker) NewJob(leaves int, done func(w *Worker, j *Job)) *Job {
 	if simul {
 		npri *= g.NumPlayers() // one block per player (search.Walker.Priors)
 	}
-	j := &Job{root: g.NewInitialState(), priors: make([]float32, npri), done: done, blendW: 1}
+	j := &Job{root: g.NewInitialState(), priors: make([]float32, npri), done: done, blendW: 1, rootV: make([]float64, g.NumPlayers())}
 	j.budget = &j.own
 	mk1 := func() *leaf {
 		l := &leaf{j: j, mask: games.NewMask(g.NumActions()), tag: uint64(len(w.leaves)), roll: make([]float64, g.NumPlayers())}
@@ -215,6 +267,8 @@ func (w *Worker) Start(j *Job, sims int) {
 	j.sims = int64(sims)
 	j.budget.Store(j.sims)
 	j.unprepare()
+	clear(j.rootV)
+	j.rootN = 0
 	w.queue(j)
 }
 
@@ -368,6 +422,7 @@ func (w *Worker) step(j *Job) {
 			l := j.walkers[j.nsel]
 			if !j.selectLeaf(l.w) || !classify(l, l.w.State) {
 				t.Backup(l.w, l.w.Value, nil)
+				j.addRoot(l.w.Value)
 				w.e.nodes.Add(1)
 				continue
 			}
@@ -475,6 +530,7 @@ func (w *Worker) complete(c batcher.Completion) {
 			pri = l.w.Priors
 		}
 		j.tree.Backup(l.w, l.w.Value, pri)
+		j.addRoot(l.w.Value)
 	}
 	w.e.nodes.Add(int64(j.nsel))
 	j.nsel, j.nsub = 0, 0
