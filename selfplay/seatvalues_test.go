@@ -315,3 +315,44 @@ func rotation(row []float32, returns []float64) int {
 	}
 	return -1
 }
+
+// Games of three or more players record the search's root value of
+// every player (root_values, seat-rotated, entry 0 the mover's root_q,
+// the others in [-1, 1] and not all zero); two-player shards have none.
+func TestRootValuesRecorded(t *testing.T) {
+	for _, spec := range []string{"tetrislink:players=3", "sushigo:players=4", "tictactoe"} {
+		dir, _, g := seatRun(t, spec, 2)
+		_, m := readRun(t, dir)
+		np := g.NumPlayers()
+		for _, sh := range m.Shards {
+			arr := readNPZ(t, filepath.Join(dir, sh.File))
+			ra, ok := arr["root_values"]
+			if np <= 2 {
+				if ok {
+					t.Errorf("%s: a two-player shard has root_values", spec)
+				}
+				continue
+			}
+			if !ok || ra.descr != "<f4" || len(ra.shape) != 2 || ra.shape[0] != sh.Positions || ra.shape[1] != np {
+				t.Fatalf("%s: root_values %v (present %v), want <f4 [%d %d]", spec, ra.shape, ok, sh.Positions, np)
+			}
+			q := arr["root_q"]
+			nonzero := false
+			for i := range sh.Positions {
+				if ra.f32(i*np) != q.f32(i) {
+					t.Fatalf("%s row %d: root_values starts with %v, root_q %v", spec, i, ra.f32(i*np), q.f32(i))
+				}
+				for k := 1; k < np; k++ {
+					v := ra.f32(i*np + k)
+					if v < -1 || v > 1 {
+						t.Fatalf("%s row %d: root value %v", spec, i, v)
+					}
+					nonzero = nonzero || v != 0
+				}
+			}
+			if !nonzero {
+				t.Errorf("%s: every other player's root value is 0", spec)
+			}
+		}
+	}
+}

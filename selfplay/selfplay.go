@@ -172,7 +172,15 @@ type GameRecord struct {
 	// visit-weighted mean Q of the root's actions, merged over the
 	// determinizations (in [-1, 1]; 0 without visits).
 	RootQ []float32
-	Ply   []int32 // MoveNumber of each position
+	// RootValues are, for games of three or more players (nil for
+	// fewer), the search's value of each position for every player:
+	// Positions x NumPlayers, seat-rotated as Values, entry 0 the
+	// mover's RootQ and entry k the mean over the search's simulations
+	// of the value backed up for player (mover+k) mod players
+	// (engine.MergeRootValues): what train's qmix mixes into a per-player
+	// head's targets.
+	RootValues []float32
+	Ply        []int32 // MoveNumber of each position
 	// Returns are the final values per player in [-1, 1] (after a
 	// resignation: -1 for the resigner, +1 for the opponent).
 	Returns  []float64
@@ -240,6 +248,7 @@ type slot struct {
 	// sampled from its own view, into joint, then applied together.
 	seat  int
 	joint []games.Action
+	rootv []float64 // engine.MergeRootValues scratch (3+ players)
 	// resigned is the player who resigned in a game of three or more
 	// players (-1: none); its moves are played without search.
 	resigned int
@@ -332,6 +341,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 			sl.legal = games.NewMask(g.NumActions())
 			sl.would = make([]bool, g.NumPlayers())
 			sl.joint = make([]games.Action, g.NumPlayers())
+			sl.rootv = make([]float64, g.NumPlayers())
 			if !sl.nextGame(w) {
 				break
 			}
@@ -656,6 +666,13 @@ func (sl *slot) finishMove(w *engine.Worker) {
 		rec.Ply = append(rec.Ply, int32(s.MoveNumber()))
 		rec.Value = append(rec.Value, float32(p)) // mover for now; endGame rewrites it
 		rec.RootQ = append(rec.RootQ, float32(rootQ(stats)))
+		if np := len(sl.rootv); np > 2 {
+			engine.MergeRootValues(jobs, sl.rootv)
+			rec.RootValues = append(rec.RootValues, float32(rootQ(stats)))
+			for k := 1; k < np; k++ {
+				rec.RootValues = append(rec.RootValues, float32(max(-1, min(1, sl.rootv[(p+k)%np]))))
+			}
+		}
 	}
 	for _, j := range jobs {
 		rec.Nodes += j.Spent()
