@@ -296,3 +296,14 @@ func shapeSize(shape []int) int {
 	}
 	return n
 }
+
+// LegalOf writes player's legal actions in s into dst: s.Legal when
+// player is to move, or LegalFor(player) at a simultaneous state, where
+// Legal is empty.
+func LegalOf(s State, player int, dst Mask) {
+	if ss, ok := s.(SimultaneousState); ok && s.CurrentPlayer() == SimultaneousPlayer {
+		ss.LegalFor(player, dst)
+		return
+	}
+	s.Legal(dst)
+}

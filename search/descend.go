@@ -102,7 +102,17 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 			s.Apply(a)
 			childp = &t.a.edges[ei].child
 		case nd.player == games.SimultaneousPlayer:
+			// The node's edges were made from the state of its first
+			// visit; the open-loop child is reached by every joint action
+			// above it, so a player's choice may not be legal in this
+			// simulation's state (Sushi Go: the card a neighbour took was
+			// its last of that kind). Such a joint action is never
+			// applied: the choices made here are taken back and the
+			// state is evaluated as a leaf, as an unseen chance outcome
+			// is.
 			joint := w.Ctx.Joint
+			ss := s.(games.SimultaneousState)
+			pathLen, traceLen := len(w.path), len(w.Ctx.Trace)
 			for q := range t.players {
 				first, cnt := simSegment(t.a, nd, q, t.players)
 				st := step{node: cur, player: int32(q), first: q == 0}
@@ -119,8 +129,15 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				if record {
 					w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(q), joint[q]})
 				}
+				if ss.LegalFor(q, w.simLegal[q]); !w.simLegal[q].Has(joint[q]) {
+					for _, st := range w.path[pathLen:] {
+						t.addVloss(st.edge, -1)
+					}
+					w.path, w.Ctx.Trace = w.path[:pathLen], w.Ctx.Trace[:traceLen]
+					return t.evalLeaf(w, cur)
+				}
 			}
-			s.(games.SimultaneousState).ApplyJoint(joint)
+			ss.ApplyJoint(joint)
 			childp = &t.a.edges[nd.firstEdge].child // the open-loop child
 		default:
 			// Load the node's first action now, so that the cache line of

@@ -105,7 +105,15 @@
 // proportion to their probability. Simultaneous nodes use decoupled
 // selection: one edge segment and one bandit per player, and a single
 // open-loop child shared by all joint actions (the state is recomputed by
-// replaying the actions of each simulation).
+// replaying the actions of each simulation). A joint node's edges come
+// from the state of its first visit; where a later simulation's state
+// does not allow a player's chosen edge (Sushi Go: the last card of a
+// kind was taken by the neighbour whose hand arrives), the joint action
+// is not applied and that state is evaluated as a leaf. An evaluator with a policy
+// gives each player's segment its own priors (Walker.Priors holds one
+// block of NumActions per player in simultaneous games), so that PUCT
+// selects per player on its own priors (decoupled PUCT; search/engine
+// evaluates each player's block from that player's view).
 //
 // The per-player bandit is Options.SimSel (mcts key simsel):
 //   - ucb (default): the tree's Rule, deterministic per player. Decoupled

@@ -111,7 +111,9 @@ func (t *Tree) storedPriors(w *Walker, nd *node) []float32 {
 }
 
 // expand creates the edges of node ni from the walker's legal masks (see
-// legalOf). priors, when non-nil, are the evaluator's weights by action;
+// legalOf). priors, when non-nil, are the evaluator's weights by action
+// (at a simultaneous node one block of NumActions per player, see
+// Walker.Priors);
 // a deferred node's stored priors replace them. It returns false when
 // another goroutine is expanding the node or the edge arena is full.
 //
@@ -151,9 +153,23 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 			perm := w.perm[:c]
 			drawSwaps(perm, rng)
 			seg := i
+			// Player q's priors: its own block of the evaluator's
+			// policy (decoupled PUCT), normalised over its actions,
+			// else uniform or progressive bias's heuristic.
+			var pq []float32
+			var sum float32
+			if priors != nil {
+				pq = priors[q*t.game.NumActions() : (q+1)*t.game.NumActions()]
+				for a := range w.simLegal[q].All() {
+					sum += max(pq[a], 0)
+				}
+			}
 			for a := range w.simLegal[q].All() {
 				p := 1 / float32(c)
-				if t.opt.Bias != 0 {
+				switch {
+				case pq != nil && sum > 0:
+					p = max(pq[a], 0) / sum
+				case t.opt.Bias != 0:
 					p = w.simHP[q][a]
 				}
 				placeEdge(t.a, seg, i-seg, perm, a, p)

@@ -36,6 +36,10 @@ type Snapshot struct {
 	// Final marks the last snapshot of a search: its budget is spent or
 	// its context ended.
 	Final bool
+	// Values is every player's value of the root, in [-1, 1] (the mean of
+	// the value vectors the search backed up: under MaxN each player's
+	// own estimate), or nil where the searcher does not keep them.
+	Values []float64
 }
 
 // MaxPV bounds the length of Snapshot.PV.

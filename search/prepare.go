@@ -5,7 +5,9 @@ import "github.com/canopy-go/canopy/games"
 // PrepareWith is Prepare with the root's policy handed in: when the root
 // is expanded at evaluation (ExpandVisits 0) its edges take priors
 // (weights by action id, normalised over the legal actions) instead of
-// calling Options.Eval. A nil priors expands with uniform priors. A root
+// calling Options.Eval (at a simultaneous root one block of NumActions
+// weights per player, as Walker.Priors). A nil priors expands with
+// uniform priors. A root
 // kept by tree reuse keeps its edges. Batched drivers call it with the
 // network's root policy, evaluated through their batch stream.
 func (t *Tree) PrepareWith(s games.State, priors []float32) {
@@ -20,7 +22,7 @@ func (t *Tree) PrepareWith(s games.State, priors []float32) {
 // uniformPriors returns a reusable slice of equal weights, one per action.
 func (t *Tree) uniformPriors() []float32 {
 	if len(t.ones) == 0 {
-		t.ones = make([]float32, t.game.NumActions())
+		t.ones = make([]float32, priorsLen(t.game))
 		for i := range t.ones {
 			t.ones[i] = 1
 		}

@@ -157,3 +157,111 @@ func TestDecoupledSimultaneous(t *testing.T) {
 		}
 	}
 }
+
+// takeGame is a two-round simultaneous game in which what a player may
+// choose in round 2 depends on the other player's round-1 choice, as in
+// Sushi Go (a neighbour may take the last card of a kind): each player
+// picks 0, 1 or 2 in round 1; in round 2 player p may pick 0, 1 or 2
+// except the other player's round-1 pick. ApplyJoint panics on an illegal
+// choice. The open-loop child of the root is reached by every joint
+// action, so its edges (made at its first visit) are not all legal in
+// later simulations' states.
+type takeGame struct{}
+
+type takeState struct {
+	round int
+	picks [2][2]games.Action // [round][player]
+}
+
+func (takeGame) Type() games.Type {
+	return games.Type{Name: "take-test", Dynamics: games.Simultaneous, Utility: games.ZeroSum,
+		MinPlayers: 2, MaxPlayers: 2, MinReturn: -1, MaxReturn: 1}
+}
+func (takeGame) Spec() string                           { return "take-test" }
+func (takeGame) NumPlayers() int                        { return 2 }
+func (takeGame) NumActions() int                        { return 3 }
+func (takeGame) MaxGameLength() int                     { return 2 }
+func (takeGame) ObservationShape() []int                { return []int{1} }
+func (takeGame) NewInitialState() games.State           { return &takeState{} }
+func (takeGame) ParseState(string) (games.State, error) { return nil, fmt.Errorf("not supported") }
+
+func (s *takeState) Game() games.Game { return takeGame{} }
+func (s *takeState) CurrentPlayer() int {
+	if s.round == 2 {
+		return games.TerminalPlayer
+	}
+	return games.SimultaneousPlayer
+}
+func (s *takeState) IsTerminal() bool     { return s.round == 2 }
+func (s *takeState) Legal(dst games.Mask) { dst.Clear() }
+func (s *takeState) Apply(games.Action)   { panic("simultaneous") }
+func (s *takeState) LegalFor(p int, dst games.Mask) {
+	dst.Clear()
+	if s.round == 2 {
+		return
+	}
+	for a := range games.Action(3) {
+		if s.round == 0 || a != s.picks[0][1-p] {
+			dst.Set(a)
+		}
+	}
+}
+func (s *takeState) ApplyJoint(j []games.Action) {
+	m := games.NewMask(3)
+	for p := range 2 {
+		if s.LegalFor(p, m); !m.Has(j[p]) {
+			panic(fmt.Sprintf("take-test: player %d's %d is not legal in round %d after %v", p, j[p], s.round, s.picks[0]))
+		}
+	}
+	s.picks[s.round] = [2]games.Action{j[0], j[1]}
+	s.round++
+}
+func (s *takeState) Clone() games.State      { c := *s; return &c }
+func (s *takeState) CloneInto(d games.State) { *d.(*takeState) = *s }
+func (s *takeState) Hash() uint64 {
+	return uint64(s.round)<<8 | uint64(s.picks[0][0])<<4 | uint64(s.picks[0][1])
+}
+func (s *takeState) Observation(int, []float32)         {}
+func (s *takeState) MoveNumber() int                    { return s.round }
+func (s *takeState) ActionString(a games.Action) string { return fmt.Sprint(int(a)) }
+func (s *takeState) ParseAction(string) (games.Action, error) {
+	return 0, fmt.Errorf("no")
+}
+func (s *takeState) String() string { return fmt.Sprint(s.round, s.picks) }
+
+// Player 0 wins the round-2 clash when the sum of the picks is odd.
+func (s *takeState) Returns(dst []float64) {
+	dst[0], dst[1] = 0, 0
+	if s.round == 2 {
+		v := 1.0
+		if (s.picks[1][0]+s.picks[1][1])%2 == 0 {
+			v = -1
+		}
+		dst[0], dst[1] = v, -v
+	}
+}
+
+// A joint action that a node's edges offer but the simulation's state
+// does not allow is never applied (takeGame panics if it is): every
+// selection rule at joint nodes, threads 1 and 2, many seeds.
+func TestSimultaneousStaleEdges(t *testing.T) {
+	g := takeGame{}
+	for _, sel := range []SimRule{SimUCB, SimExp3, SimRM} {
+		for _, rule := range []Rule{UCT, PUCT} {
+			for seed := uint64(1); seed <= 5; seed++ {
+				o := DefaultOptions()
+				o.Rule, o.SimSel, o.Sims = rule, sel, 400
+				if rule == PUCT {
+					o.Eval, o.ExpandVisits = Uniform{}, 0
+				}
+				tr, err := New(g, o, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := tr.Search(context.Background(), g.NewInitialState()); n != 400 {
+					t.Fatalf("%v, %v: %d simulations, want 400", sel, rule, n)
+				}
+			}
+		}
+	}
+}

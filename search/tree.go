@@ -424,7 +424,12 @@ type Walker struct {
 	State games.State
 	// Value receives the evaluation (one entry per player, in [-1, 1]).
 	Value []float64
-	// Priors receives an evaluator's policy, indexed by action id.
+	// Priors receives an evaluator's policy, indexed by action id. In
+	// simultaneous-move games it has NumPlayers blocks of NumActions:
+	// at a simultaneous leaf player q's policy over its own actions
+	// (LegalFor(q)) goes to Priors[q*NumActions+a] (decoupled PUCT: each
+	// player's edge segment takes its own block); elsewhere only the
+	// first block is read.
 	Priors []float32
 	// Ctx is the evaluator scratch space.
 	Ctx *EvalContext
@@ -460,7 +465,7 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 	w := &Walker{
 		t: t, State: g.NewInitialState(),
 		Value:  make([]float64, t.players),
-		Priors: make([]float32, n),
+		Priors: make([]float32, priorsLen(g)),
 		Ctx:    newEvalContext(g, games.NewRand(seed)),
 		path:   make([]step, 0, g.MaxGameLength()*t.players+8),
 		legal:  games.NewMask(n),
@@ -484,6 +489,15 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 		}
 	}
 	return w
+}
+
+// priorsLen is the length of a walker's Priors for game g: NumActions, or
+// one block of NumActions per player in simultaneous-move games.
+func priorsLen(g games.Game) int {
+	if g.Type().Dynamics == games.Simultaneous {
+		return g.NumPlayers() * g.NumActions()
+	}
+	return g.NumActions()
 }
 
 // Leaf returns the leaf node of the walker's last SelectLeaf (NilNode when

@@ -9,7 +9,12 @@
 // statistics of the K trees are merged, the position is recorded as
 // (observation from the mover's view, visit distribution, legal actions,
 // final outcome from the mover's view), and the move is sampled from the
-// visits for the first TempPlies plies, then the most visited. Optional
+// visits for the first TempPlies plies, then the most visited. At a
+// simultaneous state (Sushi Go's `sushigo` view) every player's choice is
+// searched in turn, seat 0 first, on deals sampled from that player's
+// view (decoupled PUCT at the joint nodes, see search/engine), recorded
+// as that player's position, and the choices are applied together: a
+// joint move gives one position per player. Optional
 // resignation keeps a fraction of games playing on to count false
 // positives.
 //

@@ -125,7 +125,9 @@ func encodeNPZ(arrays []npzArray) ([]byte, error) {
 // the position for the mover, GameRecord.RootQ; left out when a record
 // lacks it, so that no shard holds made-up values) and, for games of
 // three or more players, values [n, players] (GameRecord.Values: every
-// player's return, seat-rotated, mover first). Without records it
+// player's return, seat-rotated, mover first) and root_values [n,
+// players] (GameRecord.RootValues; left out when a record lacks them).
+// Without records it
 // lists the arrays every shard has: root_q is optional, as shards written
 // before it existed lack it.
 func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
@@ -149,13 +151,16 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	if n > 0 && len(recs[0].Returns) > 2 {
 		players = len(recs[0].Returns)
 	}
-	var values []float32
+	var values, rootValues []float32
+	hasRV := players > 0
 	for _, r := range recs {
 		if players > 0 && len(r.Values) == r.Positions()*players {
 			values = append(values, r.Values...)
 		} else {
 			players = 0
 		}
+		hasRV = hasRV && len(r.RootValues) == r.Positions()*players
+		rootValues = append(rootValues, r.RootValues...)
 	}
 	for _, r := range recs {
 		hasQ = hasQ && len(r.RootQ) == r.Positions()
@@ -182,6 +187,9 @@ func shardArrays(recs []*GameRecord, obsShape []int, actions int) []npzArray {
 	}
 	if players > 0 {
 		arrays = append(arrays, npzArray{name: "values", descr: "<f4", shape: []int{n, players}, f32: values})
+		if hasRV && hasQ {
+			arrays = append(arrays, npzArray{name: "root_values", descr: "<f4", shape: []int{n, players}, f32: rootValues})
+		}
 	}
 	return arrays
 }

@@ -473,6 +473,18 @@ func (o *Output) checkFile(sh *Shard) (problem, err error) {
 		}
 		values = f32s(keep)
 	}
+	var rootValues []float32
+	if zf := members["root_values.npy"]; zf != nil {
+		if values == nil || rootQ == nil {
+			return fmt.Errorf("has an array root_values without values and root_q"), nil
+		}
+		a := npzArray{name: "root_values", descr: "<f4", shape: []int{sh.Positions, players}}
+		var keep []byte
+		if problem, err := o.checkArray(zf, a, sh, &keep); problem != nil || err != nil {
+			return problem, err
+		}
+		rootValues = f32s(keep)
+	}
 	// The values training checks (selfplay.CheckPositions): a shard kept
 	// here must be one train accepts.
 	obsN := 1
@@ -486,6 +498,11 @@ func (o *Output) checkFile(sh *Shard) (problem, err error) {
 	if values != nil {
 		if err := CheckValues(sh.Positions, players, f32s(data["value"]), values); err != nil {
 			return err, nil
+		}
+	}
+	if rootValues != nil {
+		if err := CheckValues(sh.Positions, players, rootQ, rootValues); err != nil {
+			return fmt.Errorf("root_values: %w", err), nil
 		}
 	}
 	return nil, nil

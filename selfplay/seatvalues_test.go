@@ -191,43 +191,71 @@ func TestSeatValues(t *testing.T) {
 			}
 		})
 	}
-	for np := 2; np <= 5; np++ {
-		t.Run(fmt.Sprintf("sushigo-seq-%d", np), func(t *testing.T) {
-			dir, recs, g := seatRun(t, fmt.Sprintf("sushigo-seq:players=%d", np), 2)
-			vals, width := readValues(t, dir)
-			if np == 2 {
-				if vals != nil {
-					t.Fatal("a two-player shard has a values array")
-				}
-				return
+	// Sushi Go's sequential view, and its simultaneous one (each joint
+	// move searched seat by seat, one position recorded per seat in seat
+	// order).
+	for _, view := range []string{"sushigo-seq", "sushigo"} {
+		for np := 2; np <= 5; np++ {
+			sushiSeatValues(t, view, np)
+		}
+	}
+}
+
+func sushiSeatValues(t *testing.T, view string, np int) {
+	t.Run(fmt.Sprintf("%s-%d", view, np), func(t *testing.T) {
+		dir, recs, g := seatRun(t, fmt.Sprintf("%s:players=%d", view, np), 2)
+		na := g.NumActions()
+		for id, rec := range recs {
+			if rec.Positions() == 0 || rec.Positions()%np != 0 {
+				t.Fatalf("game %d: %d positions, want a positive multiple of %d", id, rec.Positions(), np)
 			}
-			if width != np {
-				t.Fatalf("values width %d, want %d", width, np)
+			for i := range rec.Positions() {
+				var sum float32
+				for a := range na {
+					p := rec.Policy[i*na+a]
+					if p > 0 && rec.Legal[i*na+a] == 0 {
+						t.Fatalf("game %d position %d: policy on illegal action %d", id, i, a)
+					}
+					sum += p
+				}
+				if math.Abs(float64(sum-1)) > 1e-4 {
+					t.Fatalf("game %d position %d: policy sums to %v", id, i, sum)
+				}
 			}
-			for id, rec := range recs {
-				if rec.Resigned {
-					t.Fatalf("game %d resigned with %d players", id, np)
-				}
-				ret := make([]float64, np)
-				for k, v := range rec.Returns {
-					// The game's scale is [-1, 1] (Type.MinReturn, MaxReturn):
-					// self-play's targets are its returns as they are.
-					ret[k] = v
-				}
-				if tp := g.Type(); tp.MinReturn != -1 || tp.MaxReturn != 1 {
-					t.Fatalf("returns scale [%v, %v]", tp.MinReturn, tp.MaxReturn)
-				}
-				for i, row := range vals[id] {
-					m := i % np // the sequential view: seats 0..np-1 choose in turn
-					for k := range np {
-						if want := float32(ret[(m+k)%np]); math.Abs(float64(row[k]-want)) != 0 {
-							t.Fatalf("game %d position %d (seat %d to move): values %v, want the returns %v rotated by %d", id, i, m, row, ret, m)
-						}
+		}
+		vals, width := readValues(t, dir)
+		if np == 2 {
+			if vals != nil {
+				t.Fatal("a two-player shard has a values array")
+			}
+			return
+		}
+		if width != np {
+			t.Fatalf("values width %d, want %d", width, np)
+		}
+		for id, rec := range recs {
+			if rec.Resigned {
+				t.Fatalf("game %d resigned with %d players", id, np)
+			}
+			ret := make([]float64, np)
+			for k, v := range rec.Returns {
+				// The game's scale is [-1, 1] (Type.MinReturn, MaxReturn):
+				// self-play's targets are its returns as they are.
+				ret[k] = v
+			}
+			if tp := g.Type(); tp.MinReturn != -1 || tp.MaxReturn != 1 {
+				t.Fatalf("returns scale [%v, %v]", tp.MinReturn, tp.MaxReturn)
+			}
+			for i, row := range vals[id] {
+				m := i % np // the sequential view: seats 0..np-1 choose in turn
+				for k := range np {
+					if want := float32(ret[(m+k)%np]); math.Abs(float64(row[k]-want)) != 0 {
+						t.Fatalf("game %d position %d (seat %d to move): values %v, want the returns %v rotated by %d", id, i, m, row, ret, m)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // Self-play with a per-player value head (MaxN backups) records the
@@ -286,4 +314,45 @@ func rotation(row []float32, returns []float64) int {
 		}
 	}
 	return -1
+}
+
+// Games of three or more players record the search's root value of
+// every player (root_values, seat-rotated, entry 0 the mover's root_q,
+// the others in [-1, 1] and not all zero); two-player shards have none.
+func TestRootValuesRecorded(t *testing.T) {
+	for _, spec := range []string{"tetrislink:players=3", "sushigo:players=4", "tictactoe"} {
+		dir, _, g := seatRun(t, spec, 2)
+		_, m := readRun(t, dir)
+		np := g.NumPlayers()
+		for _, sh := range m.Shards {
+			arr := readNPZ(t, filepath.Join(dir, sh.File))
+			ra, ok := arr["root_values"]
+			if np <= 2 {
+				if ok {
+					t.Errorf("%s: a two-player shard has root_values", spec)
+				}
+				continue
+			}
+			if !ok || ra.descr != "<f4" || len(ra.shape) != 2 || ra.shape[0] != sh.Positions || ra.shape[1] != np {
+				t.Fatalf("%s: root_values %v (present %v), want <f4 [%d %d]", spec, ra.shape, ok, sh.Positions, np)
+			}
+			q := arr["root_q"]
+			nonzero := false
+			for i := range sh.Positions {
+				if ra.f32(i*np) != q.f32(i) {
+					t.Fatalf("%s row %d: root_values starts with %v, root_q %v", spec, i, ra.f32(i*np), q.f32(i))
+				}
+				for k := 1; k < np; k++ {
+					v := ra.f32(i*np + k)
+					if v < -1 || v > 1 {
+						t.Fatalf("%s row %d: root value %v", spec, i, v)
+					}
+					nonzero = nonzero || v != 0
+				}
+			}
+			if !nonzero {
+				t.Errorf("%s: every other player's root value is 0", spec)
+			}
+		}
+	}
 }

@@ -26,9 +26,22 @@ import (
 // manifests written before them read back as equal settings.
 type Settings struct {
 	engine.Settings
-	// Resign: a player whose best move's Q is below -Resign resigns
-	// (0 = never). ResignOff is the fraction of games played to the end
-	// anyway to count false positives. 2-player games only.
+	// Resign: a player whose best move's Q (its own value, MaxN or
+	// paranoid alike) is below -Resign resigns (0 = never). ResignOff is
+	// the fraction of games played to the end anyway to count false
+	// positives (a would-be resigner that did not finish alone in last
+	// place, return above -1).
+	//
+	// Two players: the game ends, the resigner loses (-1), the other wins.
+	// More players: a resignation cannot end the game, since the others'
+	// order among themselves is still open and any adjudication of it
+	// would put made-up targets into their positions. The resigner is
+	// adjudicated alone in last place (return -1, what its value
+	// predicted) and the game goes on for the others, the resigner's
+	// remaining moves played without search (its network's most probable
+	// action, one evaluation) and not recorded; the others' returns are
+	// those of the game's end. At most one player resigns per game (a
+	// second could not also be alone in last place).
 	Resign    float64 `json:"resign"`
 	ResignOff float64 `json:"resignoff"`
 	// PCR is playout-cap randomisation (Wu 2019, "Accelerating Self-Play
@@ -72,7 +85,7 @@ type Settings struct {
 func (s *Settings) Table() spec.Table {
 	t := s.Settings.Table()
 	t = append(t,
-		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 2-player games)"),
+		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 3+ players: the resigner is scored last and plays on without search)"),
 		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"),
 		spec.Float("pcr", &s.PCR, 0, 0, 1, "playout-cap randomisation: probability that a move is a full, recorded search (0 = off: every move; KataGo 0.25)"),
 		spec.Int("pcrfast", &s.PCRFast, 0, 0, 1<<24, "simulations of the fast, unrecorded searches under pcr (0 = sims/4)"),
@@ -159,7 +172,15 @@ type GameRecord struct {
 	// visit-weighted mean Q of the root's actions, merged over the
 	// determinizations (in [-1, 1]; 0 without visits).
 	RootQ []float32
-	Ply   []int32 // MoveNumber of each position
+	// RootValues are, for games of three or more players (nil for
+	// fewer), the search's value of each position for every player:
+	// Positions x NumPlayers, seat-rotated as Values, entry 0 the
+	// mover's RootQ and entry k the mean over the search's simulations
+	// of the value backed up for player (mover+k) mod players
+	// (engine.MergeRootValues): what train's qmix mixes into a per-player
+	// head's targets.
+	RootValues []float32
+	Ply        []int32 // MoveNumber of each position
 	// Returns are the final values per player in [-1, 1] (after a
 	// resignation: -1 for the resigner, +1 for the opponent).
 	Returns  []float64
@@ -222,6 +243,15 @@ type slot struct {
 	visits    []float64
 	legal     games.Mask
 	scratch   games.State // randomOpening's look-ahead
+	// seat is the player being searched at a simultaneous state (-1
+	// elsewhere): each player's choice is searched in turn, on deals
+	// sampled from its own view, into joint, then applied together.
+	seat  int
+	joint []games.Action
+	rootv []float64 // engine.MergeRootValues scratch (3+ players)
+	// resigned is the player who resigned in a game of three or more
+	// players (-1: none); its moves are played without search.
+	resigned int
 }
 
 type runner struct {
@@ -273,9 +303,6 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	var k int
 	r.opts, r.fast, k, r.det = treeOptions(g, st)
 	r.cfg.Settings.Det = k
-	if g.NumPlayers() != 2 {
-		r.cfg.Settings.Resign = 0
-	}
 	so := st.SearchOptions()
 	blend, err := engine.BlendRollout(g, so)
 	if err != nil {
@@ -313,6 +340,8 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 			sl.visits = make([]float64, g.NumActions())
 			sl.legal = games.NewMask(g.NumActions())
 			sl.would = make([]bool, g.NumPlayers())
+			sl.joint = make([]games.Action, g.NumPlayers())
+			sl.rootv = make([]float64, g.NumPlayers())
 			if !sl.nextGame(w) {
 				break
 			}
@@ -341,6 +370,7 @@ func (sl *slot) nextGame(w *engine.Worker) bool {
 	st := &r.cfg.Settings
 	sl.resignOff = st.Resign > 0 && sl.rng.Float64() < st.ResignOff
 	sl.rec.ResignOffGame = sl.resignOff
+	sl.resigned = -1
 	clear(sl.would)
 	if st.RandomPlies > 0 {
 		sl.randomOpening(st.RandomPlies)
@@ -520,9 +550,34 @@ func (sl *slot) startMove(w *engine.Worker) {
 		return
 	}
 	p := s.CurrentPlayer()
+	sl.seat = -1
+	if p == games.SimultaneousPlayer {
+		sl.seat = 0
+		p = 0
+	}
+	sl.search(w, p)
+}
+
+// search starts the move's searches for player p (the mover, or the seat
+// searched at a simultaneous state).
+func (sl *slot) search(w *engine.Worker, p int) {
+	s := sl.state
 	sl.left = len(sl.jobs)
 	sims := sl.r.opts.Sims
 	sl.record = true
+	if p == sl.resigned {
+		// A resigned player: its network's policy alone (the root's
+		// evaluation, no simulation), not recorded.
+		sl.record, sl.left = false, 1
+		j := sl.jobs[0]
+		if sl.r.det {
+			s.(games.Resampler).Resample(p, sl.rng, j.Root())
+		} else {
+			s.CloneInto(j.Root())
+		}
+		w.Start(j, 0)
+		return
+	}
 	if pcr := sl.r.cfg.Settings.PCR; pcr > 0 {
 		// Playout-cap randomisation: a full search with probability pcr,
 		// else a fast one; the draw comes from the game's stream.
@@ -562,8 +617,15 @@ func (sl *slot) finishMove(w *engine.Worker) {
 	r := sl.r
 	s := sl.state
 	p := s.CurrentPlayer()
+	if sl.seat >= 0 {
+		p = sl.seat
+	}
 	clear(sl.visits)
-	sl.stats, sl.merged = engine.MergeRootStats(sl.jobs, p, sl.stats, sl.merged)
+	jobs := sl.jobs
+	if p == sl.resigned {
+		jobs = jobs[:1] // searched alone (search)
+	}
+	sl.stats, sl.merged = engine.MergeRootStats(jobs, p, sl.stats, sl.merged)
 	stats := sl.merged
 	var total float64
 	best := -1
@@ -597,32 +659,57 @@ func (sl *slot) finishMove(w *engine.Worker) {
 				rec.Policy = append(rec.Policy, v)
 			}
 		}
-		s.Legal(sl.legal)
+		games.LegalOf(s, p, sl.legal)
 		for a := range sl.visits {
 			rec.Legal = append(rec.Legal, b2u8(sl.legal.Has(games.Action(a))))
 		}
 		rec.Ply = append(rec.Ply, int32(s.MoveNumber()))
 		rec.Value = append(rec.Value, float32(p)) // mover for now; endGame rewrites it
 		rec.RootQ = append(rec.RootQ, float32(rootQ(stats)))
+		if np := len(sl.rootv); np > 2 {
+			engine.MergeRootValues(jobs, sl.rootv)
+			rec.RootValues = append(rec.RootValues, float32(rootQ(stats)))
+			for k := 1; k < np; k++ {
+				rec.RootValues = append(rec.RootValues, float32(max(-1, min(1, sl.rootv[(p+k)%np]))))
+			}
+		}
 	}
-	for _, j := range sl.jobs {
+	for _, j := range jobs {
 		rec.Nodes += j.Spent()
 	}
 	if len(stats) == 0 {
 		w.Fail(fmt.Errorf("selfplay: %s: no legal move at a non-terminal state %s", r.g.Spec(), s))
 		return
 	}
-	// Resignation on the best move's value.
-	if st := &r.cfg.Settings; st.Resign > 0 && stats[best].Q < -st.Resign {
-		if !sl.resignOff {
+	// Resignation on the best move's value (see Settings.Resign).
+	if st := &r.cfg.Settings; st.Resign > 0 && p != sl.resigned && stats[best].Q < -st.Resign {
+		switch {
+		case sl.resignOff:
+			sl.would[p] = true
+		case len(sl.would) == 2:
 			sl.endGame(w, &p)
 			return
+		case sl.resigned < 0:
+			sl.resigned = p
 		}
-		sl.would[p] = true
 	}
 	a := gumbelA
-	if !gumbel {
+	switch {
+	case p == sl.resigned:
+		a = mostProbable(stats)
+	case !gumbel:
 		a = sl.jobs[0].Tree().Choose(stats, s.MoveNumber())
+	}
+	if sl.seat >= 0 {
+		// Simultaneous: the next seat's search, or every choice made.
+		sl.joint[sl.seat] = a
+		if sl.seat++; sl.seat < len(sl.joint) {
+			sl.search(w, sl.seat)
+			return
+		}
+		s.(games.SimultaneousState).ApplyJoint(sl.joint)
+		sl.startMove(w)
+		return
 	}
 	s.Apply(a)
 	sl.startMove(w)
@@ -647,6 +734,12 @@ func (sl *slot) endGame(w *engine.Worker, resigner *int) {
 			rec.Returns[q] = (v-r.tmin)*r.tscal - 1
 		}
 	} // else: length cap reached; a draw (zeros)
+	if sl.resigned >= 0 {
+		// Three or more players: the resigner is scored alone in last
+		// place whatever its unsearched moves reached.
+		rec.Returns[sl.resigned] = -1
+		rec.Resigned = true
+	}
 	for _, m := range rec.Value {
 		rec.Values = appendSeatValues(rec.Values, rec.Returns, int(m))
 	}
@@ -654,7 +747,7 @@ func (sl *slot) endGame(w *engine.Worker, resigner *int) {
 		rec.Value[i] = float32(rec.Returns[int(m)])
 	}
 	for q, wd := range sl.would {
-		if wd && rec.Returns[q] >= 0 {
+		if wd && (rec.Returns[q] >= 0 || np > 2 && rec.Returns[q] > -1) { // two players: not lost; more: not alone in last place
 			rec.FalseResign = true
 		}
 	}
@@ -691,6 +784,18 @@ func appendSeatValues(dst []float32, returns []float64, mover int) []float32 {
 		dst = append(dst, float32(returns[(mover+k)%np]))
 	}
 	return dst
+}
+
+// mostProbable returns the action of stats with the highest prior (the
+// network's most probable move), ties to the first.
+func mostProbable(stats []search.ActionStat) games.Action {
+	best := 0
+	for i, x := range stats {
+		if x.Prior > stats[best].Prior {
+			best = i
+		}
+	}
+	return stats[best].Action
 }
 
 func b2u8(b bool) uint8 {

@@ -123,8 +123,13 @@ type Dataset struct {
 	values   []float32
 	players  int
 	noValues string
-	sources  []Source
-	warnings []string
+	// rootValues are the search's per-player root values (the shards'
+	// root_values: n rows of players values, seat-rotated, first the
+	// mover's root_q) when every shard with values has them; nil
+	// otherwise.
+	rootValues []float32
+	sources    []Source
+	warnings   []string
 }
 
 // Game returns the game the positions belong to.
@@ -179,6 +184,16 @@ func (d *Dataset) Row(i int, obs []float32) (policy []float32, value float32, le
 		legal = d.legal[i*d.actions : (i+1)*d.actions]
 	}
 	return policy, d.value[i], legal
+}
+
+// RootValues returns the search's value of position i for every player
+// (seat-rotated, mover first, entry 0 its RootQ), or nil when some shard
+// lacks them (written before self-play recorded root_values).
+func (d *Dataset) RootValues(i int) []float32 {
+	if d.rootValues == nil {
+		return nil
+	}
+	return d.rootValues[i*d.players : (i+1)*d.players]
 }
 
 // Values returns position i's per-player value targets (seat-rotated,
@@ -385,6 +400,13 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 			}
 		}
 		d.values = make([]float32, 0, total*d.players)
+		hasRV := true
+		for _, sh := range loaded {
+			hasRV = hasRV && sh.rootValues != nil
+		}
+		if hasRV {
+			d.rootValues = make([]float32, 0, total*d.players)
+		}
 	}
 	if hasLegal {
 		d.legal = make([]uint8, 0, total*d.actions)
@@ -407,6 +429,9 @@ func LoadDataset(paths []string, g games.Game, opt DatasetOptions) (*Dataset, er
 		d.value = append(d.value, sh.value[lo:]...)
 		if hasValues {
 			d.values = append(d.values, sh.values[lo*d.players:]...)
+		}
+		if d.rootValues != nil {
+			d.rootValues = append(d.rootValues, sh.rootValues[lo*d.players:]...)
 		}
 		if hasQ {
 			if sh.rootQ != nil {
@@ -538,7 +563,9 @@ type shard struct {
 	gameID    []int64   // nil when the shard has no game_id/ply arrays
 	ply       []int32
 	values    []float32 // n x players; nil when the shard has no values array
-	players   int
+	// rootValues: n x players (root_values); nil when the shard has none
+	rootValues []float32
+	players    int
 }
 
 // loadShard reads and validates one shard against g (and the manifest's
@@ -645,6 +672,15 @@ func loadShard(ref shardRef, g games.Game, inRun bool) (*shard, error) {
 			return nil, bad("%v", err)
 		}
 		sh.values, sh.players = va.f32, P
+		if ra, ok := arrays["root_values"]; ok && rootQ != nil {
+			if ra.descr != "<f4" || !slices.Equal(ra.shape, []int{n, P}) {
+				return nil, shapeErr("root_values has dtype %s and shape %v, but %s with %d positions needs <f4 [%d %d]", ra.descr, ra.shape, g.Spec(), n, n, P)
+			}
+			if err := selfplay.CheckValues(n, P, rootQ, ra.f32); err != nil {
+				return nil, bad("root_values: %v", err)
+			}
+			sh.rootValues = ra.f32
+		}
 	}
 	sh.obs.append(obs.f32)
 	if rootQ == nil {
@@ -693,14 +729,16 @@ func canonical(group []*shard) []*shard {
 	m := &shard{path: first.path, iteration: first.iteration, n: len(rows), obs: obsRows{size: first.obs.size}}
 	m.obs.reserve(len(rows))
 	m.policy = make([]float32, 0, len(rows)*A)
-	hasLegal, hasQ, hasValues := false, true, true
+	hasLegal, hasQ, hasValues, hasRV := false, true, true, true
 	for _, sh := range group {
 		hasLegal = hasLegal || sh.legal != nil
 		if sh.rootQ == nil && hasQ {
 			hasQ, m.noQ = false, sh.noQ
 		}
 		hasValues = hasValues && sh.values != nil && sh.players == first.players
+		hasRV = hasRV && sh.rootValues != nil
 	}
+	hasRV = hasRV && hasValues
 	if hasValues {
 		m.players = first.players
 	}
@@ -711,6 +749,9 @@ func canonical(group []*shard) []*shard {
 		m.value = append(m.value, sh.value[i])
 		if hasValues {
 			m.values = append(m.values, sh.values[i*m.players:(i+1)*m.players]...)
+		}
+		if hasRV {
+			m.rootValues = append(m.rootValues, sh.rootValues[i*m.players:(i+1)*m.players]...)
 		}
 		if hasQ {
 			m.rootQ = append(m.rootQ, sh.rootQ[i])

@@ -37,8 +37,11 @@
 // policy float32 [N, A], value float32 [N] and optionally legal uint8
 // [N, A] (1 = legal), root_q float32 [N] (for qmix) and values float32
 // [N, players] (every player's return, seat-rotated so that the mover
-// comes first; what a per-player value head trains on); game_id and ply
-// order a run's rows. The .npy
+// comes first; what a per-player value head trains on) and root_values
+// float32 [N, players] (the search's root value of every player, rotated
+// the same way, its first entry root_q: qmix mixes each player's entry of
+// a per-player head's target with it; without it, the mover's entry
+// alone); game_id and ply order a run's rows. The .npy
 // reader here is independent of package selfplay's writer and accepts only
 // C-order little-endian float32, int32, int64 and uint8/bool arrays.
 //

@@ -86,9 +86,10 @@ func (s *Sampler) SetQMix(w float64) error {
 // default) is the mover's outcome for a scalar value head; vs > 1 the
 // per-player targets of a per-player head (nets.Net.ValueSize), which
 // the dataset must hold for vs players (Dataset.CheckValueSize). With
-// SetQMix the root Q is mixed into the mover's entry (the first): the
-// tree keeps each player's value only where that player chooses, so the
-// root holds the mover's alone.
+// SetQMix every player's entry mixes in the search's root value for that
+// player (Dataset.RootValues: the mean of the value vectors the search
+// backed up, entry 0 the mover's root Q); data from shards written
+// before self-play recorded root_values mix the mover's entry alone.
 func (s *Sampler) SetValueSize(vs int) error {
 	vs = max(vs, 1)
 	if err := s.ds.CheckValueSize(vs); err != nil {
@@ -153,7 +154,13 @@ func (s *Sampler) Next() *nets.Batch {
 			val = float32((1-s.qmix)*float64(val) + s.qmix*float64(d.rootQ[i]))
 		}
 		if s.vs > 1 {
-			copy(b.Value[k*s.vs:(k+1)*s.vs], d.values[i*s.vs:(i+1)*s.vs])
+			row := b.Value[k*s.vs : (k+1)*s.vs]
+			copy(row, d.values[i*s.vs:(i+1)*s.vs])
+			if rv := d.RootValues(i); s.qmix > 0 && rv != nil {
+				for j := 1; j < s.vs; j++ {
+					row[j] = float32((1-s.qmix)*float64(row[j]) + s.qmix*float64(rv[j]))
+				}
+			}
 		}
 		b.Value[k*s.vs] = val // the mover's: values[i*vs] is the position's value
 		if sym == 0 {

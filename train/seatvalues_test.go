@@ -18,6 +18,13 @@ import (
 // so that the mover's comes first, computed here from the game.
 func seatShard(t *testing.T, g games.Game, n int, seed uint64, withValues bool) string {
 	t.Helper()
+	return seatShardRV(t, g, n, seed, withValues, false)
+}
+
+// seatShardRV is seatShard, with a root_values array when withRV: row i
+// starts with root_q's (i mod 7)/10, entry k > 0 is rootValue(i, k).
+func seatShardRV(t *testing.T, g games.Game, n int, seed uint64, withValues, withRV bool) string {
+	t.Helper()
 	rng := games.NewRand(seed)
 	A, np := g.NumActions(), g.NumPlayers()
 	m := games.NewMask(A)
@@ -66,6 +73,17 @@ func seatShard(t *testing.T, g games.Game, n int, seed uint64, withValues bool) 
 	if withValues {
 		arr = append(arr, testArray{name: "values", descr: "<f4", shape: []int{rows, np}, data: vals})
 	}
+	if withRV {
+		rv := make([]float32, rows*np)
+		q := rootQ(rows)
+		for i := range rows {
+			rv[i*np] = q[i]
+			for k := 1; k < np; k++ {
+				rv[i*np+k] = rootValue(i, k)
+			}
+		}
+		arr = append(arr, testArray{name: "root_values", descr: "<f4", shape: []int{rows, np}, data: rv})
+	}
 	path := filepath.Join(t.TempDir(), "shard.npz")
 	writeFile(t, path, npzBytes(t, arr))
 	return path
@@ -80,8 +98,47 @@ func rootQ(n int) []float32 {
 	return q
 }
 
+// rootValue is a made-up root value of player k (seat-rotated) at row i.
+func rootValue(i, k int) float32 { return float32((i+3*k)%5)/5 - 0.4 }
+
+// With root_values (self-play's search values for every player) qmix
+// mixes each player's entry with its own root value: hand-computed
+// targets (1-w)*z_k + w*q_k.
+func TestSamplerRootValuesQMix(t *testing.T) {
+	g := games.MustNew("tetrislink:players=3")
+	ds, err := LoadDataset([]string{seatShardRV(t, g, 1, 4, true, true)}, g, DatasetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.RootValues(0) == nil {
+		t.Fatal("RootValues nil for a shard with root_values")
+	}
+	s, err := NewSampler(ds, 8, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetValueSize(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetQMix(0.25); err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := NewSampler(ds, 8, 1, false)
+	b := s.Next()
+	for k, i := range ref.perm[:8] {
+		z := ds.Values(int(i))
+		q := []float32{float32(int(i)%7) / 10, rootValue(int(i), 1), rootValue(int(i), 2)}
+		for j := range 3 {
+			want := float32(0.75*float64(z[j]) + 0.25*float64(q[j]))
+			if got := b.Value[k*3+j]; got != want {
+				t.Errorf("sample %d (row %d) player %d: target %v, want %v (z %v, q %v)", k, i, j, got, want, z[j], q[j])
+			}
+		}
+	}
+}
+
 // The sampler hands a per-player head its rows whole, and qmix mixes the
-// root Q into the mover's entry alone.
+// root Q into the mover's entry alone (data without root_values).
 func TestSamplerSeatValuesQMix(t *testing.T) {
 	g := games.MustNew("tetrislink:players=3")
 	ds, err := LoadDataset([]string{seatShard(t, g, 1, 4, true)}, g, DatasetOptions{})

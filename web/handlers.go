@@ -482,7 +482,15 @@ type analysisJSON struct {
 	Visits  int           `json:"visits"` // sum over rows
 	Seconds float64       `json:"seconds"`
 	Rows    []analysisRow `json:"rows"`
+	// Values is the position's value for every seat, in seat order, in
+	// [-1, 1], from analyzers that have one (az with a per-player value
+	// head: the search's root value vector); absent otherwise.
+	Values []float64 `json:"values,omitempty"`
 }
+
+// seatValuer is implemented by analyzers that value the position for
+// every seat (engine.AZ with a per-player value head).
+type seatValuer interface{ SeatValues() []float64 }
 
 func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req analyzeRequest
@@ -648,6 +656,22 @@ func (c *analysisCall) rowsJSON(rows []agent.Analysis, secs float64) *analysisJS
 		}
 		out.Rows[i] = analysisRow{int(x.Action), c.clone.ActionString(x.Action), x.Visits, q, finite(x.Prior), finite(x.Score)}
 		out.Visits += x.Visits
+	}
+	if sv, ok := c.an.(seatValuer); ok {
+		out.Values = seatValuesJSON(sv.SeatValues())
+	}
+	return out
+}
+
+// seatValuesJSON copies per-seat values for JSON (NaN and infinities as
+// 0); nil stays nil.
+func seatValuesJSON(v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = finite(x)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/arena"
+	_ "github.com/canopy-go/canopy/games/sushigo"
 	_ "github.com/canopy-go/canopy/games/tetrislink"
 )
 
@@ -84,5 +85,33 @@ func TestRatedGames(t *testing.T) {
 	}
 	if got := ratedGames(Match{Seats: []string{"a", "a", "b", "b"}, Returns: []float64{1, 0, 0, 0}}); got != nil {
 		t.Errorf("two pairs of copies: %+v, want none (not a shape evaluation plays)", got)
+	}
+}
+
+// The loop runs on a simultaneous-move game (Sushi Go's sushigo view,
+// three players): self-play records one position per seat of every
+// joint move (3 rounds x 9 tricks x 3 seats per game), the per-player
+// head trains on them, and evaluation plays the joint moves.
+func TestSimultaneousLoop(t *testing.T) {
+	dir := t.TempDir()
+	c := DefaultConfig("sushigo:players=3")
+	c.Iterations, c.Games, c.Trees = 1, 2, 2
+	c.SelfPlay.Sims = 4
+	c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 3, 16, 3
+	c.EvalGames, c.EvalSims = 3, 4
+	c.Baselines = []string{"sushigo-heuristic"}
+	c.Backend = "cpu"
+	if err := Run(context.Background(), dir, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var rec Record
+	if ok, err := readJSON(filepath.Join(dir, itersDir, "iter-0001.json"), &rec); !ok || err != nil {
+		t.Fatalf("record of iteration 1: %v", err)
+	}
+	if rec.SelfPlay.Games != 2 || rec.SelfPlay.Positions != 2*3*9*3 {
+		t.Errorf("self-play %+v: want 2 games of %d positions", rec.SelfPlay, 3*9*3)
+	}
+	if len(rec.Eval.Scores) != 2 {
+		t.Fatalf("scores %+v: want one against iter-0000 and one against sushigo-heuristic", rec.Eval.Scores)
 	}
 }

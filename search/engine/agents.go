@@ -154,6 +154,19 @@ func (a *AZ) Analyze(ctx context.Context, s games.State, player int) ([]agent.An
 	return out, nil
 }
 
+// SeatValues returns every player's value of the root of the last
+// search (Act, Analyze): the mean of the value vectors it backed up, in
+// [-1, 1], seat order (Searcher.RootValues). It is nil before a search
+// and for networks without a per-player value head, or under
+// backup=paranoid, whose vectors only spread the mover's value. The
+// slice is reused by the next call.
+func (a *AZ) SeatValues() []float64 {
+	if a.lease.vsize < 2 || a.s.opt.Backup == BackupParanoid {
+		return nil
+	}
+	return a.s.RootValues()
+}
+
 // Policy is the `policy` agent: one network evaluation per move. It is
 // not safe for concurrent use; Close releases its engine.
 type Policy struct {
@@ -184,14 +197,15 @@ func (a *Policy) Close() error { a.lease.Release(); return nil }
 func (a *Policy) Source() nets.Source { return a.lease.Source }
 
 func (a *Policy) eval(ctx context.Context, s games.State, player int) (float32, error) {
-	if s.IsTerminal() || s.CurrentPlayer() != player {
+	p := s.CurrentPlayer()
+	if s.IsTerminal() || p != player && !(p == games.SimultaneousPlayer && player >= 0 && player < a.lease.game.NumPlayers()) {
 		return 0, fmt.Errorf("policy: player %d is not to move", player)
 	}
 	v, err := a.lease.Evaluate(ctx, s, player, a.logits)
 	if err != nil {
 		return 0, err
 	}
-	s.Legal(a.mask)
+	games.LegalOf(s, player, a.mask)
 	if !nets.MaskedSoftmax(a.logits, a.mask, a.probs) {
 		return 0, fmt.Errorf("policy: the network's policy is not finite on %s", s)
 	}

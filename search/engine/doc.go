@@ -40,8 +40,20 @@
 // the job writes each player its own (backup=maxn, the default), or
 // spreads row[0] as a scalar head's (backup=paranoid, for ablations).
 // Chance leaves are advanced by sampling to the next decision and valued
-// there without priors; simultaneous leaves are valued from player 0's
-// view without priors. A job may blend a rollout into each leaf value
+// there without priors.
+//
+// Simultaneous moves (Sushi Go's `sushigo` view): a leaf where every
+// player chooses at once sends one row per player, each from that
+// player's view with its own legal actions (LegalFor), and player q's
+// policy becomes the priors of q's edge segment at the joint node
+// (decoupled PUCT: every player selects on its own segment by PUCT, as
+// decoupled UCT does with UCB; Lanctot et al. 2013, Tak et al. 2014).
+// There is no mover, so the values come from every player's own view
+// (simValues): with a per-player head under MaxN each player's own
+// entry of its own row; with a scalar head (or paranoid) the mean over
+// the players' views of each view's spread vector, which keeps two
+// players zero-sum. Hidden hands are handled as elsewhere, by the
+// determinizations of the searching player's view. A job may blend a rollout into each leaf value
 // (study 000: 0.5 network + 0.5 eight-turn rollout); the rollout runs
 // while the network evaluates.
 //

@@ -129,9 +129,6 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: backend %s's network has a value head of %d players, but %s has %d players; use a network made for this player count",
 			be.Name(), vsize, g.Spec(), g.NumPlayers())
 	}
-	if g.Type().Dynamics == games.Simultaneous {
-		return nil, fmt.Errorf("engine: %s has simultaneous moves; use its sequential view (e.g. sushigo-seq)", g.Spec())
-	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -221,7 +218,7 @@ func (e *Engine) EvaluateValues(ctx context.Context, s games.State, mover int, p
 	var err error
 	if e.legal {
 		m := e.masks.Get().(*games.Mask)
-		s.Legal(*m)
+		games.LegalOf(s, mover, *m)
 		err = e.b.EvaluateValues(ctx, func(row []float32) { e.encode(s, mover, *m, row) }, policy, values)
 		e.masks.Put(m)
 	} else {
@@ -245,7 +242,7 @@ func (e *Engine) Evaluate(ctx context.Context, s games.State, mover int, policy 
 	var err error
 	if e.legal {
 		m := e.masks.Get().(*games.Mask)
-		s.Legal(*m)
+		games.LegalOf(s, mover, *m)
 		v, err = e.b.Evaluate(ctx, func(row []float32) { e.encode(s, mover, *m, row) }, policy)
 		e.masks.Put(m)
 	} else {

@@ -32,6 +32,9 @@ type evalScratch struct {
 	logits []float32
 	vals   []float32 // a per-player head's value row
 	mask   games.Mask
+	// simultaneous states (evaluateSim): every player's value, and the
+	// rows of a per-player head
+	own, simVals []float32
 }
 
 // NewNetEvaluator returns an evaluator for g on network netRef (see
@@ -80,8 +83,8 @@ func (ev *NetEvaluator) Err() error {
 }
 
 // Evaluate implements search.Evaluator. Chance states are advanced by
-// sampling to the next decision; simultaneous states are valued from
-// player 0's view without priors.
+// sampling to the next decision; simultaneous states are evaluated from
+// every player's view (evaluateSim).
 func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []float64, priors []float32) bool {
 	for s.CurrentPlayer() == games.ChancePlayer {
 		s.Apply(s.(games.ChanceState).SampleChance(c.Rng))
@@ -91,6 +94,9 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 		return false
 	}
 	p := s.CurrentPlayer()
+	if p == games.SimultaneousPlayer {
+		return ev.evaluateSim(s, value, priors)
+	}
 	decision := p >= 0
 	if !decision {
 		p = 0
@@ -123,6 +129,42 @@ func (ev *NetEvaluator) Evaluate(c *search.EvalContext, s games.State, value []f
 	}
 	s.Legal(sc.mask)
 	return maskedSoftmax(sc.logits, sc.mask, priors)
+}
+
+// evaluateSim evaluates simultaneous state s from every player's view, as
+// the batched jobs do: player q's policy over LegalFor(q) goes to block q
+// of priors (search.Walker.Priors), the values combine as simValues says.
+func (ev *NetEvaluator) evaluateSim(s games.State, value []float64, priors []float32) bool {
+	g := ev.e.game
+	n, na, vs := g.NumPlayers(), g.NumActions(), ev.e.vsize
+	sc := ev.bufs.Get().(*evalScratch)
+	defer ev.bufs.Put(sc)
+	if len(sc.own) < n {
+		sc.own, sc.simVals = make([]float32, n), make([]float32, n*max(vs, 1))
+	}
+	ok := priors != nil
+	for q := range n {
+		var err error
+		if vs > 1 {
+			err = ev.e.EvaluateValues(context.Background(), s, q, sc.logits, sc.simVals[q*vs:(q+1)*vs])
+			sc.own[q] = sc.simVals[q*vs]
+		} else {
+			sc.own[q], err = ev.e.Evaluate(context.Background(), s, q, sc.logits)
+		}
+		if err != nil {
+			ev.failed.CompareAndSwap(nil, &err)
+			clear(value)
+			return false
+		}
+		if priors != nil {
+			games.LegalOf(s, q, sc.mask)
+			if !maskedSoftmax(sc.logits, sc.mask, priors[q*na:(q+1)*na]) {
+				clear(priors[q*na : (q+1)*na])
+			}
+		}
+	}
+	simValues(value, sc.own, sc.simVals, vs, ev.paranoid)
+	return ok
 }
 
 // SetBackup implements search.BackupSetter: BackupParanoid values the

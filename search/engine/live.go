@@ -52,7 +52,7 @@ func (s *Searcher) searchLive(ctx context.Context, st games.State, player int, i
 		if err != nil {
 			return nil, err
 		}
-		snap := &search.Snapshot{Stats: stats, Final: true}
+		snap := &search.Snapshot{Stats: stats, Final: true, Values: s.RootValues()}
 		for _, x := range stats {
 			snap.Sims += x.Visits
 		}
@@ -61,7 +61,7 @@ func (s *Searcher) searchLive(ctx context.Context, st games.State, player int, i
 	if st.IsTerminal() {
 		return nil, fmt.Errorf("engine: the game is over")
 	}
-	if p := st.CurrentPlayer(); p != player {
+	if p := st.CurrentPlayer(); !(p == player && p >= 0 || p == games.SimultaneousPlayer && player >= 0 && player < s.g.NumPlayers()) {
 		return nil, fmt.Errorf("engine: asked for player %d but %s is to move", player, playerName(p))
 	}
 	total := s.opt.Search.Sims // per job
@@ -102,6 +102,7 @@ func (s *Searcher) searchLive(ctx context.Context, st games.State, player int, i
 		s.stats, s.merged = MergeRootStats(s.jobs, player, s.stats, s.merged)
 		search.SortStats(s.merged)
 		snap.Stats = s.merged
+		snap.Values = s.RootValues()
 		snap.PV = snap.PV[:0]
 		if !s.det { // a determinized tree's variation would show sampled hidden information
 			snap.PV = s.jobs[0].tree.PV(snap.PV, search.MaxPV)

@@ -349,3 +349,35 @@ func TestMaxNSushiGoSearch(t *testing.T) {
 		}
 	}
 }
+
+// The root's value vector (Searcher.RootValues, what the web UI shows
+// per seat) is the mean of the vectors backed up: under MaxN it tends to
+// the brute-force value of the line both players choose, (0.6, 0.3, 0.2)
+// after A, x.
+func TestRootValues(t *testing.T) {
+	_, maxnV := bruteForce(func(r [3]float64) [3]float64 { return r })
+	g := coalitionGame{}
+	e, err := New(g, &oracleNet{players: 3}, Options{Workers: 1, Batch: 8, Wait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	st := DefaultSettings()
+	st.Sims = 800
+	s, err := NewSearcher(e, st.SearchOptions(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.RootValues(); v != nil {
+		t.Errorf("root values %v before any search", v)
+	}
+	if _, err := s.Search(context.Background(), g.NewInitialState(), 0); err != nil {
+		t.Fatal(err)
+	}
+	v := s.RootValues()
+	for q := range 3 {
+		if len(v) != 3 || math.Abs(v[q]-maxnV[q]) > 0.1 {
+			t.Fatalf("root values %v, want about the brute-force %v", v, maxnV)
+		}
+	}
+}

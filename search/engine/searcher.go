@@ -55,6 +55,7 @@ type Searcher struct {
 	stats  []search.ActionStat
 	merged []search.ActionStat
 	gpol   []float32 // Gumbel: the merged improved policy
+	values []float64 // RootValues
 }
 
 // NewSearcher returns a searcher over e with trees seeded from seed.
@@ -129,17 +130,32 @@ func BlendRollout(g games.Game, o SearchOptions) (*search.Rollout, error) {
 
 func (s *Searcher) jobDone(*Worker, *Job) { s.left-- }
 
+// RootValues returns every player's value of the last search's root
+// (MergeRootValues over the determinizations), or nil before a search.
+// The slice is reused by the next call.
+func (s *Searcher) RootValues() []float64 {
+	if len(s.values) == 0 {
+		s.values = make([]float64, s.g.NumPlayers())
+	}
+	if !MergeRootValues(s.jobs, s.values) {
+		return nil
+	}
+	return s.values
+}
+
 // Tree returns the first determinization's tree (for inspection).
 func (s *Searcher) Tree() *search.Tree { return s.jobs[0].tree }
 
-// Search searches st for player (who must be to move) and returns the
-// root statistics merged over the determinizations, sorted by
-// decreasing visits. The returned slice is reused by the next call.
+// Search searches st for player (who must be to move, or one of the
+// players choosing at a simultaneous state: decoupled PUCT, each player's
+// priors from its own view, the deals resampled from player's) and
+// returns player's root statistics merged over the determinizations,
+// sorted by decreasing visits. The returned slice is reused by the next call.
 func (s *Searcher) Search(ctx context.Context, st games.State, player int) ([]search.ActionStat, error) {
 	if st.IsTerminal() {
 		return nil, fmt.Errorf("engine: the game is over")
 	}
-	if p := st.CurrentPlayer(); p != player || p < 0 {
+	if p := st.CurrentPlayer(); !(p == player && p >= 0 || p == games.SimultaneousPlayer && player >= 0 && player < s.g.NumPlayers()) {
 		return nil, fmt.Errorf("engine: asked for player %d but %s is to move", player, playerName(p))
 	}
 	s.left = len(s.jobs)

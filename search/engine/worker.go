@@ -15,14 +15,45 @@ import (
 )
 
 // leaf is one request in flight: a walker's leaf or a job's root.
+//
+// A simultaneous state (every player choosing at once) needs one row per
+// player, each from that player's view with its own legal actions: the
+// leaf then sends its own row for player 0 and its seats' rows for the
+// others (seats[q-1] for player q, records of their own with the same
+// walker), and is complete when all have come back (got).
 type leaf struct {
 	j      *Job
 	w      *search.Walker // nil for the root evaluation
-	mask   games.Mask     // legal actions of the evaluated state
+	mask   games.Mask     // legal actions of the evaluated state (the row's player's at a simultaneous state)
 	mover  int            // whose view the observation and value take
 	priors bool           // the result's policy applies (decision state)
 	tag    uint64         // index in the worker's leaf table
 	roll   []float64      // blended jobs: the leaf's rollout returns
+
+	// Simultaneous-move games only (seats nil otherwise).
+	seats []*leaf   // the rows of players 1.. at a simultaneous state
+	owner *leaf     // a seat row's leaf (nil for the leaf itself)
+	sim   bool      // the evaluated state is simultaneous: every seat sends a row
+	sent  int       // rows submitted for the current state
+	got   int       // rows completed
+	own   []float32 // per player: its row's value (scalar head: its own view)
+	vals  []float32 // per player: its row's value vector (per-player head), players x vsize
+}
+
+// rows is the number of network rows l's current state needs.
+func (l *leaf) rows() int {
+	if l.sim {
+		return len(l.seats) + 1
+	}
+	return 1
+}
+
+// row returns the record of l's i-th row (0: l itself).
+func (l *leaf) row(i int) *leaf {
+	if i == 0 {
+		return l
+	}
+	return l.seats[i-1]
 }
 
 // Job is one search in progress: a tree searching one root with a
@@ -49,12 +80,64 @@ type Job struct {
 	// even when the network gives every player's (SetBackup).
 	paranoid bool
 
+	// rootV is the sum of the value vectors backed up by this search's
+	// simulations (every one passes through the root), rootN their
+	// number: RootValues.
+	rootV []float64
+	rootN int64
+
 	prepared bool // root expanded
 	nsel     int  // leaves selected in the current step
 	nsub     int  // of those, submitted (ErrFull may interrupt)
 	pending  int  // submitted, not yet completed
 
 	done func(w *Worker, j *Job) // called on the owner goroutine when the budget is spent
+}
+
+// addRoot counts one backed-up value vector in the root's mean.
+func (j *Job) addRoot(v []float64) {
+	for i, x := range v {
+		j.rootV[i] += x
+	}
+	j.rootN++
+}
+
+// RootValues writes into dst (one entry per player) the root's value for
+// every player: the mean of the value vectors the simulations of the
+// last Start (and its continuations) backed up, each player's own
+// estimate of its return under MaxN, in [-1, 1]. It returns the number
+// of simulations averaged (0: dst is left alone). The tree itself keeps
+// each player's value only on the edges that player chooses, so the
+// root's mover is the only player whose value the root's edges hold.
+func (j *Job) RootValues(dst []float64) int64 {
+	if j.rootN == 0 {
+		return 0
+	}
+	for i, x := range j.rootV {
+		dst[i] = x / float64(j.rootN)
+	}
+	return j.rootN
+}
+
+// MergeRootValues writes into dst the root values of jobs (RootValues)
+// averaged with their simulation counts as weights, and reports false
+// when no job has any (dst is then zeros).
+func MergeRootValues(jobs []*Job, dst []float64) bool {
+	clear(dst)
+	var n int64
+	for _, j := range jobs {
+		for i, x := range j.rootV {
+			dst[i] += x
+		}
+		n += j.rootN
+	}
+	if n == 0 {
+		return false
+	}
+	for i := range dst {
+		dst[i] /= float64(n)
+	}
+	return true
 }
 
 // Tree is the job's tree (nil before SetTree).
@@ -108,7 +191,13 @@ func (j *Job) SetTree(t *search.Tree, first int) {
 	for i, l := range j.walkers {
 		l.w = ws[i]
 	}
+	j.unprepare()
+}
+
+// unprepare makes the next step evaluate the root again.
+func (j *Job) unprepare() {
 	j.prepared = false
+	j.rootL.sent, j.rootL.got = 0, 0
 }
 
 // Worker is one search goroutine's state: its jobs' leaf records, its
@@ -139,11 +228,29 @@ func (w *Worker) Engine() *Engine { return w.e }
 // tree with SetTree and write the position into Root before Start.
 func (w *Worker) NewJob(leaves int, done func(w *Worker, j *Job)) *Job {
 	g := w.e.game
-	j := &Job{root: g.NewInitialState(), priors: make([]float32, g.NumActions()), done: done, blendW: 1}
+	simul := g.Type().Dynamics == games.Simultaneous
+	npri := g.NumActions()
+	if simul {
+		npri *= g.NumPlayers() // one block per player (search.Walker.Priors)
+	}
+	j := &Job{root: g.NewInitialState(), priors: make([]float32, npri), done: done, blendW: 1, rootV: make([]float64, g.NumPlayers())}
 	j.budget = &j.own
-	mk := func() *leaf {
+	mk1 := func() *leaf {
 		l := &leaf{j: j, mask: games.NewMask(g.NumActions()), tag: uint64(len(w.leaves)), roll: make([]float64, g.NumPlayers())}
 		w.leaves = append(w.leaves, l)
+		return l
+	}
+	mk := func() *leaf {
+		l := mk1()
+		if simul {
+			np := g.NumPlayers()
+			l.own, l.vals = make([]float32, np), make([]float32, np*w.e.vsize)
+			for range np - 1 {
+				r := mk1()
+				r.owner = l
+				l.seats = append(l.seats, r)
+			}
+		}
 		return l
 	}
 	j.rootL = mk()
@@ -159,7 +266,9 @@ func (w *Worker) NewJob(leaves int, done func(w *Worker, j *Job)) *Job {
 func (w *Worker) Start(j *Job, sims int) {
 	j.sims = int64(sims)
 	j.budget.Store(j.sims)
-	j.prepared = false
+	j.unprepare()
+	clear(j.rootV)
+	j.rootN = 0
 	w.queue(j)
 }
 
@@ -261,26 +370,47 @@ func classify(l *leaf, s games.State) bool {
 		return false
 	}
 	l.priors = true
-	p := s.CurrentPlayer()
-	if p < 0 { // simultaneous: player 0's view, no priors
-		p, l.priors = 0, false
-	}
-	l.mover = p
-	if l.priors {
-		s.Legal(l.mask)
-	}
+	l.setState(s)
 	return true
+}
+
+// setState prepares l's rows for the decision state s: one row from the
+// mover's view, or at a simultaneous state one row per player from that
+// player's view with its own legal actions (player q's priors then go to
+// block q of the walker's priors, search.Walker.Priors).
+func (l *leaf) setState(s games.State) {
+	l.sent, l.got = 0, 0
+	p := s.CurrentPlayer()
+	l.sim = p == games.SimultaneousPlayer && l.seats != nil
+	if !l.sim {
+		l.mover = max(p, 0)
+		s.Legal(l.mask)
+		return
+	}
+	ss := s.(games.SimultaneousState)
+	for q := range len(l.seats) + 1 {
+		r := l.row(q)
+		r.mover, r.priors = q, true
+		ss.LegalFor(q, r.mask)
+	}
 }
 
 // step advances job j: root evaluation, or one lock-step of leaves.
 func (w *Worker) step(j *Job) {
 	if !j.prepared {
 		l := j.rootL
-		l.mover = j.root.CurrentPlayer()
-		l.priors = true
-		j.root.Legal(l.mask)
-		if !w.submit(l, j.root) && w.err == nil {
-			w.blocked = append(w.blocked, j)
+		if l.sent == 0 {
+			l.priors = true
+			l.setState(j.root)
+		}
+		for l.sent < l.rows() {
+			if !w.submit(l.row(l.sent), j.root) {
+				if w.err == nil {
+					w.blocked = append(w.blocked, j)
+				}
+				return
+			}
+			l.sent++
 		}
 		return
 	}
@@ -292,6 +422,7 @@ func (w *Worker) step(j *Job) {
 			l := j.walkers[j.nsel]
 			if !j.selectLeaf(l.w) || !classify(l, l.w.State) {
 				t.Backup(l.w, l.w.Value, nil)
+				j.addRoot(l.w.Value)
 				w.e.nodes.Add(1)
 				continue
 			}
@@ -309,11 +440,14 @@ func (w *Worker) step(j *Job) {
 	// network works.
 	for j.nsub < j.nsel {
 		l := j.walkers[j.nsub]
-		if !w.submit(l, l.w.State) {
-			if w.err == nil {
-				w.blocked = append(w.blocked, j)
+		for l.sent < l.rows() {
+			if !w.submit(l.row(l.sent), l.w.State) {
+				if w.err == nil {
+					w.blocked = append(w.blocked, j)
+				}
+				return
 			}
-			return
+			l.sent++
 		}
 		if j.blend != nil {
 			j.blend.Evaluate(l.w.Ctx, l.w.State, l.roll, nil)
@@ -333,13 +467,30 @@ func (w *Worker) complete(c batcher.Completion) {
 		w.Fail(err)
 		return
 	}
+	if o := l.owner; o != nil || l.sim {
+		// One seat's row of a simultaneous state: its priors go to its
+		// block, its value is kept until every seat's row is back.
+		if o == nil {
+			o = l
+		}
+		w.completeSeat(l, o, pol, v, b.Values(c.Ticket))
+		b.Release(c.Ticket)
+		if o.got++; o.got < o.rows() {
+			return
+		}
+		l = o
+	}
 	j := l.j
 	if l.w == nil {
-		ok := maskedSoftmax(pol, l.mask, j.priors)
-		b.Release(c.Ticket)
-		pri := j.priors
-		if !ok {
-			pri = nil
+		var pri []float32
+		if l.sim {
+			pri = j.priors // the seats' blocks, written by completeSeat
+		} else {
+			pri = j.priors
+			if !maskedSoftmax(pol, l.mask, j.priors) {
+				pri = nil
+			}
+			b.Release(c.Ticket)
 		}
 		j.tree.PrepareWith(j.root, pri)
 		j.prepared = true
@@ -349,9 +500,12 @@ func (w *Worker) complete(c batcher.Completion) {
 		w.ready = append(w.ready, j)
 		return
 	}
-	if w.e.vsize > 1 && !j.paranoid {
+	switch {
+	case l.sim:
+		simValues(l.w.Value, l.own, l.vals, w.e.vsize, j.paranoid)
+	case w.e.vsize > 1 && !j.paranoid:
 		fillValues(l.w.Value, l.mover, b.Values(c.Ticket))
-	} else {
+	default:
 		fillValue(l.w.Value, l.mover, v)
 	}
 	if j.blend != nil {
@@ -359,10 +513,12 @@ func (w *Worker) complete(c batcher.Completion) {
 			l.w.Value[i] = j.blendW*l.w.Value[i] + (1-j.blendW)*l.roll[i]
 		}
 	}
-	if l.priors {
-		maskedSoftmax(pol, l.mask, l.w.Priors)
+	if !l.sim {
+		if l.priors {
+			maskedSoftmax(pol, l.mask, l.w.Priors)
+		}
+		b.Release(c.Ticket)
 	}
-	b.Release(c.Ticket)
 	j.pending--
 	if j.pending > 0 || j.nsub < j.nsel {
 		return
@@ -374,6 +530,7 @@ func (w *Worker) complete(c batcher.Completion) {
 			pri = l.w.Priors
 		}
 		j.tree.Backup(l.w, l.w.Value, pri)
+		j.addRoot(l.w.Value)
 	}
 	w.e.nodes.Add(int64(j.nsel))
 	j.nsel, j.nsub = 0, 0
@@ -434,6 +591,57 @@ func fillValues(dst []float64, mover int, vals []float32) {
 	n := len(dst)
 	for i, v := range vals[:n] {
 		dst[(mover+i)%n] = math.Max(-1, math.Min(1, float64(v)))
+	}
+}
+
+// completeSeat takes the result of seat row r of leaf o (r == o for
+// player 0) at a simultaneous state: the row's masked policy becomes
+// block r.mover of the priors (the walker's, or the job's at the root)
+// and its value is kept in o.own and o.vals.
+func (w *Worker) completeSeat(r, o *leaf, pol []float32, v float32, vals []float32) {
+	n := w.e.game.NumActions()
+	dst := o.j.priors
+	if o.w != nil {
+		dst = o.w.Priors
+	}
+	q := r.mover
+	if !maskedSoftmax(pol, r.mask, dst[q*n:(q+1)*n]) {
+		clear(dst[q*n : (q+1)*n]) // no usable policy: uniform for this player
+	}
+	o.own[q] = v
+	if w.e.vsize > 1 {
+		copy(o.vals[q*w.e.vsize:(q+1)*w.e.vsize], vals)
+	}
+}
+
+// simValues writes the per-player values of a simultaneous state from
+// every player's own evaluation (own[q]: player q's row's value from its
+// view; vals: the rows of a per-player head, vsize each, seat-rotated
+// from their player). There is no mover whose view could stand for the
+// others', so each player's view counts:
+//
+//   - per-player head, MaxN: player q's value is the first entry of its
+//     own row (its own expected return, seen with its own hand);
+//   - scalar head, or paranoid: the mean over players q of the vector
+//     fillValue gives for q's value from q's view (v_q for q, -v_q/(n-1)
+//     for the others). With two players that is (v_0 - v_1)/2 for player
+//     0, so the zero-sum reading of a scalar head is kept.
+func simValues(dst []float64, own, vals []float32, vsize int, paranoid bool) {
+	n := len(dst)
+	if vsize > 1 && !paranoid {
+		for q := range n {
+			dst[q] = math.Max(-1, math.Min(1, float64(vals[q*vsize])))
+		}
+		return
+	}
+	var sum float64
+	for _, v := range own[:n] {
+		sum += math.Max(-1, math.Min(1, float64(v)))
+	}
+	for q := range n {
+		x := math.Max(-1, math.Min(1, float64(own[q])))
+		// x from q's own view, -(sum-x)/(n-1) from the others', over n views
+		dst[q] = (x - (sum-x)/float64(n-1)) / float64(n)
 	}
 }
 

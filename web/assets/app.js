@@ -770,6 +770,8 @@ function analysisTable(an, kind) {
     el("p", { class: "muted" }, `${an.agent} for player ${an.player}: ` + (hasVisits ? `${total} visits in ` : "") + `${fmt(an.seconds, 2)} s${state}`),
     an.pv && an.pv.length ? el("p", { id: "pv" }, el("span", { class: "muted" }, "principal variation: "),
       an.pv.map(m => el("span", { class: "pvmove", "data-action": m.action, title: "player " + m.player }, seatBadge(kind, m.player), m.text, " "))) : null,
+    an.values && an.values.length ? el("p", { id: "seatvalues" }, el("span", { class: "muted", title: "the search's value of the position for every seat, from -1 (last) to +1 (first)" }, "value per seat: "),
+      an.values.map((v, p) => el("span", { class: "seatvalue", "data-seat": p }, seatBadge(kind, p), " " + fmt(v) + " "))) : null,
     hasQ ? null : el("p", { class: "muted", id: "noq" }, "No Q per move: " + an.agent + " values positions, not moves."),
     el("div", { class: "tablewrap" }, el("table", {},
       el("tr", {}, cols.map(([h, help]) => el("th", { title: help }, h))),
