@@ -618,8 +618,9 @@ func shapeOf(g games.Game) gameShape {
 // check reports why r cannot be a game of s's game, or nil: every array
 // must hold s's widths for each of its positions, each position must be
 // one training accepts (selfplay.CheckPositions, the one definition of a
-// valid position), plies and simulations must be >= 0, and there must
-// be one return in [-1, 1] per player.
+// valid position), plies and simulations must be >= 0, there must
+// be one return in [-1, 1] per player, and games of three or more players
+// must carry their per-player value targets (selfplay.CheckValues).
 func (s gameShape) check(r *selfplay.GameRecord) error {
 	p := r.Positions()
 	switch {
@@ -643,5 +644,28 @@ func (s gameShape) check(r *selfplay.GameRecord) error {
 			return fmt.Errorf("position %d: ply %d", i, ply)
 		}
 	}
-	return selfplay.CheckPositions(p, s.obs, s.actions, r.Obs, r.Policy, r.Legal, r.Value, r.RootQ)
+	if err := selfplay.CheckPositions(p, s.obs, s.actions, r.Obs, r.Policy, r.Legal, r.Value, r.RootQ); err != nil {
+		return err
+	}
+	// Games of three or more players carry every player's value target
+	// (and, from self-play, root value), as in-process self-play writes
+	// them; two-player games carry neither.
+	if s.players < 3 {
+		if len(r.Values) != 0 || len(r.RootValues) != 0 {
+			return fmt.Errorf("per-player values in a game of %d players", s.players)
+		}
+		return nil
+	}
+	if p == 0 {
+		return nil
+	}
+	if err := selfplay.CheckValues(p, s.players, r.Value, r.Values); err != nil {
+		return err
+	}
+	if len(r.RootValues) != 0 {
+		if err := selfplay.CheckValues(p, s.players, r.RootQ, r.RootValues); err != nil {
+			return fmt.Errorf("root values: %w", err)
+		}
+	}
+	return nil
 }

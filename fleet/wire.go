@@ -57,12 +57,31 @@ type gameHeader struct {
 	ResignOffGame bool      `json:"resign_off_game,omitempty"`
 	FalseResign   bool      `json:"false_resign,omitempty"`
 	Nodes         int64     `json:"nodes"`
+	// Values and RootValues are the row widths (the players) of the
+	// record's per-player arrays of the same names, 0 when absent (games
+	// of fewer than three players).
+	Values     int `json:"values,omitempty"`
+	RootValues int `json:"root_values,omitempty"`
+}
+
+// rowWidth is the width of a per-position array of n entries over p
+// positions: 0 when empty, -1 when n is not a whole number of rows.
+func rowWidth(n, p int) int {
+	switch {
+	case n == 0:
+		return 0
+	case p == 0 || n%p != 0:
+		return -1
+	}
+	return n / p
 }
 
 // EncodeGame appends g's message to dst: the magic, a little-endian
 // uint32 header length, the JSON header, then the arrays obs, policy
 // (float32), legal (uint8), value, root_q (float32) and ply (int32) of
-// the record, little-endian, back to back. obs is the record's
+// the record, little-endian, back to back, followed in games of three or
+// more players by values and root_values (float32, positions x players,
+// when the record has them). obs is the record's
 // observation size (len(Obs)/Positions, which an empty game cannot
 // tell).
 func EncodeGame(dst []byte, g *Game, obs int) ([]byte, error) {
@@ -81,16 +100,20 @@ func EncodeGame(dst []byte, g *Game, obs int) ([]byte, error) {
 	case p > maxPositions || actions > maxWidth || len(r.Returns) > maxPlayers:
 		return nil, fmt.Errorf("fleet: game %d is too large to send (%d positions, %d actions)", r.ID, p, actions)
 	}
+	vw, rw := rowWidth(len(r.Values), p), rowWidth(len(r.RootValues), p)
+	if vw < 0 || rw < 0 || vw > maxPlayers || rw > maxPlayers {
+		return nil, fmt.Errorf("fleet: game %d has %d per-player values and %d root values for %d positions", r.ID, len(r.Values), len(r.RootValues), p)
+	}
 	h, err := json.Marshal(gameHeader{Run: g.Run, Iteration: g.Iteration, NetworkSHA256: g.NetworkSHA256,
 		Semantics: g.Semantics, Origin: g.Origin, ID: r.ID, Positions: p, Obs: obs, Actions: actions, Returns: r.Returns, Resigned: r.Resigned,
-		ResignOffGame: r.ResignOffGame, FalseResign: r.FalseResign, Nodes: r.Nodes})
+		ResignOffGame: r.ResignOffGame, FalseResign: r.FalseResign, Nodes: r.Nodes, Values: vw, RootValues: rw})
 	if err != nil {
 		return nil, err
 	}
 	dst = append(dst, gameMagic...)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(h)))
 	dst = append(dst, h...)
-	for _, a := range []any{r.Obs, r.Policy, r.Legal, r.Value, r.RootQ, r.Ply} {
+	for _, a := range []any{r.Obs, r.Policy, r.Legal, r.Value, r.RootQ, r.Ply, r.Values, r.RootValues} {
 		if dst, err = binary.Append(dst, binary.LittleEndian, a); err != nil {
 			return nil, err
 		}
@@ -122,9 +145,11 @@ func DecodeGame(data []byte) (*Game, error) {
 		return nil, fmt.Errorf("fleet: game message header claims %d positions, observation size %d, %d actions", h.Positions, h.Obs, h.Actions)
 	case len(h.Returns) > maxPlayers || h.ID < 0 || h.Iteration < 0:
 		return nil, fmt.Errorf("fleet: game message header has %d returns, id %d, iteration %d", len(h.Returns), h.ID, h.Iteration)
+	case h.Values < 0 || h.Values > maxPlayers || h.RootValues < 0 || h.RootValues > maxPlayers:
+		return nil, fmt.Errorf("fleet: game message header claims rows of %d values and %d root values", h.Values, h.RootValues)
 	}
 	p := int64(h.Positions)
-	want := 4*p*int64(h.Obs) + 4*p*int64(h.Actions) + p*int64(h.Actions) + 4*p + 4*p + 4*p
+	want := 4*p*int64(h.Obs) + 4*p*int64(h.Actions) + p*int64(h.Actions) + 4*p + 4*p + 4*p + 4*p*int64(h.Values) + 4*p*int64(h.RootValues)
 	if int64(len(data)) != want {
 		return nil, fmt.Errorf("fleet: game message body of %d bytes, its header implies %d", len(data), want)
 	}
@@ -135,7 +160,13 @@ func DecodeGame(data []byte) (*Game, error) {
 	if r.Returns == nil {
 		r.Returns = []float64{}
 	}
-	for _, a := range []any{r.Obs, r.Policy, r.Legal, r.Value, r.RootQ, r.Ply} {
+	if h.Values > 0 && p > 0 {
+		r.Values = make([]float32, p*int64(h.Values))
+	}
+	if h.RootValues > 0 && p > 0 {
+		r.RootValues = make([]float32, p*int64(h.RootValues))
+	}
+	for _, a := range []any{r.Obs, r.Policy, r.Legal, r.Value, r.RootQ, r.Ply, r.Values, r.RootValues} {
 		k, err := binary.Decode(data, binary.LittleEndian, a)
 		if err != nil {
 			return nil, fmt.Errorf("fleet: game message body: %v", err)

@@ -27,7 +27,7 @@ func sameRecord(a, b *selfplay.GameRecord) bool {
 	return a.ID == b.ID && f32(a.Obs, b.Obs) && f32(a.Policy, b.Policy) && reflect.DeepEqual(a.Legal, b.Legal) &&
 		f32(a.Value, b.Value) && f32(a.RootQ, b.RootQ) && reflect.DeepEqual(a.Ply, b.Ply) &&
 		reflect.DeepEqual(a.Returns, b.Returns) && a.Resigned == b.Resigned && a.ResignOffGame == b.ResignOffGame &&
-		a.FalseResign == b.FalseResign && a.Nodes == b.Nodes
+		a.FalseResign == b.FalseResign && a.Nodes == b.Nodes && f32(a.Values, b.Values) && f32(a.RootValues, b.RootValues)
 }
 
 // sample is a game of 3 positions, 2 observation values and 3 actions,
@@ -69,6 +69,68 @@ func TestGameRoundTrip(t *testing.T) {
 	}
 }
 
+// sample3 is a three-player game of 2 positions with its per-player value
+// targets and root values (seat-rotated, each row starting with the
+// mover's value and root_q), as self-play records them.
+func sample3() *Game {
+	return &Game{Run: "0123abcd", Iteration: 2, NetworkSHA256: "ab", Record: &selfplay.GameRecord{
+		ID:         5,
+		Obs:        []float32{1, 0, 0, 1},
+		Policy:     []float32{0.5, 0.5, 0, 1},
+		Legal:      []uint8{1, 1, 0, 1},
+		Value:      []float32{-1, 1},
+		Values:     []float32{-1, 1, 0, 1, 0, -1},
+		RootQ:      []float32{-0.25, 0.5},
+		RootValues: []float32{-0.25, 0.125, 0.1, 0.5, 0.3, -0.7},
+		Ply:        []int32{0, 1},
+		Returns:    []float64{-1, 1, 0},
+	}}
+}
+
+// TestGameRoundTripValues: a game of three players crosses the wire with
+// every player's value targets and root values (they were dropped, so
+// fleet shards of such games lacked the values array training needs),
+// and the trainer's check wants them.
+func TestGameRoundTripValues(t *testing.T) {
+	g := sample3()
+	data, err := EncodeGame(nil, g, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeGame(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameRecord(back.Record, g.Record) {
+		t.Fatalf("round trip changed the game:\n got %+v\nwant %+v", back.Record, g.Record)
+	}
+	shape := gameShape{obs: 2, actions: 2, players: 3}
+	if err := shape.check(back.Record); err != nil {
+		t.Fatalf("the trainer refuses a good three-player game: %v", err)
+	}
+	for name, edit := range map[string]func(r *selfplay.GameRecord){
+		"no values":          func(r *selfplay.GameRecord) { r.Values = nil },
+		"values not rotated": func(r *selfplay.GameRecord) { r.Values[0], r.Values[1] = r.Values[1], r.Values[0] },
+		"root value NaN":     func(r *selfplay.GameRecord) { r.RootValues[4] = float32(math.NaN()) },
+	} {
+		bad := sample3().Record
+		edit(bad)
+		if err := shape.check(bad); err == nil {
+			t.Errorf("%s: the trainer's check accepts it", name)
+		}
+	}
+	two := sample().Record
+	two.Values = []float32{1, -1, -1, 1, 1, -1}
+	if err := (gameShape{obs: 2, actions: 3, players: 2}).check(two); err == nil {
+		t.Error("per-player values in a two-player game: accepted")
+	}
+	odd := sample3()
+	odd.Record.Values = odd.Record.Values[:5]
+	if _, err := EncodeGame(nil, odd, 2); err == nil {
+		t.Error("EncodeGame with 5 values for 2 positions: no error")
+	}
+}
+
 func TestDecodeGameRejects(t *testing.T) {
 	good, err := EncodeGame(nil, sample(), 2)
 	if err != nil {
@@ -98,6 +160,8 @@ func FuzzDecodeGame(f *testing.F) {
 	good, _ := EncodeGame(nil, sample(), 2)
 	f.Add(good)
 	f.Add(good[:30])
+	three, _ := EncodeGame(nil, sample3(), 2)
+	f.Add(three)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := DecodeGame(data)
 		if err != nil {

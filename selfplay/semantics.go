@@ -6,4 +6,8 @@ package selfplay
 // games of a Semantics other than its own. Increase it with every change
 // that makes Run, the search it drives or the records it writes differ
 // for the same inputs.
-const Semantics = 1
+//
+// 2: simultaneous moves searched seat by seat with network priors
+// (sushigo), resignation with three or more players, root_values
+// recorded, and per-player values carried in fleet game messages.
+const Semantics = 2

@@ -13,10 +13,26 @@ import (
 
 // A run whose self-play two fleet workers play ends with the networks of
 // the same run played in one process, byte for byte. About 4 s on 2
-// cores: it runs under -short too, so in CI.
+// cores: it runs under -short too, so in CI. The three-player case needs
+// every player's value targets to cross the wire (they were dropped, and
+// the fleet run's network differed).
 func TestFleetRunMatchesLocal(t *testing.T) {
+	t.Run("tictactoe", func(t *testing.T) { fleetMatchesLocal(t, tiny()) })
+	t.Run("tetrislink-3p", func(t *testing.T) {
+		c := DefaultConfig("tetrislink:players=3")
+		c.Iterations, c.Games, c.Trees = 1, 3, 3
+		c.SelfPlay.Sims = 4
+		c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 3, 16, 3
+		c.EvalGames, c.EvalSims = 0, 4
+		c.Baselines = nil
+		c.Backend = "cpu"
+		fleetMatchesLocal(t, c)
+	})
+}
+
+func fleetMatchesLocal(t *testing.T, c Config) {
 	want := t.TempDir()
-	if err := Run(context.Background(), want, tiny(), Options{}); err != nil {
+	if err := Run(context.Background(), want, c, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -47,7 +63,7 @@ func TestFleetRunMatchesLocal(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var log bytes.Buffer
-	err = Run(ctx, dir, tiny(), Options{Log: &log, Fleet: &Fleet{URL: "embedded", Listen: addr, AckWait: 2 * time.Second}})
+	err = Run(ctx, dir, c, Options{Log: &log, Fleet: &Fleet{URL: "embedded", Listen: addr, AckWait: 2 * time.Second}})
 	stopWorkers()
 	for range 2 {
 		if werr := <-done; werr != nil && wctx.Err() == nil {
@@ -57,7 +73,7 @@ func TestFleetRunMatchesLocal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	for i := 1; i <= 2; i++ {
+	for i := 1; i <= c.Iterations; i++ {
 		if !bytes.Equal(checkpointBytes(t, dir, i), checkpointBytes(t, want, i)) {
 			t.Errorf("iteration %d: the fleet run's network differs from the in-process run's", i)
 		}
