@@ -133,12 +133,21 @@ type WinogradBF16 struct {
 // PackWinogradBF16 packs the transformed weights u (16*cin*cout values,
 // as WinogradWeights writes them) for Conv3x3WinogradBF16.
 func PackWinogradBF16(u []float32, cin, cout int) *WinogradBF16 {
+	return RepackWinogradBF16(nil, u, cin, cout)
+}
+
+// RepackWinogradBF16 is PackWinogradBF16 into wb's memory when wb (which
+// may be nil) holds weights of the same shape, else into new memory (see
+// RepackBF16); it returns the packed weights.
+func RepackWinogradBF16(wb *WinogradBF16, u []float32, cin, cout int) *WinogradBF16 {
 	if cin < 0 || cout < 0 || len(u) < 16*cin*cout {
 		panic(fmt.Sprintf("kernels: PackWinogradBF16: %d values for cin=%d cout=%d, want 16*cin*cout", len(u), cin, cout))
 	}
-	wb := &WinogradBF16{cin: cin, cout: cout}
+	if wb == nil || wb.cin != cin || wb.cout != cout {
+		wb = &WinogradBF16{cin: cin, cout: cout}
+	}
 	for e := range 16 {
-		wb.u[e] = PackBF16(u[e*cin*cout:(e+1)*cin*cout], cin, cout)
+		wb.u[e] = RepackBF16(wb.u[e], u[e*cin*cout:(e+1)*cin*cout], cin, cout)
 	}
 	return wb
 }

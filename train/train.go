@@ -104,6 +104,7 @@ func Run(ctx context.Context, net *nets.Net, ds *Dataset, opt Options, progress 
 	if err := sampler.SetValueSize(net.ValueSize()); err != nil {
 		return res, err
 	}
+	net.SetTrainPrecision(opt.Precision)
 	tr := &nets.Trainer{Net: net, L2: opt.L2, ValueWeight: opt.ValueWeight}
 	var sgd *nets.SGD
 	var adam *nets.Adam
