@@ -66,7 +66,8 @@ func (e *DivergedError) Error() string {
 // steps: shuffled minibatches (see Sampler), the optimizer and learning-rate
 // schedule of opt, an optional Polyak-averaged copy, and checkpoints in
 // opt.OutDir. progress, when not nil, is called on Run's goroutine every
-// opt.MetricsEvery steps and after the last step.
+// opt.MetricsEvery steps and after the last step. It sets net's training
+// precision to opt.Precision (nets.Net.SetTrainPrecision).
 //
 // Run stops with a *DivergedError when a step's loss is not finite, and
 // never saves a network holding a NaN or infinity: the last good
