@@ -175,7 +175,7 @@ func (n *Net) reserveTrain(batch int) {
 // ForwardTrain allocates for batches of batch rows (reserveTrain):
 // activations and their gradients, batch-norm pre-activations, and the
 // per-part im2col and gradient buffers, and the packed GEMM operand of
-// Backward. Memory guards use it before
+// Backward, and under SetTrainPrecision(BF16) the bfloat16 weights. Memory guards use it before
 // training; the parameters, their gradients and the optimizer's state
 // (a few times NumParams float32s) are not counted.
 func (n *Net) TrainBytes(batch int) int64 {
@@ -201,6 +201,16 @@ func (n *Net) TrainBytes(batch int) int64 {
 	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                               // dz, wt, wu
 	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+16*(maxW/9)+maxC) + 16*int64(maxC)) // parts
 	total += 3 * 4 * int64(maxC)                                                                // f32
+	if n.tr.prec == BF16 {
+		// fwb and bwb: per 3x3 convolution its weights and rotated
+		// weights in bfloat16, 16 Winograd matrices at most, k pairs and
+		// strips of up to 64 columns padded.
+		for _, u := range n.units {
+			if u.kind == kindConv3 {
+				total += 2 * 16 * int64((u.cin+1)/2*2*(u.cout+63)/64*64+(u.cout+1)/2*2*(u.cin+63)/64*64)
+			}
+		}
+	}
 	// The GEMMs of Backward pack an operand of about one layer's output
 	// (kernels' pooled buffers, one per kernel thread that packs at once:
 	// more with many threads and narrow layers).
