@@ -46,14 +46,20 @@ type bf16Kernel func(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int,
 type bf16ConvKernel func(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias, res *float32, flags int)
 
 // bf16TileSet is one BF16 register-tile shape: kern computes mr x nr
-// tiles, tail[r] the same with r < mr rows (tail[0] is nil), and conv
-// and convTail are their implicit-convolution forms.
+// tiles, tail[r] the same with r < mr rows (tail[0] is nil), conv and
+// convTail are their implicit-convolution forms, and kernT and tailT
+// their forms reading A in pair rows: pair p of row i at a[p*lda+2*i :
+// p*lda+2*i+2] (the rows of one k pair adjacent), as pairRowsBF16 writes
+// two rows of a k x m matrix, so that a product with A transposed needs
+// no transposition.
 type bf16TileSet struct {
 	mr, nr   int
 	kern     bf16Kernel
 	tail     []bf16Kernel
 	conv     bf16ConvKernel
 	convTail []bf16ConvKernel
+	kernT    bf16Kernel
+	tailT    []bf16Kernel
 }
 
 // bf16StripWidth returns the strip width PackBF16 uses for n columns: 64,

@@ -260,13 +260,15 @@ type winoArgs struct {
 // values, tile major and channel minor, at a stride padded by winoPad so
 // that the rows do not all fall on the same cache sets.
 type winoScratch struct {
-	d    []float32    // input patches, [16][nt*cin]
-	v    []float32    // transformed input, [16][nt*cin]
-	vb   []uint16     // the same in bfloat16 (Conv3x3WinogradBF16)
-	mm   []float32    // products, [16][nt*cout]
-	zero []float32    // max(cin, cout) zeros: padding, a missing bias or residual
-	sink []float32    // cout values written for output pixels outside the image
-	taps [16]*float32 // a tile's patch pixels (or zero): see winoArgs.taps
+	d  []float32 // input patches, [16][nt*cin]
+	v  []float32 // transformed input, [16][nt*cin]
+	vb []uint16  // the same in bfloat16 (Conv3x3WinogradBF16)
+	// ab and bb are gradChunkBF16's operands in pair rows.
+	ab, bb []uint16
+	mm     []float32    // products, [16][nt*cout]
+	zero   []float32    // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32    // cout values written for output pixels outside the image
+	taps   [16]*float32 // a tile's patch pixels (or zero): see winoArgs.taps
 	// out and res are a tile's output pixels and their residuals (see
 	// winoArgs.outputs).
 	out, res [4][]float32

@@ -62,8 +62,8 @@ func BenchmarkConv3x3Paths(b *testing.B) {
 // one thread: the forward pass ("fwd", the same kernel inference runs),
 // the input gradient ("dgrad", the convolution of the output gradient
 // with the rotated kernel) and the weight gradient ("wgrad",
-// Conv3x3WinogradWeightGrad and WinogradWeightsGrad), and the first two
-// with bfloat16 products ("fwd-bf16", "dgrad-bf16"). GFLOP counts the
+// Conv3x3WinogradWeightGrad and WinogradWeightsGrad), and the three with
+// bfloat16 products ("fwd-bf16", "dgrad-bf16", "wgrad-bf16"). GFLOP counts the
 // direct convolution's 2*9*cin*cout per output pixel for each, so that
 // the figures compare with the FMA peak (BenchmarkFMAPeak) as a share of
 // the core (docs/BENCHMARKS.md).
@@ -81,7 +81,7 @@ func BenchmarkConv3x3Train(b *testing.B) {
 		ub := PackWinogradBF16(u, ch, ch)
 		in, dy, out := randSlice(r, m*ch), randSlice(r, m*ch), make([]float32, m*ch)
 		du, dw := make([]float32, 16*ch*ch), make([]float32, 9*ch*ch)
-		for _, pass := range []string{"fwd", "dgrad", "wgrad", "fwd-bf16", "dgrad-bf16"} {
+		for _, pass := range []string{"fwd", "dgrad", "wgrad", "fwd-bf16", "dgrad-bf16", "wgrad-bf16"} {
 			b.Run(fmt.Sprintf("%s/%s", sh.name, pass), func(b *testing.B) {
 				if strings.HasSuffix(pass, "bf16") && BF16Kernels() == "generic" {
 					b.Skip("no AVX-512 BF16: the portable bfloat16 code")
@@ -96,6 +96,10 @@ func BenchmarkConv3x3Train(b *testing.B) {
 					case "wgrad":
 						clear(du)
 						Conv3x3WinogradWeightGrad(in, batch, ch, h, w, dy, ch, du)
+						WinogradWeightsGrad(du, ch, ch, dw)
+					case "wgrad-bf16":
+						clear(du)
+						Conv3x3WinogradWeightGradBF16(in, batch, ch, h, w, dy, ch, du)
 						WinogradWeightsGrad(du, ch, ch, dw)
 					case "fwd-bf16":
 						Conv3x3WinogradBF16(in, batch, ch, h, w, ub, nil, nil, false, out)

@@ -46,16 +46,20 @@ type bf16Weights struct {
 }
 
 // SetTrainPrecision makes ForwardTrain and Backward multiply the 3x3
-// convolutions' forward pass and input gradients in p. Under BF16 their
-// operands (the transformed image or output gradient and the transformed
-// weights under Winograd, the image and weights under im2col) are rounded
-// to bfloat16 and the products summed in float32, as Forward does under
-// SetPrecision(BF16) (kernels.Conv3x3WinogradBF16,
-// kernels.Conv3x3BiasActBF16); a convolution whose channel count on the
-// side being rounded is odd stays float32. The weights stay float32
-// (master weights: the optimizer updates them, and they are rounded anew
-// for every pass); weight gradients, batch norm, 1x1 and dense layers run
-// in float32. Without AVX-512 BF16 the bfloat16 kernels run portable code,
+// convolutions' forward pass, input gradients and (under Winograd)
+// weight gradients in p. Under BF16 their operands (the transformed image
+// or output gradient and the transformed weights under Winograd, the
+// image and weights under im2col; the transformed image and output
+// gradient for the weight gradient) are rounded to bfloat16 and the
+// products summed in float32, as Forward does under SetPrecision(BF16)
+// (kernels.Conv3x3WinogradBF16, kernels.Conv3x3BiasActBF16,
+// kernels.Conv3x3WinogradWeightGradBF16); a convolution whose channel
+// count on the side being rounded is odd (for the weight gradient: either
+// not a multiple of 16) stays float32. The weights stay float32 (master
+// weights: the optimizer updates them, and they are rounded anew for every
+// pass); the weight gradients are summed in float32 over chunks of tiles
+// and over the batch; im2col weight gradients, batch norm, 1x1 and dense
+// layers run in float32. Without AVX-512 BF16 the bfloat16 kernels run portable code,
 // correct but hundreds of times slower (kernels.BF16Kernels): callers
 // should refuse BF16 there. Gradients agree with FP32's to about 1% (see
 // TestTrainBF16MatchesFP32). No loss scaling is needed: bfloat16 has
@@ -681,8 +685,11 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 		bw.prep(ps, s0*u.cells, s1*u.cells)
 		du := ps.du[:16*u.cin*u.cout]
 		clear(du)
-		kernels.Conv3x3WinogradWeightGrad(a[s0*u.cells*u.cin:s1*u.cells*u.cin], s1-s0, u.cin, h, w,
-			dz[s0*u.cells*u.cout:s1*u.cells*u.cout], u.cout, du)
+		grad := kernels.Conv3x3WinogradWeightGrad
+		if n.tr.prec == BF16 && u.cin%16 == 0 && u.cout%16 == 0 {
+			grad = kernels.Conv3x3WinogradWeightGradBF16
+		}
+		grad(a[s0*u.cells*u.cin:s1*u.cells*u.cin], s1-s0, u.cin, h, w, dz[s0*u.cells*u.cout:s1*u.cells*u.cout], u.cout, du)
 	} else {
 		beta := float32(0)
 		for b0 := s0; b0 < s1; b0 += per {
