@@ -59,10 +59,13 @@ type bf16Weights struct {
 // weights: the optimizer updates them, and they are rounded anew for every
 // pass); the weight gradients are summed in float32 over chunks of tiles
 // and over the batch; im2col weight gradients, batch norm, 1x1 and dense
-// layers run in float32. Without AVX-512 BF16 the bfloat16 kernels run portable code,
-// correct but hundreds of times slower (kernels.BF16Kernels): callers
-// should refuse BF16 there. Gradients agree with FP32's to about 1% (see
-// TestTrainBF16MatchesFP32). No loss scaling is needed: bfloat16 has
+// layers run in float32. Without AVX-512 BF16 the bfloat16 kernels run
+// portable code, correct but hundreds of times slower
+// (kernels.BF16Kernels): callers should refuse BF16 there. The loss
+// agrees with FP32's to about 0.1%; the gradients of a freshly
+// initialised net differ more, since they are badly conditioned (see
+// TestTrainBF16MatchesFP32), and a recorded training run reaches the same
+// held-out loss (docs/RESULTS.md). No loss scaling is needed: bfloat16 has
 // float32's exponent range, so gradients that float32 represents as
 // normal numbers do not underflow (float16, with a 5-bit exponent, would
 // lose those below 6e-5). Like ForwardTrain, it must not race with
@@ -178,9 +181,9 @@ func (n *Net) reserveTrain(batch int) {
 // TrainBytes is the memory, in bytes, of the training scratch that
 // ForwardTrain allocates for batches of batch rows (reserveTrain):
 // activations and their gradients, batch-norm pre-activations, and the
-// per-part im2col and gradient buffers, and the packed GEMM operand of
-// Backward, and under SetTrainPrecision(BF16) the bfloat16 weights. Memory guards use it before
-// training; the parameters, their gradients and the optimizer's state
+// per-part im2col and gradient buffers, the packed GEMM operand of
+// Backward, and under SetTrainPrecision(BF16) the bfloat16 weights.
+// Memory guards use it before training; the parameters, their gradients and the optimizer's state
 // (a few times NumParams float32s) are not counted.
 func (n *Net) TrainBytes(batch int) int64 {
 	b := int64(batch)
