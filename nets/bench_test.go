@@ -50,7 +50,7 @@ func BenchmarkTrain(b *testing.B) {
 }
 
 // BenchmarkTrainBF16 is BenchmarkTrain with the 3x3 convolutions'
-// forward passes and input gradients in bfloat16 (SetTrainPrecision).
+// products in bfloat16 (SetTrainPrecision).
 func BenchmarkTrainBF16(b *testing.B) {
 	for _, name := range []string{"connect4", "connect4-32x4", "sequence"} {
 		for _, threads := range []int{1, 2} {
