@@ -46,14 +46,20 @@ type bf16Kernel func(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int,
 type bf16ConvKernel func(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias, res *float32, flags int)
 
 // bf16TileSet is one BF16 register-tile shape: kern computes mr x nr
-// tiles, tail[r] the same with r < mr rows (tail[0] is nil), and conv
-// and convTail are their implicit-convolution forms.
+// tiles, tail[r] the same with r < mr rows (tail[0] is nil), conv and
+// convTail are their implicit-convolution forms, and kernT and tailT
+// their forms reading A in pair rows: pair p of row i at a[p*lda+2*i :
+// p*lda+2*i+2] (the rows of one k pair adjacent), as pairRowsBF16 writes
+// two rows of a k x m matrix, so that a product with A transposed needs
+// no transposition.
 type bf16TileSet struct {
 	mr, nr   int
 	kern     bf16Kernel
 	tail     []bf16Kernel
 	conv     bf16ConvKernel
 	convTail []bf16ConvKernel
+	kernT    bf16Kernel
+	tailT    []bf16Kernel
 }
 
 // bf16StripWidth returns the strip width PackBF16 uses for n columns: 64,
@@ -134,7 +140,14 @@ func (b *BF16Matrix) N() int { return b.n }
 
 // PackBF16 rounds the row-major k x n matrix w (leading dimension n) to
 // bfloat16 and packs it for GemmBiasActBF16 and Conv3x3BiasActBF16.
-func PackBF16(w []float32, k, n int) *BF16Matrix {
+func PackBF16(w []float32, k, n int) *BF16Matrix { return RepackBF16(nil, w, k, n) }
+
+// RepackBF16 is PackBF16 into m's memory when m (which may be nil) holds
+// a matrix of the same size, so that training can repack its float32
+// master weights every step without allocating; otherwise it allocates a
+// new matrix. It returns the packed matrix. m must not be in use by a
+// concurrent product.
+func RepackBF16(m *BF16Matrix, w []float32, k, n int) *BF16Matrix {
 	if k < 0 || n < 0 {
 		panic(fmt.Sprintf("kernels: PackBF16: negative size %dx%d", k, n))
 	}
@@ -144,12 +157,17 @@ func PackBF16(w []float32, k, n int) *BF16Matrix {
 	nr := bf16StripWidth(n)
 	kp := (k + 1) / 2
 	strips := (n + nr - 1) / nr
-	m := &BF16Matrix{k: k, n: n, kp: kp, nr: nr, data: make([]uint16, strips*kp*nr*2)}
+	if m == nil || m.k != k || m.n != n {
+		m = &BF16Matrix{k: k, n: n, kp: kp, nr: nr, data: make([]uint16, strips*kp*nr*2)}
+	}
 	for s := range strips {
-		dst := m.data[s*kp*nr*2:]
+		dst := m.data[s*kp*nr*2 : (s+1)*kp*nr*2]
+		cols := min(nr, n-s*nr)
 		for q := range k {
-			for jj := range min(nr, n-s*nr) {
-				dst[((q/2)*nr+jj)*2+q%2] = ToBF16(w[q*n+s*nr+jj])
+			row := w[q*n+s*nr : q*n+s*nr+cols]
+			d := dst[(q/2)*nr*2+q%2:]
+			for jj, v := range row {
+				d[jj*2] = ToBF16(v)
 			}
 		}
 	}

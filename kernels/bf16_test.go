@@ -286,3 +286,37 @@ func FuzzConvertBF16(f *testing.F) {
 		}
 	})
 }
+
+// TestRepackBF16 checks that repacking into a matrix's memory gives what
+// packing anew gives (the padding of an odd K and of a partial strip
+// stays zero), and that another size gets new memory.
+func TestRepackBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	randMat := func(k, n int) []float32 {
+		w := make([]float32, k*n)
+		for i := range w {
+			w[i] = float32(r.NormFloat64())
+		}
+		return w
+	}
+	for _, sh := range [][2]int{{9, 33}, {18, 64}, {7, 70}} {
+		k, n := sh[0], sh[1]
+		m := PackBF16(randMat(k, n), k, n)
+		w := randMat(k, n)
+		got := RepackBF16(m, w, k, n)
+		if got != m {
+			t.Errorf("%v: RepackBF16 allocated for a matrix of the same size", sh)
+		}
+		if want := PackBF16(w, k, n); !slices.Equal(got.data, want.data) {
+			t.Errorf("%v: repacked data differs from a fresh PackBF16", sh)
+		}
+		if other := RepackBF16(m, randMat(k+1, n), k+1, n); other == m || other.K() != k+1 {
+			t.Errorf("%v: RepackBF16 to %d rows reused the matrix or has %d rows", sh, k+1, other.K())
+		}
+	}
+	u := randMat(16*4, 6)
+	wb := PackWinogradBF16(randMat(16*4, 6), 4, 6)
+	if got := RepackWinogradBF16(wb, u, 4, 6); got != wb || !slices.Equal(got.u[5].data, PackBF16(u[5*24:6*24], 4, 6).data) {
+		t.Errorf("RepackWinogradBF16 did not repack in place")
+	}
+}

@@ -2,8 +2,10 @@
 // networks: a general matrix multiply (Gemm) with all four transpose
 // combinations, a fused inference GEMM with bias, residual and ReLU
 // (GemmBiasAct), a fused 3x3 convolution (Conv3x3BiasAct) and its Winograd
-// variant (Conv3x3Winograd), its bfloat16 variant for inference
-// (Conv3x3BiasActBF16, GemmBiasActBF16), the 3x3 im2col / col2im
+// variant (Conv3x3Winograd), their bfloat16 variants for inference and
+// training (Conv3x3BiasActBF16, Conv3x3WinogradBF16, GemmBiasActBF16,
+// Conv3x3WinogradWeightGradBF16; the weights repacked in place by
+// RepackBF16 as training updates them), the 3x3 im2col / col2im
 // transforms that turn a convolution into a GEMM, and a few elementwise
 // helpers (ReLU, AddBias, AddBiasReLU, Axpy, Dot, Softmax).
 //

@@ -10382,6 +10382,128 @@ store:
 	VZEROUPPER
 	RET
 
+// func gemmBF16Tx1x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx1x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z2
+	VMOVDQU32    64(SI), Z3
+	VPBROADCASTD (CX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG         $0x4866f262
+	WORD         $0xcc52
+	VMOVDQU32    128(SI), Z2
+	VMOVDQU32    192(SI), Z3
+	VPBROADCASTD (CX)(DX*1), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG         $0x4866f262
+	WORD         $0xcc52
+	VMOVDQU32    256(SI), Z2
+	VMOVDQU32    320(SI), Z3
+	VPBROADCASTD (CX)(DX*2), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG         $0x4866f262
+	WORD         $0xcc52
+	VMOVDQU32    384(SI), Z2
+	VMOVDQU32    448(SI), Z3
+	VPBROADCASTD (CX)(BX*1), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG $0x4866f262
+	WORD $0xcc52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z2
+	VMOVDQU32    64(SI), Z3
+	VPBROADCASTD (CX), Z4
+
+	// VDPBF16PS zmm0, zmm2, zmm4
+	LONG $0x486ef262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm3, zmm4
+	LONG $0x4866f262
+	WORD $0xcc52
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), DX
+	VMOVUPS (DX), Z2
+	VMOVUPS 64(DX), Z3
+	VADDPS  Z2, Z0, Z0
+	VADDPS  Z3, Z1, Z1
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), DX
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z4, Z4, Z4
+	VMAXPS Z0, Z4, Z0
+	VMAXPS Z1, Z4, Z1
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x2x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x2x32(SB), NOSPLIT, $0-72
@@ -10708,6 +10830,185 @@ kdone:
 	ADDQ    DX, AX
 	DECQ    SI
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z4
+	VMOVUPS 64(BX), Z5
+	VADDPS  Z4, Z0, Z0
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z4, Z2, Z2
+	VADDPS  Z5, Z3, Z3
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z6, Z6, Z6
+	VMAXPS Z0, Z6, Z0
+	VMAXPS Z1, Z6, Z1
+	VMAXPS Z2, Z6, Z2
+	VMAXPS Z3, Z6, Z3
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx2x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx2x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z4
+	VMOVDQU32    64(SI), Z5
+	VPBROADCASTD (CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xde52
+	VMOVDQU32    128(SI), Z4
+	VMOVDQU32    192(SI), Z5
+	VPBROADCASTD (CX)(DX*1), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX)(DX*1), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xde52
+	VMOVDQU32    256(SI), Z4
+	VMOVDQU32    320(SI), Z5
+	VPBROADCASTD (CX)(DX*2), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX)(DX*2), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xde52
+	VMOVDQU32    384(SI), Z4
+	VMOVDQU32    448(SI), Z5
+	VPBROADCASTD (CX)(BX*1), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX)(BX*1), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG $0x4856f262
+	WORD $0xde52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z4
+	VMOVDQU32    64(SI), Z5
+	VPBROADCASTD (CX), Z6
+
+	// VDPBF16PS zmm0, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm5, zmm6
+	LONG         $0x4856f262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX), Z6
+
+	// VDPBF16PS zmm2, zmm4, zmm6
+	LONG $0x485ef262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm5, zmm6
+	LONG $0x4856f262
+	WORD $0xde52
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -11184,6 +11485,242 @@ kdone:
 	ADDQ    BX, AX
 	DECQ    DI
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z6
+	VMOVUPS 64(BX), Z7
+	VADDPS  Z6, Z0, Z0
+	VADDPS  Z7, Z1, Z1
+	VADDPS  Z6, Z2, Z2
+	VADDPS  Z7, Z3, Z3
+	VADDPS  Z6, Z4, Z4
+	VADDPS  Z7, Z5, Z5
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z8, Z8, Z8
+	VMAXPS Z0, Z8, Z0
+	VMAXPS Z1, Z8, Z1
+	VMAXPS Z2, Z8, Z2
+	VMAXPS Z3, Z8, Z3
+	VMAXPS Z4, Z8, Z4
+	VMAXPS Z5, Z8, Z5
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx3x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx3x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z6
+	VMOVDQU32    64(SI), Z7
+	VPBROADCASTD (CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xe852
+	VMOVDQU32    128(SI), Z6
+	VMOVDQU32    192(SI), Z7
+	VPBROADCASTD (CX)(DX*1), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX)(DX*1), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX)(DX*1), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xe852
+	VMOVDQU32    256(SI), Z6
+	VMOVDQU32    320(SI), Z7
+	VPBROADCASTD (CX)(DX*2), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX)(DX*2), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX)(DX*2), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xe852
+	VMOVDQU32    384(SI), Z6
+	VMOVDQU32    448(SI), Z7
+	VPBROADCASTD (CX)(BX*1), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX)(BX*1), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX)(BX*1), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xe852
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z6
+	VMOVDQU32    64(SI), Z7
+	VPBROADCASTD (CX), Z8
+
+	// VDPBF16PS zmm0, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX), Z8
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX), Z8
+
+	// VDPBF16PS zmm4, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xe852
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -11778,6 +12315,299 @@ kdone:
 	ADDQ    SI, AX
 	DECQ    R8
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z8
+	VMOVUPS 64(BX), Z9
+	VADDPS  Z8, Z0, Z0
+	VADDPS  Z9, Z1, Z1
+	VADDPS  Z8, Z2, Z2
+	VADDPS  Z9, Z3, Z3
+	VADDPS  Z8, Z4, Z4
+	VADDPS  Z9, Z5, Z5
+	VADDPS  Z8, Z6, Z6
+	VADDPS  Z9, Z7, Z7
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z10, Z10, Z10
+	VMAXPS Z0, Z10, Z0
+	VMAXPS Z1, Z10, Z1
+	VMAXPS Z2, Z10, Z2
+	VMAXPS Z3, Z10, Z3
+	VMAXPS Z4, Z10, Z4
+	VMAXPS Z5, Z10, Z5
+	VMAXPS Z6, Z10, Z6
+	VMAXPS Z7, Z10, Z7
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx4x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx4x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z8
+	VMOVDQU32    64(SI), Z9
+	VPBROADCASTD (CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xfa52
+	VMOVDQU32    128(SI), Z8
+	VMOVDQU32    192(SI), Z9
+	VPBROADCASTD (CX)(DX*1), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX)(DX*1), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX)(DX*1), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX)(DX*1), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xfa52
+	VMOVDQU32    256(SI), Z8
+	VMOVDQU32    320(SI), Z9
+	VPBROADCASTD (CX)(DX*2), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX)(DX*2), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX)(DX*2), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX)(DX*2), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xfa52
+	VMOVDQU32    384(SI), Z8
+	VMOVDQU32    448(SI), Z9
+	VPBROADCASTD (CX)(BX*1), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX)(BX*1), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX)(BX*1), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX)(BX*1), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG $0x4836d262
+	WORD $0xfa52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z8
+	VMOVDQU32    64(SI), Z9
+	VPBROADCASTD (CX), Z10
+
+	// VDPBF16PS zmm0, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX), Z10
+
+	// VDPBF16PS zmm2, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX), Z10
+
+	// VDPBF16PS zmm4, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm9, zmm10
+	LONG         $0x4836d262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX), Z10
+
+	// VDPBF16PS zmm6, zmm8, zmm10
+	LONG $0x483ed262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm9, zmm10
+	LONG $0x4836d262
+	WORD $0xfa52
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -12493,6 +13323,356 @@ kdone:
 	ADDQ    DI, AX
 	DECQ    R9
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z10
+	VMOVUPS 64(BX), Z11
+	VADDPS  Z10, Z0, Z0
+	VADDPS  Z11, Z1, Z1
+	VADDPS  Z10, Z2, Z2
+	VADDPS  Z11, Z3, Z3
+	VADDPS  Z10, Z4, Z4
+	VADDPS  Z11, Z5, Z5
+	VADDPS  Z10, Z6, Z6
+	VADDPS  Z11, Z7, Z7
+	VADDPS  Z10, Z8, Z8
+	VADDPS  Z11, Z9, Z9
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z12, Z12, Z12
+	VMAXPS Z0, Z12, Z0
+	VMAXPS Z1, Z12, Z1
+	VMAXPS Z2, Z12, Z2
+	VMAXPS Z3, Z12, Z3
+	VMAXPS Z4, Z12, Z4
+	VMAXPS Z5, Z12, Z5
+	VMAXPS Z6, Z12, Z6
+	VMAXPS Z7, Z12, Z7
+	VMAXPS Z8, Z12, Z8
+	VMAXPS Z9, Z12, Z9
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx5x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx5x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z10
+	VMOVDQU32    64(SI), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 4(CX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(CX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 12(CX), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG         $0x48265262
+	WORD         $0xcc52
+	VMOVDQU32    128(SI), Z10
+	VMOVDQU32    192(SI), Z11
+	VPBROADCASTD (CX)(DX*1), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 4(CX)(DX*1), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(CX)(DX*1), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 12(CX)(DX*1), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX)(DX*1), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG         $0x48265262
+	WORD         $0xcc52
+	VMOVDQU32    256(SI), Z10
+	VMOVDQU32    320(SI), Z11
+	VPBROADCASTD (CX)(DX*2), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 4(CX)(DX*2), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(CX)(DX*2), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 12(CX)(DX*2), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX)(DX*2), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG         $0x48265262
+	WORD         $0xcc52
+	VMOVDQU32    384(SI), Z10
+	VMOVDQU32    448(SI), Z11
+	VPBROADCASTD (CX)(BX*1), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 4(CX)(BX*1), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(CX)(BX*1), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 12(CX)(BX*1), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX)(BX*1), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG $0x48265262
+	WORD $0xcc52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z10
+	VMOVDQU32    64(SI), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xcc52
+	VPBROADCASTD 4(CX), Z12
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 8(CX), Z12
+
+	// VDPBF16PS zmm4, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xec52
+	VPBROADCASTD 12(CX), Z12
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX), Z12
+
+	// VDPBF16PS zmm8, zmm10, zmm12
+	LONG $0x482e5262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm11, zmm12
+	LONG $0x48265262
+	WORD $0xcc52
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -13326,6 +14506,413 @@ kdone:
 	ADDQ    R8, AX
 	DECQ    R10
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z12
+	VMOVUPS 64(BX), Z13
+	VADDPS  Z12, Z0, Z0
+	VADDPS  Z13, Z1, Z1
+	VADDPS  Z12, Z2, Z2
+	VADDPS  Z13, Z3, Z3
+	VADDPS  Z12, Z4, Z4
+	VADDPS  Z13, Z5, Z5
+	VADDPS  Z12, Z6, Z6
+	VADDPS  Z13, Z7, Z7
+	VADDPS  Z12, Z8, Z8
+	VADDPS  Z13, Z9, Z9
+	VADDPS  Z12, Z10, Z10
+	VADDPS  Z13, Z11, Z11
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	ADDQ   DX, BX
+	VADDPS (BX), Z10, Z10
+	VADDPS 64(BX), Z11, Z11
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z10, (CX)
+	VMOVUPS Z11, 64(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx6x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx6x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z12
+	VMOVDQU32    64(SI), Z13
+	VPBROADCASTD (CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 8(CX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 12(CX), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 16(CX), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 20(CX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xde52
+	VMOVDQU32    128(SI), Z12
+	VMOVDQU32    192(SI), Z13
+	VPBROADCASTD (CX)(DX*1), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX)(DX*1), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 8(CX)(DX*1), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 12(CX)(DX*1), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 16(CX)(DX*1), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 20(CX)(DX*1), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xde52
+	VMOVDQU32    256(SI), Z12
+	VMOVDQU32    320(SI), Z13
+	VPBROADCASTD (CX)(DX*2), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX)(DX*2), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 8(CX)(DX*2), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 12(CX)(DX*2), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 16(CX)(DX*2), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 20(CX)(DX*2), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xde52
+	VMOVDQU32    384(SI), Z12
+	VMOVDQU32    448(SI), Z13
+	VPBROADCASTD (CX)(BX*1), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX)(BX*1), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 8(CX)(BX*1), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 12(CX)(BX*1), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 16(CX)(BX*1), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 20(CX)(BX*1), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG $0x48165262
+	WORD $0xde52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z12
+	VMOVDQU32    64(SI), Z13
+	VPBROADCASTD (CX), Z14
+
+	// VDPBF16PS zmm0, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xc652
+
+	// VDPBF16PS zmm1, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xce52
+	VPBROADCASTD 4(CX), Z14
+
+	// VDPBF16PS zmm2, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xd652
+
+	// VDPBF16PS zmm3, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xde52
+	VPBROADCASTD 8(CX), Z14
+
+	// VDPBF16PS zmm4, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xe652
+
+	// VDPBF16PS zmm5, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xee52
+	VPBROADCASTD 12(CX), Z14
+
+	// VDPBF16PS zmm6, zmm12, zmm14
+	LONG $0x481ed262
+	WORD $0xf652
+
+	// VDPBF16PS zmm7, zmm13, zmm14
+	LONG         $0x4816d262
+	WORD         $0xfe52
+	VPBROADCASTD 16(CX), Z14
+
+	// VDPBF16PS zmm8, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xc652
+
+	// VDPBF16PS zmm9, zmm13, zmm14
+	LONG         $0x48165262
+	WORD         $0xce52
+	VPBROADCASTD 20(CX), Z14
+
+	// VDPBF16PS zmm10, zmm12, zmm14
+	LONG $0x481e5262
+	WORD $0xd652
+
+	// VDPBF16PS zmm11, zmm13, zmm14
+	LONG $0x48165262
+	WORD $0xde52
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -14277,6 +15864,470 @@ kdone:
 	ADDQ    R9, AX
 	DECQ    R11
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z14
+	VMOVUPS 64(BX), Z15
+	VADDPS  Z14, Z0, Z0
+	VADDPS  Z15, Z1, Z1
+	VADDPS  Z14, Z2, Z2
+	VADDPS  Z15, Z3, Z3
+	VADDPS  Z14, Z4, Z4
+	VADDPS  Z15, Z5, Z5
+	VADDPS  Z14, Z6, Z6
+	VADDPS  Z15, Z7, Z7
+	VADDPS  Z14, Z8, Z8
+	VADDPS  Z15, Z9, Z9
+	VADDPS  Z14, Z10, Z10
+	VADDPS  Z15, Z11, Z11
+	VADDPS  Z14, Z12, Z12
+	VADDPS  Z15, Z13, Z13
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	ADDQ   DX, BX
+	VADDPS (BX), Z10, Z10
+	VADDPS 64(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+	VMAXPS Z12, Z16, Z12
+	VMAXPS Z13, Z16, Z13
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z10, (CX)
+	VMOVUPS Z11, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx7x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx7x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z14
+	VMOVDQU32    64(SI), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 12(CX), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 20(CX), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 24(CX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xe852
+	VMOVDQU32    128(SI), Z14
+	VMOVDQU32    192(SI), Z15
+	VPBROADCASTD (CX)(DX*1), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 12(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 20(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 24(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xe852
+	VMOVDQU32    256(SI), Z14
+	VMOVDQU32    320(SI), Z15
+	VPBROADCASTD (CX)(DX*2), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 12(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 20(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 24(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xe852
+	VMOVDQU32    384(SI), Z14
+	VMOVDQU32    448(SI), Z15
+	VPBROADCASTD (CX)(BX*1), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 12(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 20(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 24(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xe852
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z14
+	VMOVDQU32    64(SI), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xc852
+	VPBROADCASTD 4(CX), Z16
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 8(CX), Z16
+
+	// VDPBF16PS zmm4, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xe852
+	VPBROADCASTD 12(CX), Z16
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX), Z16
+
+	// VDPBF16PS zmm8, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xc852
+	VPBROADCASTD 20(CX), Z16
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VPBROADCASTD 24(CX), Z16
+
+	// VDPBF16PS zmm12, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xe852
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -15448,6 +17499,527 @@ store:
 	VZEROUPPER
 	RET
 
+// func gemmBF16Tx8x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx8x32(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z16
+	VMOVDQU32    64(SI), Z17
+	VPBROADCASTD (CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 16(CX), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 20(CX), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 24(CX), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 28(CX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xfa52
+	VMOVDQU32    128(SI), Z16
+	VMOVDQU32    192(SI), Z17
+	VPBROADCASTD (CX)(DX*1), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 16(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 20(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 24(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 28(CX)(DX*1), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xfa52
+	VMOVDQU32    256(SI), Z16
+	VMOVDQU32    320(SI), Z17
+	VPBROADCASTD (CX)(DX*2), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 16(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 20(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 24(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 28(CX)(DX*2), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xfa52
+	VMOVDQU32    384(SI), Z16
+	VMOVDQU32    448(SI), Z17
+	VPBROADCASTD (CX)(BX*1), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 16(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 20(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 24(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 28(CX)(BX*1), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG $0x40763262
+	WORD $0xfa52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000200, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z16
+	VMOVDQU32    64(SI), Z17
+	VPBROADCASTD (CX), Z18
+
+	// VDPBF16PS zmm0, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xc252
+
+	// VDPBF16PS zmm1, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xca52
+	VPBROADCASTD 4(CX), Z18
+
+	// VDPBF16PS zmm2, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xd252
+
+	// VDPBF16PS zmm3, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xda52
+	VPBROADCASTD 8(CX), Z18
+
+	// VDPBF16PS zmm4, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xe252
+
+	// VDPBF16PS zmm5, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xea52
+	VPBROADCASTD 12(CX), Z18
+
+	// VDPBF16PS zmm6, zmm16, zmm18
+	LONG $0x407eb262
+	WORD $0xf252
+
+	// VDPBF16PS zmm7, zmm17, zmm18
+	LONG         $0x4076b262
+	WORD         $0xfa52
+	VPBROADCASTD 16(CX), Z18
+
+	// VDPBF16PS zmm8, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xc252
+
+	// VDPBF16PS zmm9, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xca52
+	VPBROADCASTD 20(CX), Z18
+
+	// VDPBF16PS zmm10, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xd252
+
+	// VDPBF16PS zmm11, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xda52
+	VPBROADCASTD 24(CX), Z18
+
+	// VDPBF16PS zmm12, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xe252
+
+	// VDPBF16PS zmm13, zmm17, zmm18
+	LONG         $0x40763262
+	WORD         $0xea52
+	VPBROADCASTD 28(CX), Z18
+
+	// VDPBF16PS zmm14, zmm16, zmm18
+	LONG $0x407e3262
+	WORD $0xf252
+
+	// VDPBF16PS zmm15, zmm17, zmm18
+	LONG $0x40763262
+	WORD $0xfa52
+	ADDQ DX, CX
+	ADDQ $0x00000080, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z16
+	VMOVUPS 64(BX), Z17
+	VADDPS  Z16, Z0, Z0
+	VADDPS  Z17, Z1, Z1
+	VADDPS  Z16, Z2, Z2
+	VADDPS  Z17, Z3, Z3
+	VADDPS  Z16, Z4, Z4
+	VADDPS  Z17, Z5, Z5
+	VADDPS  Z16, Z6, Z6
+	VADDPS  Z17, Z7, Z7
+	VADDPS  Z16, Z8, Z8
+	VADDPS  Z17, Z9, Z9
+	VADDPS  Z16, Z10, Z10
+	VADDPS  Z17, Z11, Z11
+	VADDPS  Z16, Z12, Z12
+	VADDPS  Z17, Z13, Z13
+	VADDPS  Z16, Z14, Z14
+	VADDPS  Z17, Z15, Z15
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	ADDQ   DX, BX
+	VADDPS (BX), Z2, Z2
+	VADDPS 64(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	ADDQ   DX, BX
+	VADDPS (BX), Z6, Z6
+	VADDPS 64(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	ADDQ   DX, BX
+	VADDPS (BX), Z10, Z10
+	VADDPS 64(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	ADDQ   DX, BX
+	VADDPS (BX), Z14, Z14
+	VADDPS 64(BX), Z15, Z15
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z18, Z18, Z18
+	VMAXPS Z0, Z18, Z0
+	VMAXPS Z1, Z18, Z1
+	VMAXPS Z2, Z18, Z2
+	VMAXPS Z3, Z18, Z3
+	VMAXPS Z4, Z18, Z4
+	VMAXPS Z5, Z18, Z5
+	VMAXPS Z6, Z18, Z6
+	VMAXPS Z7, Z18, Z7
+	VMAXPS Z8, Z18, Z8
+	VMAXPS Z9, Z18, Z9
+	VMAXPS Z10, Z18, Z10
+	VMAXPS Z11, Z18, Z11
+	VMAXPS Z12, Z18, Z12
+	VMAXPS Z13, Z18, Z13
+	VMAXPS Z14, Z18, Z14
+	VMAXPS Z15, Z18, Z15
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z2, (CX)
+	VMOVUPS Z3, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z6, (CX)
+	VMOVUPS Z7, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z10, (CX)
+	VMOVUPS Z11, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z14, (CX)
+	VMOVUPS Z15, 64(CX)
+	VZEROUPPER
+	RET
+
 // func gemmBF16x1x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 // Requires: AVX, AVX512F
 TEXT ·gemmBF16x1x64(SB), NOSPLIT, $0-72
@@ -15780,6 +18352,190 @@ kdone:
 	ADDQ    CX, AX
 	DECQ    BX
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), DX
+	VMOVUPS (DX), Z4
+	VMOVUPS 64(DX), Z5
+	VMOVUPS 128(DX), Z6
+	VMOVUPS 192(DX), Z7
+	VADDPS  Z4, Z0, Z0
+	VADDPS  Z5, Z1, Z1
+	VADDPS  Z6, Z2, Z2
+	VADDPS  Z7, Z3, Z3
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), DX
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+	VADDPS 128(DX), Z2, Z2
+	VADDPS 192(DX), Z3, Z3
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z8, Z8, Z8
+	VMAXPS Z0, Z8, Z0
+	VMAXPS Z1, Z8, Z1
+	VMAXPS Z2, Z8, Z2
+	VMAXPS Z3, Z8, Z3
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx1x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx1x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z4
+	VMOVDQU32    64(SI), Z5
+	VMOVDQU32    128(SI), Z6
+	VMOVDQU32    192(SI), Z7
+	VPBROADCASTD (CX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VMOVDQU32    256(SI), Z4
+	VMOVDQU32    320(SI), Z5
+	VMOVDQU32    384(SI), Z6
+	VMOVDQU32    448(SI), Z7
+	VPBROADCASTD (CX)(DX*1), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VMOVDQU32    512(SI), Z4
+	VMOVDQU32    576(SI), Z5
+	VMOVDQU32    640(SI), Z6
+	VMOVDQU32    704(SI), Z7
+	VPBROADCASTD (CX)(DX*2), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG         $0x4846d262
+	WORD         $0xd852
+	VMOVDQU32    768(SI), Z4
+	VMOVDQU32    832(SI), Z5
+	VMOVDQU32    896(SI), Z6
+	VMOVDQU32    960(SI), Z7
+	VPBROADCASTD (CX)(BX*1), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xd852
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000400, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z4
+	VMOVDQU32    64(SI), Z5
+	VMOVDQU32    128(SI), Z6
+	VMOVDQU32    192(SI), Z7
+	VPBROADCASTD (CX), Z8
+
+	// VDPBF16PS zmm0, zmm4, zmm8
+	LONG $0x485ed262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm5, zmm8
+	LONG $0x4856d262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm6, zmm8
+	LONG $0x484ed262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm7, zmm8
+	LONG $0x4846d262
+	WORD $0xd852
+	ADDQ DX, CX
+	ADDQ $0x00000100, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -16354,6 +19110,297 @@ kdone:
 	ADDQ    DX, AX
 	DECQ    SI
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z8
+	VMOVUPS 64(BX), Z9
+	VMOVUPS 128(BX), Z10
+	VMOVUPS 192(BX), Z11
+	VADDPS  Z8, Z0, Z0
+	VADDPS  Z9, Z1, Z1
+	VADDPS  Z10, Z2, Z2
+	VADDPS  Z11, Z3, Z3
+	VADDPS  Z8, Z4, Z4
+	VADDPS  Z9, Z5, Z5
+	VADDPS  Z10, Z6, Z6
+	VADDPS  Z11, Z7, Z7
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z12, Z12, Z12
+	VMAXPS Z0, Z12, Z0
+	VMAXPS Z1, Z12, Z1
+	VMAXPS Z2, Z12, Z2
+	VMAXPS Z3, Z12, Z3
+	VMAXPS Z4, Z12, Z4
+	VMAXPS Z5, Z12, Z5
+	VMAXPS Z6, Z12, Z6
+	VMAXPS Z7, Z12, Z7
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx2x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx2x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z8
+	VMOVDQU32    64(SI), Z9
+	VMOVDQU32    128(SI), Z10
+	VMOVDQU32    192(SI), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VMOVDQU32    256(SI), Z8
+	VMOVDQU32    320(SI), Z9
+	VMOVDQU32    384(SI), Z10
+	VMOVDQU32    448(SI), Z11
+	VPBROADCASTD (CX)(DX*1), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(DX*1), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VMOVDQU32    512(SI), Z8
+	VMOVDQU32    576(SI), Z9
+	VMOVDQU32    640(SI), Z10
+	VMOVDQU32    704(SI), Z11
+	VPBROADCASTD (CX)(DX*2), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(DX*2), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xfc52
+	VMOVDQU32    768(SI), Z8
+	VMOVDQU32    832(SI), Z9
+	VMOVDQU32    896(SI), Z10
+	VMOVDQU32    960(SI), Z11
+	VPBROADCASTD (CX)(BX*1), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(BX*1), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG $0x4826d262
+	WORD $0xfc52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000400, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z8
+	VMOVDQU32    64(SI), Z9
+	VMOVDQU32    128(SI), Z10
+	VMOVDQU32    192(SI), Z11
+	VPBROADCASTD (CX), Z12
+
+	// VDPBF16PS zmm0, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm11, zmm12
+	LONG         $0x4826d262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX), Z12
+
+	// VDPBF16PS zmm4, zmm8, zmm12
+	LONG $0x483ed262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm9, zmm12
+	LONG $0x4836d262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm10, zmm12
+	LONG $0x482ed262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm11, zmm12
+	LONG $0x4826d262
+	WORD $0xfc52
+	ADDQ DX, CX
+	ADDQ $0x00000100, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -17146,6 +20193,404 @@ kdone:
 	ADDQ    BX, AX
 	DECQ    DI
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z12
+	VMOVUPS 64(BX), Z13
+	VMOVUPS 128(BX), Z14
+	VMOVUPS 192(BX), Z15
+	VADDPS  Z12, Z0, Z0
+	VADDPS  Z13, Z1, Z1
+	VADDPS  Z14, Z2, Z2
+	VADDPS  Z15, Z3, Z3
+	VADDPS  Z12, Z4, Z4
+	VADDPS  Z13, Z5, Z5
+	VADDPS  Z14, Z6, Z6
+	VADDPS  Z15, Z7, Z7
+	VADDPS  Z12, Z8, Z8
+	VADDPS  Z13, Z9, Z9
+	VADDPS  Z14, Z10, Z10
+	VADDPS  Z15, Z11, Z11
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z16, Z16, Z16
+	VMAXPS Z0, Z16, Z0
+	VMAXPS Z1, Z16, Z1
+	VMAXPS Z2, Z16, Z2
+	VMAXPS Z3, Z16, Z3
+	VMAXPS Z4, Z16, Z4
+	VMAXPS Z5, Z16, Z5
+	VMAXPS Z6, Z16, Z6
+	VMAXPS Z7, Z16, Z7
+	VMAXPS Z8, Z16, Z8
+	VMAXPS Z9, Z16, Z9
+	VMAXPS Z10, Z16, Z10
+	VMAXPS Z11, Z16, Z11
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx3x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx3x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z12
+	VMOVDQU32    64(SI), Z13
+	VMOVDQU32    128(SI), Z14
+	VMOVDQU32    192(SI), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VMOVDQU32    256(SI), Z12
+	VMOVDQU32    320(SI), Z13
+	VMOVDQU32    384(SI), Z14
+	VMOVDQU32    448(SI), Z15
+	VPBROADCASTD (CX)(DX*1), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX)(DX*1), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VMOVDQU32    512(SI), Z12
+	VMOVDQU32    576(SI), Z13
+	VMOVDQU32    640(SI), Z14
+	VMOVDQU32    704(SI), Z15
+	VPBROADCASTD (CX)(DX*2), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX)(DX*2), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG         $0x48063262
+	WORD         $0xd852
+	VMOVDQU32    768(SI), Z12
+	VMOVDQU32    832(SI), Z13
+	VMOVDQU32    896(SI), Z14
+	VMOVDQU32    960(SI), Z15
+	VPBROADCASTD (CX)(BX*1), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX)(BX*1), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xd852
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000400, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z12
+	VMOVDQU32    64(SI), Z13
+	VMOVDQU32    128(SI), Z14
+	VMOVDQU32    192(SI), Z15
+	VPBROADCASTD (CX), Z16
+
+	// VDPBF16PS zmm0, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX), Z16
+
+	// VDPBF16PS zmm4, zmm12, zmm16
+	LONG $0x481eb262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm13, zmm16
+	LONG $0x4816b262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm14, zmm16
+	LONG $0x480eb262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm15, zmm16
+	LONG         $0x4806b262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX), Z16
+
+	// VDPBF16PS zmm8, zmm12, zmm16
+	LONG $0x481e3262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm13, zmm16
+	LONG $0x48163262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm14, zmm16
+	LONG $0x480e3262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm15, zmm16
+	LONG $0x48063262
+	WORD $0xd852
+	ADDQ DX, CX
+	ADDQ $0x00000100, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -18156,6 +21601,511 @@ kdone:
 	ADDQ    SI, AX
 	DECQ    R8
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z16
+	VMOVUPS 64(BX), Z17
+	VMOVUPS 128(BX), Z18
+	VMOVUPS 192(BX), Z19
+	VADDPS  Z16, Z0, Z0
+	VADDPS  Z17, Z1, Z1
+	VADDPS  Z18, Z2, Z2
+	VADDPS  Z19, Z3, Z3
+	VADDPS  Z16, Z4, Z4
+	VADDPS  Z17, Z5, Z5
+	VADDPS  Z18, Z6, Z6
+	VADDPS  Z19, Z7, Z7
+	VADDPS  Z16, Z8, Z8
+	VADDPS  Z17, Z9, Z9
+	VADDPS  Z18, Z10, Z10
+	VADDPS  Z19, Z11, Z11
+	VADDPS  Z16, Z12, Z12
+	VADDPS  Z17, Z13, Z13
+	VADDPS  Z18, Z14, Z14
+	VADDPS  Z19, Z15, Z15
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	VADDPS 128(BX), Z14, Z14
+	VADDPS 192(BX), Z15, Z15
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z20, Z20, Z20
+	VMAXPS Z0, Z20, Z0
+	VMAXPS Z1, Z20, Z1
+	VMAXPS Z2, Z20, Z2
+	VMAXPS Z3, Z20, Z3
+	VMAXPS Z4, Z20, Z4
+	VMAXPS Z5, Z20, Z5
+	VMAXPS Z6, Z20, Z6
+	VMAXPS Z7, Z20, Z7
+	VMAXPS Z8, Z20, Z8
+	VMAXPS Z9, Z20, Z9
+	VMAXPS Z10, Z20, Z10
+	VMAXPS Z11, Z20, Z11
+	VMAXPS Z12, Z20, Z12
+	VMAXPS Z13, Z20, Z13
+	VMAXPS Z14, Z20, Z14
+	VMAXPS Z15, Z20, Z15
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VMOVUPS Z14, 128(CX)
+	VMOVUPS Z15, 192(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx4x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx4x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z16
+	VMOVDQU32    64(SI), Z17
+	VMOVDQU32    128(SI), Z18
+	VMOVDQU32    192(SI), Z19
+	VPBROADCASTD (CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xfc52
+	VMOVDQU32    256(SI), Z16
+	VMOVDQU32    320(SI), Z17
+	VMOVDQU32    384(SI), Z18
+	VMOVDQU32    448(SI), Z19
+	VPBROADCASTD (CX)(DX*1), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(DX*1), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX)(DX*1), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX)(DX*1), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xfc52
+	VMOVDQU32    512(SI), Z16
+	VMOVDQU32    576(SI), Z17
+	VMOVDQU32    640(SI), Z18
+	VMOVDQU32    704(SI), Z19
+	VPBROADCASTD (CX)(DX*2), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(DX*2), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX)(DX*2), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX)(DX*2), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xfc52
+	VMOVDQU32    768(SI), Z16
+	VMOVDQU32    832(SI), Z17
+	VMOVDQU32    896(SI), Z18
+	VMOVDQU32    960(SI), Z19
+	VPBROADCASTD (CX)(BX*1), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(BX*1), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX)(BX*1), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX)(BX*1), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG $0x40663262
+	WORD $0xfc52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000400, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z16
+	VMOVDQU32    64(SI), Z17
+	VMOVDQU32    128(SI), Z18
+	VMOVDQU32    192(SI), Z19
+	VPBROADCASTD (CX), Z20
+
+	// VDPBF16PS zmm0, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX), Z20
+
+	// VDPBF16PS zmm4, zmm16, zmm20
+	LONG $0x407eb262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm17, zmm20
+	LONG $0x4076b262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm18, zmm20
+	LONG $0x406eb262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm19, zmm20
+	LONG         $0x4066b262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX), Z20
+
+	// VDPBF16PS zmm8, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm19, zmm20
+	LONG         $0x40663262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX), Z20
+
+	// VDPBF16PS zmm12, zmm16, zmm20
+	LONG $0x407e3262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm17, zmm20
+	LONG $0x40763262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm18, zmm20
+	LONG $0x406e3262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm19, zmm20
+	LONG $0x40663262
+	WORD $0xfc52
+	ADDQ DX, CX
+	ADDQ $0x00000100, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -19387,6 +23337,618 @@ kdone:
 	ADDQ    DI, AX
 	DECQ    R9
 	JNZ     segment
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z20
+	VMOVUPS 64(BX), Z21
+	VMOVUPS 128(BX), Z22
+	VMOVUPS 192(BX), Z23
+	VADDPS  Z20, Z0, Z0
+	VADDPS  Z21, Z1, Z1
+	VADDPS  Z22, Z2, Z2
+	VADDPS  Z23, Z3, Z3
+	VADDPS  Z20, Z4, Z4
+	VADDPS  Z21, Z5, Z5
+	VADDPS  Z22, Z6, Z6
+	VADDPS  Z23, Z7, Z7
+	VADDPS  Z20, Z8, Z8
+	VADDPS  Z21, Z9, Z9
+	VADDPS  Z22, Z10, Z10
+	VADDPS  Z23, Z11, Z11
+	VADDPS  Z20, Z12, Z12
+	VADDPS  Z21, Z13, Z13
+	VADDPS  Z22, Z14, Z14
+	VADDPS  Z23, Z15, Z15
+	VADDPS  Z20, Z16, Z16
+	VADDPS  Z21, Z17, Z17
+	VADDPS  Z22, Z18, Z18
+	VADDPS  Z23, Z19, Z19
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	VADDPS 128(BX), Z14, Z14
+	VADDPS 192(BX), Z15, Z15
+	ADDQ   DX, BX
+	VADDPS (BX), Z16, Z16
+	VADDPS 64(BX), Z17, Z17
+	VADDPS 128(BX), Z18, Z18
+	VADDPS 192(BX), Z19, Z19
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z24, Z24, Z24
+	VMAXPS Z0, Z24, Z0
+	VMAXPS Z1, Z24, Z1
+	VMAXPS Z2, Z24, Z2
+	VMAXPS Z3, Z24, Z3
+	VMAXPS Z4, Z24, Z4
+	VMAXPS Z5, Z24, Z5
+	VMAXPS Z6, Z24, Z6
+	VMAXPS Z7, Z24, Z7
+	VMAXPS Z8, Z24, Z8
+	VMAXPS Z9, Z24, Z9
+	VMAXPS Z10, Z24, Z10
+	VMAXPS Z11, Z24, Z11
+	VMAXPS Z12, Z24, Z12
+	VMAXPS Z13, Z24, Z13
+	VMAXPS Z14, Z24, Z14
+	VMAXPS Z15, Z24, Z15
+	VMAXPS Z16, Z24, Z16
+	VMAXPS Z17, Z24, Z17
+	VMAXPS Z18, Z24, Z18
+	VMAXPS Z19, Z24, Z19
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VMOVUPS Z14, 128(CX)
+	VMOVUPS Z15, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z16, (CX)
+	VMOVUPS Z17, 64(CX)
+	VMOVUPS Z18, 128(CX)
+	VMOVUPS Z19, 192(CX)
+	VZEROUPPER
+	RET
+
+// func gemmBF16Tx5x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx5x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z20
+	VMOVDQU32    64(SI), Z21
+	VMOVDQU32    128(SI), Z22
+	VMOVDQU32    192(SI), Z23
+	VPBROADCASTD (CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 12(CX), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG         $0x40468262
+	WORD         $0xd852
+	VMOVDQU32    256(SI), Z20
+	VMOVDQU32    320(SI), Z21
+	VMOVDQU32    384(SI), Z22
+	VMOVDQU32    448(SI), Z23
+	VPBROADCASTD (CX)(DX*1), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX)(DX*1), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX)(DX*1), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 12(CX)(DX*1), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX)(DX*1), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG         $0x40468262
+	WORD         $0xd852
+	VMOVDQU32    512(SI), Z20
+	VMOVDQU32    576(SI), Z21
+	VMOVDQU32    640(SI), Z22
+	VMOVDQU32    704(SI), Z23
+	VPBROADCASTD (CX)(DX*2), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX)(DX*2), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX)(DX*2), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 12(CX)(DX*2), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX)(DX*2), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG         $0x40468262
+	WORD         $0xd852
+	VMOVDQU32    768(SI), Z20
+	VMOVDQU32    832(SI), Z21
+	VMOVDQU32    896(SI), Z22
+	VMOVDQU32    960(SI), Z23
+	VPBROADCASTD (CX)(BX*1), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX)(BX*1), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX)(BX*1), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 12(CX)(BX*1), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX)(BX*1), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG $0x40468262
+	WORD $0xd852
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000400, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z20
+	VMOVDQU32    64(SI), Z21
+	VMOVDQU32    128(SI), Z22
+	VMOVDQU32    192(SI), Z23
+	VPBROADCASTD (CX), Z24
+
+	// VDPBF16PS zmm0, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xc052
+
+	// VDPBF16PS zmm1, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xc852
+
+	// VDPBF16PS zmm2, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xd052
+
+	// VDPBF16PS zmm3, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xd852
+	VPBROADCASTD 4(CX), Z24
+
+	// VDPBF16PS zmm4, zmm20, zmm24
+	LONG $0x405e9262
+	WORD $0xe052
+
+	// VDPBF16PS zmm5, zmm21, zmm24
+	LONG $0x40569262
+	WORD $0xe852
+
+	// VDPBF16PS zmm6, zmm22, zmm24
+	LONG $0x404e9262
+	WORD $0xf052
+
+	// VDPBF16PS zmm7, zmm23, zmm24
+	LONG         $0x40469262
+	WORD         $0xf852
+	VPBROADCASTD 8(CX), Z24
+
+	// VDPBF16PS zmm8, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xc052
+
+	// VDPBF16PS zmm9, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xc852
+
+	// VDPBF16PS zmm10, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xd052
+
+	// VDPBF16PS zmm11, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xd852
+	VPBROADCASTD 12(CX), Z24
+
+	// VDPBF16PS zmm12, zmm20, zmm24
+	LONG $0x405e1262
+	WORD $0xe052
+
+	// VDPBF16PS zmm13, zmm21, zmm24
+	LONG $0x40561262
+	WORD $0xe852
+
+	// VDPBF16PS zmm14, zmm22, zmm24
+	LONG $0x404e1262
+	WORD $0xf052
+
+	// VDPBF16PS zmm15, zmm23, zmm24
+	LONG         $0x40461262
+	WORD         $0xf852
+	VPBROADCASTD 16(CX), Z24
+
+	// VDPBF16PS zmm16, zmm20, zmm24
+	LONG $0x405e8262
+	WORD $0xc052
+
+	// VDPBF16PS zmm17, zmm21, zmm24
+	LONG $0x40568262
+	WORD $0xc852
+
+	// VDPBF16PS zmm18, zmm22, zmm24
+	LONG $0x404e8262
+	WORD $0xd052
+
+	// VDPBF16PS zmm19, zmm23, zmm24
+	LONG $0x40468262
+	WORD $0xd852
+	ADDQ DX, CX
+	ADDQ $0x00000100, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
 	MOVQ    flags+64(FP), AX
 	MOVQ    c+32(FP), CX
 	MOVQ    ldc+40(FP), DX
@@ -20968,6 +25530,725 @@ store:
 	VZEROUPPER
 	RET
 
+// func gemmBF16Tx6x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+// Requires: AVX, AVX512F
+TEXT ·gemmBF16Tx6x64(SB), NOSPLIT, $0-72
+	// Zero the accumulators.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   kp+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   lda+16(FP), DX
+	SHLQ   $0x01, DX
+	LEAQ   (DX)(DX*2), BX
+	MOVQ   b+24(FP), SI
+	MOVQ   AX, DI
+	SHRQ   $0x02, DI
+	ANDQ   $0x00000003, AX
+	TESTQ  DI, DI
+	JZ     tail
+
+loop:
+	VMOVDQU32    (SI), Z24
+	VMOVDQU32    64(SI), Z25
+	VMOVDQU32    128(SI), Z26
+	VMOVDQU32    192(SI), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 20(CX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xfc52
+	VMOVDQU32    256(SI), Z24
+	VMOVDQU32    320(SI), Z25
+	VMOVDQU32    384(SI), Z26
+	VMOVDQU32    448(SI), Z27
+	VPBROADCASTD (CX)(DX*1), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(DX*1), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX)(DX*1), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX)(DX*1), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX)(DX*1), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 20(CX)(DX*1), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xfc52
+	VMOVDQU32    512(SI), Z24
+	VMOVDQU32    576(SI), Z25
+	VMOVDQU32    640(SI), Z26
+	VMOVDQU32    704(SI), Z27
+	VPBROADCASTD (CX)(DX*2), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(DX*2), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX)(DX*2), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX)(DX*2), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX)(DX*2), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 20(CX)(DX*2), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xfc52
+	VMOVDQU32    768(SI), Z24
+	VMOVDQU32    832(SI), Z25
+	VMOVDQU32    896(SI), Z26
+	VMOVDQU32    960(SI), Z27
+	VPBROADCASTD (CX)(BX*1), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX)(BX*1), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX)(BX*1), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX)(BX*1), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX)(BX*1), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 20(CX)(BX*1), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG $0x40268262
+	WORD $0xfc52
+	LEAQ (CX)(DX*4), CX
+	ADDQ $0x00000400, SI
+	DECQ DI
+	JNZ  loop
+
+tail:
+	TESTQ AX, AX
+	JZ    kdone
+
+tailloop:
+	VMOVDQU32    (SI), Z24
+	VMOVDQU32    64(SI), Z25
+	VMOVDQU32    128(SI), Z26
+	VMOVDQU32    192(SI), Z27
+	VPBROADCASTD (CX), Z28
+
+	// VDPBF16PS zmm0, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xc452
+
+	// VDPBF16PS zmm1, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm2, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xd452
+
+	// VDPBF16PS zmm3, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xdc52
+	VPBROADCASTD 4(CX), Z28
+
+	// VDPBF16PS zmm4, zmm24, zmm28
+	LONG $0x403e9262
+	WORD $0xe452
+
+	// VDPBF16PS zmm5, zmm25, zmm28
+	LONG $0x40369262
+	WORD $0xec52
+
+	// VDPBF16PS zmm6, zmm26, zmm28
+	LONG $0x402e9262
+	WORD $0xf452
+
+	// VDPBF16PS zmm7, zmm27, zmm28
+	LONG         $0x40269262
+	WORD         $0xfc52
+	VPBROADCASTD 8(CX), Z28
+
+	// VDPBF16PS zmm8, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xc452
+
+	// VDPBF16PS zmm9, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm10, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xd452
+
+	// VDPBF16PS zmm11, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xdc52
+	VPBROADCASTD 12(CX), Z28
+
+	// VDPBF16PS zmm12, zmm24, zmm28
+	LONG $0x403e1262
+	WORD $0xe452
+
+	// VDPBF16PS zmm13, zmm25, zmm28
+	LONG $0x40361262
+	WORD $0xec52
+
+	// VDPBF16PS zmm14, zmm26, zmm28
+	LONG $0x402e1262
+	WORD $0xf452
+
+	// VDPBF16PS zmm15, zmm27, zmm28
+	LONG         $0x40261262
+	WORD         $0xfc52
+	VPBROADCASTD 16(CX), Z28
+
+	// VDPBF16PS zmm16, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xc452
+
+	// VDPBF16PS zmm17, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xcc52
+
+	// VDPBF16PS zmm18, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xd452
+
+	// VDPBF16PS zmm19, zmm27, zmm28
+	LONG         $0x40268262
+	WORD         $0xdc52
+	VPBROADCASTD 20(CX), Z28
+
+	// VDPBF16PS zmm20, zmm24, zmm28
+	LONG $0x403e8262
+	WORD $0xe452
+
+	// VDPBF16PS zmm21, zmm25, zmm28
+	LONG $0x40368262
+	WORD $0xec52
+
+	// VDPBF16PS zmm22, zmm26, zmm28
+	LONG $0x402e8262
+	WORD $0xf452
+
+	// VDPBF16PS zmm23, zmm27, zmm28
+	LONG $0x40268262
+	WORD $0xfc52
+	ADDQ DX, CX
+	ADDQ $0x00000100, SI
+	DECQ AX
+	JNZ  tailloop
+
+kdone:
+	MOVQ    flags+64(FP), AX
+	MOVQ    c+32(FP), CX
+	MOVQ    ldc+40(FP), DX
+	SHLQ    $0x02, DX
+	TESTQ   $0x00000004, AX
+	JZ      nobias
+	MOVQ    bias+48(FP), BX
+	VMOVUPS (BX), Z24
+	VMOVUPS 64(BX), Z25
+	VMOVUPS 128(BX), Z26
+	VMOVUPS 192(BX), Z27
+	VADDPS  Z24, Z0, Z0
+	VADDPS  Z25, Z1, Z1
+	VADDPS  Z26, Z2, Z2
+	VADDPS  Z27, Z3, Z3
+	VADDPS  Z24, Z4, Z4
+	VADDPS  Z25, Z5, Z5
+	VADDPS  Z26, Z6, Z6
+	VADDPS  Z27, Z7, Z7
+	VADDPS  Z24, Z8, Z8
+	VADDPS  Z25, Z9, Z9
+	VADDPS  Z26, Z10, Z10
+	VADDPS  Z27, Z11, Z11
+	VADDPS  Z24, Z12, Z12
+	VADDPS  Z25, Z13, Z13
+	VADDPS  Z26, Z14, Z14
+	VADDPS  Z27, Z15, Z15
+	VADDPS  Z24, Z16, Z16
+	VADDPS  Z25, Z17, Z17
+	VADDPS  Z26, Z18, Z18
+	VADDPS  Z27, Z19, Z19
+	VADDPS  Z24, Z20, Z20
+	VADDPS  Z25, Z21, Z21
+	VADDPS  Z26, Z22, Z22
+	VADDPS  Z27, Z23, Z23
+
+nobias:
+	TESTQ  $0x00000008, AX
+	JZ     nores
+	MOVQ   res+56(FP), BX
+	VADDPS (BX), Z0, Z0
+	VADDPS 64(BX), Z1, Z1
+	VADDPS 128(BX), Z2, Z2
+	VADDPS 192(BX), Z3, Z3
+	ADDQ   DX, BX
+	VADDPS (BX), Z4, Z4
+	VADDPS 64(BX), Z5, Z5
+	VADDPS 128(BX), Z6, Z6
+	VADDPS 192(BX), Z7, Z7
+	ADDQ   DX, BX
+	VADDPS (BX), Z8, Z8
+	VADDPS 64(BX), Z9, Z9
+	VADDPS 128(BX), Z10, Z10
+	VADDPS 192(BX), Z11, Z11
+	ADDQ   DX, BX
+	VADDPS (BX), Z12, Z12
+	VADDPS 64(BX), Z13, Z13
+	VADDPS 128(BX), Z14, Z14
+	VADDPS 192(BX), Z15, Z15
+	ADDQ   DX, BX
+	VADDPS (BX), Z16, Z16
+	VADDPS 64(BX), Z17, Z17
+	VADDPS 128(BX), Z18, Z18
+	VADDPS 192(BX), Z19, Z19
+	ADDQ   DX, BX
+	VADDPS (BX), Z20, Z20
+	VADDPS 64(BX), Z21, Z21
+	VADDPS 128(BX), Z22, Z22
+	VADDPS 192(BX), Z23, Z23
+
+nores:
+	TESTQ  $0x00000010, AX
+	JZ     store
+	VPXORD Z28, Z28, Z28
+	VMAXPS Z0, Z28, Z0
+	VMAXPS Z1, Z28, Z1
+	VMAXPS Z2, Z28, Z2
+	VMAXPS Z3, Z28, Z3
+	VMAXPS Z4, Z28, Z4
+	VMAXPS Z5, Z28, Z5
+	VMAXPS Z6, Z28, Z6
+	VMAXPS Z7, Z28, Z7
+	VMAXPS Z8, Z28, Z8
+	VMAXPS Z9, Z28, Z9
+	VMAXPS Z10, Z28, Z10
+	VMAXPS Z11, Z28, Z11
+	VMAXPS Z12, Z28, Z12
+	VMAXPS Z13, Z28, Z13
+	VMAXPS Z14, Z28, Z14
+	VMAXPS Z15, Z28, Z15
+	VMAXPS Z16, Z28, Z16
+	VMAXPS Z17, Z28, Z17
+	VMAXPS Z18, Z28, Z18
+	VMAXPS Z19, Z28, Z19
+	VMAXPS Z20, Z28, Z20
+	VMAXPS Z21, Z28, Z21
+	VMAXPS Z22, Z28, Z22
+	VMAXPS Z23, Z28, Z23
+
+store:
+	VMOVUPS Z0, (CX)
+	VMOVUPS Z1, 64(CX)
+	VMOVUPS Z2, 128(CX)
+	VMOVUPS Z3, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z4, (CX)
+	VMOVUPS Z5, 64(CX)
+	VMOVUPS Z6, 128(CX)
+	VMOVUPS Z7, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z8, (CX)
+	VMOVUPS Z9, 64(CX)
+	VMOVUPS Z10, 128(CX)
+	VMOVUPS Z11, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z12, (CX)
+	VMOVUPS Z13, 64(CX)
+	VMOVUPS Z14, 128(CX)
+	VMOVUPS Z15, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z16, (CX)
+	VMOVUPS Z17, 64(CX)
+	VMOVUPS Z18, 128(CX)
+	VMOVUPS Z19, 192(CX)
+	ADDQ    DX, CX
+	VMOVUPS Z20, (CX)
+	VMOVUPS Z21, 64(CX)
+	VMOVUPS Z22, 128(CX)
+	VMOVUPS Z23, 192(CX)
+	VZEROUPPER
+	RET
+
 // func toBF16AVX512(dst *uint16, src *float32, n int)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·toBF16AVX512(SB), NOSPLIT, $0-24
@@ -21238,6 +26519,54 @@ loop:
 	ADDQ      $0x00000020, AX
 	DECQ      BX
 	JNZ       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func pairRowsBF16AVX512(dst *uint16, src *float32, n int, pairs int, mask uint32)
+// Requires: AVX, AVX512F
+TEXT ·pairRowsBF16AVX512(SB), NOSPLIT, $0-36
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	MOVQ         pairs+24(FP), BX
+	MOVL         mask+32(FP), SI
+	VPBROADCASTD SI, Z6
+	MOVQ         DX, SI
+	SHLQ         $0x02, SI
+	SHRQ         $0x04, DX
+	TESTQ        BX, BX
+	JZ           done
+
+pair:
+	LEAQ (CX)(SI*1), DI
+	MOVQ DX, R8
+
+col:
+	VMOVUPS (CX), Z0
+	VMOVUPS (DI), Z1
+
+	// VCVTNEPS2BF16 ymm2, zmm0
+	LONG $0x487ef262
+	WORD $0xd072
+
+	// VCVTNEPS2BF16 ymm3, zmm1
+	LONG       $0x487ef262
+	WORD       $0xd972
+	VPMOVZXWD  Y2, Z4
+	VPMOVZXWD  Y3, Z5
+	VPSLLD     $0x10, Z5, Z5
+	VPTERNLOGD $0x96, Z6, Z5, Z4
+	VMOVDQU32  Z4, (AX)
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DI
+	ADDQ       $0x00000040, AX
+	DECQ       R8
+	JNZ        col
+	MOVQ       DI, CX
+	DECQ       BX
+	JNZ        pair
 
 done:
 	VZEROUPPER

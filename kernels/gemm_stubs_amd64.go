@@ -254,6 +254,11 @@ func gemmBF16x1x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x1x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx1x32 computes a 1x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx1x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x2x32 computes a 2x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -263,6 +268,11 @@ func gemmBF16x2x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x2x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx2x32 computes a 2x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx2x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x3x32 computes a 3x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
@@ -274,6 +284,11 @@ func gemmBF16x3x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x3x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx3x32 computes a 3x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx3x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x4x32 computes a 4x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -283,6 +298,11 @@ func gemmBF16x4x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x4x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx4x32 computes a 4x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx4x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x5x32 computes a 5x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
@@ -294,6 +314,11 @@ func gemmBF16x5x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x5x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx5x32 computes a 5x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx5x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x6x32 computes a 6x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -303,6 +328,11 @@ func gemmBF16x6x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x6x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx6x32 computes a 6x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx6x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x7x32 computes a 7x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
@@ -314,6 +344,11 @@ func gemmBF16x7x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x7x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx7x32 computes a 7x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx7x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x8x32 computes a 8x32 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -323,6 +358,11 @@ func gemmBF16x8x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x8x32(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx8x32 computes a 8x32 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx8x32(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x1x64 computes a 1x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
@@ -334,6 +374,11 @@ func gemmBF16x1x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x1x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx1x64 computes a 1x64 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx1x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x2x64 computes a 2x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -343,6 +388,11 @@ func gemmBF16x2x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x2x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx2x64 computes a 2x64 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx2x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x3x64 computes a 3x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
@@ -354,6 +404,11 @@ func gemmBF16x3x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x3x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx3x64 computes a 3x64 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx3x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x4x64 computes a 4x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -363,6 +418,11 @@ func gemmBF16x4x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x4x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx4x64 computes a 4x64 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx4x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // gemmBF16x5x64 computes a 5x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
@@ -374,6 +434,11 @@ func gemmBF16x5x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //go:noescape
 func convBF16x5x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
+// gemmBF16Tx5x64 computes a 5x64 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx5x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
 // gemmBF16x6x64 computes a 6x64 tile of C from bfloat16 A and packed B (see bf16Kernel in bf16.go).
 //
 //go:noescape
@@ -383,6 +448,11 @@ func gemmBF16x6x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, b
 //
 //go:noescape
 func convBF16x6x64(kp3 int, rows *[8]*uint16, skip int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+// gemmBF16Tx6x64 computes a 6x64 tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).
+//
+//go:noescape
+func gemmBF16Tx6x64(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 // toBF16AVX512 rounds src[i] to bfloat16 into dst[i] for i < n (a multiple of 32) with VCVTNE2PS2BF16.
 //
@@ -398,6 +468,11 @@ func dpbf16Peak(n int)
 //
 //go:noescape
 func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
+
+// pairRowsBF16AVX512 interleaves rows 2p and 2p+1 of src (n floats each, n a multiple of 16) in bfloat16 into dst for p < pairs, XORing each word pair with mask.
+//
+//go:noescape
+func pairRowsBF16AVX512(dst *uint16, src *float32, n int, pairs int, mask uint32)
 
 // scaleShiftAVX2 is scaleShift on rows of c channels (a multiple of 8).
 //

@@ -20,10 +20,12 @@ var (
 
 // The BF16 tile sets of gemm_amd64.s (tail[r] computes r rows).
 var (
-	tilesBF16x8x32 = &bf16TileSet{mr: 8, nr: 32, kern: gemmBF16x8x32, conv: convBF16x8x32,
+	tilesBF16x8x32 = &bf16TileSet{mr: 8, nr: 32, kern: gemmBF16x8x32, conv: convBF16x8x32, kernT: gemmBF16Tx8x32,
 		tail:     []bf16Kernel{nil, gemmBF16x1x32, gemmBF16x2x32, gemmBF16x3x32, gemmBF16x4x32, gemmBF16x5x32, gemmBF16x6x32, gemmBF16x7x32},
-		convTail: []bf16ConvKernel{nil, convBF16x1x32, convBF16x2x32, convBF16x3x32, convBF16x4x32, convBF16x5x32, convBF16x6x32, convBF16x7x32}}
-	tilesBF16x6x64 = &bf16TileSet{mr: 6, nr: 64, kern: gemmBF16x6x64, conv: convBF16x6x64,
+		convTail: []bf16ConvKernel{nil, convBF16x1x32, convBF16x2x32, convBF16x3x32, convBF16x4x32, convBF16x5x32, convBF16x6x32, convBF16x7x32},
+		tailT:    []bf16Kernel{nil, gemmBF16Tx1x32, gemmBF16Tx2x32, gemmBF16Tx3x32, gemmBF16Tx4x32, gemmBF16Tx5x32, gemmBF16Tx6x32, gemmBF16Tx7x32}}
+	tilesBF16x6x64 = &bf16TileSet{mr: 6, nr: 64, kern: gemmBF16x6x64, conv: convBF16x6x64, kernT: gemmBF16Tx6x64,
 		tail:     []bf16Kernel{nil, gemmBF16x1x64, gemmBF16x2x64, gemmBF16x3x64, gemmBF16x4x64, gemmBF16x5x64},
-		convTail: []bf16ConvKernel{nil, convBF16x1x64, convBF16x2x64, convBF16x3x64, convBF16x4x64, convBF16x5x64}}
+		convTail: []bf16ConvKernel{nil, convBF16x1x64, convBF16x2x64, convBF16x3x64, convBF16x4x64, convBF16x5x64},
+		tailT:    []bf16Kernel{nil, gemmBF16Tx1x64, gemmBF16Tx2x64, gemmBF16Tx3x64, gemmBF16Tx4x64, gemmBF16Tx5x64}}
 )

@@ -133,12 +133,21 @@ type WinogradBF16 struct {
 // PackWinogradBF16 packs the transformed weights u (16*cin*cout values,
 // as WinogradWeights writes them) for Conv3x3WinogradBF16.
 func PackWinogradBF16(u []float32, cin, cout int) *WinogradBF16 {
+	return RepackWinogradBF16(nil, u, cin, cout)
+}
+
+// RepackWinogradBF16 is PackWinogradBF16 into wb's memory when wb (which
+// may be nil) holds weights of the same shape, else into new memory (see
+// RepackBF16); it returns the packed weights.
+func RepackWinogradBF16(wb *WinogradBF16, u []float32, cin, cout int) *WinogradBF16 {
 	if cin < 0 || cout < 0 || len(u) < 16*cin*cout {
 		panic(fmt.Sprintf("kernels: PackWinogradBF16: %d values for cin=%d cout=%d, want 16*cin*cout", len(u), cin, cout))
 	}
-	wb := &WinogradBF16{cin: cin, cout: cout}
+	if wb == nil || wb.cin != cin || wb.cout != cout {
+		wb = &WinogradBF16{cin: cin, cout: cout}
+	}
 	for e := range 16 {
-		wb.u[e] = PackBF16(u[e*cin*cout:(e+1)*cin*cout], cin, cout)
+		wb.u[e] = RepackBF16(wb.u[e], u[e*cin*cout:(e+1)*cin*cout], cin, cout)
 	}
 	return wb
 }
@@ -251,13 +260,15 @@ type winoArgs struct {
 // values, tile major and channel minor, at a stride padded by winoPad so
 // that the rows do not all fall on the same cache sets.
 type winoScratch struct {
-	d    []float32    // input patches, [16][nt*cin]
-	v    []float32    // transformed input, [16][nt*cin]
-	vb   []uint16     // the same in bfloat16 (Conv3x3WinogradBF16)
-	mm   []float32    // products, [16][nt*cout]
-	zero []float32    // max(cin, cout) zeros: padding, a missing bias or residual
-	sink []float32    // cout values written for output pixels outside the image
-	taps [16]*float32 // a tile's patch pixels (or zero): see winoArgs.taps
+	d  []float32 // input patches, [16][nt*cin]
+	v  []float32 // transformed input, [16][nt*cin]
+	vb []uint16  // the same in bfloat16 (Conv3x3WinogradBF16)
+	// ab and bb are gradChunkBF16's operands in pair rows.
+	ab, bb []uint16
+	mm     []float32    // products, [16][nt*cout]
+	zero   []float32    // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32    // cout values written for output pixels outside the image
+	taps   [16]*float32 // a tile's patch pixels (or zero): see winoArgs.taps
 	// out and res are a tile's output pixels and their residuals (see
 	// winoArgs.outputs).
 	out, res [4][]float32

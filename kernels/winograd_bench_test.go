@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/canopy-go/canopy/internal/cputime"
@@ -52,6 +53,67 @@ func BenchmarkConv3x3Paths(b *testing.B) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkConv3x3Train measures the three convolutions training runs per
+// residual-tower 3x3 convolution, by Winograd F(2x2,3x3) at batch 256 on
+// one thread: the forward pass ("fwd", the same kernel inference runs),
+// the input gradient ("dgrad", the convolution of the output gradient
+// with the rotated kernel) and the weight gradient ("wgrad",
+// Conv3x3WinogradWeightGrad and WinogradWeightsGrad), and the three with
+// bfloat16 products ("fwd-bf16", "dgrad-bf16", "wgrad-bf16"). GFLOP counts the
+// direct convolution's 2*9*cin*cout per output pixel for each, so that
+// the figures compare with the FMA peak (BenchmarkFMAPeak) as a share of
+// the core (docs/BENCHMARKS.md).
+func BenchmarkConv3x3Train(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, sh := range []struct {
+		name     string
+		ch, h, w int
+	}{{"c4-64", 64, 6, 7}, {"c4-32", 32, 6, 7}, {"seq-64", 64, 10, 10}} {
+		const batch = 256
+		ch, h, w := sh.ch, sh.h, sh.w
+		m := batch * h * w
+		u := make([]float32, 16*ch*ch)
+		WinogradWeights(randSlice(r, 9*ch*ch), ch, ch, u)
+		ub := PackWinogradBF16(u, ch, ch)
+		in, dy, out := randSlice(r, m*ch), randSlice(r, m*ch), make([]float32, m*ch)
+		du, dw := make([]float32, 16*ch*ch), make([]float32, 9*ch*ch)
+		for _, pass := range []string{"fwd", "dgrad", "wgrad", "fwd-bf16", "dgrad-bf16", "wgrad-bf16"} {
+			b.Run(fmt.Sprintf("%s/%s", sh.name, pass), func(b *testing.B) {
+				if strings.HasSuffix(pass, "bf16") && BF16Kernels() == "generic" {
+					b.Skip("no AVX-512 BF16: the portable bfloat16 code")
+				}
+				defer SetThreads(SetThreads(1))
+				run := func() {
+					switch pass {
+					case "fwd":
+						Conv3x3Winograd(in, batch, ch, h, w, u, ch, nil, nil, false, out)
+					case "dgrad":
+						Conv3x3Winograd(dy, batch, ch, h, w, u, ch, nil, out, false, out)
+					case "wgrad":
+						clear(du)
+						Conv3x3WinogradWeightGrad(in, batch, ch, h, w, dy, ch, du)
+						WinogradWeightsGrad(du, ch, ch, dw)
+					case "wgrad-bf16":
+						clear(du)
+						Conv3x3WinogradWeightGradBF16(in, batch, ch, h, w, dy, ch, du)
+						WinogradWeightsGrad(du, ch, ch, dw)
+					case "fwd-bf16":
+						Conv3x3WinogradBF16(in, batch, ch, h, w, ub, nil, nil, false, out)
+					default:
+						Conv3x3WinogradBF16(dy, batch, ch, h, w, ub, nil, out, false, out)
+					}
+				}
+				run() // the first touch of out and of the pooled scratch is not timed
+				cpu0 := cputime.Seconds()
+				for b.Loop() {
+					run()
+				}
+				reportFlops(b, 2*float64(m*9*ch*ch), cpu0)
+			})
 		}
 	}
 }

@@ -23,6 +23,10 @@ import "fmt"
 // weights. It runs on the calling goroutine alone (callers split the batch)
 // and allocates nothing in steady state.
 func Conv3x3WinogradWeightGrad(src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32) {
+	conv3x3WinogradWeightGrad(src, batch, cin, h, w, dy, cout, du, false)
+}
+
+func conv3x3WinogradWeightGrad(src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32, bf16 bool) {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
 		panic(fmt.Sprintf("kernels: Conv3x3WinogradWeightGrad: negative size batch=%d cin=%d h=%d w=%d cout=%d", batch, cin, h, w, cout))
 	}
@@ -41,8 +45,22 @@ func Conv3x3WinogradWeightGrad(src []float32, batch, cin, h, w int, dy []float32
 	a := winoArgs{src: src, cin: cin, h: h, w: w, th: (h + 1) / 2, tw: (w + 1) / 2, cout: cout, dst: dy}
 	tiles := batch * a.th * a.tw
 	for t0 := 0; t0 < tiles; t0 += winoGradChunk {
-		a.gradChunk(t0, min(t0+winoGradChunk, tiles), du)
+		a.gradChunk(t0, min(t0+winoGradChunk, tiles), du, bf16)
 	}
+}
+
+// Conv3x3WinogradWeightGradBF16 is Conv3x3WinogradWeightGrad with the 16
+// products over tiles in bfloat16: per chunk of winoGradChunk tiles the
+// transformed input and output gradient (computed in float32) are rounded
+// to bfloat16, their products summed in float32 (VDPBF16PS with AVX-512
+// BF16, the portable code in its order elsewhere; the two give the same
+// bits), and the chunk's sums added into du in float32. cin and cout must
+// be multiples of 16.
+func Conv3x3WinogradWeightGradBF16(src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32) {
+	if cin%16 != 0 || cout%16 != 0 {
+		panic(fmt.Sprintf("kernels: Conv3x3WinogradWeightGradBF16: cin=%d and cout=%d must be multiples of 16", cin, cout))
+	}
+	conv3x3WinogradWeightGrad(src, batch, cin, h, w, dy, cout, du, true)
 }
 
 // winoGradChunk is the number of tiles, the GEMMs' K, of one pass of
@@ -61,7 +79,7 @@ const winoGradChunk = 96
 // A [y0, y1] = [y0, y0+y1, y0-y1, -y1], so (A dY A^T)[i][j] =
 // s_i s_j (B^T D B)[p_i][p_j] with p = (3, 1, 2, 0) and s = (1, 1, -1, 1);
 // the GEMM of position e = 4i+j reads row 4p_i+p_j and scales by s_i s_j.
-func (a *winoArgs) gradChunk(t0, t1 int, du []float32) {
+func (a *winoArgs) gradChunk(t0, t1 int, du []float32, bf16 bool) {
 	sc := winoPool.Get().(*winoScratch)
 	nt := t1 - t0
 	cin, cout := a.cin, a.cout
@@ -75,6 +93,11 @@ func (a *winoArgs) gradChunk(t0, t1 int, du []float32) {
 	g.transformIn(im, sc, &sc.mm, t0, t1, os, false)
 	perm, sign := [4]int{3, 1, 2, 0}, [4]float32{1, 1, -1, 1}
 	plane := cin * cout
+	if bf16 {
+		a.gradChunkBF16(im, sc, nt, is, os, du)
+		winoPool.Put(sc)
+		return
+	}
 	for e := range 16 {
 		i, j := e/4, e%4
 		f := 4*perm[i] + perm[j]
@@ -120,6 +143,117 @@ func WinogradWeightsGrad(du []float32, cin, cout int, dw []float32) {
 					dw[((r*3+c)*cin+ci)*cout+co] = v
 				}
 			}
+		}
+	}
+}
+
+// gradChunkBF16 is gradChunk's products in bfloat16, given the chunk's nt
+// transformed input rows in sc.v (row stride is) and transformed output
+// gradients in sc.mm (row stride os): per position e, the rows of both
+// are interleaved in k pairs of tiles (pairRows; a zero row pads an odd
+// nt), V_e^T as the pair rows of A and dM_e, negated where gradChunk's
+// permutation has the sign -1, as B packed in strips, and their product
+// is added into du's plane e by the kernels' residual (c = res = du).
+func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, nt, is, os int, du []float32) {
+	cin, cout := a.cin, a.cout
+	perm, sign := [4]int{3, 1, 2, 0}, [4]uint32{0, 0, 0x80008000, 0}
+	kp, full := (nt+1)/2, nt/2
+	nr := bf16StripWidth(cout)
+	var ts *bf16TileSet
+	for _, t := range im.bf16 {
+		if t.nr == nr && cout%nr == 0 {
+			ts = t
+		}
+	}
+	strips := (cout + nr - 1) / nr
+	sc.ab = grow16(sc.ab, kp*2*cin)
+	sc.bb = grow16(sc.bb, kp*2*strips*nr)
+	zero := sc.zero[:max(cin, cout)]
+	plane := cin * cout
+	for e := range 16 {
+		i, j := e/4, e%4
+		f := 4*perm[i] + perm[j]
+		mask := sign[i] ^ sign[j]
+		v, m := sc.v[e*is:], sc.mm[f*os:]
+		pairRows(im, sc.ab, v, zero, cin, cin, full, 0)
+		if full < kp {
+			pairRows(im, sc.ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
+		}
+		for s := range strips {
+			s0 := s * nr
+			cols := min(nr, cout-s0)
+			b := sc.bb[s*kp*nr*2:]
+			if cols == nr && strips == 1 {
+				pairRows(im, b, m, zero, cout, cout, full, mask)
+			} else {
+				for p := range full {
+					pairRows(im, b[p*nr*2:], m[2*p*cout+s0:], zero, cols, cout, 1, mask)
+					clear(b[p*nr*2+2*cols : (p+1)*nr*2]) // a partial strip's padding
+				}
+			}
+			if full < kp {
+				pairRows(im, b[full*nr*2:], m[2*full*cout+s0:], zero, cols, 0, 1, mask)
+				clear(b[full*nr*2+2*cols : (full+1)*nr*2])
+			}
+		}
+		c := du[e*plane : (e+1)*plane]
+		if ts == nil {
+			pairsProductGeneric(kp, sc.ab, cin, sc.bb, nr, cout, c)
+			continue
+		}
+		for i0 := 0; i0 < cin; i0 += ts.mr {
+			kern := ts.kernT
+			if r := cin - i0; r < ts.mr {
+				kern = ts.tailT[r]
+			}
+			for s0 := 0; s0 < cout; s0 += nr {
+				cp := &c[i0*cout+s0]
+				kern(kp, &sc.ab[2*i0], 2*cin, &sc.bb[(s0/nr)*kp*nr*2], cp, cout, nil, cp, kResidual)
+			}
+		}
+	}
+}
+
+// pairRows interleaves rows in bfloat16 for the k pairs of the BF16
+// kernels: for p < pairs and j < n, dst[2*(p*n+j)] = ToBF16(src[2p*ld+j])
+// and dst[2*(p*n+j)+1] = ToBF16(src[(2p+1)*ld+j]), or ToBF16(zero[j])
+// when ld is 0 (one row and a zero row: pairs must then be 1), each pair
+// of values XORed with mask (0x80008000 negates both).
+func pairRows(im *impl, dst []uint16, src, zero []float32, n, ld, pairs int, mask uint32) {
+	if im.bf16 != nil && n%16 == 0 && ld == n && pairs > 0 {
+		pairRowsBF16AVX512(&dst[0], &src[0], n, pairs, mask)
+		return
+	}
+	for p := range pairs {
+		r0, r1 := src[2*p*ld:2*p*ld+n], zero[:n]
+		if ld != 0 {
+			r1 = src[(2*p+1)*ld : (2*p+1)*ld+n]
+		}
+		d := dst[2*p*n : 2*(p+1)*n]
+		for j := range n {
+			d[2*j] = ToBF16(r0[j]) ^ uint16(mask)
+			d[2*j+1] = ToBF16(r1[j]) ^ uint16(mask>>16)
+		}
+	}
+}
+
+// pairsProductGeneric is the portable form of the pair-row kernels (see
+// bf16TileSet.kernT) with the residual c: c (m x n, row-major) += A^T B
+// with pair p of row i of A at a[p*2*m+2*i:], B packed in strips of nr
+// columns, kp pairs, summed in VDPBF16PS's order (see
+// bf16Args.genericRows) before the addition to c.
+func pairsProductGeneric(kp int, a []uint16, m int, b []uint16, nr, n int, c []float32) {
+	for i := range m {
+		for j := range n {
+			s, jj := j/nr, j%nr
+			col := b[s*kp*nr*2:]
+			var acc float32
+			for p := range kp {
+				aw, bw := a[p*2*m+2*i:], col[(p*nr+jj)*2:]
+				acc = ftz(acc + dazBF16(aw[1])*dazBF16(bw[1]))
+				acc = ftz(acc + dazBF16(aw[0])*dazBF16(bw[0]))
+			}
+			c[i*n+j] = acc + c[i*n+j]
 		}
 	}
 }

@@ -49,7 +49,21 @@ func BenchmarkTrain(b *testing.B) {
 	}
 }
 
+// BenchmarkTrainBF16 is BenchmarkTrain with the 3x3 convolutions'
+// products in bfloat16 (SetTrainPrecision).
+func BenchmarkTrainBF16(b *testing.B) {
+	for _, name := range []string{"connect4", "connect4-32x4", "sequence"} {
+		for _, threads := range []int{1, 2} {
+			benchmarkTrainPrec(b, name, threads, BF16)
+		}
+	}
+}
+
 func benchmarkTrain(b *testing.B, name string, threads int) {
+	benchmarkTrainPrec(b, name, threads, FP32)
+}
+
+func benchmarkTrainPrec(b *testing.B, name string, threads int, prec Precision) {
 	cfg, _ := Preset(name)
 	if name == "connect4-32x4" {
 		cfg, _ = Preset("connect4")
@@ -61,6 +75,7 @@ func benchmarkTrain(b *testing.B, name string, threads int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		net.SetTrainPrecision(prec)
 		tr := &Trainer{Net: net, Optimizer: &Adam{LR: 1e-3}, L2: 1e-4}
 		batch := randomBatch(cfg, 256, 1)
 		if _, err := tr.Step(batch); err != nil {

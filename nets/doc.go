@@ -44,7 +44,10 @@
 // gradients are computed over fixed slices of the batch on all kernel
 // threads (kernels.Parallel) and summed in slice order, so results do not
 // depend on the number of threads; a step allocates nothing after the
-// first.
+// first. SetTrainPrecision(BF16) runs the forward convolutions, the
+// input gradients and the Winograd weight gradients with bfloat16
+// operands and float32 sums (the weights stay float32 master weights,
+// rounded anew for every pass).
 //
 // # Value heads
 //

@@ -6,8 +6,8 @@ import (
 	"github.com/canopy-go/canopy/kernels"
 )
 
-// Precision is the number format inference (Forward) multiplies in.
-// Training always runs in float32.
+// Precision is the number format inference (Forward, SetPrecision) or
+// training (ForwardTrain and Backward, SetTrainPrecision) multiplies in.
 type Precision uint8
 
 const (
@@ -49,6 +49,25 @@ func ParsePrecision(s string) (Precision, error) {
 		}
 	}
 	return 0, fmt.Errorf("nets: unknown precision %q (want fp32 or bf16)", s)
+}
+
+// MarshalText returns the precision's name (String), so that JSON and
+// flags carry "fp32" or "bf16".
+func (p Precision) MarshalText() ([]byte, error) {
+	if int(p) >= len(precisionNames) {
+		return nil, fmt.Errorf("nets: unknown precision %d", p)
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText sets p to the precision named text (ParsePrecision).
+func (p *Precision) UnmarshalText(text []byte) error {
+	q, err := ParsePrecision(string(text))
+	if err != nil {
+		return err
+	}
+	*p = q
+	return nil
 }
 
 // bf16State holds a net's 3x3 inference weights packed in bfloat16.

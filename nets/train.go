@@ -29,6 +29,67 @@ type trainScratch struct {
 	// convSet (SetTrainConvAlgorithm), else AutoConvAlgorithm's.
 	conv    ConvAlgorithm
 	convSet bool
+	// prec is the format of the 3x3 convolutions' products
+	// (SetTrainPrecision); under BF16, fwb and bwb hold per unit its
+	// weights (forward) and rotated weights (input gradient) rounded to
+	// bfloat16 and packed, repacked from the float32 master weights on
+	// every use (nil until then).
+	prec     Precision
+	fwb, bwb []bf16Weights
+}
+
+// bf16Weights is one convolution's weights packed in bfloat16, for
+// Winograd (wu) or im2col (w); the one not in use stays nil.
+type bf16Weights struct {
+	w  *kernels.BF16Matrix
+	wu *kernels.WinogradBF16
+}
+
+// SetTrainPrecision makes ForwardTrain and Backward multiply the 3x3
+// convolutions' forward pass, input gradients and (under Winograd)
+// weight gradients in p. Under BF16 their operands (the transformed image
+// or output gradient and the transformed weights under Winograd, the
+// image and weights under im2col; the transformed image and output
+// gradient for the weight gradient) are rounded to bfloat16 and the
+// products summed in float32, as Forward does under SetPrecision(BF16)
+// (kernels.Conv3x3WinogradBF16, kernels.Conv3x3BiasActBF16,
+// kernels.Conv3x3WinogradWeightGradBF16); a convolution whose channel
+// count on the side being rounded is odd (for the weight gradient: either
+// not a multiple of 16) stays float32. The weights stay float32 (master
+// weights: the optimizer updates them, and they are rounded anew for every
+// pass); the weight gradients are summed in float32 over chunks of tiles
+// and over the batch; im2col weight gradients, batch norm, 1x1 and dense
+// layers run in float32. Without AVX-512 BF16 the bfloat16 kernels run
+// portable code, correct but hundreds of times slower
+// (kernels.BF16Kernels): callers should refuse BF16 there. The loss
+// agrees with FP32's to about 0.1%; the gradients of a freshly
+// initialised net differ more, since they are badly conditioned (see
+// TestTrainBF16MatchesFP32), and a recorded training run reaches the same
+// held-out loss (docs/RESULTS.md). No loss scaling is needed: bfloat16 has
+// float32's exponent range, so gradients that float32 represents as
+// normal numbers do not underflow (float16, with a 5-bit exponent, would
+// lose those below 6e-5). Like ForwardTrain, it must not race with
+// training; Clone and New start with FP32.
+func (n *Net) SetTrainPrecision(p Precision) {
+	n.tr.prec = p
+	n.tr.valid = false
+}
+
+// TrainPrecision returns the format of training's 3x3 products (see
+// SetTrainPrecision).
+func (n *Net) TrainPrecision() Precision { return n.tr.prec }
+
+// packBF16 sets *slot to the [9*cin, cout] 3x3 weights w (a unit's, or
+// its rotated ones for the input gradient) rounded to bfloat16 and packed
+// for Winograd when wino is set (u is scratch for the transform,
+// 16*cin*cout values), else for im2col, reusing the slot's memory.
+func packBF16(slot *bf16Weights, w []float32, cin, cout int, wino bool, u []float32) {
+	if wino {
+		kernels.WinogradWeights(w, cin, cout, u)
+		slot.wu = kernels.RepackWinogradBF16(slot.wu, u, cin, cout)
+		return
+	}
+	slot.w = kernels.RepackBF16(slot.w, w, 9*cin, cout)
 }
 
 // SetTrainConvAlgorithm makes ForwardTrain and Backward compute 3x3
@@ -120,9 +181,9 @@ func (n *Net) reserveTrain(batch int) {
 // TrainBytes is the memory, in bytes, of the training scratch that
 // ForwardTrain allocates for batches of batch rows (reserveTrain):
 // activations and their gradients, batch-norm pre-activations, and the
-// per-part im2col and gradient buffers, and the packed GEMM operand of
-// Backward. Memory guards use it before
-// training; the parameters, their gradients and the optimizer's state
+// per-part im2col and gradient buffers, the packed GEMM operand of
+// Backward, and under SetTrainPrecision(BF16) the bfloat16 weights.
+// Memory guards use it before training; the parameters, their gradients and the optimizer's state
 // (a few times NumParams float32s) are not counted.
 func (n *Net) TrainBytes(batch int) int64 {
 	b := int64(batch)
@@ -147,6 +208,16 @@ func (n *Net) TrainBytes(batch int) int64 {
 	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                               // dz, wt, wu
 	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+16*(maxW/9)+maxC) + 16*int64(maxC)) // parts
 	total += 3 * 4 * int64(maxC)                                                                // f32
+	if n.tr.prec == BF16 {
+		// fwb and bwb: per 3x3 convolution its weights and rotated
+		// weights in bfloat16, 16 Winograd matrices at most, k pairs and
+		// strips of up to 64 columns padded.
+		for _, u := range n.units {
+			if u.kind == kindConv3 {
+				total += 2 * 16 * int64((u.cin+1)/2*2*(u.cout+63)/64*64+(u.cout+1)/2*2*(u.cin+63)/64*64)
+			}
+		}
+	}
 	// The GEMMs of Backward pack an operand of about one layer's output
 	// (kernels' pooled buffers, one per kernel thread that packs at once:
 	// more with many threads and narrow layers).
@@ -181,9 +252,24 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 	act := func(b int) []float32 { return t.act[b][:batch*n.bufs[b].size()] }
 	nchwToNHWC(batch, n.cfg.InputPlanes, n.cfg.Height*n.cfg.Width, input, act(0))
 	wino := n.TrainConvAlgorithm() == ConvWinograd
+	bf16 := t.prec == BF16
+	if bf16 && len(t.fwb) != len(n.units) {
+		t.fwb, t.bwb = make([]bf16Weights, len(n.units)), make([]bf16Weights, len(n.units))
+	}
 	h, w := n.cfg.Height, n.cfg.Width
-	// conv3 is the 3x3 convolution of unit u (see kernels.Conv3x3BiasAct).
-	conv3 := func(u *unit, a []float32, bias, res []float32, relu bool, out []float32) {
+	// conv3 is the 3x3 convolution of unit i, u (see kernels.Conv3x3BiasAct).
+	conv3 := func(i int, u *unit, a []float32, bias, res []float32, relu bool, out []float32) {
+		if bf16 && u.cin%2 == 0 {
+			wu := t.wu[:16*u.cin*u.cout]
+			if wino && u.cin >= winoMinCin {
+				packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, true, wu)
+				kernels.Conv3x3WinogradBF16(a, batch, u.cin, h, w, t.fwb[i].wu, bias, res, relu, out)
+				return
+			}
+			packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, false, wu)
+			kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, t.fwb[i].w, bias, res, relu, out)
+			return
+		}
 		if wino && u.cin >= winoMinCin {
 			wu := t.wu[:16*u.cin*u.cout]
 			kernels.WinogradWeights(u.w.Data, u.cin, u.cout, wu)
@@ -205,14 +291,14 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 				bias = u.b.Data
 			}
 			if u.kind == kindConv3 {
-				conv3(u, a, bias, res, u.relu, out)
+				conv3(i, u, a, bias, res, u.relu, out)
 			} else {
 				kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.w.Data, u.cout, bias, res, u.relu, out, u.cout)
 			}
 		} else {
 			z := t.pre[i][:m*u.cout]
 			if u.kind == kindConv3 {
-				conv3(u, a, nil, nil, false, z)
+				conv3(i, u, a, nil, nil, false, z)
 			} else {
 				kernels.Gemm(false, false, m, u.cout, u.k, 1, a, u.k, u.w.Data, u.cout, 0, z, u.cout)
 			}
@@ -396,7 +482,8 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 			inFresh = t.fresh[u.in]
 			t.fresh[u.in] = false
 		}
-		winoIn := false // the input gradient by Winograd, with n.tr.wu
+		winoIn := false         // the input gradient by Winograd, with n.tr.wu
+		var inBF16 *bf16Weights // the input gradient in bfloat16, with these weights
 		if conv3 && din != nil {
 			// The input gradient of a 3x3 same convolution is the 3x3 same
 			// convolution of dz with the kernel rotated by 180 degrees and
@@ -412,15 +499,19 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 					}
 				}
 			}
-			if wino && c >= winoMinCin {
+			winoIn = wino && c >= winoMinCin
+			switch {
+			case t.prec == BF16 && c%2 == 0:
+				packBF16(&t.bwb[i], wt, c, u.cin, winoIn, t.wu[:16*c*u.cin])
+				inBF16 = &t.bwb[i]
+			case winoIn:
 				kernels.WinogradWeights(wt, c, u.cin, t.wu[:16*c*u.cin])
-				winoIn = true
 			}
 		}
 		// Pass 2, per batch slice: batch norm's input gradient, the bias
 		// gradient and, for 3x3 convolutions, the weight and input
 		// gradients, each slice into its own partial sums.
-		bw.dz, bw.a, bw.din, bw.inFresh, bw.conv3, bw.winoIn, bw.pass = dz, a, din, inFresh, conv3, winoIn, 2
+		bw.dz, bw.a, bw.din, bw.inFresh, bw.conv3, bw.winoIn, bw.inBF16, bw.pass = dz, a, din, inFresh, conv3, winoIn, inBF16, 2
 		bw.winoW = conv3 && wino && u.cin >= winoMinCin
 		kernels.Parallel(np, bw)
 		winoW := bw.winoW
@@ -473,7 +564,9 @@ type backwardUnit struct {
 	// get their first contribution (overwrite, not add); winoIn: the input
 	// gradient by Winograd; winoW: the weight gradient by Winograd.
 	fused, resFresh, inFresh, conv3, winoIn, winoW bool
-	pass                                           int // 1 or 2
+	// inBF16, unless nil, holds the bfloat16 weights of the input gradient.
+	inBF16 *bf16Weights
+	pass   int // 1 or 2
 }
 
 // RunPart runs the current pass on batch slice p.
@@ -537,7 +630,7 @@ func (b *backwardUnit) pass2(p int) {
 		clear(ps.db[:c])
 	}
 	if b.conv3 {
-		b.n.conv3Backward(u, ps, s0, s1, b.a, b.dz, b.din, b.inFresh, b.winoIn, b.winoW, b)
+		b.n.conv3Backward(u, ps, s0, s1, b.a, b.dz, b.din, b.inFresh, b.winoIn, b.winoW, b.inBF16, b)
 	} else {
 		b.prep(ps, s0*u.cells, s1*u.cells)
 	}
@@ -582,8 +675,8 @@ const trainBlockRows = 128
 // then one convolution of dz with n.tr.wt, u's weights rotated (see
 // Backward), added into din (written over din when fresh), which needs no col2im and runs at the speed of
 // the forward convolution (by Winograd with n.tr.wu, wt transformed, when
-// wino is set).
-func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino, winoW bool, bw *backwardUnit) {
+// wino is set; in bfloat16 with inBF16's weights unless it is nil).
+func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []float32, fresh, wino, winoW bool, inBF16 *bf16Weights, bw *backwardUnit) {
 	h, w := n.cfg.Height, n.cfg.Width
 	per := max(1, trainBlockRows/u.cells) // samples per block
 	wt := n.tr.wt[:u.k*u.cout]
@@ -595,8 +688,11 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 		bw.prep(ps, s0*u.cells, s1*u.cells)
 		du := ps.du[:16*u.cin*u.cout]
 		clear(du)
-		kernels.Conv3x3WinogradWeightGrad(a[s0*u.cells*u.cin:s1*u.cells*u.cin], s1-s0, u.cin, h, w,
-			dz[s0*u.cells*u.cout:s1*u.cells*u.cout], u.cout, du)
+		grad := kernels.Conv3x3WinogradWeightGrad
+		if n.tr.prec == BF16 && u.cin%16 == 0 && u.cout%16 == 0 {
+			grad = kernels.Conv3x3WinogradWeightGradBF16
+		}
+		grad(a[s0*u.cells*u.cin:s1*u.cells*u.cin], s1-s0, u.cin, h, w, dz[s0*u.cells*u.cout:s1*u.cells*u.cout], u.cout, du)
 	} else {
 		beta := float32(0)
 		for b0 := s0; b0 < s1; b0 += per {
@@ -616,6 +712,15 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 		res := dp
 		if fresh {
 			res = nil
+		}
+		dzp := dz[s0*u.cells*u.cout : s1*u.cells*u.cout]
+		switch {
+		case inBF16 != nil && wino:
+			kernels.Conv3x3WinogradBF16(dzp, s1-s0, u.cout, h, w, inBF16.wu, nil, res, false, dp)
+			return
+		case inBF16 != nil:
+			kernels.Conv3x3BiasActBF16(dzp, s1-s0, u.cout, h, w, inBF16.w, nil, res, false, dp)
+			return
 		}
 		if wino {
 			kernels.Conv3x3Winograd(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, res, false, dp)

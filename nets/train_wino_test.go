@@ -99,8 +99,9 @@ func gradName(cfg Config, i int) string {
 }
 
 // TestTrainStepAllocs: after the first step, a training step (forward,
-// backward, Adam) allocates nothing on one kernel thread: the scratch
-// is reused and the batch-slice passes run without closures.
+// backward, Adam) allocates nothing on one kernel thread, in float32 and
+// in bfloat16: the scratch (the bfloat16 weights included) is reused and
+// the batch-slice passes run without closures.
 func TestTrainStepAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -108,19 +109,22 @@ func TestTrainStepAllocs(t *testing.T) {
 	defer kernels.SetThreads(kernels.SetThreads(1))
 	cfg, _ := Preset("connect4")
 	cfg.Channels, cfg.Blocks = 16, 2
-	net, err := New(cfg, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &Trainer{Net: net, Optimizer: &Adam{LR: 1e-3}, L2: 1e-4}
-	b := randomBatch(cfg, 24, 5)
-	step := func() {
-		if _, err := tr.Step(b); err != nil {
+	for _, p := range []Precision{FP32, BF16} {
+		net, err := New(cfg, 3)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	step()
-	if n := testing.AllocsPerRun(10, step); n != 0 {
-		t.Errorf("a training step allocates %v times", n)
+		net.SetTrainPrecision(p)
+		tr := &Trainer{Net: net, Optimizer: &Adam{LR: 1e-3}, L2: 1e-4}
+		b := randomBatch(cfg, 24, 5)
+		step := func() {
+			if _, err := tr.Step(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step()
+		if n := testing.AllocsPerRun(10, step); n != 0 {
+			t.Errorf("%v: a training step allocates %v times", p, n)
+		}
 	}
 }

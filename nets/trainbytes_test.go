@@ -19,8 +19,12 @@ func TestTrainBytesMatchesAllocations(t *testing.T) {
 		// there before Winograd training too: 1.31x at 5048510).
 		t.Skip("allocation counts are not meaningful under the race detector")
 	}
-	for _, spec := range []string{"tictactoe", "connect4"} {
-		g := games.MustNew(spec)
+	for _, c := range []struct {
+		spec string
+		prec Precision
+	}{{"tictactoe", FP32}, {"connect4", FP32}, {"connect4", BF16}} {
+		spec := c.spec + "/" + c.prec.String()
+		g := games.MustNew(c.spec)
 		cfg, err := DefaultConfig(g)
 		if err != nil {
 			t.Fatal(err)
@@ -29,6 +33,7 @@ func TestTrainBytesMatchesAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		n.SetTrainPrecision(c.prec)
 		const batch = 512
 		want := n.TrainBytes(batch)
 		in := make([]float32, batch*n.InputSize())

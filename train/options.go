@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/canopy-go/canopy/kernels"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -46,9 +47,14 @@ type Options struct {
 	// FinalLR is where the cosine schedule ends.
 	FinalLR float64 `json:"lr_final"`
 
-	Optimizer string  `json:"optimizer"` // "sgd" or "adam"
-	Momentum  float64 `json:"momentum"`  // SGD momentum (Adam uses beta1 0.9)
-	L2        float64 `json:"l2"`        // weight of the L2 penalty on conv and dense weights
+	Optimizer string `json:"optimizer"` // "sgd" or "adam"
+	// Precision is the format of the 3x3 convolutions' products
+	// (nets.Net.SetTrainPrecision): FP32, the default (left out of the
+	// checkpoint metadata, which stays as it was), or BF16, which Check
+	// refuses on a CPU without AVX-512 BF16.
+	Precision nets.Precision `json:"precision,omitempty"`
+	Momentum  float64        `json:"momentum"` // SGD momentum (Adam uses beta1 0.9)
+	L2        float64        `json:"l2"`       // weight of the L2 penalty on conv and dense weights
 	// ValueWeight scales the value loss against the policy loss.
 	ValueWeight float64 `json:"value_weight"`
 	// QMix mixes the search's root value into the value target:
@@ -160,6 +166,12 @@ func (o *Options) Check() error {
 		return fmt.Errorf("lr-final = %g, want 0..lr (%g)", o.FinalLR, o.LR)
 	case o.Optimizer != SGD && o.Optimizer != Adam:
 		return fmt.Errorf("optimizer = %q, want %s or %s", o.Optimizer, SGD, Adam)
+	case o.Precision != nets.FP32 && o.Precision != nets.BF16:
+		return fmt.Errorf("precision = %v, want fp32 or bf16", o.Precision)
+	case o.Precision == nets.BF16 && kernels.BF16Kernels() != "avx512bf16":
+		// The portable bfloat16 code is hundreds of times slower than
+		// float32: refuse rather than crawl or silently train in fp32.
+		return fmt.Errorf("precision = bf16 needs a CPU with AVX-512 BF16 (the kernels in use, %q, have no bfloat16 instructions): use fp32", kernels.Current())
 	case !finite(o.Momentum) || o.Momentum < 0 || o.Momentum >= 1:
 		return fmt.Errorf("momentum = %g, want a value in [0, 1)", o.Momentum)
 	case !finite(o.L2) || o.L2 < 0 || o.L2 > 1:

@@ -66,7 +66,8 @@ func (e *DivergedError) Error() string {
 // steps: shuffled minibatches (see Sampler), the optimizer and learning-rate
 // schedule of opt, an optional Polyak-averaged copy, and checkpoints in
 // opt.OutDir. progress, when not nil, is called on Run's goroutine every
-// opt.MetricsEvery steps and after the last step.
+// opt.MetricsEvery steps and after the last step. It sets net's training
+// precision to opt.Precision (nets.Net.SetTrainPrecision).
 //
 // Run stops with a *DivergedError when a step's loss is not finite, and
 // never saves a network holding a NaN or infinity: the last good
@@ -104,6 +105,7 @@ func Run(ctx context.Context, net *nets.Net, ds *Dataset, opt Options, progress 
 	if err := sampler.SetValueSize(net.ValueSize()); err != nil {
 		return res, err
 	}
+	net.SetTrainPrecision(opt.Precision)
 	tr := &nets.Trainer{Net: net, L2: opt.L2, ValueWeight: opt.ValueWeight}
 	var sgd *nets.SGD
 	var adam *nets.Adam

@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/kernels"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -48,6 +50,7 @@ func TestOptionsCheck(t *testing.T) {
 		{func(o *Options) { o.StepGamma = 2 }, "lr-step-gamma"},
 		{func(o *Options) { o.FinalLR = 1 }, "lr-final"},
 		{func(o *Options) { o.Optimizer = "rmsprop" }, "optimizer"},
+		{func(o *Options) { o.Precision = 7 }, "precision"},
 		{func(o *Options) { o.Momentum = 1 }, "momentum"},
 		{func(o *Options) { o.L2 = -1e-4 }, "l2"},
 		{func(o *Options) { o.ValueWeight = math.NaN() }, "value-weight"},
@@ -61,6 +64,35 @@ func TestOptionsCheck(t *testing.T) {
 		if err := o.Check(); err == nil || !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), "want") {
 			t.Errorf("%+v: %v, want an error starting %q and giving the range", o, err, tc.want)
 		}
+	}
+}
+
+// TestOptionsPrecision: bfloat16 training is refused, with a message
+// that says why, on kernels without AVX-512 BF16 (here the AVX2 or
+// portable ones), accepted where the CPU has it; the default (fp32) is
+// left out of the options' JSON, so checkpoint metadata stays as it was.
+func TestOptionsPrecision(t *testing.T) {
+	o := DefaultOptions()
+	o.Precision = nets.BF16
+	for _, kern := range kernels.Available() {
+		restore, err := kernels.Use(kern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = o.Check()
+		fast := kernels.BF16Kernels() == "avx512bf16"
+		restore()
+		switch {
+		case fast && err != nil:
+			t.Errorf("%s: %v with AVX-512 BF16", kern, err)
+		case !fast && (err == nil || !strings.Contains(err.Error(), "AVX-512 BF16")):
+			t.Errorf("%s: Check() = %v without AVX-512 BF16, want a refusal naming it", kern, err)
+		}
+	}
+	def, _ := json.Marshal(DefaultOptions())
+	bf, _ := json.Marshal(o)
+	if strings.Contains(string(def), "precision") || !strings.Contains(string(bf), `"precision":"bf16"`) {
+		t.Errorf("options JSON: fp32 %s, bf16 %s; want precision left out, then \"bf16\"", def, bf)
 	}
 }
 

@@ -78,6 +78,7 @@ Example:
 			fs.Float64Var(&opt.FinalLR, "lr-final", def.FinalLR, "cosine schedule: final learning rate, 0..lr")
 			fs.StringVar(&opt.Optimizer, "optimizer", def.Optimizer, "sgd (with momentum) or adam")
 			fs.Float64Var(&opt.Momentum, "momentum", def.Momentum, "SGD momentum, [0, 1)")
+			fs.TextVar(&opt.Precision, "precision", def.Precision, "products of the 3x3 convolutions: fp32, or bf16 (bfloat16 operands, float32 sums and master weights; needs AVX-512 BF16)")
 			fs.Float64Var(&opt.L2, "l2", def.L2, "L2 weight on conv and dense weights, [0, 1]")
 			fs.Float64Var(&opt.ValueWeight, "value-weight", def.ValueWeight, "weight of the value loss, (0, 100]")
 			fs.Float64Var(&opt.QMix, "qmix", def.QMix, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q, [0, 1] (needs shards with root_q)")

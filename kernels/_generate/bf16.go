@@ -186,6 +186,99 @@ func (k bf16Kernel) epilogue(acc func(i, v int) int, breg func(v int) int, bc in
 	av.RET()
 }
 
+// tName is the name of the form of k that reads A in pair rows.
+func (k bf16Kernel) tName() string { return fmt.Sprintf("gemmBF16Tx%dx%d", k.mr, 16*k.nv) }
+
+// generateT writes the form of k that reads A in pair rows (see
+// bf16Kernel in kernels/bf16.go, "T" forms): pair p of row i is the
+// 32-bit word at a + 2*(p*lda + 2*i) bytes, so that the rows of one pair
+// are adjacent and each pair row is lda bfloat16 values on. B and the
+// epilogue are as in generate.
+func (k bf16Kernel) generateT() {
+	nr := 16 * k.nv
+	av.TEXT(k.tName(), attr.NOSPLIT, "func(kp int, a *uint16, lda int, b *uint16, c *float32, ldc int, bias *float32, res *float32, flags int)")
+	av.Pragma("noescape")
+	av.Doc(fmt.Sprintf("%s computes a %dx%d tile of C from bfloat16 A in pair rows and packed B (see bf16Kernel in bf16.go).", k.tName(), k.mr, nr))
+	nacc := k.mr * k.nv
+	acc := func(i, v int) int { return i*k.nv + v }
+	breg := func(v int) int { return nacc + v }
+	bc := nacc + k.nv
+	av.Comment("Zero the accumulators.")
+	for i := range nacc {
+		av.VPXORD(zmm(i), zmm(i), zmm(i))
+	}
+	kp := av.Load(av.Param("kp"), av.GP64())
+	ap := av.Load(av.Param("a"), av.GP64())
+	lda := av.Load(av.Param("lda"), av.GP64())
+	av.SHLQ(operand.U8(1), lda) // bytes per pair row
+	lda3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: lda, Index: lda, Scale: 2}, lda3)
+	bp := av.Load(av.Param("b"), av.GP64())
+	step, _ := k.pairLoop(bp, nil, func(i, u int) operand.Mem { return strided(ap, lda, lda3, u, 4*i) })
+	advance := func(steps int) {
+		if steps == 4 {
+			av.LEAQ(operand.Mem{Base: ap, Index: lda, Scale: 4}, ap)
+		} else {
+			for range steps {
+				av.ADDQ(lda, ap)
+			}
+		}
+		av.ADDQ(operand.U32(4*nr*steps), bp)
+	}
+	kLoop("", kp, av.GP64(), step, advance, nil)
+	k.epilogue(acc, breg, bc)
+}
+
+// pairRowsBF16 writes pairRowsBF16AVX512: for p < pairs and j < n (a
+// multiple of 16), dst[2*(p*n+j)] and dst[2*(p*n+j)+1] are the bfloat16
+// roundings (VCVTNEPS2BF16) of src[2p*n+j] and src[(2p+1)*n+j], each
+// 32-bit word XORed with mask (0x80008000 negates both): the rows of a
+// row-major matrix interleaved in pairs, as the BF16 kernels read their
+// operands along k. Physical registers only (the raw conversions).
+func pairRowsBF16() {
+	name := "pairRowsBF16AVX512"
+	av.TEXT(name, attr.NOSPLIT, "func(dst *uint16, src *float32, n int, pairs int, mask uint32)")
+	av.Pragma("noescape")
+	av.Doc(name + " interleaves rows 2p and 2p+1 of src (n floats each, n a multiple of 16) in bfloat16 into dst for p < pairs, XORing each word pair with mask.")
+	dst := av.Load(av.Param("dst"), av.GP64())
+	r0 := av.Load(av.Param("src"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	pairs := av.Load(av.Param("pairs"), av.GP64())
+	mask := av.Load(av.Param("mask"), av.GP32())
+	av.VPBROADCASTD(mask, zmm(6))
+	row := av.GP64() // bytes per row
+	av.MOVQ(n, row)
+	av.SHLQ(operand.U8(2), row)
+	av.SHRQ(operand.U8(4), n)
+	r1, j := av.GP64(), av.GP64()
+	av.TESTQ(pairs, pairs)
+	av.JZ(operand.LabelRef("done"))
+	av.Label("pair")
+	av.LEAQ(operand.Mem{Base: r0, Index: row, Scale: 1}, r1)
+	av.MOVQ(n, j)
+	av.Label("col")
+	av.VMOVUPS(operand.Mem{Base: r0}, zmm(0))
+	av.VMOVUPS(operand.Mem{Base: r1}, zmm(1))
+	vcvtneps2bf16(2, 0)
+	vcvtneps2bf16(3, 1)
+	av.VPMOVZXWD(reg.Y2, zmm(4))
+	av.VPMOVZXWD(reg.Y3, zmm(5))
+	av.VPSLLD(operand.U8(16), zmm(5), zmm(5))
+	av.VPTERNLOGD(operand.U8(0x96), zmm(6), zmm(5), zmm(4)) // zmm4 ^ zmm5 ^ mask
+	av.VMOVDQU32(zmm(4), operand.Mem{Base: dst})
+	av.ADDQ(operand.U32(64), r0)
+	av.ADDQ(operand.U32(64), r1)
+	av.ADDQ(operand.U32(64), dst)
+	av.DECQ(j)
+	av.JNZ(operand.LabelRef("col"))
+	av.MOVQ(r1, r0) // row 2p+2
+	av.DECQ(pairs)
+	av.JNZ(operand.LabelRef("pair"))
+	av.Label("done")
+	av.VZEROUPPER()
+	av.RET()
+}
+
 // convName is the name of the implicit-convolution form of k.
 func (k bf16Kernel) convName() string { return fmt.Sprintf("convBF16x%dx%d", k.mr, 16*k.nv) }
 
@@ -349,20 +442,23 @@ var bf16TileSets = []bf16Kernel{{mr: 8, nv: 2}, {mr: 6, nv: 4}}
 func generateBF16() string {
 	tab := "\n// The BF16 tile sets of gemm_amd64.s (tail[r] computes r rows).\nvar (\n"
 	for _, ts := range bf16TileSets {
-		var names, convNames []string
+		var names, convNames, tNames []string
 		for r := 1; r <= ts.mr; r++ {
 			k := bf16Kernel{mr: r, nv: ts.nv}
 			k.generate()
 			k.generateConv()
+			k.generateT()
 			names = append(names, k.name())
 			convNames = append(convNames, k.convName())
+			tNames = append(tNames, k.tName())
 		}
-		tab += fmt.Sprintf("\ttilesBF16x%dx%d = &bf16TileSet{mr: %d, nr: %d, kern: %s, conv: %s,\n\t\ttail: []bf16Kernel{nil, %s},\n\t\tconvTail: []bf16ConvKernel{nil, %s}}\n",
-			ts.mr, 16*ts.nv, ts.mr, 16*ts.nv, names[ts.mr-1], convNames[ts.mr-1],
-			strings.Join(names[:ts.mr-1], ", "), strings.Join(convNames[:ts.mr-1], ", "))
+		tab += fmt.Sprintf("\ttilesBF16x%dx%d = &bf16TileSet{mr: %d, nr: %d, kern: %s, conv: %s, kernT: %s,\n\t\ttail: []bf16Kernel{nil, %s},\n\t\tconvTail: []bf16ConvKernel{nil, %s},\n\t\ttailT: []bf16Kernel{nil, %s}}\n",
+			ts.mr, 16*ts.nv, ts.mr, 16*ts.nv, names[ts.mr-1], convNames[ts.mr-1], tNames[ts.mr-1],
+			strings.Join(names[:ts.mr-1], ", "), strings.Join(convNames[:ts.mr-1], ", "), strings.Join(tNames[:ts.mr-1], ", "))
 	}
 	toBF16()
 	peakBF16()
 	winoGatherInBF16()
+	pairRowsBF16()
 	return tab + ")\n"
 }
