@@ -16,6 +16,12 @@ import (
 // out-of-memory instead of being refused with this estimate (issue 46
 // item 4).
 func TestMemoryBytesMatchesAllocations(t *testing.T) {
+	if raceEnabled {
+		// sync.Pool drops items at random under the race detector, so the
+		// kernels' pooled buffers are allocated again and again (1.99x
+		// here under -race), as in nets.TestTrainBytesMatchesAllocations.
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	ds := loadTest(t, "tictactoe", 6, 14, true)
 	net := tinyNet(t, ds.Game(), 5)
 	opt := DefaultOptions()
