@@ -18,16 +18,7 @@ import (
 // the fleet run's network differed).
 func TestFleetRunMatchesLocal(t *testing.T) {
 	t.Run("tictactoe", func(t *testing.T) { fleetMatchesLocal(t, tiny()) })
-	t.Run("tetrislink-3p", func(t *testing.T) {
-		c := DefaultConfig("tetrislink:players=3")
-		c.Iterations, c.Games, c.Trees = 1, 3, 3
-		c.SelfPlay.Sims = 4
-		c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 3, 16, 3
-		c.EvalGames, c.EvalSims = 0, 4
-		c.Baselines = nil
-		c.Backend = "cpu"
-		fleetMatchesLocal(t, c)
-	})
+	t.Run("tetrislink-3p", func(t *testing.T) { fleetMatchesLocal(t, tinyMulti("tetrislink:players=3", 3, "")) })
 }
 
 func fleetMatchesLocal(t *testing.T, c Config) {

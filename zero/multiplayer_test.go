@@ -21,13 +21,7 @@ import (
 // counts its games, and the rolling Elo rates the network.
 func TestMultiPlayerEvaluation(t *testing.T) {
 	dir := t.TempDir()
-	c := DefaultConfig("tetrislink:players=3")
-	c.Iterations, c.Games, c.Trees = 1, 3, 3
-	c.SelfPlay.Sims = 4
-	c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 3, 16, 3
-	c.EvalGames, c.EvalSims = 3, 4
-	c.Baselines = []string{"random"}
-	c.Backend = "cpu"
+	c := tinyMulti("tetrislink:players=3", 3, "random")
 	if err := Run(context.Background(), dir, c, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +88,7 @@ func TestRatedGames(t *testing.T) {
 // head trains on them, and evaluation plays the joint moves.
 func TestSimultaneousLoop(t *testing.T) {
 	dir := t.TempDir()
-	c := DefaultConfig("sushigo:players=3")
-	c.Iterations, c.Games, c.Trees = 1, 2, 2
-	c.SelfPlay.Sims = 4
-	c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 3, 16, 3
-	c.EvalGames, c.EvalSims = 3, 4
-	c.Baselines = []string{"sushigo-heuristic"}
-	c.Backend = "cpu"
+	c := tinyMulti("sushigo:players=3", 2, "sushigo-heuristic")
 	if err := Run(context.Background(), dir, c, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -114,4 +102,21 @@ func TestSimultaneousLoop(t *testing.T) {
 	if len(rec.Eval.Scores) != 2 {
 		t.Fatalf("scores %+v: want one against iter-0000 and one against sushigo-heuristic", rec.Eval.Scores)
 	}
+}
+
+// tinyMulti is a one-iteration run of a game of three or more players:
+// games self-play games on as many trees, 4 simulations, 3 training
+// steps, and 3 evaluation games against baseline ("" for none).
+func tinyMulti(game string, games int, baseline string) Config {
+	c := DefaultConfig(game)
+	c.Iterations, c.Games, c.Trees = 1, games, games
+	c.SelfPlay.Sims = 4
+	c.Train.Steps, c.Train.Batch, c.Train.MetricsEvery = 3, 16, 3
+	c.EvalGames, c.EvalSims = 3, 4
+	c.Baselines = []string{baseline}
+	if baseline == "" {
+		c.EvalGames, c.Baselines = 0, nil
+	}
+	c.Backend = "cpu"
+	return c
 }
