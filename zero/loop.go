@@ -54,6 +54,12 @@ type Options struct {
 	// recorded in the iteration's TrainRecord, instead of stopping the
 	// run there, as every rerun would again.
 	SkipBad bool
+	// NetCache, when > 0, puts a nets.Cache of that many positions in
+	// front of the network in in-process self-play (a fresh one each
+	// iteration: the network changes). It changes no result (a cached
+	// output is the network's own for the same input), only the speed,
+	// so it is not a setting of the run: a resumed run may change it.
+	NetCache int
 }
 
 // Run continues (or starts) the AlphaZero run in dir until
@@ -376,6 +382,11 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 		r.logf("backend: %s", choice)
 	}
 	m.Backend = be.Name()
+	var cache *nets.Cache
+	if r.opt.NetCache > 0 {
+		cache = nets.NewCache(be, r.opt.NetCache)
+		be = cache
+	}
 	o, err := selfplay.OpenOutput(dir, m, true)
 	if err != nil {
 		return out, err
@@ -408,6 +419,10 @@ func (r *runner) selfPlay(ctx context.Context, i int, netPath string) (SelfPlayR
 		out.EvalsPerSec = float64(c.Evals) / el
 	}
 	r.logf("  self-play: %d games, %d positions (%d games this session, %.0f evals/s)", out.Games, out.Positions, done, out.EvalsPerSec)
+	if cache != nil {
+		cs := cache.Stats()
+		r.logf("  network cache: %.1f%% of %d lookups answered (%d entries)", 100*cs.HitRate(), cs.Hits+cs.Misses, cs.Entries)
+	}
 	return out, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -536,5 +537,34 @@ func TestSameRunNamesFlags(t *testing.T) {
 	want := fmt.Sprintf("these settings differ from the run's: --sims 16 (run: 12), --lr 0.5 (run: %v), --window 7000 (run: 0)", old.Train.LR)
 	if err := sameRun(old, c); err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// TestNetCacheChangesNothing: self-play behind a network cache writes the
+// same networks as without, byte for byte (a cached output is the
+// network's own), and a run may be resumed with another cache size.
+func TestNetCacheChangesNothing(t *testing.T) {
+	want := t.TempDir()
+	if err := Run(context.Background(), want, tiny(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c := tiny()
+	c.Iterations = 1
+	var log bytes.Buffer
+	if err := Run(context.Background(), dir, c, Options{NetCache: 1 << 12, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	// The cache answered some lookups, so the comparison below tests it.
+	if m := regexp.MustCompile(`network cache: ([0-9.]+)% of`).FindStringSubmatch(log.String()); m == nil || m[1] == "0.0" {
+		t.Fatalf("no cache hits reported:\n%s", log.String())
+	}
+	if err := Run(context.Background(), dir, tiny(), Options{NetCache: 1 << 6}); err != nil {
+		t.Fatalf("resumed with another cache size: %v", err)
+	}
+	for i := 1; i <= 2; i++ {
+		if !bytes.Equal(checkpointBytes(t, dir, i), checkpointBytes(t, want, i)) {
+			t.Errorf("iteration %d: the network of the run with a cache differs", i)
+		}
 	}
 }

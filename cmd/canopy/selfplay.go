@@ -235,7 +235,7 @@ Examples (under a minute each on 2 cores):
 // outputs).
 const maxNetCache = 1 << 26
 
-// netCacheFlag declares --net-cache (selfplay, bench search).
+// netCacheFlag declares --net-cache (selfplay, zero, bench search).
 func netCacheFlag(fs *flag.FlagSet) *int {
 	return fs.Int("net-cache", 0, fmt.Sprintf("keep the network's outputs for up to N positions (rounded up to a power of two; 0..%d, 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again", maxNetCache))
 }
@@ -244,6 +244,16 @@ func netCacheFlag(fs *flag.FlagSet) *int {
 // front of nb's backend, refusing a size out of range or one that would
 // not fit in memory.
 func (nb *netBackend) cache(g games.Game, n int) error {
+	if err := checkNetCache(g, n); err != nil || n == 0 {
+		return err
+	}
+	nb.be = nets.NewCache(nb.be, n)
+	return nil
+}
+
+// checkNetCache refuses a --net-cache of n positions of g out of range or
+// one that would not fit in memory.
+func checkNetCache(g games.Game, n int) error {
 	if n < 0 || n > maxNetCache {
 		return usagef("--net-cache %d: want 0..%d positions", n, maxNetCache)
 	}
@@ -252,11 +262,7 @@ func (nb *netBackend) cache(g games.Game, n int) error {
 	}
 	var m memEstimate
 	m.add("network cache", float64(nets.CacheBytes(g.NumActions(), n)))
-	if err := m.check(fmt.Sprintf("--net-cache %d", n)); err != nil {
-		return err
-	}
-	nb.be = nets.NewCache(nb.be, n)
-	return nil
+	return m.check(fmt.Sprintf("--net-cache %d", n))
 }
 
 // selfPlayAliases maps the self-play flag names of earlier releases to the

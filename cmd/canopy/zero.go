@@ -116,6 +116,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
 			more := fs.Int("more", 0, "run this many iterations beyond those finished")
 			quiet := fs.Bool("quiet", false, "no live status line")
+			netCache := netCacheFlag(fs)
 			skipBad := fs.Bool("skip-bad", false, "training skips an unreadable or inconsistent self-play shard of its window with a warning (named in the iteration's metrics) instead of stopping the run")
 			var nf zeroFleetFlags
 			nf.register(fs)
@@ -236,6 +237,18 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				if err := checkZeroMemory(req); err != nil {
 					return err
 				}
+				if *netCache != 0 {
+					if fl != nil {
+						return usagef("--net-cache %d with --nats: fleet workers play the self-play, and they keep no cache; drop one of the two", *netCache)
+					}
+					g, err := games.New(req.Game)
+					if err != nil {
+						return usagef("%v", err)
+					}
+					if err := checkNetCache(g, *netCache); err != nil {
+						return err
+					}
+				}
 				aenv, err := agentEnv(req.Backend, nil)
 				if err != nil {
 					return err
@@ -243,7 +256,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return interrupted(ctx, "run the same command to continue "+*out)
