@@ -532,22 +532,9 @@ func fitConditionalLogit(n, k int, stages []plStage, sd float64) (theta, cov []f
 // matrix a (row-major) from one Cholesky factorisation a = L Lᵀ:
 // a⁻¹ = L⁻ᵀ L⁻¹. ok is false when a is not numerically positive definite.
 func cholInverse(n int, a []float64) (inv []float64, ok bool) {
-	l := make([]float64, n*n)
-	for i := range n {
-		for j := 0; j <= i; j++ {
-			s := a[i*n+j]
-			for p := range j {
-				s -= l[i*n+p] * l[j*n+p]
-			}
-			if i == j {
-				if !(s > 1e-12*math.Max(1, math.Abs(a[i*n+i]))) {
-					return nil, false
-				}
-				l[i*n+i] = math.Sqrt(s)
-			} else {
-				l[i*n+j] = s / l[j*n+j]
-			}
-		}
+	l, ok := cholesky(n, a)
+	if !ok {
+		return nil, false
 	}
 	// m = L⁻¹ (lower triangular), by forward substitution per column.
 	m := make([]float64, n*n)

@@ -647,25 +647,36 @@ func negHessian(beta []float64, cs []choice, invVar float64, grad, hess, q []flo
 	}
 }
 
+// cholesky returns the lower-triangular factor L of a = L Lᵀ for a
+// symmetric positive-definite n×n a (row-major). ok is false when a is
+// not numerically positive definite.
+func cholesky(n int, a []float64) (l []float64, ok bool) {
+	l = make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			s := a[i*n+j]
+			for p := range j {
+				s -= l[i*n+p] * l[j*n+p]
+			}
+			if i == j {
+				if !(s > 1e-12*math.Max(1, math.Abs(a[i*n+i]))) {
+					return nil, false
+				}
+				l[i*n+i] = math.Sqrt(s)
+			} else {
+				l[i*n+j] = s / l[j*n+j]
+			}
+		}
+	}
+	return l, true
+}
+
 // cholSolve solves A x = b for a symmetric positive-definite k×k A
 // (row-major). ok is false when A is not numerically positive definite.
 func cholSolve(k int, a, b []float64) (x []float64, ok bool) {
-	l := make([]float64, k*k)
-	for i := range k {
-		for j := 0; j <= i; j++ {
-			s := a[i*k+j]
-			for p := range j {
-				s -= l[i*k+p] * l[j*k+p]
-			}
-			if i == j {
-				if !(s > 1e-12*math.Max(1, math.Abs(a[i*k+i]))) {
-					return nil, false
-				}
-				l[i*k+i] = math.Sqrt(s)
-			} else {
-				l[i*k+j] = s / l[j*k+j]
-			}
-		}
+	l, ok := cholesky(k, a)
+	if !ok {
+		return nil, false
 	}
 	x = slices.Clone(b)
 	for i := range k {
