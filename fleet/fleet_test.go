@@ -520,21 +520,7 @@ func TestInvalidGameIsPlayedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wctx, stop := context.WithCancel(ctx)
-	_, done := startWorker(t, wctx, f.srv.URL(), 2)
-	var r selfPlayResult
-	select {
-	case r = <-res:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the trainer still waits for game 0 30 s after its only copy was dropped")
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Errorf("worker: %v", err)
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
+	r := f.finishWithWorker(t, ctx, res, "the trainer still waits for game 0 30 s after its only copy was dropped")
 	if r.st.Games != 3 || r.st.Invalid != 1 || o.Manifest().Totals.Games != 3 {
 		t.Fatalf("stats %+v, %d games on disk; want 3 games and 1 invalid", r.st, o.Manifest().Totals.Games)
 	}
@@ -554,6 +540,30 @@ func (f *testFleet) selfPlayInBackground(ctx context.Context, job Job, netPath s
 		res <- selfPlayResult{st, err}
 	}()
 	return res
+}
+
+// finishWithWorker starts a worker of 2 trees, waits up to 30 s for the
+// trainer's result on res (failing with stuck, which says what the trainer
+// still waits for), stops the worker and fails on either's error.
+func (f *testFleet) finishWithWorker(t *testing.T, ctx context.Context, res <-chan selfPlayResult, stuck string) selfPlayResult {
+	t.Helper()
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	var r selfPlayResult
+	select {
+	case r = <-res:
+	case <-time.After(30 * time.Second):
+		t.Fatal(stuck)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r
 }
 
 // takeTasks takes n tasks from the workers' consumer, as a hand-driven

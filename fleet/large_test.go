@@ -132,21 +132,7 @@ func TestFailedTaskQueuedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wctx, stop := context.WithCancel(ctx)
-	_, done := startWorker(t, wctx, f.srv.URL(), 2)
-	var r selfPlayResult
-	select {
-	case r = <-res:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the trainer still waits for game 0 30 s after a worker gave up on it")
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Errorf("worker: %v", err)
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
+	r := f.finishWithWorker(t, ctx, res, "the trainer still waits for game 0 30 s after a worker gave up on it")
 	if r.st.Games != 3 || r.st.Failed != 1 || o.Manifest().Totals.Games != 3 {
 		t.Fatalf("stats %+v, %d games on disk; want 3 games and 1 failed task", r.st, o.Manifest().Totals.Games)
 	}
