@@ -135,6 +135,9 @@ func asyncSteps(ratio float64, fresh, batch int) int {
 	return max(1, int(math.Ceil(ratio*float64(fresh)/float64(batch))))
 }
 
+// fileSHA returns the hex SHA-256 of the file at path: the network
+// identity a fleet job carries (Job.NetworkSHA256), as nets.OpenNet
+// reports it for the networks it decodes.
 func fileSHA(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
