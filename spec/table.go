@@ -69,6 +69,44 @@ func Float(key string, p *float64, def, lo, hi float64, help string) Option {
 		get: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }}
 }
 
+// Uint64 declares an unsigned 64-bit option bound to p (seeds, hash
+// sizes), with default def and the inclusive range [lo, hi].
+func Uint64(key string, p *uint64, def, lo, hi uint64, help string) Option {
+	rng := fmt.Sprintf("%d..%d", lo, hi)
+	return Option{Key: key, Help: help, Default: strconv.FormatUint(def, 10), Range: rng,
+		set: func(v string) error {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 0, 64)
+			if err != nil {
+				return fmt.Errorf("%s=%q is not a non-negative integer (want %s)", key, v, rng)
+			}
+			if n < lo || n > hi {
+				return fmt.Errorf("%s=%d is out of range (want %s)", key, n, rng)
+			}
+			*p = n
+			return nil
+		},
+		get: func() string { return strconv.FormatUint(*p, 10) }}
+}
+
+// Int64 declares a signed 64-bit option bound to p (byte counts), with
+// default def and the inclusive range [lo, hi].
+func Int64(key string, p *int64, def, lo, hi int64, help string) Option {
+	rng := fmt.Sprintf("%d..%d", lo, hi)
+	return Option{Key: key, Help: help, Default: strconv.FormatInt(def, 10), Range: rng,
+		set: func(v string) error {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+			if err != nil {
+				return fmt.Errorf("%s=%q is not an integer (want %s)", key, v, rng)
+			}
+			if n < lo || n > hi {
+				return fmt.Errorf("%s=%d is out of range (want %s)", key, n, rng)
+			}
+			*p = n
+			return nil
+		},
+		get: func() string { return strconv.FormatInt(*p, 10) }}
+}
+
 // Bool declares a boolean option bound to p.
 func Bool(key string, p *bool, def bool, help string) Option {
 	return Option{Key: key, Help: help, Default: strconv.FormatBool(def), Range: "true|false", bool: true,
