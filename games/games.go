@@ -255,6 +255,27 @@ type Drawer interface {
 	Draw(viewer int) string
 }
 
+// Concealer is implemented by states of sequential games in which a
+// player's choice stays hidden from the others until a later event reveals
+// it (Sushi Go's sequential view: the picks of a trick are revealed once
+// every player has chosen), so that a front end can hide it in the move
+// history it shows another player. Pending returns player p's choice that
+// has not been revealed yet, or NoAction.
+type Concealer interface {
+	State
+	Pending(p int) Action
+}
+
+// SequentialViewer is implemented by games with simultaneous moves that
+// also exist in a sequential view: the same rules with players choosing
+// one at a time, earlier choices hidden until revealed (Concealer), so
+// that tools written for sequential games can play them.
+// SequentialView returns that game, with the same options.
+type SequentialViewer interface {
+	Game
+	SequentialView() Game
+}
+
 // ApplyChecked applies a after checking it is legal, with a descriptive
 // error otherwise. It allocates; use it for untrusted input only.
 func ApplyChecked(s State, a Action) error {

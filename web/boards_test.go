@@ -88,7 +88,7 @@ func legalIDs(st stateJSON) map[int]bool {
 	return m
 }
 
-func stones(b *boardJSON) (n int) {
+func stones(b *games.Board) (n int) {
 	for _, row := range b.Cells {
 		for _, v := range row {
 			if v >= 0 {

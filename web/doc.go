@@ -10,11 +10,13 @@
 //     side by side), Strands (its numbered hexagon) and Sequence (the card
 //     board, own hand) are drawn as SVG boards that take clicks; Tetris Link
 //     as its well with a piece picker that drops a piece where the mouse
-//     points; Sushi Go as hands and tableaux of card chips (boards.go).
+//     points; Sushi Go as hands and tableaux of card chips. Each game
+//     describes its board (games.Boarder, in the game's package); this
+//     package imports no game and draws the games.Board by its Kind.
 //     Moves that are not a cell stay buttons, and a game with no drawing
 //     of its own falls back to its text drawing and a list of its legal
 //     moves as buttons, so every game is playable. Drawings use only what
-//     the viewing player may see (Draw(view), sushigo's Knows); with hidden
+//     the viewing player may see (Draw(view), Board(view)); with hidden
 //     information the page lists only the viewer's legal moves and hides
 //     chance outcomes (dealt cards) in the history.
 //   - Analysis: per-action visits, Q and prior of an agent.Analyzer (mcts,

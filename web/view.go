@@ -7,10 +7,6 @@ import (
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/games/connect4"
-	"github.com/canopy-go/canopy/games/hex"
-	"github.com/canopy-go/canopy/games/sushigo"
-	"github.com/canopy-go/canopy/games/tictactoe"
 )
 
 // actionJSON is one action with its text (ActionString).
@@ -54,11 +50,13 @@ type stateJSON struct {
 	Result   string      `json:"result"`            // one line: whose turn, or who won
 	View     int         `json:"view"`              // the player the text is drawn for, -1 all
 	Text     string      `json:"text"`              // Drawer.Draw(view), else String()
-	Board    *boardJSON  `json:"board,omitempty"`   // nil: the generic view
-	History  []string    `json:"history"`           // applied actions as text
-	Last     int         `json:"last"`              // the last action's id, -1 none
-	Busy     bool        `json:"busy"`              // an agent is thinking
-	CanUndo  bool        `json:"can_undo"`
+	// Board is the game's drawing for view (games.Boarder), with the
+	// listed legal moves on offer; nil: the generic view.
+	Board   *games.Board `json:"board,omitempty"`
+	History []string     `json:"history"` // applied actions as text
+	Last    int          `json:"last"`    // the last action's id, -1 none
+	Busy    bool         `json:"busy"`    // an agent is thinking
+	CanUndo bool         `json:"can_undo"`
 	// Views are the views this game may be drawn for (?view=): one seat
 	// while a person plays with hidden cards (Private), else -1 and every
 	// player.
@@ -68,133 +66,6 @@ type stateJSON struct {
 	Private bool `json:"private"`
 	// LogReady: /log answers (not while Private: it lists every deal).
 	LogReady bool `json:"log_ready"`
-}
-
-// boardJSON is the drawing data of the games with an SVG board. Cells is
-// row-major with row 0 at the top; a cell holds its owner (a player) or -1
-// when empty. Actions holds each cell's action id (-1: none; the cells of
-// Connect Four and Connect4d take their column's action). The optional
-// fields serve the games that need them (boards.go).
-type boardJSON struct {
-	// Kind is "connect4", "tictactoe", "hex", "connect4d", "strands",
-	// "tetrislink", "sequence" or "sushigo" (no grid: Rows = Cols = 0).
-	Kind    string  `json:"kind"`
-	Rows    int     `json:"rows"`
-	Cols    int     `json:"cols"`
-	Cells   [][]int `json:"cells"`
-	Actions [][]int `json:"actions"`
-	// Labels are printed on cells: Strands' numbers ("" off the board),
-	// Sequence's card faces ("*" a corner).
-	Labels [][]string `json:"labels,omitempty"`
-	// Marks flag cells: 1 a square of one of the shown hand's cards, 2 a
-	// chip locked in a sequence (Sequence).
-	Marks [][]int `json:"marks,omitempty"`
-	// Boards is Connect4d's number of boards (7 columns each, side by
-	// side); Active the board to play in (-1: none).
-	Boards int `json:"boards,omitempty"`
-	Active int `json:"active"`
-	// Players are per-player panels: pieces left, hands, tableaux.
-	Players    []playerJSON `json:"players,omitempty"`
-	PieceNames []string     `json:"piece_names,omitempty"`
-	// Drops are Tetris Link's offered placements and the cells each fills.
-	Drops []dropJSON `json:"drops,omitempty"`
-	// Buttons: list every legal move as a button, even those the board
-	// takes (games whose moves are best read as text).
-	Buttons bool     `json:"buttons,omitempty"`
-	Notes   []string `json:"notes,omitempty"` // lines shown under the board
-	// Line are the cells (row, column) of the line that won a finished
-	// game (games.WinningLiner), marked on the board.
-	Line [][2]int `json:"line,omitempty"`
-	// rowsUp: the game's observation has row 0 at the bottom (Connect
-	// Four), the drawing at the top.
-	rowsUp bool
-}
-
-// markLine fills b.Line from s's winning line (games.WinningLiner), whose
-// cells index a plane of the observation, laid out as b's grid.
-func markLine(s games.State, b *boardJSON) {
-	wl, ok := s.(games.WinningLiner)
-	if !ok || b == nil {
-		return
-	}
-	sh := s.Game().ObservationShape()
-	if len(sh) < 2 {
-		return
-	}
-	h, w := sh[len(sh)-2], sh[len(sh)-1]
-	for _, i := range wl.WinningLine() {
-		r, c := i/w, i%w
-		if b.rowsUp {
-			r = h - 1 - r
-		}
-		if r >= 0 && r < b.Rows && c >= 0 && c < b.Cols {
-			b.Line = append(b.Line, [2]int{r, c})
-		}
-	}
-}
-
-// gridBoard returns the SVG drawing data of the two-player grid games, or
-// nil.
-func gridBoard(s games.State) *boardJSON {
-	switch st := s.(type) {
-	case *connect4.State:
-		b := newBoard("connect4", connect4.Height, connect4.Width)
-		b.rowsUp = true
-		obs := make([]float32, games.ObservationSize(st.Game()))
-		st.Observation(0, obs) // plane 0: player 0's stones, plane 1: player 1's; index row*Width+col, row 0 at the bottom
-		for r := range b.Rows {
-			for c := range b.Cols {
-				i := (b.Rows-1-r)*b.Cols + c
-				switch {
-				case obs[i] != 0:
-					b.Cells[r][c] = 0
-				case obs[connect4.Cells+i] != 0:
-					b.Cells[r][c] = 1
-				}
-				b.Actions[r][c] = c
-			}
-		}
-		return b
-	case *tictactoe.State:
-		b := newBoard("tictactoe", 3, 3)
-		obs := make([]float32, games.ObservationSize(st.Game()))
-		st.Observation(0, obs) // plane 0: player 0's stones, plane 1: player 1's; index r*3+c
-		for i := range 9 {
-			r, c := i/3, i%3
-			switch {
-			case obs[i] != 0:
-				b.Cells[r][c] = 0
-			case obs[9+i] != 0:
-				b.Cells[r][c] = 1
-			}
-			b.Actions[r][c] = i
-		}
-		return b
-	case *hex.State:
-		g := st.Game().(*hex.Game)
-		n := g.Size()
-		b := newBoard("hex", n, n)
-		for r := range n {
-			for c := range n {
-				b.Cells[r][c] = st.Stone(r, c)
-				b.Actions[r][c] = int(g.Cell(r, c))
-			}
-		}
-		return b
-	}
-	return nil
-}
-
-func newBoard(kind string, rows, cols int) *boardJSON {
-	b := &boardJSON{Kind: kind, Rows: rows, Cols: cols, Cells: make([][]int, rows), Actions: make([][]int, rows)}
-	for r := range rows {
-		b.Cells[r] = make([]int, cols)
-		b.Actions[r] = make([]int, cols)
-		for c := range cols {
-			b.Cells[r][c], b.Actions[r][c] = -1, -1
-		}
-	}
-	return b
 }
 
 // render describes s for the page. view is the player to draw for (-1:
@@ -225,6 +96,7 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 		sc.Scores(out.Scores)
 	}
 	m := games.NewMask(g.NumActions())
+	offered := games.NewMask(g.NumActions())
 	// With hidden information, a player's legal moves name its cards:
 	// list only the viewer's.
 	hidden := t.Information != games.PerfectInformation && view >= 0
@@ -236,11 +108,11 @@ func render(s games.State, view int, waiting []int, legalFor func(p int) bool, l
 		l := legalJSON{Player: p, Actions: make([]actionJSON, 0, m.Count())}
 		for a := range m.All() {
 			l.Actions = append(l.Actions, actionJSON{int(a), s.ActionString(a)})
+			offered.Set(a)
 		}
 		out.Legal = append(out.Legal, l)
 	}
-	out.Board = boardOf(s, view, out.Legal)
-	markLine(s, out.Board)
+	out.Board = games.BoardOf(s, view, offered)
 	out.Result = summary(s, waiting)
 	if out.Terminal {
 		out.Returns = make([]float64, g.NumPlayers())
@@ -389,16 +261,16 @@ func (ss *session) undoPoint() int {
 	return -1
 }
 
-// hidePending hides, in a sequential Sushi Go history drawn for player view,
-// the picks of other players that the trick has not revealed yet (the
-// game keeps them as pending and hides them from view's observations).
+// hidePending hides, in a history drawn for player view, the choices of
+// other players that the game has not revealed yet (games.Concealer: the
+// picks of a sequential Sushi Go trick), the last move of each such player.
 func hidePending(s games.State, view int, movers []int, hist []string) {
-	sg, ok := s.(*sushigo.State)
+	c, ok := s.(games.Concealer)
 	if !ok || view < 0 || len(movers) != len(hist) {
 		return
 	}
 	for p := range s.Game().NumPlayers() {
-		if p == view || sg.Pending(p) == games.NoAction {
+		if p == view || c.Pending(p) == games.NoAction {
 			continue
 		}
 		for i := len(movers) - 1; i >= 0; i-- {

@@ -445,20 +445,27 @@ func (s *State) Draw(viewer int) string {
 		}
 		b.WriteByte('\n')
 	}
+	b.WriteString(s.status())
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// status is the last line of Draw: the deck, the discards and who is to
+// play (or the result).
+func (s *State) status() string {
 	nd := 0
 	for _, c := range s.discard {
 		nd += int(c)
 	}
-	fmt.Fprintf(&b, "deck %d, discards %d, ", s.deckN, nd)
+	head := fmt.Sprintf("deck %d, discards %d, ", s.deckN, nd)
 	switch {
 	case s.phase == phOver && s.Winner() >= 0:
-		fmt.Fprintf(&b, "player %d wins\n", s.Winner())
+		return head + fmt.Sprintf("player %d wins", s.Winner())
 	case s.phase == phOver:
-		b.WriteString("draw\n")
+		return head + "draw"
 	case s.phase == phPlay:
-		fmt.Fprintf(&b, "player %d to play\n", s.player)
+		return head + fmt.Sprintf("player %d to play", s.player)
 	default:
-		fmt.Fprintf(&b, "card to player %d\n", s.player)
+		return head + fmt.Sprintf("card to player %d", s.player)
 	}
-	return b.String()
 }

@@ -48,6 +48,15 @@ func New(players int, seq bool) *Game {
 // Sequential reports whether this is the sequential view.
 func (g *Game) Sequential() bool { return g.seq }
 
+// SequentialView implements games.SequentialViewer: "sushigo-seq" with the
+// same number of players (g itself when it is that view).
+func (g *Game) SequentialView() games.Game {
+	if g.seq {
+		return g
+	}
+	return New(g.np, true)
+}
+
 // Type implements games.Game.
 func (g *Game) Type() games.Type {
 	t := games.Type{
@@ -261,5 +270,7 @@ var (
 	_ games.Resampler         = (*State)(nil)
 	_ games.Scorer            = (*State)(nil)
 	_ games.Drawer            = (*State)(nil)
+	_ games.Concealer         = (*State)(nil)
 	_ games.InfoStateGame     = (*Game)(nil)
+	_ games.SequentialViewer  = (*Game)(nil)
 )
