@@ -3,7 +3,9 @@
 // every state checks clones, notation and action-text round trips, hashes,
 // legal masks against ApplyChecked, observation and information-state
 // tensors, returns, termination, undo, multi-action bookkeeping,
-// determinization and the no-allocation promise of the hot paths.
+// determinization (the resampled state looks the same to the observer, its
+// Board included), board drawings (games.Boarder: shapes and ranges) and
+// the no-allocation promise of the hot paths.
 //
 // A game's test calls it in a few lines:
 //

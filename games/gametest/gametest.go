@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -306,6 +307,10 @@ func (c *checker) checkState(s games.State) {
 		}
 	}
 
+	if b, ok := s.(games.Boarder); ok {
+		c.checkBoard(s, b)
+	}
+
 	// Determinization keeps the observer's view.
 	if rs, ok := s.(games.Resampler); ok && !s.IsTerminal() {
 		for pl := range g.NumPlayers() {
@@ -318,6 +323,72 @@ func (c *checker) checkState(s games.State) {
 	}
 }
 
+// checkBoard checks the drawing of s (games.Boarder) for every viewer,
+// with the mover's legal actions on offer to the mover: grids of the
+// declared shape, owners that are players, cell actions and placements in
+// range, and marked winning lines on the grid.
+func (c *checker) checkBoard(s games.State, bs games.Boarder) {
+	c.t.Helper()
+	np := c.g.NumPlayers()
+	p := s.CurrentPlayer()
+	for v := -1; v < np; v++ {
+		var offered games.Mask
+		if v == p {
+			offered = c.mask // s.Legal, filled by checkState
+		}
+		b := games.BoardOf(s, v, offered)
+		if b == nil || b.Kind == "" || b.Rows < 0 || b.Cols < 0 {
+			c.fatalf(s, "Board(%d) = %+v: want a kind and a size", v, b)
+		}
+		grid := func(name string, n int, ok func(r, c int) bool) {
+			if n < 0 {
+				return
+			}
+			if n != b.Rows {
+				c.fatalf(s, "Board(%d).%s has %d rows, want %d", v, name, n, b.Rows)
+			}
+			for r := range b.Rows {
+				for col := range b.Cols {
+					if !ok(r, col) {
+						c.fatalf(s, "Board(%d).%s: bad cell (%d, %d)", v, name, r, col)
+					}
+				}
+			}
+		}
+		width := func(row int) bool { return row == b.Cols }
+		grid("Cells", len(b.Cells), func(r, col int) bool {
+			return width(len(b.Cells[r])) && b.Cells[r][col] >= -1 && b.Cells[r][col] < np
+		})
+		grid("Actions", len(b.Actions), func(r, col int) bool {
+			return width(len(b.Actions[r])) && b.Actions[r][col] >= -1 && b.Actions[r][col] < c.n
+		})
+		if b.Labels != nil {
+			grid("Labels", len(b.Labels), func(r, _ int) bool { return width(len(b.Labels[r])) })
+		}
+		if b.Marks != nil {
+			grid("Marks", len(b.Marks), func(r, _ int) bool { return width(len(b.Marks[r])) })
+		}
+		for _, pl := range b.Players {
+			if pl.Player < 0 || pl.Player >= np || pl.Hand != nil && len(pl.Hand) != pl.HandCount {
+				c.fatalf(s, "Board(%d): player panel %+v", v, pl)
+			}
+		}
+		for _, d := range b.Drops {
+			if !offered.Has(games.Action(d.ID)) {
+				c.fatalf(s, "Board(%d): placement %d (%s) was not offered", v, d.ID, d.Text)
+			}
+			for _, rc := range d.Cells {
+				if rc[0] < 0 || rc[0] >= b.Rows || rc[1] < 0 || rc[1] >= b.Cols {
+					c.fatalf(s, "Board(%d): placement %s fills cell %v off the grid", v, d.Text, rc)
+				}
+			}
+		}
+		if _, ok := s.(games.WinningLiner); ok && !s.IsTerminal() && len(b.Line) > 0 {
+			c.fatalf(s, "Board(%d) marks a winning line before the end", v)
+		}
+	}
+}
+
 // compareView checks that a and b look the same to player pl.
 func (c *checker) compareView(a, b games.State, pl int) {
 	obs2 := make([]float32, len(c.obs))
@@ -325,6 +396,11 @@ func (c *checker) compareView(a, b games.State, pl int) {
 	b.Observation(pl, obs2)
 	if !slices.Equal(c.obs, obs2) {
 		c.fatalf(a, "resampled state %q looks different to player %d (observation)", b.String(), pl)
+	}
+	if ba, ok := a.(games.Boarder); ok {
+		if x, y := ba.Board(pl, nil), b.(games.Boarder).Board(pl, nil); !reflect.DeepEqual(x, y) {
+			c.fatalf(a, "resampled state %q looks different to player %d (Board):\n%+v\n%+v", b.String(), pl, x, y)
+		}
 	}
 	ia, ok1 := a.(games.InfoState)
 	ib, ok2 := b.(games.InfoState)
