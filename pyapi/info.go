@@ -1,6 +1,7 @@
 package pyapi
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -115,12 +116,12 @@ func gameInfo(g games.Game) GameInfo {
 }
 
 // sequentialGame refuses games with simultaneous moves, pointing to their
-// sequential view.
+// sequential view (games.SequentialViewer) where they have one.
 func sequentialGame(g games.Game, what string) error {
 	if g.Type().Dynamics != games.Sequential {
 		alt := ""
-		if g.Type().Name == "sushigo" {
-			alt = " (use \"sushigo-seq\", Sushi Go's sequential hidden-choice view)"
+		if sv, ok := g.(games.SequentialViewer); ok {
+			alt = fmt.Sprintf(" (use %q, its sequential view: players choose one at a time, earlier choices hidden until revealed)", sv.SequentialView().Spec())
 		}
 		return valueErrorf("game_spec %q has simultaneous moves; %s needs a sequential game%s", g.Spec(), what, alt)
 	}

@@ -251,3 +251,23 @@ func TestSearchTwoConsumers(t *testing.T) {
 		t.Fatal("handles left")
 	}
 }
+
+// TestSequentialGamePointsToView: a simultaneous game is refused with a
+// ValueError naming its sequential view (games.SequentialViewer), with
+// the same options; a sequential game passes.
+func TestSequentialGamePointsToView(t *testing.T) {
+	g, err := newGame("sushigo:players=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sequentialGame(g, "search")
+	if kind(err) != "ValueError" || !strings.Contains(err.Error(), `use "sushigo-seq:players=3"`) {
+		t.Fatalf("sushigo: %v (%s), want a ValueError naming sushigo-seq:players=3", err, kind(err))
+	}
+	if g, err = newGame("sushigo-seq:players=3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sequentialGame(g, "search"); err != nil {
+		t.Fatalf("sushigo-seq: %v", err)
+	}
+}
