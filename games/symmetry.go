@@ -2,8 +2,6 @@ package games
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"slices"
 )
 
 // Symmetric is implemented by games whose rules are invariant under a
@@ -41,7 +39,7 @@ func SymmetriesOf(g Game) []Symmetry {
 //     s.Observation(p).
 //
 // A policy over actions maps by the same action permutation (Policy).
-// CheckSymmetry verifies these properties on random games.
+// gametest.CheckSymmetry verifies these properties on random games.
 //
 // A Symmetry is immutable once built by NewSymmetry or NewBoardSymmetry
 // and safe for concurrent use; its methods do not allocate. The zero value
@@ -137,95 +135,4 @@ func (s *Symmetry) Policy(dst, src []float32) {
 	for a, v := range src[:len(s.act)] {
 		dst[s.act[a]] = v
 	}
-}
-
-// CheckSymmetry verifies sym against the rules of g, used as the outside
-// truth: it plays nGames random games (actions uniform over the legal ones,
-// drawn from rng) and alongside each a mirror game that plays the mapped
-// actions, checking after every action the properties listed on Symmetry
-// (player to move, terminal status, returns, legal actions, every
-// player's observation). It returns the first difference found, naming the
-// game's moves. Only deterministic sequential games are supported. It
-// allocates; it is for tests.
-func CheckSymmetry(g Game, sym Symmetry, rng *rand.Rand, nGames int) error {
-	t := g.Type()
-	if t.Dynamics != Sequential || t.Chance != Deterministic {
-		return fmt.Errorf("CheckSymmetry: %s is not a deterministic sequential game", g.Spec())
-	}
-	if sym.ObservationSize() != ObservationSize(g) || sym.NumActions() != g.NumActions() {
-		return fmt.Errorf("symmetry %s works on %d observation values and %d actions; %s has %d and %d",
-			sym.Name(), sym.ObservationSize(), sym.NumActions(), g.Spec(), ObservationSize(g), g.NumActions())
-	}
-	n := g.NumActions()
-	ma, mb := NewMask(n), NewMask(n)
-	obsA, obsB, want := make([]float32, sym.ObservationSize()), make([]float32, sym.ObservationSize()), make([]float32, sym.ObservationSize())
-	retA, retB := make([]float64, g.NumPlayers()), make([]float64, g.NumPlayers())
-	legal := make([]Action, 0, n)
-	for game := range nGames {
-		a, b := g.NewInitialState(), g.NewInitialState()
-		var moves []string
-		for {
-			where := func() string {
-				return fmt.Sprintf("symmetry %s of %s, game %d after moves [%s] (mirror: [%s])", sym.Name(), g.Spec(), game,
-					joinStrings(moves), b.String())
-			}
-			if a.CurrentPlayer() != b.CurrentPlayer() || a.IsTerminal() != b.IsTerminal() {
-				return fmt.Errorf("%s: player to move %d, mirror %d; terminal %t, mirror %t", where(),
-					a.CurrentPlayer(), b.CurrentPlayer(), a.IsTerminal(), b.IsTerminal())
-			}
-			a.Returns(retA)
-			b.Returns(retB)
-			if !slices.Equal(retA, retB) {
-				return fmt.Errorf("%s: returns %v, mirror %v", where(), retA, retB)
-			}
-			for p := range g.NumPlayers() {
-				a.Observation(p, obsA)
-				b.Observation(p, obsB)
-				sym.Observation(want, obsA)
-				for i := range want {
-					if want[i] != obsB[i] {
-						return fmt.Errorf("%s: player %d's observation differs at index %d: transformed %v, mirror %v",
-							where(), p, i, want[i], obsB[i])
-					}
-				}
-			}
-			a.Legal(ma)
-			b.Legal(mb)
-			legal = legal[:0]
-			for x := range n {
-				la, lb := ma.Has(Action(x)), mb.Has(sym.Action(Action(x)))
-				if la != lb {
-					return fmt.Errorf("%s: action %s legal %t, its image %s in the mirror legal %t", where(),
-						a.ActionString(Action(x)), la, b.ActionString(sym.Action(Action(x))), lb)
-				}
-				if la {
-					legal = append(legal, Action(x))
-				}
-			}
-			if a.IsTerminal() {
-				break
-			}
-			if len(legal) == 0 {
-				return fmt.Errorf("%s: no legal action at a non-terminal state", where())
-			}
-			x := legal[rng.IntN(len(legal))]
-			moves = append(moves, a.ActionString(x))
-			a.Apply(x)
-			if err := ApplyChecked(b, sym.Action(x)); err != nil {
-				return fmt.Errorf("%s: mirror of %s: %v", where(), a.ActionString(x), err)
-			}
-		}
-	}
-	return nil
-}
-
-func joinStrings(s []string) string {
-	out := make([]byte, 0, 4*len(s))
-	for i, x := range s {
-		if i > 0 {
-			out = append(out, ' ')
-		}
-		out = append(out, x...)
-	}
-	return string(out)
 }

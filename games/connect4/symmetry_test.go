@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/gametest"
 )
 
 // The mirror is checked against the rules: random games and their mirror
@@ -19,7 +20,7 @@ func TestMirrorSymmetry(t *testing.T) {
 	if testing.Short() {
 		n = 60
 	}
-	if err := games.CheckSymmetry(g, syms[0], games.NewRand(1), n); err != nil {
+	if err := gametest.CheckSymmetry(g, syms[0], games.NewRand(1), n); err != nil {
 		t.Fatal(err)
 	}
 	// Applying the mirror twice is the identity.
@@ -48,7 +49,7 @@ func TestCheckSymmetryCatchesAWrongMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := games.CheckSymmetry(g, bad, games.NewRand(1), 5); err == nil {
+	if err := gametest.CheckSymmetry(g, bad, games.NewRand(1), 5); err == nil {
 		t.Fatal("CheckSymmetry accepted an observation that is not mirrored")
 	}
 }

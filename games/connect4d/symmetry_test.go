@@ -28,7 +28,7 @@ func TestBoardReversalIsNotASymmetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := games.CheckSymmetry(g, bad, games.NewRand(1), 5); err == nil {
+	if err := gametest.CheckSymmetry(g, bad, games.NewRand(1), 5); err == nil {
 		t.Fatal("CheckSymmetry accepted reversing the board order")
 	}
 }

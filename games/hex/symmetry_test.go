@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/gametest"
 )
 
 func TestRotationSymmetry(t *testing.T) {
@@ -24,7 +25,7 @@ func TestRotationSymmetry(t *testing.T) {
 			if swap && syms[0].Action(g.SwapAction()) != g.SwapAction() {
 				t.Errorf("%s: swap maps to %d", g.Spec(), syms[0].Action(g.SwapAction()))
 			}
-			if err := games.CheckSymmetry(g, syms[0], games.NewRand(uint64(size)), n); err != nil {
+			if err := gametest.CheckSymmetry(g, syms[0], games.NewRand(uint64(size)), n); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -70,7 +71,7 @@ func TestTranspositionIsNotASymmetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := games.CheckSymmetry(g, bad, games.NewRand(1), 50); err == nil {
+	if err := gametest.CheckSymmetry(g, bad, games.NewRand(1), 50); err == nil {
 		t.Fatal("CheckSymmetry accepted the transposition")
 	}
 }
