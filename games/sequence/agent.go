@@ -68,10 +68,6 @@ type Greedy struct {
 	best    []games.Action
 }
 
-// NewGreedy returns a greedy agent with the default reading, seeded with
-// seed.
-func NewGreedy(seed uint64) *Greedy { return NewGreedyReading(seed, GreedyReading{}) }
-
 // NewGreedyReading returns a greedy agent that scores moves under reading
 // r, seeded with seed.
 func NewGreedyReading(seed uint64, r GreedyReading) *Greedy {

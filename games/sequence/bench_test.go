@@ -103,7 +103,7 @@ func BenchmarkGreedyMove(b *testing.B) {
 			s.Apply(s.randomAction(rng))
 		}
 	}
-	a := NewGreedy(1)
+	a := newGreedy(1)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := a.Act(b.Context(), s, 0); err != nil {

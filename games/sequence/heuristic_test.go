@@ -12,7 +12,7 @@ import (
 // not allocate.
 func TestHeuristicValueIsGreedyScore(t *testing.T) {
 	g := games.MustNew("sequence")
-	greedy := NewGreedy(1)
+	greedy := newGreedy(1)
 	rng := games.NewRand(7)
 	m := games.NewMask(g.NumActions())
 	s := g.NewInitialState().(*State)

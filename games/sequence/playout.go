@@ -592,11 +592,3 @@ func selectSquare(b bitboard, r int) int {
 	}
 	return games.SelectBit(b.lo, r)
 }
-
-// randomAction returns a uniformly random legal action of the player to
-// move (s must be at a play node), as PlayRandom would choose it.
-func (s *State) randomAction(rng *rand.Rand) games.Action {
-	var pl playout
-	pl.load(s)
-	return pl.action(pl.choose(rng))
-}

@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -344,3 +345,15 @@ func TestResampleSeesOnlyInformation(t *testing.T) {
 		}
 	}
 }
+
+// randomAction returns a uniformly random legal action of the player to
+// move (s must be at a play node), as PlayRandom would choose it.
+func (s *State) randomAction(rng *rand.Rand) games.Action {
+	var pl playout
+	pl.load(s)
+	return pl.action(pl.choose(rng))
+}
+
+// newGreedy returns a greedy agent with the default reading, seeded with
+// seed.
+func newGreedy(seed uint64) *Greedy { return NewGreedyReading(seed, GreedyReading{}) }

@@ -672,7 +672,7 @@ func TestGreedy(t *testing.T) {
 	if sc := s.GreedyScore(lone); sc != 0 {
 		t.Errorf("isolated chip scores %v, want 0", sc)
 	}
-	a := NewGreedy(1)
+	a := newGreedy(1)
 	for range 5 {
 		m, err := a.Act(t.Context(), s, 0)
 		if err != nil || m != five {
@@ -881,7 +881,7 @@ func TestGreedyFirstTie(t *testing.T) {
 	g := games.MustNew("sequence:jacks=false")
 	s := parse(t, g, board(nil)+" play:0 h=3D,5H,7C;KD d=- s=0,0 p=0 m=20")
 	first := NewGreedyReading(1, GreedyReading{FirstTie: true})
-	random := NewGreedy(1)
+	random := newGreedy(1)
 	seen := map[games.Action]bool{}
 	var want games.Action = games.NoAction
 	for range 40 {

@@ -99,7 +99,7 @@ func TestStateValueMatchesNaive(t *testing.T) {
 	for _, players := range []int{2, 3} {
 		g := New(players, false)
 		rng := games.NewRand(uint64(players))
-		greedy := NewGreedy(9)
+		greedy := newGreedy(9)
 		m := games.NewMask(NumActions)
 		checked := 0
 		for range n {
