@@ -37,7 +37,7 @@ func scoreAll(h Heuristic, s games.State, player int, legal games.Mask, dst []fl
 	}
 }
 
-// HeuristicFunc adapts a function (such as sushigo.Heuristic) to Heuristic.
+// HeuristicFunc adapts a function to Heuristic.
 type HeuristicFunc func(s games.State, player int, a games.Action) float64
 
 // Score implements Heuristic.

@@ -87,21 +87,21 @@ func TestHeuristicPreferences(t *testing.T) {
 	// Player 0 holds SSS's third sashimi opportunity: sashimi (+10 at once)
 	// beats a lone tempura.
 	s := parse("round=1 hands=TS/TE table=SSDDDDDD/DDDDDDDD pudding=0,0 score=0,0 deck=" + deckMinus("TSTESSDDDDDDDDDDDDDD"))
-	if hs, ht := Heuristic(s, 0, PickAction(Sashimi)), Heuristic(s, 0, PickAction(Tempura)); hs <= ht {
+	if hs, ht := s.HeuristicValue(0, PickAction(Sashimi)), s.HeuristicValue(0, PickAction(Tempura)); hs <= ht {
 		t.Errorf("completing sashimi %.2f should beat a tempura %.2f", hs, ht)
 	}
 	// With an open wasabi, squid (9) beats egg (3).
 	s = parse("round=1 hands=EQT/TTT table=WDDDDDD/DDDDDDD pudding=0,0 score=0,0 deck=" + deckMinus("EQTTTTWDDDDDDDDDDDDD"))
-	if hq, he := Heuristic(s, 0, PickAction(Squid)), Heuristic(s, 0, PickAction(Egg)); hq <= he {
+	if hq, he := s.HeuristicValue(0, PickAction(Squid)), s.HeuristicValue(0, PickAction(Egg)); hq <= he {
 		t.Errorf("squid on wasabi %.2f should beat egg %.2f", hq, he)
 	}
 	// Early in the round a wasabi with salmon in view is worth more than a
 	// plain egg.
 	s = parse("round=1 hands=WETTTTTTTT/NNDDDDDDDD table=-/- pudding=0,0 score=0,0 deck=" + deckMinus("WETTTTTTTTNNDDDDDDDD"))
-	if hw, he := Heuristic(s, 0, PickAction(Wasabi)), Heuristic(s, 0, PickAction(Egg)); hw <= he {
+	if hw, he := s.HeuristicValue(0, PickAction(Wasabi)), s.HeuristicValue(0, PickAction(Egg)); hw <= he {
 		t.Errorf("early wasabi %.2f should beat an egg %.2f", hw, he)
 	}
-	if Heuristic(s, 0, PickAction(Squid)) != 0 {
+	if s.HeuristicValue(0, PickAction(Squid)) != 0 {
 		t.Error("illegal action should score 0")
 	}
 	// Greedy takes the immediate points: the second tempura of a pair.
@@ -117,7 +117,7 @@ func TestHeuristicNoAllocAndErrors(t *testing.T) {
 	m := games.NewMask(NumActions)
 	s.LegalFor(1, m)
 	a := m.First()
-	if n := testing.AllocsPerRun(100, func() { _ = Heuristic(s, 1, a) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = s.HeuristicValue(1, a) }); n != 0 {
 		t.Errorf("Heuristic allocates %.1f times", n)
 	}
 	g := New(4, false)
@@ -145,7 +145,7 @@ func BenchmarkHeuristic(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, a := range acts {
-			_ = Heuristic(s, 1, a)
+			_ = s.HeuristicValue(1, a)
 		}
 	}
 	b.ReportMetric(float64(b.N*len(acts))/b.Elapsed().Seconds(), "evals/s")

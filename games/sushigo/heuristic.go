@@ -16,15 +16,6 @@ func (s *State) HeuristicValue(player int, a games.Action) float64 {
 	return gain(&s.c, player, a, true)
 }
 
-// Heuristic is HeuristicValue for any state: 0 for states of other games.
-func Heuristic(s games.State, player int, a games.Action) float64 {
-	st, ok := s.(*State)
-	if !ok {
-		return 0
-	}
-	return st.HeuristicValue(player, a)
-}
-
 // The capability is checked at compile time.
 var _ games.Heuristic = (*State)(nil)
 
