@@ -6,8 +6,10 @@ import (
 	"github.com/canopy-go/canopy/games"
 )
 
-// Player chooses moves on the concrete state (the fast path used by the
-// statistics helper and the tuner; agent.Agent wraps it for arenas).
+// Seat statistics of fast players on the concrete state, for the tests of
+// the heuristic agent (agents_test.go).
+
+// Player chooses moves on the concrete state (Heuristic is one).
 type Player interface {
 	Choose(s *State) games.Action
 }
