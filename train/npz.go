@@ -44,15 +44,6 @@ type npyArray struct {
 	u8    []uint8
 }
 
-// len is the number of elements (the product of the shape).
-func (a *npyArray) len() int {
-	n := 1
-	for _, d := range a.shape {
-		n *= d
-	}
-	return n
-}
-
 // readNPZ decodes every member of an .npz archive held in data, keyed by
 // the member name without ".npy".
 func readNPZ(data []byte) (map[string]*npyArray, error) {

@@ -172,3 +172,12 @@ func TestReadNPZClaimsDoNotAllocate(t *testing.T) {
 		t.Errorf("reading it allocated %d MB; the file has %d bytes", a>>20, zb.Len())
 	}
 }
+
+// len is the number of elements (the product of the shape).
+func (a *npyArray) len() int {
+	n := 1
+	for _, d := range a.shape {
+		n *= d
+	}
+	return n
+}

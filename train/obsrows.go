@@ -32,17 +32,6 @@ type obsRows struct {
 // maxCodes is the largest table a coded block may have.
 const maxCodes = 256
 
-// len returns the number of rows.
-func (r *obsRows) len() int {
-	if r.size == 0 {
-		return 0
-	}
-	if r.raw != nil {
-		return len(r.raw) / r.size
-	}
-	return len(r.codes) / r.size
-}
-
 // isRaw reports whether the rows are kept as float32.
 func (r *obsRows) isRaw() bool { return r.raw != nil }
 

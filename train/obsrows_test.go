@@ -125,3 +125,14 @@ func TestObsRowsInterleavedSources(t *testing.T) {
 		t.Error("interleaved coded sources made the block raw")
 	}
 }
+
+// len returns the number of rows.
+func (r *obsRows) len() int {
+	if r.size == 0 {
+		return 0
+	}
+	if r.raw != nil {
+		return len(r.raw) / r.size
+	}
+	return len(r.codes) / r.size
+}
