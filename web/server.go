@@ -253,9 +253,6 @@ func (s *Server) closeRoots() {
 // and same-origin middleware).
 func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 
-// Panics returns the number of handler panics recovered so far.
-func (s *Server) Panics() int64 { return s.panics.Load() }
-
 func (s *Server) expireLoop() {
 	defer s.stopped.Done()
 	t := time.NewTicker(max(s.cfg.IdleTimeout/8, time.Second))

@@ -308,13 +308,6 @@ func (st *store) remove(id string) (*session, bool) {
 	return ss, ok
 }
 
-// len returns the number of games held.
-func (st *store) len() int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return len(st.games)
-}
-
 // expire deletes the games not used since before, other than those with
 // an agent call in flight, and returns how many it deleted.
 func (st *store) expire(before time.Time) int {

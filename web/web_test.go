@@ -669,3 +669,13 @@ func TestClientLimit(t *testing.T) {
 		t.Errorf("default per-client limit %d, want half of %d", d.withDefaults().MaxClientGames, d.MaxGames)
 	}
 }
+
+// Panics returns the number of handler panics recovered so far.
+func (s *Server) Panics() int64 { return s.panics.Load() }
+
+// len returns the number of games held.
+func (st *store) len() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.games)
+}
