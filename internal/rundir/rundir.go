@@ -43,9 +43,6 @@ func Open(path string) (*Dir, error) {
 	return &Dir{path: path, lock: lock, Removed: removed}, nil
 }
 
-// Path is the directory's path as given to Open.
-func (d *Dir) Path() string { return d.path }
-
 // Join is the path of name (slash-separated parts) inside the directory.
 func (d *Dir) Join(name ...string) string {
 	return filepath.Join(append([]string{d.path}, name...)...)
@@ -59,12 +56,6 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 		return err
 	}
 	return atomicfile.WriteFile(p, data)
-}
-
-// WriteJSON replaces the file name inside the directory with v in the
-// format of WriteJSON.
-func (d *Dir) WriteJSON(name string, v any) error {
-	return WriteJSON(d.Join(name), v)
 }
 
 // Close releases the lock. Later calls, and calls on nil, do nothing.

@@ -131,7 +131,7 @@ func TestWriteReadJSON(t *testing.T) {
 		Sims int      `json:"sims"`
 		List []string `json:"list"`
 	}{"connect4", 32, []string{"a"}}
-	if err := d.WriteJSON("sub/run.json", v); err != nil {
+	if err := WriteJSON(d.Join("sub", "run.json"), v); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "sub", "run.json"))
