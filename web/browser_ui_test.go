@@ -165,3 +165,34 @@ func TestBrowserReplayGraph(t *testing.T) {
 	p.until("the sequence's line", `document.querySelectorAll("#replay .winline").length >= 4`)
 	p.screenshot("replay-sequence")
 }
+
+// TestBrowserGenericGrid: a board of a kind the page has no drawing of
+// its own for (a new game's games.Board) is drawn as a grid: every cell,
+// the stones, the labels and the winning line, with only the legal cells'
+// actions clickable.
+func TestBrowserGenericGrid(t *testing.T) {
+	_, hs := testServer(t, Config{})
+	p := newPage(t, hs)
+	p.open("#/")
+	p.until("the page's scripts", `typeof drawBoard === "function"`)
+	got := eval[string](p, `(() => {
+		const st = {board: {kind: "no-such-kind", rows: 2, cols: 3, active: 0,
+			cells: [[0, -1, 1], [-1, -1, -1]], actions: [[-1, 1, -1], [3, 4, 5]],
+			labels: [["a", "b", "c"], ["d", "e", "f"]], marks: [[0, 1, 0], [0, 0, 2]], line: [[0, 0], [0, 2]]},
+			legal: [{player: 0, actions: [{id: 1, text: "b"}, {id: 4, text: "e"}]}]};
+		let clicked = -1;
+		const pic = drawBoard(st, a => { clicked = a; }, null);
+		document.body.append(pic);
+		const live = [...pic.querySelectorAll(".cell:not(.illegal)")].map(c => c.getAttribute("data-action"));
+		pic.querySelector('.cell[data-action="4"]').dispatchEvent(new MouseEvent("click", {bubbles: true}));
+		const off = pic.querySelector('.cell[data-action="5"]');
+		off.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+		return JSON.stringify({cells: pic.querySelectorAll(".cell").length, stones: pic.querySelectorAll(".stone").length,
+			labels: [...pic.querySelectorAll(".cell text")].map(x => x.textContent).join(""),
+			line: pic.querySelectorAll(".winline").length, live, clicked});
+	})()`)
+	want := `{"cells":6,"stones":2,"labels":"abcdef","line":2,"live":["1","4"],"clicked":4}`
+	if got != want {
+		t.Errorf("generic grid: %s\nwant %s", got, want)
+	}
+}

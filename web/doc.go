@@ -12,7 +12,8 @@
 //     as its well with a piece picker that drops a piece where the mouse
 //     points; Sushi Go as hands and tableaux of card chips. Each game
 //     describes its board (games.Boarder, in the game's package); this
-//     package imports no game and draws the games.Board by its Kind.
+//     package imports no game and draws the games.Board by its Kind, a
+//     kind the page does not know as a plain grid of stones and labels.
 //     Moves that are not a cell stay buttons, and a game with no drawing
 //     of its own falls back to its text drawing and a list of its legal
 //     moves as buttons, so every game is playable. Drawings use only what

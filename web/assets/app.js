@@ -121,7 +121,8 @@ function setNav(which) {
 
 // ---- boards ----
 
-// drawBoard returns an SVG element for st.board (connect4, tictactoe, hex).
+// drawBoard returns an SVG element for st.board (a games.Board): each kind
+// with a drawing of its own, any other as a plain grid (drawGrid).
 // onCell(actionId) is called on clicks of legal cells; an (analysis rows by
 // action id, or null) is overlaid.
 function drawBoard(st, onCell, an) {
@@ -145,6 +146,7 @@ function drawBoard(st, onCell, an) {
   else if (b.kind === "strands") pic = drawStrands(b, st, legal, onCell, an, maxVisits, best);
   else if (b.kind === "tetrislink") pic = drawTetrisLink(b, st, onCell);
   else if (b.kind === "sequence") pic = drawSequence(b, st, legal, onCell, an, maxVisits, best);
+  else if (b.kind !== "sushigo" && b.rows > 0 && b.cols > 0) pic = drawGrid(b, st, legal, onCell, an, maxVisits, best);
   return el("div", { class: "boardwrap" + (b.kind === "sushigo" ? " board board-sushigo" : ""), id: b.kind === "sushigo" ? "board" : null },
     pic, b.notes ? el("div", { class: "notes" }, b.notes.map(n => el("div", { class: "muted" }, n))) : null,
     b.players ? drawPlayers(b, st, onCell) : null);
@@ -267,6 +269,35 @@ function drawTicTacToe(b, st, legal, onCell, an, maxVisits, best) {
     g.append(svg("line", { x1: 10 + i * S, y1: 14, x2: 10 + i * S, y2: H - 14, stroke: "#333", "stroke-width": 4, "stroke-linecap": "round" }));
     g.append(svg("line", { x1: 14, y1: 10 + i * S, x2: W - 14, y2: 10 + i * S, stroke: "#333", "stroke-width": 4, "stroke-linecap": "round" }));
   }
+  return g;
+}
+
+// drawGrid draws a board of a kind this page has no drawing of its own
+// for (a new game's games.Board): a square grid, each cell's owner as a
+// stone in the player's colour, its label, a ring on marked cells, the
+// winning line; a click on a cell plays its action when it is legal.
+function drawGrid(b, st, legal, onCell, an, maxVisits, best) {
+  const S = Math.max(24, Math.min(60, Math.floor(540 / Math.max(b.rows, b.cols)))), W = b.cols * S + 16, H = b.rows * S + 16;
+  const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "board board-grid", id: "board" });
+  g.append(svg("rect", { x: 0, y: 0, width: W, height: H, fill: "#f4efe6" }));
+  for (let r = 0; r < b.rows; r++) {
+    for (let c = 0; c < b.cols; c++) {
+      const a = b.actions[r][c], v = b.cells[r][c], x = 8 + c * S, y = 8 + r * S;
+      const ok = a >= 0 && legal.has(a) && onCell;
+      const cell = svg("g", { class: "cell" + (ok ? "" : " illegal"), "data-action": a, "data-row": r, "data-col": c });
+      const bg = svg("rect", { x: x + 1, y: y + 1, width: S - 2, height: S - 2, fill: "#fff", stroke: "#bbb" });
+      cell.append(bg);
+      const mark = b.marks ? b.marks[r][c] : 0;
+      if (mark) cell.append(svg("rect", { x: x + 3, y: y + 3, width: S - 6, height: S - 6, fill: "none", stroke: mark === 2 ? "#333" : "#16a34a", "stroke-width": 2 }));
+      if (v >= 0) cell.append(svg("circle", { cx: x + S / 2, cy: y + S / 2, r: S * 0.36, fill: stone(v), stroke: "#333", "stroke-width": 1, class: "stone p" + v }));
+      const label = b.labels ? b.labels[r][c] : "";
+      if (label) cell.append(svg("text", { x: x + S / 2, y: y + S / 2 + S * 0.12, "text-anchor": "middle", "font-size": Math.round(S * 0.32), fill: v >= 0 ? "#fff" : "#555", "pointer-events": "none" }, label));
+      if (an && an[a]) overlayCell(cell, bg, an[a], x + S / 2, y + S / 2, maxVisits, best, Math.max(10, S * 0.25));
+      if (ok) cell.onclick = () => onCell(a);
+      g.append(cell);
+    }
+  }
+  markLine(g, b, (r, c) => [8 + c * S + S / 2, 8 + r * S + S / 2], S * 0.42);
   return g;
 }
 
