@@ -274,17 +274,13 @@ type winoScratch struct {
 	vb []uint16  // the same in bfloat16 (Conv3x3WinogradBF16)
 	// ab and bb are gradChunkBF16's operands in pair rows.
 	ab, bb []uint16
-	mm     []float32    // products, [16][nt*cout]
-	zero   []float32    // max(cin, cout) zeros: padding, a missing bias or residual
-	sink   []float32    // cout values written for output pixels outside the image
-	taps   [16]*float32 // a tile's patch pixels (or zero): see winoArgs.taps
+	mm     []float32 // products, [16][nt*cout]
+	zero   []float32 // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32 // cout values written for output pixels outside the image
 	// tabs[inner] is winoArgs.table's for images of tabHW[inner] (h, w),
 	// with winoArgs.inner equal to inner.
 	tabs  [2][]int32
 	tabHW [2][2]int
-	// out and res are a tile's output pixels and their residuals (see
-	// winoArgs.outputs).
-	out, res [4][]float32
 }
 
 // winoPad is the padding of a scratch row, in floats (one cache line).
@@ -427,9 +423,10 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	}
 	tab, per := a.table(sc), a.th*a.tw
 	n, p := t0/per, t0%per
+	var out, res [4][]float32 // on the stack: no write barriers
 	for t := t0; t < t1; t++ {
-		a.outputs(tab, n, p, &sc.out, &sc.res, sc.sink[:cout], sc.zero[:cout])
-		winoOutStore(im, sc.mm[(t-t0)*cout:], os, &sc.out, &sc.res, bias, lo)
+		a.outputs(tab, n, p, &out, &res, sc.sink[:cout], sc.zero[:cout])
+		winoOutStore(im, sc.mm[(t-t0)*cout:], os, &out, &res, bias, lo)
 		if p++; p == per {
 			n, p = n+1, 0
 		}
@@ -446,6 +443,7 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 	cin, nt := a.cin, t1-t0
 	tab, per := a.table(sc), a.th*a.tw
 	n, p := t0/per, t0%per
+	var taps [16]*float32 // on the stack: no write barriers
 	switch {
 	case im.avx2Loops && cin%8 == 0:
 		// Straight from the image: no gathered copy.
@@ -454,28 +452,28 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 			*v = grow(*v, 16*is)
 		}
 		for t := t0; t < t1; t++ {
-			a.taps(tab, n, p, &sc.taps, sc.zero[:cin])
+			a.taps(tab, n, p, &taps, sc.zero[:cin])
 			if p++; p == per {
 				n, p = n+1, 0
 			}
 			switch {
 			case rounded:
-				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &sc.taps, cin)
+				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &taps, cin)
 			case im.avx512Loops && cin%16 == 0:
-				winoGatherInAVX512(&(*v)[(t-t0)*cin], is, &sc.taps, cin)
+				winoGatherInAVX512(&(*v)[(t-t0)*cin], is, &taps, cin)
 			default:
-				winoGatherInAVX2(&(*v)[(t-t0)*cin], is, &sc.taps, cin)
+				winoGatherInAVX2(&(*v)[(t-t0)*cin], is, &taps, cin)
 			}
 		}
 	default:
 		sc.d = grow(sc.d, 16*is)
 		*v = grow(*v, 16*is)
 		for t := t0; t < t1; t++ {
-			a.taps(tab, n, p, &sc.taps, sc.zero[:cin])
+			a.taps(tab, n, p, &taps, sc.zero[:cin])
 			if p++; p == per {
 				n, p = n+1, 0
 			}
-			for q, src := range sc.taps {
+			for q, src := range taps {
 				copy(sc.d[q*is+(t-t0)*cin:][:cin], unsafe.Slice(src, cin))
 			}
 		}
