@@ -160,10 +160,17 @@ func RepackBF16(m *BF16Matrix, w []float32, k, n int) *BF16Matrix {
 	if m == nil || m.k != k || m.n != n {
 		m = &BF16Matrix{k: k, n: n, kp: kp, nr: nr, data: make([]uint16, strips*kp*nr*2)}
 	}
+	q0 := 0 // rows already packed
+	if im := cur.Load(); im.bf16 != nil && strips == 1 && n == nr && k >= 2 {
+		// One full strip is k/2 pair rows of n (32 or 64) columns: the
+		// SIMD interleave does them, rounding as ToBF16 (pairRows).
+		pairRowsBF16AVX512(&m.data[0], &w[0], n, k/2, 0)
+		q0 = k / 2 * 2
+	}
 	for s := range strips {
 		dst := m.data[s*kp*nr*2 : (s+1)*kp*nr*2]
 		cols := min(nr, n-s*nr)
-		for q := range k {
+		for q := q0; q < k; q++ {
 			row := w[q*n+s*nr : q*n+s*nr+cols]
 			d := dst[(q/2)*nr*2+q%2:]
 			for jj, v := range row {

@@ -287,6 +287,39 @@ func FuzzConvertBF16(f *testing.F) {
 	})
 }
 
+// TestPackBF16Layout checks every packed value against ToBF16 of its
+// weight at its place in the layout (strip s, pair q/2, column, q%2), on
+// every implementation: one full strip of 32 or 64 columns is rounded and
+// interleaved by the SIMD pair-row loop where the CPU has AVX-512 BF16,
+// other shapes value by value. Values include ties and a NaN.
+func TestPackBF16Layout(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for _, kern := range Available() {
+		restore, err := Use(kern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sh := range [][2]int{{18, 64}, {9, 64}, {576, 32}, {1, 64}, {7, 70}, {6, 16}} {
+			k, n := sh[0], sh[1]
+			w := randSlice(r, k*n)
+			w[0] = math.Float32frombits(0x3f808000) // a tie: rounds to even
+			w[len(w)-1] = float32(math.NaN())
+			m := PackBF16(w, k, n)
+			nr := m.nr
+			for q := range k {
+				for j := range n {
+					s, jj := j/nr, j%nr
+					got := m.data[s*m.kp*nr*2+(q/2)*nr*2+jj*2+q%2]
+					if want := ToBF16(w[q*n+j]); got != want {
+						t.Fatalf("%s %v: packed (%d, %d) = %#04x, want %#04x", kern, sh, q, j, got, want)
+					}
+				}
+			}
+		}
+		restore()
+	}
+}
+
 // TestRepackBF16 checks that repacking into a matrix's memory gives what
 // packing anew gives (the padding of an odd K and of a partial strip
 // stays zero), and that another size gets new memory.

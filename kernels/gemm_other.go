@@ -20,7 +20,8 @@ func winoOutStoreAVX2(m *float32, ms int, out, res *[4]*float32, bias *float32, 
 func winoOutStoreAVX512(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int) {
 	noSIMD()
 }
-func toBF16AVX512(dst *uint16, src *float32, n int) { noSIMD() }
+func toBF16AVX512(dst *uint16, src *float32, n int)                               { noSIMD() }
+func pairRowsBF16AVX512(dst *uint16, src *float32, n int, pairs int, mask uint32) { noSIMD() }
 func scaleShiftAVX512(out, x, scale, shift *float32, lo float32, c, rows int) {
 	noSIMD()
 }

@@ -116,6 +116,50 @@ func TestWinogradWeightsOneTap(t *testing.T) {
 	}
 }
 
+// TestWinogradWeightsBitForBit checks WinogradWeights, which runs down
+// blocks of output channels, against the transform written pair by pair
+// (the loop it replaced), bit for bit: training hashes its steps, and the
+// float32 path must not move. Shapes cover output blocks with a tail (70,
+// 130) and single channels.
+func TestWinogradWeightsBitForBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, sh := range [][2]int{{1, 1}, {2, 32}, {64, 64}, {3, 70}, {16, 130}} {
+		cin, cout := sh[0], sh[1]
+		wts := make([]float32, 9*cin*cout)
+		for i := range wts {
+			wts[i] = float32(r.NormFloat64())
+		}
+		got := make([]float32, 16*cin*cout)
+		WinogradWeights(wts, cin, cout, got)
+		plane := cin * cout
+		for ci := range cin {
+			for co := range cout {
+				var g [3][3]float32
+				for kh := range 3 {
+					for kw := range 3 {
+						g[kh][kw] = wts[((kh*3+kw)*cin+ci)*cout+co]
+					}
+				}
+				var tt [4][3]float32
+				for c := range 3 {
+					tt[0][c] = g[0][c]
+					tt[1][c] = (g[0][c] + g[1][c] + g[2][c]) / 2
+					tt[2][c] = (g[0][c] - g[1][c] + g[2][c]) / 2
+					tt[3][c] = g[2][c]
+				}
+				for i := range 4 {
+					u := [4]float32{tt[i][0], (tt[i][0] + tt[i][1] + tt[i][2]) / 2, (tt[i][0] - tt[i][1] + tt[i][2]) / 2, tt[i][2]}
+					for j, want := range u {
+						if v := got[(4*i+j)*plane+ci*cout+co]; math.Float32bits(v) != math.Float32bits(want) {
+							t.Fatalf("cin=%d cout=%d: U[%d][%d] of (%d,%d) = %v, want %v", cin, cout, i, j, ci, co, v, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestConv3x3WinogradBadArgs(t *testing.T) {
 	x := make([]float32, 64)
 	cases := []struct {

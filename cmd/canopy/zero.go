@@ -33,6 +33,7 @@ func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
 	fs.BoolVar(&c.Train.Augment, "augment", c.Train.Augment, "augment training with the game's symmetries")
 	fs.Float64Var(&c.Train.QMix, "qmix", c.Train.QMix, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q, [0, 1]")
 	fs.Float64Var(&c.Train.ValueWeight, "value-weight", c.Train.ValueWeight, "weight of the value loss against the policy loss, (0, 100]")
+	fs.TextVar(&c.Train.Precision, "precision", c.Train.Precision, "products of training's 3x3 convolutions: fp32, or bf16 (bfloat16 operands, float32 sums and master weights; needs AVX-512 BF16; kept by a resumed run)")
 	fs.IntVar(&c.WindowIters, "window-iters", c.WindowIters, "train on the last K iterations' self-play (0 = all)")
 	fs.IntVar(&c.WindowPositions, "window", c.WindowPositions, "train on at most the last N positions (0 = no limit)")
 	fs.IntVar(&c.EvalGames, "eval-games", c.EvalGames, "evaluation games against each opponent per iteration (0 = none)")
