@@ -67,10 +67,8 @@ type profiler struct {
 	cpuFile  *os.File
 }
 
-func (p *profiler) flags(fs *flag.FlagSet) {
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a pprof CPU profile to this file")
-	fs.StringVar(&p.mem, "memprofile", "", "write a pprof heap (allocation) profile to this file")
-}
+// flags registers the profile flags (options) on fs.
+func (p *profiler) flags(fs *flag.FlagSet) { p.options().Flags(fs) }
 
 // maxBenchSeconds bounds --seconds (one day).
 const maxBenchSeconds = 86400
@@ -235,7 +233,7 @@ backend was opened and why.
 `)
 		io.WriteString(w, backendsHelp())
 		fmt.Fprintln(w, "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	game := fs.String("game", "connect4", "game spec: the net's input shape and action count")
 	netFile := fs.String("net", "init", "network: a weights file, or init (the built-in random-init net for --game)")

@@ -70,7 +70,7 @@ func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, e
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: canopy net %s %s\n\n%s\n\nFlags:\n", name, netSubs[name].usage, netSubs[name].summary)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	var pos []string
 	for {
