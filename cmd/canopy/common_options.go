@@ -31,7 +31,9 @@ func gameOption(p *string, def, note string) spec.Option {
 // seedOption declares --seed, the random seed: runs with the same seed
 // and flags are the same run.
 func seedOption(p *uint64, note string) spec.Option {
-	return spec.Uint64("seed", p, 1, 0, math.MaxUint64, withNote("random seed", note))
+	o := spec.Uint64("seed", p, 1, 0, math.MaxUint64, withNote("random seed", note))
+	o.Range = "0..2^64-1" // as help shows it; Set checks the declared range
+	return o
 }
 
 // jsonOption declares --json: the result on stdout as JSON (progress and
@@ -65,4 +67,27 @@ func (p *profiler) options() spec.Table {
 		spec.String("cpuprofile", &p.cpu, "", "write a pprof CPU profile to this file"),
 		spec.String("memprofile", &p.mem, "", "write a pprof heap (allocation) profile to this file"),
 	}
+}
+
+// maxParallel bounds --parallel: more games at once than this only
+// costs memory.
+const maxParallel = 1 << 16
+
+// parallelOption declares --parallel, the games played at once
+// (results do not depend on it).
+func parallelOption(p *int) spec.Option {
+	return spec.Int("parallel", p, 0, 0, maxParallel, "games played at once (0: the number of CPUs)")
+}
+
+// agentsOption declares --agents, a list of agent specs separated by ','
+// or ';' (splitAgents keeps an agent's key=value options with it).
+func agentsOption(p *string, def, note string) spec.Option {
+	return spec.String("agents", p, def, withNote("agent specs separated by ',' or ';', e.g. random,mcts:sims=100,c=1.4 (see canopy agents)", note))
+}
+
+// movesOption declares --moves, a position: a move list (separated by
+// spaces or commas, applied from the initial position) or the game's
+// state notation (parsePosition).
+func movesOption(p *string, note string) spec.Option {
+	return spec.String("moves", p, "", withNote("position: a move list or the game's state notation", note))
 }

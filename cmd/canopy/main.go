@@ -208,7 +208,14 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 			}
 		})
 	}
-	err = flagValueError(err)
+	return explainFlagError(fs, err, w)
+}
+
+// explainFlagError makes an error of fs.Parse say what to do: a bad value
+// names the flag, the value and the range (flagValueError); a misspelled
+// flag names the one meant.
+func explainFlagError(fs *flag.FlagSet, err error, w io.Writer) error {
+	err = flagValueError(fs, err, w)
 	// A misspelled flag: name the one meant.
 	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
 		var names []string
@@ -224,8 +231,10 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 // -max-games: max-games=0 is out of range (want 1..1000)" as "--max-games
 // 0: out of range (want 1..1000)": the flag, its value and the range, in
 // the command line's spelling, once. Other errors are returned as they
-// are.
-func flagValueError(err error) error {
+// are. A value given to a deprecated spelling (aliasFlag) is reported
+// under the flag it sets, after the deprecation line parseFlags prints
+// for a spelling that parsed.
+func flagValueError(fs *flag.FlagSet, err error, w io.Writer) error {
 	if err == nil {
 		return nil
 	}
@@ -241,6 +250,12 @@ func flagValueError(err error) error {
 	name, msg, ok := strings.Cut(strings.TrimPrefix(rest[len(q):], " for flag -"), ": ")
 	if !ok || strings.ContainsAny(name, " ") {
 		return err
+	}
+	if f := fs.Lookup(name); f != nil {
+		if to, ok := aliasOf(f); ok {
+			fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), name, to)
+			name = to
+		}
 	}
 	// spec.Table's messages start with key=value; drop what the flag and
 	// value already say.
