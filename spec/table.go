@@ -170,7 +170,7 @@ func DurationIn(key string, p *time.Duration, def, lo, hi time.Duration, help st
 		set: func(v string) error {
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%s=%q is not a duration such as 100ms or 2s", key, v)
+				return fmt.Errorf("%s=%q is not a duration such as 100ms or 2s (want %s)", key, v, rng)
 			}
 			if d < lo || d > hi {
 				return fmt.Errorf("%s=%v is out of range (want %s)", key, d, rng)
