@@ -4,6 +4,9 @@
 // Each subcommand lives in its own file and registers itself in init with
 // register. Conventions (shared by every subcommand):
 //   - flags use the standard flag package; both -flag and --flag work;
+//     each is a spec.Table entry (type, default, range, help), checked
+//     when parsed; the flags many commands share are declared once in
+//     common_options.go;
 //   - a usage error prints one line and exits with status 2;
 //   - a runtime failure prints one line "canopy CMD: what went wrong" and
 //     exits with status 1; no panic trace reaches the user for bad input;
