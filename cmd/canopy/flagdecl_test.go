@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -197,4 +198,37 @@ func TestParseFlagsValueMessages(t *testing.T) {
 			t.Errorf("%q: error %v, output %q; want %q and %d deprecation lines", tc.args, err, w.String(), tc.want, tc.warnings)
 		}
 	}
+}
+
+// Any value given to a table flag parses or fails with one message that
+// starts with the flag's name and the value as given (flagValueError
+// reads the value back out of the flag package's message).
+func FuzzFlagValueMessage(f *testing.F) {
+	for _, v := range []string{"0", "x", `"`, `a" for flag -b: c`, "1h", "seet", "\x00", " 5", "0x10"} {
+		f.Add("games", v)
+		f.Add("by", v)
+		f.Add("wait", v)
+	}
+	f.Fuzz(func(t *testing.T, name, v string) {
+		if name != "games" && name != "by" && name != "wait" {
+			return
+		}
+		var games int
+		var by string
+		var wait time.Duration
+		fs := flag.NewFlagSet("canopy x", flag.ContinueOnError)
+		spec.Table{
+			spec.Int("games", &games, 1, 1, 10, "games"),
+			spec.Choice("by", &by, "agent", []string{"agent", "seat"}, "grouping"),
+			spec.DurationIn("wait", &wait, 0, 0, time.Second, "wait"),
+		}.Flags(fs)
+		err := parseFlags(fs, []string{"--" + name + "=" + v}, io.Discard)
+		shown := v
+		if v == "" {
+			shown = `""`
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "--"+name+" "+shown+": ") {
+			t.Errorf("--%s=%q: %q does not start with the flag and value", name, v, err)
+		}
+	})
 }
