@@ -27,6 +27,11 @@ type Option struct {
 	set  func(v string) error // parse, range-check and store
 	get  func() string        // the current value as text
 	bool bool                 // a boolean flag (--key alone means true)
+	kind string               // the value's type name in help: int, uint, float, string, duration
+	// list options (Strings) append on set: reset empties the list and
+	// check re-validates it without appending (nil for other kinds).
+	reset func()
+	check func() error
 }
 
 // Table is an ordered list of options.
@@ -36,7 +41,7 @@ type Table []Option
 // inclusive range [lo, hi]. Declaring does not touch *p; Table.Reset
 // stores the defaults.
 func Int(key string, p *int, def, lo, hi int, help string) Option {
-	return Option{Key: key, Help: help, Default: strconv.Itoa(def), Range: fmt.Sprintf("%d..%d", lo, hi),
+	return Option{Key: key, Help: help, Default: strconv.Itoa(def), Range: fmt.Sprintf("%d..%d", lo, hi), kind: "int",
 		set: func(v string) error {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
@@ -54,7 +59,7 @@ func Int(key string, p *int, def, lo, hi int, help string) Option {
 // Float declares a finite float option bound to p in [lo, hi].
 func Float(key string, p *float64, def, lo, hi float64, help string) Option {
 	rng := fmt.Sprintf("[%g, %g]", lo, hi)
-	return Option{Key: key, Help: help, Default: strconv.FormatFloat(def, 'g', -1, 64), Range: rng,
+	return Option{Key: key, Help: help, Default: strconv.FormatFloat(def, 'g', -1, 64), Range: rng, kind: "float",
 		set: func(v string) error {
 			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
@@ -73,7 +78,7 @@ func Float(key string, p *float64, def, lo, hi float64, help string) Option {
 // sizes), with default def and the inclusive range [lo, hi].
 func Uint64(key string, p *uint64, def, lo, hi uint64, help string) Option {
 	rng := fmt.Sprintf("%d..%d", lo, hi)
-	return Option{Key: key, Help: help, Default: strconv.FormatUint(def, 10), Range: rng,
+	return Option{Key: key, Help: help, Default: strconv.FormatUint(def, 10), Range: rng, kind: "uint",
 		set: func(v string) error {
 			n, err := strconv.ParseUint(strings.TrimSpace(v), 0, 64)
 			if err != nil {
@@ -92,7 +97,7 @@ func Uint64(key string, p *uint64, def, lo, hi uint64, help string) Option {
 // default def and the inclusive range [lo, hi].
 func Int64(key string, p *int64, def, lo, hi int64, help string) Option {
 	rng := fmt.Sprintf("%d..%d", lo, hi)
-	return Option{Key: key, Help: help, Default: strconv.FormatInt(def, 10), Range: rng,
+	return Option{Key: key, Help: help, Default: strconv.FormatInt(def, 10), Range: rng, kind: "int",
 		set: func(v string) error {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
 			if err != nil {
@@ -123,7 +128,7 @@ func Bool(key string, p *bool, def bool, help string) Option {
 
 // String declares a free-form string option bound to p.
 func String(key string, p *string, def, help string) Option {
-	return Option{Key: key, Help: help, Default: def,
+	return Option{Key: key, Help: help, Default: def, kind: "string",
 		set: func(v string) error { *p = v; return nil },
 		get: func() string { return *p }}
 }
@@ -139,7 +144,7 @@ func File(key string, p *string, def, help string) Option {
 // Choice declares a string option bound to p that must be one of choices.
 func Choice(key string, p *string, def string, choices []string, help string) Option {
 	rng := strings.Join(choices, "|")
-	return Option{Key: key, Help: help, Default: def, Range: rng,
+	return Option{Key: key, Help: help, Default: def, Range: rng, kind: "string",
 		set: func(v string) error {
 			for _, c := range choices {
 				if v == c {
@@ -155,20 +160,57 @@ func Choice(key string, p *string, def string, choices []string, help string) Op
 // Duration declares a non-negative duration option bound to p, at most
 // hi.
 func Duration(key string, p *time.Duration, def, hi time.Duration, help string) Option {
-	rng := fmt.Sprintf("0..%v", hi)
-	return Option{Key: key, Help: help, Default: def.String(), Range: rng,
+	return DurationIn(key, p, def, 0, hi, help)
+}
+
+// DurationIn declares a duration option bound to p in [lo, hi].
+func DurationIn(key string, p *time.Duration, def, lo, hi time.Duration, help string) Option {
+	rng := fmt.Sprintf("%v..%v", lo, hi)
+	return Option{Key: key, Help: help, Default: def.String(), Range: rng, kind: "duration",
 		set: func(v string) error {
 			d, err := time.ParseDuration(strings.TrimSpace(v))
 			if err != nil {
-				return fmt.Errorf("%s=%q is not a duration such as 100ms or 2s", key, v)
+				return fmt.Errorf("%s=%q is not a duration such as 100ms or 2s (want %s)", key, v, rng)
 			}
-			if d < 0 || d > hi {
+			if d < lo || d > hi {
 				return fmt.Errorf("%s=%v is out of range (want %s)", key, d, rng)
 			}
 			*p = d
 			return nil
 		},
 		get: func() string { return p.String() }}
+}
+
+// Strings declares a repeatable option bound to p: each value given is
+// appended (a flag given twice names two values); an empty value is
+// refused. Its default is the empty list, and its text (Values, help)
+// the values joined by commas. Values are kept as given: a caller that
+// also accepts comma lists splits them itself.
+func Strings(key string, p *[]string, help string) Option {
+	check := func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("%s=%q: empty value (give a value, or leave the option out)", key, v)
+		}
+		return nil
+	}
+	return Option{Key: key, Help: help, kind: "string",
+		set: func(v string) error {
+			if err := check(v); err != nil {
+				return err
+			}
+			*p = append(*p, v)
+			return nil
+		},
+		get:   func() string { return strings.Join(*p, ",") },
+		reset: func() { *p = nil },
+		check: func() error {
+			for _, v := range *p {
+				if err := check(v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
 }
 
 // Lookup returns the option named key.
@@ -240,6 +282,14 @@ func (t Table) Register(fs *flag.FlagSet) {
 	}
 }
 
+// Flags stores every option's default (Reset), then registers the flags
+// (Register), so that help shows each declared default: the one call a
+// command needs for a table of its own.
+func (t Table) Flags(fs *flag.FlagSet) {
+	t.Reset()
+	t.Register(fs)
+}
+
 // usage is the help text with the range appended.
 func (o Option) usage() string {
 	if o.Range == "" || o.bool {
@@ -262,11 +312,23 @@ func (f flagValue) String() string {
 func (f flagValue) Set(v string) error { return f.o.set(v) }
 func (f flagValue) IsBoolFlag() bool   { return f.o.bool }
 
+// Kind is the value's type name for help ("int", "float", "string",
+// "duration"; "" for a boolean), as the flag package names its own
+// flags' types: help printers find it by the method set, interface{
+// Kind() string }, and PrintDefaults shows it.
+func (f flagValue) Kind() string { return f.o.kind }
+
 // Check re-validates every option's current value against its range
 // (values set directly in Go, or read from JSON, bypass Set). The first
 // violation is returned, naming the option and its range.
 func (t Table) Check() error {
 	for _, o := range t {
+		if o.check != nil {
+			if err := o.check(); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := o.set(o.get()); err != nil {
 			return err
 		}
@@ -281,6 +343,9 @@ func (t Table) Check() error {
 func (t Table) SetDefault(key, v string) error {
 	for i := range t {
 		if t[i].Key == key {
+			if t[i].reset != nil {
+				return fmt.Errorf("option %q is a list: it has no default to change", key)
+			}
 			t[i].Default = v
 			return t[i].set(v)
 		}
@@ -291,6 +356,10 @@ func (t Table) SetDefault(key, v string) error {
 // Reset stores every option's default.
 func (t Table) Reset() {
 	for _, o := range t {
+		if o.reset != nil {
+			o.reset()
+			continue
+		}
 		if err := o.set(o.Default); err != nil {
 			panic(fmt.Sprintf("spec: default of %s: %v", o.Key, err)) // a declaration error
 		}

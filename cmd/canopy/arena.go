@@ -18,6 +18,7 @@ import (
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -83,19 +84,24 @@ Interrupted (Ctrl-C), it prints the table and ratings of the games
 finished so far, marked partial, and exits with status 1; with --logs,
 rerun it with --resume to finish the tournament.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec")
-			agents := fs.String("agents", "", "agent specs, 2 or more, separated by ',' or ';'")
-			n := fs.Int("games", 100, "games per pairing (per table for 3+ player games)")
-			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
-			seed := fs.Uint64("seed", 1, "random seed")
-			netBackend := agentBackendFlag(fs)
-			boot := fs.Int("bootstrap", arena.DefaultBootstrap, fmt.Sprintf("bootstrap resamples for the Elo intervals, 0..%d (0: none)", maxBootstrap))
-			asJSON := fs.Bool("json", false, "print as JSON")
-			asCSV := fs.Bool("csv", false, "print as CSV")
-			quiet := fs.Bool("quiet", false, "no progress line")
-			logs := fs.String("logs", "", "directory to write each finished game's JSON log to")
-			resume := fs.Bool("resume", false, "with --logs: count the games logged there by an earlier run of the same command and play only the rest")
-			report := fs.Bool("report", false, "with --logs: print the result of the games logged there so far, playing none (also while another arena writes them)")
+			game, agents, logs, netBackend := new(string), new(string), new(string), new(string)
+			n, parallel, boot, seed := new(int), new(int), new(int), new(uint64)
+			asJSON, asCSV, quiet, resume, report := new(bool), new(bool), new(bool), new(bool), new(bool)
+			spec.Table{
+				gameOption(game, "", ""),
+				agentsOption(agents, "", "2 or more"),
+				spec.Int("games", n, 100, 1, maxGames, "games per pairing (per table for 3+ player games)"),
+				parallelOption(parallel),
+				seedOption(seed, ""),
+				backendOption(netBackend, agentBackendNote),
+				spec.Int("bootstrap", boot, arena.DefaultBootstrap, 0, maxBootstrap, "bootstrap resamples for the Elo intervals (0: none)"),
+				jsonOption(asJSON, ""),
+				spec.Bool("csv", asCSV, false, "print as CSV"),
+				quietOption(quiet),
+				spec.String("logs", logs, "", "directory to write each finished game's JSON log to"),
+				spec.Bool("resume", resume, false, "with --logs: count the games logged there by an earlier run of the same command and play only the rest"),
+				spec.Bool("report", report, false, "with --logs: print the result of the games logged there so far, playing none (also while another arena writes them)"),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				aenv, err := agentEnv(*netBackend, e.Stderr)
 				if err != nil {
@@ -117,15 +123,6 @@ rerun it with --resume to finish the tournament.`,
 				}
 				if len(specs) < g.NumPlayers() {
 					return usagef("--agents: %s is a %d-player game; list at least %d agents (got %d)", g.Spec(), g.NumPlayers(), g.NumPlayers(), len(specs))
-				}
-				if *n <= 0 || *n > maxGames {
-					return usagef("--games must be positive and at most %d (got %d)", maxGames, *n)
-				}
-				if *boot < 0 || *boot > maxBootstrap {
-					return usagef("--bootstrap %d: want 0..%d", *boot, maxBootstrap)
-				}
-				if *parallel < 0 {
-					return usagef("--parallel must not be negative (0: number of CPUs)")
 				}
 				total := tournamentGames(g.NumPlayers(), len(specs), *n)
 				if total > maxGames {

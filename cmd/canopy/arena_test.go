@@ -159,7 +159,7 @@ func TestArenaErrors(t *testing.T) {
 	}{
 		{[]string{"--agents", "random,random"}, 2, "--game is required"},
 		{[]string{"--game", "tictactoe", "--agents", "random"}, 2, "at least 2 agents"},
-		{[]string{"--game", "tictactoe", "--agents", "random,random", "--games", "0"}, 2, "--games must be positive"},
+		{[]string{"--game", "tictactoe", "--agents", "random,random", "--games", "0"}, 2, "--games 0: out of range (want 1..10000000)"},
 		{[]string{"--game", "tictactoe", "--agents", "random,random", "--json", "--csv"}, 2, "exclude"},
 		{[]string{"--game", "tictactoe", "--agents", "random,random", "--bootstrap", "-1"}, 2, "--bootstrap"},
 		{[]string{"--game", "nosuchgame", "--agents", "random,random"}, 2, "nosuchgame"},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/spec"
 	"io"
 	"strings"
 	"sync"
@@ -36,8 +37,11 @@ providers) or why there is none.
 
 ` + backendsHelp(),
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			probe := fs.Bool("probe", false, `open "auto" here and say what it chose`)
-			asJSON := fs.Bool("json", false, "print as JSON")
+			probe, asJSON := new(bool), new(bool)
+			spec.Table{
+				spec.Bool("probe", probe, false, `open "auto" here and say what it chose`),
+				jsonOption(asJSON, ""),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -140,14 +144,6 @@ func backendError(spec string, err error) error {
 		return usageError{"--backend: " + err.Error() + " (see `canopy backends`)"}
 	}
 	return fmt.Errorf("--backend %s: %v", spec, err)
-}
-
-// agentBackendFlag declares --backend for commands that build agents: the
-// backend spec of every network agent whose spec says backend=auto (the
-// default). Options with commas, such as cuda:device=0,precision=fp16,
-// cannot sit inside an agent spec; this flag carries them.
-func agentBackendFlag(fs *flag.FlagSet) *string {
-	return fs.String("backend", "auto", "backend spec for network agents (az, policy, mcts:eval=NET) that say backend=auto: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], ort:model=FILE.onnx, random")
 }
 
 // agentEnv checks spec and returns the environment the command's agents

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -50,6 +51,22 @@ profiles. Targets:
 	})
 }
 
+// benchUsage gives fs, the flags of a bench target without a help of its
+// own, a --help that says what the target measures and lists its flags.
+func benchUsage(fs *flag.FlagSet) {
+	fs.Usage = func() {
+		what := strings.TrimPrefix(fs.Name(), "canopy bench ")
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\n%s\n\nFlags:\n", fs.Name(), benchSummaries[what])
+		printFlags(fs)
+	}
+}
+
+// benchSummaries say what each target measures, for its --help.
+var benchSummaries = map[string]string{
+	"games":  "Measures random playouts/s and the cost of legal/apply/clone/hash of each game (one goroutine).",
+	"search": "Measures nodes/s of batched MCTS self-play: --trees games searched at once, on --net through --backend;\nwrites result.json and a CPU profile to the run directory (--out).",
+}
+
 func benchNames() []string {
 	var out []string
 	for _, n := range []string{"games", "search", "net"} {
@@ -67,13 +84,17 @@ type profiler struct {
 	cpuFile  *os.File
 }
 
-func (p *profiler) flags(fs *flag.FlagSet) {
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a pprof CPU profile to this file")
-	fs.StringVar(&p.mem, "memprofile", "", "write a pprof heap (allocation) profile to this file")
-}
+// flags registers the profile flags (options) on fs.
+func (p *profiler) flags(fs *flag.FlagSet) { p.options().Flags(fs) }
 
 // maxBenchSeconds bounds --seconds (one day).
 const maxBenchSeconds = 86400
+
+// secondsOption declares a bench target's --seconds, the measuring time,
+// up to a day (more is surely a typo; 0 is refused by parseBenchFlags).
+func secondsOption(p *float64, def float64, help string) spec.Option {
+	return spec.Float("seconds", p, def, 0, maxBenchSeconds, help+", seconds")
+}
 
 // check reports, before the measurement starts, a profile path that cannot
 // be written (so a long run is not lost to a typo).
@@ -136,9 +157,8 @@ func parseBenchFlags(e *env, fs *flag.FlagSet, args []string) (help bool, err er
 		return false, usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if f := fs.Lookup("seconds"); f != nil {
-		// NaN fails both tests; more than a day is surely a typo.
-		if v := f.Value.(flag.Getter).Get().(float64); !(v > 0) || v > maxBenchSeconds {
-			return false, usagef("--seconds %v: want a positive number of seconds up to %d", v, maxBenchSeconds)
+		if v, err := strconv.ParseFloat(f.Value.String(), 64); err != nil || v <= 0 {
+			return false, usagef("--seconds %s: want a positive number of seconds up to %d", f.Value, maxBenchSeconds)
 		}
 	}
 	return false, nil
@@ -146,13 +166,17 @@ func parseBenchFlags(e *env, fs *flag.FlagSet, args []string) (help bool, err er
 
 func benchGames(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy bench games", flag.ContinueOnError)
-	game := fs.String("game", "", "game spec (default: every registered game with default options)")
-	seconds := fs.Float64("seconds", 2, "measurement time per game")
-	seed := fs.Uint64("seed", 1, "random seed")
-	asJSON := fs.Bool("json", false, "print as JSON")
-	quiet := fs.Bool("quiet", false, "no progress line")
+	benchUsage(fs)
+	game, seconds, seed := new(string), new(float64), new(uint64)
+	asJSON, quiet := new(bool), new(bool)
 	var prof profiler
-	prof.flags(fs)
+	append(spec.Table{
+		gameOption(game, "", "default: every registered game with default options"),
+		secondsOption(seconds, 2, "measurement time per game"),
+		seedOption(seed, ""),
+		jsonOption(asJSON, ""),
+		quietOption(quiet),
+	}, prof.options()...).Flags(fs)
 	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
 		return err
 	}
@@ -235,19 +259,22 @@ backend was opened and why.
 `)
 		io.WriteString(w, backendsHelp())
 		fmt.Fprintln(w, "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
-	game := fs.String("game", "connect4", "game spec: the net's input shape and action count")
-	netFile := fs.String("net", "init", "network: a weights file, or init (the built-in random-init net for --game)")
-	backend := fs.String("backend", "auto", "backend spec, e.g. cpu:threads=2 or cuda:precision=fp16 (see canopy backends)")
-	batches := fs.String("batches", "1,8,16,32,64,128,256", "comma-separated batch sizes to measure, each 1.."+strconv.Itoa(maxNetBatch))
-	seconds := fs.Float64("seconds", 1, "measurement time per batch size")
-	seed := fs.Uint64("seed", 1, "random seed for the inputs")
-	asJSON := fs.Bool("json", false, "print as JSON")
-	quiet := fs.Bool("quiet", false, "no progress line")
-	staged := fs.Bool("staged", false, "do not register the input buffer with a backend that takes registered inputs (cuda page-locks it): time its staging copy of the rows too")
+	game, netFile, backend, batches := new(string), new(string), new(string), new(string)
+	seconds, seed, asJSON, quiet, staged := new(float64), new(uint64), new(bool), new(bool), new(bool)
 	var prof profiler
-	prof.flags(fs)
+	append(spec.Table{
+		gameOption(game, "connect4", "the net's input shape and action count"),
+		spec.File("net", netFile, "init", "network: a weights file, or init (the built-in random-init net for --game)"),
+		backendOption(backend, ""),
+		spec.String("batches", batches, "1,8,16,32,64,128,256", "comma-separated batch sizes to measure, each 1.."+strconv.Itoa(maxNetBatch)),
+		secondsOption(seconds, 1, "measurement time per batch size"),
+		seedOption(seed, "for the inputs"),
+		jsonOption(asJSON, ""),
+		quietOption(quiet),
+		spec.Bool("staged", staged, false, "do not register the input buffer with a backend that takes registered inputs (cuda page-locks it): time its staging copy of the rows too"),
+	}, prof.options()...).Flags(fs)
 	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"os"
 	"path/filepath"
 	"runtime/trace"
@@ -33,32 +34,29 @@ type benchSearchOut struct {
 
 func benchSearch(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy bench search", flag.ContinueOnError)
+	benchUsage(fs)
 	fs.SetOutput(e.Stderr)
-	game := fs.String("game", "connect4", "game spec")
-	netFile := fs.String("net", "random", "network: a weights file, init (built-in random-init net) or random (no network)")
-	backend := fs.String("backend", "auto", "network backend for --net")
-	trees := fs.Int("trees", 1024, "trees (games) searched at once")
-	batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
+	var cfg bench.SearchConfig
+	game, netFile, backend, out, traceFile := new(string), new(string), new(string), new(string), new(string)
+	seconds, seed, asJSON, quiet := new(float64), new(uint64), new(bool), new(bool)
+	var prof profiler
+	cpu := prof.options()
+	cpu[0].Help = "write the pprof CPU profile to this file (default: cpu.pprof in the run directory)"
+	append(spec.Table{
+		gameOption(game, "connect4", ""),
+		spec.File("net", netFile, "random", "network: a weights file, init (built-in random-init net) or random (no network)"),
+		backendOption(backend, "for --net"),
+		secondsOption(seconds, 5, "measurement time"),
+		seedOption(seed, ""),
+		spec.String("out", out, "", "run directory for profiles and result.json (default runs/bench-<time>)"),
+		spec.String("trace", traceFile, "", "write a runtime execution trace to this file"),
+		jsonOption(asJSON, ""),
+		quietOption(quiet),
+	}, append(cfg.Table(), cpu...)...).Flags(fs) // --trees, --net-batch, --sims, --leaves, --workers, --wait: bench.SearchConfig's
 	aliasFlag(fs, "batch", "net-batch")
 	netCache := netCacheFlag(fs)
-	sims := fs.Int("sims", 200, "simulations per move")
-	leaves := fs.Int("leaves", 1, "leaves in flight per tree")
-	workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
-	wait := fs.Duration("wait", 0, "batcher wait for a fuller batch, e.g. 200us (0 or negative: none, a batch runs as soon as the backend is free)")
-	seconds := fs.Float64("seconds", 5, "measurement time")
-	seed := fs.Uint64("seed", 1, "random seed")
-	out := fs.String("out", "", "run directory for profiles and result.json (default runs/bench-<time>)")
-	traceFile := fs.String("trace", "", "write a runtime execution trace to this file")
-	asJSON := fs.Bool("json", false, "print as JSON")
-	quiet := fs.Bool("quiet", false, "no progress line")
-	var prof profiler
-	prof.flags(fs)
-	fs.Lookup("cpuprofile").Usage = "write the pprof CPU profile to this file (default: cpu.pprof in the run directory)"
 	if help, err := parseBenchFlags(e, fs, args); help || err != nil {
 		return err
-	}
-	if *trees < 1 || *sims < 1 || *batch < 0 || *leaves < 1 {
-		return usagef("--trees, --sims and --leaves must be positive and --net-batch not negative")
 	}
 	if flagSet(fs, "out") && *out == "" {
 		return usagef("--out is empty: give a run directory, or leave --out out for runs/bench-<time>")
@@ -74,11 +72,11 @@ func benchSearch(e *env, args []string) error {
 		return err
 	}
 	st := selfplay.DefaultSettings()
-	st.Sims, st.Leaves = *sims, *leaves
-	if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *trees}, *batch); err != nil {
+	st.Sims, st.Leaves = cfg.Sims, cfg.Leaves
+	if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: cfg.Trees, NumGames: cfg.Trees}, cfg.Batch); err != nil {
 		return err
 	}
-	nb, err := openNetwork(g, *netFile, *backend, *batch, nil)
+	nb, err := openNetwork(g, *netFile, *backend, cfg.Batch, nil)
 	if err != nil {
 		return err
 	}
@@ -112,8 +110,9 @@ func benchSearch(e *env, args []string) error {
 		return err
 	}
 	live := newStatus(e.Stderr, *quiet)
-	res, err := bench.Search(ctx, bench.SearchConfig{Game: g, Backend: nb.be, Trees: *trees, Batch: *batch, Sims: *sims,
-		Leaves: *leaves, Workers: *workers, Wait: *wait, Duration: time.Duration(*seconds * float64(time.Second)), Seed: *seed},
+	cfg.Game, cfg.Backend, cfg.Seed = g, nb.be, *seed
+	cfg.Duration = time.Duration(*seconds * float64(time.Second))
+	res, err := bench.Search(ctx, cfg,
 		func(f float64, c engine.Counters) {
 			live.set(fmt.Sprintf("bench search: %3.0f%% %d nodes, %d evals", 100*f, c.Nodes, c.Evals))
 		})

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/canopy-go/canopy/pyapi"
+	"github.com/canopy-go/canopy/spec"
 	"strings"
 	"text/tabwriter"
 
@@ -16,7 +17,8 @@ func init() {
 		Summary: "list the registered games and their options",
 		Usage:   "[--json]",
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			asJSON := fs.Bool("json", false, "print as JSON")
+			asJSON := new(bool)
+			spec.Table{jsonOption(asJSON, "")}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -60,8 +62,8 @@ func init() {
 		Summary: "list the registered agents and their options",
 		Usage:   "[--game G] [--json]",
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "only agents that can play this game")
-			asJSON := fs.Bool("json", false, "print as JSON")
+			game, asJSON := new(string), new(bool)
+			spec.Table{gameOption(game, "", "only agents that can play this game"), jsonOption(asJSON, "")}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])

@@ -4,6 +4,9 @@
 // Each subcommand lives in its own file and registers itself in init with
 // register. Conventions (shared by every subcommand):
 //   - flags use the standard flag package; both -flag and --flag work;
+//     each is a spec.Table entry (type, default, range, help), checked
+//     when parsed; the flags many commands share are declared once in
+//     common_options.go;
 //   - a usage error prints one line and exits with status 2;
 //   - a runtime failure prints one line "canopy CMD: what went wrong" and
 //     exits with status 1; no panic trace reaches the user for bad input;
@@ -21,6 +24,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -207,6 +211,14 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 			}
 		})
 	}
+	return explainFlagError(fs, err, w)
+}
+
+// explainFlagError makes an error of fs.Parse say what to do: a bad value
+// names the flag, the value and the range (flagValueError); a misspelled
+// flag names the one meant.
+func explainFlagError(fs *flag.FlagSet, err error, w io.Writer) error {
+	err = flagValueError(fs, err, w)
 	// A misspelled flag: name the one meant.
 	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
 		var names []string
@@ -216,6 +228,56 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 		}
 	}
 	return err
+}
+
+// flagValueError rewrites the flag package's "invalid value "0" for flag
+// -max-games: max-games=0 is out of range (want 1..1000)" as "--max-games
+// 0: out of range (want 1..1000)": the flag, its value and the range, in
+// the command line's spelling, once. Other errors are returned as they
+// are. A value given to a deprecated spelling (aliasFlag) is reported
+// under the flag it sets, after the deprecation line parseFlags prints
+// for a spelling that parsed.
+func flagValueError(fs *flag.FlagSet, err error, w io.Writer) error {
+	if err == nil {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "invalid value ")
+	if !ok {
+		return err
+	}
+	q, err2 := strconv.QuotedPrefix(rest)
+	if err2 != nil {
+		return err
+	}
+	v, _ := strconv.Unquote(q)
+	name, msg, ok := strings.Cut(strings.TrimPrefix(rest[len(q):], " for flag -"), ": ")
+	if !ok || strings.ContainsAny(name, " ") {
+		return err
+	}
+	if f := fs.Lookup(name); f != nil {
+		if to, ok := aliasOf(f); ok {
+			fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), name, to)
+			name = to
+		}
+	}
+	// spec.Table's messages start with key=value; drop what the flag and
+	// value already say.
+	if after, ok := strings.CutPrefix(msg, name+"="); ok {
+		cut := false
+		for _, shown := range []string{q, v, strings.TrimSpace(v)} {
+			if r, ok := strings.CutPrefix(after, shown); ok && shown != "" && (r == "" || r[0] == ' ' || r[0] == ':') {
+				msg, cut = strings.TrimPrefix(strings.TrimLeft(r, ": "), "is "), true
+				break
+			}
+		}
+		if i := strings.Index(after, " is "); !cut && i >= 0 {
+			msg = after[i+len(" is "):] // the value as the option printed it (0x10 as 16)
+		}
+	}
+	if v == "" {
+		v = `""`
+	}
+	return usagef("--%s %s: %s", name, v, msg)
 }
 
 func newFlagSet(c *command, e *env) *flag.FlagSet {
@@ -233,10 +295,43 @@ func newFlagSet(c *command, e *env) *flag.FlagSet {
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 		if hasFlags {
 			fmt.Fprintln(w, "Flags:")
-			fs.PrintDefaults()
+			printFlags(fs)
 		}
 	}
 	return fs
+}
+
+// printFlags writes fs's flags to its output as flag.PrintDefaults does,
+// naming the type of spec.Table flags (int, float, duration, ...) where
+// the flag package would say "value", and showing a default only when
+// it is not the type's zero.
+func printFlags(fs *flag.FlagSet) {
+	w := fs.Output()
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		k, isSpec := f.Value.(interface{ Kind() string })
+		if isSpec {
+			typ = k.Kind()
+		}
+		line := "  -" + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		if len(line) <= 4 {
+			line += "\t"
+		} else {
+			line += "\n    \t"
+		}
+		line += strings.ReplaceAll(usage, "\n", "\n    \t")
+		switch d := f.DefValue; {
+		case d == "" || d == "false" || d == "0" || d == "0s":
+		case typ == "string":
+			line += fmt.Sprintf(" (default %q)", d)
+		default:
+			line += fmt.Sprintf(" (default %v)", d)
+		}
+		fmt.Fprintln(w, line)
+	})
 }
 
 // commandNames returns the commands' names, sorted.

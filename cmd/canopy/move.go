@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"math"
 
 	"github.com/canopy-go/canopy/agent"
@@ -25,14 +26,18 @@ simultaneous-move positions (default 0).
 Example:
   canopy move --game connect4 --agent mcts:sims=20000 --moves 4453 --analyze`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec, e.g. connect4 (see: canopy games)")
-			agentSpec := fs.String("agent", "", "agent spec, e.g. mcts:sims=2000 (see: canopy agents)")
-			moves := fs.String("moves", "", "position: move list or state notation (default: initial position)")
-			player := fs.Int("player", -1, "player to ask at simultaneous positions (-1: player 0)")
-			seed := fs.Uint64("seed", 1, "random seed")
-			netBackend := agentBackendFlag(fs)
-			analyze := fs.Bool("analyze", false, "print visits, Q and prior per action")
-			asJSON := fs.Bool("json", false, "print as JSON")
+			game, agentSpec, moves, netBackend := new(string), new(string), new(string), new(string)
+			player, seed, analyze, asJSON := new(int), new(uint64), new(bool), new(bool)
+			spec.Table{
+				gameOption(game, "", ""),
+				spec.String("agent", agentSpec, "", "agent spec, e.g. mcts:sims=2000 (see canopy agents)"),
+				movesOption(moves, "default: the initial position"),
+				spec.Int("player", player, -1, -1, 255, "player to ask at simultaneous positions (-1: player 0)"),
+				seedOption(seed, ""),
+				backendOption(netBackend, agentBackendNote),
+				spec.Bool("analyze", analyze, false, "print visits, Q and prior per action"),
+				jsonOption(asJSON, ""),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				aenv, err := agentEnv(*netBackend, e.Stderr)
 				if err != nil {
@@ -45,7 +50,7 @@ Example:
 				if err != nil {
 					return err
 				}
-				if *player < -1 || (*player == -1 && flagSet(fs, "player")) {
+				if *player == -1 && flagSet(fs, "player") {
 					return usagef("--player %d: players are numbered from 0", *player)
 				}
 				if *agentSpec == "" {

@@ -70,7 +70,7 @@ func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, e
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "Usage: canopy net %s %s\n\n%s\n\nFlags:\n", name, netSubs[name].usage, netSubs[name].summary)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	var pos []string
 	for {
@@ -91,13 +91,17 @@ func parseSub(e *env, name string, fs *flag.FlagSet, args []string) ([]string, e
 
 func netInit(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net init", flag.ContinueOnError)
-	preset := fs.String("preset", nets.DefaultPreset, "architecture preset: "+strings.Join(nets.Presets(), ", ")+"; without --preset, --game picks the game's built-in net")
-	out := fs.String("out", "", "output file (.safetensors)")
-	game := fs.String("game", "", "game whose observation shape and action count to use (default: the preset's)")
-	seed := fs.Uint64("seed", 1, "random seed for the weights")
-	channels := fs.Int("channels", 0, "residual tower width, overriding the preset's (AlphaZero heads; 0 = the preset's)")
-	blocks := fs.Int("blocks", 0, "residual blocks, overriding the preset's (AlphaZero heads; 0 = the preset's)")
-	valuePlayers := fs.Int("value-players", 0, "value head: 0 = one value per player for games of 3 or more players (the scalar head for 2), 1 = the scalar head (the mover's value; az spreads it as -v/(players-1)), N = one per player of an N-player game")
+	preset, out, game := new(string), new(string), new(string)
+	seed, channels, blocks, valuePlayers := new(uint64), new(int), new(int), new(int)
+	spec.Table{
+		spec.String("preset", preset, nets.DefaultPreset, "architecture preset: "+strings.Join(nets.Presets(), ", ")+"; without --preset, --game picks the game's built-in net"),
+		spec.String("out", out, "", "output file (.safetensors)"),
+		gameOption(game, "", "its observation shape and action count shape the net (default: the preset's game)"),
+		seedOption(seed, "for the weights"),
+		spec.Int("channels", channels, 0, 0, 1024, "residual tower width, overriding the preset's (AlphaZero heads; 0 = the preset's)"),
+		spec.Int("blocks", blocks, 0, 0, 64, "residual blocks, overriding the preset's (AlphaZero heads; 0 = the preset's)"),
+		spec.Int("value-players", valuePlayers, 0, 0, 64, "value head: 0 = one value per player for games of 3 or more players (the scalar head for 2), 1 = the scalar head (the mover's value; az spreads it as -v/(players-1)), N = one per player of an N-player game"),
+	}.Flags(fs)
 	pos, err := parseSub(e, "init", fs, args)
 	if err != nil {
 		return helpOK(err)
@@ -116,9 +120,6 @@ func netInit(e *env, args []string) error {
 		return err
 	}
 	if flagSet(fs, "value-players") {
-		if *valuePlayers < 0 || *valuePlayers > 64 {
-			return usagef("--value-players %d, want 0 (automatic), 1 (scalar) or the game's player count", *valuePlayers)
-		}
 		g, err := games.New(cfg.Game)
 		if err != nil {
 			return fmt.Errorf("--value-players: %v", err)
@@ -131,9 +132,6 @@ func netInit(e *env, args []string) error {
 	if *channels != 0 || *blocks != 0 {
 		if cfg.Head != nets.HeadAlphaZero {
 			return usagef("--channels and --blocks apply to AlphaZero-head presets, not %s", cfg.Preset)
-		}
-		if *channels < 0 || *channels > 1024 || *blocks < 0 || *blocks > 64 {
-			return usagef("--channels %d (want 1..1024) or --blocks %d (want 1..64) out of range", *channels, *blocks)
 		}
 		if *channels > 0 {
 			cfg.Channels = *channels
@@ -228,7 +226,8 @@ func describe(c nets.Config) string {
 
 func netInfo(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net info", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
+	asJSON := new(bool)
+	spec.Table{jsonOption(asJSON, "")}.Flags(fs)
 	pos, err := parseSub(e, "info", fs, args)
 	if err != nil {
 		return helpOK(err)
@@ -282,11 +281,15 @@ type actionEval struct {
 
 func netEval(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net eval", flag.ContinueOnError)
-	file := fs.String("net", "", "network file")
-	game := fs.String("game", "", "game spec (default: the game stored with the net)")
-	moves := fs.String("moves", "", "position in the game's state notation (default: the initial position)")
-	seed := fs.Uint64("seed", 1, "random seed for the chance events (deals) before the first decision")
-	asJSON := fs.Bool("json", false, "print JSON")
+	file, game, moves := new(string), new(string), new(string)
+	seed, asJSON := new(uint64), new(bool)
+	spec.Table{
+		spec.File("net", file, "", "network file (.safetensors)"),
+		gameOption(game, "", "default: the game stored with the net"),
+		spec.String("moves", moves, "", "position in the game's state notation (not a move list; default: the initial position)"),
+		seedOption(seed, "for the chance events (deals) before the first decision"),
+		jsonOption(asJSON, ""),
+	}.Flags(fs)
 	pos, err := parseSub(e, "eval", fs, args)
 	if err != nil {
 		return helpOK(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,10 +38,13 @@ const netOnnxHelp = `
 
 func netImport(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net import", flag.ContinueOnError)
-	game := fs.String("game", "", "game the network plays (default: the model's canopy.game metadata)")
-	out := fs.String("out", "", "output file (.safetensors; default: the model's name with .safetensors)")
-	polOut := fs.String("policy-output", "", "name of the graph output holding the policy logits [batch,A] (default: found by shape)")
-	valOut := fs.String("value-output", "", "name of the graph output holding the value [batch] or [batch,1], or [batch,players] per player (default: found by shape)")
+	game, out, polOut, valOut := new(string), new(string), new(string), new(string)
+	spec.Table{
+		gameOption(game, "", "the game the network plays (default: the model's canopy.game metadata)"),
+		spec.String("out", out, "", "output file (.safetensors; default: the model's name with .safetensors)"),
+		spec.String("policy-output", polOut, "", "name of the graph output holding the policy logits [batch,A] (default: found by shape)"),
+		spec.String("value-output", valOut, "", "name of the graph output holding the value [batch] or [batch,1], or [batch,players] per player (default: found by shape)"),
+	}.Flags(fs)
 	pos, err := parseSub(e, "import", fs, args)
 	if err != nil {
 		return helpOK(err)
@@ -101,8 +105,11 @@ func netImport(e *env, args []string) error {
 
 func netExport(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net export", flag.ContinueOnError)
-	out := fs.String("onnx", "", "output ONNX file (required)")
-	game := fs.String("game", "", "game the network plays (default: the one it was made for)")
+	out, game := new(string), new(string)
+	spec.Table{
+		spec.String("onnx", out, "", "output ONNX file (required)"),
+		gameOption(game, "", "the game the network plays (default: the one it was made for)"),
+	}.Flags(fs)
 	pos, err := parseSub(e, "export", fs, args)
 	if err != nil {
 		return helpOK(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"math"
 	"time"
 
@@ -66,12 +67,16 @@ position key where it has one, otherwise by its full-state notation).
 Works for any registered sequential game. Prints "<ply> <count>" lines.
 Cost grows with the branching factor to the power N: start small.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec, e.g. connect4 (see: canopy games)")
-			depth := fs.Int("depth", -1, "deepest ply to count (required, >= 0)")
-			moves := fs.String("moves", "", "start from this position (move list or state notation)")
-			distinct := fs.Bool("distinct", false, "count distinct positions instead of move sequences")
-			asJSON := fs.Bool("json", false, "print as JSON")
-			yes := fs.Bool("yes", false, "run even when the count is estimated to take more than 10 minutes")
+			game, moves := new(string), new(string)
+			depth, distinct, asJSON, yes := new(int), new(bool), new(bool), new(bool)
+			spec.Table{
+				gameOption(game, "", ""),
+				spec.Int("depth", depth, -1, -1, 1<<20, "deepest ply to count (required; -1: not given)"),
+				movesOption(moves, "start from this position"),
+				spec.Bool("distinct", distinct, false, "count distinct positions instead of move sequences"),
+				jsonOption(asJSON, ""),
+				spec.Bool("yes", yes, false, "run even when the count is estimated to take more than 10 minutes"),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])

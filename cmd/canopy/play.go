@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"io"
 	"os"
 	"strings"
@@ -29,12 +30,16 @@ Example:
   canopy play --game connect4 --agents human,solver
   canopy play --game hex:size=7 --agents random,onestep --seed 3`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec, e.g. connect4 or hex:size=7")
-			agents := fs.String("agents", "", "agent spec per seat, comma-separated; \"human\" for a person")
-			seed := fs.Uint64("seed", 1, "random seed (agents and chance)")
-			netBackend := agentBackendFlag(fs)
-			logPath := fs.String("log", "", "write the JSON game log to this file")
-			asJSON := fs.Bool("json", false, "print the result as JSON instead of boards")
+			game, agents, netBackend, logPath := new(string), new(string), new(string), new(string)
+			seed, asJSON := new(uint64), new(bool)
+			spec.Table{
+				gameOption(game, "", ""),
+				agentsOption(agents, "", "one per seat; \"human\" for a person"),
+				seedOption(seed, "agents and chance"),
+				backendOption(netBackend, agentBackendNote),
+				spec.String("log", logPath, "", "write the JSON game log to this file"),
+				jsonOption(asJSON, "the result, instead of boards"),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				aenv, err := agentEnv(*netBackend, e.Stderr)
 				if err != nil {

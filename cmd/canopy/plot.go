@@ -66,13 +66,17 @@ Examples:
   canopy arena --game connect4 --agents random,onestep,solver --json > c4.json
   canopy plot arena c4.json --out c4-plots`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			out := fs.String("out", "", "output directory (default: DIR/plots for run, ./plots otherwise)")
-			game := fs.String("game", "", "logs: plot only the logs of this game spec")
-			by := fs.String("by", "agent", "logs: group by agent or seat")
-			format := fs.String("format", "svg,png", "formats to write, separated by commas: svg, png")
-			width := fs.Float64("width", 0, "chart width in inches (0: each chart's own)")
-			height := fs.Float64("height", 0, "chart height in inches (0: each chart's own)")
-			dpi := fs.Int("dpi", 0, "PNG resolution in pixels per inch (0: 96)")
+			out, game, by, format := new(string), new(string), new(string), new(string)
+			width, height, dpi := new(float64), new(float64), new(int)
+			spec.Table{
+				spec.String("out", out, "", "output directory (default: DIR/plots for run, ./plots otherwise)"),
+				gameOption(game, "", "logs: plot only the logs of this game"),
+				spec.Choice("by", by, "agent", []string{"agent", "seat"}, "logs: group by agent or seat"),
+				spec.String("format", format, "svg,png", "formats to write, separated by commas: svg, png"),
+				spec.Float("width", width, 0, 0, 40, "chart width in inches, 1 to 40 (0: each chart's own)"),
+				spec.Float("height", height, 0, 0, 40, "chart height in inches, 1 to 40 (0: each chart's own)"),
+				spec.Int("dpi", dpi, 0, 0, 600, "PNG resolution in pixels per inch, 24 to 600 (0: 96)"),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				args, err := interspersed(fs, args)
 				if errors.Is(err, flag.ErrHelp) {
@@ -181,7 +185,7 @@ func interspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		if strings.HasPrefix(args[0], "-") && args[0] != "-" {
 			fs.SetOutput(io.Discard)
 			if err := fs.Parse(args); err != nil {
-				return nil, err
+				return nil, explainFlagError(fs, err, io.Discard)
 			}
 			args = fs.Args()
 			continue

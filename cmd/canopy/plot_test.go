@@ -150,8 +150,8 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "run", dir, "--format", "pdf"}, 2, `--format "pdf"`},
 		{[]string{"plot", "run", dir, "--nope"}, 2, "flag provided but not defined"},
 		{[]string{"plot", "run", dir, "--width", "0.5"}, 2, "--width 0.5: want inches from 1 to 40"},
-		{[]string{"plot", "run", dir, "--height", "-3"}, 2, "--height -3: want inches"},
-		{[]string{"plot", "run", dir, "--dpi", "5000"}, 2, "--dpi 5000: want 24 to 600"},
+		{[]string{"plot", "run", dir, "--height", "-3"}, 2, "--height -3: out of range (want [0, 40])"},
+		{[]string{"plot", "run", dir, "--dpi", "5000"}, 2, "--dpi 5000: out of range (want 0..600)"},
 		{[]string{"plot", "run", filepath.Join(empty, "missing")}, 2, "cannot read the run directory"}, // a usage error, as a missing --net is
 		{[]string{"plot", "run", empty}, 1, "neither zero.json"},
 		{[]string{"plot", "run", corrupt}, 1, "metrics.jsonl:2: not a JSON metrics record"},

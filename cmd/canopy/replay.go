@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"strings"
 
 	"github.com/canopy-go/canopy/arena"
@@ -24,11 +25,15 @@ from a JSON game log written by "canopy play --log" (every move and recorded
 score is checked while replaying; logs of more than 64 MiB are refused: a
 game log takes a few kB).`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec (with --moves)")
-			moves := fs.String("moves", "", "state notation or space-separated moves")
-			logPath := fs.String("log", "", "JSON game log to read")
-			writeLog := fs.String("write-log", "", "write the replayed game as a JSON game log")
-			asJSON := fs.Bool("json", false, "print as JSON")
+			game, moves, logPath, writeLog := new(string), new(string), new(string), new(string)
+			asJSON := new(bool)
+			spec.Table{
+				gameOption(game, "", "with --moves"),
+				movesOption(moves, "or give --log"),
+				spec.File("log", logPath, "", "JSON game log to read"),
+				spec.String("write-log", writeLog, "", "write the replayed game as a JSON game log"),
+				jsonOption(asJSON, ""),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/web"
 )
 
@@ -54,72 +55,49 @@ Example:
   canopy serve --run runs/zero-demo --logs runs/logs
   then open http://127.0.0.1:8080/`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			d := web.DefaultConfig()
-			addr := fs.String("addr", "127.0.0.1:8080", "address to listen on, HOST:PORT (port 0: any free port)")
-			var runs stringsFlag
-			fs.Var(&runs, "run", "run directory to show (metrics.jsonl, plots/*.svg); repeatable")
-			logs := fs.String("logs", "", "directory of JSON game logs to offer for replay")
-			var allowHosts stringsFlag
-			fs.Var(&allowHosts, "allow-host", "another name the server answers to (the Host header; e.g. a proxy's name), NAME or NAME:PORT; repeatable or a comma list")
-			maxGames := fs.Int("max-games", d.MaxGames, "games held at once, 1..1000")
-			maxClientGames := fs.Int("max-games-per-client", 0, "games one client (IP address) holds at once, up to --max-games; 0: half of --max-games")
-			idle := fs.Duration("idle", d.IdleTimeout, "delete games idle this long (their agents closed)")
-			moveTimeout := fs.Duration("move-timeout", d.MoveTimeout, "deadline of one agent move or analysis, 100ms..1h")
-			maxSims := fs.Int("max-sims", d.MaxSims, "largest sims= an agent spec may ask for")
-			maxStreams := fs.Int("max-streams", d.MaxStreams, "live streams (analyses, run watches) open at once, 1..1000")
-			netBackend := agentBackendFlag(fs)
+			var cfg web.Config
+			var addr, netBackend string
+			var allowHosts []string
+			spec.Table{
+				spec.String("addr", &addr, "127.0.0.1:8080", "address to listen on, HOST:PORT (port 0: any free port)"),
+				spec.Strings("allow-host", &allowHosts, "another name the server answers to (the Host header; e.g. a proxy's name), NAME or NAME:PORT; repeatable or a comma list"),
+				backendOption(&netBackend, agentBackendNote),
+			}.Flags(fs)
+			cfg.Table().Flags(fs) // --run, --logs, --max-games, --idle, --move-timeout, ... (web.Config's)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				if *maxGames < 1 || *maxGames > 1000 {
-					return usagef("--max-games %d: want 1..1000", *maxGames)
-				}
-				if *moveTimeout < 100*time.Millisecond || *moveTimeout > time.Hour {
-					return usagef("--move-timeout %v: want 100ms..1h", *moveTimeout)
-				}
-				if *idle < time.Minute {
-					return usagef("--idle %v: want at least 1m", *idle)
-				}
-				if *maxClientGames < 0 || *maxClientGames > *maxGames {
-					return usagef("--max-games-per-client %d: want 1..%d (--max-games), or 0 for half of it", *maxClientGames, *maxGames)
+				if cfg.MaxClientGames > cfg.MaxGames {
+					return usagef("--max-games-per-client %d: want 1..%d (--max-games), or 0 for half of it", cfg.MaxClientGames, cfg.MaxGames)
 				}
 				hosts, err := parseAllowHosts(allowHosts)
 				if err != nil {
 					return err
 				}
-				if *maxStreams < 1 || *maxStreams > 1000 {
-					return usagef("--max-streams %d: want 1..1000", *maxStreams)
-				}
-				if *maxSims < 1 {
-					return usagef("--max-sims %d: want at least 1", *maxSims)
-				}
-				host, _, err := net.SplitHostPort(*addr)
+				host, _, err := net.SplitHostPort(addr)
 				if err != nil {
-					return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", *addr)
+					return usagef("--addr %q: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
 				}
-				aenv, err := agentEnv(*netBackend, e.Stderr)
+				aenv, err := agentEnv(netBackend, e.Stderr)
 				if err != nil {
 					return err
 				}
 				logger := log.New(e.Stderr, "", log.LstdFlags)
 				own := listenHosts(host)
-				srv, err := web.New(web.Config{
-					MaxGames: *maxGames, MaxClientGames: *maxClientGames, IdleTimeout: *idle, MoveTimeout: *moveTimeout,
-					MaxSims: *maxSims, MaxTime: *moveTimeout, MaxStreams: *maxStreams,
-					Runs: runs, Logs: *logs, Logf: logger.Printf, Agents: aenv,
-					Hosts: append(own, hosts...),
-				})
+				cfg.MaxTime, cfg.Logf, cfg.Agents = cfg.MoveTimeout, logger.Printf, aenv
+				cfg.Hosts = append(own, hosts...)
+				srv, err := web.New(cfg)
 				if err != nil {
 					return usageError{err.Error()}
 				}
 				defer srv.Close()
 				network, where := listenNetwork(host)
-				ln, err := net.Listen(network, *addr)
+				ln, err := net.Listen(network, addr)
 				if err != nil {
-					return fmt.Errorf("cannot listen on %s: %v", *addr, err)
+					return fmt.Errorf("cannot listen on %s: %v", addr, err)
 				}
-				if !web.IsLoopback(*addr) {
+				if !web.IsLoopback(addr) {
 					if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 						where += ": " + strings.Join(own, ", ")
 					}
@@ -254,17 +232,4 @@ func displayAddr(addr net.Addr) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, fmt.Sprint(ta.Port))
-}
-
-// stringsFlag is a repeatable string flag.
-type stringsFlag []string
-
-func (f *stringsFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *stringsFlag) Set(v string) error {
-	if v == "" {
-		return errors.New("empty value")
-	}
-	*f = append(*f, v)
-	return nil
 }

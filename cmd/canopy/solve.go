@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/canopy-go/canopy/spec"
 	"io"
 	"strconv"
 	"strings"
@@ -42,12 +43,16 @@ games/connect4/solver/genbook), --book none solves them (minutes).
 Exact scores of positions with few stones take long (the empty board:
 hours): for those, --outcome answers at once.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "connect4", "game to solve (only connect4)")
-			moves := fs.String("moves", "", "position as a move sequence (default: read positions from stdin)")
-			analyze := fs.Bool("analyze", false, "score every column instead of the position")
-			asJSON := fs.Bool("json", false, "print one JSON object per position")
-			outcome := fs.Bool("outcome", false, "print win/draw/loss instead of the exact score")
-			bookFile := fs.String("book", "default", "opening book for --outcome: default (built in), none, or a file written by genbook")
+			game, moves, bookFile := new(string), new(string), new(string)
+			analyze, asJSON, outcome := new(bool), new(bool), new(bool)
+			spec.Table{
+				gameOption(game, "connect4", "solve knows connect4 only"),
+				movesOption(moves, "default: read positions from stdin, one per line"),
+				spec.Bool("analyze", analyze, false, "score every column instead of the position"),
+				jsonOption(asJSON, "one object per position"),
+				spec.Bool("outcome", outcome, false, "print win/draw/loss instead of the exact score"),
+				solver.BookOption(bookFile, "for --outcome"),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q (positions come from --moves or stdin)", args[0])
@@ -62,9 +67,7 @@ hours): for those, --outcome answers at once.`,
 				hasMoves := false
 				fs.Visit(func(f *flag.Flag) { hasMoves = hasMoves || f.Name == "moves" })
 				sv := &solveRun{out: bufio.NewWriter(e.Stdout), analyze: *analyze, json: *asJSON, outcome: *outcome}
-				bookSet := false
-				fs.Visit(func(f *flag.Flag) { bookSet = bookSet || f.Name == "book" })
-				if bookSet && !*outcome {
+				if flagSet(fs, "book") && !*outcome {
 					return usagef("--book answers --outcome queries; add --outcome")
 				}
 				if *outcome {

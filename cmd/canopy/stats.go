@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/canopy-go/canopy/arena"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -28,15 +29,20 @@ At most 10000000 games per run. Interrupted (Ctrl-C), it prints the
 statistics of the games finished so far, marked partial, and exits with
 status 1.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "", "game spec")
-			agents := fs.String("agents", "random", "agent spec per seat, separated by ',' or ';' (one spec: every seat)")
-			n := fs.Int("games", 1000, "number of games")
-			prefix := fs.Int("prefix", 4, "count distinct games by their first K moves")
-			parallel := fs.Int("parallel", 0, "games played at once (default: number of CPUs)")
-			seed := fs.Uint64("seed", 1, "random seed")
-			netBackend := agentBackendFlag(fs)
-			asJSON := fs.Bool("json", false, "print as JSON")
-			quiet := fs.Bool("quiet", false, "no progress line")
+			game, agents, netBackend := new(string), new(string), new(string)
+			n, prefix, parallel, seed := new(int), new(int), new(int), new(uint64)
+			asJSON, quiet := new(bool), new(bool)
+			spec.Table{
+				gameOption(game, "", ""),
+				agentsOption(agents, "random", "one per seat, or one for every seat"),
+				spec.Int("games", n, 1000, 1, maxGames, "number of games"),
+				spec.Int("prefix", prefix, 4, 0, 1<<20, "count distinct games by their first K moves (0: 4)"),
+				parallelOption(parallel),
+				seedOption(seed, ""),
+				backendOption(netBackend, agentBackendNote),
+				jsonOption(asJSON, ""),
+				quietOption(quiet),
+			}.Flags(fs)
 			return func(e *env, args []string) error {
 				aenv, err := agentEnv(*netBackend, e.Stderr)
 				if err != nil {
@@ -57,12 +63,6 @@ status 1.`,
 				}
 				if len(specs) != g.NumPlayers() {
 					return usagef("--agents: %s has %d players, got %d agent(s)", g.Spec(), g.NumPlayers(), len(specs))
-				}
-				if *n <= 0 || *n > maxGames {
-					return usagef("--games must be positive and at most %d (got %d)", maxGames, *n)
-				}
-				if *parallel < 0 || *prefix < 0 {
-					return usagef("--parallel and --prefix must not be negative (0 picks the default)")
 				}
 				if err := checkAgentMemory(g, specs, gamesAtOnce(*parallel, *n)); err != nil {
 					return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games/tetrislink"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -29,15 +30,20 @@ optimistic).
 Memory grows with --pop, --games and --final-games (one number per candidate or
 game): sizes the machine cannot hold are refused up front.`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			gameSpec := fs.String("game", "tetrislink", "game spec (tetrislink, tetrislink:players=N)")
-			nGames := fs.Int("games", 200, "games per fitness evaluation")
-			iters := fs.Int("iters", 20, "optimiser iterations")
-			pop := fs.Int("pop", 8, "candidates per iteration")
-			evalGames := fs.Int("final-games", 2000, "games for the final evaluation")
+			gameSpec, netBackend := new(string), new(string)
+			nGames, iters, pop, evalGames, seed := new(int), new(int), new(int), new(int), new(uint64)
+			asJSON := new(bool)
+			spec.Table{
+				gameOption(gameSpec, "tetrislink", "tune knows tetrislink and tetrislink:players=N"),
+				spec.Int("games", nGames, 200, 1, maxGames, "games per fitness evaluation"),
+				spec.Int("iters", iters, 20, 0, maxGames, "optimiser iterations"),
+				spec.Int("pop", pop, 8, 2, maxGames, "candidates per iteration"),
+				spec.Int("final-games", evalGames, 2000, 1, maxGames, "games for the final evaluation"),
+				seedOption(seed, ""),
+				backendOption(netBackend, agentBackendNote),
+				jsonOption(asJSON, "the result; progress goes to stderr"),
+			}.Flags(fs)
 			aliasFlag(fs, "eval", "final-games") // an agent's eval= is its leaf evaluator
-			seed := fs.Uint64("seed", 1, "random seed")
-			netBackend := agentBackendFlag(fs)
-			asJSON := fs.Bool("json", false, "print the result as JSON (progress goes to stderr)")
 			return func(e *env, args []string) error {
 				if _, err := agentEnv(*netBackend, e.Stderr); err != nil {
 					return err
@@ -52,9 +58,6 @@ game): sizes the machine cannot hold are refused up front.`,
 				g, ok := gg.(*tetrislink.Game)
 				if !ok {
 					return usagef("--game %s: tune only knows the Tetris Link heuristic (use --game tetrislink)", *gameSpec)
-				}
-				if *nGames < 1 || *iters < 0 || *pop < 2 || *evalGames < 1 {
-					return usagef("--games and --final-games must be >= 1, --iters >= 0, --pop >= 2")
 				}
 				// Each iteration plays --pop x --games games: bound the
 				// whole run as arena and stats bound theirs.

@@ -39,8 +39,16 @@ type agentOptions struct{ book string }
 
 func (o *agentOptions) table() spec.Table {
 	return spec.Table{
-		spec.File("book", &o.book, "default", "opening book: default (built in), none (solve every position: minutes per move in the first plies), or a file written by genbook; moves with fewer than 8 stones on the board are chosen at once by outcome (win/draw/loss) instead of exact score"),
+		BookOption(&o.book, "moves with fewer than 8 stones on the board are chosen at once by outcome (win/draw/loss) instead of exact score"),
 	}
+}
+
+// BookOption declares the opening-book option bound to p, the solver
+// agent's book= and canopy solve's --book (LoadBook reads it): one
+// declaration, so the two cannot drift. note says what the book does
+// for its user.
+func BookOption(p *string, note string) spec.Option {
+	return spec.File("book", p, "default", "opening book: default (built in), none (solve every position: minutes per move in the first plies), or a file written by genbook; "+note)
 }
 
 // Agent plays an optimal Connect Four move: the best solver score, ties
