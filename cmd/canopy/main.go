@@ -202,10 +202,24 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 	}
 	if !errors.Is(err, flag.ErrHelp) {
 		fs.Visit(func(f *flag.Flag) {
-			if to, ok := aliasOf(f); ok {
-				fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, to)
+			if _, ok := aliasOf(f); ok {
+				fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, strings.TrimPrefix(f.Usage, aliasUsage))
 			}
 		})
+	}
+	// A bad value: name the flag as it is typed, and the flag an old
+	// spelling sets.
+	if err != nil {
+		if pre, rest, ok := strings.Cut(err.Error(), " for flag -"); ok && strings.HasPrefix(pre, "invalid value ") {
+			name, reason, _ := strings.Cut(rest, ": ")
+			if f := fs.Lookup(name); f != nil {
+				if to, ok := aliasOf(f); ok { // not visited: it did not parse
+					fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, strings.TrimPrefix(f.Usage, aliasUsage))
+					name += " (--" + to + ")"
+				}
+			}
+			return fmt.Errorf("%s for flag --%s: %s", pre, name, reason)
+		}
 	}
 	// A misspelled flag: name the one meant.
 	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {

@@ -13,6 +13,7 @@ import (
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -66,10 +67,13 @@ Examples (under a minute each on 2 cores):
   canopy selfplay --game connect4d:d=5 --turn-search mcts-bb:sims=250 --games 16 --out runs/sp-c4d`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game spec")
-			netFile := fs.String("net", "", "network: a weights file (.safetensors), a shipped name, or init (default: the built-in random-init net)")
-			backend := fs.String("backend", "auto", "network backend spec: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
-			nGames := fs.Int("games", 64, "number of games")
-			trees := fs.Int("trees", 32, "games played at once (trees searched concurrently)")
+			netFile := fs.String("net", "init", "network: a weights file (.safetensors), a shipped name, or init (the built-in net with random weights, seed 1)")
+			backend := fs.String("backend", "auto", "network backend: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
+			nGames := fs.Int("games", 64, "self-play games: the run's total")
+			var trees int
+			treesTable := spec.Table{selfplay.TreesOption(&trees)}
+			treesTable.Reset()
+			treesTable.Register(fs)
 			var st selfplay.Settings
 			table := st.Table()
 			table.Reset()
@@ -78,12 +82,13 @@ Examples (under a minute each on 2 cores):
 			for old, key := range selfPlayAliases {
 				aliasFlag(fs, old, key)
 			}
+			negAliasFlag(fs, "noreuse", "reuse")
 			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
 			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
 			netCache := netCacheFlag(fs)
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
-			out := fs.String("out", "runs/selfplay", "output directory")
-			resume := fs.Bool("resume", false, "continue the run in --out")
+			out := fs.String("out", "runs/selfplay", "run directory (created when missing)")
+			resume := fs.Bool("resume", false, "continue the run in --out (same flags; --games may grow)")
 			seed := fs.Uint64("seed", 1, "random seed")
 			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
@@ -94,7 +99,7 @@ Examples (under a minute each on 2 cores):
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				if *nGames < 1 || *trees < 1 {
+				if *nGames < 1 || trees < 1 {
 					return usagef("--games and --trees must be at least 1")
 				}
 				if *nGames > selfplay.MaxGames {
@@ -125,10 +130,14 @@ Examples (under a minute each on 2 cores):
 						return usagef("--turn-search: %v", err)
 					}
 				}
-				if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *nGames, TurnSearch: ts}, *batch); err != nil {
+				ref := *netFile
+				if !flagSet(fs, "net") {
+					ref = "" // init, or no network at all with --backend random
+				}
+				if err := checkSelfPlayMemory(g, ref, *backend, selfplay.Config{Settings: st, Trees: trees, NumGames: *nGames, TurnSearch: ts}, *batch); err != nil {
 					return err
 				}
-				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
+				nb, err := openNetwork(g, ref, *backend, *batch, e.Stderr)
 				if err != nil {
 					return err
 				}
@@ -158,7 +167,7 @@ Examples (under a minute each on 2 cores):
 				}
 				pending := len(o.Pending())
 				eng, err := engine.New(g, nb.be, engine.Options{Workers: *workers, Leaves: st.Leaves, Batch: *batch,
-					Slots: engine.SlotsFor(*trees, st.Leaves)})
+					Slots: engine.SlotsFor(trees, st.Leaves)})
 				if err != nil {
 					return err
 				}
@@ -190,7 +199,7 @@ Examples (under a minute each on 2 cores):
 						}
 					}
 				}()
-				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: *trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
+				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
 					done.Add(1)
 					positions.Add(int64(r.Positions()))
 				})
