@@ -64,7 +64,7 @@ func (c *RunConfig) Table() spec.Table {
 		spec.Int("updates", &c.Updates, 100, 1, MaxUpdate, "total PPO updates the run should reach"),
 		spec.Int("envs", &c.Envs, 16, 1, MaxEnvs, "environments (games) in lock-step"),
 		spec.Int("env-steps", &o.Steps, def.Steps, 1, MaxSteps, fmt.Sprintf("learner moves per environment per update (envs x env-steps <= %d)", MaxBatch)),
-		spec.Float("lr", &o.LR, def.LR, 0, 1, "Adam learning rate, above 0"),
+		spec.Interval("lr", &o.LR, def.LR, "(0, 1]", "Adam learning rate"),
 		spec.Float("wd", &o.WeightDecay, def.WeightDecay, 0, 1, "Adam weight decay, torch.optim.Adam's coupled L2 (study 000: 1e-5)"),
 		spec.Float("ent", &o.Loss.EntropyCoef, def.Loss.EntropyCoef, 0, 10, "entropy bonus coefficient"),
 		spec.Int("epochs", &o.Epochs, def.Epochs, 1, MaxEpochs, "passes over each rollout"),
@@ -100,8 +100,6 @@ func (c RunConfig) Check() error {
 	switch {
 	case c.Envs*o.Steps > MaxBatch:
 		return settingf("env-steps", "--envs x --env-steps = %d samples per update, want at most %d", c.Envs*o.Steps, MaxBatch)
-	case !(o.LR > 0):
-		return settingf("lr", "--lr=%g is out of range (want (0, 1])", o.LR)
 	case o.Minibatches > c.Envs*o.Steps:
 		return settingf("minibatches", "--minibatches=%d is out of range (want 1..%d, envs x env-steps)", o.Minibatches, c.Envs*o.Steps)
 	case strings.TrimSpace(c.Opponent) == "":

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -90,4 +91,50 @@ func Text(key string, p TextValue, def, rng, help string) Option {
 			}
 			return string(b)
 		}}
+}
+
+// Interval declares a finite float option bound to p whose range is
+// written in interval notation, each end open or closed: "(0, 10]" is
+// above 0 and at most 10, "[0, 1)" at least 0 and below 1. A malformed
+// interval, or a default outside it, is a declaration error and panics.
+func Interval(key string, p *float64, def float64, rng, help string) Option {
+	lo, hi, loOpen, hiOpen, ok := parseInterval(rng)
+	if !ok {
+		panic(fmt.Sprintf("spec: %s: malformed interval %q (want e.g. (0, 1])", key, rng))
+	}
+	in := func(x float64) bool {
+		return (x > lo || !loOpen && x == lo) && (x < hi || !hiOpen && x == hi)
+	}
+	if !in(def) {
+		panic(fmt.Sprintf("spec: %s: default %g outside %s", key, def, rng))
+	}
+	return Option{Key: key, Help: help, Default: strconv.FormatFloat(def, 'g', -1, 64), Range: rng,
+		set: func(v string) error {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s=%q is not a finite number (want %s)", key, v, rng)
+			}
+			if !in(x) {
+				return fmt.Errorf("%s=%g is out of range (want %s)", key, x, rng)
+			}
+			*p = x
+			return nil
+		},
+		get: func() string { return strconv.FormatFloat(*p, 'g', -1, 64) }}
+}
+
+// parseInterval reads "(lo, hi]" and its three siblings.
+func parseInterval(s string) (lo, hi float64, loOpen, hiOpen, ok bool) {
+	if len(s) < 5 {
+		return
+	}
+	l, r := s[0], s[len(s)-1]
+	a, b, found := strings.Cut(s[1:len(s)-1], ",")
+	if !found || (l != '(' && l != '[') || (r != ')' && r != ']') {
+		return
+	}
+	var err1, err2 error
+	lo, err1 = strconv.ParseFloat(strings.TrimSpace(a), 64)
+	hi, err2 = strconv.ParseFloat(strings.TrimSpace(b), 64)
+	return lo, hi, l == '(', r == ')', err1 == nil && err2 == nil && lo <= hi
 }

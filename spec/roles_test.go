@@ -81,3 +81,33 @@ func TestNotListText(t *testing.T) {
 		t.Errorf("empty list: %v, %q", err, l)
 	}
 }
+
+func TestInterval(t *testing.T) {
+	var x float64
+	tab := Table{Interval("lr", &x, 0.5, "(0, 1]", "rate")}
+	for v, ok := range map[string]bool{"0": false, "1e-300": true, "1": true, "1.0000001": false, "-1": false, "NaN": false, "Inf": false, "x": false} {
+		if err := tab.Set("lr", v); (err == nil) != ok {
+			t.Errorf("lr=%s: %v, want ok %v", v, err, ok)
+		}
+	}
+	tab = Table{Interval("m", &x, 0, "[0, 1)", "momentum")}
+	if tab.Set("m", "0") != nil || tab.Set("m", "1") == nil {
+		t.Error("[0, 1): 0 refused or 1 accepted")
+	}
+	if tab[0].Usage() != "momentum ([0, 1))" {
+		t.Errorf("usage %q", tab[0].Usage())
+	}
+	for _, bad := range []struct {
+		rng string
+		def float64
+	}{{"0, 1", 0.5}, {"(1, 0]", 0.5}, {"(0, 1]", 0}, {"[a, 1]", 0.5}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Interval(%q, default %g): no panic", bad.rng, bad.def)
+				}
+			}()
+			Interval("k", &x, bad.def, bad.rng, "")
+		}()
+	}
+}

@@ -156,19 +156,19 @@ func (o *Options) Table() spec.Table {
 	return spec.Table{
 		spec.Int("steps", &o.Steps, 1000, 1, MaxSteps, "optimizer steps"),
 		spec.Int("batch", &o.Batch, 256, 2, MaxBatch, "positions per training step (batch norm needs at least 2)"),
-		spec.Float("lr", &o.LR, 0.02, 0, 10, "peak learning rate, above 0"),
+		spec.Interval("lr", &o.LR, 0.02, "(0, 10]", "peak learning rate"),
 		spec.Choice("lr-schedule", (*string)(&o.Schedule), string(Constant), []string{string(Constant), string(Step), string(Cosine)}, "learning-rate schedule"),
 		spec.Int("warmup", &o.Warmup, 0, 0, MaxSteps, "linear warm-up steps of the learning rate, at most steps"),
 		spec.Int("lr-step-every", &o.StepEvery, 0, 0, MaxSteps, "step schedule: steps between decays, at most steps (0 = a third of the steps)"),
-		spec.Float("lr-step-gamma", &o.StepGamma, 0.1, 0, 1, "step schedule: decay factor, above 0"),
+		spec.Interval("lr-step-gamma", &o.StepGamma, 0.1, "(0, 1]", "step schedule: decay factor"),
 		spec.Float("lr-final", &o.FinalLR, 0, 0, 10, "cosine schedule: final learning rate, at most lr"),
 		spec.Choice("optimizer", &o.Optimizer, SGD, []string{SGD, Adam}, "optimizer: sgd (with momentum) or adam"),
-		spec.Float("momentum", &o.Momentum, 0.9, 0, 1, "SGD momentum, below 1"),
+		spec.Interval("momentum", &o.Momentum, 0.9, "[0, 1)", "SGD momentum"),
 		spec.Text("precision", &o.Precision, "fp32", "fp32|bf16", "products of the 3x3 convolutions: fp32, or bf16 (bfloat16 operands, float32 sums and master weights; needs AVX-512 BF16)"),
 		spec.Float("l2", &o.L2, 1e-4, 0, 1, "L2 weight on conv and dense weights"),
-		spec.Float("value-weight", &o.ValueWeight, 1, 0, 100, "weight of the value loss against the policy loss, above 0"),
+		spec.Interval("value-weight", &o.ValueWeight, 1, "(0, 100]", "weight of the value loss against the policy loss"),
 		spec.Float("qmix", &o.QMix, 0, 0, 1, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q (needs shards with root_q; 0 = the outcome alone)"),
-		spec.Float("polyak", &o.Polyak, 0.005, 0, 1, "tau of the Polyak-averaged copy, below 1 (0 = none)"),
+		spec.Interval("polyak", &o.Polyak, 0.005, "[0, 1)", "tau of the Polyak-averaged copy (0 = none)"),
 		spec.Bool("augment", &o.Augment, true, "augment with the game's symmetries (--augment=false to disable)"),
 		spec.Uint64("seed", &o.Seed, 1, 0, math.MaxUint64, "random seed (batches, augmentation, fresh weights)"),
 		spec.Int("checkpoint-every", &o.CheckpointEvery, 0, 0, MaxSteps, "steps between checkpoints: intermediate saves iter-NNNN.step-SSSSSSSSS.safetensors (0 = at the end only); an interrupted run, given the same command again, continues from the latest"),
@@ -184,26 +184,16 @@ func (o *Options) Check() error {
 		return err
 	}
 	switch {
-	case o.LR <= 0:
-		return fmt.Errorf("lr=%g is out of range (want a learning rate in (0, 10])", o.LR)
 	case o.Warmup > o.Steps:
 		return fmt.Errorf("warmup=%d is out of range (want 0..steps = %d)", o.Warmup, o.Steps)
 	case o.StepEvery > o.Steps:
 		return fmt.Errorf("lr-step-every=%d is out of range (want 0..steps = %d; 0 = a third of the steps)", o.StepEvery, o.Steps)
-	case o.StepGamma <= 0:
-		return fmt.Errorf("lr-step-gamma=%g is out of range (want a factor in (0, 1])", o.StepGamma)
 	case o.FinalLR > o.LR:
 		return fmt.Errorf("lr-final=%g is out of range (want 0..lr = %g)", o.FinalLR, o.LR)
 	case o.Precision == nets.BF16 && kernels.BF16Kernels() != "avx512bf16":
 		// The portable bfloat16 code is hundreds of times slower than
 		// float32: refuse rather than crawl or silently train in fp32.
 		return fmt.Errorf("precision=bf16 needs a CPU with AVX-512 BF16 (the kernels in use, %q, have no bfloat16 instructions): use fp32", kernels.Current())
-	case o.Momentum >= 1:
-		return fmt.Errorf("momentum=%g is out of range (want [0, 1))", o.Momentum)
-	case o.ValueWeight <= 0:
-		return fmt.Errorf("value-weight=%g is out of range (want a weight in (0, 100])", o.ValueWeight)
-	case o.Polyak >= 1:
-		return fmt.Errorf("polyak=%g is out of range (want tau in [0, 1); 0 = no averaged copy)", o.Polyak)
 	case o.MetricsEvery < 0:
 		return fmt.Errorf("metrics-every=%d is out of range (want >= 0 steps)", o.MetricsEvery)
 	case o.Iteration < 0 || o.Iteration > MaxIteration:

@@ -164,7 +164,7 @@ func (c *Config) Table() spec.Table {
 		spec.String("backend", &c.Backend, "auto", "network backend: of self-play and evaluation: auto, cpu[:threads=N], cuda[:...]"),
 		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed"),
 		spec.Bool("async", &c.Async, false, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)"),
-		spec.Float("replay-ratio", &c.ReplayRatio, 0, 0, 1000, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (default %d)", DefaultReplayRatio)),
+		spec.Float("replay-ratio", &c.ReplayRatio, 0, 0, 1000, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (0: %d with --async)", DefaultReplayRatio)),
 	)
 }
 

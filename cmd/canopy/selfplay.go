@@ -25,10 +25,11 @@ func init() {
 tree evaluated by one batched network (Dirichlet noise at the root, moves
 sampled from the visits for the first --tempplies plies, then the most
 visited). The search options (--sims, --c, --fpu, --dir, --dirfrac,
---tempplies, --temp, --det, --leaves, --blend, --turns) are the az agent's,
-with the same names, ranges and meaning; three defaults differ, since
-self-play explores where az plays its best: --dir 1, --tempplies 8 and
---det 1 (az: 0, 0 and 8). Each move is recorded as (observation from the mover's view,
+--tempplies, --temp, --det, --leaves, --blend, --turns, --reuse) are the az
+agent's, with the same names, ranges and meaning; four defaults are
+self-play's declared overrides, since self-play explores where az plays its
+best: --dir 1, --tempplies 8, --det 1 and --reuse (az: 0, 0, 8 and off;
+each flag's help says why). --noreuse is the old spelling of --reuse=false. Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
 (arrays obs, policy, legal, value, game_id, ply, root_q, and for games of 3 or more players
 values: every player's return, mover first; numpy.load reads them) listed in
