@@ -106,6 +106,19 @@ func (s *Settings) Table() spec.Table {
 	return Role.Apply(t)
 }
 
+// Table declares the run's options that `canopy selfplay` sets by flag
+// (games, trees, seed, turn-search; Settings.Table declares the search's)
+// bound to c. TurnSearch is the spec as given (TurnSearchSpec resolves
+// it for the game).
+func (c *Config) Table() spec.Table {
+	return spec.Table{
+		spec.Int("games", &c.NumGames, 64, 1, MaxGames, "self-play games: the run's total (per run directory; split a larger run over several)"),
+		TreesOption(&c.Trees),
+		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed: game i is a function of (seed, i)"),
+		spec.String("turn-search", &c.TurnSearch, "", "multi-action games: search whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004)"),
+	}
+}
+
 // TreesOption declares the number of games a self-play engine plays at
 // once (trees searched together), bound to p: `canopy selfplay`'s,
 // `canopy zero`'s and `canopy worker`'s --trees. A game is a function

@@ -233,8 +233,8 @@ func TestRenamedFlagsKeepOldSpellings(t *testing.T) {
 		{"warmup", "league-warmup", []string{"ppo", "--game", "tictactoe", "--out", filepath.Join(tmp, "ppo"), "--quiet"}, "-1"},
 		{"eval", "final-games", []string{"tune", "--games", "2", "--iters", "0"}, "0"},
 		{"report", "report-every", []string{"worker", "--nats", "nats://127.0.0.1:4222"}, "-1s"},
-		// A value the flag takes; --games 0 makes the command refuse.
-		{"dirichlet", "dir", []string{"selfplay", "--game", "tictactoe", "--games", "0", "--out", filepath.Join(tmp, "sp")}, "0.3"},
+		// A value the flag takes; an empty --out makes the command refuse.
+		{"dirichlet", "dir", []string{"selfplay", "--game", "tictactoe", "--out", ""}, "0.3"},
 	} {
 		warn := "--" + tc.old + " is deprecated; use --" + tc.new
 		code, _, errs := runCLI(t, "", append(tc.args, "--"+tc.old, tc.value)...)

@@ -13,7 +13,6 @@ import (
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
-	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -70,11 +69,10 @@ Examples (under a minute each on 2 cores):
 			game := fs.String("game", "connect4", "game spec")
 			netFile := fs.String("net", "init", "network: a weights file (.safetensors), a shipped name, or init (the built-in net with random weights, seed 1)")
 			backend := fs.String("backend", "auto", "network backend: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
-			nGames := fs.Int("games", 64, "self-play games: the run's total")
-			var trees int
-			treesTable := spec.Table{selfplay.TreesOption(&trees)}
-			treesTable.Reset()
-			treesTable.Register(fs)
+			var run selfplay.Config // --games, --trees, --seed, --turn-search
+			runTable := run.Table()
+			runTable.Reset()
+			runTable.Register(fs)
 			var st selfplay.Settings
 			table := st.Table()
 			table.Reset()
@@ -90,21 +88,13 @@ Examples (under a minute each on 2 cores):
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "run directory (created when missing)")
 			resume := fs.Bool("resume", false, "continue the run in --out (same flags; --games may grow)")
-			seed := fs.Uint64("seed", 1, "random seed")
 			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
-			turnSearch := fs.String("turn-search", "", "multi-action games: search whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004)")
 			var prof profiler
 			prof.flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
-				}
-				if *nGames < 1 || trees < 1 {
-					return usagef("--games and --trees must be at least 1")
-				}
-				if *nGames > selfplay.MaxGames {
-					return usagef("--games %d: want 1..%d games per run directory (split the run over several directories)", *nGames, selfplay.MaxGames)
 				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--net-batch and --workers must not be negative")
@@ -123,11 +113,11 @@ Examples (under a minute each on 2 cores):
 					return err
 				}
 				ts := ""
-				if *turnSearch != "" {
+				if run.TurnSearch != "" {
 					if err := turnSearchFlags(fs, append(table.Keys(), "workers")); err != nil {
 						return err
 					}
-					if ts, err = selfplay.TurnSearchSpec(g, *turnSearch); err != nil {
+					if ts, err = selfplay.TurnSearchSpec(g, run.TurnSearch); err != nil {
 						return usagef("--turn-search: %v", err)
 					}
 				}
@@ -135,7 +125,7 @@ Examples (under a minute each on 2 cores):
 				if !flagSet(fs, "net") {
 					ref = "" // init, or no network at all with --backend random
 				}
-				if err := checkSelfPlayMemory(g, ref, *backend, selfplay.Config{Settings: st, Trees: trees, NumGames: *nGames, TurnSearch: ts}, *batch); err != nil {
+				if err := checkSelfPlayMemory(g, ref, *backend, selfplay.Config{Settings: st, Trees: run.Trees, NumGames: run.NumGames, TurnSearch: ts}, *batch); err != nil {
 					return err
 				}
 				nb, err := openNetwork(g, ref, *backend, *batch, e.Stderr)
@@ -158,7 +148,7 @@ Examples (under a minute each on 2 cores):
 					fmt.Fprintf(e.Stderr, "canopy selfplay: warning: %s: removed %d temporary files left by an interrupted write: %s\n", *out, len(rd.Removed), strings.Join(rd.Removed, ", "))
 				}
 				m := selfplay.Manifest{Game: g.Spec(), ObsShape: g.ObservationShape(), Actions: g.NumActions(),
-					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, TurnSearch: ts, Seed: *seed, Games: *nGames}
+					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, TurnSearch: ts, Seed: run.Seed, Games: run.NumGames}
 				o, err := selfplay.OpenOutput(*out, m, *resume)
 				if err != nil {
 					return err
@@ -168,7 +158,7 @@ Examples (under a minute each on 2 cores):
 				}
 				pending := len(o.Pending())
 				eng, err := engine.New(g, nb.be, engine.Options{Workers: *workers, Leaves: st.Leaves, Batch: *batch,
-					Slots: engine.SlotsFor(trees, st.Leaves)})
+					Slots: engine.SlotsFor(run.Trees, st.Leaves)})
 				if err != nil {
 					return err
 				}
@@ -200,7 +190,7 @@ Examples (under a minute each on 2 cores):
 						}
 					}
 				}()
-				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
+				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: run.Seed, Trees: run.Trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
 					done.Add(1)
 					positions.Add(int64(r.Positions()))
 				})
