@@ -136,7 +136,7 @@ var TrainRole = spec.Role{Name: "zero", Of: "train", Overrides: []spec.Override{
 
 // trainKeys are the options of train.Options.Table the loop takes as
 // flags (the others keep train's defaults, stored in zero.json).
-var trainKeys = []string{"steps", "batch", "lr", "momentum", "optimizer", "l2", "polyak", "augment", "qmix", "value-weight"}
+var trainKeys = []string{"steps", "batch", "lr", "momentum", "optimizer", "l2", "polyak", "augment", "qmix", "value-weight", "precision"}
 
 // Table declares the run's options bound to c: the flags of `canopy
 // zero` and (by path) the settings of zero.json. Self-play's and
