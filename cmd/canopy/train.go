@@ -15,6 +15,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/train"
 )
 
@@ -73,7 +74,10 @@ Example:
 			dopt.Table().Register(fs) // --window, --window-iters
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning")
 			heldOutData := fs.String("held-out", "", "self-play runs, manifests or shards the network does not train on, comma-separated: report its loss on them before and after training")
-			heldOutN := fs.Int("held-out-positions", 2048, "positions of --held-out to score, evenly spaced, 1..1048576")
+			var heldOutN int
+			heldTable := spec.Table{spec.Int("held-out-positions", &heldOutN, 2048, 1, 1<<20, "positions of --held-out to score, evenly spaced")}
+			heldTable.Reset()
+			heldTable.Register(fs)
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
@@ -97,9 +101,6 @@ Example:
 				dopt.SkipBad, dopt.Log = *skipBad, warnWriter{e}
 				if err := dopt.Check(); err != nil {
 					return usagef("--%v", err)
-				}
-				if *heldOutN < 1 || *heldOutN > 1<<20 {
-					return usagef("--held-out-positions = %d, want 1..%d", *heldOutN, 1<<20)
 				}
 				if *netFile == "" {
 					*netFile = "init" // the spelling of earlier releases
@@ -206,7 +207,7 @@ Example:
 				}
 				var held *heldOut
 				if *heldOutData != "" {
-					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {
+					if held, err = loadHeldOut(splitList(*heldOutData), g, heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {
 						return err
 					}
 				}
