@@ -15,6 +15,7 @@ import (
 	"github.com/canopy-go/canopy/plots"
 	"github.com/canopy-go/canopy/rl"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -112,9 +113,19 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 			aliasFlag(fs, "steps", "env-steps")      // train's and zero's --steps are SGD steps
 			aliasFlag(fs, "warmup", "league-warmup") // train's --warmup is the learning rate's warm-up
 			out := fs.String("out", "", "run directory (required; created when missing)")
-			shaping := fs.Bool("shaping", false, "add the study's dense rewards for the game: on Sequence study 000's (+0.05 per unit of growth of the longest run, +0.1 for blocking an open four), elsewhere study 002's (+0.1 for blocking an immediate loss, +0.05 for creating an immediate win)")
-			entDecay := fs.Float64("ent-decay", 0, "fraction of --updates over which the entropy coefficient moves linearly from --ent to --ent-final (study 000: 0.4); 0 keeps --ent")
-			lrAnneal := fs.Bool("lr-anneal", false, "anneal the learning rate linearly to 0 over --updates (the studies keep it constant)")
+			// Switches that set derived settings (the study's shaping
+			// weights, decay and annealing spans in updates).
+			var (
+				shaping, lrAnneal bool
+				entDecay          float64
+			)
+			switches := spec.Table{
+				spec.Bool("shaping", &shaping, false, "add the study's dense rewards for the game: on Sequence study 000's (+0.05 per unit of growth of the longest run, +0.1 for blocking an open four), elsewhere study 002's (+0.1 for blocking an immediate loss, +0.05 for creating an immediate win)"),
+				spec.Float("ent-decay", &entDecay, 0, 0, 1, "fraction of --updates over which the entropy coefficient moves linearly from --ent to --ent-final (study 000: 0.4); 0 keeps --ent"),
+				spec.Bool("lr-anneal", &lrAnneal, false, "anneal the learning rate linearly to 0 over --updates (the studies keep it constant)"),
+			}
+			switches.Reset()
+			switches.Register(fs)
 			resume := fs.Bool("resume", false, "continue the run in --out (from its last checkpoint)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
@@ -128,24 +139,21 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 				if err := c.Check(); err != nil {
 					return usagef("%v", err)
 				}
-				if *shaping || !*resume {
+				if shaping || !*resume {
 					g, err := newGame(c.Game)
 					if err != nil {
 						return err
 					}
-					if *shaping {
+					if shaping {
 						c.Shaping = rl.StudyShaping(g)
 					}
 				}
-				if !(*entDecay >= 0 && *entDecay <= 1) {
-					return usagef("--ent-decay = %g, want a fraction of --updates in [0, 1]", *entDecay)
-				}
-				if *entDecay > 0 {
-					c.Options.EntropyDecayUpdates = max(1, int(math.Round(*entDecay*float64(c.Updates))))
+				if entDecay > 0 {
+					c.Options.EntropyDecayUpdates = max(1, int(math.Round(entDecay*float64(c.Updates))))
 				} else if flagSet(fs, "ent-final") {
 					return usagef("--ent-final needs --ent-decay, the fraction of the updates it takes to reach it")
 				}
-				if *lrAnneal {
+				if lrAnneal {
 					c.Options.AnnealUpdates = c.Updates
 				}
 				ctx, stop := signalContext()
