@@ -3,6 +3,7 @@ package pyapi
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
@@ -47,6 +48,14 @@ func ParseSelfPlaySettings(options map[string]string) (selfplay.Settings, error)
 	st := selfplay.DefaultSettings()
 	t := st.Table()
 	for _, k := range sortedKeys(options) {
+		if k == "noreuse" { // the key of earlier releases: reuse, negated
+			b, err := strconv.ParseBool(options[k])
+			if err != nil {
+				return st, valueErrorf("option noreuse: want true or false")
+			}
+			st.NoReuse = b
+			continue
+		}
 		if _, ok := t.Lookup(k); !ok {
 			return st, valueErrorf("option %s: unknown (self-play options: %s, and trees, seed, batch, yield_games)", k, strings.Join(t.Keys(), ", "))
 		}

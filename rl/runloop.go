@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // Limits of a run's settings (RunConfig.Check).
@@ -41,31 +43,65 @@ func settingf(flag, format string, args ...any) error {
 	return &SettingError{Flag: flag, Err: fmt.Errorf(format, args...)}
 }
 
+// DefaultConfig is a run of `canopy ppo` as its flags' defaults set it
+// (RunConfig.Table): Connect Four against random, 100 updates of 16
+// environments x 512 moves, DefaultOptions' PPO.
+func DefaultConfig() RunConfig {
+	c := RunConfig{Options: DefaultOptions()}
+	c.Table().Reset()
+	return c
+}
+
+// Table declares the settings of a run that `canopy ppo` sets by flag,
+// bound to c: key, default, range, help (PPO's own coefficients from
+// DefaultOptions, the run's settings). Check adds what a range cannot
+// say. Net's "init" (the default) is a fresh net, stored as "".
+func (c *RunConfig) Table() spec.Table {
+	o := &c.Options
+	def := DefaultOptions()
+	return spec.Table{
+		spec.String("game", &c.Game, "connect4", "game spec (sequential games)"),
+		spec.Int("updates", &c.Updates, 100, 1, MaxUpdate, "total PPO updates the run should reach"),
+		spec.Int("envs", &c.Envs, 16, 1, MaxEnvs, "environments (games) in lock-step"),
+		spec.Int("env-steps", &o.Steps, def.Steps, 1, MaxSteps, fmt.Sprintf("learner moves per environment per update (envs x env-steps <= %d)", MaxBatch)),
+		spec.Interval("lr", &o.LR, def.LR, "(0, 1]", "Adam learning rate"),
+		spec.Float("wd", &o.WeightDecay, def.WeightDecay, 0, 1, "Adam weight decay, torch.optim.Adam's coupled L2 (study 000: 1e-5)"),
+		spec.Float("ent", &o.Loss.EntropyCoef, def.Loss.EntropyCoef, 0, 10, "entropy bonus coefficient"),
+		spec.Int("epochs", &o.Epochs, def.Epochs, 1, MaxEpochs, "passes over each rollout"),
+		spec.Int("minibatches", &o.Minibatches, def.Minibatches, 1, MaxBatch, "minibatches per epoch, at most envs x env-steps"),
+		spec.String("opponent", &c.Opponent, "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents); with --league fixed, several separated by ';' are drawn uniformly per game"),
+		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed (fresh weights, environments, sampling, opponent)"),
+		spec.File("net", &c.Net, "init", "network to start from: any canopy network file, or init (a fresh --preset with random weights)"),
+		spec.String("preset", &c.Preset, "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+", or the recurrent "+strings.Join(nets.RecurrentPresets(), ", ")+" (default "+DefaultPreset+")"),
+		spec.Int("checkpoint-every", &c.Every, 10, 1, MaxUpdate, "updates between checkpoints: the league's snapshots (the last update is always saved)"),
+		spec.Choice("league", &c.League, "fixed", []string{"fixed", "fsp", "schedule"}, "opponents: fixed (--opponent in every game), fsp (study 002: 80% the latest weights, 20% one of the last 20 checkpoints), schedule (study 000: --greedy/random for 400 updates, then 70% one of the last 5 checkpoints, 15% --greedy, 15% random)"),
+		spec.String("greedy", &c.Greedy, "onestep", "agent spec of the greedy opponent of --league schedule"),
+		spec.Int("league-warmup", &c.Warmup, 400, 0, MaxUpdate, "updates of --league schedule's warm-up against --greedy and random"),
+		spec.Bool("legal-plane", &c.LegalPlane, false, "give a fresh net study 002's third input plane, the legal moves"),
+		spec.Float("ent-final", &o.EntropyFinal, 0, 0, 10, "entropy coefficient at the end of --ent-decay"),
+		spec.Bool("fresh-games", &o.FreshGames, true, "start new games at every update from streams of (seed, update), so that --resume continues exactly"),
+	}
+}
+
 // Check reports the first setting of c out of its range, as a
-// *SettingError naming its flag.
+// *SettingError naming its flag: the table's ranges, then the bounds
+// that depend on other settings.
 func (c RunConfig) Check() error {
 	o := c.Options
+	if c.League == "" {
+		c.League = "fixed" // runs from before leagues
+	}
+	t := c.Table() // c is a copy: Table.Check may store what it re-validates
+	for _, opt := range t {
+		if err := (spec.Table{opt}).Check(); err != nil {
+			return settingf(opt.Key, "--%v", err)
+		}
+	}
 	switch {
-	case c.Updates < 1 || c.Updates > MaxUpdate:
-		return settingf("updates", "--updates = %d, want 1..%d", c.Updates, MaxUpdate)
-	case c.Envs < 1 || c.Envs > MaxEnvs:
-		return settingf("envs", "--envs = %d, want 1..%d", c.Envs, MaxEnvs)
-	case o.Steps < 1 || o.Steps > MaxSteps:
-		return settingf("env-steps", "--env-steps = %d, want 1..%d", o.Steps, MaxSteps)
 	case c.Envs*o.Steps > MaxBatch:
 		return settingf("env-steps", "--envs x --env-steps = %d samples per update, want at most %d", c.Envs*o.Steps, MaxBatch)
-	case !(o.LR > 0 && o.LR <= 1):
-		return settingf("lr", "--lr = %g, want (0, 1]", o.LR)
-	case !(o.WeightDecay >= 0 && o.WeightDecay <= 1):
-		return settingf("wd", "--wd = %g, want [0, 1]", o.WeightDecay)
-	case !(o.Loss.EntropyCoef >= 0 && o.Loss.EntropyCoef <= 10):
-		return settingf("ent", "--ent = %g, want [0, 10]", o.Loss.EntropyCoef)
-	case o.Epochs < 1 || o.Epochs > MaxEpochs:
-		return settingf("epochs", "--epochs = %d, want 1..%d", o.Epochs, MaxEpochs)
-	case o.Minibatches < 1 || o.Minibatches > c.Envs*o.Steps:
-		return settingf("minibatches", "--minibatches = %d, want 1..%d (envs x steps)", o.Minibatches, c.Envs*o.Steps)
-	case c.Every < 1 || c.Every > MaxUpdate:
-		return settingf("checkpoint-every", "--checkpoint-every = %d, want 1..%d", c.Every, MaxUpdate)
+	case o.Minibatches > c.Envs*o.Steps:
+		return settingf("minibatches", "--minibatches=%d is out of range (want 1..%d, envs x env-steps)", o.Minibatches, c.Envs*o.Steps)
 	case strings.TrimSpace(c.Opponent) == "":
 		return settingf("opponent", "--opponent is empty: give an agent spec such as random")
 	}
@@ -223,6 +259,9 @@ type RunResult struct {
 func Run(ctx context.Context, dir string, c RunConfig, o RunOptions) (RunResult, error) {
 	if o.Given == nil {
 		o.Given = func(string) bool { return true }
+	}
+	if c.Net == "init" {
+		c.Net = "" // a fresh net, as ppo.json has always stored it
 	}
 	if err := c.Check(); err != nil {
 		return RunResult{}, err

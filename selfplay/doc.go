@@ -20,8 +20,9 @@
 //
 // Trees are kept between moves and games: a move's search starts from the
 // subtree of the position reached (its statistics kept, root noise drawn
-// afresh; noreuse turns this off, and it never applies under Gumbel
-// search or on sampled deals), and a slot's trees are Reset, not
+// afresh; reuse=false, the manifest's noreuse, turns this off, and it
+// never applies under Gumbel search or on sampled deals), and a slot's
+// trees are Reset, not
 // reallocated, when it starts its next game, so that a long run allocates
 // only its game records.
 //

@@ -78,28 +78,54 @@ type Settings struct {
 	RandomPlies int `json:"randomplies"`
 }
 
+// Role is self-play's use of the az agent's search options
+// (engine.Settings.Table): the same names, ranges and meaning, with the
+// defaults of a player that explores. Each is declared here with its
+// reason and shown in help; everything else is az's.
+var Role = spec.Role{Name: "self-play", Of: "az", Overrides: []spec.Override{
+	{Key: "dir", Default: "1", Why: "self-play explores with root noise; az plays its best"},
+	{Key: "tempplies", Default: "8", Why: "self-play samples its opening plies so that games differ"},
+	{Key: "det", Default: "1", Why: "one sampled deal per move, the games being many; az searches 8 for one game's move"},
+	{Key: "reuse", Default: "true", Why: "AlphaGo Zero's self-play keeps the subtree, with fresh root noise; --reuse=false searches every move afresh (the manifest's key is noreuse)"},
+}}
+
 // Table declares the settings' options (flags of `canopy selfplay`, keys
-// of the manifest) bound to s. Its defaults (Reset) are the shared PUCT
-// defaults with root noise (dir 1), 8 sampled opening plies and one
-// determinization.
+// of the manifest) bound to s: the az agent's search options and
+// reuse, then self-play's own, with Role's defaults.
 func (s *Settings) Table() spec.Table {
-	t := s.Settings.Table()
-	t = append(t,
+	t := append(s.Settings.Table(),
 		spec.Float("resign", &s.Resign, 0, 0, 1, "resign when the best move's value is below -resign (0 = never; 3+ players: the resigner is scored last and plays on without search)"),
 		spec.Float("resignoff", &s.ResignOff, 0.1, 0, 1, "fraction of games that never resign (measures false resignations)"),
 		spec.Float("pcr", &s.PCR, 0, 0, 1, "playout-cap randomisation: probability that a move is a full, recorded search (0 = off: every move; KataGo 0.25)"),
 		spec.Int("pcrfast", &s.PCRFast, 0, 0, 1<<24, "simulations of the fast, unrecorded searches under pcr (0 = sims/4)"),
 		spec.Bool("prune", &s.Prune, false, "record visit distributions after KataGo's policy target pruning"),
-		spec.Bool("noreuse", &s.NoReuse, false, "search every move from an empty tree (default: keep the subtree of the position reached, with fresh root noise)"),
+		// The az agent's reuse= (search/engine), stored negated as
+		// noreuse in manifests of every release.
+		spec.Not("reuse", &s.NoReuse, false, "reuse the subtree of the position reached between moves"),
 		spec.Int("randomplies", &s.RandomPlies, 0, 0, 1<<16, "start each game with 0..N (uniform) random legal plies, not searched nor recorded (diverse positions; 0 = off)"))
-	for _, kv := range [][2]string{{"dir", "1"}, {"tempplies", "8"}, {"det", "1"}} {
-		for i := range t {
-			if t[i].Key == kv[0] {
-				t[i].Default = kv[1]
-			}
-		}
+	return Role.Apply(t)
+}
+
+// Table declares the run's options that `canopy selfplay` sets by flag
+// (games, trees, seed, turn-search; Settings.Table declares the search's)
+// bound to c. TurnSearch is the spec as given (TurnSearchSpec resolves
+// it for the game).
+func (c *Config) Table() spec.Table {
+	return spec.Table{
+		spec.Int("games", &c.NumGames, 64, 1, MaxGames, "self-play games: the run's total (per run directory; split a larger run over several)"),
+		TreesOption(&c.Trees),
+		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed: game i is a function of (seed, i)"),
+		spec.String("turn-search", &c.TurnSearch, "", "multi-action games: search whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004)"),
 	}
-	return t
+}
+
+// TreesOption declares the number of games a self-play engine plays at
+// once (trees searched together), bound to p: `canopy selfplay`'s,
+// `canopy zero`'s and `canopy worker`'s --trees. A game is a function
+// of the seed and its index alone, so it changes speed and memory, never
+// the games.
+func TreesOption(p *int) spec.Option {
+	return spec.Int("trees", p, 64, 1, 1<<16, "self-play games played at once (trees searched together; the games do not depend on it)")
 }
 
 // Changed returns the keys (flag names) of the settings whose values

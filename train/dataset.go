@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/readfile"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // Manifest format and file name of a self-play run directory (package
@@ -71,15 +73,25 @@ type DatasetOptions struct {
 	Log io.Writer
 }
 
+// Table declares the replay window's options bound to o (flags of
+// `canopy train`; see WindowTable).
+func (o *DatasetOptions) Table() spec.Table { return WindowTable(&o.Window, &o.Iterations) }
+
+// WindowTable declares the replay window's options, window (positions)
+// and window-iters (iterations), bound to positions and iters: the one
+// declaration behind `canopy train`'s DatasetOptions and `canopy zero`'s
+// window settings.
+func WindowTable(positions, iters *int) spec.Table {
+	return spec.Table{
+		spec.Int("window", positions, 0, 0, math.MaxInt32, "keep the last N positions (0 = all)"),
+		spec.Int("window-iters", iters, 0, 0, MaxIteration, "keep the last K self-play iterations (0 = all)"),
+	}
+}
+
 // Check reports an option out of range, naming it.
 func (o *DatasetOptions) Check() error {
-	switch {
-	case o.Window < 0:
-		return fmt.Errorf("window = %d, want >= 0 positions (0 = all)", o.Window)
-	case o.Iterations < 0:
-		return fmt.Errorf("window-iters = %d, want >= 0 iterations (0 = all)", o.Iterations)
-	}
-	return nil
+	c := *o // Table.Check stores what it re-validates: keep o untouched
+	return c.Table().Check()
 }
 
 // Source is one shard that contributed positions to a Dataset.

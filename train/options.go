@@ -6,6 +6,7 @@ import (
 
 	"github.com/canopy-go/canopy/kernels"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // Schedule names a learning-rate schedule.
@@ -128,12 +129,15 @@ func (o Options) MemoryBytes(net *nets.Net) int64 {
 	return net.TrainBytes(o.Batch) + sampler + trainer
 }
 
-// DefaultOptions are the defaults of `canopy train`: SGD with momentum 0.9
-// at a constant 0.02, batch 256, L2 1e-4, augmentation on, and a Polyak
-// average with tau 0.005 (study 000).
+// DefaultOptions are the defaults of `canopy train` (Options.Table):
+// SGD with momentum 0.9 at a constant 0.02, batch 256, L2 1e-4,
+// augmentation on, and a Polyak average with tau 0.005 (study 000);
+// progress every 10 steps, iteration 1.
 func DefaultOptions() Options {
-	return Options{Steps: 1000, Batch: 256, LR: 0.02, Schedule: Constant, StepGamma: 0.1, Optimizer: SGD,
-		Momentum: 0.9, L2: 1e-4, ValueWeight: 1, Polyak: 0.005, Augment: true, Seed: 1, MetricsEvery: 10, Iteration: 1}
+	var o Options
+	o.Table().Reset()
+	o.MetricsEvery, o.Iteration = 10, 1
+	return o
 }
 
 // Limits of the options (absurd values are errors, not long runs).
@@ -143,53 +147,59 @@ const (
 	MaxIteration = 999_999
 )
 
+// Table declares the options a command sets (the flags of `canopy
+// train`, and those `canopy zero` takes for its training step, by the
+// same names) bound to o: key, default, range, help. Their keys are
+// the flags; Check adds what a range cannot say (a bound that depends
+// on another option, an open end of an interval).
+func (o *Options) Table() spec.Table {
+	return spec.Table{
+		spec.Int("steps", &o.Steps, 1000, 1, MaxSteps, "optimizer steps"),
+		spec.Int("batch", &o.Batch, 256, 2, MaxBatch, "positions per training step (batch norm needs at least 2)"),
+		spec.Interval("lr", &o.LR, 0.02, "(0, 10]", "peak learning rate"),
+		spec.Choice("lr-schedule", (*string)(&o.Schedule), string(Constant), []string{string(Constant), string(Step), string(Cosine)}, "learning-rate schedule"),
+		spec.Int("warmup", &o.Warmup, 0, 0, MaxSteps, "linear warm-up steps of the learning rate, at most steps"),
+		spec.Int("lr-step-every", &o.StepEvery, 0, 0, MaxSteps, "step schedule: steps between decays, at most steps (0 = a third of the steps)"),
+		spec.Interval("lr-step-gamma", &o.StepGamma, 0.1, "(0, 1]", "step schedule: decay factor"),
+		spec.Float("lr-final", &o.FinalLR, 0, 0, 10, "cosine schedule: final learning rate, at most lr"),
+		spec.Choice("optimizer", &o.Optimizer, SGD, []string{SGD, Adam}, "optimizer: sgd (with momentum) or adam"),
+		spec.Interval("momentum", &o.Momentum, 0.9, "[0, 1)", "SGD momentum"),
+		spec.Text("precision", &o.Precision, "fp32", "fp32|bf16", "products of the 3x3 convolutions: fp32, or bf16 (bfloat16 operands, float32 sums and master weights; needs AVX-512 BF16)"),
+		spec.Float("l2", &o.L2, 1e-4, 0, 1, "L2 weight on conv and dense weights"),
+		spec.Interval("value-weight", &o.ValueWeight, 1, "(0, 100]", "weight of the value loss against the policy loss"),
+		spec.Float("qmix", &o.QMix, 0, 0, 1, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q (needs shards with root_q; 0 = the outcome alone)"),
+		spec.Interval("polyak", &o.Polyak, 0.005, "[0, 1)", "tau of the Polyak-averaged copy (0 = none)"),
+		spec.Bool("augment", &o.Augment, true, "augment with the game's symmetries (--augment=false to disable)"),
+		spec.Uint64("seed", &o.Seed, 1, 0, math.MaxUint64, "random seed (batches, augmentation, fresh weights)"),
+		spec.Int("checkpoint-every", &o.CheckpointEvery, 0, 0, MaxSteps, "steps between checkpoints: intermediate saves iter-NNNN.step-SSSSSSSSS.safetensors (0 = at the end only); an interrupted run, given the same command again, continues from the latest"),
+	}
+}
+
 // Check reports the first option out of range, naming it (by its flag
-// name) with its allowed range.
+// name) with its allowed range: the table's ranges (Table.Check), then
+// the bounds a range cannot state.
 func (o *Options) Check() error {
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	c := *o // Table.Check stores what it re-validates: keep o untouched
+	if err := c.Table().Check(); err != nil {
+		return err
+	}
 	switch {
-	case o.Steps < 1 || o.Steps > MaxSteps:
-		return fmt.Errorf("steps = %d, want 1..%d", o.Steps, MaxSteps)
-	case o.Batch < 2 || o.Batch > MaxBatch:
-		return fmt.Errorf("batch = %d, want 2..%d (batch norm needs at least 2 positions)", o.Batch, MaxBatch)
-	case !finite(o.LR) || o.LR <= 0 || o.LR > 10:
-		return fmt.Errorf("lr = %g, want a learning rate in (0, 10]", o.LR)
-	case o.Schedule != Constant && o.Schedule != Step && o.Schedule != Cosine:
-		return fmt.Errorf("lr-schedule = %q, want %s, %s or %s", o.Schedule, Constant, Step, Cosine)
-	case o.Warmup < 0 || o.Warmup > o.Steps:
-		return fmt.Errorf("warmup = %d, want 0..steps (%d)", o.Warmup, o.Steps)
-	case o.StepEvery < 0 || o.StepEvery > o.Steps:
-		return fmt.Errorf("lr-step-every = %d, want 0..steps (%d) (0 = a third of the steps)", o.StepEvery, o.Steps)
-	case !finite(o.StepGamma) || o.StepGamma <= 0 || o.StepGamma > 1:
-		return fmt.Errorf("lr-step-gamma = %g, want a factor in (0, 1]", o.StepGamma)
-	case !finite(o.FinalLR) || o.FinalLR < 0 || o.FinalLR > o.LR:
-		return fmt.Errorf("lr-final = %g, want 0..lr (%g)", o.FinalLR, o.LR)
-	case o.Optimizer != SGD && o.Optimizer != Adam:
-		return fmt.Errorf("optimizer = %q, want %s or %s", o.Optimizer, SGD, Adam)
-	case o.Precision != nets.FP32 && o.Precision != nets.BF16:
-		return fmt.Errorf("precision = %v, want fp32 or bf16", o.Precision)
+	case o.Warmup > o.Steps:
+		return fmt.Errorf("warmup=%d is out of range (want 0..steps = %d)", o.Warmup, o.Steps)
+	case o.StepEvery > o.Steps:
+		return fmt.Errorf("lr-step-every=%d is out of range (want 0..steps = %d; 0 = a third of the steps)", o.StepEvery, o.Steps)
+	case o.FinalLR > o.LR:
+		return fmt.Errorf("lr-final=%g is out of range (want 0..lr = %g)", o.FinalLR, o.LR)
 	case o.Precision == nets.BF16 && kernels.BF16Kernels() != "avx512bf16":
 		// The portable bfloat16 code is hundreds of times slower than
 		// float32: refuse rather than crawl or silently train in fp32.
-		return fmt.Errorf("precision = bf16 needs a CPU with AVX-512 BF16 (the kernels in use, %q, have no bfloat16 instructions): use fp32", kernels.Current())
-	case !finite(o.Momentum) || o.Momentum < 0 || o.Momentum >= 1:
-		return fmt.Errorf("momentum = %g, want a value in [0, 1)", o.Momentum)
-	case !finite(o.L2) || o.L2 < 0 || o.L2 > 1:
-		return fmt.Errorf("l2 = %g, want a weight in [0, 1]", o.L2)
-	case !finite(o.ValueWeight) || o.ValueWeight <= 0 || o.ValueWeight > 100:
-		return fmt.Errorf("value-weight = %g, want a weight in (0, 100]", o.ValueWeight)
-	case !finite(o.QMix) || o.QMix < 0 || o.QMix > 1:
-		return fmt.Errorf("qmix = %g, want a weight in [0, 1] (0 = the outcome alone)", o.QMix)
-	case !finite(o.Polyak) || o.Polyak < 0 || o.Polyak >= 1:
-		return fmt.Errorf("polyak = %g, want tau in [0, 1) (0 = no averaged copy)", o.Polyak)
+		return fmt.Errorf("precision=bf16 needs a CPU with AVX-512 BF16 (the kernels in use, %q, have no bfloat16 instructions): use fp32", kernels.Current())
 	case o.MetricsEvery < 0:
-		return fmt.Errorf("metrics-every = %d, want >= 0 steps", o.MetricsEvery)
+		return fmt.Errorf("metrics-every=%d is out of range (want >= 0 steps)", o.MetricsEvery)
 	case o.Iteration < 0 || o.Iteration > MaxIteration:
-		return fmt.Errorf("iter = %d, want 0..%d", o.Iteration, MaxIteration)
+		return fmt.Errorf("iter=%d is out of range (want 0..%d)", o.Iteration, MaxIteration)
 	case o.StartStep < 0 || o.StartStep >= o.Steps:
 		return fmt.Errorf("start step %d, want 0..%d", o.StartStep, o.Steps-1)
-	case o.CheckpointEvery < 0:
-		return fmt.Errorf("checkpoint-every = %d, want >= 0 steps (0 = at the end only)", o.CheckpointEvery)
 	}
 	return nil
 }

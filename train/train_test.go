@@ -39,12 +39,12 @@ func TestOptionsCheck(t *testing.T) {
 		change func(*Options)
 		want   string
 	}{
-		{func(o *Options) { o.Steps = 0 }, "steps = 0"},
-		{func(o *Options) { o.Batch = 1 }, "batch = 1"},
+		{func(o *Options) { o.Steps = 0 }, "steps=0"},
+		{func(o *Options) { o.Batch = 1 }, "batch=1"},
 		{func(o *Options) { o.Batch = 1 << 20 }, "batch"},
-		{func(o *Options) { o.LR = math.NaN() }, "lr = NaN"},
-		{func(o *Options) { o.LR = -1 }, "lr = -1"},
-		{func(o *Options) { o.LR = math.Inf(1) }, "lr = +Inf"},
+		{func(o *Options) { o.LR = math.NaN() }, `lr="NaN"`},
+		{func(o *Options) { o.LR = -1 }, "lr=-1"},
+		{func(o *Options) { o.LR = math.Inf(1) }, `lr="+Inf"`},
 		{func(o *Options) { o.Schedule = "linear" }, "lr-schedule"},
 		{func(o *Options) { o.Warmup = o.Steps + 1 }, "warmup"},
 		{func(o *Options) { o.StepGamma = 2 }, "lr-step-gamma"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/train"
 )
 
@@ -107,18 +109,67 @@ type Config struct {
 const DefaultReplayRatio = 4
 
 // DefaultConfig is a small run for game: a few minutes an iteration on
-// 2 cores for Connect Four.
+// 2 cores for Connect Four (the defaults of Config.Table, 3 iterations).
 func DefaultConfig(game string) Config {
-	sp := selfplay.DefaultSettings()
-	sp.Sims = 64
-	tr := train.DefaultOptions()
-	tr.Steps, tr.Batch, tr.MetricsEvery = 200, 128, 20
-	return Config{Format: ConfigFormat, Game: game, Net: "init", Iterations: 3, Games: 64, Trees: 64, SelfPlay: sp,
-		Train: tr, WindowIters: 4, EvalGames: 20, EvalSims: 64, EvalTempPlies: 4, Baselines: []string{"random", "onestep", "mcts:sims=200"},
-		SolverPositions: 100, SolverSims: 64, Backend: "auto", Seed: 1}
+	c := Config{Format: ConfigFormat, Iterations: 3, SelfPlay: selfplay.DefaultSettings(), Train: train.DefaultOptions()}
+	c.Train.MetricsEvery = 20
+	c.Table().Reset()
+	c.Game = game
+	return c
 }
 
-// Check reports the first bad setting, named as its flag.
+// SelfPlayRole is the loop's use of self-play's settings: all of
+// selfplay.Settings.Table (the az agent's search options with
+// selfplay.Role's defaults), with fewer simulations.
+var SelfPlayRole = spec.Role{Name: "zero", Of: "self-play", Overrides: []spec.Override{
+	{Key: "sims", Default: "64", Why: "many short iterations: a few minutes each for Connect Four on 2 cores"},
+}}
+
+// TrainRole is the loop's use of training's options: those of
+// train.Options.Table named in trainKeys, and the replay window
+// (train.WindowTable), for one iteration's training on a recent window.
+var TrainRole = spec.Role{Name: "zero", Of: "train", Overrides: []spec.Override{
+	{Key: "steps", Default: "200", Why: "steps per iteration, each on a window of recent self-play"},
+	{Key: "batch", Default: "128", Why: "a small run: a few minutes an iteration on 2 cores"},
+	{Key: "window-iters", Default: "4", Why: "an iteration trains on recent self-play; train on all the data it is given"},
+}}
+
+// trainKeys are the options of train.Options.Table the loop takes as
+// flags (the others keep train's defaults, stored in zero.json).
+var trainKeys = []string{"steps", "batch", "lr", "momentum", "optimizer", "l2", "polyak", "augment", "qmix", "value-weight", "precision"}
+
+// Table declares the run's options bound to c: the flags of `canopy
+// zero` and (by path) the settings of zero.json. Self-play's and
+// training's options are theirs, through SelfPlayRole and TrainRole;
+// Check adds what a range cannot say.
+func (c *Config) Table() spec.Table {
+	t := spec.Table{
+		spec.String("game", &c.Game, "connect4", "game spec"),
+		spec.File("net", &c.Net, "init", "network to start from: init (the game's built-in net, random weights), a shipped name or a weights file"),
+		spec.Int("games", &c.Games, 64, 1, 1<<24, "self-play games: per iteration"),
+		selfplay.TreesOption(&c.Trees),
+	}
+	t = append(t, SelfPlayRole.Apply(c.SelfPlay.Table())...)
+	t = append(t, spec.String("turn-search", &c.TurnSearch, "", "multi-action games: self-play searches whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004) instead of PUCT per action"))
+	t = append(t, TrainRole.Apply(append(c.Train.Table().Only(trainKeys...), train.WindowTable(&c.WindowPositions, &c.WindowIters)...))...)
+	return append(t,
+		spec.Int("eval-games", &c.EvalGames, 20, 0, 1<<20, "evaluation games against each opponent per iteration (0 = none)"),
+		spec.Int("eval-sims", &c.EvalSims, 64, 1, 1<<24, "simulations per move of the networks in evaluation games (they search as self-play does otherwise: --c, --fpu, and in hidden-information games --det, --blend, --turns, --cut)"),
+		spec.Int("eval-tempplies", &c.EvalTempPlies, 4, 0, 1<<20, "plies the networks sample by visits in evaluation games (diverse openings; the az option tempplies of the evaluation's agents)"),
+		spec.Int("eval-policy-games", &c.EvalPolicyGames, 0, 0, 1<<20, "also play the network alone (its most probable legal move, no search) against each baseline for this many games per iteration (0 = not)"),
+		spec.List("baselines", &c.Baselines, []string{"random", "onestep", "mcts:sims=200"}, ";", spec.SplitSpecs, "fixed opponents in evaluation, agent specs separated by ';'"),
+		spec.Int("solver-positions", &c.SolverPositions, 100, 0, 1<<20, "connect4: solver-labelled positions scored each iteration (the set has 400)"),
+		spec.Int("solver-sims", &c.SolverSims, 64, 1, 1<<24, "connect4: simulations per move when scoring with search"),
+		spec.Float("gate", &c.Gate, 0, 0, 1, "keep the previous network for self-play unless the new one scores at least this against it (0 = off)"),
+		spec.String("backend", &c.Backend, "auto", "network backend: of self-play and evaluation: auto, cpu[:threads=N], cuda[:...]"),
+		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed"),
+		spec.Bool("async", &c.Async, false, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)"),
+		spec.Float("replay-ratio", &c.ReplayRatio, 0, 0, 1000, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (0: %d with --async)", DefaultReplayRatio)),
+	)
+}
+
+// Check reports the first bad setting, named as its flag: the table's
+// ranges (Table.Check), then what depends on several settings.
 func (c *Config) Check() error {
 	switch {
 	case c.Format != ConfigFormat:
@@ -126,28 +177,16 @@ func (c *Config) Check() error {
 	case c.Game == "":
 		return errors.New("game: empty")
 	case c.Iterations < 1 || c.Iterations > train.MaxIteration:
-		return fmt.Errorf("iterations = %d, want 1..%d", c.Iterations, train.MaxIteration)
-	case c.Games < 1 || c.Games > 1<<24:
-		return fmt.Errorf("games = %d, want 1..%d per iteration", c.Games, 1<<24)
-	case c.Trees < 1 || c.Trees > 1<<16:
-		return fmt.Errorf("trees = %d, want 1..%d", c.Trees, 1<<16)
-	case c.WindowIters < 0 || c.WindowPositions < 0:
-		return fmt.Errorf("window-iters = %d, window = %d: want >= 0 (0 = all)", c.WindowIters, c.WindowPositions)
-	case c.EvalGames < 0 || c.EvalGames > 1<<20:
-		return fmt.Errorf("eval-games = %d, want 0..%d", c.EvalGames, 1<<20)
-	case c.EvalSims < 1 || c.EvalSims > 1<<24:
-		return fmt.Errorf("eval-sims = %d, want 1..%d", c.EvalSims, 1<<24)
-	case c.EvalTempPlies < 0 || c.EvalTempPlies > 1<<20:
-		return fmt.Errorf("eval-tempplies = %d, want 0..%d", c.EvalTempPlies, 1<<20)
-	case c.EvalPolicyGames < 0 || c.EvalPolicyGames > 1<<20:
-		return fmt.Errorf("eval-policy-games = %d, want 0..%d", c.EvalPolicyGames, 1<<20)
-	case c.SolverPositions < 0 || c.SolverSims < 1:
-		return fmt.Errorf("solver-positions = %d (want >= 0), solver-sims = %d (want >= 1)", c.SolverPositions, c.SolverSims)
-	case !(c.Gate >= 0 && c.Gate <= 1):
-		return fmt.Errorf("gate = %g, want a score in [0, 1] (0 = no gating)", c.Gate)
+		return fmt.Errorf("iterations=%d is out of range (want 1..%d)", c.Iterations, train.MaxIteration)
+	}
+	cc := *c // Table.Check stores what it re-validates: keep c untouched
+	if err := cc.Table().Check(); err != nil {
+		return err
+	}
+	switch {
 	case !c.Async && c.ReplayRatio != 0:
 		return fmt.Errorf("replay-ratio = %g: only with --async (a synchronous run trains --steps steps per iteration)", c.ReplayRatio)
-	case c.Async && !(c.ReplayRatio > 0 && c.ReplayRatio <= 1000):
+	case c.Async && !(c.ReplayRatio > 0):
 		return fmt.Errorf("replay-ratio = %g, want training samples per new position in (0, 1000] (default %d)", c.ReplayRatio, DefaultReplayRatio)
 	case c.Async && c.Gate > 0:
 		return fmt.Errorf("gate = %g: not with --async, where self-play always takes the newest network", c.Gate)

@@ -206,8 +206,8 @@ func parseFlags(fs *flag.FlagSet, args []string, w io.Writer) error {
 	}
 	if !errors.Is(err, flag.ErrHelp) {
 		fs.Visit(func(f *flag.Flag) {
-			if to, ok := aliasOf(f); ok {
-				fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, to)
+			if _, ok := aliasOf(f); ok {
+				fmt.Fprintf(w, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, strings.TrimPrefix(f.Usage, aliasUsage))
 			}
 		})
 	}

@@ -12,17 +12,13 @@ import (
 	"strings"
 
 	"github.com/canopy-go/canopy/agent"
-	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/plots"
 	"github.com/canopy-go/canopy/rl"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 )
 
-// ppoDefaultUpdates is the default of --updates.
-const ppoDefaultUpdates = 100
-
 func init() {
-	def := rl.DefaultOptions()
 	register(&command{
 		Name:    "ppo",
 		Summary: "train a policy network without search by PPO against an opponent, in one resumable run directory",
@@ -112,35 +108,25 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
   canopy ppo --out runs/ppo-c4 --updates 100
   canopy arena --game connect4 --games 100 --agents 'policy:net=runs/ppo-c4/update-000100.safetensors;random'`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			var c rl.RunConfig
-			c.Options = def
-			fs.StringVar(&c.Game, "game", "connect4", "game spec (sequential games)")
-			out := fs.String("out", "", "run directory (required; created when missing)")
-			updates := fs.Int("updates", ppoDefaultUpdates, fmt.Sprintf("total PPO updates the run should reach, 1..%d", rl.MaxUpdate))
-			fs.IntVar(&c.Envs, "envs", 16, fmt.Sprintf("environments (games) in lock-step, 1..%d", rl.MaxEnvs))
-			fs.IntVar(&c.Options.Steps, "env-steps", def.Steps, fmt.Sprintf("learner moves per environment per update, 1..%d (envs x env-steps <= %d)", rl.MaxSteps, rl.MaxBatch))
-			aliasFlag(fs, "steps", "env-steps") // train's and zero's --steps are SGD steps
-			fs.Float64Var(&c.Options.LR, "lr", def.LR, "Adam learning rate, (0, 1]")
-			fs.Float64Var(&c.Options.WeightDecay, "wd", def.WeightDecay, "Adam weight decay, torch.optim.Adam's coupled L2 (study 000: 1e-5), [0, 1]")
-			fs.Float64Var(&c.Options.Loss.EntropyCoef, "ent", def.Loss.EntropyCoef, "entropy bonus coefficient, [0, 10]")
-			fs.IntVar(&c.Options.Epochs, "epochs", def.Epochs, fmt.Sprintf("passes over each rollout, 1..%d", rl.MaxEpochs))
-			fs.IntVar(&c.Options.Minibatches, "minibatches", def.Minibatches, "minibatches per epoch, 1..envs x env-steps")
-			fs.StringVar(&c.Opponent, "opponent", "random", "agent spec of the opponent (random, onestep, policy:net=F, ...; list: canopy agents); with --league fixed, several separated by ';' are drawn uniformly per game")
-			fs.Uint64Var(&c.Seed, "seed", 1, "random seed (fresh weights, environments, sampling, opponent)")
-			fs.StringVar(&c.Net, "net", "", "network file to start from (default: a fresh --preset)")
-			fs.StringVar(&c.Preset, "preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+", or the recurrent "+strings.Join(nets.RecurrentPresets(), ", ")+" (default "+rl.DefaultPreset+")")
-			fs.IntVar(&c.Every, "checkpoint-every", 10, fmt.Sprintf("updates between checkpoints, 1..%d (the last update is always saved)", rl.MaxUpdate))
-			fs.StringVar(&c.League, "league", "fixed", "opponents: fixed (--opponent in every game), fsp (study 002: 80% the latest weights, 20% one of the last 20 checkpoints), schedule (study 000: --greedy/random for 400 updates, then 70% one of the last 5 checkpoints, 15% --greedy, 15% random)")
-			fs.StringVar(&c.Greedy, "greedy", "onestep", "agent spec of the greedy opponent of --league schedule")
-			fs.IntVar(&c.Warmup, "league-warmup", 400, fmt.Sprintf("updates of --league schedule's warm-up against --greedy and random, 0..%d", rl.MaxUpdate))
+			c := rl.DefaultConfig()
+			c.Table().Register(fs)                   // --updates, --envs, --env-steps, --lr, ... (rl.RunConfig.Table)
+			aliasFlag(fs, "steps", "env-steps")      // train's and zero's --steps are SGD steps
 			aliasFlag(fs, "warmup", "league-warmup") // train's --warmup is the learning rate's warm-up
-			fs.BoolVar(&c.LegalPlane, "legal-plane", false, "give a fresh net study 002's third input plane, the legal moves")
-			shaping := fs.Bool("shaping", false, "add the study's dense rewards for the game: on Sequence study 000's (+0.05 per unit of growth of the longest run, +0.1 for blocking an open four), elsewhere study 002's (+0.1 for blocking an immediate loss, +0.05 for creating an immediate win)")
-			fs.Float64Var(&c.Options.EntropyFinal, "ent-final", 0, "entropy coefficient at the end of --ent-decay")
-			entDecay := fs.Float64("ent-decay", 0, "fraction of --updates over which the entropy coefficient moves linearly from --ent to --ent-final (study 000: 0.4); 0 keeps --ent")
-			lrAnneal := fs.Bool("lr-anneal", false, "anneal the learning rate linearly to 0 over --updates (the studies keep it constant)")
-			fs.BoolVar(&c.Options.FreshGames, "fresh-games", true, "start new games at every update from streams of (seed, update), so that --resume continues exactly")
-			resume := fs.Bool("resume", false, "continue the run in --out from its last checkpoint")
+			out := fs.String("out", "", "run directory (required; created when missing)")
+			// Switches that set derived settings (the study's shaping
+			// weights, decay and annealing spans in updates).
+			var (
+				shaping, lrAnneal bool
+				entDecay          float64
+			)
+			switches := spec.Table{
+				spec.Bool("shaping", &shaping, false, "add the study's dense rewards for the game: on Sequence study 000's (+0.05 per unit of growth of the longest run, +0.1 for blocking an open four), elsewhere study 002's (+0.1 for blocking an immediate loss, +0.05 for creating an immediate win)"),
+				spec.Float("ent-decay", &entDecay, 0, 0, 1, "fraction of --updates over which the entropy coefficient moves linearly from --ent to --ent-final (study 000: 0.4); 0 keeps --ent"),
+				spec.Bool("lr-anneal", &lrAnneal, false, "anneal the learning rate linearly to 0 over --updates (the studies keep it constant)"),
+			}
+			switches.Reset()
+			switches.Register(fs)
+			resume := fs.Bool("resume", false, "continue the run in --out (from its last checkpoint)")
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
@@ -150,31 +136,24 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 				if strings.TrimSpace(*out) == "" {
 					return usagef("--out is required: name the run directory")
 				}
-				c.Updates = *updates
 				if err := c.Check(); err != nil {
 					return usagef("%v", err)
 				}
-				if *shaping || !*resume {
+				if shaping || !*resume {
 					g, err := newGame(c.Game)
 					if err != nil {
 						return err
 					}
-					if *shaping {
+					if shaping {
 						c.Shaping = rl.StudyShaping(g)
 					}
 				}
-				if !(*entDecay >= 0 && *entDecay <= 1) {
-					return usagef("--ent-decay = %g, want a fraction of --updates in [0, 1]", *entDecay)
-				}
-				if !(c.Options.EntropyFinal >= 0 && c.Options.EntropyFinal <= 10) {
-					return usagef("--ent-final = %g, want [0, 10]", c.Options.EntropyFinal)
-				}
-				if *entDecay > 0 {
-					c.Options.EntropyDecayUpdates = max(1, int(math.Round(*entDecay*float64(c.Updates))))
+				if entDecay > 0 {
+					c.Options.EntropyDecayUpdates = max(1, int(math.Round(entDecay*float64(c.Updates))))
 				} else if flagSet(fs, "ent-final") {
 					return usagef("--ent-final needs --ent-decay, the fraction of the updates it takes to reach it")
 				}
-				if *lrAnneal {
+				if lrAnneal {
 					c.Options.AnnealUpdates = c.Updates
 				}
 				ctx, stop := signalContext()

@@ -24,10 +24,11 @@ func init() {
 tree evaluated by one batched network (Dirichlet noise at the root, moves
 sampled from the visits for the first --tempplies plies, then the most
 visited). The search options (--sims, --c, --fpu, --dir, --dirfrac,
---tempplies, --temp, --det, --leaves, --blend, --turns) are the az agent's,
-with the same names, ranges and meaning; three defaults differ, since
-self-play explores where az plays its best: --dir 1, --tempplies 8 and
---det 1 (az: 0, 0 and 8). Each move is recorded as (observation from the mover's view,
+--tempplies, --temp, --det, --leaves, --blend, --turns, --reuse) are the az
+agent's, with the same names, ranges and meaning; four defaults are
+self-play's declared overrides, since self-play explores where az plays its
+best: --dir 1, --tempplies 8, --det 1 and --reuse (az: 0, 0, 8 and off;
+each flag's help says why). --noreuse is the old spelling of --reuse=false. Each move is recorded as (observation from the mover's view,
 visit distribution, final outcome for the mover) in sharded .npz files
 (arrays obs, policy, legal, value, game_id, ply, root_q, and for games of 3 or more players
 values: every player's return, mover first; numpy.load reads them) listed in
@@ -66,10 +67,12 @@ Examples (under a minute each on 2 cores):
   canopy selfplay --game connect4d:d=5 --turn-search mcts-bb:sims=250 --games 16 --out runs/sp-c4d`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game := fs.String("game", "connect4", "game spec")
-			netFile := fs.String("net", "", "network: a weights file (.safetensors), a shipped name, or init (default: the built-in random-init net)")
-			backend := fs.String("backend", "auto", "network backend spec: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
-			nGames := fs.Int("games", 64, "number of games")
-			trees := fs.Int("trees", 32, "games played at once (trees searched concurrently)")
+			netFile := fs.String("net", "init", "network: a weights file (.safetensors), a shipped name, or init (the built-in net with random weights, seed 1)")
+			backend := fs.String("backend", "auto", "network backend: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
+			var run selfplay.Config // --games, --trees, --seed, --turn-search
+			runTable := run.Table()
+			runTable.Reset()
+			runTable.Register(fs)
 			var st selfplay.Settings
 			table := st.Table()
 			table.Reset()
@@ -78,27 +81,20 @@ Examples (under a minute each on 2 cores):
 			for old, key := range selfPlayAliases {
 				aliasFlag(fs, old, key)
 			}
+			negAliasFlag(fs, "noreuse", "reuse")
 			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
 			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
 			netCache := netCacheFlag(fs)
 			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
-			out := fs.String("out", "runs/selfplay", "output directory")
-			resume := fs.Bool("resume", false, "continue the run in --out")
-			seed := fs.Uint64("seed", 1, "random seed")
+			out := fs.String("out", "runs/selfplay", "run directory (created when missing)")
+			resume := fs.Bool("resume", false, "continue the run in --out (same flags; --games may grow)")
 			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
-			turnSearch := fs.String("turn-search", "", "multi-action games: search whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004)")
 			var prof profiler
 			prof.flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
-				}
-				if *nGames < 1 || *trees < 1 {
-					return usagef("--games and --trees must be at least 1")
-				}
-				if *nGames > selfplay.MaxGames {
-					return usagef("--games %d: want 1..%d games per run directory (split the run over several directories)", *nGames, selfplay.MaxGames)
 				}
 				if *batch < 0 || *workers < 0 {
 					return usagef("--net-batch and --workers must not be negative")
@@ -117,18 +113,22 @@ Examples (under a minute each on 2 cores):
 					return err
 				}
 				ts := ""
-				if *turnSearch != "" {
+				if run.TurnSearch != "" {
 					if err := turnSearchFlags(fs, append(table.Keys(), "workers")); err != nil {
 						return err
 					}
-					if ts, err = selfplay.TurnSearchSpec(g, *turnSearch); err != nil {
+					if ts, err = selfplay.TurnSearchSpec(g, run.TurnSearch); err != nil {
 						return usagef("--turn-search: %v", err)
 					}
 				}
-				if err := checkSelfPlayMemory(g, *netFile, *backend, selfplay.Config{Settings: st, Trees: *trees, NumGames: *nGames, TurnSearch: ts}, *batch); err != nil {
+				ref := *netFile
+				if !flagSet(fs, "net") {
+					ref = "" // init, or no network at all with --backend random
+				}
+				if err := checkSelfPlayMemory(g, ref, *backend, selfplay.Config{Settings: st, Trees: run.Trees, NumGames: run.NumGames, TurnSearch: ts}, *batch); err != nil {
 					return err
 				}
-				nb, err := openNetwork(g, *netFile, *backend, *batch, e.Stderr)
+				nb, err := openNetwork(g, ref, *backend, *batch, e.Stderr)
 				if err != nil {
 					return err
 				}
@@ -148,7 +148,7 @@ Examples (under a minute each on 2 cores):
 					fmt.Fprintf(e.Stderr, "canopy selfplay: warning: %s: removed %d temporary files left by an interrupted write: %s\n", *out, len(rd.Removed), strings.Join(rd.Removed, ", "))
 				}
 				m := selfplay.Manifest{Game: g.Spec(), ObsShape: g.ObservationShape(), Actions: g.NumActions(),
-					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, TurnSearch: ts, Seed: *seed, Games: *nGames}
+					Network: nb.desc, NetworkSHA256: nb.sha, Backend: nb.be.Name(), Settings: st, TurnSearch: ts, Seed: run.Seed, Games: run.NumGames}
 				o, err := selfplay.OpenOutput(*out, m, *resume)
 				if err != nil {
 					return err
@@ -158,7 +158,7 @@ Examples (under a minute each on 2 cores):
 				}
 				pending := len(o.Pending())
 				eng, err := engine.New(g, nb.be, engine.Options{Workers: *workers, Leaves: st.Leaves, Batch: *batch,
-					Slots: engine.SlotsFor(*trees, st.Leaves)})
+					Slots: engine.SlotsFor(run.Trees, st.Leaves)})
 				if err != nil {
 					return err
 				}
@@ -190,7 +190,7 @@ Examples (under a minute each on 2 cores):
 						}
 					}
 				}()
-				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: *seed, Trees: *trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
+				err = selfplay.Generate(ctx, eng, o, selfplay.Config{Settings: st, Seed: run.Seed, Trees: run.Trees, TurnSearch: ts}, func(r *selfplay.GameRecord) {
 					done.Add(1)
 					positions.Add(int64(r.Positions()))
 				})

@@ -15,6 +15,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/train"
 )
 
@@ -63,34 +64,20 @@ Example:
 			opt := def
 			data := fs.String("data", "", "self-play run directories, manifests or .npz shards, comma-separated, oldest first (required)")
 			game := fs.String("game", "", "game spec (default: the data's manifest)")
-			netFile := fs.String("net", "", "network to start from (.safetensors; default: a fresh network)")
+			netFile := fs.String("net", "init", "network to start from: a checkpoint or any canopy network file, or init (a fresh network with random weights: --preset, or the game's built-in one)")
 			preset := fs.String("preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+" (default: the game's built-in network)")
-			out := fs.String("out", "runs/train", "checkpoint directory (created when missing)")
+			out := fs.String("out", "runs/train", "run directory: the checkpoints (created when missing)")
 			iter := fs.Int("iter", 0, "iteration number of the checkpoint, >= 1 (default: --net's iteration + 1, or 1)")
 			force := fs.Bool("force", false, "overwrite an existing checkpoint of the same iteration")
-			fs.IntVar(&opt.Steps, "steps", def.Steps, fmt.Sprintf("optimizer steps, 1..%d", train.MaxSteps))
-			fs.IntVar(&opt.Batch, "batch", def.Batch, fmt.Sprintf("positions per step, 2..%d", train.MaxBatch))
-			fs.Float64Var(&opt.LR, "lr", def.LR, "peak learning rate, (0, 10]")
-			schedule := fs.String("lr-schedule", string(def.Schedule), "learning-rate schedule: constant, step or cosine")
-			fs.IntVar(&opt.Warmup, "warmup", def.Warmup, "linear warm-up steps, 0..steps")
-			fs.IntVar(&opt.StepEvery, "lr-step-every", def.StepEvery, "step schedule: steps between decays (0 = a third of the steps)")
-			fs.Float64Var(&opt.StepGamma, "lr-step-gamma", def.StepGamma, "step schedule: decay factor, (0, 1]")
-			fs.Float64Var(&opt.FinalLR, "lr-final", def.FinalLR, "cosine schedule: final learning rate, 0..lr")
-			fs.StringVar(&opt.Optimizer, "optimizer", def.Optimizer, "sgd (with momentum) or adam")
-			fs.Float64Var(&opt.Momentum, "momentum", def.Momentum, "SGD momentum, [0, 1)")
-			fs.TextVar(&opt.Precision, "precision", def.Precision, "products of the 3x3 convolutions: fp32, or bf16 (bfloat16 operands, float32 sums and master weights; needs AVX-512 BF16)")
-			fs.Float64Var(&opt.L2, "l2", def.L2, "L2 weight on conv and dense weights, [0, 1]")
-			fs.Float64Var(&opt.ValueWeight, "value-weight", def.ValueWeight, "weight of the value loss, (0, 100]")
-			fs.Float64Var(&opt.QMix, "qmix", def.QMix, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q, [0, 1] (needs shards with root_q)")
-			fs.Float64Var(&opt.Polyak, "polyak", def.Polyak, "tau of the Polyak-averaged copy, [0, 1) (0 = none)")
-			fs.BoolVar(&opt.Augment, "augment", def.Augment, "augment with the game's symmetries (--augment=false to disable)")
-			fs.Uint64Var(&opt.Seed, "seed", def.Seed, "random seed (batches, augmentation, fresh weights)")
-			fs.IntVar(&opt.CheckpointEvery, "checkpoint-every", 0, "also save every N steps as iter-NNNN.step-SSSSSSSSS.safetensors (0 = at the end only); an interrupted run, given the same command again, continues from the latest")
-			window := fs.Int("window", 0, "keep the last N positions (0 = all)")
-			windowIters := fs.Int("window-iters", 0, "keep the last K iterations (0 = all)")
+			opt.Table().Register(fs) // --steps, --batch, --lr, ... (train.Options: the names, ranges and help zero uses too)
+			var dopt train.DatasetOptions
+			dopt.Table().Register(fs) // --window, --window-iters
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning")
 			heldOutData := fs.String("held-out", "", "self-play runs, manifests or shards the network does not train on, comma-separated: report its loss on them before and after training")
-			heldOutN := fs.Int("held-out-positions", 2048, "positions of --held-out to score, evenly spaced, 1..1048576")
+			var heldOutN int
+			heldTable := spec.Table{spec.Int("held-out-positions", &heldOutN, 2048, 1, 1<<20, "positions of --held-out to score, evenly spaced")}
+			heldTable.Reset()
+			heldTable.Register(fs)
 			asJSON := fs.Bool("json", false, "print the result as JSON")
 			quiet := fs.Bool("quiet", false, "no progress line")
 			return func(e *env, args []string) error {
@@ -104,7 +91,6 @@ Example:
 				if len(paths) == 0 {
 					return usagef("--data is required: self-play run directories or .npz shards, comma-separated")
 				}
-				opt.Schedule = train.Schedule(*schedule)
 				if flagSet(fs, "iter") && *iter < 1 {
 					return usagef("--iter = %d, want 1..%d", *iter, train.MaxIteration)
 				}
@@ -112,14 +98,14 @@ Example:
 				if err := opt.Check(); err != nil {
 					return usagef("--%v", err)
 				}
-				dopt := train.DatasetOptions{Window: *window, Iterations: *windowIters, SkipBad: *skipBad, Log: warnWriter{e}}
+				dopt.SkipBad, dopt.Log = *skipBad, warnWriter{e}
 				if err := dopt.Check(); err != nil {
 					return usagef("--%v", err)
 				}
-				if *heldOutN < 1 || *heldOutN > 1<<20 {
-					return usagef("--held-out-positions = %d, want 1..%d", *heldOutN, 1<<20)
+				if *netFile == "" {
+					*netFile = "init" // the spelling of earlier releases
 				}
-				if *netFile != "" && *preset != "" {
+				if *netFile != "init" && *preset != "" {
 					return usagef("--net and --preset exclude each other: --net starts from existing weights, --preset builds fresh ones")
 				}
 				var g games.Game
@@ -139,7 +125,7 @@ Example:
 
 				// The starting network and the checkpoint it continues.
 				var net *nets.Net
-				if *netFile != "" {
+				if *netFile != "init" {
 					n, info, err := train.LoadCheckpoint(*netFile)
 					if err != nil {
 						return netUsage(fmt.Errorf("--net %s: %w", *netFile, unwrapPath(err)))
@@ -221,7 +207,7 @@ Example:
 				}
 				var held *heldOut
 				if *heldOutData != "" {
-					if held, err = loadHeldOut(splitList(*heldOutData), g, *heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {
+					if held, err = loadHeldOut(splitList(*heldOutData), g, heldOutN, warnWriter{e}, ds.Sources(), net); err != nil {
 						return err
 					}
 				}

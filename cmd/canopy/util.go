@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/atomicfile"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/spec"
 )
 
 // writeJSON prints v as indented JSON.
@@ -92,8 +94,39 @@ func aliasFlag(fs *flag.FlagSet, old, name string) {
 	fs.Var(fs.Lookup(name).Value, old, aliasUsage+name)
 }
 
-// aliasOf returns the flag f is a deprecated spelling of (aliasFlag).
-func aliasOf(f *flag.Flag) (string, bool) { return strings.CutPrefix(f.Usage, aliasUsage) }
+// negAliasFlag declares old as a deprecated spelling of boolean flag
+// name with the opposite polarity: --old sets --name=false (self-play's
+// --noreuse is --reuse=false).
+func negAliasFlag(fs *flag.FlagSet, old, name string) {
+	fs.Var(notValue{fs.Lookup(name).Value}, old, aliasUsage+name+"=false")
+}
+
+// notValue is a boolean flag.Value that stores the negation into v.
+type notValue struct{ v flag.Value }
+
+func (n notValue) IsBoolFlag() bool { return true }
+func (n notValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	return n.v.Set(strconv.FormatBool(!b))
+}
+func (n notValue) String() string {
+	if n.v == nil {
+		return "false"
+	}
+	b, _ := strconv.ParseBool(n.v.String())
+	return strconv.FormatBool(!b)
+}
+
+// aliasOf returns the flag f is a deprecated spelling of (aliasFlag,
+// negAliasFlag).
+func aliasOf(f *flag.Flag) (string, bool) {
+	to, ok := strings.CutPrefix(f.Usage, aliasUsage)
+	to, _, _ = strings.Cut(to, "=")
+	return to, ok
+}
 
 // splitList splits a comma-separated flag value, trimming blanks. Commas
 // inside agent specs are options, so agent lists use splitAgents instead.
@@ -110,23 +143,7 @@ func splitList(s string) []string {
 // splitAgents splits "mcts:sims=100,c=1.4,random" style lists: a comma
 // starts a new agent unless the next field looks like key=value (an option
 // of the previous agent). Agents may also be separated by ';' or spaces.
-func splitAgents(s string) []string {
-	var out []string
-	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == ' ' }) {
-		for _, f := range strings.Split(part, ",") {
-			f = strings.TrimSpace(f)
-			if f == "" {
-				continue
-			}
-			if len(out) > 0 && strings.Contains(f, "=") && !strings.Contains(f, ":") && strings.Contains(out[len(out)-1], ":") {
-				out[len(out)-1] += "," + f
-				continue
-			}
-			out = append(out, f)
-		}
-	}
-	return out
-}
+func splitAgents(s string) []string { return spec.SplitSpecs(s) }
 
 // parsePosition builds a state from --moves: as action texts separated by
 // spaces or commas applied from the initial position (each checked for

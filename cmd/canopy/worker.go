@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 	"os"
 	"strings"
 	"time"
@@ -105,10 +107,11 @@ Example, with a trainer on the same machine:
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			var nf natsFlags
 			nf.register(fs, "URL of the NATS server (nats://host:4222, tls://host:4222; several separated by commas)")
-			backend := fs.String("backend", "auto", "backend spec: auto, cpu[:threads=N], cuda[:...]")
-			trees := fs.Int("trees", 64, "games played at once")
-			cache := fs.String("cache", "", "directory for downloaded networks (default: the system's temporary directory)")
-			report := fs.Duration("report-every", 30*time.Second, "interval of the throughput lines (0 = none)")
+			var wo fleet.WorkerOptions
+			var report time.Duration
+			t := workerTable(&wo, &report)
+			t.Reset()
+			t.Register(fs)
 			aliasFlag(fs, "report", "report-every") // arena's --report is a yes/no
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
@@ -120,14 +123,8 @@ Example, with a trainer on the same machine:
 				if err := nf.check(); err != nil {
 					return err
 				}
-				if *trees < 1 || *trees > 1<<16 {
-					return usagef("--trees %d: want 1..%d", *trees, 1<<16)
-				}
-				if *report < 0 {
-					return usagef("--report-every %s: want >= 0 (0 = none)", *report)
-				}
-				if _, err := nets.ParseBackendSpec(*backend); err != nil {
-					return backendError(*backend, err)
+				if _, err := nets.ParseBackendSpec(wo.Backend); err != nil {
+					return backendError(wo.Backend, err)
 				}
 				logf := func(format string, args ...any) { fmt.Fprintf(e.Stderr, format+"\n", args...) }
 				ctx, stop := signalContext()
@@ -141,12 +138,11 @@ Example, with a trainer on the same machine:
 					return err
 				}
 				defer nc.Close()
-				rep := *report
-				if rep == 0 {
-					rep = -1
+				wo.Name, wo.Log, wo.Report = nf.name, e.Stderr, report
+				if report == 0 {
+					wo.Report = -1 // none
 				}
-				w, err := fleet.NewWorker(nc, fleet.WorkerOptions{Name: nf.name, Backend: *backend, Trees: *trees,
-					Cache: *cache, Log: e.Stderr, Report: rep})
+				w, err := fleet.NewWorker(nc, wo)
 				if err != nil {
 					return err
 				}
@@ -158,4 +154,16 @@ Example, with a trainer on the same machine:
 			}
 		},
 	})
+}
+
+// workerTable declares the options of `canopy worker` that configure
+// its fleet.WorkerOptions, bound to o, and the interval of its
+// throughput lines, bound to report.
+func workerTable(o *fleet.WorkerOptions, report *time.Duration) spec.Table {
+	return spec.Table{
+		spec.String("backend", &o.Backend, "auto", "network backend: auto, cpu[:threads=N], cuda[:...]"),
+		selfplay.TreesOption(&o.Trees),
+		spec.String("cache", &o.Cache, "", "directory for downloaded networks (default: the system's temporary directory)"),
+		spec.Duration("report-every", report, 30*time.Second, 24*time.Hour, "interval of the throughput lines (0 = none)"),
+	}
 }

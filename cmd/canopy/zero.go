@@ -15,39 +15,15 @@ import (
 	"github.com/canopy-go/canopy/zero"
 )
 
-// zeroFlags binds the run configuration's flags to c.
-func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
-	fs.StringVar(&c.Game, "game", c.Game, "game spec")
-	fs.StringVar(&c.Net, "net", c.Net, "starting network: init (random weights), a shipped name or a weights file")
-	fs.IntVar(&c.Games, "games", c.Games, "self-play games per iteration")
-	fs.IntVar(&c.Trees, "trees", c.Trees, "self-play games played at once")
-	c.SelfPlay.Table().Register(fs) // --sims, --c, --dir, --tempplies, ... (the az agent's names)
-	fs.StringVar(&c.TurnSearch, "turn-search", c.TurnSearch, "multi-action games: self-play searches whole turns with this agent spec (mcts-v, mcts-bb or emcts, e.g. mcts-bb:sims=250; study 004) instead of PUCT per action")
-	fs.IntVar(&c.Train.Steps, "steps", c.Train.Steps, "training steps per iteration")
-	fs.IntVar(&c.Train.Batch, "batch", c.Train.Batch, "positions per training step")
-	fs.Float64Var(&c.Train.LR, "lr", c.Train.LR, "learning rate")
-	fs.Float64Var(&c.Train.Momentum, "momentum", c.Train.Momentum, "SGD momentum")
-	fs.StringVar(&c.Train.Optimizer, "optimizer", c.Train.Optimizer, "sgd or adam")
-	fs.Float64Var(&c.Train.L2, "l2", c.Train.L2, "L2 weight")
-	fs.Float64Var(&c.Train.Polyak, "polyak", c.Train.Polyak, "tau of the Polyak average that self-play uses (0 = the raw network)")
-	fs.BoolVar(&c.Train.Augment, "augment", c.Train.Augment, "augment training with the game's symmetries")
-	fs.Float64Var(&c.Train.QMix, "qmix", c.Train.QMix, "weight w of the search's root Q in the value target (1-w)*outcome + w*Q, [0, 1]")
-	fs.Float64Var(&c.Train.ValueWeight, "value-weight", c.Train.ValueWeight, "weight of the value loss against the policy loss, (0, 100]")
-	fs.TextVar(&c.Train.Precision, "precision", c.Train.Precision, "products of training's 3x3 convolutions: fp32, or bf16 (bfloat16 operands, float32 sums and master weights; needs AVX-512 BF16; kept by a resumed run)")
-	fs.IntVar(&c.WindowIters, "window-iters", c.WindowIters, "train on the last K iterations' self-play (0 = all)")
-	fs.IntVar(&c.WindowPositions, "window", c.WindowPositions, "train on at most the last N positions (0 = no limit)")
-	fs.IntVar(&c.EvalGames, "eval-games", c.EvalGames, "evaluation games against each opponent per iteration (0 = none)")
-	fs.IntVar(&c.EvalSims, "eval-sims", c.EvalSims, "simulations per move of the networks in evaluation games (they search as self-play does otherwise: --c, --fpu, and in hidden-information games --det, --blend, --turns, --cut)")
-	fs.IntVar(&c.EvalTempPlies, "eval-tempplies", c.EvalTempPlies, "plies the networks sample by visits in evaluation games (diverse openings)")
-	fs.IntVar(&c.EvalPolicyGames, "eval-policy-games", c.EvalPolicyGames, "also play the network alone (its most probable legal move, no search) against each baseline for this many games per iteration (0 = not)")
-	fs.StringVar(baselines, "baselines", strings.Join(c.Baselines, ";"), "fixed opponents in evaluation, agent specs separated by ';'")
-	fs.IntVar(&c.SolverPositions, "solver-positions", c.SolverPositions, "connect4: solver-labelled positions scored each iteration (0..400)")
-	fs.IntVar(&c.SolverSims, "solver-sims", c.SolverSims, "connect4: simulations per move when scoring with search")
-	fs.Float64Var(&c.Gate, "gate", c.Gate, "keep the previous network for self-play unless the new one scores at least this against it (0 = off)")
-	fs.StringVar(&c.Backend, "backend", c.Backend, "backend spec for self-play and evaluation: auto, cpu[:threads=N], cuda[:...]")
-	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
-	fs.BoolVar(&c.Async, "async", c.Async, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)")
-	fs.Float64Var(&c.ReplayRatio, "replay-ratio", c.ReplayRatio, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (default %d)", zero.DefaultReplayRatio))
+// zeroFlags binds the run configuration's flags to c (zero.Config.Table:
+// self-play's and training's options by their names, with the loop's
+// declared defaults), and the old spellings of self-play's flags.
+func zeroFlags(fs *flag.FlagSet, c *zero.Config) {
+	c.Table().Register(fs)
+	for old, key := range selfPlayAliases {
+		aliasFlag(fs, old, key)
+	}
+	negAliasFlag(fs, "noreuse", "reuse")
 }
 
 func init() {
@@ -111,14 +87,13 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
     --eval-games 10 --baselines 'random;onestep' --out runs/c4d-emcts --more 1`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			cfg := zero.DefaultConfig("connect4")
-			var baselines string
-			zeroFlags(fs, &cfg, &baselines)
+			zeroFlags(fs, &cfg)
 			out := fs.String("out", "runs/zero", "run directory")
 			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
 			more := fs.Int("more", 0, "run this many iterations beyond those finished")
-			quiet := fs.Bool("quiet", false, "no live status line")
+			quiet := fs.Bool("quiet", false, "no progress line (the live status line)")
 			netCache := netCacheFlag(fs)
-			skipBad := fs.Bool("skip-bad", false, "training skips an unreadable or inconsistent self-play shard of its window with a warning (named in the iteration's metrics) instead of stopping the run")
+			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning (in training's window; named in the iteration's metrics) instead of stopping the run")
 			var nf zeroFleetFlags
 			nf.register(fs)
 			score := fs.String("score-net", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
@@ -173,23 +148,14 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				req := cfg
 				if ok {
 					req = stored
-					var b string
 					fs2 := flag.NewFlagSet("zero", flag.ContinueOnError)
-					zeroFlags(fs2, &req, &b)
+					zeroFlags(fs2, &req)
 					for name := range set {
 						if f := fs2.Lookup(name); f != nil {
 							if err := fs2.Set(name, fs.Lookup(name).Value.String()); err != nil {
 								return usagef("--%s: %v", name, err)
 							}
 						}
-					}
-					if set["baselines"] {
-						req.Baselines = splitAgents(b)
-					}
-				} else {
-					req.Baselines = splitAgents(baselines)
-					if baselines == "" {
-						req.Baselines = nil
 					}
 				}
 				fl, err := nf.fleet()
