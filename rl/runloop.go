@@ -60,7 +60,7 @@ func (c *RunConfig) Table() spec.Table {
 	o := &c.Options
 	def := DefaultOptions()
 	return spec.Table{
-		spec.String("game", &c.Game, "connect4", "game spec (sequential games)"),
+		spec.String("game", &c.Game, "connect4", "game spec, e.g. connect4 or hex:size=7 (see canopy games); sequential games"),
 		spec.Int("updates", &c.Updates, 100, 1, MaxUpdate, "total PPO updates the run should reach"),
 		spec.Int("envs", &c.Envs, 16, 1, MaxEnvs, "environments (games) in lock-step"),
 		spec.Int("env-steps", &o.Steps, def.Steps, 1, MaxSteps, fmt.Sprintf("learner moves per environment per update (envs x env-steps <= %d)", MaxBatch)),

@@ -144,7 +144,7 @@ var trainKeys = []string{"steps", "batch", "lr", "momentum", "optimizer", "l2", 
 // Check adds what a range cannot say.
 func (c *Config) Table() spec.Table {
 	t := spec.Table{
-		spec.String("game", &c.Game, "connect4", "game spec"),
+		spec.String("game", &c.Game, "connect4", "game spec, e.g. connect4 or hex:size=7 (see canopy games)"),
 		spec.File("net", &c.Net, "init", "network to start from: init (the game's built-in net, random weights), a shipped name or a weights file"),
 		spec.Int("games", &c.Games, 64, 1, 1<<24, "self-play games: per iteration"),
 		selfplay.TreesOption(&c.Trees),
@@ -161,7 +161,7 @@ func (c *Config) Table() spec.Table {
 		spec.Int("solver-positions", &c.SolverPositions, 100, 0, 1<<20, "connect4: solver-labelled positions scored each iteration (the set has 400)"),
 		spec.Int("solver-sims", &c.SolverSims, 64, 1, 1<<24, "connect4: simulations per move when scoring with search"),
 		spec.Float("gate", &c.Gate, 0, 0, 1, "keep the previous network for self-play unless the new one scores at least this against it (0 = off)"),
-		spec.String("backend", &c.Backend, "auto", "network backend: of self-play and evaluation: auto, cpu[:threads=N], cuda[:...]"),
+		spec.String("backend", &c.Backend, "auto", "backend spec: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], ort:model=FILE.onnx, random (see canopy backends); of self-play and evaluation"),
 		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed"),
 		spec.Bool("async", &c.Async, false, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)"),
 		spec.Float("replay-ratio", &c.ReplayRatio, 0, 0, 1000, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (0: %d with --async)", DefaultReplayRatio)),

@@ -35,14 +35,13 @@ func tableCommands() [][]string {
 // pendingTables are the commands whose flags are converted to tables on
 // another branch (optsa: selfplay, zero, train, ppo, worker), with the
 // flags of theirs other commands share.
-var pendingTables = map[string]string{
-	"selfplay": "optsa", "zero": "optsa", "train": "optsa", "ppo": "optsa", "worker": "optsa",
-}
+var pendingTables = map[string]string{}
 
 // pendingFlags are flags of tableCommands declared outside a table, with
 // the reason.
 var pendingFlags = map[string]string{
-	"bench search --net-cache": "declared by netCacheFlag with selfplay and zero (optsa)",
+	"zero --nats-ack-wait": "the NATS flags (cmd/canopy/worker.go) are to become a table of package fleet",
+	"zero --nats-replicas": "the NATS flags (cmd/canopy/worker.go) are to become a table of package fleet",
 }
 
 // helpFlags returns the flags --help lists for the command line inv:

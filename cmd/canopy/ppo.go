@@ -127,8 +127,8 @@ progress line shows samples/s, docs/BENCHMARKS.md measured speeds):
 			switches.Reset()
 			switches.Register(fs)
 			resume := fs.Bool("resume", false, "continue the run in --out (from its last checkpoint)")
-			asJSON := fs.Bool("json", false, "print the result as JSON")
-			quiet := fs.Bool("quiet", false, "no progress line")
+			asJSON, quiet := new(bool), new(bool)
+			spec.Table{jsonOption(asJSON, "the result"), quietOption(quiet)}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])

@@ -13,6 +13,7 @@ import (
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -66,9 +67,9 @@ Examples (under a minute each on 2 cores):
   canopy selfplay --out runs/selfplay-demo --resume
   canopy selfplay --game connect4d:d=5 --turn-search mcts-bb:sims=250 --games 16 --out runs/sp-c4d`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
-			game := fs.String("game", "connect4", "game spec")
+			game, backend, asJSON, quiet := new(string), new(string), new(bool), new(bool)
+			spec.Table{gameOption(game, "connect4", ""), backendOption(backend, ""), jsonOption(asJSON, "the final manifest"), quietOption(quiet)}.Flags(fs)
 			netFile := fs.String("net", "init", "network: a weights file (.safetensors), a shipped name, or init (the built-in net with random weights, seed 1)")
-			backend := fs.String("backend", "auto", "network backend: auto, cpu[:threads=N], cuda[:device=0,precision=fp16], random (see canopy backends)")
 			var run selfplay.Config // --games, --trees, --seed, --turn-search
 			runTable := run.Table()
 			runTable.Reset()
@@ -82,14 +83,15 @@ Examples (under a minute each on 2 cores):
 				aliasFlag(fs, old, key)
 			}
 			negAliasFlag(fs, "noreuse", "reuse")
-			batch := fs.Int("net-batch", 0, "largest network batch (default: the backend's preferred)")
+			batch, workers := new(int), new(int)
+			spec.Table{
+				spec.Int("net-batch", batch, 0, 0, 1<<16, "largest network batch (0: the backend's preferred)"),
+				spec.Int("workers", workers, 0, 0, 1<<12, "search goroutines (0: GOMAXPROCS)"),
+			}.Flags(fs)
 			aliasFlag(fs, "batch", "net-batch") // train's and zero's --batch is the training batch
 			netCache := netCacheFlag(fs)
-			workers := fs.Int("workers", 0, "search goroutines (default GOMAXPROCS)")
 			out := fs.String("out", "runs/selfplay", "run directory (created when missing)")
 			resume := fs.Bool("resume", false, "continue the run in --out (same flags; --games may grow)")
-			asJSON := fs.Bool("json", false, "print the final manifest as JSON")
-			quiet := fs.Bool("quiet", false, "no progress line")
 			var prof profiler
 			prof.flags(fs)
 			return func(e *env, args []string) error {
@@ -237,7 +239,9 @@ const maxNetCache = 1 << 26
 
 // netCacheFlag declares --net-cache (selfplay, zero, bench search).
 func netCacheFlag(fs *flag.FlagSet) *int {
-	return fs.Int("net-cache", 0, fmt.Sprintf("keep the network's outputs for up to N positions (rounded up to a power of two; 0..%d, 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again", maxNetCache))
+	n := new(int)
+	spec.Table{spec.Int("net-cache", n, 0, 0, maxNetCache, "keep the network's outputs for up to N positions (rounded up to a power of two; 0 = none; memory N x (actions+1) x 4 bytes), so that a position reached again is not evaluated again")}.Flags(fs)
+	return n
 }
 
 // cache puts a nets.Cache of n positions of g (--net-cache; 0 = none) in

@@ -63,11 +63,13 @@ Example:
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			opt := def
 			data := fs.String("data", "", "self-play run directories, manifests or .npz shards, comma-separated, oldest first (required)")
-			game := fs.String("game", "", "game spec (default: the data's manifest)")
+			game := new(string)
+			spec.Table{gameOption(game, "", "default: the data's manifest")}.Flags(fs)
 			netFile := fs.String("net", "init", "network to start from: a checkpoint or any canopy network file, or init (a fresh network with random weights: --preset, or the game's built-in one)")
 			preset := fs.String("preset", "", "architecture of a fresh network: "+strings.Join(nets.Presets(), ", ")+" (default: the game's built-in network)")
 			out := fs.String("out", "runs/train", "run directory: the checkpoints (created when missing)")
-			iter := fs.Int("iter", 0, "iteration number of the checkpoint, >= 1 (default: --net's iteration + 1, or 1)")
+			iter := new(int)
+			spec.Table{spec.Int("iter", iter, 0, 0, 1<<30, "iteration number of the checkpoint (0: --net's iteration + 1, or 1)")}.Flags(fs)
 			force := fs.Bool("force", false, "overwrite an existing checkpoint of the same iteration")
 			opt.Table().Register(fs) // --steps, --batch, --lr, ... (train.Options: the names, ranges and help zero uses too)
 			var dopt train.DatasetOptions
@@ -78,8 +80,8 @@ Example:
 			heldTable := spec.Table{spec.Int("held-out-positions", &heldOutN, 2048, 1, 1<<20, "positions of --held-out to score, evenly spaced")}
 			heldTable.Reset()
 			heldTable.Register(fs)
-			asJSON := fs.Bool("json", false, "print the result as JSON")
-			quiet := fs.Bool("quiet", false, "no progress line")
+			asJSON, quiet := new(bool), new(bool)
+			spec.Table{jsonOption(asJSON, "the result"), quietOption(quiet)}.Flags(fs)
 			return func(e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])

@@ -161,7 +161,7 @@ Example, with a trainer on the same machine:
 // throughput lines, bound to report.
 func workerTable(o *fleet.WorkerOptions, report *time.Duration) spec.Table {
 	return spec.Table{
-		spec.String("backend", &o.Backend, "auto", "network backend: auto, cpu[:threads=N], cuda[:...]"),
+		backendOption(&o.Backend, ""),
 		selfplay.TreesOption(&o.Trees),
 		spec.String("cache", &o.Cache, "", "directory for downloaded networks (default: the system's temporary directory)"),
 		spec.Duration("report-every", report, 30*time.Second, 24*time.Hour, "interval of the throughput lines (0 = none)"),

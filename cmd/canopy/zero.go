@@ -8,6 +8,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -89,8 +90,11 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			cfg := zero.DefaultConfig("connect4")
 			zeroFlags(fs, &cfg)
 			out := fs.String("out", "runs/zero", "run directory")
-			iters := fs.Int("iterations", 0, "iterations the run should have when this command ends (default: 3 for a new run)")
-			more := fs.Int("more", 0, "run this many iterations beyond those finished")
+			iters, more := new(int), new(int)
+			spec.Table{
+				spec.Int("iterations", iters, 0, 0, 1<<20, "iterations the run should have when this command ends (0: 3 for a new run)"),
+				spec.Int("more", more, 0, 0, 1<<20, "run this many iterations beyond those finished"),
+			}.Flags(fs)
 			quiet := fs.Bool("quiet", false, "no progress line (the live status line)")
 			netCache := netCacheFlag(fs)
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning (in training's window; named in the iteration's metrics) instead of stopping the run")

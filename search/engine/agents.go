@@ -21,7 +21,7 @@ type netOptions struct {
 func (n *netOptions) table() spec.Table {
 	return spec.Table{
 		spec.File("net", &n.Net, "default", "network: default (the game's shipped network, else init), a .safetensors weights file, a shipped name, or init (random weights)"),
-		spec.String("backend", &n.Backend, "auto", "network backend: auto, cpu, cuda, random"),
+		spec.String("backend", &n.Backend, "auto", "backend spec: auto, cpu, cuda, ort, random (options with commas go in the command's --backend)"),
 	}
 }
 
