@@ -251,9 +251,10 @@ func TestSimultaneousStaleEdges(t *testing.T) {
 	g := takeGame{}
 	for _, sel := range []SimRule{SimUCB, SimExp3, SimRM} {
 		for _, rule := range []Rule{UCT, PUCT} {
-			for seed := uint64(1); seed <= 5; seed++ {
+			for seed := uint64(1); seed <= 6; seed++ {
 				o := DefaultOptions()
 				o.Rule, o.SimSel, o.Sims = rule, sel, 400
+				o.Threads = 1 + int(seed%2) // shared trees: jointChild's CAS
 				if rule == PUCT {
 					o.Eval, o.ExpandVisits = Uniform{}, 0
 				}
