@@ -102,17 +102,13 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 			s.Apply(a)
 			childp = &t.a.edges[ei].child
 		case nd.player == games.SimultaneousPlayer:
-			// The node's edges were made from the state of its first
-			// visit; the open-loop child is reached by every joint action
-			// above it, so a player's choice may not be legal in this
-			// simulation's state (Sushi Go: the card a neighbour took was
-			// its last of that kind). Such a joint action is never
-			// applied: the choices made here are taken back and the
-			// state is evaluated as a leaf, as an unseen chance outcome
-			// is.
+			// Decoupled selection: each player picks an edge of its own
+			// segment; the joint action leads to its own child
+			// (jointChild), so every node stands for one state and its
+			// edges, made from that state, are legal whenever it is
+			// reached.
 			joint := w.Ctx.Joint
-			ss := s.(games.SimultaneousState)
-			pathLen, traceLen := len(w.path), len(w.Ctx.Trace)
+			var key uint64
 			for q := range t.players {
 				first, cnt := simSegment(t.a, nd, q, t.players)
 				st := step{node: cur, player: int32(q), first: q == 0}
@@ -129,16 +125,17 @@ func (t *Tree) descend(w *Walker, cur int32) (needsEval bool) {
 				if record {
 					w.Ctx.Trace = append(w.Ctx.Trace, Traced{int32(q), joint[q]})
 				}
-				if ss.LegalFor(q, w.simLegal[q]); !w.simLegal[q].Has(joint[q]) {
-					for _, st := range w.path[pathLen:] {
-						t.addVloss(st.edge, -1)
-					}
-					w.path, w.Ctx.Trace = w.path[:pathLen], w.Ctx.Trace[:traceLen]
-					return t.evalLeaf(w, cur)
-				}
+				key = jointKey(key, ei-first, cnt)
 			}
-			ss.ApplyJoint(joint)
-			childp = &t.a.edges[nd.firstEdge].child // the open-loop child
+			s.(games.SimultaneousState).ApplyJoint(joint)
+			if cur = t.jointChild(nd, key, s); cur == NilNode {
+				// Arena full: evaluate this state without a node.
+				if s.IsTerminal() {
+					return t.terminalLeaf(w, NilNode)
+				}
+				return t.evalLeaf(w, NilNode)
+			}
+			continue
 		default:
 			// Load the node's first action now, so that the cache line of
 			// its action records arrives while selection scans the
@@ -236,6 +233,98 @@ func (t *Tree) newChild(slot *int32, s games.State) int32 {
 		t.tt.insert(t, s, ni)
 	}
 	return ni
+}
+
+// Children of simultaneous nodes. Simultaneous-move MCTS as Lanctot,
+// Lisý and Winands (2013, "Monte Carlo tree search in simultaneous move
+// games with applications to Goofspiel") and Tak, Lanctot and Winands
+// (2014, "Monte Carlo tree search variants for simultaneous move games")
+// define it keeps a child per joint action: the state after (a_1, ..., a_n)
+// is a function of the node's state and all the choices, and each
+// player's decoupled bandit at the node chooses from its statistics over
+// its own actions (the edge segments, unchanged). A single open-loop child
+// shared by every joint action (as this package had until 2026-11) mixes
+// the states that different joint actions lead to: in Sushi Go the hand a
+// player receives depends on what its neighbour took, so 30% of the joint
+// actions simulations chose below the first joint node named a card no
+// longer in the hand. Information-set MCTS (Cowling, Powley and
+// Whitehouse 2012) would instead keep the open-loop child and add edges as
+// each state shows them, selecting among the legal ones with availability
+// counts (ismcts.go); that is the right treatment where the state at a
+// node is uncertain (a resampled deal every simulation), but here the
+// tree's root is one fixed state (each determinization its own tree, or
+// perfect information), so the state at every node is known exactly and
+// the closed-loop child is exact: no statistic mixes different states, no
+// choice is ever stale, and nothing is added to the selection loops. The
+// cost is width: a joint node has up to prod |A_p| children instead of one.
+//
+// A node's children are a list of arena.links (key, child, next), its
+// head in the first header edge's child field; a joint node has few
+// distinct children visited (the bandits concentrate), and the lookup
+// walks the list. Links are created lock-free (jointChild).
+
+// jointKey extends key (the joint action's first players' choices) by the
+// next player's: its edge at offset off in a segment of cnt edges
+// (mixed radix, so a key names one joint action of the node; New checks
+// that the product of the players' action counts fits in 64 bits).
+func jointKey(key uint64, off, cnt int32) uint64 {
+	return key*uint64(cnt) + uint64(off)
+}
+
+// jointChild returns the child of simultaneous node nd for the joint
+// action key, creating it for s (the state after the joint action) when
+// the node has none yet; NilNode when the arena is full. Safe for
+// concurrent use: a new link is published by CAS on the list's head; when
+// another goroutine published first, the links it added are searched
+// before retrying, so a key is linked once (the losing node is wasted, as
+// in newChild).
+func (t *Tree) jointChild(nd *node, key uint64, s games.State) int32 {
+	headp := &t.a.edges[nd.firstEdge].child
+	head := atomic.LoadInt32(headp)
+	if c := t.findJoint(head, NilEdge, key); c != NilNode {
+		return c
+	}
+	li := t.a.newLink()
+	if li == NilEdge {
+		t.full.Store(true)
+		return NilNode
+	}
+	ni, fresh := NilNode, false
+	if t.tt != nil {
+		ni = t.tt.lookup(t, s)
+	}
+	if ni == NilNode {
+		if ni = t.a.newNode(playerOf(s)); ni == NilNode {
+			t.full.Store(true)
+			return NilNode
+		}
+		fresh = true
+	}
+	for {
+		t.a.links[li] = jointLink{key: key, child: ni, next: head}
+		if atomic.CompareAndSwapInt32(headp, head, li) {
+			if fresh && t.tt != nil {
+				t.tt.insert(t, s, ni)
+			}
+			return ni
+		}
+		h := atomic.LoadInt32(headp)
+		if c := t.findJoint(h, head, key); c != NilNode {
+			return c
+		}
+		head = h
+	}
+}
+
+// findJoint returns the child linked for key in the list from link li up
+// to (not including) link stop, or NilNode.
+func (t *Tree) findJoint(li, stop int32, key uint64) int32 {
+	for ; li != stop; li = t.a.links[li].next {
+		if l := &t.a.links[li]; l.key == key {
+			return l.child
+		}
+	}
+	return NilNode
 }
 
 func (t *Tree) terminalLeaf(w *Walker, ni int32) bool {

@@ -51,8 +51,9 @@
 // # Memory layout
 //
 // A node is 20 bytes (first edge, edge count, visits, expansion state,
-// mover; a simultaneous node's open-loop child is its first header edge's
-// child). An edge is 24 bytes in two parallel arrays: 16 hot bytes read by
+// mover; a simultaneous node's first header edge's child field holds the
+// head of its list of children, 16-byte joint-action links in a parallel
+// array that trees of simultaneous-move games allocate, one per node). An edge is 24 bytes in two parallel arrays: 16 hot bytes read by
 // every selection step (value sum, visits, prior) and 8 that the descent
 // follows (action, child). Virtual losses live in a third parallel array
 // of 4 bytes per edge that a tree allocates only once it has a second
@@ -103,13 +104,14 @@
 // Chance nodes have one edge per outcome (closed loop); simulations sample
 // the outcome with ChanceState.SampleChance, so outcomes are visited in
 // proportion to their probability. Simultaneous nodes use decoupled
-// selection: one edge segment and one bandit per player, and a single
-// open-loop child shared by all joint actions (the state is recomputed by
-// replaying the actions of each simulation). A joint node's edges come
-// from the state of its first visit; where a later simulation's state
-// does not allow a player's chosen edge (Sushi Go: the last card of a
-// kind was taken by the neighbour whose hand arrives), the joint action
-// is not applied and that state is evaluated as a leaf. An evaluator with a policy
+// selection: one edge segment and one bandit per player, and one child
+// per joint action taken (simultaneous-move MCTS as Lanctot et al. 2013
+// and Tak et al. 2014 define it; see jointChild in descend.go), so that
+// every node stands for one state and its edges are legal whenever it is
+// reached. (Until 2026-11 a joint node had a single open-loop child for
+// every joint action; in Sushi Go, where the hand a player receives
+// depends on what its neighbour took, 30% of the joint actions chosen
+// below the first joint node were then not legal.) An evaluator with a policy
 // gives each player's segment its own priors (Walker.Priors holds one
 // block of NumActions per player in simultaneous games), so that PUCT
 // selects per player on its own priors (decoupled PUCT; search/engine

@@ -149,7 +149,7 @@ func (t *Tree) expand(w *Walker, ni int32, priors []float32) bool {
 		i := first + int32(t.players)
 		for q := range t.players {
 			c := w.simLegal[q].Count()
-			t.a.edges[first+int32(q)] = edge{action: games.Action(c), child: NilNode}
+			t.a.edges[first+int32(q)] = edge{action: games.Action(c), child: NilEdge} // header 0: no children yet
 			perm := w.perm[:c]
 			drawSwaps(perm, rng)
 			seg := i

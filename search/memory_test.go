@@ -7,26 +7,36 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/games/connect4"
+	"github.com/canopy-go/canopy/games/sushigo"
 )
 
 // TreeBytes is what a real tree allocates (runtime.MemStats around New,
 // two searches and a subtree reuse), within 10% plus 256 KiB for walkers,
 // states and scratch: the memory guards of self-play and the CLI build
-// on it (issue 39 item 2).
+// on it (issue 39 item 2). The Sushi Go rows (simultaneous moves: a
+// joint-action link per node) search a dealt position twice, the second
+// time reusing the whole tree.
 func TestTreeBytesMatchesAllocations(t *testing.T) {
-	g := games.Game(connect4.New())
+	c4, sushi := games.Game(connect4.New()), games.Game(sushigo.New(2, false))
 	for _, c := range []struct {
-		name string
-		set  func(o *Options)
+		name  string
+		set   func(o *Options)
+		sushi bool
 	}{
-		{"uct", func(o *Options) {}},
-		{"rave", func(o *Options) { o.Rule = RAVE }},
-		{"ucb1tuned", func(o *Options) { o.Rule = UCB1Tuned }},
-		{"tt", func(o *Options) { o.TT = true }},
-		{"reuse", func(o *Options) { o.Reuse = true }},
-		{"reuse+rave+nodes", func(o *Options) { o.Reuse, o.Rule, o.MaxNodes = true, RAVE, 90_000 }},
+		{"uct", func(o *Options) {}, false},
+		{"rave", func(o *Options) { o.Rule = RAVE }, false},
+		{"ucb1tuned", func(o *Options) { o.Rule = UCB1Tuned }, false},
+		{"tt", func(o *Options) { o.TT = true }, false},
+		{"reuse", func(o *Options) { o.Reuse = true }, false},
+		{"reuse+rave+nodes", func(o *Options) { o.Reuse, o.Rule, o.MaxNodes = true, RAVE, 90_000 }, false},
+		{"sushigo", func(o *Options) {}, true},
+		{"sushigo+reuse", func(o *Options) { o.Reuse = true }, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			g := c4
+			if c.sushi {
+				g = sushi
+			}
 			o := DefaultOptions()
 			o.Sims = 30_000
 			c.set(&o)
@@ -42,9 +52,14 @@ func TestTreeBytesMatchesAllocations(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := g.NewInitialState()
+			if c.sushi {
+				s = sushiPosition(g, 2, 5)
+			}
 			tree.Search(context.Background(), s)
-			s.Apply(3)
-			s.Apply(3)
+			if !c.sushi {
+				s.Apply(3)
+				s.Apply(3)
+			}
 			tree.Search(context.Background(), s) // reuses the subtree with Reuse
 			runtime.ReadMemStats(&after)
 			got := int64(after.TotalAlloc - before.TotalAlloc)

@@ -50,7 +50,7 @@ func (t *Tree) tryReuse(s games.State) bool {
 		return false
 	}
 	if t.spare == nil {
-		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0, t.virtual, len(t.a.pri) > 0)
+		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0, t.virtual, len(t.a.pri) > 0, len(t.a.links) > 0)
 	}
 	if len(r.remap) < len(t.a.nodes) {
 		r.remap = make([]int32, len(t.a.nodes))
@@ -130,8 +130,20 @@ func (t *Tree) copyNode(ni int32, dst *arena) int32 {
 		copy(dst.vl[fe:fe+src.numEdges], t.a.vl[src.firstEdge:src.firstEdge+src.numEdges])
 	}
 	dst.nodes[nj].firstEdge = fe
-	// Every child, a simultaneous node's open-loop one (its first
-	// header edge's) included.
+	if src.player == games.SimultaneousPlayer {
+		// The children of the joint actions: a list of links (the first
+		// header edge's child field holds its head), copied in reverse.
+		head := NilEdge
+		for li := t.a.edges[src.firstEdge].child; li != NilEdge; li = t.a.links[li].next {
+			l := t.a.links[li]
+			nl := dst.numLinks
+			dst.numLinks++
+			dst.links[nl] = jointLink{key: l.key, child: t.copyNode(l.child, dst), next: head}
+			head = nl
+		}
+		dst.edges[fe].child = head
+		return nj
+	}
 	for i := range src.numEdges {
 		if c := t.a.edges[src.firstEdge+i].child; c != NilNode {
 			dst.edges[fe+i].child = t.copyNode(c, dst)

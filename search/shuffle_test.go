@@ -13,7 +13,7 @@ import (
 // (23 degrees of freedom; 70 is exceeded with probability < 1e-6).
 func TestDrawSwapsUniform(t *testing.T) {
 	const k, n = 4, 48000
-	ar := newArena(1, k, false, false, false)
+	ar := newArena(1, k, false, false, false, false)
 	rng := games.NewRand(3)
 	perm := make([]int32, k)
 	counts := map[[k]games.Action]int{}

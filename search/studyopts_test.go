@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"github.com/canopy-go/canopy/agent"
 	"math"
@@ -352,7 +353,11 @@ func TestStudyOptionsParse(t *testing.T) {
 }
 
 // Each option changes what the search does: the root statistics of the
-// same position, seed and budget differ from those without it.
+// same position, seed and budget differ from those without it. The cut
+// rows search a Sushi Go position three picks before the end of a round:
+// running scores change only at a round's end, which cut-off rollouts
+// from the leaves of a 300-simulation tree (a child per joint action)
+// reach only from there.
 func TestStudyOptionsChangeSearch(t *testing.T) {
 	ctx := context.Background()
 	c4 := games.MustNew("connect4")
@@ -361,20 +366,21 @@ func TestStudyOptionsChangeSearch(t *testing.T) {
 	for _, c := range []struct {
 		g        games.Game
 		base, sp string
+		picks    int // Sushi Go: joint picks before the position (default 2)
 	}{
-		{c4, "mcts:sims=400", "mcts:sims=400,rewards=01"},
-		{c4, "mcts:sims=400,sel=rave", "mcts:sims=400,sel=rave,ravesched=study001"},
-		{c4, "mcts:sims=400,sel=rave,ravesched=study001,ravek=50", "mcts:sims=400,sel=rave,ravesched=study001clamp,ravek=50"},
-		{c4, "mcts:sims=400,sel=alphaamaf", "mcts:sims=400,sel=alphaamaf,amafexplore=ucb1tuned"},
-		{seq, "mcts:sims=300,det=1", "mcts:sims=300,det=1,pbform=study003"},
-		{seq, "mcts:sims=300,det=1,bias=0.2,c=0.3", "mcts:sims=300,det=1,pbform=study003,c=0.3"},
-		{sushi, "mcts:sims=300,det=1", "mcts:sims=300,det=1,bias=2"},
-		{sushi, "mcts:sims=300,det=1,depth=4", "mcts:sims=300,det=1,depth=4,cut=heuristic"},
-		{sushi, "mcts:sims=300,det=1,depth=4", "mcts:sims=300,det=1,depth=4,cut=score"},
+		{c4, "mcts:sims=400", "mcts:sims=400,rewards=01", 0},
+		{c4, "mcts:sims=400,sel=rave", "mcts:sims=400,sel=rave,ravesched=study001", 0},
+		{c4, "mcts:sims=400,sel=rave,ravesched=study001,ravek=50", "mcts:sims=400,sel=rave,ravesched=study001clamp,ravek=50", 0},
+		{c4, "mcts:sims=400,sel=alphaamaf", "mcts:sims=400,sel=alphaamaf,amafexplore=ucb1tuned", 0},
+		{seq, "mcts:sims=300,det=1", "mcts:sims=300,det=1,pbform=study003", 0},
+		{seq, "mcts:sims=300,det=1,bias=0.2,c=0.3", "mcts:sims=300,det=1,pbform=study003,c=0.3", 0},
+		{sushi, "mcts:sims=300,det=1", "mcts:sims=300,det=1,bias=2", 0},
+		{sushi, "mcts:sims=300,det=1,depth=4", "mcts:sims=300,det=1,depth=4,cut=heuristic", 0},
+		{sushi, "mcts:sims=300,det=1,depth=4", "mcts:sims=300,det=1,depth=4,cut=score", 7},
 	} {
 		s := c.g.NewInitialState()
 		if c.g != c4 {
-			s = sushiPosition(c.g, 2, 3)
+			s = sushiPosition(c.g, cmp.Or(c.picks, 2), 3)
 		}
 		p := max(s.CurrentPlayer(), 0)
 		var stats [2][]ActionStat

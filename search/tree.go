@@ -1,6 +1,8 @@
 package search
 
 import (
+	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
 	"unsafe"
@@ -44,8 +46,9 @@ const valueScale = 1 << 24
 // deferred they locate the node's stored priors in arena.pri instead
 // (rewritten when the node is expanded). n counts the
 // simulations whose path went through this node (the root included). The
-// shared (open-loop) child of a simultaneous node is the child of its
-// first header edge (simSegment), so that no node carries a field only
+// children of a simultaneous node, one per joint action taken, are a list
+// of arena.links whose head is its first header edge's child field
+// (simSegment, jointChild), so that no node carries a field only
 // simultaneous nodes use.
 type node struct {
 	firstEdge int32  // index of the first edge in Tree.edges
@@ -98,13 +101,25 @@ type edgeExt struct {
 	avail int32
 }
 
+// jointLink is one child of a simultaneous node: the node reached by the
+// joint action whose key (jointKey) is key, and the next link of the same
+// node's list (NilEdge at its end). Links are written before they are
+// published (CAS into the list's head) and never change afterwards.
+type jointLink struct {
+	key   uint64
+	child int32
+	next  int32
+}
+
 // Sizes of the arena records, for documentation and benchmarks: a node,
-// an edge of any tree, and the extension of an edge in trees whose rule
-// keeps one (needsExt).
+// an edge of any tree, the extension of an edge in trees whose rule
+// keeps one (needsExt), and a joint-action link (trees of games with
+// simultaneous moves: one per child of a simultaneous node).
 const (
-	NodeBytes    = int(unsafe.Sizeof(node{}))
-	EdgeBytes    = int(unsafe.Sizeof(edge{}) + unsafe.Sizeof(edgeStats{}))
-	EdgeExtBytes = int(unsafe.Sizeof(edgeExt{}))
+	NodeBytes      = int(unsafe.Sizeof(node{}))
+	EdgeBytes      = int(unsafe.Sizeof(edge{}) + unsafe.Sizeof(edgeStats{}))
+	EdgeExtBytes   = int(unsafe.Sizeof(edgeExt{}))
+	JointLinkBytes = int(unsafe.Sizeof(jointLink{}))
 )
 
 // arena is the preallocated storage of a tree. Nodes and edges are handed
@@ -123,17 +138,26 @@ type arena struct {
 	// pri holds the priors of deferred nodes (Tree.deferEdges), each
 	// node's in the order of its legal actions; empty in trees that do
 	// not defer.
-	pri      []float32
+	pri []float32
+	// links holds the children of simultaneous nodes, one per joint
+	// action taken (jointChild); as many as nodes in trees of games with
+	// simultaneous moves, empty in the others.
+	links    []jointLink
 	numNodes int32 // allocated nodes (atomic)
 	numEdges int32 // allocated edges (atomic)
 	numPri   int32 // allocated pri entries (atomic)
+	numLinks int32 // allocated links (atomic)
 }
 
 // newArena returns an arena of maxNodes nodes and maxEdges edges, with
-// edge extensions when ext is set, virtual-loss counts when vl is and room
-// for deferred priors when pri is.
-func newArena(maxNodes, maxEdges int, ext, vl, pri bool) *arena {
+// edge extensions when ext is set, virtual-loss counts when vl is, room
+// for deferred priors when pri is and maxNodes joint-action links when
+// links is.
+func newArena(maxNodes, maxEdges int, ext, vl, pri, links bool) *arena {
 	a := &arena{nodes: make([]node, maxNodes), edges: make([]edge, maxEdges), hot: make([]edgeStats, maxEdges)}
+	if links {
+		a.links = make([]jointLink, maxNodes)
+	}
 	if ext {
 		a.ext = make([]edgeExt, maxEdges)
 	}
@@ -158,6 +182,17 @@ func (a *arena) reset() {
 	atomic.StoreInt32(&a.numNodes, 0)
 	atomic.StoreInt32(&a.numEdges, 0)
 	atomic.StoreInt32(&a.numPri, 0)
+	atomic.StoreInt32(&a.numLinks, 0)
+}
+
+// newLink reserves one joint-action link; it returns NilEdge when full.
+func (a *arena) newLink() int32 {
+	i := atomic.AddInt32(&a.numLinks, 1) - 1
+	if int(i) >= len(a.links) {
+		atomic.AddInt32(&a.numLinks, -1)
+		return NilEdge
+	}
+	return i
 }
 
 // newPri reserves k consecutive prior entries; it returns NilEdge when
@@ -205,7 +240,10 @@ type Stats struct {
 	Nodes, Edges int // allocated records
 	// Priors counts the priors stored for deferred leaves (4 bytes each).
 	Priors int
-	Bytes  int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes + 4*Priors (+ Edges*EdgeExtBytes with extensions, + 4*Edges with virtual losses)
+	// Links counts the joint-action links of simultaneous nodes
+	// (JointLinkBytes each).
+	Links int
+	Bytes int // bytes in use: Nodes*NodeBytes + Edges*EdgeBytes + 4*Priors + Links*JointLinkBytes (+ Edges*EdgeExtBytes with extensions, + 4*Edges with virtual losses)
 	// ExpandedNodes is the number of nodes with edges.
 	ExpandedNodes int
 }
@@ -214,7 +252,8 @@ func (a *arena) stats() Stats {
 	nn := int(atomic.LoadInt32(&a.numNodes))
 	ne := int(atomic.LoadInt32(&a.numEdges))
 	np := int(atomic.LoadInt32(&a.numPri))
-	st := Stats{Nodes: nn, Edges: ne, Priors: np, Bytes: nn*NodeBytes + ne*EdgeBytes + 4*np}
+	nl := int(atomic.LoadInt32(&a.numLinks))
+	st := Stats{Nodes: nn, Edges: ne, Priors: np, Links: nl, Bytes: nn*NodeBytes + ne*EdgeBytes + 4*np + nl*JointLinkBytes}
 	if len(a.ext) > 0 {
 		st.Bytes += ne * EdgeExtBytes
 	}
@@ -232,8 +271,9 @@ func (a *arena) stats() Stats {
 // Simultaneous nodes (decoupled selection) store one segment of edges per
 // player. The node's first NumPlayers edges are headers whose action field
 // holds the length of player p's segment; the segments follow in player
-// order. Header edges carry no statistics; the first one's child is the
-// node's open-loop child (the state after any joint action).
+// order. Header edges carry no statistics; the first one's child field
+// holds the head of the node's list of children (an index into
+// arena.links, NilEdge while it has none: jointChild).
 func simSegment(a *arena, nd *node, p, players int) (first, count int32) {
 	first = nd.firstEdge + int32(players)
 	for q := 0; q < p; q++ {
@@ -325,7 +365,8 @@ func arenaSize(g games.Game, o *Options) (maxNodes, maxEdges int) {
 
 // TreeBytes is the memory a tree for g with options o allocates at
 // most, in bytes: its arena (nodes, edges with their statistics, the
-// per-edge extensions of the rules that keep them, deferred priors), the
+// per-edge extensions of the rules that keep them, deferred priors, a
+// joint-action link per node in games with simultaneous moves), the
 // transposition table with TT, the spare arena and remap table of
 // subtree reuse with Reuse (allocated at the first reuse), and, when
 // walkers > 1 walk the tree at once, the virtual losses. It is what
@@ -348,7 +389,11 @@ func (o Options) TreeBytes(g games.Game, walkers int) (int64, error) {
 	if walkers > 1 || g.NumActions()*g.NumPlayers()+g.NumPlayers() > len(zeroVL) {
 		perEdge += 4 // a virtual loss per edge
 	}
-	arena := n*int64(NodeBytes) + e*perEdge
+	perNode := int64(NodeBytes)
+	if simultaneous(g) {
+		perNode += int64(JointLinkBytes)
+	}
+	arena := n*perNode + e*perEdge
 	total := arena
 	if o.Reuse {
 		total += arena + 4*n // the spare arena and the remap table
@@ -359,16 +404,37 @@ func (o Options) TreeBytes(g games.Game, walkers int) (int64, error) {
 	return total, nil
 }
 
+// simultaneous reports whether g has simultaneous moves (its trees keep
+// joint-action links).
+func simultaneous(g games.Game) bool { return g.Type().Dynamics == games.Simultaneous }
+
+// jointKeyFits reports whether every joint action of g has a distinct
+// jointKey: the product of the players' action counts fits in 64 bits.
+func jointKeyFits(g games.Game) bool {
+	prod := uint64(1)
+	for range g.NumPlayers() {
+		hi, lo := bits.Mul64(prod, uint64(g.NumActions()))
+		if hi != 0 {
+			return false
+		}
+		prod = lo
+	}
+	return true
+}
+
 // New returns a tree for g with options o (see DefaultOptions) and a seed
 // from which every random choice derives.
 func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
+	if simultaneous(g) && !jointKeyFits(g) {
+		return nil, fmt.Errorf("search: %s has %d players of %d actions each: too many joint actions to key a simultaneous node's children by (at most 2^64)", g.Spec(), g.NumPlayers(), g.NumActions())
+	}
 	maxNodes, maxEdges := arenaSize(g, &o)
 	t := &Tree{
 		game: g, opt: o, players: g.NumPlayers(),
-		a:         newArena(maxNodes, maxEdges, needsExt(&o), false, defers(&o)),
+		a:         newArena(maxNodes, maxEdges, needsExt(&o), false, defers(&o), simultaneous(g)),
 		rootState: g.NewInitialState(),
 		rng:       games.NewRand(seed),
 		seed:      seed,
