@@ -34,7 +34,7 @@ func TestWorkerFlagErrors(t *testing.T) {
 		{[]string{"zero", "--out", t.TempDir(), "--nats", "embedded", "--nats-listen", "0.0.0.0:0"}, "beyond this machine"},
 		{[]string{"zero", "--out", t.TempDir(), "--nats", "nats://127.0.0.1:1", "--nats-worker-user", "w", "--nats-worker-password-file", "f"}, "embedded"},
 		{[]string{"zero", "--out", t.TempDir(), "--nats", "embedded", "--nats-worker-user", "w"}, "--nats-worker-password-file"},
-		{[]string{"zero", "--out", t.TempDir(), "--value-weight", "0"}, "value-weight=0"},
+		{[]string{"zero", "--out", t.TempDir(), "--value-weight", "0"}, "--value-weight 0: out of range"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, &env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
