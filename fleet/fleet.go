@@ -87,6 +87,9 @@ type task struct {
 	// the duplicate window, which holds the invalid copy's id, lets the
 	// new game through.
 	Again string `json:"again,omitempty"`
+	// Eval, on an evaluation task (subject N.tasks.eval.ITER), is the
+	// match whose game ID (schedule index) to play.
+	Eval *EvalJob `json:"eval,omitempty"`
 }
 
 // msgID is the Nats-Msg-Id of game id's message (and of its task) in
@@ -115,6 +118,9 @@ func (n names) nets() string  { return n.fleet + "-nets" }
 func (n names) tasks() string { return n.fleet + "-tasks" }
 func (n names) games() string { return n.fleet + "-games" }
 func (n names) large() string { return n.fleet + "-large" }
+
+// results is the stream of evaluation results (eval.go).
+func (n names) results() string { return n.fleet + "-results" }
 func (n names) taskSubject(iter int) string {
 	return n.fleet + ".tasks." + strconv.Itoa(iter)
 }
@@ -122,10 +128,20 @@ func (n names) gameSubject(iter int) string {
 	return n.fleet + ".games." + strconv.Itoa(iter)
 }
 
+// evalTaskSubject is the subject of iteration iter's evaluation tasks:
+// on the tasks stream, taken by the same consumer as self-play tasks.
+func (n names) evalTaskSubject(iter int) string {
+	return n.fleet + ".tasks.eval." + strconv.Itoa(iter)
+}
+func (n names) resultSubject(iter int) string {
+	return n.fleet + ".results." + strconv.Itoa(iter)
+}
+
 const (
 	jobKey           = "job"
 	workersConsumer  = "workers"
 	trainerConsumer  = "trainer"
+	evalConsumer     = "evaluator" // the trainer's, on N-results
 	defaultAckWait   = 30 * time.Second
 	defaultDuplicate = 10 * time.Minute
 	// largeMaxAge is how long a large game's object stays in N-large
@@ -177,13 +193,14 @@ func (s *Setup) defaults() {
 
 // handles are the JetStream objects of one fleet.
 type handles struct {
-	n     names
-	js    jetstream.JetStream
-	state jetstream.KeyValue
-	nets  jetstream.ObjectStore
-	large jetstream.ObjectStore // games too large for one message
-	tasks jetstream.Stream
-	games jetstream.Stream
+	n       names
+	js      jetstream.JetStream
+	state   jetstream.KeyValue
+	nets    jetstream.ObjectStore
+	large   jetstream.ObjectStore // games too large for one message
+	tasks   jetstream.Stream
+	games   jetstream.Stream
+	results jetstream.Stream // evaluation results (trainer only)
 }
 
 // create makes (or updates) the fleet's streams, buckets and consumers.
@@ -209,7 +226,8 @@ func create(ctx context.Context, js jetstream.JetStream, s Setup) (*handles, err
 		name    string
 		subject string
 		cons    string
-	}{{&h.tasks, h.n.tasks(), h.n.fleet + ".tasks.>", workersConsumer}, {&h.games, h.n.games(), h.n.fleet + ".games.>", trainerConsumer}} {
+	}{{&h.tasks, h.n.tasks(), h.n.fleet + ".tasks.>", workersConsumer}, {&h.games, h.n.games(), h.n.fleet + ".games.>", trainerConsumer},
+		{&h.results, h.n.results(), h.n.fleet + ".results.>", evalConsumer}} {
 		*st.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: st.name, Subjects: []string{st.subject},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: s.Duplicates, Replicas: s.Replicas})
 		if err != nil {

@@ -78,7 +78,11 @@ type Worker struct {
 	be     nets.Backend
 	origin Origin // this worker and its backend, as games carry them
 
+	// pool holds the engines of evaluation games (eval.go's evaluate).
+	pool *engine.Pool
+
 	games, positions, nodes atomic.Int64
+	evals                   atomic.Int64 // evaluation games published
 	publishNs               atomic.Int64 // time spent publishing, ns
 	busyNs                  atomic.Int64 // time spent with games in play, ns, batches ended
 	playSince               atomic.Int64 // start of the batch in play (UnixNano), 0 between batches
@@ -108,7 +112,8 @@ func NewWorker(nc *nats.Conn, opt WorkerOptions) (*Worker, error) {
 		host, _ := os.Hostname()
 		opt.Ident = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
-	return &Worker{opt: opt, nc: nc, notify: make(chan struct{}), origin: Origin{Worker: opt.Ident, Build: build()}}, nil
+	return &Worker{opt: opt, nc: nc, notify: make(chan struct{}), origin: Origin{Worker: opt.Ident, Build: build()},
+		pool: engine.NewPool(engine.PoolOptions{Backend: opt.Backend})}, nil
 }
 
 // build names the running binary's build: its module version and VCS
@@ -142,8 +147,11 @@ func (w *Worker) Counts() (gamesN, positions, nodes int64, publishing time.Durat
 	return w.games.Load(), w.positions.Load(), w.nodes.Load(), time.Duration(w.publishNs.Load())
 }
 
+// EvalGames returns the evaluation games this worker has published.
+func (w *Worker) EvalGames() int64 { return w.evals.Load() }
+
 // Busy returns how long this worker has had games in play: the time
-// inside self-play of its batches, which includes waiting on its own
+// inside self-play of its batches and evaluation matches, which includes waiting on its own
 // publishes but not waiting for tasks, jobs or networks. Busy over the
 // wall time of Run is the worker's utilisation.
 func (w *Worker) Busy() time.Duration {
@@ -164,7 +172,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer func() {
 		g, _, _, _ := w.Counts()
 		wall := time.Since(t0)
-		w.logf("worker: %d games; busy (games in play) %s of %s, %.1f%%", g, w.Busy().Round(time.Millisecond), wall.Round(time.Millisecond), 100*w.Busy().Seconds()/max(wall.Seconds(), 1e-9))
+		w.logf("worker: %d games, %d evaluation games; busy (games in play) %s of %s, %.1f%%", g, w.EvalGames(), w.Busy().Round(time.Millisecond), wall.Round(time.Millisecond), 100*w.Busy().Seconds()/max(wall.Seconds(), 1e-9))
 	}()
 	js, err := jetstream.New(w.nc)
 	if err != nil {
@@ -369,6 +377,13 @@ func (w *Worker) closeEngine() {
 // fetchNet returns the path of job's network in the cache, downloading it
 // (and checking its SHA-256) when it is not there.
 func (w *Worker) fetchNet(ctx context.Context, job Job) (string, error) {
+	return w.fetchNetwork(ctx, job.Network, job.NetworkSHA256)
+}
+
+// fetchNetwork returns the path in the cache of network name, whose
+// bytes have SHA-256 sum, downloading it when it is not there.
+func (w *Worker) fetchNetwork(ctx context.Context, name, sum string) (string, error) {
+	job := Job{Network: name, NetworkSHA256: sum}
 	if len(job.NetworkSHA256) != 64 {
 		return "", fmt.Errorf("worker: the job's network SHA-256 %q is not 64 hex digits", job.NetworkSHA256)
 	}
@@ -414,6 +429,7 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	held := map[int]jetstream.Msg{}
 	again := map[int]string{} // task.Again of the tasks in hand that have one
 	var ids []int
+	var evals []evalTask
 	newer := false // a task of a later iteration than job's came
 	take := func(mb jetstream.MessageBatch) int {
 		n := 0
@@ -423,6 +439,15 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 			if err := json.Unmarshal(m.Data(), &t); err != nil {
 				w.logf("worker: dropped a task that does not parse: %v", err)
 				m.Term()
+				continue
+			}
+			if t.Eval != nil {
+				if t.Eval.Run != t.Run || t.Eval.Iteration != t.Iteration {
+					w.logf("worker: dropped an evaluation task of run %s iteration %d naming run %s iteration %d", t.Run, t.Iteration, t.Eval.Run, t.Eval.Iteration)
+					m.Term()
+					continue
+				}
+				evals = append(evals, evalTask{task: t, m: m})
 				continue
 			}
 			switch {
@@ -460,6 +485,15 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	}
 	if newer {
 		w.refreshJob(ctx)
+	}
+	if len(evals) > 0 {
+		// Evaluation first: the trainer's record of an iteration waits
+		// for it. The self-play tasks in hand go back to the queue at
+		// once, for this worker's next batch or another's.
+		for _, m := range held {
+			m.Nak()
+		}
+		return w.evaluate(ctx, js, evals)
 	}
 	if err != nil && len(ids) == 0 {
 		if ctx.Err() == nil {
