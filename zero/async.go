@@ -13,16 +13,16 @@ import (
 )
 
 // The asynchronous pipeline (Config.Async) runs the steps of the
-// synchronous loop (selfPlay, train, evaluate, finish) in two goroutines
-// instead of one after the other:
+// synchronous loop (selfPlay, train, evaluate, finish) in three
+// goroutines instead of one after the other:
 //
 //   - self-play (playAhead) plays iteration i's games as soon as network
-//     i-2 exists, starting with the newest network and switching to a
-//     newer one as soon as it is trained (fleet.Trainer.Newest); so the
-//     games of iteration i are played by networks i-2 and i-1, each
-//     game recording its own (origins.jsonl), and the workers find the
-//     next iteration's tasks queued as soon as one iteration's games are
-//     in;
+//     i-1-Config.Ahead (i-2 by default) exists, starting with the newest
+//     network and switching to a newer one as soon as it is trained
+//     (fleet.Trainer.Newest); so the games of iteration i are played by
+//     networks i-1-Ahead to i-1, each game recording its own
+//     (origins.jsonl), and the workers find the next iteration's tasks
+//     queued as soon as one iteration's games are in;
 //   - training (pipeline) trains iteration i once its games are all on
 //     disk, ReplayRatio samples per new position, publishes the network
 //     to self-play at once and hands the iteration to
@@ -34,9 +34,10 @@ import (
 // Every step keeps its own files and skip-when-done rule, so a killed
 // run resumes as the synchronous one does: the first iteration without
 // a record is trained (or its training result reused), the self-play
-// directories resume game by game. Network i-2 as the floor keeps every
-// iteration's manifest network fixed (checkpoint max(0, i-2)) whatever
-// the timing, so that a resumed self-play directory matches its manifest.
+// directories resume game by game. Network i-1-Ahead as the floor keeps
+// every iteration's manifest network fixed (checkpoint
+// max(0, i-1-Ahead)) whatever the timing, so that a resumed self-play
+// directory matches its manifest (Ahead is a setting of the run).
 
 // playedIter is an iteration whose self-play is complete.
 type playedIter struct {
@@ -120,7 +121,7 @@ func (r *runner) pipeline(ctx context.Context, recs []Record, clock *eta) ([]Rec
 			return stop(ctx.Err())
 		}
 		rec := Record{Iteration: i, Started: p.started.UTC(), SelfPlay: p.rec}
-		r.logf("iteration %d/%d: training on the games of networks %s-%s (asynchronous)", i, r.cfg.Iterations, iterName(max(0, i-2)), iterName(i-1))
+		r.logf("iteration %d/%d: training on the games of networks %s-%s (asynchronous)", i, r.cfg.Iterations, iterName(max(0, i-1-r.cfg.ahead())), iterName(i-1))
 		tr, err := r.train(ctx, i)
 		if err != nil {
 			return stop(fmt.Errorf("iteration %d: training: %w", i, err))
@@ -170,16 +171,17 @@ func (r *runner) evaluateInOrder(ctx context.Context, recs []Record, in <-chan t
 }
 
 // playAhead plays the self-play of iterations first.. in order, each as
-// soon as network i-2 is trained, and sends each one complete to out,
-// which it closes when it returns.
+// soon as network i-1-Ahead (i-2 by default) is trained, and sends each
+// one complete to out, which it closes when it returns.
 func (r *runner) playAhead(ctx context.Context, first int, out chan<- playedIter) error {
 	defer close(out)
 	for i := first; i <= r.cfg.Iterations; i++ {
-		if err := r.newest.wait(ctx, i-2); err != nil {
+		floor := max(0, i-1-r.cfg.ahead())
+		if err := r.newest.wait(ctx, floor); err != nil {
 			return err
 		}
 		t0 := time.Now()
-		_, start := r.checkpoint(max(0, i-2))
+		_, start := r.checkpoint(floor)
 		it, _, _ := r.newest.get()
 		r.logf("iteration %d/%d: self-play with %s (asynchronous: each newer network as soon as it is trained)", i, r.cfg.Iterations, iterName(it))
 		sp, err := r.selfPlay(ctx, i, start)

@@ -106,7 +106,7 @@ func checkAsyncRun(t *testing.T, dir string, c Config) {
 			t.Errorf("iteration %d: %d training steps, want %d (ratio %g, %d new positions, batch %d)", i, rec.Train.Steps, want, c.ReplayRatio, m.Totals.Positions, c.Train.Batch)
 		}
 		allowed := map[string]string{}
-		for _, k := range []int{max(0, i-2), i - 1} {
+		for k := max(0, i-1-c.ahead()); k <= i-1; k++ {
 			_, play := r.checkpoint(k)
 			sum, err := fileSHA(play)
 			if err != nil {
@@ -126,7 +126,7 @@ func checkAsyncRun(t *testing.T, dir string, c Config) {
 				t.Fatal(err)
 			}
 			if allowed[o.Network] == "" {
-				t.Errorf("iteration %d: game %d played by network %.12s, neither %s nor %s", i, o.ID, o.Network, iterName(max(0, i-2)), iterName(i-1))
+				t.Errorf("iteration %d: game %d played by network %.12s, not one of %s-%s", i, o.ID, o.Network, iterName(max(0, i-1-c.ahead())), iterName(i-1))
 			}
 			seen[o.ID] = true
 		}
@@ -331,5 +331,36 @@ func TestAsyncFleetEvaluation(t *testing.T) {
 		if want := int64(c.Iterations * c.EvalGames * (1 + len(c.Baselines))); evals < want {
 			t.Errorf("the workers played %d evaluation games, want at least %d", evals, want)
 		}
+	}
+}
+
+// With Ahead 2, iteration i's games are queued once network i-3 exists:
+// iteration 3's self-play starts from the starting network (its
+// manifest names iter-0000), and its games are of networks 0 to 2.
+func TestAsyncAhead(t *testing.T) {
+	addr := freeAddr(t)
+	stop := startWorkers(t, addr, 2)
+	defer stop()
+	dir := t.TempDir()
+	c := tinyAsync()
+	c.Ahead = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var log bytes.Buffer
+	if err := Run(ctx, dir, c, Options{Log: &log, Fleet: &Fleet{URL: "embedded", Listen: addr, AckWait: 2 * time.Second}}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	checkAsyncRun(t, dir, c)
+	r := &runner{dir: dir, cfg: c}
+	var m selfplay.Manifest
+	if ok, err := readJSON(filepath.Join(r.path(selfplayDir, iterName(3)), selfplay.ManifestName), &m); !ok || err != nil {
+		t.Fatalf("iteration 3's manifest: %v", err)
+	}
+	if _, start := r.checkpoint(0); m.Network != start {
+		t.Errorf("iteration 3's self-play started from %s, want %s", m.Network, start)
+	}
+	c.Async, c.ReplayRatio = false, 0
+	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "ahead") {
+		t.Errorf("ahead = 2 without async: %v, want an error naming ahead", err)
 	}
 }

@@ -98,7 +98,20 @@ type Config struct {
 	// per position of the iteration's new self-play (DefaultReplayRatio
 	// when unset by the command).
 	ReplayRatio float64 `json:"replay_ratio,omitempty"`
+	// Ahead is, with Async, how many iterations self-play may run ahead
+	// of training: iteration i's games are queued once network
+	// i-1-Ahead is trained (and played by the newest network). 0 means
+	// 1, the pipeline's first form; more keeps the workers busy when
+	// training and evaluation of an iteration take longer than its
+	// self-play, at the price of games played by older networks.
+	Ahead int `json:"ahead,omitempty"`
 }
+
+// MaxAhead bounds Config.Ahead.
+const MaxAhead = 16
+
+// ahead is the number of iterations self-play runs ahead of training.
+func (c *Config) ahead() int { return max(1, c.Ahead) }
 
 // DefaultReplayRatio is the ReplayRatio `canopy zero --async` uses
 // unless told: a few samples per new position, well below the ratio of
@@ -149,6 +162,8 @@ func (c *Config) Check() error {
 		return fmt.Errorf("replay-ratio = %g: only with --async (a synchronous run trains --steps steps per iteration)", c.ReplayRatio)
 	case c.Async && !(c.ReplayRatio > 0 && c.ReplayRatio <= 1000):
 		return fmt.Errorf("replay-ratio = %g, want training samples per new position in (0, 1000] (default %d)", c.ReplayRatio, DefaultReplayRatio)
+	case c.Ahead < 0 || c.Ahead > MaxAhead || (!c.Async && c.Ahead > 1):
+		return fmt.Errorf("ahead = %d, want 1..%d iterations of self-play ahead of training, with --async only", c.Ahead, MaxAhead)
 	case c.Async && c.Gate > 0:
 		return fmt.Errorf("gate = %g: not with --async, where self-play always takes the newest network", c.Gate)
 	case c.Async && c.TurnSearch != "":

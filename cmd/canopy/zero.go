@@ -47,6 +47,7 @@ func zeroFlags(fs *flag.FlagSet, c *zero.Config, baselines *string) {
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed")
 	fs.BoolVar(&c.Async, "async", c.Async, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)")
 	fs.Float64Var(&c.ReplayRatio, "replay-ratio", c.ReplayRatio, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (default %d)", zero.DefaultReplayRatio))
+	fs.IntVar(&c.Ahead, "ahead", c.Ahead, fmt.Sprintf("with --async: iterations self-play may run ahead of training, 1..%d (unset: 1; more keeps workers busy while training and evaluation lag, with older networks)", zero.MaxAhead))
 }
 
 func init() {
@@ -84,7 +85,9 @@ second run's trainer is refused, naming the first. --async runs the
 pipeline asynchronously: iteration i+1's games are played (by networks
 i-1 and i, each game recording its own) while iteration i trains, on
 --replay-ratio samples per new position instead of --steps, and is
-evaluated; the workers rarely wait, but which network plays which game
+evaluated, its evaluation games played by the workers too (--ahead K
+lets self-play run K iterations ahead of training); the workers rarely
+wait, but which network plays which game
 depends on timing (the default, synchronous loop is reproducible game
 for game). See docs/DISTRIBUTED.md.
 
