@@ -177,6 +177,35 @@ type Setup struct {
 	// Replicas is the streams' replication in a clustered server
 	// (default 1; 3 in a 3-node cluster survives the loss of one node).
 	Replicas int
+	// MaxAckPending bounds the tasks the workers' consumer has delivered
+	// and not yet seen acknowledged, all workers together: at least the
+	// workers' Trees summed, or some wait (default 65,536; 1..MaxAckPendingLimit).
+	MaxAckPending int
+	// MaxWaiting bounds the pull requests waiting on the workers'
+	// consumer at once: about one per idle worker; beyond it a worker's
+	// fetch is refused and retried (default 0: the server's, 512;
+	// 1..MaxWaitingLimit). The server fixes it when it creates the
+	// consumer: changing it later needs the consumer deleted (a new
+	// --nats-name, or the fleet's streams removed).
+	MaxWaiting int
+}
+
+// Bounds of Setup.MaxAckPending and Setup.MaxWaiting.
+const (
+	DefaultMaxAckPending = 1 << 16
+	MaxAckPendingLimit   = 1 << 24
+	MaxWaitingLimit      = 1 << 20
+)
+
+// Check reports a setting out of range.
+func (s *Setup) Check() error {
+	switch {
+	case s.MaxAckPending < 0 || s.MaxAckPending > MaxAckPendingLimit:
+		return fmt.Errorf("fleet: max ack pending %d, want 1..%d tasks in flight (0: %d)", s.MaxAckPending, MaxAckPendingLimit, DefaultMaxAckPending)
+	case s.MaxWaiting < 0 || s.MaxWaiting > MaxWaitingLimit:
+		return fmt.Errorf("fleet: max waiting %d, want 1..%d pull requests (0: the server's default, 512)", s.MaxWaiting, MaxWaitingLimit)
+	}
+	return nil
 }
 
 func (s *Setup) defaults() {
@@ -188,6 +217,9 @@ func (s *Setup) defaults() {
 	}
 	if s.Replicas <= 0 {
 		s.Replicas = 1
+	}
+	if s.MaxAckPending <= 0 {
+		s.MaxAckPending = DefaultMaxAckPending
 	}
 }
 
@@ -233,9 +265,24 @@ func create(ctx context.Context, js jetstream.JetStream, s Setup) (*handles, err
 		if err != nil {
 			return nil, fmt.Errorf("fleet: creating stream %s: %w", st.name, err)
 		}
-		if _, err := js.CreateOrUpdateConsumer(ctx, st.name, jetstream.ConsumerConfig{Durable: st.cons,
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: s.AckWait, MaxAckPending: 1 << 16,
-			MaxRequestBatch: 4096, Replicas: s.Replicas}); err != nil {
+		cc := jetstream.ConsumerConfig{Durable: st.cons, AckPolicy: jetstream.AckExplicitPolicy, AckWait: s.AckWait,
+			MaxAckPending: DefaultMaxAckPending, MaxRequestBatch: 4096, Replicas: s.Replicas}
+		if st.cons == workersConsumer {
+			cc.MaxAckPending, cc.MaxWaiting = s.MaxAckPending, s.MaxWaiting
+			// MaxWaiting is fixed when the consumer is created: unset,
+			// keep what it has; set to something else, say how.
+			if ci, err := js.Consumer(ctx, st.name, st.cons); err == nil {
+				have := ci.CachedInfo().Config.MaxWaiting
+				switch {
+				case s.MaxWaiting == 0:
+					cc.MaxWaiting = have
+				case s.MaxWaiting != have:
+					return nil, fmt.Errorf("fleet: the workers' consumer %s on stream %s was made with max waiting %d, and the server cannot change it to %d: use another fleet name, or delete the consumer first (nats consumer rm %s %s)",
+						st.cons, st.name, have, s.MaxWaiting, st.name, st.cons)
+				}
+			}
+		}
+		if _, err := js.CreateOrUpdateConsumer(ctx, st.name, cc); err != nil {
 			return nil, fmt.Errorf("fleet: creating consumer %s on %s: %w", st.cons, st.name, err)
 		}
 	}

@@ -58,6 +58,9 @@ func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Tr
 	if s.Run == "" {
 		return nil, errors.New("fleet: Setup.Run is empty: the trainer needs its run's id")
 	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
 	if log == nil {
 		log = io.Discard
 	}
