@@ -247,6 +247,7 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 	t.logf("  fleet: %d evaluation games of iteration %d queued for the workers", len(need), iter)
 	var lost backoff
 	checked := time.Now()
+	var cons jetstream.Consumer // looked up again after a failure
 	for len(need) > 0 {
 		if ctx.Err() != nil {
 			return st, ctx.Err()
@@ -254,13 +255,17 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 		if err := t.ls().err(); err != nil {
 			return st, err
 		}
-		h := t.hs()
-		cons, err := h.js.Consumer(ctx, h.n.results(), evalConsumer)
+		var err error
+		if cons == nil {
+			h := t.hs()
+			cons, err = h.js.Consumer(ctx, h.n.results(), evalConsumer)
+		}
 		var batch jetstream.MessageBatch
 		if err == nil {
 			batch, err = cons.Fetch(64, jetstream.FetchMaxWait(t.FetchWait))
 		}
 		if err != nil {
+			cons = nil
 			if ctx.Err() != nil {
 				continue
 			}
@@ -360,6 +365,7 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 			}
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			cons = nil
 			lost.fail(ctx, t.logf, "fetching evaluation results", err)
 		} else {
 			lost.ok(t.logf, "fetching evaluation results")
