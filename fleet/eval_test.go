@@ -178,3 +178,42 @@ func TestEvalFailureReported(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// FuzzEvalResult feeds the trainer's parse and check of evaluation
+// results arbitrary messages: an error or a result that fits the match
+// (its seats, returns in [-1, 1]), never a panic.
+func FuzzEvalResult(f *testing.F) {
+	g := games.MustNew("tictactoe")
+	ev := EvalJob{Run: "r", Iteration: 1, Game: g.Spec(), Games: 4, Seed: 1, Agents: []EvalAgent{{Spec: "random"}, {Spec: "random"}}}
+	sched, err := ev.schedule(g)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range []EvalResult{
+		{Run: "r", Iteration: 1, Index: 1, Seats: sched[1], Returns: []float64{1, -1}, Length: 5, Moves: []int{3, 2}},
+		{Run: "r", Iteration: 1, Index: 9, Seats: []int{0}, Returns: []float64{2}},
+	} {
+		b, _ := encodeJSON(evalMagic, r)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < len(evalMagic) {
+			return
+		}
+		var r EvalResult
+		if decodeJSON(data, evalMagic, &r) != nil {
+			return
+		}
+		if ev.check(&r, sched, g.NumPlayers()) != nil {
+			return
+		}
+		if !reflect.DeepEqual(r.Seats, sched[r.Index]) {
+			t.Fatalf("accepted seats %v for game %d, the schedule has %v", r.Seats, r.Index, sched[r.Index])
+		}
+		for _, v := range r.Returns {
+			if !(v >= -1 && v <= 1) {
+				t.Fatalf("accepted return %v", v)
+			}
+		}
+	})
+}
