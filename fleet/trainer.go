@@ -22,8 +22,9 @@ import (
 )
 
 // Trainer is the trainer's side of a fleet: it publishes jobs and
-// collects their games into run directories. It is used by one goroutine
-// at a time.
+// collects their games into run directories, and has the workers play
+// evaluation games (Evaluate). It is used by one goroutine at a time,
+// except that one Evaluate may run beside SelfPlay.
 type Trainer struct {
 	nc    *nats.Conn
 	setup Setup
