@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/canopy-go/canopy/agent"
@@ -427,8 +428,30 @@ func (w *Worker) evaluate(ctx context.Context, js jetstream.JetStream, ts []eval
 		}
 		groups[k] = append(groups[k], t)
 	}
-	for _, k := range order {
-		w.evalMatch(ctx, js, groups[k])
+	// The matches waiting their turn keep their tasks too (evalMatch
+	// renews those of the match in play).
+	var cur atomic.Int32
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(max(w.ackWait/3, 100*time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				for k := int(cur.Load()) + 1; k < len(order); k++ {
+					for _, t := range groups[order[k]] {
+						t.m.InProgress()
+					}
+				}
+			}
+		}
+	}()
+	for k, key := range order {
+		cur.Store(int32(k))
+		w.evalMatch(ctx, js, groups[key])
 	}
 	return nil
 }
@@ -482,6 +505,26 @@ func (w *Worker) evalMatch(ctx context.Context, js jetstream.JetStream, ts []eva
 		}
 		t.m.Term()
 	}
+	// Keep the tasks in hand from the start (a network may take a while
+	// to download).
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	tick := time.NewTicker(max(w.ackWait/3, 100*time.Millisecond))
+	defer tick.Stop()
+	go func() {
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-tick.C:
+				mu.Lock()
+				for _, t := range held {
+					t.m.InProgress()
+				}
+				mu.Unlock()
+			}
+		}
+	}()
 	g, err := games.New(job.Game)
 	if err != nil {
 		for _, i := range indices {
@@ -515,24 +558,6 @@ func (w *Worker) evalMatch(ctx context.Context, js jetstream.JetStream, ts []eva
 		}
 		return
 	}
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	tick := time.NewTicker(max(w.ackWait/3, 100*time.Millisecond))
-	defer tick.Stop()
-	go func() {
-		for {
-			select {
-			case <-pctx.Done():
-				return
-			case <-tick.C:
-				mu.Lock()
-				for _, t := range held {
-					t.m.InProgress()
-				}
-				mu.Unlock()
-			}
-		}
-	}()
 	t0 := time.Now()
 	w.playSince.Store(t0.UnixNano())
 	defer func() {

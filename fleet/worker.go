@@ -401,7 +401,27 @@ func (w *Worker) fetchNetwork(ctx context.Context, name, sum string) (string, er
 	// worker starts over (BenchmarkNetworkFetch: 50 at once).
 	gctx, cancel := context.WithTimeout(ctx, netFetchTimeout)
 	defer cancel()
-	data, err := w.h.nets.GetBytes(gctx, job.Network)
+	// In a goroutine: a read of the object in progress waits for its
+	// next chunk until the context's deadline, whatever its cancellation
+	// (nats.go's object reader), so that a worker stopped while the
+	// server is away would hang for netFetchTimeout.
+	type fetched struct {
+		data []byte
+		err  error
+	}
+	done := make(chan fetched, 1)
+	go func() {
+		data, err := w.h.nets.GetBytes(gctx, job.Network)
+		done <- fetched{data, err}
+	}()
+	var data []byte
+	var err error
+	select {
+	case f := <-done:
+		data, err = f.data, f.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 	if err != nil {
 		return "", fmt.Errorf("worker: fetching network %s: %v: %w", job.Network, err, errTransient)
 	}
