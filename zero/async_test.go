@@ -189,8 +189,10 @@ func TestAsyncRunResumes(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the interrupted run finished:\n%s", log.String())
 	}
-	if n, _ := Finished(dir); n != 1 {
-		t.Fatalf("%d iterations finished before the interruption, want 1:\n%s", n, log.String())
+	// Iteration 1's record waits for its evaluation, which no longer
+	// holds up iteration 2's training: it may or may not be written.
+	if n, _ := Finished(dir); n > 1 {
+		t.Fatalf("%d iterations finished before the interruption, want at most 1:\n%s", n, log.String())
 	}
 	var log2 bytes.Buffer
 	if err := Run(ctx, dir, c, Options{Log: &log2, Fleet: fl}); err != nil {
