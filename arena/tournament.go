@@ -156,29 +156,11 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", g.Spec(), err)
 	}
-	if cfg.Parallel <= 0 {
-		cfg.Parallel = runtime.GOMAXPROCS(0)
-	}
 	switch {
 	case cfg.Bootstrap == 0:
 		cfg.Bootstrap = DefaultBootstrap
 	case cfg.Bootstrap < 0:
 		cfg.Bootstrap = 0
-	}
-	env := engine.WithPool(cfg.Env)
-	// Validate each spec once, up front, for a clean error naming it.
-	for i, sp := range cfg.Agents {
-		specs := make([]string, g.NumPlayers())
-		for s := range specs {
-			specs[s] = sp
-		}
-		ags, err := NewAgents(g, specs, env.WithSeed(cfg.Seed))
-		if err != nil {
-			return nil, fmt.Errorf("agent %d (%q): %w", i+1, sp, err)
-		}
-		// Kept until the end: their hold on shared resources (a network
-		// agent's engine) keeps those open between games.
-		defer CloseAgents(ags)
 	}
 	results := make([]GameResult, len(sched))
 	for i, r := range cfg.Played {
@@ -190,70 +172,32 @@ func Tournament(ctx context.Context, g games.Game, cfg TournamentConfig) (*Tourn
 		}
 		results[i] = r
 	}
-	var (
-		mu       sync.Mutex
-		done     = len(cfg.Played)
-		firstErr error // the first game to fail, in time order
-		wg       sync.WaitGroup
-	)
-	next := make(chan int)
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for range max(1, min(cfg.Parallel, len(sched)-len(cfg.Played))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				seats := sched[i]
-				specs := make([]string, len(seats))
-				for s, a := range seats {
-					specs[s] = cfg.Agents[a]
-				}
-				ags, err := NewAgents(g, specs, env.WithSeed(DeriveSeed(cfg.Seed, uint64(i))))
-				var rec *Record
-				if err == nil {
-					rec, err = PlayGame(ctx, g, ags, specs, ChanceSeed(cfg.Seed, i))
-					CloseAgents(ags)
-				}
-				if err == nil && cfg.OnGame != nil {
-					err = cfg.OnGame(i, rec, ChanceSeed(cfg.Seed, i))
-				}
-				if err == nil {
-					think := make([]float64, len(rec.Think))
-					for p, d := range rec.Think {
-						think[p] = d.Seconds()
-					}
-					results[i] = GameResult{Seats: seats, Returns: rec.Returns, Length: rec.Decisions(), Moves: rec.Moves, Think: think}
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("game %d (%v): %w", i+1, specs, err)
-					cancel()
-				}
-				done++
-				if cfg.Progress != nil {
-					cfg.Progress(done)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
+	var todo []int
 	for i := range sched {
-		if _, ok := cfg.Played[i]; ok {
-			continue
-		}
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+		if _, ok := cfg.Played[i]; !ok {
+			todo = append(todo, i)
 		}
 	}
-	close(next)
-	wg.Wait()
+	done := len(cfg.Played)
+	firstErr := PlayGames(ctx, g, cfg, todo, func(i int, rec *Record, r GameResult) error {
+		if cfg.OnGame != nil {
+			if err := cfg.OnGame(i, rec, ChanceSeed(cfg.Seed, i)); err != nil {
+				return err
+			}
+		}
+		results[i] = r
+		return nil
+	}, func() {
+		done++
+		if cfg.Progress != nil {
+			cfg.Progress(done)
+		}
+	})
+	if se, ok := errors.AsType[setupError](firstErr); ok {
+		return nil, se.err
+	}
 	opt := RateOptions{Bootstrap: cfg.Bootstrap, Seed: cfg.Seed, GamesPerTable: cfg.Games}
-	err = stopError(parent, firstErr)
+	err = firstErr
 	if err == nil {
 		return Rate(g.Spec(), cfg.Agents, results, opt)
 	}
@@ -272,6 +216,113 @@ feed:
 	}
 	res.Partial = true
 	return res, err
+}
+
+// setupError is a PlayGames error from before any game was played (an
+// agent spec that does not build).
+type setupError struct{ err error }
+
+func (e setupError) Error() string { return e.err.Error() }
+func (e setupError) Unwrap() error { return e.err }
+
+// PlayGames plays the games of indices (schedule indices of the
+// tournament cfg: cfg.Agents, Env, Games, Seed and Parallel are used)
+// concurrently, exactly as Tournament plays them: game i seeded from
+// DeriveSeed(cfg.Seed, i) and its chance from ChanceSeed(cfg.Seed, i), so
+// that a game's result does not depend on which process plays it, with
+// which others, or how many at once. It calls onGame with each finished
+// game (concurrently, from the goroutines that play them; an error stops
+// the games as a failed game does) and then progress (one call at a time,
+// may be nil). It returns the first failure (ctx's error when ctx ended),
+// or nil. A distributed evaluation plays a tournament's games this way on
+// many machines and rates them with Rate.
+func PlayGames(ctx context.Context, g games.Game, cfg TournamentConfig, indices []int, onGame func(i int, rec *Record, r GameResult) error, progress func()) error {
+	k := len(cfg.Agents)
+	if k < 2 {
+		return setupError{fmt.Errorf("a tournament needs at least 2 agents, got %d", k)}
+	}
+	sched, err := Schedule(g.NumPlayers(), k, cfg.Games)
+	if err != nil {
+		return setupError{fmt.Errorf("%s: %w", g.Spec(), err)}
+	}
+	for _, i := range indices {
+		if i < 0 || i >= len(sched) {
+			return setupError{fmt.Errorf("game %d: the schedule has %d games", i+1, len(sched))}
+		}
+	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = runtime.GOMAXPROCS(0)
+	}
+	env := engine.WithPool(cfg.Env)
+	// Validate each spec once, up front, for a clean error naming it.
+	for i, sp := range cfg.Agents {
+		specs := make([]string, g.NumPlayers())
+		for s := range specs {
+			specs[s] = sp
+		}
+		ags, err := NewAgents(g, specs, env.WithSeed(cfg.Seed))
+		if err != nil {
+			return setupError{fmt.Errorf("agent %d (%q): %w", i+1, sp, err)}
+		}
+		// Kept until the end: their hold on shared resources (a network
+		// agent's engine) keeps those open between games.
+		defer CloseAgents(ags)
+	}
+	var (
+		mu       sync.Mutex
+		firstErr error // the first game to fail, in time order
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range max(1, min(cfg.Parallel, len(indices))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				seats := sched[i]
+				specs := make([]string, len(seats))
+				for s, a := range seats {
+					specs[s] = cfg.Agents[a]
+				}
+				ags, err := NewAgents(g, specs, env.WithSeed(DeriveSeed(cfg.Seed, uint64(i))))
+				var rec *Record
+				if err == nil {
+					rec, err = PlayGame(ctx, g, ags, specs, ChanceSeed(cfg.Seed, i))
+					CloseAgents(ags)
+				}
+				if err == nil {
+					think := make([]float64, len(rec.Think))
+					for p, d := range rec.Think {
+						think[p] = d.Seconds()
+					}
+					err = onGame(i, rec, GameResult{Seats: seats, Returns: rec.Returns, Length: rec.Decisions(), Moves: rec.Moves, Think: think})
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("game %d (%v): %w", i+1, specs, err)
+					cancel()
+				}
+				if progress != nil {
+					progress()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, i := range indices {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return stopError(parent, firstErr)
 }
 
 // ChanceSeed is the seed of game i's chance outcomes in a tournament

@@ -21,6 +21,17 @@
 //	                                taskFailure), consumed by the durable
 //	                                consumer "trainer"
 //	object store N-large            games larger than the server's max_payload
+//	stream N-tasks,                 one message per evaluation game to play
+//	subject N.tasks.eval.ITER       (an asynchronous run's; the match in it)
+//	stream N-results (work queue)   one message per evaluation game played,
+//	subject N.results.ITER          consumed by the durable consumer "evaluator"
+//
+// Evaluation (eval.go): Trainer.Evaluate queues the games of an
+// iteration's evaluation matches (arena tournaments); workers take them
+// from the same consumer as self-play tasks, play them with
+// arena.PlayGames (game k seeded from (match seed, k), as in one
+// process), and publish each result; the trainer validates, records and
+// only then acknowledges each, exactly as it does games.
 //
 // A worker takes up to Trees tasks at a time, plays them with
 // selfplay.Run on its own batched engine (game i seeded from (seed, i)
@@ -63,7 +74,8 @@
 //
 // # Concurrency
 //
-// A Trainer is used by one goroutine at a time. A Worker runs in the
+// A Trainer is used by one goroutine at a time, except that one Evaluate
+// may run beside SelfPlay. A Worker runs in the
 // goroutine that calls Run, with helper goroutines of its own; several
 // Workers may run in one process. EncodeGame and DecodeGame are safe for
 // concurrent use.

@@ -87,6 +87,9 @@ type task struct {
 	// the duplicate window, which holds the invalid copy's id, lets the
 	// new game through.
 	Again string `json:"again,omitempty"`
+	// Eval, on an evaluation task (subject N.tasks.eval.ITER), is the
+	// match whose game ID (schedule index) to play.
+	Eval *EvalJob `json:"eval,omitempty"`
 }
 
 // msgID is the Nats-Msg-Id of game id's message (and of its task) in
@@ -115,6 +118,9 @@ func (n names) nets() string  { return n.fleet + "-nets" }
 func (n names) tasks() string { return n.fleet + "-tasks" }
 func (n names) games() string { return n.fleet + "-games" }
 func (n names) large() string { return n.fleet + "-large" }
+
+// results is the stream of evaluation results (eval.go).
+func (n names) results() string { return n.fleet + "-results" }
 func (n names) taskSubject(iter int) string {
 	return n.fleet + ".tasks." + strconv.Itoa(iter)
 }
@@ -122,10 +128,20 @@ func (n names) gameSubject(iter int) string {
 	return n.fleet + ".games." + strconv.Itoa(iter)
 }
 
+// evalTaskSubject is the subject of iteration iter's evaluation tasks:
+// on the tasks stream, taken by the same consumer as self-play tasks.
+func (n names) evalTaskSubject(iter int) string {
+	return n.fleet + ".tasks.eval." + strconv.Itoa(iter)
+}
+func (n names) resultSubject(iter int) string {
+	return n.fleet + ".results." + strconv.Itoa(iter)
+}
+
 const (
 	jobKey           = "job"
 	workersConsumer  = "workers"
 	trainerConsumer  = "trainer"
+	evalConsumer     = "evaluator" // the trainer's, on N-results
 	defaultAckWait   = 30 * time.Second
 	defaultDuplicate = 10 * time.Minute
 	// largeMaxAge is how long a large game's object stays in N-large
@@ -161,6 +177,35 @@ type Setup struct {
 	// Replicas is the streams' replication in a clustered server
 	// (default 1; 3 in a 3-node cluster survives the loss of one node).
 	Replicas int
+	// MaxAckPending bounds the tasks the workers' consumer has delivered
+	// and not yet seen acknowledged, all workers together: at least the
+	// workers' Trees summed, or some wait (default 65,536; 1..MaxAckPendingLimit).
+	MaxAckPending int
+	// MaxWaiting bounds the pull requests waiting on the workers'
+	// consumer at once: about one per idle worker; beyond it a worker's
+	// fetch is refused and retried (default 0: the server's, 512;
+	// 1..MaxWaitingLimit). The server fixes it when it creates the
+	// consumer: changing it later needs the consumer deleted (a new
+	// --nats-name, or the fleet's streams removed).
+	MaxWaiting int
+}
+
+// Bounds of Setup.MaxAckPending and Setup.MaxWaiting.
+const (
+	DefaultMaxAckPending = 1 << 16
+	MaxAckPendingLimit   = 1 << 24
+	MaxWaitingLimit      = 1 << 20
+)
+
+// Check reports a setting out of range.
+func (s *Setup) Check() error {
+	switch {
+	case s.MaxAckPending < 0 || s.MaxAckPending > MaxAckPendingLimit:
+		return fmt.Errorf("fleet: max ack pending %d, want 1..%d tasks in flight (0: %d)", s.MaxAckPending, MaxAckPendingLimit, DefaultMaxAckPending)
+	case s.MaxWaiting < 0 || s.MaxWaiting > MaxWaitingLimit:
+		return fmt.Errorf("fleet: max waiting %d, want 1..%d pull requests (0: the server's default, 512)", s.MaxWaiting, MaxWaitingLimit)
+	}
+	return nil
 }
 
 func (s *Setup) defaults() {
@@ -173,17 +218,21 @@ func (s *Setup) defaults() {
 	if s.Replicas <= 0 {
 		s.Replicas = 1
 	}
+	if s.MaxAckPending <= 0 {
+		s.MaxAckPending = DefaultMaxAckPending
+	}
 }
 
 // handles are the JetStream objects of one fleet.
 type handles struct {
-	n     names
-	js    jetstream.JetStream
-	state jetstream.KeyValue
-	nets  jetstream.ObjectStore
-	large jetstream.ObjectStore // games too large for one message
-	tasks jetstream.Stream
-	games jetstream.Stream
+	n       names
+	js      jetstream.JetStream
+	state   jetstream.KeyValue
+	nets    jetstream.ObjectStore
+	large   jetstream.ObjectStore // games too large for one message
+	tasks   jetstream.Stream
+	games   jetstream.Stream
+	results jetstream.Stream // evaluation results (trainer only)
 }
 
 // create makes (or updates) the fleet's streams, buckets and consumers.
@@ -209,15 +258,31 @@ func create(ctx context.Context, js jetstream.JetStream, s Setup) (*handles, err
 		name    string
 		subject string
 		cons    string
-	}{{&h.tasks, h.n.tasks(), h.n.fleet + ".tasks.>", workersConsumer}, {&h.games, h.n.games(), h.n.fleet + ".games.>", trainerConsumer}} {
+	}{{&h.tasks, h.n.tasks(), h.n.fleet + ".tasks.>", workersConsumer}, {&h.games, h.n.games(), h.n.fleet + ".games.>", trainerConsumer},
+		{&h.results, h.n.results(), h.n.fleet + ".results.>", evalConsumer}} {
 		*st.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: st.name, Subjects: []string{st.subject},
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: s.Duplicates, Replicas: s.Replicas})
 		if err != nil {
 			return nil, fmt.Errorf("fleet: creating stream %s: %w", st.name, err)
 		}
-		if _, err := js.CreateOrUpdateConsumer(ctx, st.name, jetstream.ConsumerConfig{Durable: st.cons,
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: s.AckWait, MaxAckPending: 1 << 16,
-			MaxRequestBatch: 4096, Replicas: s.Replicas}); err != nil {
+		cc := jetstream.ConsumerConfig{Durable: st.cons, AckPolicy: jetstream.AckExplicitPolicy, AckWait: s.AckWait,
+			MaxAckPending: DefaultMaxAckPending, MaxRequestBatch: 4096, Replicas: s.Replicas}
+		if st.cons == workersConsumer {
+			cc.MaxAckPending, cc.MaxWaiting = s.MaxAckPending, s.MaxWaiting
+			// MaxWaiting is fixed when the consumer is created: unset,
+			// keep what it has; set to something else, say how.
+			if ci, err := js.Consumer(ctx, st.name, st.cons); err == nil {
+				have := ci.CachedInfo().Config.MaxWaiting
+				switch {
+				case s.MaxWaiting == 0:
+					cc.MaxWaiting = have
+				case s.MaxWaiting != have:
+					return nil, fmt.Errorf("fleet: the workers' consumer %s on stream %s was made with max waiting %d, and the server cannot change it to %d: use another fleet name, or delete the consumer first (nats consumer rm %s %s)",
+						st.cons, st.name, have, s.MaxWaiting, st.name, st.cons)
+				}
+			}
+		}
+		if _, err := js.CreateOrUpdateConsumer(ctx, st.name, cc); err != nil {
 			return nil, fmt.Errorf("fleet: creating consumer %s on %s: %w", st.cons, st.name, err)
 		}
 	}

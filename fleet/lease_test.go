@@ -131,3 +131,40 @@ func TestFleetRecreatedAfterStoreLoss(t *testing.T) {
 		t.Errorf("another run's trainer after the recreation: %v, want a refusal", err)
 	}
 }
+
+// The workers' consumer gets the limits the trainer asks for; max ack
+// pending may change at a restart, max waiting (which the server fixes
+// when it makes the consumer) is kept when unset and refused, with a
+// message saying how, when set to another value.
+func TestConsumerLimits(t *testing.T) {
+	f := startFleet(t, Setup{MaxAckPending: 100, MaxWaiting: 1000})
+	ctx := context.Background()
+	limits := func() (int, int) {
+		t.Helper()
+		c, err := f.tr.hs().js.Consumer(ctx, "test-tasks", workersConsumer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := c.CachedInfo().Config
+		return cfg.MaxAckPending, cfg.MaxWaiting
+	}
+	if ap, mw := limits(); ap != 100 || mw != 1000 {
+		t.Fatalf("max ack pending %d, max waiting %d; want 100 and 1000", ap, mw)
+	}
+	tr, err := NewTrainer(ctx, f.nc, Setup{Name: "test", Run: "r1", MaxAckPending: 200}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	if ap, mw := limits(); ap != 200 || mw != 1000 {
+		t.Errorf("after a restart asking for 200: max ack pending %d, max waiting %d; want 200 and 1000", ap, mw)
+	}
+	if _, err := NewTrainer(ctx, f.nc, Setup{Name: "test", Run: "r1", MaxWaiting: 2000}, nil); err == nil || !strings.Contains(err.Error(), "max waiting 1000") {
+		t.Errorf("changing max waiting: %v, want an error naming the consumer's 1000", err)
+	}
+	for _, s := range []Setup{{MaxAckPending: -1}, {MaxAckPending: MaxAckPendingLimit + 1}, {MaxWaiting: -1}, {MaxWaiting: MaxWaitingLimit + 1}} {
+		if err := s.Check(); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+}

@@ -233,7 +233,7 @@ func workerPermissions(n string) *server.Permissions {
 			// looks for an object of the same name.
 			"$O." + nm.large() + ".C.>", "$O." + nm.large() + ".M.>",
 			api + "STREAM.MSG.GET." + large, api + "DIRECT.GET." + large + ".>",
-			n + ".games.>",
+			n + ".games.>", n + ".results.>",
 		}},
 		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>"}},
 	}

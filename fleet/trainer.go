@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/canopy-go/canopy/games"
@@ -21,13 +22,17 @@ import (
 )
 
 // Trainer is the trainer's side of a fleet: it publishes jobs and
-// collects their games into run directories. It is used by one goroutine
-// at a time.
+// collects their games into run directories, and has the workers play
+// evaluation games (Evaluate). It is used by one goroutine at a time,
+// except that one Evaluate may run beside SelfPlay.
 type Trainer struct {
 	nc    *nats.Conn
-	h     *handles
 	setup Setup
 	log   io.Writer
+	// mu guards h and lease, which recreate replaces while Evaluate may
+	// run in another goroutine.
+	mu    sync.Mutex
+	h     *handles
 	lease *lease
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
@@ -54,6 +59,9 @@ func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Tr
 	if s.Run == "" {
 		return nil, errors.New("fleet: Setup.Run is empty: the trainer needs its run's id")
 	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
 	if log == nil {
 		log = io.Discard
 	}
@@ -77,12 +85,25 @@ func NewTrainer(ctx context.Context, nc *nats.Conn, s Setup, log io.Writer) (*Tr
 	return t, nil
 }
 
+// hs returns the fleet's handles; ls the lease.
+func (t *Trainer) hs() *handles {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.h
+}
+
+func (t *Trainer) ls() *lease {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lease
+}
+
 // Close releases the fleet name's lease (another run's trainer may then
 // start at once). The trainer is not used after Close.
 func (t *Trainer) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	t.lease.release(ctx)
+	t.ls().release(ctx)
 }
 
 func (t *Trainer) logf(format string, args ...any) { fmt.Fprintf(t.log, format+"\n", args...) }
@@ -119,7 +140,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 	if job.Build == "" {
 		job.Build = build()
 	}
-	if err := t.lease.err(); err != nil {
+	if err := t.ls().err(); err != nil {
 		return st, err
 	}
 	g, err := games.New(job.Game)
@@ -131,7 +152,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 	}
 	var gone backoff
 	for {
-		if err := t.lease.err(); err != nil {
+		if err := t.ls().err(); err != nil {
 			return st, err
 		}
 		if err := t.publishNet(ctx, job, netFile); err != nil {
@@ -141,7 +162,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 		if err != nil {
 			return st, err
 		}
-		if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+		if _, err := t.hs().state.Put(ctx, jobKey, data); err != nil {
 			return st, fmt.Errorf("fleet: publishing the job: %w", err)
 		}
 		pending := o.Pending()
@@ -180,7 +201,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 	}
 	// Every game is on disk: the tasks left (duplicates of played games)
 	// are of no use.
-	if err := t.h.tasks.Purge(ctx, jetstream.WithPurgeSubject(t.h.n.taskSubject(job.Iteration))); err != nil {
+	if err := t.hs().tasks.Purge(ctx, jetstream.WithPurgeSubject(t.hs().n.taskSubject(job.Iteration))); err != nil {
 		t.logf("  fleet: warning: cannot purge iteration %d's remaining tasks: %v (workers will drop them)", job.Iteration, err)
 	}
 	return st, nil
@@ -189,7 +210,7 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 // publishNet stores netFile's bytes as job.Network after checking their
 // SHA-256, unless an object of that name and digest is there.
 func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error {
-	if info, err := t.h.nets.GetInfo(ctx, job.Network); err == nil && info.Metadata["sha256"] == job.NetworkSHA256 {
+	if info, err := t.hs().nets.GetInfo(ctx, job.Network); err == nil && info.Metadata["sha256"] == job.NetworkSHA256 {
 		return nil
 	}
 	data, err := os.ReadFile(netFile)
@@ -201,7 +222,7 @@ func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error
 	}
 	meta := jetstream.ObjectMeta{Name: job.Network, Description: "canopy network", Metadata: map[string]string{"sha256": job.NetworkSHA256},
 		Opts: &jetstream.ObjectMetaOptions{ChunkSize: chunkSize(t.nc.MaxPayload())}}
-	if _, err := t.h.nets.Put(ctx, meta, bytes.NewReader(data)); err != nil {
+	if _, err := t.hs().nets.Put(ctx, meta, bytes.NewReader(data)); err != nil {
 		return fmt.Errorf("fleet: storing network %s: %w", job.Network, err)
 	}
 	return nil
@@ -210,13 +231,13 @@ func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error
 // queue publishes one task per id, each with its msgID so that a second
 // queueing (a restarted trainer) inside the duplicate window adds none.
 func (t *Trainer) queue(ctx context.Context, job Job, ids []int) error {
-	subj := t.h.n.taskSubject(job.Iteration)
+	subj := t.hs().n.taskSubject(job.Iteration)
 	const window = 1024 // publishes in flight at once
 	for lo := 0; lo < len(ids); lo += window {
 		var acks []jetstream.PubAckFuture
 		for _, id := range ids[lo:min(lo+window, len(ids))] {
 			body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id})
-			f, err := t.h.js.PublishAsync(subj, body, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)))
+			f, err := t.hs().js.PublishAsync(subj, body, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)))
 			if err != nil {
 				return fmt.Errorf("fleet: queueing tasks: %w", err)
 			}
@@ -244,7 +265,7 @@ func (t *Trainer) requeue(ctx context.Context, job Job, id int, m jetstream.Msg)
 		again = ".again." + strconv.FormatUint(md.Sequence.Stream, 10)
 	}
 	body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id, Again: again})
-	if _, err := t.h.js.Publish(ctx, t.h.n.taskSubject(job.Iteration), body,
+	if _, err := t.hs().js.Publish(ctx, t.hs().n.taskSubject(job.Iteration), body,
 		jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)+again)); err != nil && ctx.Err() == nil {
 		t.logf("  fleet: warning: cannot queue game %d again: %v (the next trainer start queues it)", id, err)
 	}
@@ -271,7 +292,7 @@ type heldMsg struct {
 // For an asynchronous job, it publishes the network t.Newest names when
 // it changes, updating *job, and takes the games of any network.
 func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pending []int, o *selfplay.Output, st *Stats, onGame func(*Game, Stats)) error {
-	cons, err := t.h.js.Consumer(ctx, t.h.n.games(), trainerConsumer)
+	cons, err := t.hs().js.Consumer(ctx, t.hs().n.games(), trainerConsumer)
 	if notYet(err) {
 		return fmt.Errorf("%w: %v", errFleetGone, err)
 	}
@@ -336,7 +357,7 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 		if err != nil {
 			return err
 		}
-		if _, err := t.h.state.Put(ctx, jobKey, data); err != nil {
+		if _, err := t.hs().state.Put(ctx, jobKey, data); err != nil {
 			return fmt.Errorf("fleet: publishing the job: %w", err)
 		}
 		*job = next
@@ -371,7 +392,7 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 		if ctx.Err() != nil {
 			return errors.Join(ctx.Err(), flush())
 		}
-		if err := t.lease.err(); err != nil {
+		if err := t.ls().err(); err != nil {
 			return errors.Join(err, flush())
 		}
 		if err := newest(); err != nil {
@@ -552,12 +573,12 @@ var errFleetGone = errors.New("fleet: the fleet's streams are gone from the serv
 func (t *Trainer) gone(ctx context.Context) bool {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := open(cctx, t.h.js, t.h.n.fleet)
+	_, err := open(cctx, t.hs().js, t.hs().n.fleet)
 	if err == nil {
-		_, err = t.h.js.Consumer(cctx, t.h.n.tasks(), workersConsumer)
+		_, err = t.hs().js.Consumer(cctx, t.hs().n.tasks(), workersConsumer)
 	}
 	if err == nil {
-		_, err = t.h.js.Consumer(cctx, t.h.n.games(), trainerConsumer)
+		_, err = t.hs().js.Consumer(cctx, t.hs().n.games(), trainerConsumer)
 	}
 	return notYet(err)
 }
@@ -565,6 +586,8 @@ func (t *Trainer) gone(ctx context.Context) bool {
 // recreate makes the fleet's streams, buckets and consumers again and
 // takes the lease anew (the bucket holding it may be new too).
 func (t *Trainer) recreate(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.lease.stop()
 	h, err := create(ctx, t.h.js, t.setup)
 	if err != nil {
@@ -588,7 +611,7 @@ func (t *Trainer) fetchLarge(ctx context.Context, ref gameRef) ([]byte, error) {
 	if ref.Size < 0 || ref.Size > maxLargeGame {
 		return nil, fmt.Errorf("%w: %d bytes", errBadObject, ref.Size)
 	}
-	data, err := t.h.large.GetBytes(ctx, ref.Object)
+	data, err := t.hs().large.GetBytes(ctx, ref.Object)
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", ref.Object, err)
 	}
@@ -601,7 +624,7 @@ func (t *Trainer) fetchLarge(ctx context.Context, ref gameRef) ([]byte, error) {
 // dropObject deletes a large game's object once its message is
 // acknowledged (what it misses, N-large's MaxAge removes).
 func (t *Trainer) dropObject(ctx context.Context, name string) {
-	if err := t.h.large.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) && ctx.Err() == nil {
+	if err := t.hs().large.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) && ctx.Err() == nil {
 		t.logf("  fleet: warning: cannot delete large game object %s: %v (it expires after %s)", name, err, largeMaxAge)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,7 +79,11 @@ type Worker struct {
 	be     nets.Backend
 	origin Origin // this worker and its backend, as games carry them
 
+	// pool holds the engines of evaluation games (eval.go's evaluate).
+	pool *engine.Pool
+
 	games, positions, nodes atomic.Int64
+	evals                   atomic.Int64 // evaluation games published
 	publishNs               atomic.Int64 // time spent publishing, ns
 	busyNs                  atomic.Int64 // time spent with games in play, ns, batches ended
 	playSince               atomic.Int64 // start of the batch in play (UnixNano), 0 between batches
@@ -108,7 +113,8 @@ func NewWorker(nc *nats.Conn, opt WorkerOptions) (*Worker, error) {
 		host, _ := os.Hostname()
 		opt.Ident = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
-	return &Worker{opt: opt, nc: nc, notify: make(chan struct{}), origin: Origin{Worker: opt.Ident, Build: build()}}, nil
+	return &Worker{opt: opt, nc: nc, notify: make(chan struct{}), origin: Origin{Worker: opt.Ident, Build: build()},
+		pool: engine.NewPool(engine.PoolOptions{Backend: opt.Backend})}, nil
 }
 
 // build names the running binary's build: its module version and VCS
@@ -142,8 +148,11 @@ func (w *Worker) Counts() (gamesN, positions, nodes int64, publishing time.Durat
 	return w.games.Load(), w.positions.Load(), w.nodes.Load(), time.Duration(w.publishNs.Load())
 }
 
+// EvalGames returns the evaluation games this worker has published.
+func (w *Worker) EvalGames() int64 { return w.evals.Load() }
+
 // Busy returns how long this worker has had games in play: the time
-// inside self-play of its batches, which includes waiting on its own
+// inside self-play of its batches and evaluation matches, which includes waiting on its own
 // publishes but not waiting for tasks, jobs or networks. Busy over the
 // wall time of Run is the worker's utilisation.
 func (w *Worker) Busy() time.Duration {
@@ -164,7 +173,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer func() {
 		g, _, _, _ := w.Counts()
 		wall := time.Since(t0)
-		w.logf("worker: %d games; busy (games in play) %s of %s, %.1f%%", g, w.Busy().Round(time.Millisecond), wall.Round(time.Millisecond), 100*w.Busy().Seconds()/max(wall.Seconds(), 1e-9))
+		w.logf("worker: %d games, %d evaluation games; busy (games in play) %s of %s, %.1f%%", g, w.EvalGames(), w.Busy().Round(time.Millisecond), wall.Round(time.Millisecond), 100*w.Busy().Seconds()/max(wall.Seconds(), 1e-9))
 	}()
 	js, err := jetstream.New(w.nc)
 	if err != nil {
@@ -369,6 +378,13 @@ func (w *Worker) closeEngine() {
 // fetchNet returns the path of job's network in the cache, downloading it
 // (and checking its SHA-256) when it is not there.
 func (w *Worker) fetchNet(ctx context.Context, job Job) (string, error) {
+	return w.fetchNetwork(ctx, job.Network, job.NetworkSHA256)
+}
+
+// fetchNetwork returns the path in the cache of network name, whose
+// bytes have SHA-256 sum, downloading it when it is not there.
+func (w *Worker) fetchNetwork(ctx context.Context, name, sum string) (string, error) {
+	job := Job{Network: name, NetworkSHA256: sum}
 	if len(job.NetworkSHA256) != 64 {
 		return "", fmt.Errorf("worker: the job's network SHA-256 %q is not 64 hex digits", job.NetworkSHA256)
 	}
@@ -385,7 +401,27 @@ func (w *Worker) fetchNet(ctx context.Context, job Job) (string, error) {
 	// worker starts over (BenchmarkNetworkFetch: 50 at once).
 	gctx, cancel := context.WithTimeout(ctx, netFetchTimeout)
 	defer cancel()
-	data, err := w.h.nets.GetBytes(gctx, job.Network)
+	// In a goroutine: a read of the object in progress waits for its
+	// next chunk until the context's deadline, whatever its cancellation
+	// (nats.go's object reader), so that a worker stopped while the
+	// server is away would hang for netFetchTimeout.
+	type fetched struct {
+		data []byte
+		err  error
+	}
+	done := make(chan fetched, 1)
+	go func() {
+		data, err := w.h.nets.GetBytes(gctx, job.Network)
+		done <- fetched{data, err}
+	}()
+	var data []byte
+	var err error
+	select {
+	case f := <-done:
+		data, err = f.data, f.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 	if err != nil {
 		return "", fmt.Errorf("worker: fetching network %s: %v: %w", job.Network, err, errTransient)
 	}
@@ -406,42 +442,81 @@ func sha(data []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// Kinds of task a worker fetched, as classify sorts them.
+const (
+	taskPlay    = iota // a self-play game of the job in play: play it
+	taskEval           // an evaluation game (eval.go)
+	taskNewer          // of a later iteration than the job's: handed back a while
+	taskDropped        // acknowledged or terminated: nothing to do
+)
+
+// classify sorts the task message m fetched while job is played, and
+// acknowledges, terminates or hands back those not to be played
+// (inHand reports whether a game id is in hand already: a second copy
+// is handed back a while).
+func (w *Worker) classify(m jetstream.Msg, job Job, inHand func(id int) bool) (task, int) {
+	var t task
+	if err := json.Unmarshal(m.Data(), &t); err != nil {
+		w.logf("worker: dropped a task that does not parse: %v", err)
+		m.Term()
+		return t, taskDropped
+	}
+	if t.Eval != nil {
+		if t.Eval.Run != t.Run || t.Eval.Iteration != t.Iteration {
+			w.logf("worker: dropped an evaluation task of run %s iteration %d naming run %s iteration %d", t.Run, t.Iteration, t.Eval.Run, t.Eval.Iteration)
+			m.Term()
+			return t, taskDropped
+		}
+		return t, taskEval
+	}
+	switch {
+	case t.Run != job.Run || t.Iteration < job.Iteration:
+		m.Ack() // another run's or a finished iteration's task
+		return t, taskDropped
+	case t.ID < 0 || t.ID >= job.Games:
+		w.logf("worker: dropped task %d of iteration %d: the job has games 0..%d", t.ID, t.Iteration, job.Games-1)
+		m.Term()
+		return t, taskDropped
+	case t.Iteration > job.Iteration:
+		// A job this worker has not seen yet: leave it a while.
+		m.NakWithDelay(time.Second)
+		return t, taskNewer
+	case inHand(t.ID):
+		m.NakWithDelay(time.Second)
+		return t, taskDropped
+	}
+	return t, taskPlay
+}
+
+// heldTask is a self-play task in a worker's hands.
+type heldTask struct {
+	m     jetstream.Msg
+	again string // task.Again
+}
+
 // batch takes up to Trees tasks and plays those of job. It takes the
 // tasks queued now, or, when there are none, waits up to 2 s for one and
 // then takes those queued by then: a worker never sits on tasks waiting
-// for a full batch.
+// for a full batch. While the batch plays, play takes more tasks as
+// games end, so that the batch goes on as long as the job has tasks.
 func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) error {
-	held := map[int]jetstream.Msg{}
-	again := map[int]string{} // task.Again of the tasks in hand that have one
+	held := map[int]heldTask{}
 	var ids []int
+	var evals []evalTask
 	newer := false // a task of a later iteration than job's came
+	inHand := func(id int) bool { _, ok := held[id]; return ok }
 	take := func(mb jetstream.MessageBatch) int {
 		n := 0
 		for m := range mb.Messages() {
 			n++
-			var t task
-			if err := json.Unmarshal(m.Data(), &t); err != nil {
-				w.logf("worker: dropped a task that does not parse: %v", err)
-				m.Term()
-				continue
-			}
-			switch {
-			case t.Run != job.Run || t.Iteration < job.Iteration:
-				m.Ack() // another run's or a finished iteration's task
-			case t.ID < 0 || t.ID >= job.Games:
-				w.logf("worker: dropped task %d of iteration %d: the job has games 0..%d", t.ID, t.Iteration, job.Games-1)
-				m.Term()
-			case t.Iteration > job.Iteration || held[t.ID] != nil:
-				// A job this worker has not seen yet, or a second copy
-				// of a task in hand: leave it a while.
-				newer = newer || t.Iteration > job.Iteration
-				m.NakWithDelay(time.Second)
-			default:
-				held[t.ID] = m
-				if t.Again != "" {
-					again[t.ID] = t.Again
-				}
+			switch t, k := w.classify(m, job, inHand); k {
+			case taskPlay:
+				held[t.ID] = heldTask{m, t.Again}
 				ids = append(ids, t.ID)
+			case taskEval:
+				evals = append(evals, evalTask{task: t, m: m})
+			case taskNewer:
+				newer = true
 			}
 		}
 		return n
@@ -461,6 +536,15 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	if newer {
 		w.refreshJob(ctx)
 	}
+	if len(evals) > 0 {
+		// Evaluation first: the trainer's record of an iteration waits
+		// for it. The self-play tasks in hand go back to the queue at
+		// once, for this worker's next batch or another's.
+		for _, h := range held {
+			h.m.Nak()
+		}
+		return w.evaluate(ctx, js, evals)
+	}
 	if err != nil && len(ids) == 0 {
 		if ctx.Err() == nil {
 			time.Sleep(500 * time.Millisecond) // the server is away: nats reconnects meanwhile
@@ -470,13 +554,26 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 	if len(ids) == 0 {
 		return nil
 	}
-	return w.play(ctx, js, job, ids, held, again)
+	evals, err = w.play(ctx, js, job, ids, held)
+	if err != nil || len(evals) == 0 {
+		return err
+	}
+	return w.evaluate(ctx, js, evals)
 }
 
-// play plays ids of job, publishing each finished game and then
-// acknowledging its task; tasks not finished are handed back. again
-// holds the task.Again of the tasks that have one.
-func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids []int, held map[int]jetstream.Msg, again map[int]string) error {
+// refillMargin is how many tasks beyond its Trees a worker keeps in hand
+// while it plays, so that a slot whose game ends finds the next at once.
+func refillMargin(trees int) int { return max(1, trees/8) }
+
+// play plays ids of job (held: their tasks, by id), and more of job's
+// tasks as it goes: each time a game ends, it takes tasks to keep
+// refillMargin(Trees) ready for the next slot that frees up (a slot
+// that finds none ends, and the batch ends with its last slot). It stops
+// taking tasks when the job changes (a newer network or iteration) or an
+// evaluation task comes, which it returns, to be played next. It
+// publishes each finished game and then acknowledges its task; tasks not
+// finished are handed back.
+func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids []int, held map[int]heldTask) ([]evalTask, error) {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.mu.Lock()
@@ -495,15 +592,35 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	for _, d := range w.g.ObservationShape() {
 		obs *= d
 	}
-	var mu sync.Mutex // guards held
-	finished := make(chan *selfplay.GameRecord, len(ids))
+	var (
+		mu    sync.Mutex // guards held, ready, alive, evals, full
+		ready = slices.Clone(ids)
+		// alive counts the slots that have not ended: a slot that asks
+		// for a game when ready is empty ends (selfplay.Config.Next).
+		alive  = w.opt.Trees
+		evals  []evalTask
+		full   bool // no more tasks taken: the job changed, or evaluation waits
+		wanted = make(chan struct{}, 1)
+	)
+	want := func() {
+		select {
+		case wanted <- struct{}{}:
+		default:
+		}
+	}
+	finished := make(chan *selfplay.GameRecord, w.opt.Trees+refillMargin(w.opt.Trees))
 	pubErr := make(chan error, 1)
 	take := func(id int) jetstream.Msg {
 		mu.Lock()
 		defer mu.Unlock()
-		m := held[id]
+		h := held[id]
 		delete(held, id)
-		return m
+		return h.m
+	}
+	again := func(id int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return held[id].again
 	}
 	go func() {
 		pubErr <- w.publish(ctx, js, job, obs, finished, again, func(id int) { take(id).Ack() },
@@ -520,43 +637,116 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 				return
 			case <-tick.C:
 				mu.Lock()
-				for _, m := range held {
-					m.InProgress()
+				for _, h := range held {
+					h.m.InProgress()
+				}
+				for _, t := range evals {
+					t.m.InProgress()
 				}
 				mu.Unlock()
 			}
 		}
 	}()
+	// Refill: take tasks as games end.
+	refilled := make(chan struct{})
+	go func() {
+		defer close(refilled)
+		poll := time.NewTicker(250 * time.Millisecond)
+		defer poll.Stop()
+		margin := refillMargin(w.opt.Trees)
+		inHand := func(id int) bool { _, ok := held[id]; return ok } // called with mu held
+		for {
+			select {
+			case <-bctx.Done():
+				return
+			case <-wanted:
+			case <-poll.C:
+			}
+			w.mu.Lock()
+			changed := !w.job.same(job)
+			w.mu.Unlock()
+			mu.Lock()
+			full = full || changed
+			n := min(margin, alive) - len(ready)
+			stop := full || alive == 0
+			mu.Unlock()
+			if stop || n <= 0 {
+				continue
+			}
+			mb, err := w.cons.FetchNoWait(n)
+			if err != nil {
+				continue
+			}
+			newer := false
+			for m := range mb.Messages() {
+				mu.Lock()
+				switch t, k := w.classify(m, job, inHand); k {
+				case taskPlay:
+					held[t.ID] = heldTask{m, t.Again}
+					ready = append(ready, t.ID)
+				case taskEval:
+					evals = append(evals, evalTask{task: t, m: m})
+					full = true // evaluation next: let the games in play end
+				case taskNewer:
+					newer, full = true, true
+				}
+				mu.Unlock()
+			}
+			if newer {
+				w.refreshJob(bctx)
+			}
+		}
+	}()
+	next := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		want()
+		if len(ready) == 0 {
+			alive--
+			return 0, false
+		}
+		id := ready[0]
+		ready = ready[1:]
+		return id, true
+	}
 	t0 := time.Now()
 	w.playSince.Store(t0.UnixNano())
-	err := selfplay.Run(bctx, w.e, selfplay.Config{Settings: job.Settings, Seed: job.Seed, Games: ids, Trees: w.opt.Trees,
+	err := selfplay.Run(bctx, w.e, selfplay.Config{Settings: job.Settings, Seed: job.Seed, Next: next, Trees: w.opt.Trees,
 		OnGame: func(r *selfplay.GameRecord) error { finished <- r; return nil }})
 	close(finished)
 	perr := <-pubErr
 	w.playSince.Store(0) // first: a reader may miss this batch for a moment, never count it twice
 	w.busyNs.Add(int64(time.Since(t0)))
 	cancel()
+	<-refilled
 	mu.Lock()
-	for _, m := range held {
-		m.Nak() // unplayed: back to the queue for anyone
+	for _, h := range held {
+		h.m.Nak() // unplayed: back to the queue for anyone
 	}
+	left := evals
 	mu.Unlock()
 	if perr != nil {
-		return perr
+		for _, t := range left {
+			t.m.Nak()
+		}
+		return nil, perr
 	}
 	if err != nil && bctx.Err() == nil {
-		return fmt.Errorf("worker: self-play: %w", err)
+		for _, t := range left {
+			t.m.Nak()
+		}
+		return nil, fmt.Errorf("worker: self-play: %w", err)
 	}
-	return nil
+	return left, nil
 }
 
 // publish sends every finished game, retrying while the server does
 // not answer until it acknowledges the game, then calls done with its
 // id; for a game that cannot be sent, it calls failed instead. A game
 // larger than the server's max_payload allows travels through N-large.
-// again holds the Nats-Msg-Id suffixes of games queued again
-// (task.Again); publish only reads it.
-func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, again map[int]string,
+// again returns the Nats-Msg-Id suffix of a game queued again
+// (task.Again).
+func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, obs int, finished <-chan *selfplay.GameRecord, again func(id int) string,
 	done func(id int), failed func(id int, err error)) error {
 	subj := w.h.n.gameSubject(job.Iteration)
 	var buf []byte
@@ -573,7 +763,7 @@ func (w *Worker) publish(ctx context.Context, js jetstream.JetStream, job Job, o
 			failed(r.ID, err)
 			continue
 		}
-		id := msgID(job.Run, job.Iteration, r.ID) + again[r.ID]
+		id := msgID(job.Run, job.Iteration, r.ID) + again(r.ID)
 		msg := buf
 		if limit := w.nc.MaxPayload(); limit > 0 && int64(len(buf)) > messageLimit(limit) {
 			if msg, err = w.putLarge(ctx, g, id, buf); err != nil {

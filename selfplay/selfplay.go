@@ -2,6 +2,7 @@ package selfplay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -228,6 +229,15 @@ type Config struct {
 	// from (Seed, i)). Nil means 0..NumGames-1.
 	Games    []int
 	NumGames int
+	// Next, when set, hands out the game indices instead of Games and
+	// NumGames: a slot that is free (at the start, and each time its
+	// game ends) asks it for the next index, and ends when it says there
+	// is none now (ok false). It is called one call at a time, from the
+	// goroutines that play, and must not block. Run returns when every
+	// slot has ended. A caller that takes its games from a queue (a fleet
+	// worker) keeps every slot busy this way instead of waiting for a
+	// whole batch to finish. Not with TurnSearch.
+	Next func() (id int, ok bool)
 	// Trees is the number of games played at once (each with
 	// Determinize trees). Default 64.
 	Trees int
@@ -287,13 +297,15 @@ type runner struct {
 	ids   []int // game indices to play; nil: 0..total-1
 	total int
 	next  atomic.Int64
-	opts  search.Options
-	fast  search.Options // playout-cap randomisation: the fast searches' trees
-	gumb  engine.GumbelOptions
-	det   bool // determinize with Resample
-	obsN  int
-	tmin  float64
-	tscal float64
+	// nextMu serialises the calls of cfg.Next.
+	nextMu sync.Mutex
+	opts   search.Options
+	fast   search.Options // playout-cap randomisation: the fast searches' trees
+	gumb   engine.GumbelOptions
+	det    bool // determinize with Resample
+	obsN   int
+	tmin   float64
+	tscal  float64
 
 	mu  sync.Mutex
 	err error
@@ -317,6 +329,15 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 	ids, total := cfg.Games, len(cfg.Games)
 	if ids == nil {
 		total = cfg.NumGames
+	}
+	if cfg.Next != nil {
+		if cfg.TurnSearch != "" {
+			return errors.New("selfplay: Config.Next does not work with a turn search")
+		}
+		ids, total = nil, max(cfg.Trees, 1)
+		if cfg.Trees <= 0 {
+			total = 64
+		}
 	}
 	if total <= 0 {
 		return nil
@@ -380,13 +401,23 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 // left.
 func (sl *slot) nextGame(w *engine.Worker) bool {
 	r := sl.r
-	n := int(r.next.Add(1) - 1)
-	if n >= r.total {
-		return false
-	}
-	sl.id = n
-	if r.ids != nil {
-		sl.id = r.ids[n]
+	if r.cfg.Next != nil {
+		r.nextMu.Lock()
+		id, ok := r.cfg.Next()
+		r.nextMu.Unlock()
+		if !ok {
+			return false
+		}
+		sl.id = id
+	} else {
+		n := int(r.next.Add(1) - 1)
+		if n >= r.total {
+			return false
+		}
+		sl.id = n
+		if r.ids != nil {
+			sl.id = r.ids[n]
+		}
 	}
 	sl.seed = arena.DeriveSeed(r.cfg.Seed, uint64(sl.id))
 	sl.rng = games.NewRand(arena.DeriveSeed(sl.seed, 1<<32))

@@ -12,9 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -330,5 +333,59 @@ func TestManyTreesConcurrent(t *testing.T) {
 	c := e.Counters()
 	if games != 6 || c.Nodes != int64(positions*st.Sims) || c.Evals > c.Nodes+int64(positions) {
 		t.Errorf("games %d, positions %d, counters %+v", games, positions, c)
+	}
+}
+
+// Games handed out by Config.Next, a few at a time as slots free up, are
+// the games a Run of the same indices plays: each is seeded from (Seed,
+// id) alone, whatever slot or batch it lands in.
+func TestNextRefillsSlots(t *testing.T) {
+	st := testSettings()
+	want := map[int]*GameRecord{}
+	_, e := newEngine(t, "tictactoe", 5, engine.Options{Leaves: st.Leaves, Batch: 16, Slots: engine.SlotsFor(3, st.Leaves)})
+	ids := []int{4, 9, 2, 7, 11, 0, 5}
+	if err := Run(context.Background(), e, Config{Settings: st, Seed: 3, Games: ids, Trees: 3, OnGame: func(r *GameRecord) error {
+		want[r.ID] = r
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	// Next starts with two games for three slots (the third slot ends
+	// at once) and hands out the rest one by one as games end.
+	var mu sync.Mutex
+	queue := slices.Clone(ids[:2])
+	rest := slices.Clone(ids[2:])
+	got := map[int]*GameRecord{}
+	_, e2 := newEngine(t, "tictactoe", 5, engine.Options{Leaves: st.Leaves, Batch: 16, Slots: engine.SlotsFor(3, st.Leaves)})
+	err := Run(context.Background(), e2, Config{Settings: st, Seed: 3, Trees: 3,
+		Next: func() (int, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(queue) == 0 {
+				return 0, false
+			}
+			id := queue[0]
+			queue = queue[1:]
+			return id, true
+		},
+		OnGame: func(r *GameRecord) error {
+			mu.Lock()
+			defer mu.Unlock()
+			got[r.ID] = r
+			if len(rest) > 0 {
+				queue, rest = append(queue, rest[0]), rest[1:]
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d games through Next, want %d", len(got), len(want))
+	}
+	for id, w := range want {
+		if !reflect.DeepEqual(got[id], w) {
+			t.Errorf("game %d through Next differs from the same game in a batch", id)
+		}
 	}
 }

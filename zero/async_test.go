@@ -6,15 +6,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/fleet"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 )
 
@@ -100,7 +106,7 @@ func checkAsyncRun(t *testing.T, dir string, c Config) {
 			t.Errorf("iteration %d: %d training steps, want %d (ratio %g, %d new positions, batch %d)", i, rec.Train.Steps, want, c.ReplayRatio, m.Totals.Positions, c.Train.Batch)
 		}
 		allowed := map[string]string{}
-		for _, k := range []int{max(0, i-2), i - 1} {
+		for k := max(0, i-1-c.ahead()); k <= i-1; k++ {
 			_, play := r.checkpoint(k)
 			sum, err := fileSHA(play)
 			if err != nil {
@@ -120,7 +126,7 @@ func checkAsyncRun(t *testing.T, dir string, c Config) {
 				t.Fatal(err)
 			}
 			if allowed[o.Network] == "" {
-				t.Errorf("iteration %d: game %d played by network %.12s, neither %s nor %s", i, o.ID, o.Network, iterName(max(0, i-2)), iterName(i-1))
+				t.Errorf("iteration %d: game %d played by network %.12s, not one of %s-%s", i, o.ID, o.Network, iterName(max(0, i-1-c.ahead())), iterName(i-1))
 			}
 			seen[o.ID] = true
 		}
@@ -183,8 +189,10 @@ func TestAsyncRunResumes(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the interrupted run finished:\n%s", log.String())
 	}
-	if n, _ := Finished(dir); n != 1 {
-		t.Fatalf("%d iterations finished before the interruption, want 1:\n%s", n, log.String())
+	// Iteration 1's record waits for its evaluation, which no longer
+	// holds up iteration 2's training: it may or may not be written.
+	if n, _ := Finished(dir); n > 1 {
+		t.Fatalf("%d iterations finished before the interruption, want at most 1:\n%s", n, log.String())
 	}
 	var log2 bytes.Buffer
 	if err := Run(ctx, dir, c, Options{Log: &log2, Fleet: fl}); err != nil {
@@ -217,4 +225,144 @@ func (w *watchWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+// checkFleetEvaluation checks that every iteration of the finished
+// asynchronous run of c in dir was evaluated by the workers with the
+// results an in-process evaluation of the same networks gives: the same
+// scores and matches in the record, and the same games (seats, returns,
+// length, moves by seat) as arena.Tournament plays in this process.
+func checkFleetEvaluation(t *testing.T, dir string, c Config) {
+	t.Helper()
+	recs, err := (&runner{dir: dir}).records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{dir: dir, cfg: c, g: games.MustNew(c.Game),
+		opt: Options{Log: io.Discard, Status: func(string) {}, Agents: agent.Env{}.With(engine.NewPool(engine.PoolOptions{Backend: c.Backend}))}}
+	for _, rec := range recs {
+		i := rec.Iteration
+		var ef evalFile
+		if ok, err := readJSON(r.path(evalDir, iterName(i)+".json"), &ef); !ok || err != nil {
+			t.Fatalf("iteration %d: no evaluation results from the workers (%v)", i, err)
+		}
+		local, err := r.evaluate(context.Background(), i, i-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(local.Scores, rec.Eval.Scores) || !reflect.DeepEqual(local.Matches, rec.Eval.Matches) {
+			t.Errorf("iteration %d: the workers' evaluation\n%+v\n%+v\ndiffers from the in-process one\n%+v\n%+v", i, rec.Eval.Scores, rec.Eval.Matches, local.Scores, local.Matches)
+		}
+		opponents := append([]string{iterName(i - 1)}, c.Baselines...)
+		if len(ef.Matches) != len(opponents) {
+			t.Fatalf("iteration %d: %d matches on disk, want %d", i, len(ef.Matches), len(opponents))
+		}
+		for k, opp := range opponents {
+			agents, _ := seatAgents(r.g.NumPlayers(), [2]string{r.spec(iterName(i)), r.spec(opp)}, [2]string{})
+			res, err := arena.Tournament(context.Background(), r.g, arena.TournamentConfig{Agents: agents, Env: r.opt.Agents,
+				Games: c.EvalGames, Parallel: c.EvalGames, Seed: games.DeriveSeed(c.Seed, 1<<20+uint64(i)), Bootstrap: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := ef.Matches[k]
+			if len(m.Results) != len(res.Games) {
+				t.Fatalf("iteration %d match %d: %d results, want %d", i, k, len(m.Results), len(res.Games))
+			}
+			for idx, want := range res.Games {
+				got := m.Results[idx]
+				want.Think = nil
+				if !reflect.DeepEqual(got.GameResult(), want) {
+					t.Errorf("iteration %d match %d game %d: the worker played %+v, this process %+v", i, k, idx, got.GameResult(), want)
+				}
+				if got.Origin.Worker == "" {
+					t.Errorf("iteration %d match %d game %d: no worker named", i, k, idx)
+				}
+			}
+		}
+	}
+}
+
+// The evaluation of an asynchronous fleet run is played by the workers,
+// game for game as in this process; a run stopped with part of an
+// iteration's evaluation results on disk resumes with them (only the
+// games missing are queued) and ends with the same results.
+func TestAsyncFleetEvaluation(t *testing.T) {
+	addr := freeAddr(t)
+	stop := startWorkers(t, addr, 2)
+	defer stop()
+	dir := t.TempDir()
+	c := tinyAsync()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	fl := &Fleet{URL: "embedded", Listen: addr, AckWait: 2 * time.Second}
+	// Stop the first session once a result of iteration 2's evaluation
+	// is on disk.
+	rctx, interrupt := context.WithCancel(ctx)
+	var once sync.Once
+	status := func(line string) {
+		if strings.HasPrefix(line, "iteration 2 evaluation (fleet): ") {
+			once.Do(interrupt)
+		}
+	}
+	var log1 bytes.Buffer
+	err := Run(rctx, dir, c, Options{Log: &log1, Status: status, Fleet: fl})
+	if err == nil {
+		t.Fatalf("the interrupted run finished:\n%s", log1.String())
+	}
+	var ef evalFile
+	if ok, err := readJSON(filepath.Join(dir, evalDir, iterName(2)+".json"), &ef); !ok || err != nil || ef.results() == 0 {
+		t.Fatalf("no evaluation result of iteration 2 on disk after the interruption (%v):\n%s", err, log1.String())
+	}
+	t.Logf("%d of iteration 2's %d evaluation results on disk at the interruption", ef.results(), (1+len(c.Baselines))*c.EvalGames)
+	var log2 bytes.Buffer
+	if err := Run(ctx, dir, c, Options{Log: &log2, Fleet: fl}); err != nil {
+		t.Fatalf("%v\n%s", err, log2.String())
+	}
+	if !strings.Contains(log2.String(), "results already on disk") {
+		t.Errorf("the resumed run did not take up iteration 2's %d evaluation results:\n%s", ef.results(), log2.String())
+	}
+	checkAsyncRun(t, dir, c)
+	checkFleetEvaluation(t, dir, c)
+	if ws := stop(); len(ws) > 0 {
+		var evals int64
+		for _, w := range ws {
+			if w != nil {
+				evals += w.EvalGames()
+			}
+		}
+		if want := int64(c.Iterations * c.EvalGames * (1 + len(c.Baselines))); evals < want {
+			t.Errorf("the workers played %d evaluation games, want at least %d", evals, want)
+		}
+	}
+}
+
+// With Ahead 2, iteration i's games are queued once network i-3 exists:
+// iteration 3's self-play starts from the starting network (its
+// manifest names iter-0000), and its games are of networks 0 to 2.
+func TestAsyncAhead(t *testing.T) {
+	addr := freeAddr(t)
+	stop := startWorkers(t, addr, 2)
+	defer stop()
+	dir := t.TempDir()
+	c := tinyAsync()
+	c.Ahead = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var log bytes.Buffer
+	if err := Run(ctx, dir, c, Options{Log: &log, Fleet: &Fleet{URL: "embedded", Listen: addr, AckWait: 2 * time.Second}}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	checkAsyncRun(t, dir, c)
+	r := &runner{dir: dir, cfg: c}
+	var m selfplay.Manifest
+	if ok, err := readJSON(filepath.Join(r.path(selfplayDir, iterName(3)), selfplay.ManifestName), &m); !ok || err != nil {
+		t.Fatalf("iteration 3's manifest: %v", err)
+	}
+	if _, start := r.checkpoint(0); m.Network != start {
+		t.Errorf("iteration 3's self-play started from %s, want %s", m.Network, start)
+	}
+	c.Async, c.ReplayRatio = false, 0
+	if err := c.Check(); err == nil || !strings.Contains(err.Error(), "ahead") {
+		t.Errorf("ahead = 2 without async: %v, want an error naming ahead", err)
+	}
 }

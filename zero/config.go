@@ -100,7 +100,20 @@ type Config struct {
 	// per position of the iteration's new self-play (DefaultReplayRatio
 	// when unset by the command).
 	ReplayRatio float64 `json:"replay_ratio,omitempty"`
+	// Ahead is, with Async, how many iterations self-play may run ahead
+	// of training: iteration i's games are queued once network
+	// i-1-Ahead is trained (and played by the newest network). 0 means
+	// 1, the pipeline's first form; more keeps the workers busy when
+	// training and evaluation of an iteration take longer than its
+	// self-play, at the price of games played by older networks.
+	Ahead int `json:"ahead,omitempty"`
 }
+
+// MaxAhead bounds Config.Ahead.
+const MaxAhead = 16
+
+// ahead is the number of iterations self-play runs ahead of training.
+func (c *Config) ahead() int { return max(1, c.Ahead) }
 
 // DefaultReplayRatio is the ReplayRatio `canopy zero --async` uses
 // unless told: a few samples per new position, well below the ratio of
@@ -165,6 +178,7 @@ func (c *Config) Table() spec.Table {
 		spec.Uint64("seed", &c.Seed, 1, 0, math.MaxUint64, "random seed"),
 		spec.Bool("async", &c.Async, false, "with --nats: the asynchronous pipeline (workers play the next iteration with the newest network while this one trains; not reproducible game for game)"),
 		spec.Float("replay-ratio", &c.ReplayRatio, 0, 0, 1000, fmt.Sprintf("with --async: training samples per new self-play position, instead of --steps (0: %d with --async)", DefaultReplayRatio)),
+		spec.Int("ahead", &c.Ahead, 0, 0, MaxAhead, "with --async: iterations self-play may run ahead of training (0: 1; more keeps workers busy while training and evaluation lag, with older networks)"),
 	)
 }
 
@@ -188,6 +202,8 @@ func (c *Config) Check() error {
 		return fmt.Errorf("replay-ratio = %g: only with --async (a synchronous run trains --steps steps per iteration)", c.ReplayRatio)
 	case c.Async && !(c.ReplayRatio > 0):
 		return fmt.Errorf("replay-ratio = %g, want training samples per new position in (0, 1000] (default %d)", c.ReplayRatio, DefaultReplayRatio)
+	case c.Ahead < 0 || c.Ahead > MaxAhead || (!c.Async && c.Ahead > 1):
+		return fmt.Errorf("ahead = %d, want 1..%d iterations of self-play ahead of training, with --async only", c.Ahead, MaxAhead)
 	case c.Async && c.Gate > 0:
 		return fmt.Errorf("gate = %g: not with --async, where self-play always takes the newest network", c.Gate)
 	case c.Async && c.TurnSearch != "":

@@ -19,6 +19,9 @@
 //	metrics.jsonl                  one record per finished iteration
 //	plots/{loss,elo,solver}.{svg,png}  charts (package plots); elo and
 //	                               solver only once there is data for them
+//	evaluation/iter-NNNN.json      iteration N's evaluation games played by
+//	                               fleet workers (--async --nats), each
+//	                               written before its message is acknowledged
 //	fleet.json                     the run's id on a NATS fleet (--nats)
 //	nats/                          the embedded NATS server's JetStream
 //	                               store (--nats embedded)
@@ -40,7 +43,10 @@
 // workers as soon as network i-2 exists, with the newest network (a
 // newer one is published to the workers the moment it is trained; each
 // game records its network in origins.jsonl), while iteration i-1
-// trains, on ReplayRatio samples per new position, and is evaluated.
+// trains, on ReplayRatio samples per new position, and the iterations
+// trained before it are evaluated, in a goroutine of their own, the matches played by the
+// workers (fleeteval.go) game for game as in this process; an
+// iteration's record is written when its evaluation is complete.
 // The workers rarely wait for training or evaluation, but which network
 // plays which game depends on timing, so an asynchronous run is not
 // reproducible game for game; the synchronous loop stays the default.

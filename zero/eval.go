@@ -35,10 +35,23 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 	out := EvalRecord{Accepted: true, Previous: iterName(prev)}
 	if r.cfg.EvalGames > 0 {
 		opponents := append([]string{iterName(prev)}, r.cfg.Baselines...)
-		for _, opp := range opponents {
-			sc, ms, err := r.match(ctx, i, iterName(i), opp)
-			if err != nil {
+		var fleetRes []matchResult
+		if r.fleetEval() {
+			var err error
+			if fleetRes, err = r.fleetMatches(ctx, i, opponents); err != nil {
 				return out, err
+			}
+		}
+		for k, opp := range opponents {
+			var sc Score
+			var ms []Match
+			if fleetRes != nil {
+				sc, ms = fleetRes[k].sc, fleetRes[k].ms
+			} else {
+				var err error
+				if sc, ms, err = r.match(ctx, i, iterName(i), opp); err != nil {
+					return out, err
+				}
 			}
 			out.Scores = append(out.Scores, sc)
 			out.Matches = append(out.Matches, ms...)
@@ -76,12 +89,24 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 // iteration becomes an az agent on its checkpoint that searches as
 // self-play does (evalSearch) with EvalSims simulations.
 func (r *runner) spec(name string) string {
-	var it int
-	if n, _ := fmt.Sscanf(name, "iter-%04d", &it); n == 1 {
+	if it, ok := netIter(name); ok {
 		_, net := r.checkpoint(it)
-		return fmt.Sprintf("az:net=%s,sims=%d,tempplies=%d%s", net, r.cfg.EvalSims, r.cfg.EvalTempPlies, evalSearch(r.g, &r.cfg.SelfPlay))
+		return r.azSpec(net)
 	}
 	return name
+}
+
+// netIter returns the iteration of an evaluation entrant that is a
+// network ("iter-0003"), and whether it is one.
+func netIter(name string) (int, bool) {
+	var it int
+	n, _ := fmt.Sscanf(name, "iter-%04d", &it)
+	return it, n == 1
+}
+
+// azSpec is the spec of an evaluation's network agent on file net.
+func (r *runner) azSpec(net string) string {
+	return fmt.Sprintf("az:net=%s,sims=%d,tempplies=%d%s", net, r.cfg.EvalSims, r.cfg.EvalTempPlies, evalSearch(r.g, &r.cfg.SelfPlay))
 }
 
 // evalSearch returns the az options (",key=value...") through which
@@ -128,11 +153,7 @@ func (r *runner) match(ctx context.Context, i int, a, b string) (Score, []Match,
 // one game as independent, so it is somewhat too narrow).
 func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]string, n int) (Score, []Match, error) {
 	a, b := names[0], names[1]
-	players := r.g.NumPlayers()
-	agents, seatNames := []string{specs[0]}, []string{a}
-	for range max(players-1, 1) {
-		agents, seatNames = append(agents, specs[1]), append(seatNames, b)
-	}
+	agents, seatNames := seatAgents(r.g.NumPlayers(), specs, names)
 	res, err := arena.Tournament(ctx, r.g, arena.TournamentConfig{
 		Agents: agents, Env: r.opt.Agents, Games: n, Parallel: n,
 		Seed: games.DeriveSeed(r.cfg.Seed, salt+uint64(i)), Bootstrap: -1,
@@ -143,6 +164,24 @@ func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]s
 	if err != nil {
 		return Score{}, nil, err
 	}
+	sc, ms := score(res, seatNames, b, n)
+	return sc, ms, nil
+}
+
+// seatAgents returns the agents of a match of the first agent against
+// the second in a game of players players (the second in every other
+// seat), and their names by agent index.
+func seatAgents(players int, specs, names [2]string) (agents, seatNames []string) {
+	agents, seatNames = []string{specs[0]}, []string{names[0]}
+	for range max(players-1, 1) {
+		agents, seatNames = append(agents, specs[1]), append(seatNames, names[1])
+	}
+	return agents, seatNames
+}
+
+// score turns a match's tournament result into the first agent's score
+// against opponent (n games a table) and the matches by seat names.
+func score(res *arena.TournamentResult, seatNames []string, opponent string, n int) (Score, []Match) {
 	var ms []Match
 	for _, gr := range res.Games {
 		m := Match{Returns: gr.Returns}
@@ -157,12 +196,12 @@ func (r *runner) play(ctx context.Context, i int, salt uint64, specs, names [2]s
 		pooled.Wins += p.Wins
 		pooled.Draws += p.Draws
 	}
-	sc := Score{Opponent: b, Games: n}
+	sc := Score{Opponent: opponent, Games: n}
 	if pooled.Games > 0 {
 		w := arena.Wilson(float64(pooled.Wins)+float64(pooled.Draws)/2, pooled.Games)
 		sc.Score, sc.Lo, sc.Hi = w.Value, w.Lo, w.Hi
 	}
-	return sc, ms, nil
+	return sc, ms
 }
 
 // solverAccuracy returns the share of the first SolverPositions

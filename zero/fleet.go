@@ -47,6 +47,9 @@ type Fleet struct {
 	// Replicas is the replication of the fleet's streams and buckets on
 	// a clustered server (default 1).
 	Replicas int
+	// MaxAckPending and MaxWaiting are the workers' consumer's limits
+	// (fleet.Setup; 0: the defaults).
+	MaxAckPending, MaxWaiting int
 }
 
 // fleetName is the file in the run directory holding the run's fleet
@@ -127,7 +130,7 @@ func (r *runner) startFleet(ctx context.Context) (stop func(), err error) {
 		return nil, err
 	}
 	t, err := fleet.NewTrainer(cctx, nc, fleet.Setup{Name: f.Name, Run: st.Run, Holder: r.dir,
-		AckWait: f.AckWait, Replicas: f.Replicas}, r.opt.Log)
+		AckWait: f.AckWait, Replicas: f.Replicas, MaxAckPending: f.MaxAckPending, MaxWaiting: f.MaxWaiting}, r.opt.Log)
 	if err != nil {
 		nc.Close()
 		stopSrv()

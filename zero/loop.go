@@ -161,7 +161,7 @@ func Run(ctx context.Context, dir string, req Config, opt Options) error {
 // the directories the run makes are swept).
 func removeTemps(dir string) error {
 	dirs := []string{dir, filepath.Join(dir, checkpointsDir), filepath.Join(dir, itersDir), filepath.Join(dir, selfplayDir),
-		filepath.Join(dir, trainDir), filepath.Join(dir, plotsDir)}
+		filepath.Join(dir, trainDir), filepath.Join(dir, plotsDir), filepath.Join(dir, evalDir)}
 	sp, _ := filepath.Glob(filepath.Join(dir, selfplayDir, "iter-*"))
 	var errs []error
 	for _, d := range append(dirs, sp...) {

@@ -46,6 +46,8 @@ type zeroFleetFlags struct {
 	workers  fleet.Security
 	ackWait  time.Duration
 	replicas int
+	// the workers' consumer's limits (fleet.Setup)
+	maxAckPending, maxWaiting int
 }
 
 func (z *zeroFleetFlags) register(fs *flag.FlagSet) {
@@ -55,6 +57,8 @@ func (z *zeroFleetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&z.workers.PasswordFile, "nats-worker-password-file", "", "embedded server: file whose first line is the workers' password")
 	fs.DurationVar(&z.ackWait, "nats-ack-wait", 30*time.Second, "how long a dead worker's games wait before other workers take them")
 	fs.IntVar(&z.replicas, "nats-replicas", 1, "replicas of the fleet's streams and buckets in a clustered server (1, 3 or 5)")
+	fs.IntVar(&z.maxAckPending, "nats-max-ack-pending", fleet.DefaultMaxAckPending, fmt.Sprintf("tasks in the workers' hands at once, all workers together, 1..%d: at least the sum of their --trees (docs/DISTRIBUTED.md, 1,000 workers)", fleet.MaxAckPendingLimit))
+	fs.IntVar(&z.maxWaiting, "nats-max-waiting", 0, fmt.Sprintf("pull requests waiting on the workers' consumer at once, 1..%d: about the number of workers (0: the server's default, 512); fixed when the fleet is first made", fleet.MaxWaitingLimit))
 }
 
 // fleet returns the zero.Fleet the flags ask for; nil without --nats.
@@ -77,10 +81,17 @@ func (z *zeroFleetFlags) fleet() (*zero.Fleet, error) {
 	if (z.workers.User != "" || z.workers.PasswordFile != "") && z.url != "embedded" {
 		return nil, usagef("--nats-worker-user: the workers' user is set on an embedded server (--nats embedded); on your own server, give it permissions in its configuration (docs/DISTRIBUTED.md)")
 	}
+	if z.maxAckPending < 1 || z.maxAckPending > fleet.MaxAckPendingLimit {
+		return nil, usagef("--nats-max-ack-pending %d: want 1..%d tasks in flight", z.maxAckPending, fleet.MaxAckPendingLimit)
+	}
+	if z.maxWaiting < 0 || z.maxWaiting > fleet.MaxWaitingLimit {
+		return nil, usagef("--nats-max-waiting %d: want 1..%d pull requests (0: the server's default)", z.maxWaiting, fleet.MaxWaitingLimit)
+	}
 	if (z.workers.User == "") != (z.workers.PasswordFile == "") {
 		return nil, usagef("--nats-worker-user and --nats-worker-password-file go together")
 	}
-	return &zero.Fleet{URL: z.url, Listen: z.listen, Name: z.name, Security: z.sec, Workers: z.workers, AckWait: z.ackWait, Replicas: z.replicas}, nil
+	return &zero.Fleet{URL: z.url, Listen: z.listen, Name: z.name, Security: z.sec, Workers: z.workers, AckWait: z.ackWait, Replicas: z.replicas,
+		MaxAckPending: z.maxAckPending, MaxWaiting: z.maxWaiting}, nil
 }
 
 func init() {

@@ -194,20 +194,20 @@ func TestFleetSurvivesKills(t *testing.T) {
 // ratio, each game played by a network the pipeline allows (origins.jsonl).
 func TestAsyncFleetSurvivesKills(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds canopy and runs an asynchronous AlphaZero run in 3 processes with kills (about 40 s on 2 cores); skipped under -short, run by make test-fleet")
+		t.Skip("builds canopy and runs an asynchronous AlphaZero run, its evaluation on the workers, in 3 processes with kills (about 45 s on 2 cores); skipped under -short, run by make test-fleet")
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "canopy")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	const iters, gamesPer, ratio = 3, 32, 3
+	const iters, gamesPer, ratio, evalGames = 3, 32, 3, 4
 	dir := filepath.Join(tmp, "run")
 	port := freePort(t)
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
 	trainerArgs := []string{"zero", "--game", "connect4", "--games", fmt.Sprint(gamesPer), "--trees", "8", "--sims", "16",
-		"--batch", "32", "--iterations", fmt.Sprint(iters), "--eval-games", "0", "--solver-positions", "0",
-		"--baselines", "", "--backend", "cpu", "--quiet", "--async", "--replay-ratio", fmt.Sprint(ratio),
+		"--batch", "32", "--iterations", fmt.Sprint(iters), "--eval-games", fmt.Sprint(evalGames), "--eval-sims", "16", "--solver-positions", "0",
+		"--baselines", "random", "--backend", "cpu", "--quiet", "--async", "--replay-ratio", fmt.Sprint(ratio),
 		"--out", dir, "--nats", "embedded", "--nats-listen", fmt.Sprintf("127.0.0.1:%d", port), "--nats-ack-wait", "2s"}
 	workerArgs := func(k int) []string {
 		return []string{"worker", "--nats", url, "--trees", "8", "--backend", "cpu", "--cache", filepath.Join(tmp, fmt.Sprint("cache", k)), "--report", "2s"}
@@ -267,6 +267,11 @@ func TestAsyncFleetSurvivesKills(t *testing.T) {
 			Train struct {
 				Steps int `json:"steps"`
 			} `json:"train"`
+			Eval struct {
+				Matches []struct {
+					Returns []float64 `json:"returns"`
+				} `json:"matches"`
+			} `json:"eval"`
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "iterations", name+".json"))
 		if err != nil {
@@ -274,6 +279,34 @@ func TestAsyncFleetSurvivesKills(t *testing.T) {
 		}
 		if err := json.Unmarshal(data, &rec); err != nil {
 			t.Fatal(err)
+		}
+		// The evaluation, played by the workers through the kills: both
+		// matches (the previous network, random) complete, each game
+		// once, in the record.
+		var ev struct {
+			Matches []struct {
+				Results map[int]struct {
+					Index int `json:"index"`
+				} `json:"results"`
+			} `json:"matches"`
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, "evaluation", name+".json")); err != nil {
+			t.Error(err)
+		} else if err := json.Unmarshal(data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if len(ev.Matches) != 2 {
+			t.Errorf("%s: %d evaluation matches played by the workers, want 2", name, len(ev.Matches))
+		}
+		for k, m := range ev.Matches {
+			for idx := range evalGames {
+				if r, ok := m.Results[idx]; !ok || r.Index != idx {
+					t.Errorf("%s: evaluation match %d has no result for game %d", name, k, idx)
+				}
+			}
+		}
+		if len(rec.Eval.Matches) != 2*evalGames {
+			t.Errorf("%s: %d evaluation games in the record, want %d", name, len(rec.Eval.Matches), 2*evalGames)
 		}
 		if want := (ratio*got.Totals.Positions + 31) / 32; rec.Train.Steps != want {
 			t.Errorf("%s: %d training steps, want %d (ratio %d, %d positions, batch 32)", name, rec.Train.Steps, want, ratio, got.Totals.Positions)

@@ -62,7 +62,9 @@ second run's trainer is refused, naming the first. --async runs the
 pipeline asynchronously: iteration i+1's games are played (by networks
 i-1 and i, each game recording its own) while iteration i trains, on
 --replay-ratio samples per new position instead of --steps, and is
-evaluated; the workers rarely wait, but which network plays which game
+evaluated, its evaluation games played by the workers too (--ahead K
+lets self-play run K iterations ahead of training); the workers rarely
+wait, but which network plays which game
 depends on timing (the default, synchronous loop is reproducible game
 for game). See docs/DISTRIBUTED.md.
 
