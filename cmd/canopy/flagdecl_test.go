@@ -39,10 +39,7 @@ var pendingTables = map[string]string{}
 
 // pendingFlags are flags of tableCommands declared outside a table, with
 // the reason.
-var pendingFlags = map[string]string{
-	"zero --nats-ack-wait": "the NATS flags (cmd/canopy/worker.go) are to become a table of package fleet",
-	"zero --nats-replicas": "the NATS flags (cmd/canopy/worker.go) are to become a table of package fleet",
-}
+var pendingFlags = map[string]string{}
 
 // helpFlags returns the flags --help lists for the command line inv:
 // name -> [type, usage].

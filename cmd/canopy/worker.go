@@ -3,14 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/canopy-go/canopy/nets"
-	"github.com/canopy-go/canopy/selfplay"
-	"github.com/canopy-go/canopy/spec"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/canopy-go/canopy/fleet"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/selfplay"
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/zero"
 )
 
@@ -22,14 +22,16 @@ type natsFlags struct {
 }
 
 func (n *natsFlags) register(fs *flag.FlagSet, urlHelp string) {
-	fs.StringVar(&n.url, "nats", "", urlHelp)
-	fs.StringVar(&n.name, "nats-name", "canopy", "fleet name: prefixes the streams and buckets on the server (one trainer per name)")
-	fs.StringVar(&n.sec.User, "nats-user", "", "NATS user name (with --nats-password-file)")
-	fs.StringVar(&n.sec.PasswordFile, "nats-password-file", "", "file whose first line is the NATS password")
-	fs.StringVar(&n.sec.NKeySeedFile, "nats-nkey", "", "file holding an NKey user seed (SU...) to authenticate with")
-	fs.StringVar(&n.sec.CAFile, "nats-tls-ca", "", "CA certificate (PEM) to verify the server with (an embedded server: to verify clients)")
-	fs.StringVar(&n.sec.CertFile, "nats-tls-cert", "", "TLS certificate (PEM): the client's, or the embedded server's")
-	fs.StringVar(&n.sec.KeyFile, "nats-tls-key", "", "TLS private key (PEM) of --nats-tls-cert")
+	spec.Table{
+		spec.String("nats", &n.url, "", urlHelp),
+		spec.String("nats-name", &n.name, "canopy", "fleet name: prefixes the streams and buckets on the server (one trainer per name)"),
+		spec.String("nats-user", &n.sec.User, "", "NATS user name (with --nats-password-file)"),
+		spec.File("nats-password-file", &n.sec.PasswordFile, "", "file whose first line is the NATS password"),
+		spec.File("nats-nkey", &n.sec.NKeySeedFile, "", "file holding an NKey user seed (SU...) to authenticate with"),
+		spec.File("nats-tls-ca", &n.sec.CAFile, "", "CA certificate (PEM) to verify the server with (an embedded server: to verify clients)"),
+		spec.File("nats-tls-cert", &n.sec.CertFile, "", "TLS certificate (PEM): the client's, or the embedded server's"),
+		spec.File("nats-tls-key", &n.sec.KeyFile, "", "TLS private key (PEM) of --nats-tls-cert"),
+	}.Flags(fs)
 }
 
 func (n *natsFlags) check() error {
@@ -52,13 +54,15 @@ type zeroFleetFlags struct {
 
 func (z *zeroFleetFlags) register(fs *flag.FlagSet) {
 	z.natsFlags.register(fs, "play self-play on canopy worker processes through NATS JetStream: a server URL, or embedded (a server inside this process, its store in the run directory)")
-	fs.StringVar(&z.listen, "nats-listen", "127.0.0.1:4222", "host:port of the embedded server (another host than loopback needs --nats-user or --nats-nkey)")
-	fs.StringVar(&z.workers.User, "nats-worker-user", "", "embedded server: the workers' user, confined to taking tasks, reading the job and networks and publishing games (with --nats-worker-password-file; --nats-user is then the trainer's alone)")
-	fs.StringVar(&z.workers.PasswordFile, "nats-worker-password-file", "", "embedded server: file whose first line is the workers' password")
-	fs.DurationVar(&z.ackWait, "nats-ack-wait", 30*time.Second, "how long a dead worker's games wait before other workers take them")
-	fs.IntVar(&z.replicas, "nats-replicas", 1, "replicas of the fleet's streams and buckets in a clustered server (1, 3 or 5)")
-	fs.IntVar(&z.maxAckPending, "nats-max-ack-pending", fleet.DefaultMaxAckPending, fmt.Sprintf("tasks in the workers' hands at once, all workers together, 1..%d: at least the sum of their --trees (docs/DISTRIBUTED.md, 1,000 workers)", fleet.MaxAckPendingLimit))
-	fs.IntVar(&z.maxWaiting, "nats-max-waiting", 0, fmt.Sprintf("pull requests waiting on the workers' consumer at once, 1..%d: about the number of workers (0: the server's default, 512); fixed when the fleet is first made", fleet.MaxWaitingLimit))
+	spec.Table{
+		spec.String("nats-listen", &z.listen, "127.0.0.1:4222", "host:port of the embedded server (another host than loopback needs --nats-user or --nats-nkey)"),
+		spec.String("nats-worker-user", &z.workers.User, "", "embedded server: the workers' user, confined to taking tasks, reading the job and networks and publishing games (with --nats-worker-password-file; --nats-user is then the trainer's alone)"),
+		spec.File("nats-worker-password-file", &z.workers.PasswordFile, "", "embedded server: file whose first line is the workers' password"),
+		spec.DurationIn("nats-ack-wait", &z.ackWait, 30*time.Second, time.Second, 24*time.Hour, "how long a dead worker's games wait before other workers take them"),
+		spec.Int("nats-replicas", &z.replicas, 1, 1, 5, "replicas of the fleet's streams and buckets in a clustered server (1, 3 or 5; at most the cluster's servers)"),
+		spec.Int("nats-max-ack-pending", &z.maxAckPending, fleet.DefaultMaxAckPending, 1, fleet.MaxAckPendingLimit, "tasks in the workers' hands at once, all workers together: at least the sum of their --trees (docs/DISTRIBUTED.md, 1,000 workers)"),
+		spec.Int("nats-max-waiting", &z.maxWaiting, 0, 0, fleet.MaxWaitingLimit, "pull requests waiting on the workers' consumer at once: about the number of workers (0: the server's default, 512); fixed when the fleet is first made"),
+	}.Flags(fs)
 }
 
 // fleet returns the zero.Fleet the flags ask for; nil without --nats.
@@ -69,23 +73,11 @@ func (z *zeroFleetFlags) fleet() (*zero.Fleet, error) {
 	if err := z.check(); err != nil {
 		return nil, err
 	}
-	if z.ackWait < time.Second {
-		return nil, usagef("--nats-ack-wait %s: want at least 1s", z.ackWait)
-	}
-	if z.replicas < 1 || z.replicas > 5 {
-		return nil, usagef("--nats-replicas %d: want 1..5 (at most the cluster's servers)", z.replicas)
-	}
 	if z.replicas > 1 && z.url == "embedded" {
 		return nil, usagef("--nats-replicas %d: an embedded server is a single node; point --nats at a cluster", z.replicas)
 	}
 	if (z.workers.User != "" || z.workers.PasswordFile != "") && z.url != "embedded" {
 		return nil, usagef("--nats-worker-user: the workers' user is set on an embedded server (--nats embedded); on your own server, give it permissions in its configuration (docs/DISTRIBUTED.md)")
-	}
-	if z.maxAckPending < 1 || z.maxAckPending > fleet.MaxAckPendingLimit {
-		return nil, usagef("--nats-max-ack-pending %d: want 1..%d tasks in flight", z.maxAckPending, fleet.MaxAckPendingLimit)
-	}
-	if z.maxWaiting < 0 || z.maxWaiting > fleet.MaxWaitingLimit {
-		return nil, usagef("--nats-max-waiting %d: want 1..%d pull requests (0: the server's default)", z.maxWaiting, fleet.MaxWaitingLimit)
 	}
 	if (z.workers.User == "") != (z.workers.PasswordFile == "") {
 		return nil, usagef("--nats-worker-user and --nats-worker-password-file go together")
