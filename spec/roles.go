@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // Role is one use of an option table declared elsewhere, with some
@@ -76,15 +77,18 @@ func (t Table) index(key string) int {
 	return -1
 }
 
-// overrideNote matches the note Role.Apply adds to help.
-var overrideNote = regexp.MustCompile(`\[([^\[\]]+) default ([^\[\], ]*), ([^\[\]]+?) ([^\[\] ]*): ([^\[\]]+)\]`)
+// overrideNote matches the note Role.Apply adds to help; compiled on
+// first use (only tests read notes back), not at every process start.
+var overrideNote = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[([^\[\]]+) default ([^\[\], ]*), ([^\[\]]+?) ([^\[\] ]*): ([^\[\]]+)\]`)
+})
 
 // OverrideNote reports whether help (an option's help or a flag's usage)
 // carries a role's override note (Role.Apply), and returns the role,
 // whose default it replaces, and why. Tests that hold every name to one
 // default use it to tell a declared role default from an accident.
 func OverrideNote(help string) (role, of, why string, ok bool) {
-	m := overrideNote.FindAllStringSubmatch(help, -1)
+	m := overrideNote().FindAllStringSubmatch(help, -1)
 	if len(m) == 0 {
 		return "", "", "", false
 	}
