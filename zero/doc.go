@@ -71,10 +71,11 @@
 // hidden-information games its determinizations and rollout blend) plays
 // the previous network and fixed baselines; the Elo of every network over
 // all evaluation games of the run is recomputed each iteration (study
-// 000's rolling Elo). Connect Four networks are also scored on a fixed set
-// of solver-labelled positions (games/connect4/solver.Labels): the share
-// of moves that keep the position's value, for the network alone and
-// with search. Gating (AlphaGo Zero's 55%) is off by default.
+// 000's rolling Elo). Networks of a game with a Reference (Options: the
+// command passes Connect Four's solver-labelled positions,
+// games/connect4/solver.Labels) are also scored on it: the share of moves
+// that keep the position's value, for the network alone and with search.
+// Gating (AlphaGo Zero's 55%) is off by default.
 //
 // Run is not safe for concurrent use on one directory.
 package zero

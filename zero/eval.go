@@ -8,7 +8,6 @@ import (
 
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/games/connect4/solver"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 )
@@ -73,7 +72,7 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 			r.logf("  %s alone (no search) vs %s: %.1f%% [%.1f, %.1f] over %d games", iterName(i), opp, 100*sc.Score, 100*sc.Lo, 100*sc.Hi, sc.Games)
 		}
 	}
-	if r.g.Spec() == solver.LabelsGame && r.cfg.SolverPositions > 0 {
+	if ref := r.opt.Reference; ref != nil && r.g.Spec() == ref.Game && r.cfg.SolverPositions > 0 {
 		_, net := r.checkpoint(i)
 		pol, srch, rnd, err := r.solverAccuracy(ctx, net)
 		if err != nil {
@@ -209,7 +208,7 @@ func score(res *arena.TournamentResult, seatNames []string, opponent string, n i
 // legal move) and the network with search play a move that keeps the
 // position's value.
 func (r *runner) solverAccuracy(ctx context.Context, net string) (policy, search, random float64, err error) {
-	rep, err := SolverScore(ctx, engine.PoolOf(r.opt.Agents), net, r.cfg.SolverPositions, r.cfg.SolverSims)
+	rep, err := SolverScore(ctx, engine.PoolOf(r.opt.Agents), r.opt.Reference, net, r.cfg.SolverPositions, r.cfg.SolverSims)
 	return rep.Policy, rep.Search, rep.Random, err
 }
 
@@ -240,9 +239,9 @@ var solverPlyGroups = []struct {
 // solverGroups groups per-position results (pol[i], srch[i]: the move
 // played in labels[i] was optimal) by ply range and by the position's
 // value; empty groups are left out.
-func solverGroups(labels []solver.Labelled, pol, srch []bool) []SolverGroup {
+func solverGroups(labels []Labelled, pol, srch []bool) []SolverGroup {
 	var out []SolverGroup
-	add := func(name string, in func(solver.Labelled) bool) {
+	add := func(name string, in func(Labelled) bool) {
 		gr := SolverGroup{Name: name}
 		for i, l := range labels {
 			if !in(l) {
@@ -265,30 +264,33 @@ func solverGroups(labels []solver.Labelled, pol, srch []bool) []SolverGroup {
 		out = append(out, gr)
 	}
 	for _, r := range solverPlyGroups {
-		add(r.name, func(l solver.Labelled) bool { return len(l.Moves) >= r.lo && len(l.Moves) <= r.hi })
+		add(r.name, func(l Labelled) bool { n := len(l.Line()); return n >= r.lo && n <= r.hi })
 	}
 	for _, v := range []struct {
 		name string
 		sign int
 	}{{"won", 1}, {"drawn", 0}, {"lost", -1}} {
-		add(v.name, func(l solver.Labelled) bool { return l.Outcome() == v.sign })
+		add(v.name, func(l Labelled) bool { return l.Outcome() == v.sign })
 	}
 	return out
 }
 
-// SolverScore scores a Connect Four network (a reference as nets.OpenNet
-// takes) on the first positions of the solver-labelled set
-// (games/connect4/solver.Labels): the share of optimal moves of the
-// network alone (its most probable legal move) and of the az agent with
-// sims simulations, and what uniformly random moves would score, over all
+// SolverScore scores a network (a reference as nets.OpenNet takes) on the
+// first positions of the reference set ref (for Connect Four, the
+// solver-labelled set): the share of optimal moves of the network alone
+// (its most probable legal move) and of the az agent with sims
+// simulations, and what uniformly random moves would score, over all
 // positions and by group. The network agents run on engines of pool p
 // (with its backend).
-func SolverScore(ctx context.Context, p *engine.Pool, net string, positions, sims int) (SolverReport, error) {
-	g, err := games.New(solver.LabelsGame)
+func SolverScore(ctx context.Context, p *engine.Pool, ref *Reference, net string, positions, sims int) (SolverReport, error) {
+	if ref == nil {
+		return SolverReport{}, fmt.Errorf("solver score: no reference set of labelled positions")
+	}
+	g, err := games.New(ref.Game)
 	if err != nil {
 		return SolverReport{}, err
 	}
-	labels, err := solver.Labels()
+	labels, err := ref.Positions()
 	if err != nil {
 		return SolverReport{}, err
 	}
@@ -330,7 +332,7 @@ type actor interface {
 // optimalMoves plays one move in each labelled position with agents from
 // mk (several positions at once, so that their network requests share
 // batches) and reports, per position, whether the move was optimal.
-func optimalMoves(ctx context.Context, g games.Game, labels []solver.Labelled, mk func() (actor, error)) ([]bool, error) {
+func optimalMoves(ctx context.Context, g games.Game, labels []Labelled, mk func() (actor, error)) ([]bool, error) {
 	const workers = 32
 	var (
 		mu       sync.Mutex
@@ -354,9 +356,9 @@ func optimalMoves(ctx context.Context, g games.Game, labels []solver.Labelled, m
 				l := labels[i]
 				s := g.NewInitialState()
 				var err error
-				for _, c := range l.Moves {
+				for _, m := range l.Line() {
 					if err == nil {
-						err = applyText(s, string(c))
+						err = applyText(s, m)
 					}
 				}
 				var act games.Action
@@ -366,7 +368,7 @@ func optimalMoves(ctx context.Context, g games.Game, labels []solver.Labelled, m
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = fmt.Errorf("position %s: %w", l.Moves, err)
+						firstErr = fmt.Errorf("position %s: %w", strings.Join(l.Line(), " "), err)
 					}
 					mu.Unlock()
 					continue
@@ -386,11 +388,18 @@ func optimalMoves(ctx context.Context, g games.Game, labels []solver.Labelled, m
 	return ok, nil
 }
 
-// applyText plays one move given in the game's notation.
+// applyText plays one move given in the game's notation, if it is legal
+// (a reference's line comes from outside: a game's Apply assumes a legal
+// action).
 func applyText(s games.State, text string) error {
 	a, err := s.ParseAction(text)
 	if err != nil {
 		return err
+	}
+	legal := games.NewMask(s.Game().NumActions())
+	s.Legal(legal)
+	if !legal.Has(a) {
+		return fmt.Errorf("move %s is not legal there", text)
 	}
 	s.Apply(a)
 	return nil

@@ -60,6 +60,11 @@ type Options struct {
 	// output is the network's own for the same input), only the speed,
 	// so it is not a setting of the run: a resumed run may change it.
 	NetCache int
+	// Reference, when set, is the labelled positions on which evaluation
+	// scores each network of a run of its game (Config.SolverPositions;
+	// Connect Four's solver-labelled set, which the command passes in).
+	// Nil scores none.
+	Reference *Reference
 }
 
 // Run continues (or starts) the AlphaZero run in dir until

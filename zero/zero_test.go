@@ -211,14 +211,14 @@ func TestOptimalShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels = labels[len(labels)-12:] // the deepest: fast to solve
-	perfectOK, err := optimalMoves(context.Background(), g, labels, func() (actor, error) {
+	perfectOK, err := optimalMoves(context.Background(), g, asLabelled(labels), func() (actor, error) {
 		return closer{solver.NewAgent(1)}, nil
 	})
 	perfect := share(perfectOK)
 	if err != nil || perfect != 1 {
 		t.Errorf("solver agent: %v optimal (err %v), want 1", perfect, err)
 	}
-	firstOK, err := optimalMoves(context.Background(), g, labels, func() (actor, error) { return firstLegal{}, nil })
+	firstOK, err := optimalMoves(context.Background(), g, asLabelled(labels), func() (actor, error) { return firstLegal{}, nil })
 	first := share(firstOK)
 	want := 0
 	for _, l := range labels {
@@ -234,6 +234,15 @@ func TestOptimalShare(t *testing.T) {
 	if err != nil || first != float64(want)/float64(len(labels)) {
 		t.Errorf("first-legal-column mover: %v (err %v), want %v", first, err, float64(want)/float64(len(labels)))
 	}
+}
+
+// asLabelled is the solver's labelled positions as a Reference's.
+func asLabelled(labels []solver.Labelled) []Labelled {
+	out := make([]Labelled, len(labels))
+	for i, l := range labels {
+		out[i] = l
+	}
+	return out
 }
 
 // share is the fraction of true entries.
@@ -261,7 +270,7 @@ func TestSolverGroups(t *testing.T) {
 		pol[i] = l.Best() == 0
 		srch[i] = len(l.Moves) <= 13
 	}
-	groups := solverGroups(labels, pol, srch)
+	groups := solverGroups(asLabelled(labels), pol, srch)
 	byPly, byValue := 0, 0
 	for _, gr := range groups {
 		var inPol, inSrch []bool

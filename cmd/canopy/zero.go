@@ -4,15 +4,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/canopy-go/canopy/agent"
-	"github.com/canopy-go/canopy/games"
-	"github.com/canopy-go/canopy/nets"
-	"github.com/canopy-go/canopy/search/engine"
-	"github.com/canopy-go/canopy/spec"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/canopy-go/canopy/agent"
+	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/games/connect4/solver"
+	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/zero"
 )
 
@@ -118,7 +119,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 					}
 					pool, _ := agent.Lookup[*engine.Pool](aenv)
 					t0 := time.Now()
-					rep, err := zero.SolverScore(context.Background(), pool, *score, cfg.SolverPositions, cfg.SolverSims)
+					rep, err := zero.SolverScore(context.Background(), pool, solverReference(), *score, cfg.SolverPositions, cfg.SolverSims)
 					if err != nil {
 						return netUsage(err)
 					}
@@ -229,7 +230,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache, Reference: solverReference()})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return interrupted(ctx, "run the same command to continue "+*out)
@@ -238,4 +239,21 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			}
 		},
 	})
+}
+
+// solverReference is zero's reference set for Connect Four: the
+// solver-labelled positions of games/connect4/solver, scored each
+// iteration (--solver-positions) and by --score-net.
+func solverReference() *zero.Reference {
+	return &zero.Reference{Game: solver.LabelsGame, Positions: func() ([]zero.Labelled, error) {
+		labels, err := solver.Labels()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]zero.Labelled, len(labels))
+		for i, l := range labels {
+			out[i] = l
+		}
+		return out, nil
+	}}
 }

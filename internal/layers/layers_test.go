@@ -117,11 +117,7 @@ var gameImporters = []string{"games", "cmd", "perf", "pyapi", "docs/studies", "n
 
 // gameImportsLeft are the imports of a game package by another package
 // that remain to be replaced by a capability (package -> game package).
-var gameImportsLeft = map[string]string{
-	// The solver-accuracy score of Connect Four networks (zero/eval.go
-	// tests g.Spec() == "connect4"; issue 39, item 5).
-	"zero": "games/connect4/solver",
-}
+var gameImportsLeft = map[string]string{}
 
 func TestOnlyHarnessesImportGames(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../../...").Output()

@@ -18,6 +18,16 @@ type Labelled struct {
 	Scores [connect4.Width]int // per column 0..6, from the mover's view; Illegal when full
 }
 
+// Line is the moves that reach the position, one column number (1..7,
+// the game's notation) per move.
+func (l Labelled) Line() []string {
+	out := make([]string, len(l.Moves))
+	for i, c := range l.Moves {
+		out[i] = string(c)
+	}
+	return out
+}
+
 // Best is the highest column score.
 func (l Labelled) Best() int {
 	b := Illegal
