@@ -116,11 +116,16 @@ func Int64(key string, p *int64, def, lo, hi int64, help string) Option {
 func Bool(key string, p *bool, def bool, help string) Option {
 	return Option{Key: key, Help: help, Default: strconv.FormatBool(def), Range: "true|false", bool: true,
 		set: func(v string) error {
-			b, err := strconv.ParseBool(strings.TrimSpace(v))
-			if err != nil {
+			// The spellings Spec.Bool reads, so that a spec parsed by a
+			// table takes what it took before (swap=on, reuse=yes).
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "1", "t", "true", "yes", "on":
+				*p = true
+			case "0", "f", "false", "no", "off":
+				*p = false
+			default:
 				return fmt.Errorf("%s=%q: want true or false", key, v)
 			}
-			*p = b
 			return nil
 		},
 		get: func() string { return strconv.FormatBool(*p) }}

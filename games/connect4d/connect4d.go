@@ -41,12 +41,20 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "connect4d",
 		Summary: "d stacked Connect Four boards, d stones per turn, only 3-D lines win (MegaZero multi-action testbed)",
-		Options: []games.Option{{Key: "d", Default: strconv.Itoa(DefaultD), Help: "number of stacked 7x6 boards, 2..8"}},
+		Options: games.OptionsOf(dTable(new(int))),
 		New: func(s *spec.Spec) (games.Game, error) {
-			d := s.IntRange("d", DefaultD, MinD, MaxD)
+			var d int
+			if err := dTable(&d).Parse(s); err != nil {
+				return nil, err
+			}
 			return New(d)
 		},
 	})
+}
+
+// dTable declares Connect4d's one option, the number of boards, bound to p.
+func dTable(p *int) spec.Table {
+	return spec.Table{spec.Int("d", p, DefaultD, MinD, MaxD, "number of stacked 7x6 boards")}
 }
 
 // Game is Connect4d with d boards. It is immutable and safe for concurrent use.

@@ -20,23 +20,36 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "hex",
 		Summary: "Hex on an n x n rhombus, optional pie (swap) rule",
-		Options: []games.Option{
-			{Key: "size", Default: "11", Help: "board side n, 2..13"},
-			{Key: "swap", Default: "false", Help: "pie rule: White may answer Black's first move with \"swap\""},
-			{Key: "heuristic", Default: "twodistance", Help: "the states' heuristic for searches (bias=, rollout=heuristic): twodistance (hexdist's score) or path (hexpath's: plain shortest paths)"},
-		},
+		Options: games.OptionsOf(new(options).table()),
 		New: func(s *spec.Spec) (games.Game, error) {
-			n := s.IntRange("size", DefaultSize, MinSize, MaxSize)
-			sw := s.Bool("swap", false)
-			h := s.Choice("heuristic", "twodistance", "twodistance", "path")
-			g, err := New(n, sw)
+			var o options
+			if err := o.table().Parse(s); err != nil {
+				return nil, err
+			}
+			g, err := New(o.size, o.swap)
 			if err != nil {
 				return nil, err
 			}
-			g.pathHeuristic = h == "path"
+			g.pathHeuristic = o.heuristic == "path"
 			return g, nil
 		},
 	})
+}
+
+// options are hex's spec options, declared once: the registration's
+// documentation and New's parsing both come from table.
+type options struct {
+	size      int
+	swap      bool
+	heuristic string
+}
+
+func (o *options) table() spec.Table {
+	return spec.Table{
+		spec.Int("size", &o.size, DefaultSize, MinSize, MaxSize, "board side n"),
+		spec.Bool("swap", &o.swap, false, "pie rule: White may answer Black's first move with \"swap\""),
+		spec.Choice("heuristic", &o.heuristic, "twodistance", []string{"twodistance", "path"}, "the states' heuristic for searches (bias=, rollout=heuristic): twodistance (hexdist's score) or path (hexpath's: plain shortest paths)"),
+	}
 }
 
 // board is a bitset over action ids (bit r*n+c is cell (r, c)). Bits at or

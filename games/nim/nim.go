@@ -33,12 +33,13 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "nim",
 		Summary: "Nim on one heap: take 1..take stones, the last stone wins (the reference game of docs/EXTENDING.md)",
-		Options: []games.Option{
-			{Key: "stones", Default: "21", Help: "stones on the heap at the start, 1..64"},
-			{Key: "take", Default: "3", Help: "most stones one move takes, 1..9"},
-		},
+		Options: games.OptionsOf(new(options).table()),
 		New: func(s *spec.Spec) (games.Game, error) {
-			return New(s.IntRange("stones", DefaultStones, 1, MaxStones), s.IntRange("take", DefaultTake, 1, MaxTake))
+			var o options
+			if err := o.table().Parse(s); err != nil {
+				return nil, err
+			}
+			return New(o.stones, o.take)
 		},
 	})
 }
@@ -199,4 +200,15 @@ func (s *State) String() string {
 // Draw implements games.Drawer: the heap as a row of stones.
 func (s *State) Draw(int) string {
 	return fmt.Sprintf("%s (%d left)\n", strings.Repeat("o", int(s.left)), s.left)
+}
+
+// options are Nim's spec options, declared once: the registration's
+// documentation (games.OptionsOf) and New's parsing both come from table.
+type options struct{ stones, take int }
+
+func (o *options) table() spec.Table {
+	return spec.Table{
+		spec.Int("stones", &o.stones, DefaultStones, 1, MaxStones, "stones on the heap at the start"),
+		spec.Int("take", &o.take, DefaultTake, 1, MaxTake, "most stones one move takes"),
+	}
 }

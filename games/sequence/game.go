@@ -27,12 +27,13 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "sequence",
 		Summary: "Sequence board-and-card game (hidden hands, chance draws); jacks=false is the research variant",
-		Options: []games.Option{
-			{Key: "players", Default: "2", Help: "number of players, 2 or 3 (no teams)"},
-			{Key: "jacks", Default: "true", Help: "include the 8 jacks (false: the 96-card research variant)"},
-		},
+		Options: games.OptionsOf(new(options).table()),
 		New: func(s *spec.Spec) (games.Game, error) {
-			return New(s.IntRange("players", 2, 2, 3), s.Bool("jacks", true)), nil
+			var o options
+			if err := o.table().Parse(s); err != nil {
+				return nil, err
+			}
+			return New(o.players, o.jacks), nil
 		},
 	})
 }
@@ -149,3 +150,17 @@ func (s *State) reset() {
 }
 
 var _ games.InfoStateGame = (*Game)(nil)
+
+// options are Sequence's spec options, declared once: the registration's
+// documentation and New's parsing both come from table.
+type options struct {
+	players int
+	jacks   bool
+}
+
+func (o *options) table() spec.Table {
+	return spec.Table{
+		spec.Int("players", &o.players, 2, 2, 3, "number of players (no teams)"),
+		spec.Bool("jacks", &o.jacks, true, "include the 8 jacks (false: the 96-card research variant)"),
+	}
+}

@@ -17,13 +17,21 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "strands",
 		Summary: "Strands on a hex board: pick a number X, cover up to X cells marked X; largest groups win (MegaZero multi-action testbed)",
-		Options: []games.Option{{Key: "size", Default: strconv.Itoa(DefaultSide), Help: "side of the hexagonal board: 4 (37 cells), 5 (61) or 6 (91)"}},
+		Options: games.OptionsOf(sizeTable(new(string))),
 		New: func(s *spec.Spec) (games.Game, error) {
-			side := s.Choice("size", strconv.Itoa(DefaultSide), "4", "5", "6")
+			var side string
+			if err := sizeTable(&side).Parse(s); err != nil {
+				return nil, err
+			}
 			n, _ := strconv.Atoi(side)
 			return New(n)
 		},
 	})
+}
+
+// sizeTable declares Strands' one option, the board's side, bound to p.
+func sizeTable(p *string) spec.Table {
+	return spec.Table{spec.Choice("size", p, strconv.Itoa(DefaultSide), []string{"4", "5", "6"}, "side of the hexagonal board: 4 (37 cells), 5 (61) or 6 (91)")}
 }
 
 // Game is Strands on one board. It is immutable and safe for concurrent use.

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	opts := []games.Option{{Key: "players", Default: "4", Help: "number of players, 2-5"}}
+	opts := games.OptionsOf(playersTable(new(int)))
 	games.Register(games.Registration{
 		Name:    "sushigo",
 		Summary: "Sushi Go! (2-5 players, simultaneous card drafting, hidden hands)",
@@ -24,9 +24,14 @@ func init() {
 	})
 }
 
+// playersTable declares Sushi Go's one option, bound to n.
+func playersTable(n *int) spec.Table {
+	return spec.Table{spec.Int("players", n, 4, 2, MaxPlayers, "number of players")}
+}
+
 func newFromSpec(s *spec.Spec, seq bool) (games.Game, error) {
-	n := s.IntRange("players", 4, 2, MaxPlayers)
-	if err := s.Err("players"); err != nil {
+	var n int
+	if err := playersTable(&n).Parse(s); err != nil {
 		return nil, err
 	}
 	return New(n, seq), nil

@@ -11,9 +11,13 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "tetrislink",
 		Summary: "Tetris Link: drop tetrominoes into a 10x20 grid, score same-colour groups of 3+ (2-4 players)",
-		Options: []games.Option{{Key: "players", Default: "2", Help: "number of players, 2 to 4"}},
+		Options: games.OptionsOf(playersTable(new(int))),
 		New: func(s *spec.Spec) (games.Game, error) {
-			g, err := New(s.IntRange("players", 2, 2, MaxPlayers))
+			var n int
+			if err := playersTable(&n).Parse(s); err != nil {
+				return nil, err
+			}
+			g, err := New(n)
 			if err != nil {
 				return nil, err
 			}
@@ -73,4 +77,9 @@ func (g *Game) NewState() *State {
 	s := &State{g: g}
 	s.Reset()
 	return s
+}
+
+// playersTable declares Tetris Link's one option, bound to n.
+func playersTable(n *int) spec.Table {
+	return spec.Table{spec.Int("players", n, 2, 2, MaxPlayers, "number of players")}
 }
