@@ -143,7 +143,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Bool("ismcts", &m.ISMCTS, false, "single-observer ISMCTS: re-determinize every simulation; every sel rule, with availability counts for N; sequential-move games, threads=1, no det"),
 		spec.Choice("simsel", &m.SimSel, "ucb", simRuleNames, "simultaneous nodes: ucb (decoupled sel rule), exp3 or rm (regret matching), sampled per player"),
 		spec.Float("simgamma", &m.SimGamma, d.SimGamma, 0, 1, "simsel=exp3/rm: uniform exploration mixed into the strategy (exp3 eta = simgamma/K)"),
-		spec.Choice("simfinal", &m.SimFinal, d.SimFinal.String(), namedChoices(simFinalNames), "simsel=exp3/rm at a simultaneous root: sample the average strategy, or max (its most probable action)"),
+		spec.Choice("simfinal", &m.SimFinal, d.SimFinal.String(), namedChoices(simFinalNames), "simsel=exp3/rm at a simultaneous root: max (the average strategy's most probable action), or sample it (for mixed equilibria; weak at small budgets)"),
 	}
 }
 

@@ -128,11 +128,15 @@
 //   - rm: regret matching (SM-MCTS-RM): rho proportional to the positive
 //     cumulative regrets (uniform when none), mixed with g/K likewise.
 //
+// Rewards of both are the player's value halved, v/2 in [-1/2, 1/2] (the
+// [0, 1] reward centred, so that losses carry information; simsel.go).
 // Under exp3/rm each player's move at a simultaneous root comes from its
 // average strategy (the mean of rho over the root's visits, ActionStat.
-// Strategy): sampled from it (simfinal=sample, default: the
-// equilibrium-consistent choice, needed for mixed equilibria such as
-// matching pennies) or its most probable action (simfinal=max). The bandit
+// Strategy): its most probable action (simfinal=max, default) or sampled
+// from it (simfinal=sample: the equilibrium-consistent choice, needed for
+// mixed equilibria such as matching pennies, but at a game move's budget
+// the average still spreads over weaker moves, and sampled Sushi Go picks
+// lost every game to standard MCTS; RESULTS §3b). The bandit
 // sums live in edgeExt.w2 and the cumulative strategy in edgeExt.amafW,
 // fields otherwise used by UCB1-Tuned and the RAVE family, whose statistics
 // are therefore not kept at joint nodes under exp3/rm; the edge stays 48

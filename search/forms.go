@@ -182,17 +182,23 @@ func (f FinalMove) String() string { return nameOf(finalMoveNames, int(f)) }
 type SimFinal uint8
 
 const (
-	// SimFinalSample samples the average strategy (the default, the
-	// equilibrium-consistent choice).
-	SimFinalSample SimFinal = iota
-	// SimFinalMax plays its most probable action (ties by visits, then
-	// lowest id).
-	SimFinalMax
+	// SimFinalMax plays the average strategy's most probable action (ties
+	// by visits, then lowest id); the default. Where one move is best,
+	// as in most Sushi Go picks, it plays that move once the strategy
+	// ranks it first, long before the average (which keeps the early,
+	// near-uniform iterations) has concentrated on it.
+	SimFinalMax SimFinal = iota
+	// SimFinalSample samples the average strategy: the equilibrium-
+	// consistent choice, needed where the equilibrium is mixed (matching
+	// pennies), but at the budgets of a game move it plays dominated
+	// moves often: the default until 2026-11-29, with which simsel=exp3
+	// and rm lost every Sushi Go game to standard MCTS (RESULTS §3b).
+	SimFinalSample
 )
 
 var simFinalNames = []named{
-	SimFinalSample: {name: "sample"},
 	SimFinalMax:    {name: "max"},
+	SimFinalSample: {name: "sample"},
 }
 
 // ParseSimFinal returns the choice named s.

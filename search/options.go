@@ -111,7 +111,7 @@ func DefaultOptions() Options {
 		Rule: UCT, C: -1, Sims: 1000, ExpandVisits: -1,
 		DirichletEps: 0.25, RaveSchedule: RaveSqrt, RaveK: 1000, RaveB: 0.1, AmafExplore: AmafUCT, PBForm: PBAdded,
 		PoolK: 10, PoolP: 0.5, PoolAt: PoolInRollout, Final: FinalVisits, Temp: 1, Threads: 1, Root: 1,
-		SimSel: SimUCB, SimGamma: 0.1, SimFinal: SimFinalSample,
+		SimSel: SimUCB, SimGamma: 0.1, SimFinal: SimFinalMax,
 	}
 }
 
@@ -208,8 +208,8 @@ func (o *Options) normalize() error {
 	if o.SimSel == SimExp3 && o.SimGamma == 0 {
 		return fmt.Errorf("search: simsel=exp3 needs simgamma > 0 (its learning rate is simgamma/K)")
 	}
-	if o.SimFinal > SimFinalMax {
-		return fmt.Errorf("search: unknown simfinal %d: want sample or max", o.SimFinal)
+	if o.SimFinal > SimFinalSample {
+		return fmt.Errorf("search: unknown simfinal %d: want max or sample", o.SimFinal)
 	}
 	if o.Final > FinalValue {
 		return fmt.Errorf("search: unknown final %d: want visits or value", o.Final)
