@@ -178,15 +178,7 @@ func TestParseFlagsValueMessages(t *testing.T) {
 		{[]string{"--wait", ""}, `--wait "": not a duration such as 100ms or 2s (want 0s..1s)`, 0},
 		{[]string{"--gmaes", "3"}, "flag provided but not defined: -gmaes (did you mean --games?)", 0},
 	} {
-		var games int
-		var by string
-		var wait time.Duration
-		fs := flag.NewFlagSet("canopy x", flag.ContinueOnError)
-		spec.Table{
-			spec.Int("games", &games, 1, 1, 10, "games"),
-			spec.Choice("by", &by, "agent", []string{"agent", "seat"}, "grouping"),
-			spec.DurationIn("wait", &wait, 0, 0, time.Second, "wait"),
-		}.Flags(fs)
+		fs := sampleFlags()
 		aliasFlag(fs, "n", "games")
 		var w strings.Builder
 		err := parseFlags(fs, tc.args, &w)
@@ -194,6 +186,21 @@ func TestParseFlagsValueMessages(t *testing.T) {
 			t.Errorf("%q: error %v, output %q; want %q and %d deprecation lines", tc.args, err, w.String(), tc.want, tc.warnings)
 		}
 	}
+}
+
+// sampleFlags is a flag set of one int, one choice and one duration
+// table option, as the message tests parse them.
+func sampleFlags() *flag.FlagSet {
+	var games int
+	var by string
+	var wait time.Duration
+	fs := flag.NewFlagSet("canopy x", flag.ContinueOnError)
+	spec.Table{
+		spec.Int("games", &games, 1, 1, 10, "games"),
+		spec.Choice("by", &by, "agent", []string{"agent", "seat"}, "grouping"),
+		spec.DurationIn("wait", &wait, 0, 0, time.Second, "wait"),
+	}.Flags(fs)
+	return fs
 }
 
 // Any value given to a table flag parses or fails with one message that
@@ -209,15 +216,7 @@ func FuzzFlagValueMessage(f *testing.F) {
 		if name != "games" && name != "by" && name != "wait" {
 			return
 		}
-		var games int
-		var by string
-		var wait time.Duration
-		fs := flag.NewFlagSet("canopy x", flag.ContinueOnError)
-		spec.Table{
-			spec.Int("games", &games, 1, 1, 10, "games"),
-			spec.Choice("by", &by, "agent", []string{"agent", "seat"}, "grouping"),
-			spec.DurationIn("wait", &wait, 0, 0, time.Second, "wait"),
-		}.Flags(fs)
+		fs := sampleFlags()
 		err := parseFlags(fs, []string{"--" + name + "=" + v}, io.Discard)
 		shown := v
 		if v == "" {

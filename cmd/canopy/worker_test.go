@@ -44,6 +44,28 @@ func TestWorkerFlagErrors(t *testing.T) {
 	}
 }
 
+// checkEachGameOnce fails t unless the shards of manifest m (the
+// self-play directory name) hold each of games game ids exactly once.
+func checkEachGameOnce(t *testing.T, name string, m selfplay.Manifest, games int) {
+	t.Helper()
+	seen := make([]int, games)
+	for _, sh := range m.Shards {
+		for _, r := range sh.GameIDs {
+			for id := r[0]; id < r[1]; id++ {
+				if id < 0 || id >= games {
+					t.Fatalf("%s: game id %d out of range", name, id)
+				}
+				seen[id]++
+			}
+		}
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("%s: game %d is in %d shards, want 1", name, id, n)
+		}
+	}
+}
+
 // proc is a canopy process of the fault test.
 type proc struct {
 	cmd  *exec.Cmd
@@ -159,22 +181,7 @@ func TestFleetSurvivesKills(t *testing.T) {
 	for i := 1; i <= iters; i++ {
 		name := fmt.Sprintf("iter-%04d", i)
 		got, want := readManifest(t, filepath.Join(dir, "selfplay", name)), readManifest(t, filepath.Join(ref, "selfplay", name))
-		seen := make([]int, gamesPer)
-		for _, sh := range got.Shards {
-			for _, r := range sh.GameIDs {
-				for id := r[0]; id < r[1]; id++ {
-					if id < 0 || id >= gamesPer {
-						t.Fatalf("%s: game id %d out of range", name, id)
-					}
-					seen[id]++
-				}
-			}
-		}
-		for id, n := range seen {
-			if n != 1 {
-				t.Errorf("%s: game %d is in %d shards, want 1", name, id, n)
-			}
-		}
+		checkEachGameOnce(t, name, got, gamesPer)
 		if got.Totals.Games != gamesPer || got.Totals.Positions != want.Totals.Positions {
 			t.Errorf("%s: %d games, %d positions; the run without faults has %d and %d", name, got.Totals.Games, got.Totals.Positions, want.Totals.Games, want.Totals.Positions)
 		}
@@ -247,22 +254,7 @@ func TestAsyncFleetSurvivesKills(t *testing.T) {
 	for i := 1; i <= iters; i++ {
 		name := fmt.Sprintf("iter-%04d", i)
 		got := readManifest(t, filepath.Join(dir, "selfplay", name))
-		seen := make([]int, gamesPer)
-		for _, sh := range got.Shards {
-			for _, r := range sh.GameIDs {
-				for id := r[0]; id < r[1]; id++ {
-					if id < 0 || id >= gamesPer {
-						t.Fatalf("%s: game id %d out of range", name, id)
-					}
-					seen[id]++
-				}
-			}
-		}
-		for id, n := range seen {
-			if n != 1 {
-				t.Errorf("%s: game %d is in %d shards, want 1", name, id, n)
-			}
-		}
+		checkEachGameOnce(t, name, got, gamesPer)
 		var rec struct {
 			Train struct {
 				Steps int `json:"steps"`
