@@ -41,24 +41,15 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, s games.State, player int) (float64, error)
 }
 
-// Option documents one option of a registered agent.
-type Option struct {
-	Key, Default, Help string
-	// File marks an option whose value may name a file to read (a
-	// network, an opening book); a server confines these values to the
-	// directories it serves (web's guard).
-	File bool `json:",omitempty"`
-}
+// Option documents one option of a registered agent. File marks an
+// option whose value may name a file to read (a network, an opening
+// book); a server confines these values to the directories it serves
+// (web's guard).
+type Option = spec.Doc
 
 // OptionsOf documents the options of a declared spec.Table for the
-// registry (key, default, help with the allowed range).
-func OptionsOf(t spec.Table) []Option {
-	out := make([]Option, len(t))
-	for i, o := range t {
-		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage(), File: o.File}
-	}
-	return out
-}
+// registry (key, default, help with the allowed range): t.Docs().
+func OptionsOf(t spec.Table) []Option { return t.Docs() }
 
 // Registration describes an agent constructor.
 type Registration struct {

@@ -2,27 +2,15 @@ package games
 
 import "github.com/canopy-go/canopy/spec"
 
-// Option documents one option a registered game accepts.
-type Option struct {
-	Key, Default, Help string
-}
-
-// OptionsOf documents the options of t, the one declaration of a game's
-// options that its New parses (spec.Table.Parse, which range-checks
-// them): key, default and help with the range, for `canopy games`.
-func OptionsOf(t spec.Table) []Option {
-	out := make([]Option, len(t))
-	for i, o := range t {
-		out[i] = Option{Key: o.Key, Default: o.Default, Help: o.Usage()}
-	}
-	return out
-}
+// Option documents one option a registered game accepts (a game's
+// declared spec.Table documents its options: Table.Docs).
+type Option = spec.Doc
 
 // Registration describes a game constructor in the registry.
 type Registration struct {
 	Name    string
 	Summary string   // one line for `canopy games`
-	Options []Option // accepted options, in display order (OptionsOf)
+	Options []Option // accepted options, in display order: the table New parses with, Table.Docs()
 	// New builds the game from a parsed spec. It must read every option it
 	// supports from s; the registry rejects leftovers.
 	New func(s *spec.Spec) (Game, error)

@@ -34,6 +34,14 @@ type Option struct {
 	check func() error
 }
 
+// Doc documents one declared option for listings (`canopy games`,
+// `canopy agents`, the web UI): its key, default, help with the allowed
+// range, and whether its value may name a file (Option.File).
+type Doc struct {
+	Key, Default, Help string
+	File               bool `json:",omitempty"`
+}
+
 // Table is an ordered list of options.
 type Table []Option
 
@@ -369,4 +377,13 @@ func (t Table) Reset() {
 			panic(fmt.Sprintf("spec: default of %s: %v", o.Key, err)) // a declaration error
 		}
 	}
+}
+
+// Docs documents the options of t, in order (see Doc).
+func (t Table) Docs() []Doc {
+	out := make([]Doc, len(t))
+	for i, o := range t {
+		out[i] = Doc{Key: o.Key, Default: o.Default, Help: o.Usage(), File: o.File}
+	}
+	return out
 }

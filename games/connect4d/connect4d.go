@@ -41,7 +41,7 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "connect4d",
 		Summary: "d stacked Connect Four boards, d stones per turn, only 3-D lines win (MegaZero multi-action testbed)",
-		Options: games.OptionsOf(dTable(new(int))),
+		Options: dTable(new(int)).Docs(),
 		New: func(s *spec.Spec) (games.Game, error) {
 			var d int
 			if err := dTable(&d).Parse(s); err != nil {

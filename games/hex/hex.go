@@ -20,7 +20,7 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "hex",
 		Summary: "Hex on an n x n rhombus, optional pie (swap) rule",
-		Options: games.OptionsOf(new(options).table()),
+		Options: new(options).table().Docs(),
 		New: func(s *spec.Spec) (games.Game, error) {
 			var o options
 			if err := o.table().Parse(s); err != nil {

@@ -33,7 +33,7 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "nim",
 		Summary: "Nim on one heap: take 1..take stones, the last stone wins (the reference game of docs/EXTENDING.md)",
-		Options: games.OptionsOf(new(options).table()),
+		Options: new(options).table().Docs(),
 		New: func(s *spec.Spec) (games.Game, error) {
 			var o options
 			if err := o.table().Parse(s); err != nil {
@@ -203,7 +203,7 @@ func (s *State) Draw(int) string {
 }
 
 // options are Nim's spec options, declared once: the registration's
-// documentation (games.OptionsOf) and New's parsing both come from table.
+// documentation (Table.Docs) and New's parsing both come from table.
 type options struct{ stones, take int }
 
 func (o *options) table() spec.Table {

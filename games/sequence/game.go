@@ -27,7 +27,7 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "sequence",
 		Summary: "Sequence board-and-card game (hidden hands, chance draws); jacks=false is the research variant",
-		Options: games.OptionsOf(new(options).table()),
+		Options: new(options).table().Docs(),
 		New: func(s *spec.Spec) (games.Game, error) {
 			var o options
 			if err := o.table().Parse(s); err != nil {

@@ -17,7 +17,7 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "strands",
 		Summary: "Strands on a hex board: pick a number X, cover up to X cells marked X; largest groups win (MegaZero multi-action testbed)",
-		Options: games.OptionsOf(sizeTable(new(string))),
+		Options: sizeTable(new(string)).Docs(),
 		New: func(s *spec.Spec) (games.Game, error) {
 			var side string
 			if err := sizeTable(&side).Parse(s); err != nil {

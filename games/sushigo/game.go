@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	opts := games.OptionsOf(playersTable(new(int)))
+	opts := playersTable(new(int)).Docs()
 	games.Register(games.Registration{
 		Name:    "sushigo",
 		Summary: "Sushi Go! (2-5 players, simultaneous card drafting, hidden hands)",

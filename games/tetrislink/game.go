@@ -11,7 +11,7 @@ func init() {
 	games.Register(games.Registration{
 		Name:    "tetrislink",
 		Summary: "Tetris Link: drop tetrominoes into a 10x20 grid, score same-colour groups of 3+ (2-4 players)",
-		Options: games.OptionsOf(playersTable(new(int))),
+		Options: playersTable(new(int)).Docs(),
 		New: func(s *spec.Spec) (games.Game, error) {
 			var n int
 			if err := playersTable(&n).Parse(s); err != nil {
