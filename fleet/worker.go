@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -494,30 +493,56 @@ type heldTask struct {
 	again string // task.Again
 }
 
+// intake is what a worker has taken for one job: the self-play tasks in
+// hand (held, by game id), the ids not yet given to a tree (ready, in
+// the order taken), the evaluation tasks that came with them, and
+// whether a task of a later iteration came. batch fills one and play
+// goes on filling it while games end; it is not safe for concurrent
+// use (play guards it with its mutex).
+type intake struct {
+	held  map[int]heldTask
+	ready []int
+	evals []evalTask
+	newer bool
+}
+
+// add sorts the task message m fetched while job is played into in
+// (classify acknowledges, terminates or hands back those not to be
+// played) and returns its kind.
+func (in *intake) add(w *Worker, m jetstream.Msg, job Job) int {
+	t, k := w.classify(m, job, func(id int) bool { _, ok := in.held[id]; return ok })
+	switch k {
+	case taskPlay:
+		in.held[t.ID] = heldTask{m, t.Again}
+		in.ready = append(in.ready, t.ID)
+	case taskEval:
+		in.evals = append(in.evals, evalTask{task: t, m: m})
+	case taskNewer:
+		in.newer = true
+	}
+	return k
+}
+
+// takeNewer reports whether a task of a later iteration came since the
+// last call, and clears the mark.
+func (in *intake) takeNewer() bool {
+	n := in.newer
+	in.newer = false
+	return n
+}
+
 // batch takes up to Trees tasks and plays those of job. It takes the
 // tasks queued now, or, when there are none, waits up to 2 s for one and
 // then takes those queued by then: a worker never sits on tasks waiting
 // for a full batch. While the batch plays, play takes more tasks as
 // games end, so that the batch goes on as long as the job has tasks.
 func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) error {
-	held := map[int]heldTask{}
-	var ids []int
-	var evals []evalTask
-	newer := false // a task of a later iteration than job's came
-	inHand := func(id int) bool { _, ok := held[id]; return ok }
+	in := &intake{held: map[int]heldTask{}}
 	take := func(mb jetstream.MessageBatch) int {
 		n := 0
 		for m := range mb.Messages() {
 			n++
-			switch t, k := w.classify(m, job, inHand); k {
-			case taskPlay:
-				held[t.ID] = heldTask{m, t.Again}
-				ids = append(ids, t.ID)
-			case taskEval:
-				evals = append(evals, evalTask{task: t, m: m})
-			case taskNewer:
-				newer = true
-			}
+			in.add(w, m, job)
 		}
 		return n
 	}
@@ -533,28 +558,28 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 			}
 		}
 	}
-	if newer {
+	if in.takeNewer() {
 		w.refreshJob(ctx)
 	}
-	if len(evals) > 0 {
+	if len(in.evals) > 0 {
 		// Evaluation first: the trainer's record of an iteration waits
 		// for it. The self-play tasks in hand go back to the queue at
 		// once, for this worker's next batch or another's.
-		for _, h := range held {
+		for _, h := range in.held {
 			h.m.Nak()
 		}
-		return w.evaluate(ctx, js, evals)
+		return w.evaluate(ctx, js, in.evals)
 	}
-	if err != nil && len(ids) == 0 {
+	if err != nil && len(in.ready) == 0 {
 		if ctx.Err() == nil {
 			time.Sleep(500 * time.Millisecond) // the server is away: nats reconnects meanwhile
 		}
 		return nil
 	}
-	if len(ids) == 0 {
+	if len(in.ready) == 0 {
 		return nil
 	}
-	evals, err = w.play(ctx, js, job, ids, held)
+	evals, err := w.play(ctx, js, job, in)
 	if err != nil || len(evals) == 0 {
 		return err
 	}
@@ -565,7 +590,7 @@ func (w *Worker) batch(ctx context.Context, js jetstream.JetStream, job Job) err
 // while it plays, so that a slot whose game ends finds the next at once.
 func refillMargin(trees int) int { return max(1, trees/8) }
 
-// play plays ids of job (held: their tasks, by id), and more of job's
+// play plays in's ready ids of job, and more of job's
 // tasks as it goes: each time a game ends, it takes tasks to keep
 // refillMargin(Trees) ready for the next slot that frees up (a slot
 // that finds none ends, and the batch ends with its last slot). It stops
@@ -573,7 +598,7 @@ func refillMargin(trees int) int { return max(1, trees/8) }
 // evaluation task comes, which it returns, to be played next. It
 // publishes each finished game and then acknowledges its task; tasks not
 // finished are handed back.
-func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids []int, held map[int]heldTask) ([]evalTask, error) {
+func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, in *intake) ([]evalTask, error) {
 	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w.mu.Lock()
@@ -593,12 +618,10 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 		obs *= d
 	}
 	var (
-		mu    sync.Mutex // guards held, ready, alive, evals, full
-		ready = slices.Clone(ids)
+		mu sync.Mutex // guards in, alive, full
 		// alive counts the slots that have not ended: a slot that asks
-		// for a game when ready is empty ends (selfplay.Config.Next).
+		// for a game when in.ready is empty ends (selfplay.Config.Next).
 		alive  = w.opt.Trees
-		evals  []evalTask
 		full   bool // no more tasks taken: the job changed, or evaluation waits
 		wanted = make(chan struct{}, 1)
 	)
@@ -613,14 +636,14 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	take := func(id int) jetstream.Msg {
 		mu.Lock()
 		defer mu.Unlock()
-		h := held[id]
-		delete(held, id)
+		h := in.held[id]
+		delete(in.held, id)
 		return h.m
 	}
 	again := func(id int) string {
 		mu.Lock()
 		defer mu.Unlock()
-		return held[id].again
+		return in.held[id].again
 	}
 	go func() {
 		pubErr <- w.publish(ctx, js, job, obs, finished, again, func(id int) { take(id).Ack() },
@@ -637,10 +660,10 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 				return
 			case <-tick.C:
 				mu.Lock()
-				for _, h := range held {
+				for _, h := range in.held {
 					h.m.InProgress()
 				}
-				for _, t := range evals {
+				for _, t := range in.evals {
 					t.m.InProgress()
 				}
 				mu.Unlock()
@@ -654,7 +677,6 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 		poll := time.NewTicker(250 * time.Millisecond)
 		defer poll.Stop()
 		margin := refillMargin(w.opt.Trees)
-		inHand := func(id int) bool { _, ok := held[id]; return ok } // called with mu held
 		for {
 			select {
 			case <-bctx.Done():
@@ -667,7 +689,7 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 			w.mu.Unlock()
 			mu.Lock()
 			full = full || changed
-			n := min(margin, alive) - len(ready)
+			n := min(margin, alive) - len(in.ready)
 			stop := full || alive == 0
 			mu.Unlock()
 			if stop || n <= 0 {
@@ -677,21 +699,16 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 			if err != nil {
 				continue
 			}
-			newer := false
 			for m := range mb.Messages() {
 				mu.Lock()
-				switch t, k := w.classify(m, job, inHand); k {
-				case taskPlay:
-					held[t.ID] = heldTask{m, t.Again}
-					ready = append(ready, t.ID)
-				case taskEval:
-					evals = append(evals, evalTask{task: t, m: m})
-					full = true // evaluation next: let the games in play end
-				case taskNewer:
-					newer, full = true, true
+				if k := in.add(w, m, job); k == taskEval || k == taskNewer {
+					full = true // evaluation next, or a newer job: let the games in play end
 				}
 				mu.Unlock()
 			}
+			mu.Lock()
+			newer := in.takeNewer()
+			mu.Unlock()
 			if newer {
 				w.refreshJob(bctx)
 			}
@@ -701,12 +718,12 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 		mu.Lock()
 		defer mu.Unlock()
 		want()
-		if len(ready) == 0 {
+		if len(in.ready) == 0 {
 			alive--
 			return 0, false
 		}
-		id := ready[0]
-		ready = ready[1:]
+		id := in.ready[0]
+		in.ready = in.ready[1:]
 		return id, true
 	}
 	t0 := time.Now()
@@ -720,10 +737,10 @@ func (w *Worker) play(ctx context.Context, js jetstream.JetStream, job Job, ids 
 	cancel()
 	<-refilled
 	mu.Lock()
-	for _, h := range held {
+	for _, h := range in.held {
 		h.m.Nak() // unplayed: back to the queue for anyone
 	}
-	left := evals
+	left := in.evals
 	mu.Unlock()
 	if perr != nil {
 		for _, t := range left {
