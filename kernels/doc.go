@@ -79,7 +79,11 @@
 // rotated by 180 degrees, by im2col or Winograd). Batch normalisation's
 // per-channel passes in training (ScaleShift, Affine2, ReLUSums, Moments)
 // have AVX-512 loops for channels a multiple of 16, bit for bit like their
-// Go loops.
+// Go loops. Conv3x3WinogradMoments (and its bfloat16 twin) is the
+// convolution in front of a batch norm with the norm's statistics (sums
+// of the outputs and their squares around a shift) taken in the output
+// transform's store, so training's forward does not read the outputs
+// again for Moments.
 //
 // # Implementations and dispatch
 //

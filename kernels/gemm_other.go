@@ -47,3 +47,9 @@ func reluSumsCopyAVX2(d, y, z, res *float32, sd, sdz *float64, c, rows int) { no
 func momentsAVX2(z *float32, shift, s1, s2 *float64, c, rows int)           { noSIMD() }
 
 func noSIMD() { panic("kernels: no SIMD loops on this platform") }
+func winoOutStatsAVX2(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift, s1, s2 *float32, n int) {
+	noSIMD()
+}
+func winoOutStatsAVX512(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift, s1, s2 *float32, n int) {
+	noSIMD()
+}

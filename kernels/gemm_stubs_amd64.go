@@ -543,3 +543,13 @@ func reluSumsCopyAVX512(d *float32, y *float32, z *float32, res *float32, sd *fl
 //
 //go:noescape
 func momentsAVX512(z *float32, shift *float64, s1 *float64, s2 *float64, c int, rows int)
+
+// winoOutStatsAVX2 is winoOutStats on n columns (a multiple of 8): out[q][j] = (A^T m A)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.
+//
+//go:noescape
+func winoOutStatsAVX2(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift *float32, s1 *float32, s2 *float32, n int)
+
+// winoOutStatsAVX512 is winoOutStats on n columns (a multiple of 16): out[q][j] = (A^T m A)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.
+//
+//go:noescape
+func winoOutStatsAVX512(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift *float32, s1 *float32, s2 *float32, n int)

@@ -172,6 +172,60 @@ func Conv3x3WinogradBF16(src []float32, batch, cin, h, w int, u *WinogradBF16, b
 	winograd(0, winoArgs{ub: u}, "Conv3x3WinogradBF16", src, batch, cin, h, w, u.cout, bias, residual, relu, dst)
 }
 
+// Conv3x3WinogradMoments is Conv3x3Winograd without bias, residual or
+// activation, dst = conv3x3(src, wts), that also adds batch
+// normalisation's statistics of dst per output channel j into s1 and s2:
+// s1[j] += sum of e and s2[j] += sum of e*e over the batch*h*w outputs of
+// channel j, with e = dst - shift[j]. The sums are taken in the output
+// transform's store while the outputs are in registers (so training's
+// forward does not read dst again for them): in float32 over the tiles of
+// a chunk (winoChunk tiles, at most 4*winoChunk outputs per channel),
+// then in float64 over the chunks in order, so the results do not depend
+// on the thread count. shift should be near the channels' means (the
+// running means of batch norm: the float32 sums of e*e then lose nothing
+// that matters to the variance); shift, s1 and s2 need cout values.
+func Conv3x3WinogradMoments(src []float32, batch, cin, h, w int, u []float32, cout int, shift []float32, s1, s2 []float64, dst []float32) {
+	checkWinogradWeights(u, cin, cout)
+	winoMoments(winoArgs{u: u}, "Conv3x3WinogradMoments", src, batch, cin, h, w, cout, shift, s1, s2, dst)
+}
+
+// Conv3x3WinogradBF16Moments is Conv3x3WinogradMoments with the products
+// in bfloat16, as Conv3x3WinogradBF16 computes them.
+func Conv3x3WinogradBF16Moments(src []float32, batch, cin, h, w int, u *WinogradBF16, shift []float32, s1, s2 []float64, dst []float32) {
+	checkWinogradBF16(u, cin)
+	winoMoments(winoArgs{ub: u}, "Conv3x3WinogradBF16Moments", src, batch, cin, h, w, u.cout, shift, s1, s2, dst)
+}
+
+// winoStatsPool holds the per-chunk float32 sums of winoMoments.
+var winoStatsPool = sync.Pool{New: func() any { return new([]float32) }}
+
+// winoMoments runs a Winograd convolution whose weights wg holds with
+// the statistics of Conv3x3WinogradMoments.
+func winoMoments(wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int, shift []float32, s1, s2 []float64, dst []float32) {
+	if len(shift) < cout || len(s1) < cout || len(s2) < cout {
+		panic(fmt.Sprintf("kernels: %s: shift %d, sums %d %d, want cout=%d", fn, len(shift), len(s1), len(s2), cout))
+	}
+	if batch < 0 || h < 0 || w < 0 || cout < 0 {
+		winograd(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
+	}
+	chunks := (batch*((h+1)/2)*((w+1)/2) + winoChunk - 1) / winoChunk
+	bufp := winoStatsPool.Get().(*[]float32)
+	*bufp = grow(*bufp, 2*chunks*cout)
+	stats := *bufp
+	clear(stats)
+	wg.shift, wg.stats = shift[:cout], stats
+	winograd(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst)
+	for c := range chunks {
+		for j, v := range stats[2*c*cout : (2*c+1)*cout] {
+			s1[j] += float64(v)
+		}
+		for j, v := range stats[(2*c+1)*cout : (2*c+2)*cout] {
+			s2[j] += float64(v)
+		}
+	}
+	winoStatsPool.Put(bufp)
+}
+
 func checkWinogradWeights(u []float32, cin, cout int) {
 	if len(u) < 16*cin*cout {
 		panic(fmt.Sprintf("kernels: Conv3x3Winograd: transformed weights have %d values, want %d (see WinogradWeights)", len(u), 16*cin*cout))
@@ -261,6 +315,10 @@ type winoArgs struct {
 	bias, residual []float32
 	relu           bool
 	dst            []float32
+	// With stats non-nil (Conv3x3WinogradMoments; no bias, residual or
+	// activation), chunk c adds its outputs' sums of e = dst - shift and
+	// e*e per channel into stats[2c*cout:] and stats[(2c+1)*cout:].
+	shift, stats []float32
 }
 
 // winoScratch is one goroutine's working memory for a chunk of nt tiles.
@@ -372,6 +430,61 @@ func winoOutStore(im *impl, m []float32, ms int, out, res *[4][]float32, bias []
 	}
 }
 
+// winoOutStats applies the output transform to one tile, stores it as
+// it is and sums it for batch norm: for each column c < len(shift), the
+// 4x4 products m[e*ms+c] become the 2x2 outputs y_q = (A^T m A)[q]
+// (computed as winoOutStore does), out[q][c] = y_q, and with e_q = (y_q -
+// shift[c]) AND keep[q] (all ones, or zero for an output outside the
+// image), s1[c] += ((e_0 + e_1) + e_2) + e_3 and s2[c] += ((e_0*e_0 +
+// e_1*e_1) + e_2*e_2) + e_3*e_3 in float32. winoOutStatsAVX2 and
+// winoOutStatsAVX512 do the same operations in the same order.
+func winoOutStats(im *impl, m []float32, ms int, out *[4][]float32, keep *[4]uint32, shift, s1, s2 []float32) {
+	n := len(shift)
+	j := 0
+	var op [4]*float32
+	simd := func(k int, f func(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift, s1, s2 *float32, n int)) {
+		for q := range 4 {
+			op[q] = &out[q][j]
+		}
+		f(&m[j], ms, &op, keep, &shift[j], &s1[j], &s2[j], k)
+		j += k
+	}
+	if im.avx512Loops && n >= 16 {
+		simd(n/16*16, winoOutStatsAVX512)
+	}
+	if im.avx2Loops && n-j >= 8 {
+		simd((n-j)/8*8, winoOutStatsAVX2)
+	}
+	for ; j < n; j++ {
+		var sum, sq float32
+		for a := range 2 {
+			var t [4]float32
+			for q := range 4 {
+				m0, m1, m2, m3 := m[q*ms+j], m[(4+q)*ms+j], m[(8+q)*ms+j], m[(12+q)*ms+j]
+				if a == 0 {
+					t[q] = m0 + m1 + m2
+				} else {
+					t[q] = m1 - m2 - m3
+				}
+			}
+			y := [2]float32{t[0] + t[1] + t[2], t[1] - t[2] - t[3]}
+			for r, v := range y {
+				q := 2*a + r
+				out[q][j] = v
+				e := math.Float32frombits(math.Float32bits(v-shift[j]) & keep[q])
+				if q == 0 {
+					sum, sq = e, float32(e*e)
+					continue
+				}
+				sum += e
+				sq += float32(e * e)
+			}
+		}
+		s1[j] += sum
+		s2[j] += sq
+	}
+}
+
 // grow returns x resliced to n values, reallocated when too small.
 func grow(x []float32, n int) []float32 {
 	if cap(x) < n {
@@ -424,6 +537,63 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	tab, per := a.table(sc), a.th*a.tw
 	n, p := t0/per, t0%per
 	var out, res [4][]float32 // on the stack: no write barriers
+	// With cout a whole number of vectors, the SIMD store runs on each
+	// tile straight from pointers (outPtrs; through outputs and the
+	// slices of winoOutStore and winoOutStats, the pointers cost 5-7% of
+	// a training step of the 32x4 Connect Four net).
+	lanes := 0
+	switch {
+	case im.avx512Loops && cout%16 == 0:
+		lanes = 16
+	case im.avx2Loops && cout%8 == 0:
+		lanes = 8
+	}
+	var op, rp [4]*float32
+	var keep [4]uint32
+	if a.stats != nil {
+		c := t0 / winoChunk
+		s1, s2 := a.stats[2*c*cout:][:cout], a.stats[(2*c+1)*cout:][:cout]
+		for t := t0; t < t1; t++ {
+			mt := sc.mm[(t-t0)*cout:]
+			switch lanes {
+			case 16:
+				a.outPtrs(tab, n, p, &op, &rp, &keep, &sc.sink[0], &sc.zero[0])
+				winoOutStatsAVX512(&mt[0], os, &op, &keep, &a.shift[0], &s1[0], &s2[0], cout)
+			case 8:
+				a.outPtrs(tab, n, p, &op, &rp, &keep, &sc.sink[0], &sc.zero[0])
+				winoOutStatsAVX2(&mt[0], os, &op, &keep, &a.shift[0], &s1[0], &s2[0], cout)
+			default:
+				a.outputs(tab, n, p, &out, &res, sc.sink[:cout], sc.zero[:cout])
+				for q, o := range tab[20*p+16:][:4] {
+					keep[q] = ^uint32(0)
+					if o < 0 {
+						keep[q] = 0
+					}
+				}
+				winoOutStats(im, mt, os, &out, &keep, a.shift, s1, s2)
+			}
+			if p++; p == per {
+				n, p = n+1, 0
+			}
+		}
+		winoPool.Put(sc)
+		return
+	}
+	if lanes != 0 {
+		for t := t0; t < t1; t++ {
+			a.outPtrs(tab, n, p, &op, &rp, &keep, &sc.sink[0], &sc.zero[0])
+			if lanes == 16 {
+				winoOutStoreAVX512(&sc.mm[(t-t0)*cout], os, &op, &rp, &bias[0], lo, cout)
+			} else {
+				winoOutStoreAVX2(&sc.mm[(t-t0)*cout], os, &op, &rp, &bias[0], lo, cout)
+			}
+			if p++; p == per {
+				n, p = n+1, 0
+			}
+		}
+		winoPool.Put(sc)
+		return
+	}
 	for t := t0; t < t1; t++ {
 		a.outputs(tab, n, p, &out, &res, sc.sink[:cout], sc.zero[:cout])
 		winoOutStore(im, sc.mm[(t-t0)*cout:], os, &out, &res, bias, lo)
@@ -557,6 +727,26 @@ func (a *winoArgs) taps(tab []int32, n, p int, taps *[16]*float32, zero []float3
 			taps[q] = &zero[0]
 		} else {
 			taps[q] = &img[int(o)*cin]
+		}
+	}
+}
+
+// outPtrs is outputs for the SIMD stores of whole vectors: op[q] points
+// at output pixel q (2*row+column) of tile position p of image n, or at
+// sink (cout values) where the pixel lies outside the image, rp[q] at the
+// pixel's residual, or at zero (cout zeros) where there is none, and
+// keep[q] is all ones for a pixel inside the image, zero outside.
+func (a *winoArgs) outPtrs(tab []int32, n, p int, op, rp *[4]*float32, keep *[4]uint32, sink, zero *float32) {
+	base := n * a.h * a.w
+	for q, o := range tab[20*p+16:][:4] {
+		if o < 0 {
+			op[q], rp[q], keep[q] = sink, zero, 0
+			continue
+		}
+		off := (base + int(o)) * a.cout
+		op[q], rp[q], keep[q] = &a.dst[off], zero, ^uint32(0)
+		if a.residual != nil {
+			rp[q] = &a.residual[off]
 		}
 	}
 }

@@ -258,25 +258,45 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 	}
 	h, w := n.cfg.Height, n.cfg.Width
 	// conv3 is the 3x3 convolution of unit i, u (see kernels.Conv3x3BiasAct).
-	conv3 := func(i int, u *unit, a []float32, bias, res []float32, relu bool, out []float32) {
+	// With shift non-nil (a convolution into batch norm: no bias,
+	// residual or activation), the Winograd paths also add the outputs'
+	// moments around shift into t.parts[0].acc in the output transform's
+	// store (kernels.Conv3x3WinogradMoments) and return true; the others
+	// return false and bnForward takes the moments in a pass of its own.
+	conv3 := func(i int, u *unit, a []float32, bias, res []float32, relu bool, out, shift []float32) (summed bool) {
+		var s1, s2 []float64
+		if shift != nil {
+			s1, s2 = t.parts[0].acc[0][:u.cout], t.parts[0].acc[1][:u.cout]
+			clear(s1)
+			clear(s2)
+		}
 		if bf16 && u.cin%2 == 0 {
 			wu := t.wu[:16*u.cin*u.cout]
 			if wino && u.cin >= winoMinCin {
 				packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, true, wu)
+				if shift != nil {
+					kernels.Conv3x3WinogradBF16Moments(a, batch, u.cin, h, w, t.fwb[i].wu, shift, s1, s2, out)
+					return true
+				}
 				kernels.Conv3x3WinogradBF16(a, batch, u.cin, h, w, t.fwb[i].wu, bias, res, relu, out)
-				return
+				return false
 			}
 			packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, false, wu)
 			kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, t.fwb[i].w, bias, res, relu, out)
-			return
+			return false
 		}
 		if wino && u.cin >= winoMinCin {
 			wu := t.wu[:16*u.cin*u.cout]
 			kernels.WinogradWeights(u.w.Data, u.cin, u.cout, wu)
+			if shift != nil {
+				kernels.Conv3x3WinogradMoments(a, batch, u.cin, h, w, wu, u.cout, shift, s1, s2, out)
+				return true
+			}
 			kernels.Conv3x3Winograd(a, batch, u.cin, h, w, wu, u.cout, bias, res, relu, out)
-			return
+			return false
 		}
 		kernels.Conv3x3BiasAct(a, batch, u.cin, h, w, u.w.Data, u.cout, bias, res, relu, out)
+		return false
 	}
 	for i, u := range n.units {
 		a, out := act(u.in), act(u.out)
@@ -291,18 +311,19 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 				bias = u.b.Data
 			}
 			if u.kind == kindConv3 {
-				conv3(i, u, a, bias, res, u.relu, out)
+				conv3(i, u, a, bias, res, u.relu, out, nil)
 			} else {
 				kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.w.Data, u.cout, bias, res, u.relu, out, u.cout)
 			}
 		} else {
 			z := t.pre[i][:m*u.cout]
+			summed := false
 			if u.kind == kindConv3 {
-				conv3(i, u, a, nil, nil, false, z)
+				summed = conv3(i, u, a, nil, nil, false, z, n.bnShift(u))
 			} else {
 				kernels.Gemm(false, false, m, u.cout, u.k, 1, a, u.k, u.w.Data, u.cout, 0, z, u.cout)
 			}
-			n.bnForward(i, u, batch, z, res, out)
+			n.bnForward(i, u, batch, z, res, out, summed)
 		}
 		if u.tanh {
 			tanhInPlace(out)
@@ -324,31 +345,57 @@ func (n *Net) hasBN() bool {
 	return false
 }
 
+// bnShift returns the shift around which the convolution of unit u,
+// followed by batch norm, sums its outputs' moments (see bnForward): the
+// running means, within a few standard deviations of the batch's once
+// training has run a few steps, or 0 where one is not finite (in
+// n.tr.f32[2]).
+func (n *Net) bnShift(u *unit) []float32 {
+	shift := n.tr.f32[2][:u.cout]
+	for j, v := range u.bn.mean.Data[:u.cout] {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			v = 0
+		}
+		shift[j] = v
+	}
+	return shift
+}
+
 // bnForward normalises z (batch*u.cells rows x u.cout) with batch
 // statistics into out, adds res (unless nil), applies u.relu, and updates
-// the running averages. Sums run per batch slice in float64 and are added
-// in slice order.
-func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32) {
+// the running averages. Unless summed (the convolution that wrote z took
+// the moments in its store, around n.tr.f32[2], into n.tr.parts[0].acc:
+// see ForwardTrain), the sums run here per batch slice in float64 and
+// are added in slice order.
+func (n *Net) bnForward(i int, u *unit, batch int, z, res, out []float32, summed bool) {
 	t := &n.tr
 	c := u.cout
 	m := batch * u.cells
 	np := numParts(batch)
 	// One pass for both moments, around a shift (row 0 of z, within a few
-	// standard deviations of the mean) so the float64 sums do not cancel:
-	// with e = z - shift, mean = shift + sum e/m and the sum of squared
-	// deviations is sum e^2 - (sum e)^2/m.
+	// standard deviations of the mean, or bnShift's) so the sums do not
+	// cancel: with e = z - shift, mean = shift + sum e/m and the sum of
+	// squared deviations is sum e^2 - (sum e)^2/m.
 	mean, istd := t.mean[i], t.istd[i]
-	for j := range mean {
-		mean[j] = float64(z[j])
-	}
 	task := &t.bnf
 	*task = bnForwardTask{n: n, u: u, batch: batch, np: np, z: z, res: res, out: out, mean: mean[:c]}
-	kernels.Parallel(np, task)
+	nsum := 1 // slices holding sums
+	if summed {
+		for j := range mean {
+			mean[j] = float64(t.f32[2][j])
+		}
+	} else {
+		for j := range mean {
+			mean[j] = float64(z[j])
+		}
+		kernels.Parallel(np, task)
+		nsum = np
+	}
 	g, b := u.bn.gamma.Data, u.bn.beta.Data
 	rm, rv := u.bn.mean.Data, u.bn.variance.Data
 	for j := range istd {
 		var s1, s2 float64
-		for p := range np {
+		for p := range nsum {
 			s1 += t.parts[p].acc[0][j]
 			s2 += t.parts[p].acc[1][j]
 		}

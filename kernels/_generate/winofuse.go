@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+
+	av "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The fused loops of training's forward pass (kernels/winograd.go,
+// winoOutStats): the Winograd output transform and store of one tile
+// together with batch normalisation's per-channel statistics of the
+// outputs, summed while they are in registers, so that the training
+// forward does not read every convolution output again for its moments.
+
+// winoOutStats writes winoOutStats<w>: for each of n columns j (a
+// multiple of the lanes) of a tile's 16 products m[e*ms+j], the 4 outputs
+// y_q = (A^T m A)[q] stored as they are to out[q][j] (no bias, residual or
+// activation), and e_q = (y_q - shift[j]) AND keep[q] (keep[q] all ones
+// for an output inside the image, zero for one sent to a sink) summed per
+// channel: s1[j] += ((e_0 + e_1) + e_2) + e_3 and s2[j] += ((e_0*e_0 +
+// e_1*e_1) + e_2*e_2) + e_3*e_3, every product and sum rounded to float32
+// in that order (no fused multiply-adds), as the Go loop does.
+func winoOutStats(w simd) {
+	name := "winoOutStats" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift, s1, s2 *float32, n int)")
+	av.Doc(fmt.Sprintf("%s is winoOutStats on n columns (a multiple of %d): out[q][j] = (A^T m A)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.", name, w.lanes))
+	av.Pragma("noescape")
+	mp := av.Load(av.Param("m"), av.GP64())
+	ms := av.Load(av.Param("ms"), av.GP64())
+	av.SHLQ(operand.U8(2), ms)
+	outs := av.Load(av.Param("out"), av.GP64())
+	keep := av.Load(av.Param("keep"), av.GP64())
+	shift := av.Load(av.Param("shift"), av.GP64())
+	s1 := av.Load(av.Param("s1"), av.GP64())
+	s2 := av.Load(av.Param("s2"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(w.shift()), n)
+	var kv [4]reg.VecVirtual
+	for q := range kv {
+		kv[q] = w.vec()
+		av.VBROADCASTSS(operand.Mem{Base: keep, Disp: 4 * q}, kv[q])
+	}
+	ms3 := av.GP64()
+	av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
+	jo := av.GP64() // byte offset of the columns
+	av.XORQ(jo, jo)
+	mq := [4]reg.Register{mp, av.GP64(), av.GP64(), av.GP64()}
+	mAt := func(i, q int) operand.Mem { return strided(mq[i], ms, ms3, q, 0) }
+	at := func(base reg.Register) operand.Mem { return operand.Mem{Base: base, Index: jo, Scale: 1} }
+	countedLoop(n, func() {
+		for g := 1; g < 4; g++ {
+			av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
+		}
+		var sum, sq reg.VecVirtual
+		for a := range 2 {
+			var tv [4]reg.VecVirtual
+			for q := range 4 {
+				tv[q] = w.vec()
+				x := w.vec()
+				if a == 0 {
+					av.VMOVUPS(mAt(0, q), tv[q])
+					av.VMOVUPS(mAt(1, q), x)
+					av.VADDPS(x, tv[q], tv[q])
+					av.VMOVUPS(mAt(2, q), x)
+					av.VADDPS(x, tv[q], tv[q])
+				} else {
+					av.VMOVUPS(mAt(1, q), tv[q])
+					av.VMOVUPS(mAt(2, q), x)
+					av.VSUBPS(x, tv[q], tv[q])
+					av.VMOVUPS(mAt(3, q), x)
+					av.VSUBPS(x, tv[q], tv[q])
+				}
+			}
+			for r := range 2 {
+				y := w.vec()
+				if r == 0 {
+					av.VADDPS(tv[1], tv[0], y) // t0 + t1 + t2
+					av.VADDPS(tv[2], y, y)
+				} else {
+					av.VSUBPS(tv[2], tv[1], y) // t1 - t2 - t3
+					av.VSUBPS(tv[3], y, y)
+				}
+				q := 2*a + r
+				op := av.GP64()
+				av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
+				av.VMOVUPS(y, at(op))
+				e := w.vec()
+				av.VSUBPS(at(shift), y, e) // y - shift
+				av.VANDPS(kv[q], e, e)
+				if q == 0 {
+					sum, sq = e, w.vec()
+					av.VMULPS(e, e, sq)
+					continue
+				}
+				av.VADDPS(e, sum, sum)
+				av.VMULPS(e, e, e)
+				av.VADDPS(e, sq, sq)
+			}
+		}
+		av.VADDPS(at(s1), sum, sum)
+		av.VMOVUPS(sum, at(s1))
+		av.VADDPS(at(s2), sq, sq)
+		av.VMOVUPS(sq, at(s2))
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+	})
+}
+
+// winoFuse writes every fused loop of the training forward.
+func winoFuse() {
+	for _, w := range []simd{avx2, avx512} {
+		winoOutStats(w)
+	}
+}
