@@ -47,3 +47,10 @@ func reluSumsCopyAVX2(d, y, z, res *float32, sd, sdz *float64, c, rows int) { no
 func momentsAVX2(z *float32, shift, s1, s2 *float64, c, rows int)           { noSIMD() }
 
 func noSIMD() { panic("kernels: no SIMD loops on this platform") }
+
+// The weight gradient's loops (winograd_grad.go).
+func winoGradOutAVX2(v *float32, vs int, src *[4]*float32, n int)               { noSIMD() }
+func winoGradOutAVX512(v *float32, vs int, src *[4]*float32, n int)             { noSIMD() }
+func winoGradOutPairsBF16AVX512(dst *uint16, ds int, src *[8]*float32, n int)   { noSIMD() }
+func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int) { noSIMD() }
+func prefetch4(p *[4]*float32, lines int)                                       { noSIMD() }

@@ -627,6 +627,7 @@ func main() {
 	}
 	tab.WriteString(generateBF16())
 	batchNorm()
+	wgrad()
 	av.Generate()
 	if *tables != "" {
 		src, err := format.Source([]byte(tab.String()))
