@@ -71,11 +71,14 @@ func Conv3x3WinogradWeightGradBF16(src []float32, batch, cin, h, w int, dy []flo
 // the training benchmarks).
 const winoGradChunk = 96
 
-// winoGradAhead is how many tiles ahead gradIn prefetches the image:
-// the weight gradient reads a layer's input long after the forward pass
-// wrote it, from memory rather than cache, and the transform waited on
-// the loads (the input transform took three times as long per tile as
-// the forward's in the training step of the 32x4 Connect Four net).
+// winoGradAhead is how many tiles ahead gradIn and gradPairsBF16
+// prefetch the image: the weight gradient reads a layer's input long
+// after the forward pass wrote it, from memory rather than cache, and
+// the transform waited on the loads (it took three times as long per
+// tile as the forward's in the training step of the 32x4 Connect Four
+// net). On a 64-sample slice whose input is out of cache, prefetching 8
+// tiles ahead cut the weight gradient's CPU time by 10-22% (4 and 16
+// within a few percent of 8, 2 less; AVX-512 EPYC, docs/BENCHMARKS.md).
 const winoGradAhead = 8
 
 // gradChunk adds the products of tiles [t0, t1) of tiles into du; a.dst
