@@ -16,11 +16,12 @@ type impl struct {
 	// widest one that pads n no more than the narrowest (see tilesFor).
 	tiles []*tileSet
 	// avx2Loops says the helper loops run in AVX2: col2im3x3's sum
-	// (sum9AVX2) and Conv3x3Winograd's transforms and store (winoInAVX2,
-	// winoGatherInAVX2, winoOutStoreAVX2); avx512Loops says the
-	// Winograd transforms run in AVX-512 where the channels allow
-	// (winoGatherInAVX512, winoOutStoreAVX512, and winoGatherInBF16AVX512
-	// with bf16), and so do the batch-norm loops (batchnorm.go). Every
+	// (sum9AVX2) and the Winograd transforms and store (winoInAVX2,
+	// winoGatherInAVX2, winoOutStoreAVX2, winoGradOutAVX2); avx512Loops
+	// says the Winograd transforms run in AVX-512 where the channels allow
+	// (winoGatherInAVX512, winoOutStoreAVX512, winoGradOutAVX512, and
+	// with bf16 winoGatherInBF16AVX512 and the weight gradient's pair
+	// transforms), and so do the batch-norm loops (batchnorm.go). Every
 	// one does the Go loop's arithmetic in the same order, so the results
 	// are the same bit for bit.
 	avx2Loops, avx512Loops bool

@@ -27497,3 +27497,670 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+DATA wgradPairIndex<>+0(SB)/2, $0x0000
+DATA wgradPairIndex<>+2(SB)/2, $0x0010
+DATA wgradPairIndex<>+4(SB)/2, $0x0001
+DATA wgradPairIndex<>+6(SB)/2, $0x0011
+DATA wgradPairIndex<>+8(SB)/2, $0x0002
+DATA wgradPairIndex<>+10(SB)/2, $0x0012
+DATA wgradPairIndex<>+12(SB)/2, $0x0003
+DATA wgradPairIndex<>+14(SB)/2, $0x0013
+DATA wgradPairIndex<>+16(SB)/2, $0x0004
+DATA wgradPairIndex<>+18(SB)/2, $0x0014
+DATA wgradPairIndex<>+20(SB)/2, $0x0005
+DATA wgradPairIndex<>+22(SB)/2, $0x0015
+DATA wgradPairIndex<>+24(SB)/2, $0x0006
+DATA wgradPairIndex<>+26(SB)/2, $0x0016
+DATA wgradPairIndex<>+28(SB)/2, $0x0007
+DATA wgradPairIndex<>+30(SB)/2, $0x0017
+DATA wgradPairIndex<>+32(SB)/2, $0x0008
+DATA wgradPairIndex<>+34(SB)/2, $0x0018
+DATA wgradPairIndex<>+36(SB)/2, $0x0009
+DATA wgradPairIndex<>+38(SB)/2, $0x0019
+DATA wgradPairIndex<>+40(SB)/2, $0x000a
+DATA wgradPairIndex<>+42(SB)/2, $0x001a
+DATA wgradPairIndex<>+44(SB)/2, $0x000b
+DATA wgradPairIndex<>+46(SB)/2, $0x001b
+DATA wgradPairIndex<>+48(SB)/2, $0x000c
+DATA wgradPairIndex<>+50(SB)/2, $0x001c
+DATA wgradPairIndex<>+52(SB)/2, $0x000d
+DATA wgradPairIndex<>+54(SB)/2, $0x001d
+DATA wgradPairIndex<>+56(SB)/2, $0x000e
+DATA wgradPairIndex<>+58(SB)/2, $0x001e
+DATA wgradPairIndex<>+60(SB)/2, $0x000f
+DATA wgradPairIndex<>+62(SB)/2, $0x001f
+GLOBL wgradPairIndex<>(SB), RODATA|NOPTR, $64
+
+// func winoGradOutAVX2(v *float32, vs int, src *[4]*float32, n int)
+// Requires: AVX
+TEXT ·winoGradOutAVX2(SB), NOSPLIT, $0-32
+	MOVQ   v+0(FP), AX
+	MOVQ   vs+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   src+16(FP), DX
+	MOVQ   n+24(FP), BX
+	SHRQ   $0x03, BX
+	LEAQ   (CX)(CX*2), SI
+	MOVQ   (DX), DI
+	MOVQ   8(DX), R8
+	MOVQ   16(DX), R9
+	MOVQ   24(DX), DX
+	VXORPS Y0, Y0, Y0
+	XORQ   R10, R10
+	TESTQ  BX, BX
+	JZ     done
+
+loop:
+	MOVQ    AX, R11
+	LEAQ    (R11)(CX*4), R12
+	LEAQ    (R12)(CX*4), R13
+	LEAQ    (R13)(CX*4), R14
+	VMOVUPS (DI)(R10*1), Y1
+	VMOVUPS (R8)(R10*1), Y2
+	VMOVUPS (R9)(R10*1), Y3
+	VMOVUPS (DX)(R10*1), Y4
+	VMOVUPS Y1, (R11)
+	VADDPS  Y2, Y1, Y5
+	VMOVUPS Y5, (R11)(CX*1)
+	VSUBPS  Y2, Y1, Y5
+	VMOVUPS Y5, (R11)(CX*2)
+	VSUBPS  Y2, Y0, Y5
+	VMOVUPS Y5, (R11)(SI*1)
+	VADDPS  Y3, Y1, Y5
+	VADDPS  Y4, Y2, Y6
+	VMOVUPS Y5, (R12)
+	VADDPS  Y6, Y5, Y7
+	VMOVUPS Y7, (R12)(CX*1)
+	VSUBPS  Y6, Y5, Y5
+	VMOVUPS Y5, (R12)(CX*2)
+	VSUBPS  Y6, Y0, Y5
+	VMOVUPS Y5, (R12)(SI*1)
+	VSUBPS  Y3, Y1, Y1
+	VSUBPS  Y4, Y2, Y2
+	VMOVUPS Y1, (R13)
+	VADDPS  Y2, Y1, Y5
+	VMOVUPS Y5, (R13)(CX*1)
+	VSUBPS  Y2, Y1, Y1
+	VMOVUPS Y1, (R13)(CX*2)
+	VSUBPS  Y2, Y0, Y1
+	VMOVUPS Y1, (R13)(SI*1)
+	VSUBPS  Y3, Y0, Y1
+	VSUBPS  Y4, Y0, Y2
+	VMOVUPS Y1, (R14)
+	VADDPS  Y2, Y1, Y3
+	VMOVUPS Y3, (R14)(CX*1)
+	VSUBPS  Y2, Y1, Y1
+	VMOVUPS Y1, (R14)(CX*2)
+	VSUBPS  Y2, Y0, Y1
+	VMOVUPS Y1, (R14)(SI*1)
+	ADDQ    $0x00000020, R10
+	ADDQ    $0x00000020, AX
+	DECQ    BX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoGradOutAVX512(v *float32, vs int, src *[4]*float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·winoGradOutAVX512(SB), NOSPLIT, $0-32
+	MOVQ   v+0(FP), AX
+	MOVQ   vs+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   src+16(FP), DX
+	MOVQ   n+24(FP), BX
+	SHRQ   $0x04, BX
+	LEAQ   (CX)(CX*2), SI
+	MOVQ   (DX), DI
+	MOVQ   8(DX), R8
+	MOVQ   16(DX), R9
+	MOVQ   24(DX), DX
+	VXORPS Z0, Z0, Z0
+	XORQ   R10, R10
+	TESTQ  BX, BX
+	JZ     done
+
+loop:
+	MOVQ    AX, R11
+	LEAQ    (R11)(CX*4), R12
+	LEAQ    (R12)(CX*4), R13
+	LEAQ    (R13)(CX*4), R14
+	VMOVUPS (DI)(R10*1), Z1
+	VMOVUPS (R8)(R10*1), Z2
+	VMOVUPS (R9)(R10*1), Z3
+	VMOVUPS (DX)(R10*1), Z4
+	VMOVUPS Z1, (R11)
+	VADDPS  Z2, Z1, Z5
+	VMOVUPS Z5, (R11)(CX*1)
+	VSUBPS  Z2, Z1, Z5
+	VMOVUPS Z5, (R11)(CX*2)
+	VSUBPS  Z2, Z0, Z5
+	VMOVUPS Z5, (R11)(SI*1)
+	VADDPS  Z3, Z1, Z5
+	VADDPS  Z4, Z2, Z6
+	VMOVUPS Z5, (R12)
+	VADDPS  Z6, Z5, Z7
+	VMOVUPS Z7, (R12)(CX*1)
+	VSUBPS  Z6, Z5, Z5
+	VMOVUPS Z5, (R12)(CX*2)
+	VSUBPS  Z6, Z0, Z5
+	VMOVUPS Z5, (R12)(SI*1)
+	VSUBPS  Z3, Z1, Z1
+	VSUBPS  Z4, Z2, Z2
+	VMOVUPS Z1, (R13)
+	VADDPS  Z2, Z1, Z5
+	VMOVUPS Z5, (R13)(CX*1)
+	VSUBPS  Z2, Z1, Z1
+	VMOVUPS Z1, (R13)(CX*2)
+	VSUBPS  Z2, Z0, Z1
+	VMOVUPS Z1, (R13)(SI*1)
+	VSUBPS  Z3, Z0, Z1
+	VSUBPS  Z4, Z0, Z2
+	VMOVUPS Z1, (R14)
+	VADDPS  Z2, Z1, Z3
+	VMOVUPS Z3, (R14)(CX*1)
+	VSUBPS  Z2, Z1, Z1
+	VMOVUPS Z1, (R14)(CX*2)
+	VSUBPS  Z2, Z0, Z1
+	VMOVUPS Z1, (R14)(SI*1)
+	ADDQ    $0x00000040, R10
+	ADDQ    $0x00000040, AX
+	DECQ    BX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoGradOutPairsBF16AVX512(dst *uint16, ds int, src *[8]*float32, n int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·winoGradOutPairsBF16AVX512(SB), NOSPLIT, $0-32
+	MOVQ      dst+0(FP), AX
+	MOVQ      ds+8(FP), CX
+	SHLQ      $0x01, CX
+	MOVQ      src+16(FP), DX
+	MOVQ      n+24(FP), BX
+	SHRQ      $0x04, BX
+	LEAQ      (CX)(CX*2), SI
+	VMOVDQU32 wgradPairIndex<>+0(SB), Z31
+	VPXORD    Z30, Z30, Z30
+	XORQ      DI, DI
+	TESTQ     BX, BX
+	JZ        done
+
+loop:
+	MOVQ    AX, R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	LEAQ    (R10)(CX*4), R11
+	MOVQ    (DX), R12
+	VMOVUPS (R12)(DI*1), Z0
+	MOVQ    8(DX), R12
+	VMOVUPS (R12)(DI*1), Z1
+	MOVQ    16(DX), R12
+	VMOVUPS (R12)(DI*1), Z2
+	MOVQ    24(DX), R12
+	VMOVUPS (R12)(DI*1), Z3
+	VSUBPS  Z2, Z0, Z4
+	VSUBPS  Z2, Z30, Z6
+	VADDPS  Z2, Z0, Z2
+	VSUBPS  Z3, Z1, Z5
+	VSUBPS  Z3, Z30, Z7
+	VADDPS  Z3, Z1, Z3
+	MOVQ    32(DX), R12
+	VMOVUPS (R12)(DI*1), Z10
+	MOVQ    40(DX), R12
+	VMOVUPS (R12)(DI*1), Z11
+	MOVQ    48(DX), R12
+	VMOVUPS (R12)(DI*1), Z12
+	MOVQ    56(DX), R12
+	VMOVUPS (R12)(DI*1), Z13
+	VSUBPS  Z12, Z10, Z14
+	VSUBPS  Z12, Z30, Z16
+	VADDPS  Z12, Z10, Z12
+	VSUBPS  Z13, Z11, Z15
+	VSUBPS  Z13, Z30, Z17
+	VADDPS  Z13, Z11, Z13
+
+	// VCVTNE2PS2BF16 zmm28, zmm10, zmm0
+	LONG      $0x482f6262
+	WORD      $0xe072
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)
+	VADDPS    Z1, Z0, Z20
+	VADDPS    Z11, Z10, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)(CX*1)
+	VSUBPS    Z1, Z0, Z20
+	VSUBPS    Z11, Z10, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)(CX*2)
+	VSUBPS    Z1, Z30, Z20
+	VSUBPS    Z11, Z30, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)(SI*1)
+
+	// VCVTNE2PS2BF16 zmm28, zmm12, zmm2
+	LONG      $0x481f6262
+	WORD      $0xe272
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)
+	VADDPS    Z3, Z2, Z20
+	VADDPS    Z13, Z12, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)(CX*1)
+	VSUBPS    Z3, Z2, Z20
+	VSUBPS    Z13, Z12, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)(CX*2)
+	VSUBPS    Z3, Z30, Z20
+	VSUBPS    Z13, Z30, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)(SI*1)
+
+	// VCVTNE2PS2BF16 zmm28, zmm14, zmm4
+	LONG      $0x480f6262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)
+	VADDPS    Z5, Z4, Z20
+	VADDPS    Z15, Z14, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)(CX*1)
+	VSUBPS    Z5, Z4, Z20
+	VSUBPS    Z15, Z14, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)(CX*2)
+	VSUBPS    Z5, Z30, Z20
+	VSUBPS    Z15, Z30, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)(SI*1)
+
+	// VCVTNE2PS2BF16 zmm28, zmm16, zmm6
+	LONG      $0x407f6262
+	WORD      $0xe672
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)
+	VADDPS    Z7, Z6, Z20
+	VADDPS    Z17, Z16, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)(CX*1)
+	VSUBPS    Z7, Z6, Z20
+	VSUBPS    Z17, Z16, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)(CX*2)
+	VSUBPS    Z7, Z30, Z20
+	VSUBPS    Z17, Z30, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)(SI*1)
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, AX
+	DECQ      BX
+	JNZ       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·winoGatherInPairsBF16AVX512(SB), NOSPLIT, $0-32
+	MOVQ      dst+0(FP), AX
+	MOVQ      ds+8(FP), CX
+	SHLQ      $0x01, CX
+	MOVQ      src+16(FP), DX
+	MOVQ      n+24(FP), BX
+	SHRQ      $0x04, BX
+	LEAQ      (CX)(CX*2), SI
+	VMOVDQU32 wgradPairIndex<>+0(SB), Z31
+	XORQ      DI, DI
+	TESTQ     BX, BX
+	JZ        done
+
+loop:
+	MOVQ    AX, R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	LEAQ    (R10)(CX*4), R11
+	MOVQ    (DX), R12
+	MOVQ    64(DX), R13
+	VMOVUPS (R12)(DI*1), Z0
+	VSUBPS  (R13)(DI*1), Z0, Z0
+	MOVQ    8(DX), R12
+	MOVQ    72(DX), R13
+	VMOVUPS (R12)(DI*1), Z1
+	VSUBPS  (R13)(DI*1), Z1, Z1
+	MOVQ    16(DX), R12
+	MOVQ    80(DX), R13
+	VMOVUPS (R12)(DI*1), Z2
+	VSUBPS  (R13)(DI*1), Z2, Z2
+	MOVQ    24(DX), R12
+	MOVQ    88(DX), R13
+	VMOVUPS (R12)(DI*1), Z3
+	VSUBPS  (R13)(DI*1), Z3, Z3
+	MOVQ    128(DX), R12
+	MOVQ    192(DX), R13
+	VMOVUPS (R12)(DI*1), Z4
+	VSUBPS  (R13)(DI*1), Z4, Z4
+	MOVQ    136(DX), R12
+	MOVQ    200(DX), R13
+	VMOVUPS (R12)(DI*1), Z5
+	VSUBPS  (R13)(DI*1), Z5, Z5
+	MOVQ    144(DX), R12
+	MOVQ    208(DX), R13
+	VMOVUPS (R12)(DI*1), Z6
+	VSUBPS  (R13)(DI*1), Z6, Z6
+	MOVQ    152(DX), R12
+	MOVQ    216(DX), R13
+	VMOVUPS (R12)(DI*1), Z7
+	VSUBPS  (R13)(DI*1), Z7, Z7
+	VSUBPS  Z2, Z0, Z20
+	VSUBPS  Z6, Z4, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)
+	VADDPS    Z2, Z1, Z20
+	VADDPS    Z6, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)(CX*1)
+	VSUBPS    Z1, Z2, Z20
+	VSUBPS    Z5, Z6, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)(CX*2)
+	VSUBPS    Z3, Z1, Z20
+	VSUBPS    Z7, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R8)(SI*1)
+	MOVQ      32(DX), R12
+	MOVQ      64(DX), R13
+	VMOVUPS   (R12)(DI*1), Z0
+	VADDPS    (R13)(DI*1), Z0, Z0
+	MOVQ      40(DX), R12
+	MOVQ      72(DX), R13
+	VMOVUPS   (R12)(DI*1), Z1
+	VADDPS    (R13)(DI*1), Z1, Z1
+	MOVQ      48(DX), R12
+	MOVQ      80(DX), R13
+	VMOVUPS   (R12)(DI*1), Z2
+	VADDPS    (R13)(DI*1), Z2, Z2
+	MOVQ      56(DX), R12
+	MOVQ      88(DX), R13
+	VMOVUPS   (R12)(DI*1), Z3
+	VADDPS    (R13)(DI*1), Z3, Z3
+	MOVQ      160(DX), R12
+	MOVQ      192(DX), R13
+	VMOVUPS   (R12)(DI*1), Z4
+	VADDPS    (R13)(DI*1), Z4, Z4
+	MOVQ      168(DX), R12
+	MOVQ      200(DX), R13
+	VMOVUPS   (R12)(DI*1), Z5
+	VADDPS    (R13)(DI*1), Z5, Z5
+	MOVQ      176(DX), R12
+	MOVQ      208(DX), R13
+	VMOVUPS   (R12)(DI*1), Z6
+	VADDPS    (R13)(DI*1), Z6, Z6
+	MOVQ      184(DX), R12
+	MOVQ      216(DX), R13
+	VMOVUPS   (R12)(DI*1), Z7
+	VADDPS    (R13)(DI*1), Z7, Z7
+	VSUBPS    Z2, Z0, Z20
+	VSUBPS    Z6, Z4, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)
+	VADDPS    Z2, Z1, Z20
+	VADDPS    Z6, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)(CX*1)
+	VSUBPS    Z1, Z2, Z20
+	VSUBPS    Z5, Z6, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)(CX*2)
+	VSUBPS    Z3, Z1, Z20
+	VSUBPS    Z7, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R9)(SI*1)
+	MOVQ      64(DX), R12
+	MOVQ      32(DX), R13
+	VMOVUPS   (R12)(DI*1), Z0
+	VSUBPS    (R13)(DI*1), Z0, Z0
+	MOVQ      72(DX), R12
+	MOVQ      40(DX), R13
+	VMOVUPS   (R12)(DI*1), Z1
+	VSUBPS    (R13)(DI*1), Z1, Z1
+	MOVQ      80(DX), R12
+	MOVQ      48(DX), R13
+	VMOVUPS   (R12)(DI*1), Z2
+	VSUBPS    (R13)(DI*1), Z2, Z2
+	MOVQ      88(DX), R12
+	MOVQ      56(DX), R13
+	VMOVUPS   (R12)(DI*1), Z3
+	VSUBPS    (R13)(DI*1), Z3, Z3
+	MOVQ      192(DX), R12
+	MOVQ      160(DX), R13
+	VMOVUPS   (R12)(DI*1), Z4
+	VSUBPS    (R13)(DI*1), Z4, Z4
+	MOVQ      200(DX), R12
+	MOVQ      168(DX), R13
+	VMOVUPS   (R12)(DI*1), Z5
+	VSUBPS    (R13)(DI*1), Z5, Z5
+	MOVQ      208(DX), R12
+	MOVQ      176(DX), R13
+	VMOVUPS   (R12)(DI*1), Z6
+	VSUBPS    (R13)(DI*1), Z6, Z6
+	MOVQ      216(DX), R12
+	MOVQ      184(DX), R13
+	VMOVUPS   (R12)(DI*1), Z7
+	VSUBPS    (R13)(DI*1), Z7, Z7
+	VSUBPS    Z2, Z0, Z20
+	VSUBPS    Z6, Z4, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)
+	VADDPS    Z2, Z1, Z20
+	VADDPS    Z6, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)(CX*1)
+	VSUBPS    Z1, Z2, Z20
+	VSUBPS    Z5, Z6, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)(CX*2)
+	VSUBPS    Z3, Z1, Z20
+	VSUBPS    Z7, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R10)(SI*1)
+	MOVQ      32(DX), R12
+	MOVQ      96(DX), R13
+	VMOVUPS   (R12)(DI*1), Z0
+	VSUBPS    (R13)(DI*1), Z0, Z0
+	MOVQ      40(DX), R12
+	MOVQ      104(DX), R13
+	VMOVUPS   (R12)(DI*1), Z1
+	VSUBPS    (R13)(DI*1), Z1, Z1
+	MOVQ      48(DX), R12
+	MOVQ      112(DX), R13
+	VMOVUPS   (R12)(DI*1), Z2
+	VSUBPS    (R13)(DI*1), Z2, Z2
+	MOVQ      56(DX), R12
+	MOVQ      120(DX), R13
+	VMOVUPS   (R12)(DI*1), Z3
+	VSUBPS    (R13)(DI*1), Z3, Z3
+	MOVQ      160(DX), R12
+	MOVQ      224(DX), R13
+	VMOVUPS   (R12)(DI*1), Z4
+	VSUBPS    (R13)(DI*1), Z4, Z4
+	MOVQ      168(DX), R12
+	MOVQ      232(DX), R13
+	VMOVUPS   (R12)(DI*1), Z5
+	VSUBPS    (R13)(DI*1), Z5, Z5
+	MOVQ      176(DX), R12
+	MOVQ      240(DX), R13
+	VMOVUPS   (R12)(DI*1), Z6
+	VSUBPS    (R13)(DI*1), Z6, Z6
+	MOVQ      184(DX), R12
+	MOVQ      248(DX), R13
+	VMOVUPS   (R12)(DI*1), Z7
+	VSUBPS    (R13)(DI*1), Z7, Z7
+	VSUBPS    Z2, Z0, Z20
+	VSUBPS    Z6, Z4, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)
+	VADDPS    Z2, Z1, Z20
+	VADDPS    Z6, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)(CX*1)
+	VSUBPS    Z1, Z2, Z20
+	VSUBPS    Z5, Z6, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)(CX*2)
+	VSUBPS    Z3, Z1, Z20
+	VSUBPS    Z7, Z5, Z21
+
+	// VCVTNE2PS2BF16 zmm28, zmm21, zmm20
+	LONG      $0x40572262
+	WORD      $0xe472
+	VPERMW    Z28, Z31, Z29
+	VMOVDQU32 Z29, (R11)(SI*1)
+	ADDQ      $0x00000040, DI
+	ADDQ      $0x00000040, AX
+	DECQ      BX
+	JNZ       loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func prefetch4(p *[4]*float32, lines int)
+// Requires: AVX, MMX+
+TEXT ·prefetch4(SB), NOSPLIT, $0-16
+	MOVQ  p+0(FP), AX
+	MOVQ  lines+8(FP), CX
+	MOVQ  (AX), DX
+	MOVQ  8(AX), BX
+	MOVQ  16(AX), SI
+	MOVQ  24(AX), AX
+	TESTQ CX, CX
+	JZ    done
+
+loop:
+	PREFETCHT0 (DX)
+	ADDQ       $0x00000040, DX
+	PREFETCHT0 (BX)
+	ADDQ       $0x00000040, BX
+	PREFETCHT0 (SI)
+	ADDQ       $0x00000040, SI
+	PREFETCHT0 (AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JNZ        loop
+
+done:
+	VZEROUPPER
+	RET

@@ -53,3 +53,10 @@ func winoOutStatsAVX2(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shi
 func winoOutStatsAVX512(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift, s1, s2 *float32, n int) {
 	noSIMD()
 }
+
+// The weight gradient's loops (winograd_grad.go).
+func winoGradOutAVX2(v *float32, vs int, src *[4]*float32, n int)               { noSIMD() }
+func winoGradOutAVX512(v *float32, vs int, src *[4]*float32, n int)             { noSIMD() }
+func winoGradOutPairsBF16AVX512(dst *uint16, ds int, src *[8]*float32, n int)   { noSIMD() }
+func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int) { noSIMD() }
+func prefetch4(p *[4]*float32, lines int)                                       { noSIMD() }

@@ -553,3 +553,28 @@ func winoOutStatsAVX2(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shi
 //
 //go:noescape
 func winoOutStatsAVX512(m *float32, ms int, out *[4]*float32, keep *[4]uint32, shift *float32, s1 *float32, s2 *float32, n int)
+
+// winoGradOutAVX2 is winoGradOut on n columns (a multiple of 8): v = A dY A^T per column, dY[q] read from src[q].
+//
+//go:noescape
+func winoGradOutAVX2(v *float32, vs int, src *[4]*float32, n int)
+
+// winoGradOutAVX512 is winoGradOut on n columns (a multiple of 16): v = A dY A^T per column, dY[q] read from src[q].
+//
+//go:noescape
+func winoGradOutAVX512(v *float32, vs int, src *[4]*float32, n int)
+
+// winoGradOutPairsBF16AVX512 is winoGradOut of two tiles (src[0..3], src[4..7]) rounded to bfloat16 and interleaved in pairs into dst (row stride ds), on n columns (a multiple of 16).
+//
+//go:noescape
+func winoGradOutPairsBF16AVX512(dst *uint16, ds int, src *[8]*float32, n int)
+
+// winoGatherInPairsBF16AVX512 is winoGatherInAVX512 of two tiles (src[0..15], src[16..31]) rounded to bfloat16 and interleaved in pairs into dst (row stride ds), on n columns (a multiple of 16).
+//
+//go:noescape
+func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int)
+
+// prefetch4 prefetches (PREFETCHT0) lines cache lines from each of p's four pointers.
+//
+//go:noescape
+func prefetch4(p *[4]*float32, lines int)

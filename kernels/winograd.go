@@ -308,7 +308,6 @@ type winoArgs struct {
 	src            []float32
 	cin, h, w      int
 	th, tw         int           // tiles down and across one image
-	inner          bool          // taps: the 2x2 centre of each patch only (see gradChunk)
 	u              []float32     // float32 transformed weights, or
 	ub             *WinogradBF16 // bfloat16 ones
 	cout           int
@@ -335,10 +334,9 @@ type winoScratch struct {
 	mm     []float32 // products, [16][nt*cout]
 	zero   []float32 // max(cin, cout) zeros: padding, a missing bias or residual
 	sink   []float32 // cout values written for output pixels outside the image
-	// tabs[inner] is winoArgs.table's for images of tabHW[inner] (h, w),
-	// with winoArgs.inner equal to inner.
-	tabs  [2][]int32
-	tabHW [2][2]int
+	// tab is winoArgs.table's for images of tabHW (h, w).
+	tab   []int32
+	tabHW [2]int
 }
 
 // winoPad is the padding of a scratch row, in floats (one cache line).
@@ -672,32 +670,27 @@ func gemmOne(im *impl, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 
 // table returns, for the tile positions p of one image (th*tw, row
 // major), 20 pixel indices y*w+x per position, or -1: the 16 of its 4x4
-// input patch (4*row+column; -1 outside the image or, when a.inner is
-// set, outside the patch's 2x2 centre) and the 4 of its output tile
+// input patch (4*row+column; -1 outside the image) and the 4 of its output tile
 // (2*row+column; -1 outside the image). Every image of a batch has the
 // same geometry, so the table is built once per scratch and geometry
 // instead of bounds-checking 20 pixels per tile (7% of a training step
 // of the 32x4 Connect Four net).
 func (a *winoArgs) table(sc *winoScratch) []int32 {
-	k := 0
-	if a.inner {
-		k = 1
-	}
 	per := a.th * a.tw
-	if sc.tabHW[k] == [2]int{a.h, a.w} && len(sc.tabs[k]) == 20*per {
-		return sc.tabs[k]
+	if sc.tabHW == [2]int{a.h, a.w} && len(sc.tab) == 20*per {
+		return sc.tab
 	}
-	if cap(sc.tabs[k]) < 20*per {
-		sc.tabs[k] = make([]int32, 20*per)
+	if cap(sc.tab) < 20*per {
+		sc.tab = make([]int32, 20*per)
 	}
-	tab := sc.tabs[k][:20*per]
+	tab := sc.tab[:20*per]
 	for p := range per {
 		y0, x0 := 2*(p/a.tw)-1, 2*(p%a.tw)-1
 		for i := range 4 {
 			for j := range 4 {
 				y, x := y0+i, x0+j
 				o := int32(-1)
-				if y >= 0 && y < a.h && x >= 0 && x < a.w && !(a.inner && (i%3 == 0 || j%3 == 0)) {
+				if y >= 0 && y < a.h && x >= 0 && x < a.w {
 					o = int32(y*a.w + x)
 				}
 				tab[20*p+4*i+j] = o
@@ -712,7 +705,7 @@ func (a *winoArgs) table(sc *winoScratch) []int32 {
 			tab[20*p+16+q] = o
 		}
 	}
-	sc.tabs[k], sc.tabHW[k] = tab, [2]int{a.h, a.w}
+	sc.tab, sc.tabHW = tab, [2]int{a.h, a.w}
 	return tab
 }
 

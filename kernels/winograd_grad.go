@@ -1,6 +1,9 @@
 package kernels
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // The weight gradient of a Winograd F(2x2, 3x3) convolution. A tile of
 // output channel co is Y = A^T [sum over ci of U .* V] A with U = G g G^T
@@ -45,7 +48,7 @@ func conv3x3WinogradWeightGrad(src []float32, batch, cin, h, w int, dy []float32
 	a := winoArgs{src: src, cin: cin, h: h, w: w, th: (h + 1) / 2, tw: (w + 1) / 2, cout: cout, dst: dy}
 	tiles := batch * a.th * a.tw
 	for t0 := 0; t0 < tiles; t0 += winoGradChunk {
-		a.gradChunk(t0, min(t0+winoGradChunk, tiles), du, bf16)
+		a.gradChunk(t0, min(t0+winoGradChunk, tiles), tiles, du, bf16)
 	}
 }
 
@@ -68,18 +71,24 @@ func Conv3x3WinogradWeightGradBF16(src []float32, batch, cin, h, w int, dy []flo
 // the training benchmarks).
 const winoGradChunk = 96
 
-// gradChunk adds the products of tiles [t0, t1) into du; a.dst is the
-// output gradient.
-//
-// The output gradient's transform reuses the input transform: a tile's
-// outputs are the 2x2 centre of its 4x4 input patch, and with the patch
-// D holding dY there and zeros elsewhere, B^T D B is A dY A^T with its
-// rows and columns permuted and signed. In one dimension
-// B^T [0, y0, y1, 0] = [-y1, y0+y1, y1-y0, y0] while
-// A [y0, y1] = [y0, y0+y1, y0-y1, -y1], so (A dY A^T)[i][j] =
-// s_i s_j (B^T D B)[p_i][p_j] with p = (3, 1, 2, 0) and s = (1, 1, -1, 1);
-// the GEMM of position e = 4i+j reads row 4p_i+p_j and scales by s_i s_j.
-func (a *winoArgs) gradChunk(t0, t1 int, du []float32, bf16 bool) {
+// winoGradAhead is how many tiles ahead gradIn and gradPairsBF16
+// prefetch the image: the weight gradient reads a layer's input long
+// after the forward pass wrote it, from memory rather than cache, and
+// the transform waited on the loads (it took three times as long per
+// tile as the forward's in the training step of the 32x4 Connect Four
+// net). On a 64-sample slice whose input is out of cache, prefetching 8
+// tiles ahead cut the weight gradient's CPU time by 10-22% (4 and 16
+// within a few percent of 8, 2 less; AVX-512 EPYC, docs/BENCHMARKS.md).
+const winoGradAhead = 8
+
+// gradChunk adds the products of tiles [t0, t1) of tiles into du; a.dst
+// is the output gradient. Per position e of the 4x4 tile, the GEMM
+// reads the tiles' transformed input V_e (gradIn) and the transformed
+// output gradient dM_e = (A dY A^T)_e (winoGradOut: 4 non-zero inputs,
+// 18 additions, against 16 and 32 of the input transform that computed
+// it before on the patch with zeros around dY, in the same order, so the
+// values are the same).
+func (a *winoArgs) gradChunk(t0, t1, tiles int, du []float32, bf16 bool) {
 	sc := winoPool.Get().(*winoScratch)
 	nt := t1 - t0
 	cin, cout := a.cin, a.cout
@@ -88,22 +97,123 @@ func (a *winoArgs) gradChunk(t0, t1 int, du []float32, bf16 bool) {
 		sc.zero = make([]float32, max(cin, cout))
 	}
 	im := cur.Load()
-	a.transformIn(im, sc, &sc.v, t0, t1, is, false)
-	g := winoArgs{src: a.dst, cin: cout, h: a.h, w: a.w, th: a.th, tw: a.tw, inner: true}
-	g.transformIn(im, sc, &sc.mm, t0, t1, os, false)
-	perm, sign := [4]int{3, 1, 2, 0}, [4]float32{1, 1, -1, 1}
-	plane := cin * cout
 	if bf16 {
-		a.gradChunkBF16(im, sc, nt, is, os, du)
+		a.gradChunkBF16(im, sc, t0, t1, tiles, du)
 		winoPool.Put(sc)
 		return
 	}
+	a.gradIn(im, sc, t0, t1, tiles, is)
+	sc.mm = grow(sc.mm, 16*os)
+	a.gradOut(im, sc, t0, t1, os)
+	plane := cin * cout
 	for e := range 16 {
-		i, j := e/4, e%4
-		f := 4*perm[i] + perm[j]
-		gemm(1, true, false, cin, cout, nt, sign[i]*sign[j], sc.v[e*is:], cin, sc.mm[f*os:], cout, 1, du[e*plane:], cout, nil, nil, false)
+		gemm(1, true, false, cin, cout, nt, 1, sc.v[e*is:], cin, sc.mm[e*os:], cout, 1, du[e*plane:], cout, nil, nil, false)
 	}
 	winoPool.Put(sc)
+}
+
+// gradIn writes the transformed input patches of tiles [t0, t1) into
+// sc.v ([16][nt*cin] at row stride is), prefetching the image
+// winoGradAhead tiles ahead (of tiles in all) where the SIMD transforms
+// read it in place.
+func (a *winoArgs) gradIn(im *impl, sc *winoScratch, t0, t1, tiles, is int) {
+	cin := a.cin
+	if !im.avx2Loops || cin%8 != 0 {
+		a.transformIn(im, sc, &sc.v, t0, t1, is, false)
+		return
+	}
+	sc.v = grow(sc.v, 16*is)
+	tab, per := a.table(sc), a.th*a.tw
+	lines := (4*cin + 63) / 64
+	var taps [16]*float32 // on the stack: no write barriers
+	var ahead [4]*float32
+	for t := t0; t < t1; t++ {
+		if f := t + winoGradAhead; f < tiles {
+			centre(tab, f/per, f%per, a.src, a.h*a.w, cin, &ahead, sc.zero)
+			prefetch4(&ahead, lines)
+		}
+		a.taps(tab, t/per, t%per, &taps, sc.zero[:cin])
+		if im.avx512Loops && cin%16 == 0 {
+			winoGatherInAVX512(&sc.v[(t-t0)*cin], is, &taps, cin)
+		} else {
+			winoGatherInAVX2(&sc.v[(t-t0)*cin], is, &taps, cin)
+		}
+	}
+}
+
+// gradOut writes the transformed output gradients dM = A dY A^T of tiles
+// [t0, t1) into sc.mm ([16][nt*cout] at row stride os).
+func (a *winoArgs) gradOut(im *impl, sc *winoScratch, t0, t1, os int) {
+	cout := a.cout
+	tab, per := a.table(sc), a.th*a.tw
+	var y [4]*float32
+	for t := t0; t < t1; t++ {
+		centre(tab, t/per, t%per, a.dst, a.h*a.w, cout, &y, sc.zero)
+		winoGradOut(im, sc.mm[(t-t0)*cout:], os, &y, cout)
+	}
+}
+
+// centre points y[q] at the ch channels of pixel q (2*row+column) of the
+// output tile (the 2x2 centre of the input patch) of tile position p of
+// image n of the NHWC batch img (hw pixels per image), or at zero where
+// the pixel lies outside the image; tab is winoArgs.table's.
+func centre(tab []int32, n, p int, img []float32, hw, ch int, y *[4]*float32, zero []float32) {
+	base := n * hw
+	for q, o := range tab[20*p+16:][:4] {
+		if o < 0 {
+			y[q] = &zero[0]
+		} else {
+			y[q] = &img[(base+int(o))*ch]
+		}
+	}
+}
+
+// winoGradOut applies the transform of the output gradient to n columns:
+// for each column j, the 2x2 values y[q][j] (q = 2*row+column) become
+// v[e*vs+j] = (A dY A^T)[e] (e = 4*i+c), first down the columns (t_i =
+// y0, y0+y1, y0-y1, 0-y1), then along the rows (t_i0, t_i0+t_i1,
+// t_i0-t_i1, 0-t_i1). These are, up to the sign of zeros, the values
+// the input transform computes on the 4x4 patch holding dY in its centre
+// and zeros around (each addition there with a zero is exact, and the
+// others are the same additions of the same values, up to the exact
+// negations of its row and column permutation; see gradChunk before
+// issue 42's weight-gradient work). winoGradOutAVX2 and
+// winoGradOutAVX512 do the same operations in the same order.
+func winoGradOut(im *impl, v []float32, vs int, y *[4]*float32, n int) {
+	j := 0
+	simd := func(k int, f func(v *float32, vs int, src *[4]*float32, n int)) {
+		var p [4]*float32
+		for q := range 4 {
+			p[q] = (*float32)(unsafe.Add(unsafe.Pointer(y[q]), 4*j))
+		}
+		f(&v[j], vs, &p, k)
+		j += k
+	}
+	if im.avx512Loops && n >= 16 {
+		simd(n/16*16, winoGradOutAVX512)
+	}
+	if im.avx2Loops && n-j >= 8 {
+		simd((n-j)/8*8, winoGradOutAVX2)
+	}
+	if j == n {
+		return
+	}
+	y0, y1, y2, y3 := unsafe.Slice(y[0], n), unsafe.Slice(y[1], n), unsafe.Slice(y[2], n), unsafe.Slice(y[3], n)
+	for ; j < n; j++ {
+		var t [4][2]float32
+		for c, d := range [2][2]float32{{y0[j], y2[j]}, {y1[j], y3[j]}} {
+			t[0][c] = d[0]
+			t[1][c] = d[0] + d[1]
+			t[2][c] = d[0] - d[1]
+			t[3][c] = 0 - d[1]
+		}
+		for i := range 4 {
+			v[(4*i)*vs+j] = t[i][0]
+			v[(4*i+1)*vs+j] = t[i][0] + t[i][1]
+			v[(4*i+2)*vs+j] = t[i][0] - t[i][1]
+			v[(4*i+3)*vs+j] = 0 - t[i][1]
+		}
+	}
 }
 
 // WinogradWeightsGrad is the adjoint of WinogradWeights: given du, the
@@ -121,42 +231,60 @@ func WinogradWeightsGrad(du []float32, cin, cout int, dw []float32) {
 	if len(dw) < 9*cin*cout {
 		panic(fmt.Sprintf("kernels: WinogradWeightsGrad: output has %d values, want %d", len(dw), 9*cin*cout))
 	}
+	// Per input channel and block of up to 64 output channels, each
+	// step a loop down contiguous columns, as in WinogradWeights (pair by
+	// pair, the 16 values a plane apart fell on the same cache sets and
+	// the loop took 4% of the 64x5 Connect Four net's bfloat16 step).
+	// Every value is computed by the same operations in the same order as
+	// pair by pair.
 	plane := cin * cout
+	const blk = 64
+	var t [3][4][blk]float32 // t = G^T u (3x4 per column)
 	for ci := range cin {
-		for co := range cout {
-			var u [4][4]float32
-			for e := range 16 {
-				u[e/4][e%4] = du[e*plane+ci*cout+co]
-			}
-			// t = G^T u (3x4), then g = t G (3x3).
-			var t [3][4]float32
+		for c0 := 0; c0 < cout; c0 += blk {
+			nb := min(blk, cout-c0)
 			for c := range 4 {
-				s := (u[1][c] + u[2][c]) / 2
-				t[0][c] = u[0][c] + s
-				t[1][c] = (u[1][c] - u[2][c]) / 2
-				t[2][c] = s + u[3][c]
+				o := c*plane + ci*cout + c0
+				u0, u1 := du[o:][:nb], du[o+4*plane:][:nb]
+				u2, u3 := du[o+8*plane:][:nb], du[o+12*plane:][:nb]
+				t0, t1, t2 := t[0][c][:nb], t[1][c][:nb], t[2][c][:nb]
+				for j := range nb {
+					s := (u1[j] + u2[j]) / 2
+					t0[j] = u0[j] + s
+					t1[j] = (u1[j] - u2[j]) / 2
+					t2[j] = s + u3[j]
+				}
 			}
+			// g = t G (3x3).
 			for r := range 3 {
-				s := (t[r][1] + t[r][2]) / 2
-				g := [3]float32{t[r][0] + s, (t[r][1] - t[r][2]) / 2, s + t[r][3]}
-				for c, v := range g {
-					dw[((r*3+c)*cin+ci)*cout+co] = v
+				a, b, c, d := t[r][0][:nb], t[r][1][:nb], t[r][2][:nb], t[r][3][:nb]
+				o := (r*3*cin+ci)*cout + c0
+				g0, g1, g2 := dw[o:][:nb], dw[o+plane:][:nb], dw[o+2*plane:][:nb]
+				for j := range nb {
+					s := (b[j] + c[j]) / 2
+					g0[j] = a[j] + s
+					g1[j] = (b[j] - c[j]) / 2
+					g2[j] = s + d[j]
 				}
 			}
 		}
 	}
 }
 
-// gradChunkBF16 is gradChunk's products in bfloat16, given the chunk's nt
-// transformed input rows in sc.v (row stride is) and transformed output
-// gradients in sc.mm (row stride os): per position e, the rows of both
-// are interleaved in k pairs of tiles (pairRows; a zero row pads an odd
-// nt), V_e^T as the pair rows of A and dM_e, negated where gradChunk's
-// permutation has the sign -1, as B packed in strips, and their product
-// is added into du's plane e by the kernels' residual (c = res = du).
-func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, nt, is, os int, du []float32) {
-	cin, cout := a.cin, a.cout
-	perm, sign := [4]int{3, 1, 2, 0}, [4]uint32{0, 0, 0x80008000, 0}
+// gradChunkBF16 is gradChunk's products in bfloat16: per position e,
+// the chunk's nt transformed input rows V_e and output gradient rows
+// dM_e rounded to bfloat16 and interleaved in k pairs of tiles (a zero
+// tile pads an odd nt), V_e^T as the pair rows of A (sc.ab, [16][kp][cin]
+// pairs) and dM_e as B packed in strips of nr columns (sc.bb,
+// [16][strips][kp][nr] pairs), and their product added into du's plane
+// e by the kernels' residual (c = res = du). With AVX-512 BF16 the
+// transforms write the pairs directly (winoGatherInPairsBF16AVX512,
+// winoGradOutPairsBF16AVX512: the float32 rows and the interleaving
+// pass cost 11% of the 64x5 Connect Four net's bfloat16 step); elsewhere
+// they run in float32 into sc.v and sc.mm and pairRows rounds and
+// interleaves them: the same values.
+func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, t0, t1, tiles int, du []float32) {
+	cin, cout, nt := a.cin, a.cout, t1-t0
 	kp, full := (nt+1)/2, nt/2
 	nr := bf16StripWidth(cout)
 	var ts *bf16TileSet
@@ -166,39 +294,48 @@ func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, nt, is, os int, du [
 		}
 	}
 	strips := (cout + nr - 1) / nr
-	sc.ab = grow16(sc.ab, kp*2*cin)
-	sc.bb = grow16(sc.bb, kp*2*strips*nr)
+	as, bs := kp*2*cin+2*winoPad, kp*2*strips*nr+2*winoPad // row strides of sc.ab, sc.bb
+	sc.ab = grow16(sc.ab, 16*as)
+	sc.bb = grow16(sc.bb, 16*bs)
 	zero := sc.zero[:max(cin, cout)]
-	plane := cin * cout
-	for e := range 16 {
-		i, j := e/4, e%4
-		f := 4*perm[i] + perm[j]
-		mask := sign[i] ^ sign[j]
-		v, m := sc.v[e*is:], sc.mm[f*os:]
-		pairRows(im, sc.ab, v, zero, cin, cin, full, 0)
-		if full < kp {
-			pairRows(im, sc.ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
-		}
-		for s := range strips {
-			s0 := s * nr
-			cols := min(nr, cout-s0)
-			b := sc.bb[s*kp*nr*2:]
-			if cols == nr && strips == 1 {
-				pairRows(im, b, m, zero, cout, cout, full, mask)
-			} else {
-				for p := range full {
-					pairRows(im, b[p*nr*2:], m[2*p*cout+s0:], zero, cols, cout, 1, mask)
-					clear(b[p*nr*2+2*cols : (p+1)*nr*2]) // a partial strip's padding
+	if im.bf16 != nil && im.avx512Loops && cin%16 == 0 && cout%16 == 0 {
+		a.gradPairsBF16(sc, t0, t1, tiles, as, bs)
+	} else {
+		is, os := nt*cin+winoPad, nt*cout+winoPad
+		a.gradIn(im, sc, t0, t1, tiles, is)
+		sc.mm = grow(sc.mm, 16*os)
+		a.gradOut(im, sc, t0, t1, os)
+		for e := range 16 {
+			v, m, ab, bb := sc.v[e*is:], sc.mm[e*os:], sc.ab[e*as:], sc.bb[e*bs:]
+			pairRows(im, ab, v, zero, cin, cin, full, 0)
+			if full < kp {
+				pairRows(im, ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
+			}
+			for s := range strips {
+				s0 := s * nr
+				cols := min(nr, cout-s0)
+				b := bb[s*kp*nr*2:]
+				if cols == nr && strips == 1 {
+					pairRows(im, b, m, zero, cout, cout, full, 0)
+				} else {
+					for p := range full {
+						pairRows(im, b[p*nr*2:], m[2*p*cout+s0:], zero, cols, cout, 1, 0)
+						clear(b[p*nr*2+2*cols : (p+1)*nr*2]) // a partial strip's padding
+					}
+				}
+				if full < kp {
+					pairRows(im, b[full*nr*2:], m[2*full*cout+s0:], zero, cols, 0, 1, 0)
+					clear(b[full*nr*2+2*cols : (full+1)*nr*2])
 				}
 			}
-			if full < kp {
-				pairRows(im, b[full*nr*2:], m[2*full*cout+s0:], zero, cols, 0, 1, mask)
-				clear(b[full*nr*2+2*cols : (full+1)*nr*2])
-			}
 		}
+	}
+	plane := cin * cout
+	for e := range 16 {
+		ab, bb := sc.ab[e*as:], sc.bb[e*bs:]
 		c := du[e*plane : (e+1)*plane]
 		if ts == nil {
-			pairsProductGeneric(kp, sc.ab, cin, sc.bb, nr, cout, c)
+			pairsProductGeneric(kp, ab, cin, bb, nr, cout, c)
 			continue
 		}
 		for i0 := 0; i0 < cin; i0 += ts.mr {
@@ -208,7 +345,61 @@ func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, nt, is, os int, du [
 			}
 			for s0 := 0; s0 < cout; s0 += nr {
 				cp := &c[i0*cout+s0]
-				kern(kp, &sc.ab[2*i0], 2*cin, &sc.bb[(s0/nr)*kp*nr*2], cp, cout, nil, cp, kResidual)
+				kern(kp, &ab[2*i0], 2*cin, &bb[(s0/nr)*kp*nr*2], cp, cout, nil, cp, kResidual)
+			}
+		}
+	}
+}
+
+// gradPairsBF16 writes gradChunkBF16's operands for tiles [t0, t1) with
+// the AVX-512 BF16 transforms: per pair of tiles, the input patches
+// (prefetched as in gradIn) and the output gradients, into sc.ab and
+// sc.bb at row strides as and bs. cin and cout are multiples of 16.
+func (a *winoArgs) gradPairsBF16(sc *winoScratch, t0, t1, tiles, as, bs int) {
+	cin, cout, nt := a.cin, a.cout, t1-t0
+	kp := (nt + 1) / 2
+	nr := bf16StripWidth(cout)
+	tab, per := a.table(sc), a.th*a.tw
+	lines := cin / 16
+	zero := sc.zero[:max(cin, cout)]
+	var taps [32]*float32 // on the stack: no write barriers
+	var y [8]*float32
+	var ahead [4]*float32
+	for p := range kp {
+		for x := range 2 {
+			t := t0 + 2*p + x
+			if t >= t1 { // an odd chunk's last pair: a zero tile
+				for q := range 16 {
+					taps[16*x+q] = &zero[0]
+				}
+				for q := range 4 {
+					y[4*x+q] = &zero[0]
+				}
+				continue
+			}
+			if f := t + winoGradAhead; f < tiles {
+				centre(tab, f/per, f%per, a.src, a.h*a.w, cin, &ahead, zero)
+				prefetch4(&ahead, lines)
+			}
+			a.taps(tab, t/per, t%per, (*[16]*float32)(taps[16*x:]), zero[:cin])
+			centre(tab, t/per, t%per, a.dst, a.h*a.w, cout, (*[4]*float32)(y[4*x:]), zero)
+		}
+		winoGatherInPairsBF16AVX512(&sc.ab[2*p*cin], as, &taps, cin)
+		for s := 0; s*nr < cout; s++ {
+			s0 := s * nr
+			cols := min(nr, cout-s0)
+			ys := y
+			for q := range ys {
+				if ys[q] != &zero[0] {
+					ys[q] = (*float32)(unsafe.Add(unsafe.Pointer(ys[q]), 4*s0))
+				}
+			}
+			o := s*kp*nr*2 + p*nr*2
+			winoGradOutPairsBF16AVX512(&sc.bb[o], bs, &ys, cols)
+			if cols < nr { // a partial strip's padding
+				for e := range 16 {
+					clear(sc.bb[e*bs+o+2*cols : e*bs+o+2*nr])
+				}
 			}
 		}
 	}

@@ -72,6 +72,55 @@ func TestConv3x3WinogradWeightGrad(t *testing.T) {
 	}
 }
 
+// TestWinoGradOut checks the output gradient's transform, on every
+// implementation and column counts off the SIMD widths, against the
+// input transform (the portable winoIn) of the 4x4 patch holding dY in
+// its centre and zeros around, whose rows are A dY A^T's permuted and
+// negated (gradChunk before the 2x2 transform): the same values, bit
+// for bit, and against A dY A^T written out by hand for one column.
+func TestWinoGradOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	generic := &impl{name: "generic"}
+	perm, sign := [4]int{3, 1, 2, 0}, [4]float32{1, 1, -1, 1}
+	for _, n := range []int{1, 7, 8, 16, 24, 33, 64} {
+		var y [4][]float32
+		var yp [4]*float32
+		d := make([]float32, 16*n) // the patches, d[p*n+j]
+		for q := range y {
+			y[q] = randSlice(r, n)
+			yp[q] = &y[q][0]
+			copy(d[(4*(1+q/2)+1+q%2)*n:][:n], y[q])
+		}
+		want := make([]float32, 16*n)
+		winoIn(generic, want, n, d, n, n)
+		for _, name := range Available() {
+			use(t, name)
+			v := make([]float32, 16*n)
+			winoGradOut(cur.Load(), v, n, &yp, n)
+			for e := range 16 {
+				i, j := e/4, e%4
+				f := 4*perm[i] + perm[j]
+				for c := range n {
+					if got, w := v[e*n+c], sign[i]*sign[j]*want[f*n+c]; got != w {
+						t.Fatalf("%s n=%d: dM[%d][%d] = %v, input transform of the patch %v", name, n, e, c, got, w)
+					}
+				}
+			}
+			// A = [1 0; 1 1; 1 -1; 0 -1] on column 0.
+			a, b, c, dd := y[0][0], y[1][0], y[2][0], y[3][0]
+			rows := [4][2]float32{{a, b}, {a + c, b + dd}, {a - c, b - dd}, {-c, -dd}}
+			for i, row := range rows {
+				hand := [4]float32{row[0], row[0] + row[1], row[0] - row[1], -row[1]}
+				for j, h := range hand {
+					if got := v[(4*i+j)*n]; got != h {
+						t.Fatalf("%s n=%d: dM[%d][0] = %v, A dY A^T by hand %v", name, n, 4*i+j, got, h)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestWinogradWeightGradBadArgs: short buffers panic with the function's name.
 func TestWinogradWeightGradBadArgs(t *testing.T) {
 	for _, f := range []func(){
@@ -109,10 +158,11 @@ func TestWinogradWeightGradBadArgs(t *testing.T) {
 // AVX-512 BF16 pair-row kernels and pairRowsBF16AVX512 against
 // pairsProductGeneric and ToBF16): odd tile counts (a zero pad row),
 // 16, 32 and 64 channels (strips of 32 and 64 columns, a partial strip
-// at 48), several chunks.
+// at 48, three strips of 32 at 96 and two of 64 at 128), several chunks.
 func TestConv3x3WinogradWeightGradBF16(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	shapes := [][5]int{{1, 16, 3, 5, 16}, {1, 16, 5, 5, 16}, {3, 16, 5, 5, 32}, {3, 32, 6, 7, 32}, {24, 64, 6, 7, 64}, {2, 16, 10, 10, 48}, {5, 32, 5, 4, 64}}
+	shapes := [][5]int{{1, 16, 3, 5, 16}, {1, 16, 5, 5, 16}, {3, 16, 5, 5, 32}, {3, 32, 6, 7, 32}, {24, 64, 6, 7, 64}, {2, 16, 10, 10, 48}, {5, 32, 5, 4, 64},
+		{3, 16, 5, 5, 96}, {2, 32, 6, 7, 128}}
 	for _, sh := range shapes {
 		batch, cin, h, w, cout := sh[0], sh[1], sh[2], sh[3], sh[4]
 		m := batch * h * w

@@ -209,12 +209,29 @@ func (n *Net) TrainBytes(batch int) int64 {
 	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+16*(maxW/9)+maxC) + 16*int64(maxC)) // parts
 	total += 3 * 4 * int64(maxC)                                                                // f32
 	if n.tr.prec == BF16 {
-		// fwb and bwb: per 3x3 convolution its weights and rotated
-		// weights in bfloat16, 16 Winograd matrices at most, k pairs and
-		// strips of up to 64 columns padded.
+		// fwb and bwb: per 3x3 convolution its weights (when cin is
+		// even) and rotated weights (when it has an input gradient and
+		// cout is even) in bfloat16 (packBF16): 16 Winograd matrices of
+		// k = cin (cout) rows, or the [9*cin, cout] ([9*cout, cin])
+		// im2col matrix, each in k/2 pairs rounded up of n columns
+		// padded to whole strips (kernels.PackBF16).
+		wino := n.TrainConvAlgorithm() == ConvWinograd
+		packed := func(k, cols int, wino bool) int64 {
+			pad := int64(min((cols+31)/32*32, (cols+63)/64*64))
+			if wino {
+				return 16 * int64((k+1)/2*2) * pad
+			}
+			return int64((9*k+1)/2*2) * pad
+		}
 		for _, u := range n.units {
-			if u.kind == kindConv3 {
-				total += 2 * 16 * int64((u.cin+1)/2*2*(u.cout+63)/64*64+(u.cout+1)/2*2*(u.cin+63)/64*64)
+			if u.kind != kindConv3 {
+				continue
+			}
+			if u.cin%2 == 0 {
+				total += 2 * packed(u.cin, u.cout, wino && u.cin >= winoMinCin)
+			}
+			if u.in != 0 && u.cout%2 == 0 {
+				total += 2 * packed(u.cout, u.cin, wino && u.cout >= winoMinCin)
 			}
 		}
 	}

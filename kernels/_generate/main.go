@@ -628,6 +628,7 @@ func main() {
 	tab.WriteString(generateBF16())
 	batchNorm()
 	winoFuse()
+	wgrad()
 	av.Generate()
 	if *tables != "" {
 		src, err := format.Source([]byte(tab.String()))
