@@ -105,13 +105,28 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			nf.register(fs)
 			score := fs.String("score-net", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
 			aliasFlag(fs, "score", "score-net") // sequence-greedy's score= is a scoring rule
-			return func(e *env, args []string) error {
+			var prof profiler
+			prof.flags(fs)
+			return func(e *env, args []string) (err error) {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
 				if strings.TrimSpace(*out) == "" {
 					return usagef("--out is empty: name the run directory")
 				}
+				if err := prof.check(); err != nil {
+					return usagef("%v", err)
+				}
+				// The profiles cover the whole command (a loop's self-play,
+				// training and evaluation, or --score-net's scoring).
+				if err := prof.start(); err != nil {
+					return err
+				}
+				defer func() {
+					if perr := prof.stop(); perr != nil && err == nil {
+						err = fmt.Errorf("writing the profiles: %v", perr)
+					}
+				}()
 				if *score != "" {
 					aenv, err := agentEnv(cfg.Backend, e.Stderr)
 					if err != nil {
