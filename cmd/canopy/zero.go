@@ -100,6 +100,8 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			}.Flags(fs)
 			quiet := fs.Bool("quiet", false, "no progress line (the live status line)")
 			netCache := netCacheFlag(fs)
+			overlapEval := new(bool)
+			spec.Table{spec.Bool("overlap-eval", overlapEval, true, "evaluate each iteration while the next one plays and trains (in-process self-play, no --gate): the same results, sooner on a machine whose cores the loop's phases leave idle (--overlap-eval=false: one phase after the other)")}.Flags(fs)
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning (in training's window; named in the iteration's metrics) instead of stopping the run")
 			var nf zeroFleetFlags
 			nf.register(fs)
@@ -245,7 +247,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache, Reference: solverReference()})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache, Reference: solverReference(), OverlapEval: *overlapEval})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return interrupted(ctx, "run the same command to continue "+*out)
