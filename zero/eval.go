@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
@@ -32,6 +33,7 @@ type Score struct {
 // used (prev) and against the baselines, and scores it on the solver set.
 func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) {
 	out := EvalRecord{Accepted: true, Previous: iterName(prev)}
+	t0 := time.Now()
 	if r.cfg.EvalGames > 0 {
 		opponents := append([]string{iterName(prev)}, r.cfg.Baselines...)
 		var fleetRes []matchResult
@@ -81,6 +83,7 @@ func (r *runner) evaluate(ctx context.Context, i, prev int) (EvalRecord, error) 
 		out.SolverPolicy, out.SolverSearch, out.SolverRandom = &pol, &srch, &rnd
 		r.logf("  solver set: network alone %.1f%% optimal, with %d simulations %.1f%% (random moves %.1f%%)", 100*pol, r.cfg.SolverSims, 100*srch, 100*rnd)
 	}
+	out.Seconds = time.Since(t0).Seconds()
 	return out, nil
 }
 

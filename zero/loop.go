@@ -65,6 +65,14 @@ type Options struct {
 	// Connect Four's solver-labelled set, which the command passes in).
 	// Nil scores none.
 	Reference *Reference
+	// OverlapEval evaluates each iteration while the next one plays and
+	// trains (in-process self-play without a gate: nothing the next
+	// iteration does depends on the evaluation), so that the cores the
+	// loop's phases leave idle do the evaluation. It changes no result,
+	// only the speed and the order of the log's lines, so it is not a
+	// setting of the run. Log and Status are then written from two
+	// goroutines (Run serialises them).
+	OverlapEval bool
 }
 
 // Run continues (or starts) the AlphaZero run in dir until
@@ -234,6 +242,10 @@ func (r *runner) run(ctx context.Context) error {
 		if recs, err = r.pipeline(ctx, recs, &clock); err != nil {
 			return err
 		}
+	} else if r.overlapEval() {
+		if recs, err = r.overlapped(ctx, recs, &clock); err != nil {
+			return err
+		}
 	}
 	for i := len(recs) + 1; i <= r.cfg.Iterations; i++ {
 		t0 := time.Now()
@@ -332,8 +344,24 @@ func best(recs []Record) int {
 
 // iteration runs (or finishes) iteration i.
 func (r *runner) iteration(ctx context.Context, i int, recs []Record) (Record, error) {
-	rec := Record{Iteration: i, Started: time.Now().UTC()}
 	prev := best(recs)
+	rec, err := r.playAndTrain(ctx, i, prev)
+	if err != nil {
+		return rec, err
+	}
+	ev, err := r.evaluate(ctx, i, prev)
+	if err != nil {
+		return rec, fmt.Errorf("evaluation: %w", err)
+	}
+	rec.Eval = ev
+	rec.Finished = time.Now().UTC()
+	return rec, nil
+}
+
+// playAndTrain runs (or finishes) iteration i's self-play with network
+// prev and its training: the record without its evaluation.
+func (r *runner) playAndTrain(ctx context.Context, i, prev int) (Record, error) {
+	rec := Record{Iteration: i, Started: time.Now().UTC()}
 	_, playNet := r.checkpoint(prev)
 	r.logf("iteration %d/%d: self-play with %s", i, r.cfg.Iterations, iterName(prev))
 	sp, err := r.selfPlay(ctx, i, playNet)
@@ -346,12 +374,6 @@ func (r *runner) iteration(ctx context.Context, i int, recs []Record) (Record, e
 		return rec, fmt.Errorf("training: %w", err)
 	}
 	rec.Train = tr
-	ev, err := r.evaluate(ctx, i, prev)
-	if err != nil {
-		return rec, fmt.Errorf("evaluation: %w", err)
-	}
-	rec.Eval = ev
-	rec.Finished = time.Now().UTC()
 	return rec, nil
 }
 

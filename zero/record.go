@@ -83,6 +83,10 @@ type EvalRecord struct {
 	SolverPolicy *float64 `json:"solver_policy,omitempty"`
 	SolverSearch *float64 `json:"solver_search,omitempty"`
 	SolverRandom *float64 `json:"solver_random,omitempty"`
+	// Seconds is the evaluation's wall time (with Options.OverlapEval it
+	// ran beside the next iteration's self-play and training). Absent
+	// from iterations evaluated before it was recorded.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Rating is an Elo value with its interval.

@@ -100,18 +100,35 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 			}.Flags(fs)
 			quiet := fs.Bool("quiet", false, "no progress line (the live status line)")
 			netCache := netCacheFlag(fs)
+			overlapEval := new(bool)
+			spec.Table{spec.Bool("overlap-eval", overlapEval, true, "evaluate each iteration while the next one plays and trains (in-process self-play, no --gate): the same results, sooner on a machine whose cores the loop's phases leave idle (--overlap-eval=false: one phase after the other)")}.Flags(fs)
 			skipBad := fs.Bool("skip-bad", false, "skip unreadable or inconsistent shards with a warning (in training's window; named in the iteration's metrics) instead of stopping the run")
 			var nf zeroFleetFlags
 			nf.register(fs)
 			score := fs.String("score-net", "", "only score this Connect Four network on the solver-labelled set (--solver-positions, --solver-sims) and exit, with the shares by ply range and by the positions' value (won, drawn)")
 			aliasFlag(fs, "score", "score-net") // sequence-greedy's score= is a scoring rule
-			return func(e *env, args []string) error {
+			var prof profiler
+			prof.flags(fs)
+			return func(e *env, args []string) (err error) {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
 				if strings.TrimSpace(*out) == "" {
 					return usagef("--out is empty: name the run directory")
 				}
+				if err := prof.check(); err != nil {
+					return usagef("%v", err)
+				}
+				// The profiles cover the whole command (a loop's self-play,
+				// training and evaluation, or --score-net's scoring).
+				if err := prof.start(); err != nil {
+					return err
+				}
+				defer func() {
+					if perr := prof.stop(); perr != nil && err == nil {
+						err = fmt.Errorf("writing the profiles: %v", perr)
+					}
+				}()
 				if *score != "" {
 					aenv, err := agentEnv(cfg.Backend, e.Stderr)
 					if err != nil {
@@ -230,7 +247,7 @@ Examples (a few minutes an iteration on 2 cores; run them again to continue):
 				ctx, stop := signalContext()
 				defer stop()
 				st := newStatus(e.Stderr, *quiet)
-				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache, Reference: solverReference()})
+				err = zero.Run(ctx, *out, req, zero.Options{Log: st.lines(), Status: st.set, Fleet: fl, Agents: aenv, SkipBad: *skipBad, NetCache: *netCache, Reference: solverReference(), OverlapEval: *overlapEval})
 				st.clear()
 				if err != nil && ctx.Err() != nil {
 					return interrupted(ctx, "run the same command to continue "+*out)

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 // TestZeroNetCacheFlag: zero takes --net-cache as selfplay does; a size
@@ -17,5 +21,45 @@ func TestZeroNetCacheFlag(t *testing.T) {
 		if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.Contains(errs, "--net-cache") {
 			t.Errorf("%v: status %d, stderr %q: want 2 naming --net-cache", args, code, errs)
 		}
+	}
+}
+
+// zero writes the CPU and allocation profiles it is asked for, over the
+// loop and over --score-net alike; a profile that cannot be written is a
+// usage error before anything runs.
+func TestZeroProfiles(t *testing.T) {
+	d := t.TempDir()
+	for name, args := range map[string][]string{
+		"loop": {"zero", "--game", "tictactoe", "--out", filepath.Join(d, "run"), "--iterations", "1", "--games", "4",
+			"--trees", "2", "--sims", "8", "--steps", "2", "--batch", "8", "--eval-games", "2", "--baselines", "random", "--quiet"},
+		"score-net": {"zero", "--score-net", "init", "--solver-positions", "4", "--solver-sims", "8"},
+	} {
+		cpu, mem := filepath.Join(d, name+"-cpu.pprof"), filepath.Join(d, name+"-mem.pprof")
+		code, _, errs := runCLI(t, "", append(args, "--cpuprofile", cpu, "--memprofile", mem)...)
+		if code != 0 {
+			t.Fatalf("%s: %d %s", name, code, errs)
+		}
+		for _, p := range []string{cpu, mem} {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prof, err := profile.Parse(f)
+			f.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if p == mem && len(prof.Sample) == 0 {
+				t.Errorf("%s has no samples", p)
+			}
+		}
+	}
+	out := filepath.Join(d, "never")
+	code, _, errs := runCLI(t, "", "zero", "--game", "tictactoe", "--out", out, "--cpuprofile", filepath.Join(d, "no", "such", "dir", "cpu.pprof"))
+	if code != 2 || !strings.Contains(errs, "--cpuprofile") {
+		t.Errorf("--cpuprofile in a missing directory: status %d, stderr %q: want 2 naming --cpuprofile", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused command created %s", out)
 	}
 }
