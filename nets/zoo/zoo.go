@@ -34,6 +34,19 @@
 //     self-play games, 24 minutes on one core): its policy alone beats
 //     `strands-greedy` in 198 of 200 games, with 16 simulations per action
 //     in 200 of 200.
+//   - sushigo2-zero (the default for sushigo:players=2): Sushi Go! at two
+//     players on the simultaneous view (a child per joint action), the
+//     built-in 32 channels x 2 blocks with the scalar value head, the
+//     Polyak-averaged network of iteration 40 of the `z4-sushigo` run
+//     recorded in docs/RESULTS.md (section 10; 2,560 self-play games of
+//     64 simulations, 8.7 minutes of loop time): 82.5% against
+//     sushigo-heuristic with 64 simulations a move, and its policy alone
+//     beats sushigo-heuristic in 15 of 20 games.
+//   - sushigo4-zero (the default for sushigo:players=4): the same at four
+//     players, the built-in 32x2 net with the scalar value head (the
+//     per-player head trained on the same budget lost to it head to head:
+//     docs/RESULTS.md, section 10), iteration 30 of 64 games of 64
+//     simulations (5.5 CPU-minutes).
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
@@ -57,6 +70,12 @@ var connect4d []byte
 //go:embed strands.safetensors
 var strands []byte
 
+//go:embed sushigo2.safetensors
+var sushigo2 []byte
+
+//go:embed sushigo4.safetensors
+var sushigo4 []byte
+
 func init() {
 	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4)
 	nets.RegisterShipped("connect4-zero-v1", "connect4", "the earlier AlphaZero-trained 32x4 net (62 iterations), see docs/RESULTS.md", connect4v1)
@@ -65,4 +84,8 @@ func init() {
 	nets.SetDefault("connect4d-zero")
 	nets.RegisterShipped("strands-zero", "strands:size=4", "AlphaZero per atomic action with Gumbel root search, 32x2 net (300 iterations of 96 games), see docs/RESULTS.md", strands)
 	nets.SetDefault("strands-zero")
+	nets.RegisterShipped("sushigo2-zero", "sushigo:players=2", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (40 iterations of 64 games), see docs/RESULTS.md", sushigo2)
+	nets.SetDefault("sushigo2-zero")
+	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
+	nets.SetDefault("sushigo4-zero")
 }

@@ -10,6 +10,7 @@ import (
 	_ "github.com/canopy-go/canopy/games/connect4"
 	_ "github.com/canopy-go/canopy/games/connect4d"
 	_ "github.com/canopy-go/canopy/games/strands"
+	_ "github.com/canopy-go/canopy/games/sushigo"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 )
@@ -101,4 +102,50 @@ func TestShippedConnect4d(t *testing.T) {
 // strands-greedy, the study's connected-area baseline.
 func TestShippedStrands(t *testing.T) {
 	checkShipped(t, "strands:size=4", "strands-zero", strands, "300", "strands-greedy", 18)
+}
+
+// The shipped two-player Sushi Go network: its policy alone beats
+// sushigo-heuristic, the study's hand-written agent.
+func TestShippedSushiGo2(t *testing.T) {
+	checkShipped(t, "sushigo:players=2", "sushigo2-zero", sushigo2, "40", "sushigo-heuristic", 12)
+}
+
+// The shipped four-player Sushi Go network: its policy alone, against
+// three copies of sushigo-heuristic, wins alone more often than its fair
+// share (5 of 20) and more often than the untrained network's policy.
+func TestShippedSushiGo4(t *testing.T) {
+	g := games.MustNew("sushigo:players=4")
+	_, src, err := nets.OpenNet("default", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Ref != "sushigo4-zero" {
+		t.Fatalf("default sushigo:players=4 net: %+v, want sushigo4-zero", src)
+	}
+	_, meta, err := nets.DecodeWithMetadata(sushigo4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "30" {
+		t.Errorf("metadata %v: want iteration 30 of a %s run", meta, g.Spec())
+	}
+	pool := engine.NewPool(engine.PoolOptions{})
+	const h = "sushigo-heuristic"
+	for _, c := range []struct {
+		net  string
+		wins bool
+	}{{"default", true}, {"init", false}} {
+		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", h, h, h}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.PerAgent[0]
+		if won := s.SoleWins >= 7; won != c.wins {
+			t.Errorf("policy:net=%s against three %s: %d sole wins of 20 (7 or more: %t, want %t)", c.net, h, s.SoleWins, won, c.wins)
+		}
+	}
+	if pool.Open() != 0 {
+		t.Errorf("%d engines left open", pool.Open())
+	}
 }

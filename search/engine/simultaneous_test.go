@@ -248,9 +248,18 @@ func TestSimValues(t *testing.T) {
 			break
 		}
 	}
-	// Per-player head, MaxN: each player's own first entry (clamped).
-	simValues(v, []float32{0.6, 0, -0.3}, []float32{0.6, 9, 9, 2, 9, 9, -0.3, 9, 9}, 3, false)
-	if v[0] != 0.6000000238418579 || v[1] != 1 || v[2] != -0.30000001192092896 {
-		t.Errorf("per-player head: %v, want [0.6 1 -0.3]", v)
+	// Per-player head, MaxN: each player's value is the mean of every
+	// row's entry for it, clamped. Row 0 (player 0's view) lists players
+	// 0, 1, 2: 0.6, -0.2, -0.4; row 1 lists players 1, 2, 0: 2 (clamped
+	// to 1), -0.5, -0.7; row 2 lists 2, 0, 1: -0.3, 0.3, 0.1. Player 0:
+	// (0.6 - 0.7 + 0.3)/3 = 0.2/3; player 1: (-0.2 + 1 + 0.1)/3 = 0.3;
+	// player 2: (-0.4 - 0.5 - 0.3)/3 = -0.4. (Each player's own entry
+	// alone, the rule before, would give 0.6, 1, -0.3.)
+	simValues(v, []float32{0.6, 2, -0.3}, []float32{0.6, -0.2, -0.4, 2, -0.5, -0.7, -0.3, 0.3, 0.1}, 3, false)
+	for q, w := range []float64{0.2 / 3, 0.3, -0.4} {
+		if math.Abs(v[q]-w) > 1e-6 {
+			t.Errorf("per-player head: %v, want [0.0667 0.3 -0.4]", v)
+			break
+		}
 	}
 }

@@ -620,8 +620,12 @@ func (w *Worker) completeSeat(r, o *leaf, pol []float32, v float32, vals []float
 // from their player). There is no mover whose view could stand for the
 // others', so each player's view counts:
 //
-//   - per-player head, MaxN: player q's value is the first entry of its
-//     own row (its own expected return, seen with its own hand);
+//   - per-player head, MaxN: player q's value is the mean over every
+//     player's row of that row's entry for q (each row seat-rotated from
+//     its player, each entry clamped): every view's estimate of q's
+//     return, as the scalar case below uses every view. (q's own row
+//     alone, the first rule, made search worse than the network's policy
+//     on four-player Sushi Go: docs/RESULTS.md, section 10);
 //   - scalar head, or paranoid: the mean over players q of the vector
 //     fillValue gives for q's value from q's view (v_q for q, -v_q/(n-1)
 //     for the others). With two players that is (v_0 - v_1)/2 for player
@@ -630,7 +634,11 @@ func simValues(dst []float64, own, vals []float32, vsize int, paranoid bool) {
 	n := len(dst)
 	if vsize > 1 && !paranoid {
 		for q := range n {
-			dst[q] = math.Max(-1, math.Min(1, float64(vals[q*vsize])))
+			var sum float64
+			for r := range n {
+				sum += math.Max(-1, math.Min(1, float64(vals[r*vsize+(q-r+n)%n])))
+			}
+			dst[q] = sum / float64(n)
 		}
 		return
 	}
