@@ -6,14 +6,21 @@
 //
 // Shipped networks:
 //
-//   - connect4-zero (the default): Connect Four, 32 channels x 4 residual
-//     blocks, the Polyak-averaged network of iteration 144 of the
-//     `canopy zero --randomplies 12` run recorded in docs/RESULTS.md
-//     (section "AlphaZero on Connect Four from zero"; 28,800 self-play
-//     games, 120 minutes of loop time on the 2-core machine): on the 400
-//     solver-labelled positions the network alone plays an optimal move in
-//     75.8% of them, with 800 simulations in 93.2%.
-//   - connect4-zero-v1: the previous default, same shape, iteration 34 of
+//   - connect4-zero (the default since 2026-11-29): Connect Four, 32
+//     channels x 4 residual blocks, the Polyak-averaged network of iteration
+//     139 of the `canopy zero --randomplies 12 --qmix 0.5 --precision bf16`
+//     run recorded in docs/RESULTS.md (section "AlphaZero on Connect Four
+//     from zero", session 22; 27,800 self-play games, about 40 minutes of
+//     the idle 2-core machine): on the 400 solver-labelled positions the
+//     network alone plays an optimal move in 78.8% of them, with 800
+//     simulations in 95.8%; against connect4-zero-v2 it scores 72.2% over
+//     200 games at 200 simulations a move.
+//   - connect4-zero-v2: the default before, same shape, iteration 144 of the
+//     `canopy zero --randomplies 12` run of the same section (28,800 games,
+//     120 minutes of loop time): 75.8% alone, 93.2% with 800 simulations.
+//     Figures in docs/ dated before 2026-11-29 that name connect4-zero
+//     measured this network.
+//   - connect4-zero-v1: the default before v2, same shape, iteration 34 of
 //     that section's phase 2 (11,600 games): 49.5% alone, 89.5% with 800
 //     simulations. Against each other (40 games, seats alternating) v1
 //     wins at 200 simulations per move (72.5%) and loses at 800 (26.2%);
@@ -61,6 +68,9 @@ import (
 //go:embed connect4.safetensors
 var connect4 []byte
 
+//go:embed connect4-v2.safetensors
+var connect4v2 []byte
+
 //go:embed connect4-v1.safetensors
 var connect4v1 []byte
 
@@ -77,7 +87,8 @@ var sushigo2 []byte
 var sushigo4 []byte
 
 func init() {
-	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4)
+	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (139 iterations with random openings, Q-mixed value targets, bfloat16), see docs/RESULTS.md", connect4)
+	nets.RegisterShipped("connect4-zero-v2", "connect4", "the earlier AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4v2)
 	nets.RegisterShipped("connect4-zero-v1", "connect4", "the earlier AlphaZero-trained 32x4 net (62 iterations), see docs/RESULTS.md", connect4v1)
 	nets.SetDefault("connect4-zero")
 	nets.RegisterShipped("connect4d-zero", "connect4d:d=5", "study 004's MCTS-BB AlphaZero run, 32x2 net (40 iterations of 48 games), see docs/RESULTS.md", connect4d)

@@ -27,8 +27,10 @@ func TestShippedConnect4(t *testing.T) {
 	if src.Ref != "connect4-zero" || net.PolicySize() != 7 {
 		t.Fatalf("default connect4 net: %+v", src)
 	}
-	if _, src, err := nets.OpenNet("connect4-zero-v1", g); err != nil || src.Ref != "connect4-zero-v1" {
-		t.Errorf("the earlier shipped net: %+v, %v", src, err)
+	for _, ref := range []string{"connect4-zero-v1", "connect4-zero-v2"} {
+		if _, src, err := nets.OpenNet(ref, g); err != nil || src.Ref != ref {
+			t.Errorf("the earlier shipped net %s: %+v, %v", ref, src, err)
+		}
 	}
 	_, meta, err := nets.DecodeWithMetadata(connect4)
 	if err != nil {
