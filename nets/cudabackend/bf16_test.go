@@ -42,8 +42,8 @@ func TestBF16KeepsShippedNetsMoves(t *testing.T) {
 		}
 		t.Logf("%s: BF16 picks the FP32 network's action in %d of %d positions (%.2f%%); value error mean %.4f, max %.4f",
 			c.Name, a.SameMove, a.Positions, 100*a.Share(), a.MeanValue, a.MaxValue)
-		if a.Share() < 0.99 {
-			t.Errorf("%s: BF16 argmax agreement %.2f%% < 99%%", c.Name, 100*a.Share())
+		if !a.Meets(0.99) {
+			t.Errorf("%s: BF16 argmax agreement %.2f%% (%d of %d): below the 99%% bar (Agreement.Meets)", c.Name, 100*a.Share(), a.SameMove, a.Positions)
 		}
 	}
 	checkNoViolations(t)

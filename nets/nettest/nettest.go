@@ -106,6 +106,38 @@ type Agreement struct {
 // Share returns SameMove / Positions.
 func (a Agreement) Share() float64 { return float64(a.SameMove) / float64(a.Positions) }
 
+// Meets reports whether the agreement is consistent with the bar, a share
+// of positions such as 0.99. With 1,000 positions or more the share itself
+// must reach the bar. A smaller sample (the -short runs) cannot resolve a
+// bar that close to 1: at 150 positions each one moves the share by 0.7
+// points, so two near-ties decide the outcome. There the bar fails only
+// when the sample rejects it: when as many misses as seen, or more, have
+// a probability below 1% at the miss rate the bar allows (a one-sided
+// binomial test). A backend that truly agrees on 96% of positions still
+// fails most such samples.
+func (a Agreement) Meets(bar float64) bool {
+	if a.Positions >= 1000 {
+		return a.Share() >= bar
+	}
+	return BinomialTail(a.Positions, a.Positions-a.SameMove, 1-bar) >= 0.01
+}
+
+// BinomialTail returns P(X >= k) for X ~ Binomial(n, q).
+func BinomialTail(n, k int, q float64) float64 {
+	if k <= 0 {
+		return 1
+	}
+	if k > n {
+		return 0
+	}
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	p := 0.0
+	for i := k; i <= n; i++ {
+		p += math.Exp(lg(n) - lg(i) - lg(n-i) + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
+	}
+	return min(p, 1)
+}
+
 // Compare evaluates the positions in (inputSize values each) with both
 // backends in batches of batch and reports how often got's most probable
 // legal action is want's, and how far its values are.

@@ -13,7 +13,9 @@ import (
 // convolution, float32 sums; kernels.Conv3x3BiasActBF16 and
 // kernels.Conv3x3WinogradBF16), against float32 im2col: on every
 // decision position of random games, the shipped networks must pick the
-// float32 network's most probable legal action in at least 99% of them.
+// float32 network's most probable legal action in at least 99% of them
+// (with -short's 150 positions, too few to resolve that bar, the sample
+// must not reject it: nettest.Agreement.Meets).
 // It runs the AVX-512 BF16 kernels where the CPU has them and the
 // portable code (the same sums, in the same order) elsewhere, with fewer
 // positions there. Positions: 2,000 per network, 150 with -short,
@@ -39,8 +41,8 @@ func TestCPUBF16KeepsShippedNetsMoves(t *testing.T) {
 			a := nettest.Compare(t, fp32, bf16, net.InputSize(), net.PolicySize(), in, legal, batch)
 			t.Logf("%s, %s (%s kernels): BF16 picks the FP32 network's action in %d of %d positions (%.2f%%); value error mean %.4f, max %.4f",
 				c.Name, spec, kernels.BF16Kernels(), a.SameMove, a.Positions, 100*a.Share(), a.MeanValue, a.MaxValue)
-			if a.Share() < 0.99 {
-				t.Errorf("%s, %s: BF16 argmax agreement %.2f%% < 99%%", c.Name, spec, 100*a.Share())
+			if !a.Meets(0.99) {
+				t.Errorf("%s, %s: BF16 argmax agreement %.2f%% (%d of %d): below the 99%% bar (Agreement.Meets)", c.Name, spec, 100*a.Share(), a.SameMove, a.Positions)
 			}
 			if a.MaxValue == 0 {
 				t.Errorf("%s, %s: the BF16 values equal the FP32 ones exactly: is bf16 in use?", c.Name, spec)
