@@ -50,12 +50,12 @@
 // decoupled UCT does with UCB; Lanctot et al. 2013, Tak et al. 2014).
 // There is no mover, so the values come from every player's own view
 // (simValues): with a per-player head under MaxN the mean over the
-// players' rows of each row's entry for that player; with a scalar head (or paranoid) the mean over
-// the players' views of each view's spread vector, which keeps two
-// players zero-sum. Hidden hands are handled as elsewhere, by the
-// determinizations of the searching player's view. A job may blend a rollout into each leaf value
-// (study 000: 0.5 network + 0.5 eight-turn rollout); the rollout runs
-// while the network evaluates.
+// players' rows of each row's entry for that player; with a scalar head
+// (or paranoid) the mean over the players' views of each view's spread
+// vector, which keeps two players zero-sum. Hidden hands are handled as
+// elsewhere, by the determinizations of the searching player's view. A
+// job may blend a rollout into each leaf value (study 000: 0.5 network +
+// 0.5 eight-turn rollout); the rollout runs while the network evaluates.
 //
 // # Uses
 //
