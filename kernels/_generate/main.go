@@ -516,49 +516,59 @@ func winoOutStore(w simd) {
 		for g := 1; g < 4; g++ {
 			av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
 		}
-		for a := range 2 {
-			var tv [4]reg.VecVirtual
-			for q := range 4 {
-				tv[q] = w.vec()
-				x := w.vec()
-				if a == 0 {
-					av.VMOVUPS(mAt(0, q), tv[q])
-					av.VMOVUPS(mAt(1, q), x)
-					av.VADDPS(x, tv[q], tv[q])
-					av.VMOVUPS(mAt(2, q), x)
-					av.VADDPS(x, tv[q], tv[q])
-				} else {
-					av.VMOVUPS(mAt(1, q), tv[q])
-					av.VMOVUPS(mAt(2, q), x)
-					av.VSUBPS(x, tv[q], tv[q])
-					av.VMOVUPS(mAt(3, q), x)
-					av.VSUBPS(x, tv[q], tv[q])
-				}
-			}
-			for r := range 2 {
-				o := w.vec()
-				if r == 0 {
-					av.VADDPS(tv[1], tv[0], o) // t0 + t1 + t2
-					av.VADDPS(tv[2], o, o)
-				} else {
-					av.VSUBPS(tv[2], tv[1], o) // t1 - t2 - t3
-					av.VSUBPS(tv[3], o, o)
-				}
-				q := 2*a + r
-				rp, op := av.GP64(), av.GP64()
-				av.MOVQ(operand.Mem{Base: ress, Disp: 8 * q}, rp)
-				av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
-				av.VADDPS(operand.Mem{Base: bias, Index: jo, Scale: 1}, o, o)
-				av.VADDPS(operand.Mem{Base: rp, Index: jo, Scale: 1}, o, o)
-				// VMAXPS returns its first (Go order) operand unless the
-				// second is greater: the sum, unless lo > sum.
-				av.VMAXPS(o, vlo, o)
-				av.VMOVUPS(o, operand.Mem{Base: op, Index: jo, Scale: 1})
-			}
-		}
+		winoOutTransform(w, mAt, func(q int, o reg.VecVirtual) {
+			rp, op := av.GP64(), av.GP64()
+			av.MOVQ(operand.Mem{Base: ress, Disp: 8 * q}, rp)
+			av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
+			av.VADDPS(operand.Mem{Base: bias, Index: jo, Scale: 1}, o, o)
+			av.VADDPS(operand.Mem{Base: rp, Index: jo, Scale: 1}, o, o)
+			// VMAXPS returns its first (Go order) operand unless the
+			// second is greater: the sum, unless lo > sum.
+			av.VMAXPS(o, vlo, o)
+			av.VMOVUPS(o, operand.Mem{Base: op, Index: jo, Scale: 1})
+		})
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 	})
+}
+
+// winoOutTransform emits the Winograd F(2x2,3x3) output transform of one
+// block of w.lanes columns, A^T m A: for a = 0, 1 it sums m's rows
+// (0+1+2, or 1-2-3) tap by tap into t, then t's taps the same way into
+// the outputs 2a and 2a+1, handing each output vector to emit with its
+// index q as soon as it is formed. mAt(i, q) addresses row i, tap q of m.
+func winoOutTransform(w simd, mAt func(i, q int) operand.Mem, emit func(q int, y reg.VecVirtual)) {
+	for a := range 2 {
+		var tv [4]reg.VecVirtual
+		for q := range 4 {
+			tv[q] = w.vec()
+			x := w.vec()
+			if a == 0 {
+				av.VMOVUPS(mAt(0, q), tv[q])
+				av.VMOVUPS(mAt(1, q), x)
+				av.VADDPS(x, tv[q], tv[q])
+				av.VMOVUPS(mAt(2, q), x)
+				av.VADDPS(x, tv[q], tv[q])
+			} else {
+				av.VMOVUPS(mAt(1, q), tv[q])
+				av.VMOVUPS(mAt(2, q), x)
+				av.VSUBPS(x, tv[q], tv[q])
+				av.VMOVUPS(mAt(3, q), x)
+				av.VSUBPS(x, tv[q], tv[q])
+			}
+		}
+		for r := range 2 {
+			y := w.vec()
+			if r == 0 {
+				av.VADDPS(tv[1], tv[0], y) // t0 + t1 + t2
+				av.VADDPS(tv[2], y, y)
+			} else {
+				av.VSUBPS(tv[2], tv[1], y) // t1 - t2 - t3
+				av.VSUBPS(tv[3], y, y)
+			}
+			emit(2*a+r, y)
+		}
+	}
 }
 
 // simd is a vector width of the Winograd loops: the suffix of the

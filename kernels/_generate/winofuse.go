@@ -54,51 +54,22 @@ func winoOutStats(w simd) {
 			av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
 		}
 		var sum, sq reg.VecVirtual
-		for a := range 2 {
-			var tv [4]reg.VecVirtual
-			for q := range 4 {
-				tv[q] = w.vec()
-				x := w.vec()
-				if a == 0 {
-					av.VMOVUPS(mAt(0, q), tv[q])
-					av.VMOVUPS(mAt(1, q), x)
-					av.VADDPS(x, tv[q], tv[q])
-					av.VMOVUPS(mAt(2, q), x)
-					av.VADDPS(x, tv[q], tv[q])
-				} else {
-					av.VMOVUPS(mAt(1, q), tv[q])
-					av.VMOVUPS(mAt(2, q), x)
-					av.VSUBPS(x, tv[q], tv[q])
-					av.VMOVUPS(mAt(3, q), x)
-					av.VSUBPS(x, tv[q], tv[q])
-				}
+		winoOutTransform(w, mAt, func(q int, y reg.VecVirtual) {
+			op := av.GP64()
+			av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
+			av.VMOVUPS(y, at(op))
+			e := w.vec()
+			av.VSUBPS(at(shift), y, e) // y - shift
+			av.VANDPS(kv[q], e, e)
+			if q == 0 {
+				sum, sq = e, w.vec()
+				av.VMULPS(e, e, sq)
+				return
 			}
-			for r := range 2 {
-				y := w.vec()
-				if r == 0 {
-					av.VADDPS(tv[1], tv[0], y) // t0 + t1 + t2
-					av.VADDPS(tv[2], y, y)
-				} else {
-					av.VSUBPS(tv[2], tv[1], y) // t1 - t2 - t3
-					av.VSUBPS(tv[3], y, y)
-				}
-				q := 2*a + r
-				op := av.GP64()
-				av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
-				av.VMOVUPS(y, at(op))
-				e := w.vec()
-				av.VSUBPS(at(shift), y, e) // y - shift
-				av.VANDPS(kv[q], e, e)
-				if q == 0 {
-					sum, sq = e, w.vec()
-					av.VMULPS(e, e, sq)
-					continue
-				}
-				av.VADDPS(e, sum, sum)
-				av.VMULPS(e, e, e)
-				av.VADDPS(e, sq, sq)
-			}
-		}
+			av.VADDPS(e, sum, sum)
+			av.VMULPS(e, e, e)
+			av.VADDPS(e, sq, sq)
+		})
 		av.VADDPS(at(s1), sum, sum)
 		av.VMOVUPS(sum, at(s1))
 		av.VADDPS(at(s2), sq, sq)
