@@ -405,33 +405,41 @@ func winoOutStore(im *impl, m []float32, ms int, out, res *[4][]float32, bias []
 		simd((n-j)/8*8, winoOutStoreAVX2)
 	}
 	for ; j < n; j++ {
-		for a := range 2 {
-			var t [4]float32
-			for q := range 4 {
-				m0, m1, m2, m3 := m[q*ms+j], m[(4+q)*ms+j], m[(8+q)*ms+j], m[(12+q)*ms+j]
-				if a == 0 {
-					t[q] = m0 + m1 + m2
-				} else {
-					t[q] = m1 - m2 - m3
-				}
+		for q, v := range winoOutColumn(m, ms, j) {
+			v = v + bias[j] + res[q][j]
+			if v < lo {
+				v = lo
 			}
-			y := [2]float32{t[0] + t[1] + t[2], t[1] - t[2] - t[3]}
-			for r, v := range y {
-				q := 2*a + r
-				v = v + bias[j] + res[q][j]
-				if v < lo {
-					v = lo
-				}
-				out[q][j] = v
-			}
+			out[q][j] = v
 		}
 	}
+}
+
+// winoOutColumn returns column j of one tile's output transform, y_q =
+// (A^T m A)[q] for q = 0..3 from the 4x4 products m[e*ms+j], with the
+// additions in the order of the SIMD loops (kernels/_generate's
+// winoOutTransform): rows 0+1+2 (or 1-2-3) tap by tap, then those taps
+// the same way.
+func winoOutColumn(m []float32, ms, j int) (y [4]float32) {
+	for a := range 2 {
+		var t [4]float32
+		for q := range 4 {
+			m0, m1, m2, m3 := m[q*ms+j], m[(4+q)*ms+j], m[(8+q)*ms+j], m[(12+q)*ms+j]
+			if a == 0 {
+				t[q] = m0 + m1 + m2
+			} else {
+				t[q] = m1 - m2 - m3
+			}
+		}
+		y[2*a], y[2*a+1] = t[0]+t[1]+t[2], t[1]-t[2]-t[3]
+	}
+	return y
 }
 
 // winoOutStats applies the output transform to one tile, stores it as
 // it is and sums it for batch norm: for each column c < len(shift), the
 // 4x4 products m[e*ms+c] become the 2x2 outputs y_q = (A^T m A)[q]
-// (computed as winoOutStore does), out[q][c] = y_q, and with e_q = (y_q -
+// (winoOutColumn), out[q][c] = y_q, and with e_q = (y_q -
 // shift[c]) AND keep[q] (all ones, or zero for an output outside the
 // image), s1[c] += ((e_0 + e_1) + e_2) + e_3 and s2[c] += ((e_0*e_0 +
 // e_1*e_1) + e_2*e_2) + e_3*e_3 in float32. winoOutStatsAVX2 and
@@ -455,28 +463,15 @@ func winoOutStats(im *impl, m []float32, ms int, out *[4][]float32, keep *[4]uin
 	}
 	for ; j < n; j++ {
 		var sum, sq float32
-		for a := range 2 {
-			var t [4]float32
-			for q := range 4 {
-				m0, m1, m2, m3 := m[q*ms+j], m[(4+q)*ms+j], m[(8+q)*ms+j], m[(12+q)*ms+j]
-				if a == 0 {
-					t[q] = m0 + m1 + m2
-				} else {
-					t[q] = m1 - m2 - m3
-				}
+		for q, v := range winoOutColumn(m, ms, j) {
+			out[q][j] = v
+			e := math.Float32frombits(math.Float32bits(v-shift[j]) & keep[q])
+			if q == 0 {
+				sum, sq = e, float32(e*e)
+				continue
 			}
-			y := [2]float32{t[0] + t[1] + t[2], t[1] - t[2] - t[3]}
-			for r, v := range y {
-				q := 2*a + r
-				out[q][j] = v
-				e := math.Float32frombits(math.Float32bits(v-shift[j]) & keep[q])
-				if q == 0 {
-					sum, sq = e, float32(e*e)
-					continue
-				}
-				sum += e
-				sq += float32(e * e)
-			}
+			sum += e
+			sq += float32(e * e)
 		}
 		s1[j] += sum
 		s2[j] += sq
