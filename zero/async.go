@@ -80,18 +80,7 @@ func (r *runner) pipeline(ctx context.Context, recs []Record, clock *eta) ([]Rec
 	// iteration i+1 does not wait for iteration i's evaluation. Records
 	// are written in order, each when its evaluation is complete.
 	trained := make(chan trainedIter, r.cfg.Iterations)
-	type evalDone struct {
-		recs []Record
-		err  error
-	}
-	evDone := make(chan evalDone, 1)
-	go func() {
-		recs, err := r.evaluateInOrder(ctx, recs, trained, clock)
-		if err != nil {
-			cancel()
-		}
-		evDone <- evalDone{recs, err}
-	}()
+	evDone := r.startEvaluator(ctx, cancel, recs, trained, clock)
 	// stop ends the other goroutines and returns the records written and
 	// the first error: evaluation's or self-play's before err, which may
 	// be only their cancellation's consequence.

@@ -36,18 +36,7 @@ func (r *runner) overlapped(ctx context.Context, recs []Record, clock *eta) ([]R
 	// Unbuffered: iteration i+1 is handed over only when iteration i's
 	// evaluation is done, so one evaluation at most runs beside the loop.
 	trained := make(chan trainedIter)
-	type evalDone struct {
-		recs []Record
-		err  error
-	}
-	evDone := make(chan evalDone, 1)
-	go func() {
-		recs, err := r.evaluateInOrder(ctx, recs, trained, clock)
-		if err != nil {
-			cancel()
-		}
-		evDone <- evalDone{recs, err}
-	}()
+	evDone := r.startEvaluator(ctx, cancel, recs, trained, clock)
 	// stop waits for the evaluation and returns the records written and
 	// the first error, the evaluation's before err (which may be only
 	// the consequence of the evaluation's failure cancelling ctx).
@@ -71,6 +60,30 @@ func (r *runner) overlapped(ctx context.Context, recs []Record, clock *eta) ([]R
 		}
 	}
 	return stop(nil)
+}
+
+// evalDone is what an evaluator goroutine ends with: the records it
+// wrote, and its error.
+type evalDone struct {
+	recs []Record
+	err  error
+}
+
+// startEvaluator evaluates the iterations sent on trained in a goroutine
+// of its own (evaluateInOrder: records written in order, each when its
+// evaluation is complete), cancelling the loop's context when it fails.
+// Its result arrives on the channel returned once trained is closed or
+// it fails.
+func (r *runner) startEvaluator(ctx context.Context, cancel context.CancelFunc, recs []Record, trained <-chan trainedIter, clock *eta) <-chan evalDone {
+	done := make(chan evalDone, 1)
+	go func() {
+		recs, err := r.evaluateInOrder(ctx, recs, trained, clock)
+		if err != nil {
+			cancel()
+		}
+		done <- evalDone{recs, err}
+	}()
+	return done
 }
 
 // serialiseOutput makes Log and Status safe to write from several
