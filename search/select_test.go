@@ -481,7 +481,7 @@ func TestSelectionLoops(t *testing.T) {
 // returned probability is (1-gamma)*rho + gamma/K for the textbook rho of
 // the chosen edge, and rho is added to the cumulative strategy.
 func TestSelectSimProbabilities(t *testing.T) {
-	g := mpGame{}
+	g := mpGame
 	for _, sel := range []SimRule{SimExp3, SimRM} {
 		o := DefaultOptions()
 		o.SimSel, o.Sims, o.SimGamma = sel, 1, 0.2

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
@@ -12,69 +11,15 @@ import (
 // a rung 0..7; the higher rung wins (+1, the other -1), equal rungs draw.
 // Rung 7 weakly dominates every other and (7, 7) is the only equilibrium,
 // a pure one: nothing is gained by mixing, as in most Sushi Go picks.
-type ladderGame struct{}
-
-type ladderState struct {
-	done bool
-	j    [2]games.Action
-}
-
-const ladderRungs = 8
-
-func (ladderGame) Type() games.Type {
-	return games.Type{Name: "ladder-test", Dynamics: games.Simultaneous, Utility: games.ZeroSum,
-		MinPlayers: 2, MaxPlayers: 2, MinReturn: -1, MaxReturn: 1}
-}
-func (ladderGame) Spec() string                           { return "ladder-test" }
-func (ladderGame) NumPlayers() int                        { return 2 }
-func (ladderGame) NumActions() int                        { return ladderRungs }
-func (ladderGame) MaxGameLength() int                     { return 1 }
-func (ladderGame) ObservationShape() []int                { return []int{1} }
-func (ladderGame) NewInitialState() games.State           { return &ladderState{} }
-func (ladderGame) ParseState(string) (games.State, error) { return nil, fmt.Errorf("not supported") }
-
-func (s *ladderState) Game() games.Game { return ladderGame{} }
-func (s *ladderState) CurrentPlayer() int {
-	if s.done {
-		return games.TerminalPlayer
-	}
-	return games.SimultaneousPlayer
-}
-func (s *ladderState) IsTerminal() bool     { return s.done }
-func (s *ladderState) Legal(dst games.Mask) { dst.Clear() }
-func (s *ladderState) Apply(games.Action)   { panic("simultaneous") }
-func (s *ladderState) LegalFor(p int, dst games.Mask) {
-	dst.Clear()
-	if !s.done {
-		for a := range ladderRungs {
-			dst.Set(games.Action(a))
-		}
-	}
-}
-func (s *ladderState) ApplyJoint(j []games.Action) { s.j, s.done = [2]games.Action{j[0], j[1]}, true }
-func (s *ladderState) Clone() games.State          { c := *s; return &c }
-func (s *ladderState) CloneInto(d games.State)     { *d.(*ladderState) = *s }
-func (s *ladderState) Returns(dst []float64) {
-	dst[0], dst[1] = 0, 0
+var ladderGame = matrixGame{"ladder-test", 8, func(a0, a1 games.Action) float64 {
 	switch {
-	case !s.done:
-	case s.j[0] > s.j[1]:
-		dst[0], dst[1] = 1, -1
-	case s.j[0] < s.j[1]:
-		dst[0], dst[1] = -1, 1
-	}
-}
-func (s *ladderState) Hash() uint64 {
-	if s.done {
-		return 1 + uint64(s.j[0])*ladderRungs + uint64(s.j[1])
+	case a0 > a1:
+		return 1
+	case a0 < a1:
+		return -1
 	}
 	return 0
-}
-func (s *ladderState) Observation(int, []float32)               {}
-func (s *ladderState) MoveNumber() int                          { return map[bool]int{false: 0, true: 1}[s.done] }
-func (s *ladderState) ActionString(a games.Action) string       { return fmt.Sprint(int(a)) }
-func (s *ladderState) ParseAction(string) (games.Action, error) { return 0, fmt.Errorf("no") }
-func (s *ladderState) String() string                           { return fmt.Sprint(s.done, s.j) }
+}}
 
 // With the default options, Exp3 and regret matching play the dominant
 // rung at a modest budget. At 500 simulations the average strategy they
@@ -89,7 +34,7 @@ func (s *ladderState) String() string                           { return fmt.Spr
 // seeds, 2 players), as in TestBanditPrisonersDilemma. Observed: see the
 // log (-v).
 func TestBanditDefaultPlaysDominant(t *testing.T) {
-	g := ladderGame{}
+	g := ladderGame
 	for _, sel := range []SimRule{SimExp3, SimRM} {
 		const seeds = 9
 		right := 0
@@ -105,11 +50,11 @@ func TestBanditDefaultPlaysDominant(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, x := range st {
-					if x.Action == ladderRungs-1 {
+					if x.Action == games.Action(ladderGame.n-1) {
 						top += x.Strategy / (2 * seeds)
 					}
 				}
-				if c := a.trees[0].Choose(st, s.MoveNumber()); c == ladderRungs-1 {
+				if c := a.trees[0].Choose(st, s.MoveNumber()); c == games.Action(ladderGame.n-1) {
 					right++
 				} else {
 					t.Logf("%v seed %d player %d: played rung %d", sel, seed, p, c)

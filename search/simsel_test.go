@@ -12,69 +12,82 @@ import (
 	"github.com/canopy-go/canopy/spec"
 )
 
-// mpGame is one round of matching pennies: player 0 wins (+1) when the two
-// coins match, player 1 when they differ. The unique equilibrium is 50/50
-// for both players (a pure strategy is exploited by the other player).
-type mpGame struct{}
+// matrixGame is one simultaneous round of a two-player zero-sum matrix
+// game: each player names an action 0..n-1, player 0 receives
+// payoff(a0, a1) and player 1 its negation.
+type matrixGame struct {
+	name   string
+	n      int
+	payoff func(a0, a1 games.Action) float64
+}
 
-type mpState struct {
+type matrixState struct {
+	g    matrixGame
 	done bool
 	j    [2]games.Action
 }
 
-func (mpGame) Type() games.Type {
-	return games.Type{Name: "mp-test", Dynamics: games.Simultaneous, Utility: games.ZeroSum,
+// mpGame is one round of matching pennies: player 0 wins (+1) when the two
+// coins match, player 1 when they differ. The unique equilibrium is 50/50
+// for both players (a pure strategy is exploited by the other player).
+var mpGame = matrixGame{"mp-test", 2, func(a0, a1 games.Action) float64 {
+	if a0 == a1 {
+		return 1
+	}
+	return -1
+}}
+
+func (g matrixGame) Type() games.Type {
+	return games.Type{Name: g.name, Dynamics: games.Simultaneous, Utility: games.ZeroSum,
 		MinPlayers: 2, MaxPlayers: 2, MinReturn: -1, MaxReturn: 1}
 }
-func (mpGame) Spec() string                           { return "mp-test" }
-func (mpGame) NumPlayers() int                        { return 2 }
-func (mpGame) NumActions() int                        { return 2 }
-func (mpGame) MaxGameLength() int                     { return 1 }
-func (mpGame) ObservationShape() []int                { return []int{1} }
-func (mpGame) NewInitialState() games.State           { return &mpState{} }
-func (mpGame) ParseState(string) (games.State, error) { return nil, fmt.Errorf("not supported") }
+func (g matrixGame) Spec() string                         { return g.name }
+func (matrixGame) NumPlayers() int                        { return 2 }
+func (g matrixGame) NumActions() int                      { return g.n }
+func (matrixGame) MaxGameLength() int                     { return 1 }
+func (matrixGame) ObservationShape() []int                { return []int{1} }
+func (g matrixGame) NewInitialState() games.State         { return &matrixState{g: g} }
+func (matrixGame) ParseState(string) (games.State, error) { return nil, fmt.Errorf("not supported") }
 
-func (s *mpState) Game() games.Game { return mpGame{} }
-func (s *mpState) CurrentPlayer() int {
+func (s *matrixState) Game() games.Game { return s.g }
+func (s *matrixState) CurrentPlayer() int {
 	if s.done {
 		return games.TerminalPlayer
 	}
 	return games.SimultaneousPlayer
 }
-func (s *mpState) IsTerminal() bool     { return s.done }
-func (s *mpState) Legal(dst games.Mask) { dst.Clear() }
-func (s *mpState) Apply(games.Action)   { panic("simultaneous") }
-func (s *mpState) LegalFor(p int, dst games.Mask) {
+func (s *matrixState) IsTerminal() bool     { return s.done }
+func (s *matrixState) Legal(dst games.Mask) { dst.Clear() }
+func (s *matrixState) Apply(games.Action)   { panic("simultaneous") }
+func (s *matrixState) LegalFor(p int, dst games.Mask) {
 	dst.Clear()
 	if !s.done {
-		dst.Set(0)
-		dst.Set(1)
+		for a := range s.g.n {
+			dst.Set(games.Action(a))
+		}
 	}
 }
-func (s *mpState) ApplyJoint(j []games.Action) { s.j, s.done = [2]games.Action{j[0], j[1]}, true }
-func (s *mpState) Clone() games.State          { c := *s; return &c }
-func (s *mpState) CloneInto(d games.State)     { *d.(*mpState) = *s }
-func (s *mpState) Returns(dst []float64) {
+func (s *matrixState) ApplyJoint(j []games.Action) { s.j, s.done = [2]games.Action{j[0], j[1]}, true }
+func (s *matrixState) Clone() games.State          { c := *s; return &c }
+func (s *matrixState) CloneInto(d games.State)     { *d.(*matrixState) = *s }
+func (s *matrixState) Returns(dst []float64) {
 	dst[0], dst[1] = 0, 0
 	if s.done {
-		dst[0] = -1
-		if s.j[0] == s.j[1] {
-			dst[0] = 1
-		}
+		dst[0] = s.g.payoff(s.j[0], s.j[1])
 		dst[1] = -dst[0]
 	}
 }
-func (s *mpState) Hash() uint64 {
+func (s *matrixState) Hash() uint64 {
 	if s.done {
-		return 1 + uint64(s.j[0])*2 + uint64(s.j[1])
+		return 1 + uint64(s.j[0])*uint64(s.g.n) + uint64(s.j[1])
 	}
 	return 0
 }
-func (s *mpState) Observation(int, []float32)               {}
-func (s *mpState) MoveNumber() int                          { return map[bool]int{false: 0, true: 1}[s.done] }
-func (s *mpState) ActionString(a games.Action) string       { return string("ht"[a]) }
-func (s *mpState) ParseAction(string) (games.Action, error) { return 0, fmt.Errorf("no") }
-func (s *mpState) String() string                           { return fmt.Sprint(s.done, s.j) }
+func (s *matrixState) Observation(int, []float32)               {}
+func (s *matrixState) MoveNumber() int                          { return map[bool]int{false: 0, true: 1}[s.done] }
+func (s *matrixState) ActionString(a games.Action) string       { return fmt.Sprint(int(a)) }
+func (s *matrixState) ParseAction(string) (games.Action, error) { return 0, fmt.Errorf("no") }
+func (s *matrixState) String() string                           { return fmt.Sprint(s.done, s.j) }
 
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 
@@ -128,7 +141,7 @@ func TestBanditPolicies(t *testing.T) {
 // -1 on the other; the loser (x = 0) gets nothing. Each edge's cumulative
 // strategy is 1/2.
 func TestBanditUpdates(t *testing.T) {
-	g := mpGame{}
+	g := mpGame
 	for _, sel := range []SimRule{SimExp3, SimRM} {
 		o := DefaultOptions()
 		o.SimSel, o.Sims = sel, 1
@@ -226,7 +239,7 @@ func TestBanditPrisonersDilemma(t *testing.T) {
 // 1/2 here, but it is deterministic given its statistics, so the move it
 // plays is a pure strategy; its numbers are only logged.)
 func TestBanditMatchingPennies(t *testing.T) {
-	g := mpGame{}
+	g := mpGame
 	sims := 20000
 	if testing.Short() {
 		sims = 5000
