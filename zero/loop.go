@@ -261,11 +261,25 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// eta estimates the time the iterations left take from those done in
-// this session.
+// eta estimates the time the iterations left take from the rate at
+// which this session finished iterations: the time from the start of
+// its first iteration to its latest record, over the records written.
+// A rate, not a sum of the iterations' own durations, since with
+// --overlap-eval or --async an iteration's duration overlaps the next
+// ones' and a sum would count the overlap twice.
 type eta struct {
-	spent time.Duration
-	timed int
+	since time.Time // the start of the session's first iteration
+	done  int       // records this session wrote
+}
+
+// left returns the estimate for n more iterations after a record
+// written at now of an iteration started at started.
+func (c *eta) left(started, now time.Time, n int) time.Duration {
+	if c.done == 0 || started.Before(c.since) {
+		c.since = started
+	}
+	c.done++
+	return now.Sub(c.since) / time.Duration(c.done) * time.Duration(n)
 }
 
 // finish writes iteration rec's record (started at t0), last of its
@@ -279,13 +293,13 @@ func (r *runner) finish(recs []Record, rec Record, t0 time.Time, clock *eta) ([]
 	if err := r.publish(recs); err != nil {
 		return recs, err
 	}
-	took := time.Since(t0)
-	clock.spent += took
-	clock.timed++
+	now := time.Now()
+	took := now.Sub(t0)
 	left := r.cfg.Iterations - i
+	rest := clock.left(t0, now, left)
 	eta := ""
 	if left > 0 {
-		eta = fmt.Sprintf("; ETA %s for %d more", (clock.spent / time.Duration(clock.timed) * time.Duration(left)).Round(time.Second), left)
+		eta = fmt.Sprintf("; ETA %s for %d more", rest.Round(time.Second), left)
 	}
 	r.logf("iteration %d/%d done in %s: %s%s", i, r.cfg.Iterations, took.Round(time.Second), rec.summary(), eta)
 	return recs, nil
