@@ -6,15 +6,20 @@
 //
 // Shipped networks:
 //
-//   - connect4-zero (the default since 2026-11-29): Connect Four, 32
-//     channels x 4 residual blocks, the Polyak-averaged network of iteration
-//     139 of the `canopy zero --randomplies 12 --qmix 0.5 --precision bf16`
-//     run recorded in docs/RESULTS.md (section "AlphaZero on Connect Four
-//     from zero", session 22; 27,800 self-play games, about 40 minutes of
-//     the idle 2-core machine): on the 400 solver-labelled positions the
-//     network alone plays an optimal move in 78.8% of them, with 800
-//     simulations in 95.8%; against connect4-zero-v2 it scores 72.2% over
-//     200 games at 200 simulations a move.
+//   - connect4-zero (the default since 2026-11-29, session 23): Connect
+//     Four, 32 channels x 4 residual blocks, the Polyak-averaged network of
+//     iteration 394 of the `canopy zero --randomplies 12 --qmix 0.5
+//     --precision bf16` run recorded in docs/RESULTS.md (section "AlphaZero
+//     on Connect Four from zero"; 78,800 self-play games, about two hours
+//     of the idle 2-core machine): on the 400 solver-labelled positions the
+//     network alone plays an optimal move in 89.8% of them, with 800
+//     simulations in 98.2%; against connect4-zero-v3 it scores 58.0% over
+//     200 games at 200 simulations a move (166 of them drawn).
+//   - connect4-zero-v3: the default before, the same run's iteration 139
+//     (27,800 games, about 40 minutes): 78.8% alone, 95.8% with 800
+//     simulations; against connect4-zero-v2 it scores 72.2% over 200 games.
+//     Figures in docs/ dated 2026-11-29 before session 23 that name
+//     connect4-zero measured this network.
 //   - connect4-zero-v2: the default before, same shape, iteration 144 of the
 //     `canopy zero --randomplies 12` run of the same section (28,800 games,
 //     120 minutes of loop time): 75.8% alone, 93.2% with 800 simulations.
@@ -68,6 +73,9 @@ import (
 //go:embed connect4.safetensors
 var connect4 []byte
 
+//go:embed connect4-v3.safetensors
+var connect4v3 []byte
+
 //go:embed connect4-v2.safetensors
 var connect4v2 []byte
 
@@ -87,7 +95,8 @@ var sushigo2 []byte
 var sushigo4 []byte
 
 func init() {
-	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (139 iterations with random openings, Q-mixed value targets, bfloat16), see docs/RESULTS.md", connect4)
+	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (394 iterations with random openings, Q-mixed value targets, bfloat16), see docs/RESULTS.md", connect4)
+	nets.RegisterShipped("connect4-zero-v3", "connect4", "the earlier AlphaZero-trained 32x4 net (iteration 139 of the same run), see docs/RESULTS.md", connect4v3)
 	nets.RegisterShipped("connect4-zero-v2", "connect4", "the earlier AlphaZero-trained 32x4 net (144 iterations with random openings), see docs/RESULTS.md", connect4v2)
 	nets.RegisterShipped("connect4-zero-v1", "connect4", "the earlier AlphaZero-trained 32x4 net (62 iterations), see docs/RESULTS.md", connect4v1)
 	nets.SetDefault("connect4-zero")

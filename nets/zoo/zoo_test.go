@@ -27,7 +27,7 @@ func TestShippedConnect4(t *testing.T) {
 	if src.Ref != "connect4-zero" || net.PolicySize() != 7 {
 		t.Fatalf("default connect4 net: %+v", src)
 	}
-	for _, ref := range []string{"connect4-zero-v1", "connect4-zero-v2"} {
+	for _, ref := range []string{"connect4-zero-v1", "connect4-zero-v2", "connect4-zero-v3"} {
 		if _, src, err := nets.OpenNet(ref, g); err != nil || src.Ref != ref {
 			t.Errorf("the earlier shipped net %s: %+v, %v", ref, src, err)
 		}
