@@ -648,6 +648,9 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 // gemmOne runs C = A*B on the calling goroutine alone with implementation
 // im (the chunks are the unit of parallelism here).
 func gemmOne(im *impl, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if directGemm(im, false, m, n, k, a, lda, b, ldb, false, c, ldc) {
+		return
+	}
 	j := jobPool.Get().(*job)
 	j.gemmArgs = gemmArgs{m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, im: im}
 	j.ts = im.tilesFor(n)

@@ -107,7 +107,9 @@ func (a *winoArgs) gradChunk(t0, t1, tiles int, du []float32, bf16 bool) {
 	a.gradOut(im, sc, t0, t1, os)
 	plane := cin * cout
 	for e := range 16 {
-		gemm(1, true, false, cin, cout, nt, 1, sc.v[e*is:], cin, sc.mm[e*os:], cout, 1, du[e*plane:], cout, nil, nil, false)
+		if !directGemm(im, true, cin, cout, nt, sc.v[e*is:], cin, sc.mm[e*os:], cout, true, du[e*plane:], cout) {
+			gemm(1, true, false, cin, cout, nt, 1, sc.v[e*is:], cin, sc.mm[e*os:], cout, 1, du[e*plane:], cout, nil, nil, false)
+		}
 	}
 	winoPool.Put(sc)
 }
