@@ -60,3 +60,14 @@ func winoGradOutAVX512(v *float32, vs int, src *[4]*float32, n int)             
 func winoGradOutPairsBF16AVX512(dst *uint16, ds int, src *[8]*float32, n int)   { noSIMD() }
 func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int) { noSIMD() }
 func prefetch4(p *[4]*float32, lines int)                                       { noSIMD() }
+
+// The run-of-tiles gathers (winograd.go, transformIn).
+func winoGatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
+	noSIMD()
+}
+func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
+	noSIMD()
+}
+func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
+	noSIMD()
+}

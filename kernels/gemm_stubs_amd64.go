@@ -578,3 +578,18 @@ func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int)
 //
 //go:noescape
 func prefetch4(p *[4]*float32, lines int)
+
+// winoGatherTilesAVX2 is winoGatherInAVX2 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 8.
+//
+//go:noescape
+func winoGatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+
+// winoGatherTilesAVX512 is winoGatherInAVX512 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 16.
+//
+//go:noescape
+func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+
+// winoGatherTilesBF16AVX512 is winoGatherInBF16AVX512 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written rounded at v[i*cin:] (row stride vs); cin is a multiple of 16.
+//
+//go:noescape
+func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)

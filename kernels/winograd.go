@@ -614,19 +614,22 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 		if !rounded {
 			*v = grow(*v, 16*is)
 		}
-		for t := t0; t < t1; t++ {
-			a.taps(tab, n, p, &taps, sc.zero[:cin])
-			if p++; p == per {
-				n, p = n+1, 0
-			}
+		// Run by run of the tiles of one image: the loops take the tile
+		// table's rows and build each tile's pointers themselves.
+		hw := a.h * a.w
+		for t := t0; t < t1; {
+			k := min(t1-t, per-p) // the run's tiles
+			img, row, z := &a.src[n*hw*cin], &tab[20*p], &sc.zero[0]
 			switch {
 			case rounded:
-				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &taps, cin)
+				winoGatherTilesBF16AVX512(&sc.vb[(t-t0)*cin], is, img, row, z, cin, k)
 			case im.avx512Loops && cin%16 == 0:
-				winoGatherInAVX512(&(*v)[(t-t0)*cin], is, &taps, cin)
+				winoGatherTilesAVX512(&(*v)[(t-t0)*cin], is, img, row, z, cin, k)
 			default:
-				winoGatherInAVX2(&(*v)[(t-t0)*cin], is, &taps, cin)
+				winoGatherTilesAVX2(&(*v)[(t-t0)*cin], is, img, row, z, cin, k)
 			}
+			t += k
+			n, p = n+1, 0
 		}
 	default:
 		sc.d = grow(sc.d, 16*is)
