@@ -71,3 +71,17 @@ func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *f
 func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
 	noSIMD()
 }
+
+// The run-of-tiles stores (winograd.go, chunk).
+func winoStoreTilesAVX2(m *float32, ms int, dst, res *float32, tab *int32, sink, zero, bias *float32, lo float32, cout, nt int) {
+	noSIMD()
+}
+func winoStoreTilesAVX512(m *float32, ms int, dst, res *float32, tab *int32, sink, zero, bias *float32, lo float32, cout, nt int) {
+	noSIMD()
+}
+func winoStatsTilesAVX2(m *float32, ms int, dst *float32, tab *int32, sink, shift, s1, s2 *float32, cout, nt int) {
+	noSIMD()
+}
+func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink, shift, s1, s2 *float32, cout, nt int) {
+	noSIMD()
+}

@@ -593,3 +593,23 @@ func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *f
 //
 //go:noescape
 func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+
+// winoStoreTilesAVX2 is winoOutStoreAVX2 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink where negative) plus that pixel of res (nil: zeros); cout is a multiple of 8.
+//
+//go:noescape
+func winoStoreTilesAVX2(m *float32, ms int, dst *float32, res *float32, tab *int32, sink *float32, zero *float32, bias *float32, lo float32, cout int, nt int)
+
+// winoStatsTilesAVX2 is winoOutStatsAVX2 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink, and out of the sums, where negative); cout is a multiple of 8.
+//
+//go:noescape
+func winoStatsTilesAVX2(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
+
+// winoStoreTilesAVX512 is winoOutStoreAVX512 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink where negative) plus that pixel of res (nil: zeros); cout is a multiple of 16.
+//
+//go:noescape
+func winoStoreTilesAVX512(m *float32, ms int, dst *float32, res *float32, tab *int32, sink *float32, zero *float32, bias *float32, lo float32, cout int, nt int)
+
+// winoStatsTilesAVX512 is winoOutStatsAVX512 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink, and out of the sums, where negative); cout is a multiple of 16.
+//
+//go:noescape
+func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
