@@ -9,11 +9,10 @@ func platformImpls() (main, variants []*impl) { return nil, nil }
 // The assembly helper loops of amd64, which no implementation here uses
 // (none sets avx2Loops, avx512Loops or bf16).
 
-func sum9AVX2(dst *float32, taps *[9]*float32, n int)                    { noSIMD() }
-func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)           { noSIMD() }
-func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)      { noSIMD() }
-func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)    { noSIMD() }
-func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int) { noSIMD() }
+func sum9AVX2(dst *float32, taps *[9]*float32, n int)                 { noSIMD() }
+func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)        { noSIMD() }
+func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)   { noSIMD() }
+func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int) { noSIMD() }
 func winoOutStoreAVX2(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int) {
 	noSIMD()
 }

@@ -464,11 +464,6 @@ func toBF16AVX512(dst *uint16, src *float32, n int)
 //go:noescape
 func dpbf16Peak(n int)
 
-// winoGatherInBF16AVX512 is winoGatherInAVX512 storing bfloat16, on n columns (a multiple of 16).
-//
-//go:noescape
-func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
-
 // pairRowsBF16AVX512 interleaves rows 2p and 2p+1 of src (n floats each, n a multiple of 16) in bfloat16 into dst for p < pairs, XORing each word pair with mask.
 //
 //go:noescape
@@ -589,7 +584,7 @@ func winoGatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *flo
 //go:noescape
 func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
 
-// winoGatherTilesBF16AVX512 is winoGatherInBF16AVX512 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written rounded at v[i*cin:] (row stride vs); cin is a multiple of 16.
+// winoGatherTilesBF16AVX512 is winoGatherTilesAVX512 storing bfloat16: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written rounded at v[i*cin:] (row stride vs); cin is a multiple of 16.
 //
 //go:noescape
 func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)

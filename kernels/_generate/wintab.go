@@ -10,10 +10,10 @@ import (
 )
 
 // The input transforms of a run of tiles (kernels/winograd.go,
-// transformIn): winoGatherIn<w> and winoGatherInBF16AVX512 transform one
-// tile per call from 16 pixel pointers that Go computed from the tile
-// table (winoArgs.taps); with 32 channels a call does only two vectors,
-// and building the pointers cost as much as the transform. The loops
+// transformIn): winoGatherIn<w> (and a bfloat16 twin, now replaced)
+// transformed one tile per call from 16 pixel pointers that Go computed
+// from the tile table (winoArgs.taps); with 32 channels a call does only
+// two vectors, and building the pointers cost as much as the transform. The loops
 // here take a run of nt consecutive tile positions of one image and
 // their rows of the tile table, compute each tile's 16 pointers
 // themselves (a conditional move picks the zeros for a tap outside the
@@ -125,11 +125,14 @@ func winoGatherTiles(w simd) {
 }
 
 // winoGatherTilesBF16 writes winoGatherTilesBF16AVX512:
-// winoGatherInBF16AVX512 on nt tiles.
+// winoGatherTilesAVX512 (same additions, same order, 16 columns at a
+// time) storing its results rounded to bfloat16 by VCVTNEPS2BF16 (vs in
+// bfloat16 values). Physical vector registers only: the raw conversion
+// must not meet the register allocator.
 func winoGatherTilesBF16() {
 	name := "winoGatherTilesBF16AVX512"
 	gatherTiles(name, "func(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)",
-		name+" is winoGatherInBF16AVX512 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written rounded at v[i*cin:] (row stride vs); cin is a multiple of 16.",
+		name+" is winoGatherTilesAVX512 storing bfloat16: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written rounded at v[i*cin:] (row stride vs); cin is a multiple of 16.",
 		2, func(cin reg.Register) { av.SHLQ(operand.U8(1), cin) },
 		func(ptrs operand.Mem, vp, vs, cin reg.Register) {
 			av.SHRQ(operand.U8(4), cin)
@@ -144,8 +147,8 @@ func winoGatherTilesBF16() {
 			for g := 1; g < 4; g++ {
 				av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
 			}
-			// As winoGatherInBF16: Z0-Z15 the patch, Z16-Z19 s_q, Z20 an
-			// output, Y21 its bfloat16 form.
+			// Z0-Z15 the patch d[i][q] = zmm(4i+q); Z16-Z19 s_q; Z20 an
+			// output; Y21 its bfloat16 form (stored with EVEX VMOVDQU32).
 			for r := range 16 {
 				av.MOVQ(ptrs.Offset(8*r), p)
 				av.VMOVUPS(operand.Mem{Base: p, Index: jo, Scale: 1}, zmm(r))
