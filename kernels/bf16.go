@@ -289,6 +289,22 @@ type bf16Tile struct {
 // merged into C with the epilogue in Go.
 func (g *bf16Args) strips(t *bf16Tile, i0, nrows, flags int, sc *scratch) {
 	b, ldc, nr := g.b, g.ldc, g.b.nr
+	if t.conv == nil && b.n%nr == 0 {
+		// Whole strips of a GEMM (the Winograd loops' case): the kernel
+		// straight, not through call (the closure and its test per strip
+		// were 5% of a bfloat16 training step of the 32x4 Connect Four net).
+		for j0 := 0; j0 < b.n; j0 += nr {
+			var bias, res *float32
+			if g.bias != nil {
+				bias = &g.bias[j0]
+			}
+			if g.residual != nil {
+				res = &g.residual[i0*ldc+j0]
+			}
+			t.kern(b.kp, t.a, t.lda, &b.data[j0*b.kp*2], &g.c[i0*ldc+j0], ldc, bias, res, flags)
+		}
+		return
+	}
 	call := func(bp *uint16, c *float32, ldc int, bias, res *float32, flags int) {
 		if t.conv != nil {
 			t.conv(t.kp3, t.rows, t.skip, bp, c, ldc, bias, res, flags)

@@ -19,8 +19,8 @@ type impl struct {
 	// (sum9AVX2) and the Winograd transforms and store (winoInAVX2,
 	// winoGatherInAVX2, winoOutStoreAVX2, winoGradOutAVX2); avx512Loops
 	// says the Winograd transforms run in AVX-512 where the channels allow
-	// (winoGatherInAVX512, winoOutStoreAVX512, winoGradOutAVX512, and
-	// with bf16 winoGatherInBF16AVX512 and the weight gradient's pair
+	// (winoGatherInAVX512, winoGatherTilesAVX512, winoOutStoreAVX512,
+	// winoGradOutAVX512, and with bf16 winoGatherTilesBF16AVX512 and the weight gradient's pair
 	// transforms), and so do the batch-norm loops (batchnorm.go). Every
 	// one does the Go loop's arithmetic in the same order, so the results
 	// are the same bit for bit.

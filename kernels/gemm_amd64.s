@@ -26352,178 +26352,6 @@ done:
 	VZEROUPPER
 	RET
 
-// func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
-// Requires: AVX, AVX512F, AVX512VL
-TEXT ·winoGatherInBF16AVX512(SB), NOSPLIT, $0-32
-	MOVQ  v+0(FP), AX
-	MOVQ  vs+8(FP), CX
-	SHLQ  $0x01, CX
-	MOVQ  src+16(FP), DX
-	MOVQ  n+24(FP), BX
-	SHRQ  $0x04, BX
-	LEAQ  (CX)(CX*2), SI
-	XORQ  DI, DI
-	TESTQ BX, BX
-	JZ    done
-
-loop:
-	MOVQ    AX, R8
-	LEAQ    (R8)(CX*4), R9
-	LEAQ    (R9)(CX*4), R10
-	LEAQ    (R10)(CX*4), R11
-	MOVQ    (DX), R12
-	VMOVUPS (R12)(DI*1), Z0
-	MOVQ    8(DX), R12
-	VMOVUPS (R12)(DI*1), Z1
-	MOVQ    16(DX), R12
-	VMOVUPS (R12)(DI*1), Z2
-	MOVQ    24(DX), R12
-	VMOVUPS (R12)(DI*1), Z3
-	MOVQ    32(DX), R12
-	VMOVUPS (R12)(DI*1), Z4
-	MOVQ    40(DX), R12
-	VMOVUPS (R12)(DI*1), Z5
-	MOVQ    48(DX), R12
-	VMOVUPS (R12)(DI*1), Z6
-	MOVQ    56(DX), R12
-	VMOVUPS (R12)(DI*1), Z7
-	MOVQ    64(DX), R12
-	VMOVUPS (R12)(DI*1), Z8
-	MOVQ    72(DX), R12
-	VMOVUPS (R12)(DI*1), Z9
-	MOVQ    80(DX), R12
-	VMOVUPS (R12)(DI*1), Z10
-	MOVQ    88(DX), R12
-	VMOVUPS (R12)(DI*1), Z11
-	MOVQ    96(DX), R12
-	VMOVUPS (R12)(DI*1), Z12
-	MOVQ    104(DX), R12
-	VMOVUPS (R12)(DI*1), Z13
-	MOVQ    112(DX), R12
-	VMOVUPS (R12)(DI*1), Z14
-	MOVQ    120(DX), R12
-	VMOVUPS (R12)(DI*1), Z15
-	VSUBPS  Z8, Z0, Z16
-	VSUBPS  Z9, Z1, Z17
-	VSUBPS  Z10, Z2, Z18
-	VSUBPS  Z11, Z3, Z19
-	VSUBPS  Z18, Z16, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R8)
-	VADDPS    Z18, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R8)(CX*1)
-	VSUBPS    Z17, Z18, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R8)(CX*2)
-	VSUBPS    Z19, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R8)(SI*1)
-	VADDPS    Z8, Z4, Z16
-	VADDPS    Z9, Z5, Z17
-	VADDPS    Z10, Z6, Z18
-	VADDPS    Z11, Z7, Z19
-	VSUBPS    Z18, Z16, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R9)
-	VADDPS    Z18, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R9)(CX*1)
-	VSUBPS    Z17, Z18, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R9)(CX*2)
-	VSUBPS    Z19, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R9)(SI*1)
-	VSUBPS    Z4, Z8, Z16
-	VSUBPS    Z5, Z9, Z17
-	VSUBPS    Z6, Z10, Z18
-	VSUBPS    Z7, Z11, Z19
-	VSUBPS    Z18, Z16, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R10)
-	VADDPS    Z18, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R10)(CX*1)
-	VSUBPS    Z17, Z18, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R10)(CX*2)
-	VSUBPS    Z19, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R10)(SI*1)
-	VSUBPS    Z12, Z4, Z16
-	VSUBPS    Z13, Z5, Z17
-	VSUBPS    Z14, Z6, Z18
-	VSUBPS    Z15, Z7, Z19
-	VSUBPS    Z18, Z16, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R11)
-	VADDPS    Z18, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R11)(CX*1)
-	VSUBPS    Z17, Z18, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R11)(CX*2)
-	VSUBPS    Z19, Z17, Z20
-
-	// VCVTNEPS2BF16 ymm21, zmm20
-	LONG      $0x487ea262
-	WORD      $0xec72
-	VMOVDQU32 Y21, (R11)(SI*1)
-	ADDQ      $0x00000040, DI
-	ADDQ      $0x00000020, AX
-	DECQ      BX
-	JNZ       loop
-
-done:
-	VZEROUPPER
-	RET
-
 // func pairRowsBF16AVX512(dst *uint16, src *float32, n int, pairs int, mask uint32)
 // Requires: AVX, AVX512F
 TEXT ·pairRowsBF16AVX512(SB), NOSPLIT, $0-36
@@ -28160,6 +27988,1583 @@ loop:
 	ADDQ       $0x00000040, AX
 	DECQ       CX
 	JNZ        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoGatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+// Requires: AVX, CMOV
+TEXT ·winoGatherTilesAVX2(SB), NOSPLIT, $152-56
+	MOVQ  v+0(FP), AX
+	MOVQ  AX, 128(SP)
+	MOVQ  tab+24(FP), AX
+	MOVQ  AX, 136(SP)
+	MOVQ  nt+48(FP), AX
+	MOVQ  AX, 144(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ    136(SP), AX
+	MOVQ    img+16(FP), CX
+	MOVQ    zero+32(FP), DX
+	MOVQ    cin+40(FP), BX
+	SHLQ    $0x02, BX
+	MOVLQSX (AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, (SP)
+	MOVLQSX 4(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 8(SP)
+	MOVLQSX 8(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 16(SP)
+	MOVLQSX 12(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 24(SP)
+	MOVLQSX 16(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 32(SP)
+	MOVLQSX 20(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 40(SP)
+	MOVLQSX 24(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 48(SP)
+	MOVLQSX 28(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 56(SP)
+	MOVLQSX 32(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 64(SP)
+	MOVLQSX 36(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 72(SP)
+	MOVLQSX 40(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 80(SP)
+	MOVLQSX 44(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 88(SP)
+	MOVLQSX 48(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 96(SP)
+	MOVLQSX 52(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 104(SP)
+	MOVLQSX 56(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 112(SP)
+	MOVLQSX 60(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 120(SP)
+	ADDQ    $0x00000050, AX
+	MOVQ    AX, 136(SP)
+	MOVQ    128(SP), AX
+	MOVQ    vs+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    cin+40(FP), DX
+	SHRQ    $0x03, DX
+	LEAQ    (CX)(CX*2), BX
+	XORQ    SI, SI
+
+col:
+	MOVQ    AX, DI
+	LEAQ    (DI)(CX*4), R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	MOVQ    (SP), R11
+	VMOVUPS (R11)(SI*1), Y0
+	MOVQ    64(SP), R11
+	VMOVUPS (R11)(SI*1), Y1
+	VSUBPS  Y1, Y0, Y0
+	MOVQ    8(SP), R11
+	VMOVUPS (R11)(SI*1), Y1
+	MOVQ    72(SP), R11
+	VMOVUPS (R11)(SI*1), Y2
+	VSUBPS  Y2, Y1, Y1
+	MOVQ    16(SP), R11
+	VMOVUPS (R11)(SI*1), Y2
+	MOVQ    80(SP), R11
+	VMOVUPS (R11)(SI*1), Y3
+	VSUBPS  Y3, Y2, Y2
+	MOVQ    24(SP), R11
+	VMOVUPS (R11)(SI*1), Y3
+	MOVQ    88(SP), R11
+	VMOVUPS (R11)(SI*1), Y4
+	VSUBPS  Y4, Y3, Y3
+	VSUBPS  Y2, Y0, Y0
+	VMOVUPS Y0, (DI)
+	VADDPS  Y2, Y1, Y0
+	VMOVUPS Y0, (DI)(CX*1)
+	VSUBPS  Y1, Y2, Y0
+	VMOVUPS Y0, (DI)(CX*2)
+	VSUBPS  Y3, Y1, Y0
+	VMOVUPS Y0, (DI)(BX*1)
+	MOVQ    32(SP), DI
+	VMOVUPS (DI)(SI*1), Y0
+	MOVQ    64(SP), DI
+	VMOVUPS (DI)(SI*1), Y1
+	VADDPS  Y1, Y0, Y0
+	MOVQ    40(SP), DI
+	VMOVUPS (DI)(SI*1), Y1
+	MOVQ    72(SP), DI
+	VMOVUPS (DI)(SI*1), Y2
+	VADDPS  Y2, Y1, Y1
+	MOVQ    48(SP), DI
+	VMOVUPS (DI)(SI*1), Y2
+	MOVQ    80(SP), DI
+	VMOVUPS (DI)(SI*1), Y3
+	VADDPS  Y3, Y2, Y2
+	MOVQ    56(SP), DI
+	VMOVUPS (DI)(SI*1), Y3
+	MOVQ    88(SP), DI
+	VMOVUPS (DI)(SI*1), Y4
+	VADDPS  Y4, Y3, Y3
+	VSUBPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R8)
+	VADDPS  Y2, Y1, Y0
+	VMOVUPS Y0, (R8)(CX*1)
+	VSUBPS  Y1, Y2, Y0
+	VMOVUPS Y0, (R8)(CX*2)
+	VSUBPS  Y3, Y1, Y0
+	VMOVUPS Y0, (R8)(BX*1)
+	MOVQ    64(SP), DI
+	VMOVUPS (DI)(SI*1), Y0
+	MOVQ    32(SP), DI
+	VMOVUPS (DI)(SI*1), Y1
+	VSUBPS  Y1, Y0, Y0
+	MOVQ    72(SP), DI
+	VMOVUPS (DI)(SI*1), Y1
+	MOVQ    40(SP), DI
+	VMOVUPS (DI)(SI*1), Y2
+	VSUBPS  Y2, Y1, Y1
+	MOVQ    80(SP), DI
+	VMOVUPS (DI)(SI*1), Y2
+	MOVQ    48(SP), DI
+	VMOVUPS (DI)(SI*1), Y3
+	VSUBPS  Y3, Y2, Y2
+	MOVQ    88(SP), DI
+	VMOVUPS (DI)(SI*1), Y3
+	MOVQ    56(SP), DI
+	VMOVUPS (DI)(SI*1), Y4
+	VSUBPS  Y4, Y3, Y3
+	VSUBPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R9)
+	VADDPS  Y2, Y1, Y0
+	VMOVUPS Y0, (R9)(CX*1)
+	VSUBPS  Y1, Y2, Y0
+	VMOVUPS Y0, (R9)(CX*2)
+	VSUBPS  Y3, Y1, Y0
+	VMOVUPS Y0, (R9)(BX*1)
+	MOVQ    32(SP), DI
+	VMOVUPS (DI)(SI*1), Y0
+	MOVQ    96(SP), DI
+	VMOVUPS (DI)(SI*1), Y1
+	VSUBPS  Y1, Y0, Y0
+	MOVQ    40(SP), DI
+	VMOVUPS (DI)(SI*1), Y1
+	MOVQ    104(SP), DI
+	VMOVUPS (DI)(SI*1), Y2
+	VSUBPS  Y2, Y1, Y1
+	MOVQ    48(SP), DI
+	VMOVUPS (DI)(SI*1), Y2
+	MOVQ    112(SP), DI
+	VMOVUPS (DI)(SI*1), Y3
+	VSUBPS  Y3, Y2, Y2
+	MOVQ    56(SP), DI
+	VMOVUPS (DI)(SI*1), Y3
+	MOVQ    120(SP), DI
+	VMOVUPS (DI)(SI*1), Y4
+	VSUBPS  Y4, Y3, Y3
+	VSUBPS  Y2, Y0, Y0
+	VMOVUPS Y0, (R10)
+	VADDPS  Y2, Y1, Y0
+	VMOVUPS Y0, (R10)(CX*1)
+	VSUBPS  Y1, Y2, Y0
+	VMOVUPS Y0, (R10)(CX*2)
+	VSUBPS  Y3, Y1, Y0
+	VMOVUPS Y0, (R10)(BX*1)
+	ADDQ    $0x00000020, SI
+	ADDQ    $0x00000020, AX
+	DECQ    DX
+	JNZ     col
+	MOVQ    cin+40(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 128(SP)
+	DECQ    144(SP)
+	JNZ     tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·winoGatherTilesAVX512(SB), NOSPLIT, $152-56
+	MOVQ  v+0(FP), AX
+	MOVQ  AX, 128(SP)
+	MOVQ  tab+24(FP), AX
+	MOVQ  AX, 136(SP)
+	MOVQ  nt+48(FP), AX
+	MOVQ  AX, 144(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ    136(SP), AX
+	MOVQ    img+16(FP), CX
+	MOVQ    zero+32(FP), DX
+	MOVQ    cin+40(FP), BX
+	SHLQ    $0x02, BX
+	MOVLQSX (AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, (SP)
+	MOVLQSX 4(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 8(SP)
+	MOVLQSX 8(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 16(SP)
+	MOVLQSX 12(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 24(SP)
+	MOVLQSX 16(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 32(SP)
+	MOVLQSX 20(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 40(SP)
+	MOVLQSX 24(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 48(SP)
+	MOVLQSX 28(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 56(SP)
+	MOVLQSX 32(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 64(SP)
+	MOVLQSX 36(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 72(SP)
+	MOVLQSX 40(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 80(SP)
+	MOVLQSX 44(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 88(SP)
+	MOVLQSX 48(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 96(SP)
+	MOVLQSX 52(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 104(SP)
+	MOVLQSX 56(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 112(SP)
+	MOVLQSX 60(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 120(SP)
+	ADDQ    $0x00000050, AX
+	MOVQ    AX, 136(SP)
+	MOVQ    128(SP), AX
+	MOVQ    vs+8(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    cin+40(FP), DX
+	SHRQ    $0x04, DX
+	LEAQ    (CX)(CX*2), BX
+	XORQ    SI, SI
+
+col:
+	MOVQ    AX, DI
+	LEAQ    (DI)(CX*4), R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	MOVQ    (SP), R11
+	VMOVUPS (R11)(SI*1), Z0
+	MOVQ    64(SP), R11
+	VMOVUPS (R11)(SI*1), Z1
+	VSUBPS  Z1, Z0, Z0
+	MOVQ    8(SP), R11
+	VMOVUPS (R11)(SI*1), Z1
+	MOVQ    72(SP), R11
+	VMOVUPS (R11)(SI*1), Z2
+	VSUBPS  Z2, Z1, Z1
+	MOVQ    16(SP), R11
+	VMOVUPS (R11)(SI*1), Z2
+	MOVQ    80(SP), R11
+	VMOVUPS (R11)(SI*1), Z3
+	VSUBPS  Z3, Z2, Z2
+	MOVQ    24(SP), R11
+	VMOVUPS (R11)(SI*1), Z3
+	MOVQ    88(SP), R11
+	VMOVUPS (R11)(SI*1), Z4
+	VSUBPS  Z4, Z3, Z3
+	VSUBPS  Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	VADDPS  Z2, Z1, Z0
+	VMOVUPS Z0, (DI)(CX*1)
+	VSUBPS  Z1, Z2, Z0
+	VMOVUPS Z0, (DI)(CX*2)
+	VSUBPS  Z3, Z1, Z0
+	VMOVUPS Z0, (DI)(BX*1)
+	MOVQ    32(SP), DI
+	VMOVUPS (DI)(SI*1), Z0
+	MOVQ    64(SP), DI
+	VMOVUPS (DI)(SI*1), Z1
+	VADDPS  Z1, Z0, Z0
+	MOVQ    40(SP), DI
+	VMOVUPS (DI)(SI*1), Z1
+	MOVQ    72(SP), DI
+	VMOVUPS (DI)(SI*1), Z2
+	VADDPS  Z2, Z1, Z1
+	MOVQ    48(SP), DI
+	VMOVUPS (DI)(SI*1), Z2
+	MOVQ    80(SP), DI
+	VMOVUPS (DI)(SI*1), Z3
+	VADDPS  Z3, Z2, Z2
+	MOVQ    56(SP), DI
+	VMOVUPS (DI)(SI*1), Z3
+	MOVQ    88(SP), DI
+	VMOVUPS (DI)(SI*1), Z4
+	VADDPS  Z4, Z3, Z3
+	VSUBPS  Z2, Z0, Z0
+	VMOVUPS Z0, (R8)
+	VADDPS  Z2, Z1, Z0
+	VMOVUPS Z0, (R8)(CX*1)
+	VSUBPS  Z1, Z2, Z0
+	VMOVUPS Z0, (R8)(CX*2)
+	VSUBPS  Z3, Z1, Z0
+	VMOVUPS Z0, (R8)(BX*1)
+	MOVQ    64(SP), DI
+	VMOVUPS (DI)(SI*1), Z0
+	MOVQ    32(SP), DI
+	VMOVUPS (DI)(SI*1), Z1
+	VSUBPS  Z1, Z0, Z0
+	MOVQ    72(SP), DI
+	VMOVUPS (DI)(SI*1), Z1
+	MOVQ    40(SP), DI
+	VMOVUPS (DI)(SI*1), Z2
+	VSUBPS  Z2, Z1, Z1
+	MOVQ    80(SP), DI
+	VMOVUPS (DI)(SI*1), Z2
+	MOVQ    48(SP), DI
+	VMOVUPS (DI)(SI*1), Z3
+	VSUBPS  Z3, Z2, Z2
+	MOVQ    88(SP), DI
+	VMOVUPS (DI)(SI*1), Z3
+	MOVQ    56(SP), DI
+	VMOVUPS (DI)(SI*1), Z4
+	VSUBPS  Z4, Z3, Z3
+	VSUBPS  Z2, Z0, Z0
+	VMOVUPS Z0, (R9)
+	VADDPS  Z2, Z1, Z0
+	VMOVUPS Z0, (R9)(CX*1)
+	VSUBPS  Z1, Z2, Z0
+	VMOVUPS Z0, (R9)(CX*2)
+	VSUBPS  Z3, Z1, Z0
+	VMOVUPS Z0, (R9)(BX*1)
+	MOVQ    32(SP), DI
+	VMOVUPS (DI)(SI*1), Z0
+	MOVQ    96(SP), DI
+	VMOVUPS (DI)(SI*1), Z1
+	VSUBPS  Z1, Z0, Z0
+	MOVQ    40(SP), DI
+	VMOVUPS (DI)(SI*1), Z1
+	MOVQ    104(SP), DI
+	VMOVUPS (DI)(SI*1), Z2
+	VSUBPS  Z2, Z1, Z1
+	MOVQ    48(SP), DI
+	VMOVUPS (DI)(SI*1), Z2
+	MOVQ    112(SP), DI
+	VMOVUPS (DI)(SI*1), Z3
+	VSUBPS  Z3, Z2, Z2
+	MOVQ    56(SP), DI
+	VMOVUPS (DI)(SI*1), Z3
+	MOVQ    120(SP), DI
+	VMOVUPS (DI)(SI*1), Z4
+	VSUBPS  Z4, Z3, Z3
+	VSUBPS  Z2, Z0, Z0
+	VMOVUPS Z0, (R10)
+	VADDPS  Z2, Z1, Z0
+	VMOVUPS Z0, (R10)(CX*1)
+	VSUBPS  Z1, Z2, Z0
+	VMOVUPS Z0, (R10)(CX*2)
+	VSUBPS  Z3, Z1, Z0
+	VMOVUPS Z0, (R10)(BX*1)
+	ADDQ    $0x00000040, SI
+	ADDQ    $0x00000040, AX
+	DECQ    DX
+	JNZ     col
+	MOVQ    cin+40(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 128(SP)
+	DECQ    144(SP)
+	JNZ     tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+// Requires: AVX, AVX512F, AVX512VL, CMOV
+TEXT ·winoGatherTilesBF16AVX512(SB), NOSPLIT, $152-56
+	MOVQ  v+0(FP), AX
+	MOVQ  AX, 128(SP)
+	MOVQ  tab+24(FP), AX
+	MOVQ  AX, 136(SP)
+	MOVQ  nt+48(FP), AX
+	MOVQ  AX, 144(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ    136(SP), AX
+	MOVQ    img+16(FP), CX
+	MOVQ    zero+32(FP), DX
+	MOVQ    cin+40(FP), BX
+	SHLQ    $0x02, BX
+	MOVLQSX (AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, (SP)
+	MOVLQSX 4(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 8(SP)
+	MOVLQSX 8(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 16(SP)
+	MOVLQSX 12(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 24(SP)
+	MOVLQSX 16(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 32(SP)
+	MOVLQSX 20(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 40(SP)
+	MOVLQSX 24(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 48(SP)
+	MOVLQSX 28(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 56(SP)
+	MOVLQSX 32(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 64(SP)
+	MOVLQSX 36(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 72(SP)
+	MOVLQSX 40(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 80(SP)
+	MOVLQSX 44(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 88(SP)
+	MOVLQSX 48(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 96(SP)
+	MOVLQSX 52(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 104(SP)
+	MOVLQSX 56(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 112(SP)
+	MOVLQSX 60(AX), SI
+	MOVQ    SI, DI
+	IMULQ   BX, DI
+	ADDQ    CX, DI
+	TESTQ   SI, SI
+	CMOVQLT DX, DI
+	MOVQ    DI, 120(SP)
+	ADDQ    $0x00000050, AX
+	MOVQ    AX, 136(SP)
+	MOVQ    128(SP), AX
+	MOVQ    vs+8(FP), CX
+	SHLQ    $0x01, CX
+	MOVQ    cin+40(FP), DX
+	SHRQ    $0x04, DX
+	LEAQ    (CX)(CX*2), BX
+	XORQ    SI, SI
+
+col:
+	MOVQ    AX, DI
+	LEAQ    (DI)(CX*4), R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	MOVQ    (SP), R11
+	VMOVUPS (R11)(SI*1), Z0
+	MOVQ    8(SP), R11
+	VMOVUPS (R11)(SI*1), Z1
+	MOVQ    16(SP), R11
+	VMOVUPS (R11)(SI*1), Z2
+	MOVQ    24(SP), R11
+	VMOVUPS (R11)(SI*1), Z3
+	MOVQ    32(SP), R11
+	VMOVUPS (R11)(SI*1), Z4
+	MOVQ    40(SP), R11
+	VMOVUPS (R11)(SI*1), Z5
+	MOVQ    48(SP), R11
+	VMOVUPS (R11)(SI*1), Z6
+	MOVQ    56(SP), R11
+	VMOVUPS (R11)(SI*1), Z7
+	MOVQ    64(SP), R11
+	VMOVUPS (R11)(SI*1), Z8
+	MOVQ    72(SP), R11
+	VMOVUPS (R11)(SI*1), Z9
+	MOVQ    80(SP), R11
+	VMOVUPS (R11)(SI*1), Z10
+	MOVQ    88(SP), R11
+	VMOVUPS (R11)(SI*1), Z11
+	MOVQ    96(SP), R11
+	VMOVUPS (R11)(SI*1), Z12
+	MOVQ    104(SP), R11
+	VMOVUPS (R11)(SI*1), Z13
+	MOVQ    112(SP), R11
+	VMOVUPS (R11)(SI*1), Z14
+	MOVQ    120(SP), R11
+	VMOVUPS (R11)(SI*1), Z15
+	VSUBPS  Z8, Z0, Z16
+	VSUBPS  Z9, Z1, Z17
+	VSUBPS  Z10, Z2, Z18
+	VSUBPS  Z11, Z3, Z19
+	VSUBPS  Z18, Z16, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (DI)
+	VADDPS    Z18, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (DI)(CX*1)
+	VSUBPS    Z17, Z18, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (DI)(CX*2)
+	VSUBPS    Z19, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (DI)(BX*1)
+	VADDPS    Z8, Z4, Z16
+	VADDPS    Z9, Z5, Z17
+	VADDPS    Z10, Z6, Z18
+	VADDPS    Z11, Z7, Z19
+	VSUBPS    Z18, Z16, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R8)
+	VADDPS    Z18, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R8)(CX*1)
+	VSUBPS    Z17, Z18, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R8)(CX*2)
+	VSUBPS    Z19, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R8)(BX*1)
+	VSUBPS    Z4, Z8, Z16
+	VSUBPS    Z5, Z9, Z17
+	VSUBPS    Z6, Z10, Z18
+	VSUBPS    Z7, Z11, Z19
+	VSUBPS    Z18, Z16, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R9)
+	VADDPS    Z18, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R9)(CX*1)
+	VSUBPS    Z17, Z18, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R9)(CX*2)
+	VSUBPS    Z19, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R9)(BX*1)
+	VSUBPS    Z12, Z4, Z16
+	VSUBPS    Z13, Z5, Z17
+	VSUBPS    Z14, Z6, Z18
+	VSUBPS    Z15, Z7, Z19
+	VSUBPS    Z18, Z16, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R10)
+	VADDPS    Z18, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R10)(CX*1)
+	VSUBPS    Z17, Z18, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R10)(CX*2)
+	VSUBPS    Z19, Z17, Z20
+
+	// VCVTNEPS2BF16 ymm21, zmm20
+	LONG      $0x487ea262
+	WORD      $0xec72
+	VMOVDQU32 Y21, (R10)(BX*1)
+	ADDQ      $0x00000040, SI
+	ADDQ      $0x00000020, AX
+	DECQ      DX
+	JNZ       col
+	MOVQ      cin+40(FP), AX
+	SHLQ      $0x01, AX
+	ADDQ      AX, 128(SP)
+	DECQ      144(SP)
+	JNZ       tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoStoreTilesAVX2(m *float32, ms int, dst *float32, res *float32, tab *int32, sink *float32, zero *float32, bias *float32, lo float32, cout int, nt int)
+// Requires: AVX, CMOV
+TEXT ·winoStoreTilesAVX2(SB), NOSPLIT, $104-88
+	MOVQ  m+0(FP), AX
+	MOVQ  AX, 80(SP)
+	MOVQ  tab+32(FP), AX
+	MOVQ  AX, 88(SP)
+	MOVQ  nt+80(FP), AX
+	MOVQ  AX, 96(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ         88(SP), AX
+	MOVQ         dst+16(FP), CX
+	MOVQ         sink+40(FP), DX
+	MOVQ         cout+72(FP), BX
+	SHLQ         $0x02, BX
+	MOVLQSX      64(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, (SP)
+	MOVQ         zero+48(FP), R9
+	MOVQ         res+24(FP), R8
+	ADDQ         SI, R8
+	TESTQ        SI, SI
+	CMOVQLT      R9, R8
+	MOVQ         res+24(FP), DI
+	TESTQ        DI, DI
+	CMOVQEQ      R9, R8
+	MOVQ         R8, 32(SP)
+	MOVLQSX      68(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 8(SP)
+	MOVQ         zero+48(FP), R9
+	MOVQ         res+24(FP), R8
+	ADDQ         SI, R8
+	TESTQ        SI, SI
+	CMOVQLT      R9, R8
+	MOVQ         res+24(FP), DI
+	TESTQ        DI, DI
+	CMOVQEQ      R9, R8
+	MOVQ         R8, 40(SP)
+	MOVLQSX      72(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 16(SP)
+	MOVQ         zero+48(FP), R9
+	MOVQ         res+24(FP), R8
+	ADDQ         SI, R8
+	TESTQ        SI, SI
+	CMOVQLT      R9, R8
+	MOVQ         res+24(FP), DI
+	TESTQ        DI, DI
+	CMOVQEQ      R9, R8
+	MOVQ         R8, 48(SP)
+	MOVLQSX      76(AX), SI
+	IMULQ        BX, SI
+	ADDQ         SI, CX
+	TESTQ        SI, SI
+	CMOVQLT      DX, CX
+	MOVQ         CX, 24(SP)
+	MOVQ         zero+48(FP), BX
+	MOVQ         res+24(FP), DX
+	ADDQ         SI, DX
+	TESTQ        SI, SI
+	CMOVQLT      BX, DX
+	MOVQ         res+24(FP), CX
+	TESTQ        CX, CX
+	CMOVQEQ      BX, DX
+	MOVQ         DX, 56(SP)
+	ADDQ         $0x00000050, AX
+	MOVQ         AX, 88(SP)
+	MOVQ         80(SP), AX
+	MOVQ         ms+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         bias+56(FP), DX
+	MOVQ         cout+72(FP), BX
+	SHRQ         $0x03, BX
+	VBROADCASTSS lo+64(FP), Y0
+	LEAQ         (CX)(CX*2), SI
+	XORQ         DI, DI
+
+col:
+	MOVQ    AX, R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	LEAQ    (R10)(CX*4), R11
+	VMOVUPS (R8), Y1
+	VMOVUPS (R9), Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS (R10), Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS (R8)(CX*1), Y2
+	VMOVUPS (R9)(CX*1), Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (R10)(CX*1), Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS (R8)(CX*2), Y3
+	VMOVUPS (R9)(CX*2), Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS (R10)(CX*2), Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS (R8)(SI*1), Y4
+	VMOVUPS (R9)(SI*1), Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS (R10)(SI*1), Y5
+	VADDPS  Y5, Y4, Y4
+	VADDPS  Y2, Y1, Y1
+	VADDPS  Y3, Y1, Y1
+	MOVQ    32(SP), R8
+	MOVQ    (SP), R12
+	VADDPS  (DX)(DI*1), Y1, Y1
+	VADDPS  (R8)(DI*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R12)(DI*1)
+	VSUBPS  Y3, Y2, Y1
+	VSUBPS  Y4, Y1, Y1
+	MOVQ    40(SP), R8
+	MOVQ    8(SP), R12
+	VADDPS  (DX)(DI*1), Y1, Y1
+	VADDPS  (R8)(DI*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R12)(DI*1)
+	VMOVUPS (R9), Y1
+	VMOVUPS (R10), Y2
+	VSUBPS  Y2, Y1, Y1
+	VMOVUPS (R11), Y2
+	VSUBPS  Y2, Y1, Y1
+	VMOVUPS (R9)(CX*1), Y2
+	VMOVUPS (R10)(CX*1), Y3
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS (R11)(CX*1), Y3
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS (R9)(CX*2), Y3
+	VMOVUPS (R10)(CX*2), Y4
+	VSUBPS  Y4, Y3, Y3
+	VMOVUPS (R11)(CX*2), Y4
+	VSUBPS  Y4, Y3, Y3
+	VMOVUPS (R9)(SI*1), Y4
+	VMOVUPS (R10)(SI*1), Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS (R11)(SI*1), Y5
+	VSUBPS  Y5, Y4, Y4
+	VADDPS  Y2, Y1, Y1
+	VADDPS  Y3, Y1, Y1
+	MOVQ    48(SP), R8
+	MOVQ    16(SP), R9
+	VADDPS  (DX)(DI*1), Y1, Y1
+	VADDPS  (R8)(DI*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R9)(DI*1)
+	VSUBPS  Y3, Y2, Y1
+	VSUBPS  Y4, Y1, Y1
+	MOVQ    56(SP), R8
+	MOVQ    24(SP), R9
+	VADDPS  (DX)(DI*1), Y1, Y1
+	VADDPS  (R8)(DI*1), Y1, Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (R9)(DI*1)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, DI
+	DECQ    BX
+	JNZ     col
+	MOVQ    cout+72(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 80(SP)
+	DECQ    96(SP)
+	JNZ     tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoStatsTilesAVX2(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
+// Requires: AVX, CMOV
+TEXT ·winoStatsTilesAVX2(SB), NOSPLIT, $104-80
+	MOVQ  m+0(FP), AX
+	MOVQ  AX, 80(SP)
+	MOVQ  tab+24(FP), AX
+	MOVQ  AX, 88(SP)
+	MOVQ  nt+72(FP), AX
+	MOVQ  AX, 96(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ         88(SP), AX
+	MOVQ         dst+16(FP), CX
+	MOVQ         sink+32(FP), DX
+	MOVQ         cout+64(FP), BX
+	SHLQ         $0x02, BX
+	MOVLQSX      64(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, (SP)
+	XORL         DI, DI
+	NOTL         DI
+	XORL         R8, R8
+	TESTQ        SI, SI
+	CMOVLLT      R8, DI
+	MOVL         DI, 64(SP)
+	MOVLQSX      68(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 8(SP)
+	XORL         DI, DI
+	NOTL         DI
+	XORL         R8, R8
+	TESTQ        SI, SI
+	CMOVLLT      R8, DI
+	MOVL         DI, 68(SP)
+	MOVLQSX      72(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 16(SP)
+	XORL         DI, DI
+	NOTL         DI
+	XORL         R8, R8
+	TESTQ        SI, SI
+	CMOVLLT      R8, DI
+	MOVL         DI, 72(SP)
+	MOVLQSX      76(AX), SI
+	IMULQ        BX, SI
+	ADDQ         SI, CX
+	TESTQ        SI, SI
+	CMOVQLT      DX, CX
+	MOVQ         CX, 24(SP)
+	XORL         CX, CX
+	NOTL         CX
+	XORL         DX, DX
+	TESTQ        SI, SI
+	CMOVLLT      DX, CX
+	MOVL         CX, 76(SP)
+	ADDQ         $0x00000050, AX
+	MOVQ         AX, 88(SP)
+	MOVQ         80(SP), AX
+	MOVQ         ms+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         shift+40(FP), DX
+	MOVQ         s1+48(FP), BX
+	MOVQ         s2+56(FP), SI
+	MOVQ         cout+64(FP), DI
+	SHRQ         $0x03, DI
+	VBROADCASTSS 64(SP), Y0
+	VBROADCASTSS 68(SP), Y1
+	VBROADCASTSS 72(SP), Y2
+	VBROADCASTSS 76(SP), Y3
+	LEAQ         (CX)(CX*2), R8
+	XORQ         R9, R9
+
+col:
+	LEAQ    (AX)(CX*4), R10
+	LEAQ    (R10)(CX*4), R11
+	LEAQ    (R11)(CX*4), R12
+	VMOVUPS (AX), Y4
+	VMOVUPS (R10), Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS (R11), Y5
+	VADDPS  Y5, Y4, Y4
+	VMOVUPS (AX)(CX*1), Y5
+	VMOVUPS (R10)(CX*1), Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS (R11)(CX*1), Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS (AX)(CX*2), Y6
+	VMOVUPS (R10)(CX*2), Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS (R11)(CX*2), Y7
+	VADDPS  Y7, Y6, Y6
+	VMOVUPS (AX)(R8*1), Y7
+	VMOVUPS (R10)(R8*1), Y8
+	VADDPS  Y8, Y7, Y7
+	VMOVUPS (R11)(R8*1), Y8
+	VADDPS  Y8, Y7, Y7
+	VADDPS  Y5, Y4, Y4
+	VADDPS  Y6, Y4, Y4
+	MOVQ    (SP), R13
+	VMOVUPS Y4, (R13)(R9*1)
+	VSUBPS  (DX)(R9*1), Y4, Y4
+	VANDPS  Y0, Y4, Y4
+	VMULPS  Y4, Y4, Y8
+	VSUBPS  Y6, Y5, Y5
+	VSUBPS  Y7, Y5, Y5
+	MOVQ    8(SP), R13
+	VMOVUPS Y5, (R13)(R9*1)
+	VSUBPS  (DX)(R9*1), Y5, Y5
+	VANDPS  Y1, Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y5, Y5, Y5
+	VADDPS  Y5, Y8, Y8
+	VMOVUPS (R10), Y5
+	VMOVUPS (R11), Y6
+	VSUBPS  Y6, Y5, Y5
+	VMOVUPS (R12), Y6
+	VSUBPS  Y6, Y5, Y5
+	VMOVUPS (R10)(CX*1), Y6
+	VMOVUPS (R11)(CX*1), Y7
+	VSUBPS  Y7, Y6, Y6
+	VMOVUPS (R12)(CX*1), Y7
+	VSUBPS  Y7, Y6, Y6
+	VMOVUPS (R10)(CX*2), Y7
+	VMOVUPS (R11)(CX*2), Y9
+	VSUBPS  Y9, Y7, Y7
+	VMOVUPS (R12)(CX*2), Y9
+	VSUBPS  Y9, Y7, Y7
+	VMOVUPS (R10)(R8*1), Y9
+	VMOVUPS (R11)(R8*1), Y10
+	VSUBPS  Y10, Y9, Y9
+	VMOVUPS (R12)(R8*1), Y10
+	VSUBPS  Y10, Y9, Y9
+	VADDPS  Y6, Y5, Y5
+	VADDPS  Y7, Y5, Y5
+	MOVQ    16(SP), R10
+	VMOVUPS Y5, (R10)(R9*1)
+	VSUBPS  (DX)(R9*1), Y5, Y5
+	VANDPS  Y2, Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y5, Y5, Y5
+	VADDPS  Y5, Y8, Y8
+	VSUBPS  Y7, Y6, Y5
+	VSUBPS  Y9, Y5, Y5
+	MOVQ    24(SP), R10
+	VMOVUPS Y5, (R10)(R9*1)
+	VSUBPS  (DX)(R9*1), Y5, Y5
+	VANDPS  Y3, Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  Y5, Y5, Y5
+	VADDPS  Y5, Y8, Y8
+	VADDPS  (BX)(R9*1), Y4, Y4
+	VMOVUPS Y4, (BX)(R9*1)
+	VADDPS  (SI)(R9*1), Y8, Y8
+	VMOVUPS Y8, (SI)(R9*1)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, R9
+	DECQ    DI
+	JNZ     col
+	MOVQ    cout+64(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 80(SP)
+	DECQ    96(SP)
+	JNZ     tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoStoreTilesAVX512(m *float32, ms int, dst *float32, res *float32, tab *int32, sink *float32, zero *float32, bias *float32, lo float32, cout int, nt int)
+// Requires: AVX, AVX512F, CMOV
+TEXT ·winoStoreTilesAVX512(SB), NOSPLIT, $104-88
+	MOVQ  m+0(FP), AX
+	MOVQ  AX, 80(SP)
+	MOVQ  tab+32(FP), AX
+	MOVQ  AX, 88(SP)
+	MOVQ  nt+80(FP), AX
+	MOVQ  AX, 96(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ         88(SP), AX
+	MOVQ         dst+16(FP), CX
+	MOVQ         sink+40(FP), DX
+	MOVQ         cout+72(FP), BX
+	SHLQ         $0x02, BX
+	MOVLQSX      64(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, (SP)
+	MOVQ         zero+48(FP), R9
+	MOVQ         res+24(FP), R8
+	ADDQ         SI, R8
+	TESTQ        SI, SI
+	CMOVQLT      R9, R8
+	MOVQ         res+24(FP), DI
+	TESTQ        DI, DI
+	CMOVQEQ      R9, R8
+	MOVQ         R8, 32(SP)
+	MOVLQSX      68(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 8(SP)
+	MOVQ         zero+48(FP), R9
+	MOVQ         res+24(FP), R8
+	ADDQ         SI, R8
+	TESTQ        SI, SI
+	CMOVQLT      R9, R8
+	MOVQ         res+24(FP), DI
+	TESTQ        DI, DI
+	CMOVQEQ      R9, R8
+	MOVQ         R8, 40(SP)
+	MOVLQSX      72(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 16(SP)
+	MOVQ         zero+48(FP), R9
+	MOVQ         res+24(FP), R8
+	ADDQ         SI, R8
+	TESTQ        SI, SI
+	CMOVQLT      R9, R8
+	MOVQ         res+24(FP), DI
+	TESTQ        DI, DI
+	CMOVQEQ      R9, R8
+	MOVQ         R8, 48(SP)
+	MOVLQSX      76(AX), SI
+	IMULQ        BX, SI
+	ADDQ         SI, CX
+	TESTQ        SI, SI
+	CMOVQLT      DX, CX
+	MOVQ         CX, 24(SP)
+	MOVQ         zero+48(FP), BX
+	MOVQ         res+24(FP), DX
+	ADDQ         SI, DX
+	TESTQ        SI, SI
+	CMOVQLT      BX, DX
+	MOVQ         res+24(FP), CX
+	TESTQ        CX, CX
+	CMOVQEQ      BX, DX
+	MOVQ         DX, 56(SP)
+	ADDQ         $0x00000050, AX
+	MOVQ         AX, 88(SP)
+	MOVQ         80(SP), AX
+	MOVQ         ms+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         bias+56(FP), DX
+	MOVQ         cout+72(FP), BX
+	SHRQ         $0x04, BX
+	VBROADCASTSS lo+64(FP), Z0
+	LEAQ         (CX)(CX*2), SI
+	XORQ         DI, DI
+
+col:
+	MOVQ    AX, R8
+	LEAQ    (R8)(CX*4), R9
+	LEAQ    (R9)(CX*4), R10
+	LEAQ    (R10)(CX*4), R11
+	VMOVUPS (R8), Z1
+	VMOVUPS (R9), Z2
+	VADDPS  Z2, Z1, Z1
+	VMOVUPS (R10), Z2
+	VADDPS  Z2, Z1, Z1
+	VMOVUPS (R8)(CX*1), Z2
+	VMOVUPS (R9)(CX*1), Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (R10)(CX*1), Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS (R8)(CX*2), Z3
+	VMOVUPS (R9)(CX*2), Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS (R10)(CX*2), Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS (R8)(SI*1), Z4
+	VMOVUPS (R9)(SI*1), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS (R10)(SI*1), Z5
+	VADDPS  Z5, Z4, Z4
+	VADDPS  Z2, Z1, Z1
+	VADDPS  Z3, Z1, Z1
+	MOVQ    32(SP), R8
+	MOVQ    (SP), R12
+	VADDPS  (DX)(DI*1), Z1, Z1
+	VADDPS  (R8)(DI*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R12)(DI*1)
+	VSUBPS  Z3, Z2, Z1
+	VSUBPS  Z4, Z1, Z1
+	MOVQ    40(SP), R8
+	MOVQ    8(SP), R12
+	VADDPS  (DX)(DI*1), Z1, Z1
+	VADDPS  (R8)(DI*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R12)(DI*1)
+	VMOVUPS (R9), Z1
+	VMOVUPS (R10), Z2
+	VSUBPS  Z2, Z1, Z1
+	VMOVUPS (R11), Z2
+	VSUBPS  Z2, Z1, Z1
+	VMOVUPS (R9)(CX*1), Z2
+	VMOVUPS (R10)(CX*1), Z3
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS (R11)(CX*1), Z3
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS (R9)(CX*2), Z3
+	VMOVUPS (R10)(CX*2), Z4
+	VSUBPS  Z4, Z3, Z3
+	VMOVUPS (R11)(CX*2), Z4
+	VSUBPS  Z4, Z3, Z3
+	VMOVUPS (R9)(SI*1), Z4
+	VMOVUPS (R10)(SI*1), Z5
+	VSUBPS  Z5, Z4, Z4
+	VMOVUPS (R11)(SI*1), Z5
+	VSUBPS  Z5, Z4, Z4
+	VADDPS  Z2, Z1, Z1
+	VADDPS  Z3, Z1, Z1
+	MOVQ    48(SP), R8
+	MOVQ    16(SP), R9
+	VADDPS  (DX)(DI*1), Z1, Z1
+	VADDPS  (R8)(DI*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R9)(DI*1)
+	VSUBPS  Z3, Z2, Z1
+	VSUBPS  Z4, Z1, Z1
+	MOVQ    56(SP), R8
+	MOVQ    24(SP), R9
+	VADDPS  (DX)(DI*1), Z1, Z1
+	VADDPS  (R8)(DI*1), Z1, Z1
+	VMAXPS  Z1, Z0, Z1
+	VMOVUPS Z1, (R9)(DI*1)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JNZ     col
+	MOVQ    cout+72(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 80(SP)
+	DECQ    96(SP)
+	JNZ     tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
+// Requires: AVX, AVX512DQ, AVX512F, CMOV
+TEXT ·winoStatsTilesAVX512(SB), NOSPLIT, $104-80
+	MOVQ  m+0(FP), AX
+	MOVQ  AX, 80(SP)
+	MOVQ  tab+24(FP), AX
+	MOVQ  AX, 88(SP)
+	MOVQ  nt+72(FP), AX
+	MOVQ  AX, 96(SP)
+	TESTQ AX, AX
+	JZ    done
+
+tile:
+	MOVQ         88(SP), AX
+	MOVQ         dst+16(FP), CX
+	MOVQ         sink+32(FP), DX
+	MOVQ         cout+64(FP), BX
+	SHLQ         $0x02, BX
+	MOVLQSX      64(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, (SP)
+	XORL         DI, DI
+	NOTL         DI
+	XORL         R8, R8
+	TESTQ        SI, SI
+	CMOVLLT      R8, DI
+	MOVL         DI, 64(SP)
+	MOVLQSX      68(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 8(SP)
+	XORL         DI, DI
+	NOTL         DI
+	XORL         R8, R8
+	TESTQ        SI, SI
+	CMOVLLT      R8, DI
+	MOVL         DI, 68(SP)
+	MOVLQSX      72(AX), SI
+	IMULQ        BX, SI
+	MOVQ         CX, DI
+	ADDQ         SI, DI
+	TESTQ        SI, SI
+	CMOVQLT      DX, DI
+	MOVQ         DI, 16(SP)
+	XORL         DI, DI
+	NOTL         DI
+	XORL         R8, R8
+	TESTQ        SI, SI
+	CMOVLLT      R8, DI
+	MOVL         DI, 72(SP)
+	MOVLQSX      76(AX), SI
+	IMULQ        BX, SI
+	ADDQ         SI, CX
+	TESTQ        SI, SI
+	CMOVQLT      DX, CX
+	MOVQ         CX, 24(SP)
+	XORL         CX, CX
+	NOTL         CX
+	XORL         DX, DX
+	TESTQ        SI, SI
+	CMOVLLT      DX, CX
+	MOVL         CX, 76(SP)
+	ADDQ         $0x00000050, AX
+	MOVQ         AX, 88(SP)
+	MOVQ         80(SP), AX
+	MOVQ         ms+8(FP), CX
+	SHLQ         $0x02, CX
+	MOVQ         shift+40(FP), DX
+	MOVQ         s1+48(FP), BX
+	MOVQ         s2+56(FP), SI
+	MOVQ         cout+64(FP), DI
+	SHRQ         $0x04, DI
+	VBROADCASTSS 64(SP), Z0
+	VBROADCASTSS 68(SP), Z1
+	VBROADCASTSS 72(SP), Z2
+	VBROADCASTSS 76(SP), Z3
+	LEAQ         (CX)(CX*2), R8
+	XORQ         R9, R9
+
+col:
+	LEAQ    (AX)(CX*4), R10
+	LEAQ    (R10)(CX*4), R11
+	LEAQ    (R11)(CX*4), R12
+	VMOVUPS (AX), Z4
+	VMOVUPS (R10), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS (R11), Z5
+	VADDPS  Z5, Z4, Z4
+	VMOVUPS (AX)(CX*1), Z5
+	VMOVUPS (R10)(CX*1), Z6
+	VADDPS  Z6, Z5, Z5
+	VMOVUPS (R11)(CX*1), Z6
+	VADDPS  Z6, Z5, Z5
+	VMOVUPS (AX)(CX*2), Z6
+	VMOVUPS (R10)(CX*2), Z7
+	VADDPS  Z7, Z6, Z6
+	VMOVUPS (R11)(CX*2), Z7
+	VADDPS  Z7, Z6, Z6
+	VMOVUPS (AX)(R8*1), Z7
+	VMOVUPS (R10)(R8*1), Z8
+	VADDPS  Z8, Z7, Z7
+	VMOVUPS (R11)(R8*1), Z8
+	VADDPS  Z8, Z7, Z7
+	VADDPS  Z5, Z4, Z4
+	VADDPS  Z6, Z4, Z4
+	MOVQ    (SP), R13
+	VMOVUPS Z4, (R13)(R9*1)
+	VSUBPS  (DX)(R9*1), Z4, Z4
+	VANDPS  Z0, Z4, Z4
+	VMULPS  Z4, Z4, Z8
+	VSUBPS  Z6, Z5, Z5
+	VSUBPS  Z7, Z5, Z5
+	MOVQ    8(SP), R13
+	VMOVUPS Z5, (R13)(R9*1)
+	VSUBPS  (DX)(R9*1), Z5, Z5
+	VANDPS  Z1, Z5, Z5
+	VADDPS  Z5, Z4, Z4
+	VMULPS  Z5, Z5, Z5
+	VADDPS  Z5, Z8, Z8
+	VMOVUPS (R10), Z5
+	VMOVUPS (R11), Z6
+	VSUBPS  Z6, Z5, Z5
+	VMOVUPS (R12), Z6
+	VSUBPS  Z6, Z5, Z5
+	VMOVUPS (R10)(CX*1), Z6
+	VMOVUPS (R11)(CX*1), Z7
+	VSUBPS  Z7, Z6, Z6
+	VMOVUPS (R12)(CX*1), Z7
+	VSUBPS  Z7, Z6, Z6
+	VMOVUPS (R10)(CX*2), Z7
+	VMOVUPS (R11)(CX*2), Z9
+	VSUBPS  Z9, Z7, Z7
+	VMOVUPS (R12)(CX*2), Z9
+	VSUBPS  Z9, Z7, Z7
+	VMOVUPS (R10)(R8*1), Z9
+	VMOVUPS (R11)(R8*1), Z10
+	VSUBPS  Z10, Z9, Z9
+	VMOVUPS (R12)(R8*1), Z10
+	VSUBPS  Z10, Z9, Z9
+	VADDPS  Z6, Z5, Z5
+	VADDPS  Z7, Z5, Z5
+	MOVQ    16(SP), R10
+	VMOVUPS Z5, (R10)(R9*1)
+	VSUBPS  (DX)(R9*1), Z5, Z5
+	VANDPS  Z2, Z5, Z5
+	VADDPS  Z5, Z4, Z4
+	VMULPS  Z5, Z5, Z5
+	VADDPS  Z5, Z8, Z8
+	VSUBPS  Z7, Z6, Z5
+	VSUBPS  Z9, Z5, Z5
+	MOVQ    24(SP), R10
+	VMOVUPS Z5, (R10)(R9*1)
+	VSUBPS  (DX)(R9*1), Z5, Z5
+	VANDPS  Z3, Z5, Z5
+	VADDPS  Z5, Z4, Z4
+	VMULPS  Z5, Z5, Z5
+	VADDPS  Z5, Z8, Z8
+	VADDPS  (BX)(R9*1), Z4, Z4
+	VMOVUPS Z4, (BX)(R9*1)
+	VADDPS  (SI)(R9*1), Z8, Z8
+	VMOVUPS Z8, (SI)(R9*1)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, R9
+	DECQ    DI
+	JNZ     col
+	MOVQ    cout+64(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 80(SP)
+	DECQ    96(SP)
+	JNZ     tile
 
 done:
 	VZEROUPPER

@@ -9,11 +9,10 @@ func platformImpls() (main, variants []*impl) { return nil, nil }
 // The assembly helper loops of amd64, which no implementation here uses
 // (none sets avx2Loops, avx512Loops or bf16).
 
-func sum9AVX2(dst *float32, taps *[9]*float32, n int)                    { noSIMD() }
-func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)           { noSIMD() }
-func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)      { noSIMD() }
-func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int)    { noSIMD() }
-func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int) { noSIMD() }
+func sum9AVX2(dst *float32, taps *[9]*float32, n int)                 { noSIMD() }
+func winoInAVX2(v *float32, vs int, d *float32, ds int, n int)        { noSIMD() }
+func winoGatherInAVX2(v *float32, vs int, src *[16]*float32, n int)   { noSIMD() }
+func winoGatherInAVX512(v *float32, vs int, src *[16]*float32, n int) { noSIMD() }
 func winoOutStoreAVX2(m *float32, ms int, out, res *[4]*float32, bias *float32, lo float32, n int) {
 	noSIMD()
 }
@@ -60,3 +59,28 @@ func winoGradOutAVX512(v *float32, vs int, src *[4]*float32, n int)             
 func winoGradOutPairsBF16AVX512(dst *uint16, ds int, src *[8]*float32, n int)   { noSIMD() }
 func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int) { noSIMD() }
 func prefetch4(p *[4]*float32, lines int)                                       { noSIMD() }
+
+// The run-of-tiles gathers (winograd.go, transformIn).
+func winoGatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
+	noSIMD()
+}
+func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
+	noSIMD()
+}
+func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin, nt int) {
+	noSIMD()
+}
+
+// The run-of-tiles stores (winograd.go, chunk).
+func winoStoreTilesAVX2(m *float32, ms int, dst, res *float32, tab *int32, sink, zero, bias *float32, lo float32, cout, nt int) {
+	noSIMD()
+}
+func winoStoreTilesAVX512(m *float32, ms int, dst, res *float32, tab *int32, sink, zero, bias *float32, lo float32, cout, nt int) {
+	noSIMD()
+}
+func winoStatsTilesAVX2(m *float32, ms int, dst *float32, tab *int32, sink, shift, s1, s2 *float32, cout, nt int) {
+	noSIMD()
+}
+func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink, shift, s1, s2 *float32, cout, nt int) {
+	noSIMD()
+}

@@ -464,11 +464,6 @@ func toBF16AVX512(dst *uint16, src *float32, n int)
 //go:noescape
 func dpbf16Peak(n int)
 
-// winoGatherInBF16AVX512 is winoGatherInAVX512 storing bfloat16, on n columns (a multiple of 16).
-//
-//go:noescape
-func winoGatherInBF16AVX512(v *uint16, vs int, src *[16]*float32, n int)
-
 // pairRowsBF16AVX512 interleaves rows 2p and 2p+1 of src (n floats each, n a multiple of 16) in bfloat16 into dst for p < pairs, XORing each word pair with mask.
 //
 //go:noescape
@@ -578,3 +573,38 @@ func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int)
 //
 //go:noescape
 func prefetch4(p *[4]*float32, lines int)
+
+// winoGatherTilesAVX2 is winoGatherInAVX2 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 8.
+//
+//go:noescape
+func winoGatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+
+// winoGatherTilesAVX512 is winoGatherInAVX512 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 16.
+//
+//go:noescape
+func winoGatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+
+// winoGatherTilesBF16AVX512 is winoGatherTilesAVX512 storing bfloat16: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written rounded at v[i*cin:] (row stride vs); cin is a multiple of 16.
+//
+//go:noescape
+func winoGatherTilesBF16AVX512(v *uint16, vs int, img *float32, tab *int32, zero *float32, cin int, nt int)
+
+// winoStoreTilesAVX2 is winoOutStoreAVX2 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink where negative) plus that pixel of res (nil: zeros); cout is a multiple of 8.
+//
+//go:noescape
+func winoStoreTilesAVX2(m *float32, ms int, dst *float32, res *float32, tab *int32, sink *float32, zero *float32, bias *float32, lo float32, cout int, nt int)
+
+// winoStatsTilesAVX2 is winoOutStatsAVX2 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink, and out of the sums, where negative); cout is a multiple of 8.
+//
+//go:noescape
+func winoStatsTilesAVX2(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
+
+// winoStoreTilesAVX512 is winoOutStoreAVX512 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink where negative) plus that pixel of res (nil: zeros); cout is a multiple of 16.
+//
+//go:noescape
+func winoStoreTilesAVX512(m *float32, ms int, dst *float32, res *float32, tab *int32, sink *float32, zero *float32, bias *float32, lo float32, cout int, nt int)
+
+// winoStatsTilesAVX512 is winoOutStatsAVX512 on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink, and out of the sums, where negative); cout is a multiple of 16.
+//
+//go:noescape
+func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)

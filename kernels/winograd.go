@@ -529,11 +529,14 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	}
 	tab, per := a.table(sc), a.th*a.tw
 	n, p := t0/per, t0%per
+	hw := a.h * a.w
 	var out, res [4][]float32 // on the stack: no write barriers
-	// With cout a whole number of vectors, the SIMD store runs on each
-	// tile straight from pointers (outPtrs; through outputs and the
-	// slices of winoOutStore and winoOutStats, the pointers cost 5-7% of
-	// a training step of the 32x4 Connect Four net).
+	// With cout a whole number of vectors, the SIMD stores run on a run of
+	// tiles of one image per call, building the output pointers from the
+	// tile table themselves (through outputs and the slices of
+	// winoOutStore and winoOutStats, the pointers cost 5-7% of a training
+	// step of the 32x4 Connect Four net, and one call per tile with
+	// pointers built in Go per tile another 3%).
 	lanes := 0
 	switch {
 	case im.avx512Loops && cout%16 == 0:
@@ -541,30 +544,36 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	case im.avx2Loops && cout%8 == 0:
 		lanes = 8
 	}
-	var op, rp [4]*float32
 	var keep [4]uint32
 	if a.stats != nil {
 		c := t0 / winoChunk
 		s1, s2 := a.stats[2*c*cout:][:cout], a.stats[(2*c+1)*cout:][:cout]
-		for t := t0; t < t1; t++ {
-			mt := sc.mm[(t-t0)*cout:]
-			switch lanes {
-			case 16:
-				a.outPtrs(tab, n, p, &op, &rp, &keep, &sc.sink[0], &sc.zero[0])
-				winoOutStatsAVX512(&mt[0], os, &op, &keep, &a.shift[0], &s1[0], &s2[0], cout)
-			case 8:
-				a.outPtrs(tab, n, p, &op, &rp, &keep, &sc.sink[0], &sc.zero[0])
-				winoOutStatsAVX2(&mt[0], os, &op, &keep, &a.shift[0], &s1[0], &s2[0], cout)
-			default:
-				a.outputs(tab, n, p, &out, &res, sc.sink[:cout], sc.zero[:cout])
-				for q, o := range tab[20*p+16:][:4] {
-					keep[q] = ^uint32(0)
-					if o < 0 {
-						keep[q] = 0
-					}
+		if lanes != 0 {
+			// Run by run of the tiles of one image: the loops take the
+			// tile table's rows and build the pointers themselves.
+			for t := t0; t < t1; {
+				k := min(t1-t, per-p) // the run's tiles
+				mt, dst, row := &sc.mm[(t-t0)*cout], &a.dst[n*hw*cout], &tab[20*p]
+				if lanes == 16 {
+					winoStatsTilesAVX512(mt, os, dst, row, &sc.sink[0], &a.shift[0], &s1[0], &s2[0], cout, k)
+				} else {
+					winoStatsTilesAVX2(mt, os, dst, row, &sc.sink[0], &a.shift[0], &s1[0], &s2[0], cout, k)
 				}
-				winoOutStats(im, mt, os, &out, &keep, a.shift, s1, s2)
+				t += k
+				n, p = n+1, 0
 			}
+			winoPool.Put(sc)
+			return
+		}
+		for t := t0; t < t1; t++ {
+			a.outputs(tab, n, p, &out, &res, sc.sink[:cout], sc.zero[:cout])
+			for q, o := range tab[20*p+16:][:4] {
+				keep[q] = ^uint32(0)
+				if o < 0 {
+					keep[q] = 0
+				}
+			}
+			winoOutStats(im, sc.mm[(t-t0)*cout:], os, &out, &keep, a.shift, s1, s2)
 			if p++; p == per {
 				n, p = n+1, 0
 			}
@@ -573,16 +582,20 @@ func (a *winoArgs) chunk(t0, t1 int) {
 		return
 	}
 	if lanes != 0 {
-		for t := t0; t < t1; t++ {
-			a.outPtrs(tab, n, p, &op, &rp, &keep, &sc.sink[0], &sc.zero[0])
+		for t := t0; t < t1; {
+			k := min(t1-t, per-p) // the run's tiles
+			mt, dst, row := &sc.mm[(t-t0)*cout], &a.dst[n*hw*cout], &tab[20*p]
+			var res *float32
+			if a.residual != nil {
+				res = &a.residual[n*hw*cout]
+			}
 			if lanes == 16 {
-				winoOutStoreAVX512(&sc.mm[(t-t0)*cout], os, &op, &rp, &bias[0], lo, cout)
+				winoStoreTilesAVX512(mt, os, dst, res, row, &sc.sink[0], &sc.zero[0], &bias[0], lo, cout, k)
 			} else {
-				winoOutStoreAVX2(&sc.mm[(t-t0)*cout], os, &op, &rp, &bias[0], lo, cout)
+				winoStoreTilesAVX2(mt, os, dst, res, row, &sc.sink[0], &sc.zero[0], &bias[0], lo, cout, k)
 			}
-			if p++; p == per {
-				n, p = n+1, 0
-			}
+			t += k
+			n, p = n+1, 0
 		}
 		winoPool.Put(sc)
 		return
@@ -614,19 +627,22 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 		if !rounded {
 			*v = grow(*v, 16*is)
 		}
-		for t := t0; t < t1; t++ {
-			a.taps(tab, n, p, &taps, sc.zero[:cin])
-			if p++; p == per {
-				n, p = n+1, 0
-			}
+		// Run by run of the tiles of one image: the loops take the tile
+		// table's rows and build each tile's pointers themselves.
+		hw := a.h * a.w
+		for t := t0; t < t1; {
+			k := min(t1-t, per-p) // the run's tiles
+			img, row, z := &a.src[n*hw*cin], &tab[20*p], &sc.zero[0]
 			switch {
 			case rounded:
-				winoGatherInBF16AVX512(&sc.vb[(t-t0)*cin], is, &taps, cin)
+				winoGatherTilesBF16AVX512(&sc.vb[(t-t0)*cin], is, img, row, z, cin, k)
 			case im.avx512Loops && cin%16 == 0:
-				winoGatherInAVX512(&(*v)[(t-t0)*cin], is, &taps, cin)
+				winoGatherTilesAVX512(&(*v)[(t-t0)*cin], is, img, row, z, cin, k)
 			default:
-				winoGatherInAVX2(&(*v)[(t-t0)*cin], is, &taps, cin)
+				winoGatherTilesAVX2(&(*v)[(t-t0)*cin], is, img, row, z, cin, k)
 			}
+			t += k
+			n, p = n+1, 0
 		}
 	default:
 		sc.d = grow(sc.d, 16*is)
@@ -648,6 +664,9 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 // gemmOne runs C = A*B on the calling goroutine alone with implementation
 // im (the chunks are the unit of parallelism here).
 func gemmOne(im *impl, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if directGemm(im, false, m, n, k, a, lda, b, ldb, false, c, ldc) {
+		return
+	}
 	j := jobPool.Get().(*job)
 	j.gemmArgs = gemmArgs{m: m, n: n, k: k, alpha: 1, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, im: im}
 	j.ts = im.tilesFor(n)
@@ -715,26 +734,6 @@ func (a *winoArgs) taps(tab []int32, n, p int, taps *[16]*float32, zero []float3
 			taps[q] = &zero[0]
 		} else {
 			taps[q] = &img[int(o)*cin]
-		}
-	}
-}
-
-// outPtrs is outputs for the SIMD stores of whole vectors: op[q] points
-// at output pixel q (2*row+column) of tile position p of image n, or at
-// sink (cout values) where the pixel lies outside the image, rp[q] at the
-// pixel's residual, or at zero (cout zeros) where there is none, and
-// keep[q] is all ones for a pixel inside the image, zero outside.
-func (a *winoArgs) outPtrs(tab []int32, n, p int, op, rp *[4]*float32, keep *[4]uint32, sink, zero *float32) {
-	base := n * a.h * a.w
-	for q, o := range tab[20*p+16:][:4] {
-		if o < 0 {
-			op[q], rp[q], keep[q] = sink, zero, 0
-			continue
-		}
-		off := (base + int(o)) * a.cout
-		op[q], rp[q], keep[q] = &a.dst[off], zero, ^uint32(0)
-		if a.residual != nil {
-			rp[q] = &a.residual[off]
 		}
 	}
 }

@@ -107,7 +107,9 @@ func (a *winoArgs) gradChunk(t0, t1, tiles int, du []float32, bf16 bool) {
 	a.gradOut(im, sc, t0, t1, os)
 	plane := cin * cout
 	for e := range 16 {
-		gemm(1, true, false, cin, cout, nt, 1, sc.v[e*is:], cin, sc.mm[e*os:], cout, 1, du[e*plane:], cout, nil, nil, false)
+		if !directGemm(im, true, cin, cout, nt, sc.v[e*is:], cin, sc.mm[e*os:], cout, true, du[e*plane:], cout) {
+			gemm(1, true, false, cin, cout, nt, 1, sc.v[e*is:], cin, sc.mm[e*os:], cout, 1, du[e*plane:], cout, nil, nil, false)
+		}
 	}
 	winoPool.Put(sc)
 }
@@ -180,6 +182,16 @@ func centre(tab []int32, n, p int, img []float32, hw, ch int, y *[4]*float32, ze
 // issue 42's weight-gradient work). winoGradOutAVX2 and
 // winoGradOutAVX512 do the same operations in the same order.
 func winoGradOut(im *impl, v []float32, vs int, y *[4]*float32, n int) {
+	// Whole vectors of one width (every training net's case): the SIMD
+	// loop straight, as simd below would call it, without the closure.
+	switch {
+	case n > 0 && im.avx512Loops && n%16 == 0:
+		winoGradOutAVX512(&v[0], vs, y, n)
+		return
+	case n > 0 && !im.avx512Loops && im.avx2Loops && n%8 == 0:
+		winoGradOutAVX2(&v[0], vs, y, n)
+		return
+	}
 	j := 0
 	simd := func(k int, f func(v *float32, vs int, src *[4]*float32, n int)) {
 		var p [4]*float32

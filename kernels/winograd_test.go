@@ -26,7 +26,7 @@ const winoTol = 1e-5
 // chunks of tiles that split over threads.
 func TestConv3x3Winograd(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	shapes := [][5]int{{1, 1, 1, 1, 1}, {2, 3, 6, 7, 5}, {1, 64, 6, 7, 64}, {3, 2, 10, 10, 33},
+	shapes := [][5]int{{1, 1, 1, 1, 1}, {7, 16, 5, 5, 16}, {2, 3, 6, 7, 5}, {1, 64, 6, 7, 64}, {3, 2, 10, 10, 33},
 		{1, 4, 1, 5, 3}, {5, 7, 3, 1, 70}, {2, 16, 8, 8, 16}, {24, 64, 6, 7, 64}, {6, 32, 10, 10, 128}}
 	if testing.Short() {
 		shapes = shapes[:7]

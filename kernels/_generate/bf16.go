@@ -329,73 +329,6 @@ func vcvtneps2bf16(dst, src int) {
 	raw(fmt.Sprintf("VCVTNEPS2BF16 ymm%d, zmm%d", dst, src), evex512(2, 0x72, dst, 0, src))
 }
 
-// winoGatherInBF16 writes winoGatherInBF16AVX512: winoGatherInAVX512
-// (same additions, same order, 16 columns at a time) storing its results
-// rounded to bfloat16 by VCVTNEPS2BF16 (vs in bfloat16 values). Physical
-// registers only: the raw conversion must not meet the register
-// allocator.
-func winoGatherInBF16() {
-	name := "winoGatherInBF16AVX512"
-	av.TEXT(name, attr.NOSPLIT, "func(v *uint16, vs int, src *[16]*float32, n int)")
-	av.Pragma("noescape")
-	av.Doc(name + " is winoGatherInAVX512 storing bfloat16, on n columns (a multiple of 16).")
-	vp := av.Load(av.Param("v"), av.GP64())
-	vs := av.Load(av.Param("vs"), av.GP64())
-	av.SHLQ(operand.U8(1), vs)
-	tbl := av.Load(av.Param("src"), av.GP64())
-	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(4), n)
-	vs3 := av.GP64()
-	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
-	jo := av.GP64()
-	av.XORQ(jo, jo)
-	vq := [4]reg.GPVirtual{av.GP64(), av.GP64(), av.GP64(), av.GP64()}
-	p := av.GP64()
-	countedLoop(n, func() {
-		av.MOVQ(vp, vq[0])
-		for g := 1; g < 4; g++ {
-			av.LEAQ(operand.Mem{Base: vq[g-1], Index: vs, Scale: 4}, vq[g])
-		}
-		// Z0-Z15: the patch d[i][q] = zmm(4i+q); Z16-Z19: s_q; Z20: output;
-		// Y21: its bfloat16 form (stored with EVEX VMOVDQU32).
-		for r := range 16 {
-			av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * r}, p)
-			av.VMOVUPS(operand.Mem{Base: p, Index: jo, Scale: 1}, zmm(r))
-		}
-		d := func(i, q int) reg.VecPhysical { return zmm(4*i + q) }
-		store := func(k, l int) { // zmm20, rounded, to v[(4k+l)*vs]
-			vcvtneps2bf16(21, 20)
-			av.VMOVDQU32(reg.Y21, strided(vq[k], vs, vs3, l, 0))
-		}
-		for k := range 4 {
-			for q := range 4 {
-				sq := zmm(16 + q)
-				switch k {
-				case 0:
-					av.VSUBPS(d(2, q), d(0, q), sq) // d0 - d2
-				case 1:
-					av.VADDPS(d(2, q), d(1, q), sq) // d1 + d2
-				case 2:
-					av.VSUBPS(d(1, q), d(2, q), sq) // d2 - d1
-				default:
-					av.VSUBPS(d(3, q), d(1, q), sq) // d1 - d3
-				}
-			}
-			out := zmm(20)
-			av.VSUBPS(zmm(18), zmm(16), out) // s0 - s2
-			store(k, 0)
-			av.VADDPS(zmm(18), zmm(17), out) // s1 + s2
-			store(k, 1)
-			av.VSUBPS(zmm(17), zmm(18), out) // s2 - s1
-			store(k, 2)
-			av.VSUBPS(zmm(19), zmm(17), out) // s1 - s3
-			store(k, 3)
-		}
-		av.ADDQ(operand.U32(64), jo)
-		av.ADDQ(operand.U32(32), vp)
-	})
-}
-
 // toBF16 writes toBF16AVX512: dst[i] = bfloat16(src[i]) (round to nearest
 // even, VCVTNE2PS2BF16's rules) for i < n, n a multiple of 32.
 func toBF16() {
@@ -458,7 +391,6 @@ func generateBF16() string {
 	}
 	toBF16()
 	peakBF16()
-	winoGatherInBF16()
 	pairRowsBF16()
 	return tab + ")\n"
 }

@@ -2,8 +2,9 @@
 // micro-kernels of package kernels (and sum9AVX2, the inner loop of
 // col2im3x3, and the Winograd loops winoInAVX2, winoGatherIn<w> and
 // winoOutStore<w>: the transforms and the store of Conv3x3Winograd), and the
-// AVX-512 BF16 ones (bf16.go), and the AVX-512 loops of training's batch
-// normalisation (batchnorm.go), with avo. Run it with `go generate` in
+// AVX-512 BF16 ones (bf16.go), the AVX-512 loops of training's batch
+// normalisation (batchnorm.go), and the run-of-tiles input transforms
+// (wintab.go), with avo. Run it with `go generate` in
 // kernels (see the go:generate line in kernels/gemm_amd64.go) or directly:
 //
 //	cd kernels/_generate && go run . -out ../gemm_amd64.s
@@ -639,6 +640,7 @@ func main() {
 	batchNorm()
 	winoFuse()
 	wgrad()
+	winoTab()
 	av.Generate()
 	if *tables != "" {
 		src, err := format.Source([]byte(tab.String()))
