@@ -46,11 +46,17 @@
 //     self-play games, 24 minutes on one core): its policy alone beats
 //     `strands-greedy` in 198 of 200 games, with 16 simulations per action
 //     in 200 of 200.
-//   - sushigo2-zero (the default for sushigo:players=2): Sushi Go! at two
-//     players on the simultaneous view (a child per joint action), the
-//     built-in 32 channels x 2 blocks with the scalar value head, the
-//     Polyak-averaged network of iteration 40 of the `z4-sushigo` run
-//     recorded in docs/RESULTS.md (section 10; 2,560 self-play games of
+//   - sushigo2-zero (the default for sushigo:players=2 since 2026-11-29,
+//     session sushi2): Sushi Go! at two players on the simultaneous view,
+//     the built-in 32 channels x 2 blocks with the scalar value head, the
+//     Polyak-averaged network of iteration 47 of a `canopy zero` run
+//     continued from sushigo2-zero-v1 with 256 simulations a self-play
+//     move and Q-mixed value targets (--qmix 0.5; 3,008 games, 631 CPU-s)
+//     recorded in docs/RESULTS.md (section 10, "A stronger two-player
+//     network"). See there for its scores against alpha-AMAF + Heuristic
+//     and head to head against v1.
+//   - sushigo2-zero-v1: the default before, same shape, iteration 40 of
+//     the `z4-sushigo` run of the same section (2,560 self-play games of
 //     64 simulations, 8.7 minutes of loop time): 82.5% against
 //     sushigo-heuristic with 64 simulations a move, and its policy alone
 //     beats sushigo-heuristic in 15 of 20 games.
@@ -91,6 +97,9 @@ var strands []byte
 //go:embed sushigo2.safetensors
 var sushigo2 []byte
 
+//go:embed sushigo2-v1.safetensors
+var sushigo2v1 []byte
+
 //go:embed sushigo4.safetensors
 var sushigo4 []byte
 
@@ -104,7 +113,8 @@ func init() {
 	nets.SetDefault("connect4d-zero")
 	nets.RegisterShipped("strands-zero", "strands:size=4", "AlphaZero per atomic action with Gumbel root search, 32x2 net (300 iterations of 96 games), see docs/RESULTS.md", strands)
 	nets.SetDefault("strands-zero")
-	nets.RegisterShipped("sushigo2-zero", "sushigo:players=2", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (40 iterations of 64 games), see docs/RESULTS.md", sushigo2)
+	nets.RegisterShipped("sushigo2-zero", "sushigo:players=2", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (v1 continued 47 iterations at 256 simulations, Q-mixed value targets), see docs/RESULTS.md", sushigo2)
+	nets.RegisterShipped("sushigo2-zero-v1", "sushigo:players=2", "the earlier AlphaZero-trained 32x2 net, scalar value head (40 iterations of 64 games), see docs/RESULTS.md", sushigo2v1)
 	nets.SetDefault("sushigo2-zero")
 	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
 	nets.SetDefault("sushigo4-zero")

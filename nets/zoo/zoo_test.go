@@ -107,9 +107,21 @@ func TestShippedStrands(t *testing.T) {
 }
 
 // The shipped two-player Sushi Go network: its policy alone beats
-// sushigo-heuristic, the study's hand-written agent.
+// sushigo-heuristic, the study's hand-written agent; the earlier one
+// stays available by its versioned name and beats it too.
 func TestShippedSushiGo2(t *testing.T) {
-	checkShipped(t, "sushigo:players=2", "sushigo2-zero", sushigo2, "40", "sushigo-heuristic", 12)
+	checkShipped(t, "sushigo:players=2", "sushigo2-zero", sushigo2, "47", "sushigo-heuristic", 12)
+	g := games.MustNew("sushigo:players=2")
+	if _, src, err := nets.OpenNet("sushigo2-zero-v1", g); err != nil || src.Ref != "sushigo2-zero-v1" {
+		t.Fatalf("the earlier shipped net sushigo2-zero-v1: %+v, %v", src, err)
+	}
+	_, meta, err := nets.DecodeWithMetadata(sushigo2v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "40" {
+		t.Errorf("sushigo2-zero-v1 metadata %v: want iteration 40 of a %s run", meta, g.Spec())
+	}
 }
 
 // The shipped four-player Sushi Go network: its policy alone, against
