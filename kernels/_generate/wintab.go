@@ -51,11 +51,37 @@ func gatherTiles(name, sig, doc string, elem uint8, vstep func(cin reg.Register)
 	av.Pragma("noescape")
 	av.Doc(doc)
 	ptrs := av.AllocLocal(16 * 8)
-	cur := av.AllocLocal(8) // the current tile's v
+	tileLoop("v", func(tab reg.GPVirtual) {
+		img := av.Load(av.Param("img"), av.GP64())
+		zero := av.Load(av.Param("zero"), av.GP64())
+		pix := av.Load(av.Param("cin"), av.GP64())
+		av.SHLQ(operand.U8(2), pix) // bytes per pixel
+		tilePointers(ptrs, tab, img, zero, pix)
+	}, func(cur operand.Mem) {
+		vp := av.GP64()
+		av.MOVQ(cur, vp)
+		vs := av.Load(av.Param("vs"), av.GP64())
+		av.SHLQ(operand.U8(elem/2), vs) // elem 2 or 4: shift 1 or 2
+		cin := av.Load(av.Param("cin"), av.GP64())
+		body(ptrs, vp, vs, cin)
+		c := av.Load(av.Param("cin"), av.GP64())
+		vstep(c)
+		av.ADDQ(c, cur)
+	})
+}
+
+// tileLoop emits the loop of a run-of-tiles kernel over its nt tiles and
+// its return: perTile gets the register holding the tile's row of tab
+// (which advances by tabStride bytes per tile) to build the tile's
+// pointers, then body works on the tile's columns with cur, the local
+// holding param data for this tile, which body advances to the next
+// tile's. The caller's own locals are allocated before it.
+func tileLoop(data string, perTile func(tab reg.GPVirtual), body func(cur operand.Mem)) {
+	cur := av.AllocLocal(8)
 	tabp := av.AllocLocal(8)
 	left := av.AllocLocal(8)
-	v := av.Load(av.Param("v"), av.GP64())
-	av.MOVQ(v, cur)
+	d := av.Load(av.Param(data), av.GP64())
+	av.MOVQ(d, cur)
 	t := av.Load(av.Param("tab"), av.GP64())
 	av.MOVQ(t, tabp)
 	nt := av.Load(av.Param("nt"), av.GP64())
@@ -66,25 +92,11 @@ func gatherTiles(name, sig, doc string, elem uint8, vstep func(cin reg.Register)
 	{
 		tab := av.GP64()
 		av.MOVQ(tabp, tab)
-		img := av.Load(av.Param("img"), av.GP64())
-		zero := av.Load(av.Param("zero"), av.GP64())
-		pix := av.Load(av.Param("cin"), av.GP64())
-		av.SHLQ(operand.U8(2), pix) // bytes per pixel
-		tilePointers(ptrs, tab, img, zero, pix)
+		perTile(tab)
 		av.ADDQ(operand.U32(tabStride), tab)
 		av.MOVQ(tab, tabp)
 	}
-	{
-		vp := av.GP64()
-		av.MOVQ(cur, vp)
-		vs := av.Load(av.Param("vs"), av.GP64())
-		av.SHLQ(operand.U8(elem/2), vs) // elem 2 or 4: shift 1 or 2
-		cin := av.Load(av.Param("cin"), av.GP64())
-		body(ptrs, vp, vs, cin)
-		c := av.Load(av.Param("cin"), av.GP64())
-		vstep(c)
-		av.ADDQ(c, cur)
-	}
+	body(cur)
 	av.DECQ(left)
 	av.JNZ(operand.LabelRef("tile"))
 	av.Label("done")
@@ -262,21 +274,7 @@ func storeTiles(name, sig, doc string, withRes bool, body func(ops, rps, keep op
 	ops := av.AllocLocal(4 * 8)
 	rps := av.AllocLocal(4 * 8)
 	keep := av.AllocLocal(4 * 4)
-	cur := av.AllocLocal(8) // the current tile's m
-	tabp := av.AllocLocal(8)
-	left := av.AllocLocal(8)
-	m := av.Load(av.Param("m"), av.GP64())
-	av.MOVQ(m, cur)
-	t := av.Load(av.Param("tab"), av.GP64())
-	av.MOVQ(t, tabp)
-	nt := av.Load(av.Param("nt"), av.GP64())
-	av.MOVQ(nt, left)
-	av.TESTQ(nt, nt)
-	av.JZ(operand.LabelRef("done"))
-	av.Label("tile")
-	{
-		tab := av.GP64()
-		av.MOVQ(tabp, tab)
+	tileLoop("m", func(tab reg.GPVirtual) {
 		dst := av.Load(av.Param("dst"), av.GP64())
 		sink := av.Load(av.Param("sink"), av.GP64())
 		pix := av.Load(av.Param("cout"), av.GP64())
@@ -294,10 +292,7 @@ func storeTiles(name, sig, doc string, withRes bool, body func(ops, rps, keep op
 		} else {
 			outPointers(ops, nil, &keep, tab, dst, sink, pix, operand.Mem{}, operand.Mem{})
 		}
-		av.ADDQ(operand.U32(tabStride), tab)
-		av.MOVQ(tab, tabp)
-	}
-	{
+	}, func(cur operand.Mem) {
 		mp := av.GP64()
 		av.MOVQ(cur, mp)
 		ms := av.Load(av.Param("ms"), av.GP64())
@@ -306,12 +301,7 @@ func storeTiles(name, sig, doc string, withRes bool, body func(ops, rps, keep op
 		c := av.Load(av.Param("cout"), av.GP64())
 		av.SHLQ(operand.U8(2), c)
 		av.ADDQ(c, cur)
-	}
-	av.DECQ(left)
-	av.JNZ(operand.LabelRef("tile"))
-	av.Label("done")
-	av.VZEROUPPER()
-	av.RET()
+	})
 }
 
 // winoStoreTiles writes winoStoreTiles<w>: winoOutStore<w> on nt tiles.
