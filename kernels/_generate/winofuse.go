@@ -53,30 +53,38 @@ func winoOutStats(w simd) {
 		for g := 1; g < 4; g++ {
 			av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
 		}
-		var sum, sq reg.VecVirtual
-		winoOutTransform(w, mAt, func(q int, y reg.VecVirtual) {
-			op := av.GP64()
-			av.MOVQ(operand.Mem{Base: outs, Disp: 8 * q}, op)
-			av.VMOVUPS(y, at(op))
-			e := w.vec()
-			av.VSUBPS(at(shift), y, e) // y - shift
-			av.VANDPS(kv[q], e, e)
-			if q == 0 {
-				sum, sq = e, w.vec()
-				av.VMULPS(e, e, sq)
-				return
-			}
-			av.VADDPS(e, sum, sum)
-			av.VMULPS(e, e, e)
-			av.VADDPS(e, sq, sq)
-		})
-		av.VADDPS(at(s1), sum, sum)
-		av.VMOVUPS(sum, at(s1))
-		av.VADDPS(at(s2), sq, sq)
-		av.VMOVUPS(sq, at(s2))
+		statsColumn(w, mAt, at, func(q int) operand.Mem { return operand.Mem{Base: outs, Disp: 8 * q} }, kv, shift, s1, s2)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 	})
+}
+
+// statsColumn emits one column step of winoOutStats: the output
+// transform of the products at mAt, output q stored at at(the pointer in
+// out(q)), and its sum and square around at(shift), masked by kv[q],
+// added into at(s1) and at(s2) in the order winoOutStats documents.
+func statsColumn(w simd, mAt func(i, q int) operand.Mem, at func(base reg.Register) operand.Mem, out func(q int) operand.Mem, kv [4]reg.VecVirtual, shift, s1, s2 reg.Register) {
+	var sum, sq reg.VecVirtual
+	winoOutTransform(w, mAt, func(q int, y reg.VecVirtual) {
+		op := av.GP64()
+		av.MOVQ(out(q), op)
+		av.VMOVUPS(y, at(op))
+		e := w.vec()
+		av.VSUBPS(at(shift), y, e) // y - shift
+		av.VANDPS(kv[q], e, e)
+		if q == 0 {
+			sum, sq = e, w.vec()
+			av.VMULPS(e, e, sq)
+			return
+		}
+		av.VADDPS(e, sum, sum)
+		av.VMULPS(e, e, e)
+		av.VADDPS(e, sq, sq)
+	})
+	av.VADDPS(at(s1), sum, sum)
+	av.VMOVUPS(sum, at(s1))
+	av.VADDPS(at(s2), sq, sq)
+	av.VMOVUPS(sq, at(s2))
 }
 
 // winoFuse writes every fused loop of the training forward.

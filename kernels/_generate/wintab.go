@@ -373,27 +373,7 @@ func winoStatsTiles(w simd) {
 			for g := 1; g < 4; g++ {
 				av.LEAQ(operand.Mem{Base: mq[g-1], Index: ms, Scale: 4}, mq[g])
 			}
-			var sum, sq reg.VecVirtual
-			winoOutTransform(w, mAt, func(q int, y reg.VecVirtual) {
-				op := av.GP64()
-				av.MOVQ(ops.Offset(8*q), op)
-				av.VMOVUPS(y, at(op))
-				e := w.vec()
-				av.VSUBPS(at(shift), y, e) // y - shift
-				av.VANDPS(kv[q], e, e)
-				if q == 0 {
-					sum, sq = e, w.vec()
-					av.VMULPS(e, e, sq)
-					return
-				}
-				av.VADDPS(e, sum, sum)
-				av.VMULPS(e, e, e)
-				av.VADDPS(e, sq, sq)
-			})
-			av.VADDPS(at(s1), sum, sum)
-			av.VMOVUPS(sum, at(s1))
-			av.VADDPS(at(s2), sq, sq)
-			av.VMOVUPS(sq, at(s2))
+			statsColumn(w, mAt, at, func(q int) operand.Mem { return ops.Offset(8 * q) }, kv, shift, s1, s2)
 			av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
 			av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 			av.DECQ(n)
