@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -551,16 +552,13 @@ func (a *winoArgs) chunk(t0, t1 int) {
 		if lanes != 0 {
 			// Run by run of the tiles of one image: the loops take the
 			// tile table's rows and build the pointers themselves.
-			for t := t0; t < t1; {
-				k := min(t1-t, per-p) // the run's tiles
-				mt, dst, row := &sc.mm[(t-t0)*cout], &a.dst[n*hw*cout], &tab[20*p]
+			for r := range imageRuns(t0, t1, per) {
+				mt, dst, row := &sc.mm[(r.t-t0)*cout], &a.dst[r.n*hw*cout], &tab[20*r.p]
 				if lanes == 16 {
-					winoStatsTilesAVX512(mt, os, dst, row, &sc.sink[0], &a.shift[0], &s1[0], &s2[0], cout, k)
+					winoStatsTilesAVX512(mt, os, dst, row, &sc.sink[0], &a.shift[0], &s1[0], &s2[0], cout, r.k)
 				} else {
-					winoStatsTilesAVX2(mt, os, dst, row, &sc.sink[0], &a.shift[0], &s1[0], &s2[0], cout, k)
+					winoStatsTilesAVX2(mt, os, dst, row, &sc.sink[0], &a.shift[0], &s1[0], &s2[0], cout, r.k)
 				}
-				t += k
-				n, p = n+1, 0
 			}
 			winoPool.Put(sc)
 			return
@@ -582,20 +580,17 @@ func (a *winoArgs) chunk(t0, t1 int) {
 		return
 	}
 	if lanes != 0 {
-		for t := t0; t < t1; {
-			k := min(t1-t, per-p) // the run's tiles
-			mt, dst, row := &sc.mm[(t-t0)*cout], &a.dst[n*hw*cout], &tab[20*p]
+		for r := range imageRuns(t0, t1, per) {
+			mt, dst, row := &sc.mm[(r.t-t0)*cout], &a.dst[r.n*hw*cout], &tab[20*r.p]
 			var res *float32
 			if a.residual != nil {
-				res = &a.residual[n*hw*cout]
+				res = &a.residual[r.n*hw*cout]
 			}
 			if lanes == 16 {
-				winoStoreTilesAVX512(mt, os, dst, res, row, &sc.sink[0], &sc.zero[0], &bias[0], lo, cout, k)
+				winoStoreTilesAVX512(mt, os, dst, res, row, &sc.sink[0], &sc.zero[0], &bias[0], lo, cout, r.k)
 			} else {
-				winoStoreTilesAVX2(mt, os, dst, res, row, &sc.sink[0], &sc.zero[0], &bias[0], lo, cout, k)
+				winoStoreTilesAVX2(mt, os, dst, res, row, &sc.sink[0], &sc.zero[0], &bias[0], lo, cout, r.k)
 			}
-			t += k
-			n, p = n+1, 0
 		}
 		winoPool.Put(sc)
 		return
@@ -630,19 +625,16 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 		// Run by run of the tiles of one image: the loops take the tile
 		// table's rows and build each tile's pointers themselves.
 		hw := a.h * a.w
-		for t := t0; t < t1; {
-			k := min(t1-t, per-p) // the run's tiles
-			img, row, z := &a.src[n*hw*cin], &tab[20*p], &sc.zero[0]
+		for r := range imageRuns(t0, t1, per) {
+			img, row, z := &a.src[r.n*hw*cin], &tab[20*r.p], &sc.zero[0]
 			switch {
 			case rounded:
-				winoGatherTilesBF16AVX512(&sc.vb[(t-t0)*cin], is, img, row, z, cin, k)
+				winoGatherTilesBF16AVX512(&sc.vb[(r.t-t0)*cin], is, img, row, z, cin, r.k)
 			case im.avx512Loops && cin%16 == 0:
-				winoGatherTilesAVX512(&(*v)[(t-t0)*cin], is, img, row, z, cin, k)
+				winoGatherTilesAVX512(&(*v)[(r.t-t0)*cin], is, img, row, z, cin, r.k)
 			default:
-				winoGatherTilesAVX2(&(*v)[(t-t0)*cin], is, img, row, z, cin, k)
+				winoGatherTilesAVX2(&(*v)[(r.t-t0)*cin], is, img, row, z, cin, r.k)
 			}
-			t += k
-			n, p = n+1, 0
 		}
 	default:
 		sc.d = grow(sc.d, 16*is)
@@ -659,6 +651,28 @@ func (a *winoArgs) transformIn(im *impl, sc *winoScratch, v *[]float32, t0, t1, 
 		winoIn(im, *v, is, sc.d, is, nt*cin)
 	}
 	return rounded
+}
+
+// tileRun is a run of k tiles of one image, from tile t of the batch:
+// image n, the first tile at position p of the image.
+type tileRun struct{ t, k, n, p int }
+
+// imageRuns yields tiles [t0, t1) of a batch of images with per tile
+// positions each as runs that stay within one image: what the
+// run-of-tiles loops (winoGatherTiles<w>, winoStoreTiles<w>,
+// winoStatsTiles<w>) take in one call.
+func imageRuns(t0, t1, per int) iter.Seq[tileRun] {
+	return func(yield func(tileRun) bool) {
+		n, p := t0/per, t0%per
+		for t := t0; t < t1; {
+			k := min(t1-t, per-p)
+			if !yield(tileRun{t, k, n, p}) {
+				return
+			}
+			t += k
+			n, p = n+1, 0
+		}
+	}
 }
 
 // gemmOne runs C = A*B on the calling goroutine alone with implementation
