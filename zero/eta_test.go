@@ -18,7 +18,7 @@ func TestETAOverlapped(t *testing.T) {
 		35 * time.Second / 3 * 5, // three after 35 s: 11.67 s x 5 (a sum of durations says 75 s)
 	} {
 		started := t0.Add(time.Duration(i) * 10 * time.Second)
-		if got := c.left(started, started.Add(15*time.Second), 7-i); got != want {
+		if got := c.finished(started, started.Add(15*time.Second), 7-i); got != want {
 			t.Errorf("record %d: ETA %v, want %v", i+1, got, want)
 		}
 	}

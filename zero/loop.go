@@ -272,9 +272,9 @@ type eta struct {
 	done  int       // records this session wrote
 }
 
-// left returns the estimate for n more iterations after a record
-// written at now of an iteration started at started.
-func (c *eta) left(started, now time.Time, n int) time.Duration {
+// finished counts the record of an iteration started at started and
+// written at now, and returns the estimate for n more iterations.
+func (c *eta) finished(started, now time.Time, n int) time.Duration {
 	if c.done == 0 || started.Before(c.since) {
 		c.since = started
 	}
@@ -296,7 +296,7 @@ func (r *runner) finish(recs []Record, rec Record, t0 time.Time, clock *eta) ([]
 	now := time.Now()
 	took := now.Sub(t0)
 	left := r.cfg.Iterations - i
-	rest := clock.left(t0, now, left)
+	rest := clock.finished(t0, now, left)
 	eta := ""
 	if left > 0 {
 		eta = fmt.Sprintf("; ETA %s for %d more", rest.Round(time.Second), left)
