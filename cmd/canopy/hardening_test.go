@@ -251,6 +251,13 @@ func TestSelfplayProfiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("selfplay: %d %s", code, errs)
 	}
+	checkProfiles(t, cpu, mem)
+}
+
+// checkProfiles checks that cpu and mem are pprof profiles and that the
+// heap profile has samples.
+func checkProfiles(t *testing.T, cpu, mem string) {
+	t.Helper()
 	for _, p := range []string{cpu, mem} {
 		f, err := os.Open(p)
 		if err != nil {

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/pprof/profile"
 )
 
 // TestZeroNetCacheFlag: zero takes --net-cache as selfplay does; a size
@@ -39,20 +37,7 @@ func TestZeroProfiles(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: %d %s", name, code, errs)
 		}
-		for _, p := range []string{cpu, mem} {
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prof, err := profile.Parse(f)
-			f.Close()
-			if err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-			if p == mem && len(prof.Sample) == 0 {
-				t.Errorf("%s has no samples", p)
-			}
-		}
+		checkProfiles(t, cpu, mem)
 	}
 	out := filepath.Join(d, "never")
 	code, _, errs := runCLI(t, "", "zero", "--game", "tictactoe", "--out", out, "--cpuprofile", filepath.Join(d, "no", "such", "dir", "cpu.pprof"))
