@@ -65,6 +65,16 @@
 //     per-player head trained on the same budget lost to it head to head:
 //     docs/RESULTS.md, section 10), iteration 30 of 64 games of 64
 //     simulations (5.5 CPU-minutes).
+//   - tetrislink3-zero (the default for tetrislink:players=3): Tetris Link
+//     at three players, the built-in 32 channels x 2 blocks with one value
+//     per player, the Polyak-averaged network of iteration 68 of a
+//     `canopy zero` run of 64 games of 64 simulations an iteration
+//     (about 85 CPU-minutes on the shared machine) recorded in
+//     docs/RESULTS.md (section 10, session tlink2). Weak alone: searched
+//     at 64 simulations it scores 29% pairwise against two `heuristic`
+//     agents where the untrained network scores 0%; with half-rollout leaf
+//     values (`blend=0.25,turns=16,cut=heuristic`) see there for its
+//     scores against the tuned heuristic and UCT.
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
@@ -103,6 +113,9 @@ var sushigo2v1 []byte
 //go:embed sushigo4.safetensors
 var sushigo4 []byte
 
+//go:embed tetrislink3.safetensors
+var tetrislink3 []byte
+
 func init() {
 	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (394 iterations with random openings, Q-mixed value targets, bfloat16), see docs/RESULTS.md", connect4)
 	nets.RegisterShipped("connect4-zero-v3", "connect4", "the earlier AlphaZero-trained 32x4 net (iteration 139 of the same run), see docs/RESULTS.md", connect4v3)
@@ -118,4 +131,6 @@ func init() {
 	nets.SetDefault("sushigo2-zero")
 	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
 	nets.SetDefault("sushigo4-zero")
+	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (68 iterations of 64 games), see docs/RESULTS.md", tetrislink3)
+	nets.SetDefault("tetrislink3-zero")
 }
