@@ -75,6 +75,15 @@
 //     agents where the untrained network scores 0%; with half-rollout leaf
 //     values (`blend=0.25,turns=16,cut=heuristic`) see there for its
 //     scores against the tuned heuristic and UCT.
+//   - tetrislink4-zero (the default for tetrislink:players=4): the same
+//     at four players, iteration 51 of the `tl4-zero` run of the same
+//     section (64 games of 64 simulations an iteration, about 40 minutes
+//     of loop time). With leaf values three quarters from a 12-turn random
+//     rollout scored by the heuristic (`blend=0.25,turns=12,cut=heuristic`)
+//     at 900 simulations (100 ms of CPU a move) it won alone in 64.5% of
+//     200 games against three tuned heuristics (docs/RESULTS.md, section
+//     10, session tlink2); its policy alone wins 47.5% of its comparisons
+//     with them (the untrained network's 0.8%).
 //
 // The files are ordinary checkpoints (safetensors with the nets config and
 // the training lineage in the metadata): `canopy net info` reads them.
@@ -116,6 +125,9 @@ var sushigo4 []byte
 //go:embed tetrislink3.safetensors
 var tetrislink3 []byte
 
+//go:embed tetrislink4.safetensors
+var tetrislink4 []byte
+
 func init() {
 	nets.RegisterShipped("connect4-zero", "connect4", "AlphaZero-trained 32x4 net (394 iterations with random openings, Q-mixed value targets, bfloat16), see docs/RESULTS.md", connect4)
 	nets.RegisterShipped("connect4-zero-v3", "connect4", "the earlier AlphaZero-trained 32x4 net (iteration 139 of the same run), see docs/RESULTS.md", connect4v3)
@@ -133,4 +145,6 @@ func init() {
 	nets.SetDefault("sushigo4-zero")
 	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (68 iterations of 64 games), see docs/RESULTS.md", tetrislink3)
 	nets.SetDefault("tetrislink3-zero")
+	nets.RegisterShipped("tetrislink4-zero", "tetrislink:players=4", "AlphaZero-trained 32x2 net, one value per player (51 iterations of 64 games), see docs/RESULTS.md", tetrislink4)
+	nets.SetDefault("tetrislink4-zero")
 }
