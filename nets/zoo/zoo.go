@@ -69,12 +69,14 @@
 //     at three players, the built-in 32 channels x 2 blocks with one value
 //     per player, the Polyak-averaged network of iteration 68 of a
 //     `canopy zero` run of 64 games of 64 simulations an iteration
-//     (about 85 CPU-minutes on the shared machine) recorded in
-//     docs/RESULTS.md (section 10, session tlink2). Weak alone: searched
-//     at 64 simulations it scores 29% pairwise against two `heuristic`
-//     agents where the untrained network scores 0%; with half-rollout leaf
-//     values (`blend=0.25,turns=16,cut=heuristic`) see there for its
-//     scores against the tuned heuristic and UCT.
+//     recorded in docs/RESULTS.md (section 10, session tlink2). Weak
+//     alone: searched at 64 simulations it wins 26% of its comparisons
+//     with two `heuristic` agents, where the untrained network wins none.
+//     With leaf values three quarters from a random rollout
+//     (`blend=0.25,turns=32,cut=heuristic`) at 1,050 simulations (about
+//     100 ms of CPU a move) it won alone in 63.0% of 200 games against
+//     two tuned heuristics, and 6.0% against two UCT agents at the same
+//     CPU (see there).
 //   - tetrislink4-zero (the default for tetrislink:players=4): the same
 //     at four players, iteration 51 of the `tl4-zero` run of the same
 //     section (64 games of 64 simulations an iteration, about 40 minutes
