@@ -82,8 +82,8 @@
 //     section (64 games of 64 simulations an iteration, about 40 minutes
 //     of loop time). With leaf values three quarters from a 12-turn random
 //     rollout scored by the heuristic (`blend=0.25,turns=12,cut=heuristic`)
-//     at 900 simulations (100 ms of CPU a move) it won alone in 64.5% of
-//     200 games against three tuned heuristics (docs/RESULTS.md, section
+//     at 900 simulations (100 ms of CPU a move) it won alone in 62.5% of
+//     400 games against three tuned heuristics (docs/RESULTS.md, section
 //     10, session tlink2); its policy alone wins 47.5% of its comparisons
 //     with them (the untrained network's 0.8%).
 //
