@@ -11,6 +11,7 @@ import (
 	_ "github.com/canopy-go/canopy/games/connect4d"
 	_ "github.com/canopy-go/canopy/games/strands"
 	_ "github.com/canopy-go/canopy/games/sushigo"
+	_ "github.com/canopy-go/canopy/games/tetrislink"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/search/engine"
 )
@@ -157,6 +158,101 @@ func TestShippedSushiGo4(t *testing.T) {
 		s := res.PerAgent[0]
 		if won := s.SoleWins >= 7; won != c.wins {
 			t.Errorf("policy:net=%s against three %s: %d sole wins of 20 (7 or more: %t, want %t)", c.net, h, s.SoleWins, won, c.wins)
+		}
+	}
+	if pool.Open() != 0 {
+		t.Errorf("%d engines left open", pool.Open())
+	}
+}
+
+// The shipped three-player Tetris Link network: searched as zero's
+// evaluation searches (64 simulations a move), against two copies of the
+// game's heuristic agent (the thesis's hand-set weights), it wins at least
+// 15% of its comparisons with the other seats (the untrained network wins
+// none: docs/RESULTS.md, section 10); its policy alone, against two random
+// agents, wins alone in at least 15 of 21 games (the untrained network's
+// policy in 6).
+func TestShippedTetrisLink3(t *testing.T) {
+	g := games.MustNew("tetrislink:players=3")
+	_, src, err := nets.OpenNet("default", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Ref != "tetrislink3-zero" {
+		t.Fatalf("default tetrislink:players=3 net: %+v, want tetrislink3-zero", src)
+	}
+	_, meta, err := nets.DecodeWithMetadata(tetrislink3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "68" {
+		t.Errorf("metadata %v: want iteration 68 of a %s run", meta, g.Spec())
+	}
+	pool := engine.NewPool(engine.PoolOptions{})
+	for _, c := range []struct {
+		net  string
+		wins bool
+	}{{"default", true}, {"init", false}} {
+		const h = "heuristic"
+		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
+			Agents: []string{"az:net=" + c.net + ",sims=64,backend=cpu", h, h}, Env: agent.Env{}.With(pool), Games: 21, Seed: 1, Parallel: 4, Bootstrap: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.PerAgent[0]
+		score := (float64(s.PairWins) + float64(s.PairDraws)/2) / float64(s.PairWins+s.PairDraws+s.PairLosses)
+		if won := score >= 0.15; won != c.wins {
+			t.Errorf("az:net=%s,sims=64 against two %s: pairwise %d-%d-%d, %.1f%% (15%% or more: %t, want %t)", c.net, h, s.PairWins, s.PairDraws, s.PairLosses, 100*score, won, c.wins)
+		}
+		res, err = arena.Tournament(context.Background(), g, arena.TournamentConfig{
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", "random", "random"}, Env: agent.Env{}.With(pool), Games: 21, Seed: 1, Parallel: 4, Bootstrap: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if won := res.PerAgent[0].SoleWins >= 15; won != c.wins {
+			t.Errorf("policy:net=%s against two random: %d sole wins of 21 (15 or more: %t, want %t)", c.net, res.PerAgent[0].SoleWins, won, c.wins)
+		}
+	}
+	if pool.Open() != 0 {
+		t.Errorf("%d engines left open", pool.Open())
+	}
+}
+
+// The shipped four-player Tetris Link network: its policy alone, against
+// three copies of the tuned heuristic (the thesis's tuned weights), wins at
+// least a quarter of its comparisons with the other seats; the untrained
+// network's policy wins almost none (docs/RESULTS.md, section 10).
+func TestShippedTetrisLink4(t *testing.T) {
+	g := games.MustNew("tetrislink:players=4")
+	_, src, err := nets.OpenNet("default", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Ref != "tetrislink4-zero" {
+		t.Fatalf("default tetrislink:players=4 net: %+v, want tetrislink4-zero", src)
+	}
+	_, meta, err := nets.DecodeWithMetadata(tetrislink4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "51" {
+		t.Errorf("metadata %v: want iteration 51 of a %s run", meta, g.Spec())
+	}
+	pool := engine.NewPool(engine.PoolOptions{})
+	const h = "heuristic:weights=tuned"
+	for _, c := range []struct {
+		net  string
+		wins bool
+	}{{"default", true}, {"init", false}} {
+		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
+			Agents: []string{"policy:net=" + c.net + ",backend=cpu", h, h, h}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.PerAgent[0]
+		score := (float64(s.PairWins) + float64(s.PairDraws)/2) / float64(s.PairWins+s.PairDraws+s.PairLosses)
+		if won := score >= 0.25; won != c.wins {
+			t.Errorf("policy:net=%s against three %s: pairwise %d-%d-%d, %.1f%% (25%% or more: %t, want %t)", c.net, h, s.PairWins, s.PairDraws, s.PairLosses, 100*score, won, c.wins)
 		}
 	}
 	if pool.Open() != 0 {
