@@ -2,9 +2,9 @@ package zoo
 
 import (
 	"context"
-	"github.com/canopy-go/canopy/agent"
 	"testing"
 
+	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/arena"
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
@@ -54,11 +54,9 @@ func TestShippedConnect4(t *testing.T) {
 	}
 }
 
-// checkShipped checks that ref, shipped as file, is spec's default
-// network, that its metadata names spec and the training iteration, and
-// that its policy alone wins at least minWins of 20 games against
-// opponent, which the untrained network's policy does not.
-func checkShipped(t *testing.T, spec, ref string, file []byte, iteration, opponent string, minWins int) {
+// checkDefault checks that ref, shipped as file, is spec's default
+// network and that its metadata names spec and the training iteration.
+func checkDefault(t *testing.T, spec, ref string, file []byte, iteration string) games.Game {
 	t.Helper()
 	g := games.MustNew(spec)
 	net, src, err := nets.OpenNet("default", g)
@@ -75,24 +73,51 @@ func checkShipped(t *testing.T, spec, ref string, file []byte, iteration, oppone
 	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != iteration {
 		t.Errorf("metadata %v: want iteration %s of a %s run", meta, iteration, g.Spec())
 	}
+	return g
+}
+
+// versusUntrained plays the tournament agents(net) names, n games from
+// seed 1, once with the shipped default network (trained true) and once
+// with the untrained one (net=init), and hands each result to check,
+// which fails the test where the result does not tell the two apart.
+func versusUntrained(t *testing.T, g games.Game, n int, agents func(net string) []string, check func(net string, trained bool, res *arena.TournamentResult)) {
+	t.Helper()
 	pool := engine.NewPool(engine.PoolOptions{})
 	for _, c := range []struct {
-		net  string
-		wins bool
+		net     string
+		trained bool
 	}{{"default", true}, {"init", false}} {
 		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", opponent}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
+			Agents: agents(c.net), Env: agent.Env{}.With(pool), Games: n, Seed: 1, Parallel: 4, Bootstrap: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := res.Pairwise[0][1]
-		if won := p.Wins >= minWins; won != c.wins {
-			t.Errorf("policy:net=%s against %s: %d-%d-%d (%d or more wins of 20: %t, want %t)", c.net, opponent, p.Wins, p.Draws, p.Losses, minWins, won, c.wins)
-		}
+		check(c.net, c.trained, res)
 	}
 	if pool.Open() != 0 {
 		t.Errorf("%d engines left open", pool.Open())
 	}
+}
+
+// pairScore is an agent's share of its comparisons with the other seats,
+// draws counting half.
+func pairScore(s arena.AgentSummary) float64 {
+	return (float64(s.PairWins) + float64(s.PairDraws)/2) / float64(s.PairWins+s.PairDraws+s.PairLosses)
+}
+
+// checkShipped checks checkDefault's facts and that the network's policy
+// alone wins at least minWins of 20 games against opponent, which the
+// untrained network's policy does not.
+func checkShipped(t *testing.T, spec, ref string, file []byte, iteration, opponent string, minWins int) {
+	t.Helper()
+	g := checkDefault(t, spec, ref, file, iteration)
+	versusUntrained(t, g, 20, func(net string) []string { return []string{"policy:net=" + net + ",backend=cpu", opponent} },
+		func(net string, trained bool, res *arena.TournamentResult) {
+			p := res.Pairwise[0][1]
+			if won := p.Wins >= minWins; won != trained {
+				t.Errorf("policy:net=%s against %s: %d-%d-%d (%d or more wins of 20: %t, want %t)", net, opponent, p.Wins, p.Draws, p.Losses, minWins, won, trained)
+			}
+		})
 }
 
 // The shipped Connect4d network: its policy alone beats onestep, which
@@ -129,40 +154,15 @@ func TestShippedSushiGo2(t *testing.T) {
 // three copies of sushigo-heuristic, wins alone more often than its fair
 // share (5 of 20) and more often than the untrained network's policy.
 func TestShippedSushiGo4(t *testing.T) {
-	g := games.MustNew("sushigo:players=4")
-	_, src, err := nets.OpenNet("default", g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Ref != "sushigo4-zero" {
-		t.Fatalf("default sushigo:players=4 net: %+v, want sushigo4-zero", src)
-	}
-	_, meta, err := nets.DecodeWithMetadata(sushigo4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "30" {
-		t.Errorf("metadata %v: want iteration 30 of a %s run", meta, g.Spec())
-	}
-	pool := engine.NewPool(engine.PoolOptions{})
+	g := checkDefault(t, "sushigo:players=4", "sushigo4-zero", sushigo4, "30")
 	const h = "sushigo-heuristic"
-	for _, c := range []struct {
-		net  string
-		wins bool
-	}{{"default", true}, {"init", false}} {
-		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", h, h, h}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := res.PerAgent[0]
-		if won := s.SoleWins >= 7; won != c.wins {
-			t.Errorf("policy:net=%s against three %s: %d sole wins of 20 (7 or more: %t, want %t)", c.net, h, s.SoleWins, won, c.wins)
-		}
-	}
-	if pool.Open() != 0 {
-		t.Errorf("%d engines left open", pool.Open())
-	}
+	versusUntrained(t, g, 20, func(net string) []string { return []string{"policy:net=" + net + ",backend=cpu", h, h, h} },
+		func(net string, trained bool, res *arena.TournamentResult) {
+			s := res.PerAgent[0]
+			if won := s.SoleWins >= 7; won != trained {
+				t.Errorf("policy:net=%s against three %s: %d sole wins of 20 (7 or more: %t, want %t)", net, h, s.SoleWins, won, trained)
+			}
+		})
 }
 
 // The shipped three-player Tetris Link network: searched as zero's
@@ -173,49 +173,21 @@ func TestShippedSushiGo4(t *testing.T) {
 // agents, wins alone in at least 15 of 21 games (the untrained network's
 // policy in 6).
 func TestShippedTetrisLink3(t *testing.T) {
-	g := games.MustNew("tetrislink:players=3")
-	_, src, err := nets.OpenNet("default", g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Ref != "tetrislink3-zero" {
-		t.Fatalf("default tetrislink:players=3 net: %+v, want tetrislink3-zero", src)
-	}
-	_, meta, err := nets.DecodeWithMetadata(tetrislink3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "68" {
-		t.Errorf("metadata %v: want iteration 68 of a %s run", meta, g.Spec())
-	}
-	pool := engine.NewPool(engine.PoolOptions{})
-	for _, c := range []struct {
-		net  string
-		wins bool
-	}{{"default", true}, {"init", false}} {
-		const h = "heuristic"
-		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"az:net=" + c.net + ",sims=64,backend=cpu", h, h}, Env: agent.Env{}.With(pool), Games: 21, Seed: 1, Parallel: 4, Bootstrap: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := res.PerAgent[0]
-		score := (float64(s.PairWins) + float64(s.PairDraws)/2) / float64(s.PairWins+s.PairDraws+s.PairLosses)
-		if won := score >= 0.15; won != c.wins {
-			t.Errorf("az:net=%s,sims=64 against two %s: pairwise %d-%d-%d, %.1f%% (15%% or more: %t, want %t)", c.net, h, s.PairWins, s.PairDraws, s.PairLosses, 100*score, won, c.wins)
-		}
-		res, err = arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", "random", "random"}, Env: agent.Env{}.With(pool), Games: 21, Seed: 1, Parallel: 4, Bootstrap: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if won := res.PerAgent[0].SoleWins >= 15; won != c.wins {
-			t.Errorf("policy:net=%s against two random: %d sole wins of 21 (15 or more: %t, want %t)", c.net, res.PerAgent[0].SoleWins, won, c.wins)
-		}
-	}
-	if pool.Open() != 0 {
-		t.Errorf("%d engines left open", pool.Open())
-	}
+	g := checkDefault(t, "tetrislink:players=3", "tetrislink3-zero", tetrislink3, "68")
+	const h = "heuristic"
+	versusUntrained(t, g, 21, func(net string) []string { return []string{"az:net=" + net + ",sims=64,backend=cpu", h, h} },
+		func(net string, trained bool, res *arena.TournamentResult) {
+			s := res.PerAgent[0]
+			if won := pairScore(s) >= 0.15; won != trained {
+				t.Errorf("az:net=%s,sims=64 against two %s: pairwise %d-%d-%d, %.1f%% (15%% or more: %t, want %t)", net, h, s.PairWins, s.PairDraws, s.PairLosses, 100*pairScore(s), won, trained)
+			}
+		})
+	versusUntrained(t, g, 21, func(net string) []string { return []string{"policy:net=" + net + ",backend=cpu", "random", "random"} },
+		func(net string, trained bool, res *arena.TournamentResult) {
+			if won := res.PerAgent[0].SoleWins >= 15; won != trained {
+				t.Errorf("policy:net=%s against two random: %d sole wins of 21 (15 or more: %t, want %t)", net, res.PerAgent[0].SoleWins, won, trained)
+			}
+		})
 }
 
 // The shipped four-player Tetris Link network: its policy alone, against
@@ -223,39 +195,13 @@ func TestShippedTetrisLink3(t *testing.T) {
 // least a quarter of its comparisons with the other seats; the untrained
 // network's policy wins almost none (docs/RESULTS.md, section 10).
 func TestShippedTetrisLink4(t *testing.T) {
-	g := games.MustNew("tetrislink:players=4")
-	_, src, err := nets.OpenNet("default", g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Ref != "tetrislink4-zero" {
-		t.Fatalf("default tetrislink:players=4 net: %+v, want tetrislink4-zero", src)
-	}
-	_, meta, err := nets.DecodeWithMetadata(tetrislink4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta["canopy.train.game"] != g.Spec() || meta["canopy.train.iteration"] != "51" {
-		t.Errorf("metadata %v: want iteration 51 of a %s run", meta, g.Spec())
-	}
-	pool := engine.NewPool(engine.PoolOptions{})
+	g := checkDefault(t, "tetrislink:players=4", "tetrislink4-zero", tetrislink4, "51")
 	const h = "heuristic:weights=tuned"
-	for _, c := range []struct {
-		net  string
-		wins bool
-	}{{"default", true}, {"init", false}} {
-		res, err := arena.Tournament(context.Background(), g, arena.TournamentConfig{
-			Agents: []string{"policy:net=" + c.net + ",backend=cpu", h, h, h}, Env: agent.Env{}.With(pool), Games: 20, Seed: 1, Parallel: 4, Bootstrap: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := res.PerAgent[0]
-		score := (float64(s.PairWins) + float64(s.PairDraws)/2) / float64(s.PairWins+s.PairDraws+s.PairLosses)
-		if won := score >= 0.25; won != c.wins {
-			t.Errorf("policy:net=%s against three %s: pairwise %d-%d-%d, %.1f%% (25%% or more: %t, want %t)", c.net, h, s.PairWins, s.PairDraws, s.PairLosses, 100*score, won, c.wins)
-		}
-	}
-	if pool.Open() != 0 {
-		t.Errorf("%d engines left open", pool.Open())
-	}
+	versusUntrained(t, g, 20, func(net string) []string { return []string{"policy:net=" + net + ",backend=cpu", h, h, h} },
+		func(net string, trained bool, res *arena.TournamentResult) {
+			s := res.PerAgent[0]
+			if won := pairScore(s) >= 0.25; won != trained {
+				t.Errorf("policy:net=%s against three %s: pairwise %d-%d-%d, %.1f%% (25%% or more: %t, want %t)", net, h, s.PairWins, s.PairDraws, s.PairLosses, 100*pairScore(s), won, trained)
+			}
+		})
 }
