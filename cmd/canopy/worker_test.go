@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -331,7 +332,14 @@ func TestAsyncFleetSurvivesKills(t *testing.T) {
 func killWhileRunning(t *testing.T, trainer **proc, workers []*proc, n int, start func() *proc, startWorker func(k int) *proc) int {
 	t.Helper()
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("fault seed %d", seed)
+	if s := os.Getenv("CANOPY_FAULT_SEED"); s != "" { // to replay a failure's schedule of kills
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("CANOPY_FAULT_SEED=%q: want the decimal seed a failed run logged", s)
+		}
+		seed = v
+	}
+	t.Logf("fault seed %d (CANOPY_FAULT_SEED=%d replays its schedule of kills; the timing of the processes differs)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	kills := 0
 	deadline := time.Now().Add(4 * time.Minute)
