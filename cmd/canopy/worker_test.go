@@ -147,6 +147,9 @@ func TestFleetSurvivesKills(t *testing.T) {
 		workers[k] = startProc(t, bin, filepath.Join(logs, fmt.Sprintf("worker%d.log", k)), workerArgs(k)...)
 	}
 	defer func() {
+		// A run that did not finish leaves its trainer running: kill it
+		// too (no wait: a finished trainer's done was drained).
+		trainer.cmd.Process.Signal(syscall.SIGKILL)
 		for _, w := range workers {
 			w.kill9()
 		}
@@ -232,6 +235,9 @@ func TestAsyncFleetSurvivesKills(t *testing.T) {
 		workers[k] = startWorker(k)
 	}
 	defer func() {
+		// A run that did not finish leaves its trainer running: kill it
+		// too (no wait: a finished trainer's done was drained).
+		trainer.cmd.Process.Signal(syscall.SIGKILL)
 		for _, w := range workers {
 			w.kill9()
 		}
