@@ -242,7 +242,15 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 		}
 		return nil
 	}
-	if err := queue(""); err != nil {
+	// A new generation of message ids, after the iteration's earlier
+	// tasks are purged: as for self-play tasks (Trainer.queue), a server
+	// killed may hold tasks its consumer no longer delivers, whose ids
+	// would drop the new ones as duplicates.
+	h := t.hs()
+	if err := h.tasks.Purge(ctx, jetstream.WithPurgeSubject(h.n.evalTaskSubject(iter))); err != nil {
+		return st, fmt.Errorf("fleet: removing iteration %d's earlier evaluation tasks: %w", iter, err)
+	}
+	if err := queue(generation()); err != nil {
 		return st, err
 	}
 	t.logf("  fleet: %d evaluation games of iteration %d queued for the workers", len(need), iter)
@@ -283,7 +291,7 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 						}
 						continue
 					}
-					if err := queue(".again." + strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
+					if err := queue(generation()); err != nil {
 						return st, err
 					}
 				}

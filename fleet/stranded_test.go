@@ -1,0 +1,89 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRestartedTrainerQueuesStrandedTasksAgain: tasks that the server
+// holds but does not deliver must not stop a restarted trainer. In
+// TestAsyncFleetSurvivesKills (cmd/canopy), a server killed with SIGKILL
+// came back holding tasks behind its consumer's stored ack floor, never
+// delivered again; the restarted trainer queued the missing games under
+// the same message ids, which the duplicate window dropped, and it
+// waited for ever. Here the tasks are stranded by handing them back
+// with a delay of an hour.
+func TestRestartedTrainerQueuesStrandedTasksAgain(t *testing.T) {
+	s := Setup{Name: "test", Run: "r1", AckWait: 2 * time.Second}
+	f := startFleet(t, s)
+	job, netPath := tinyJob(t, f.dir, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	// The first trainer session queues the tasks; they are stranded,
+	// and the session ends.
+	sctx, stop := context.WithCancel(ctx)
+	res := f.selfPlayInBackground(sctx, job, netPath, o)
+	_, tasks := takeTasks(t, ctx, connect(t, f.srv.URL()), job.Games)
+	for _, m := range tasks {
+		if err := m.NakWithDelay(time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if r := <-res; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("the first session ended with %v (stats %+v); want it cancelled", r.err, r.st)
+	}
+	f.tr.Close()
+	// The restarted trainer, within the duplicate window.
+	tr, err := NewTrainer(ctx, f.nc, s, f.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tr.Close)
+	tr.FetchWait = 100 * time.Millisecond
+	f.tr = tr
+	res = f.selfPlayInBackground(ctx, job, netPath, o)
+	r := f.finishWithWorker(t, ctx, res, "the restarted trainer still waits for the games of the stranded tasks 30 s on")
+	if got := o.Manifest().Totals.Games; got != job.Games || r.st.Games != job.Games {
+		t.Fatalf("%d games on disk, %d received; want %d", got, r.st.Games, job.Games)
+	}
+}
+
+// TestLostTaskQueuedAgain: a task lost on the server while the trainer
+// runs (deleted here; a server restarted under a live trainer may come
+// back without it, or strand it) is queued again once no game has come
+// for 3 AckWaits and the server has nothing left for the workers.
+func TestLostTaskQueuedAgain(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: time.Second})
+	job, netPath := tinyJob(t, f.dir, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	o := openOutput(t, filepath.Join(f.dir, "sp"), job)
+	res := f.selfPlayInBackground(ctx, job, netPath, o)
+	tasks := f.tr.hs().tasks
+	for {
+		info, err := tasks.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == uint64(job.Games) {
+			if err := tasks.DeleteMsg(ctx, info.State.FirstSeq); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r := f.finishWithWorker(t, ctx, res, "the trainer still waits for the game of the lost task 30 s on")
+	if got := o.Manifest().Totals.Games; got != job.Games || r.st.Games != job.Games {
+		t.Fatalf("%d games on disk, %d received; want %d", got, r.st.Games, job.Games)
+	}
+	if !strings.Contains(f.log.String(), "queued the 1 missing games again") {
+		t.Errorf("the trainer's log does not say that it queued the missing game again:\n%s", f.log)
+	}
+}
