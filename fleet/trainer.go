@@ -36,6 +36,11 @@ type Trainer struct {
 	mu    sync.Mutex
 	h     *handles
 	lease *lease
+	// netMu serializes publishNet: SelfPlay and Evaluate may publish the
+	// same network at once, and a second Put of a name replaces the
+	// first object, purging its chunks under a worker that is reading
+	// them (that worker then waits for chunks that never come).
+	netMu sync.Mutex
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
 	FetchWait time.Duration
@@ -212,6 +217,8 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 // publishNet stores netFile's bytes as job.Network after checking their
 // SHA-256, unless an object of that name and digest is there.
 func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error {
+	t.netMu.Lock()
+	defer t.netMu.Unlock()
 	if info, err := t.hs().nets.GetInfo(ctx, job.Network); err == nil && info.Metadata["sha256"] == job.NetworkSHA256 {
 		return nil
 	}
