@@ -5,8 +5,11 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/canopy-go/canopy/games"
 )
 
 // TestRestartedTrainerQueuesStrandedTasksAgain: tasks that the server
@@ -85,5 +88,69 @@ func TestLostTaskQueuedAgain(t *testing.T) {
 	}
 	if !strings.Contains(f.log.String(), "queued the 1 missing games again") {
 		t.Errorf("the trainer's log does not say that it queued the missing game again:\n%s", f.log)
+	}
+}
+
+// TestRestartedEvaluationQueuesStrandedTasksAgain: as
+// TestRestartedTrainerQueuesStrandedTasksAgain, for evaluation tasks,
+// which a restarted trainer queues again for the results it lacks.
+func TestRestartedEvaluationQueuesStrandedTasksAgain(t *testing.T) {
+	s := Setup{Name: "test", Run: "r1", AckWait: 2 * time.Second}
+	f := startFleet(t, s)
+	job, netPath := tinyJob(t, f.dir, 1)
+	ev, files := tinyEval(job, netPath, 1)
+	sched, err := ev.schedule(games.MustNew(ev.Game))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f.publishJob(t, ctx, job, netPath)
+	var mu sync.Mutex
+	got := map[int]bool{}
+	have := func(_, i int) bool { mu.Lock(); defer mu.Unlock(); return got[i] }
+	record := func(r EvalResult) error { mu.Lock(); defer mu.Unlock(); got[r.Index] = true; return nil }
+	// The first session queues the evaluation tasks; they are stranded
+	// and the session ends.
+	sctx, stop := context.WithCancel(ctx)
+	first := make(chan error, 1)
+	go func() { _, err := f.tr.Evaluate(sctx, []EvalJob{ev}, files, have, record); first <- err }()
+	_, tasks := takeTasks(t, ctx, connect(t, f.srv.URL()), len(sched))
+	for _, m := range tasks {
+		if err := m.NakWithDelay(time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the first session ended with %v; want it cancelled", err)
+	}
+	f.tr.Close()
+	tr, err := NewTrainer(ctx, f.nc, s, f.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tr.Close)
+	tr.FetchWait = 100 * time.Millisecond
+	f.tr = tr
+	wctx, stopWorker := context.WithCancel(ctx)
+	defer stopWorker()
+	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	second := make(chan error, 1)
+	go func() { _, err := tr.Evaluate(ctx, []EvalJob{ev}, files, have, record); second <- err }()
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the restarted trainer still waits for the results of the stranded evaluation tasks 30 s on")
+	}
+	stopWorker()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if len(got) != len(sched) {
+		t.Fatalf("%d results recorded, want %d", len(got), len(sched))
 	}
 }
