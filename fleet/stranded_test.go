@@ -154,3 +154,61 @@ func TestRestartedEvaluationQueuesStrandedTasksAgain(t *testing.T) {
 		t.Fatalf("%d results recorded, want %d", len(got), len(sched))
 	}
 }
+
+// TestLostEvalTaskQueuedAgain: as TestLostTaskQueuedAgain, for an
+// evaluation task.
+func TestLostEvalTaskQueuedAgain(t *testing.T) {
+	f := startFleet(t, Setup{AckWait: time.Second})
+	job, netPath := tinyJob(t, f.dir, 1)
+	ev, files := tinyEval(job, netPath, 1)
+	sched, err := ev.schedule(games.MustNew(ev.Game))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f.publishJob(t, ctx, job, netPath)
+	var mu sync.Mutex
+	got := map[int]bool{}
+	res := make(chan error, 1)
+	go func() {
+		_, err := f.tr.Evaluate(ctx, []EvalJob{ev}, files, func(int, int) bool { return false },
+			func(r EvalResult) error { mu.Lock(); defer mu.Unlock(); got[r.Index] = true; return nil })
+		res <- err
+	}()
+	tasks := f.tr.hs().tasks
+	for {
+		info, err := tasks.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs == uint64(len(sched)) {
+			if err := tasks.DeleteMsg(ctx, info.State.FirstSeq); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wctx, stopWorker := context.WithCancel(ctx)
+	defer stopWorker()
+	_, done := startWorker(t, wctx, f.srv.URL(), 2)
+	select {
+	case err := <-res:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the trainer still waits for the result of the lost evaluation task 30 s on")
+	}
+	stopWorker()
+	if err := <-done; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if len(got) != len(sched) {
+		t.Fatalf("%d results recorded, want %d", len(got), len(sched))
+	}
+	if !strings.Contains(f.log.String(), "queued the 1 missing evaluation games again") {
+		t.Errorf("the trainer's log does not say that it queued the missing evaluation game again:\n%s", f.log)
+	}
+}
