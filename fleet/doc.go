@@ -57,7 +57,7 @@
 // way. While no game comes for 3 AckWaits and the server has no task
 // left to deliver nor in flight, the trainer queues the missing games
 // again (tasks stranded or lost under a live trainer: a server
-// restarted by itself). It consumes finished games into a
+// restarted by itself); Evaluate does the same for missing results. It consumes finished games into a
 // selfplay.Output (the same shards and manifest in-process self-play
 // writes). It acknowledges a game message only once the shard holding the
 // game, or an earlier shard holding the same game id, is on disk with its
