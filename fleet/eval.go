@@ -260,7 +260,7 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 	checked := time.Now()
 	// As in collect: no result for 3 AckWaits and nothing left on the
 	// server for the workers means stranded or lost tasks.
-	lastResult, probed := time.Now(), time.Now()
+	lastResult, probed := time.Now(), time.Time{}
 	strandedAfter := 3 * t.ackWait()
 	var cons jetstream.Consumer // looked up again after a failure
 	for len(need) > 0 {

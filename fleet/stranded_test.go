@@ -62,7 +62,7 @@ func TestRestartedTrainerQueuesStrandedTasksAgain(t *testing.T) {
 // back without it, or strand it) is queued again once no game has come
 // for 3 AckWaits and the server has nothing left for the workers.
 func TestLostTaskQueuedAgain(t *testing.T) {
-	f := startFleet(t, Setup{AckWait: time.Second})
+	f := startFleet(t, Setup{AckWait: 500 * time.Millisecond})
 	job, netPath := tinyJob(t, f.dir, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -158,7 +158,7 @@ func TestRestartedEvaluationQueuesStrandedTasksAgain(t *testing.T) {
 // TestLostEvalTaskQueuedAgain: as TestLostTaskQueuedAgain, for an
 // evaluation task.
 func TestLostEvalTaskQueuedAgain(t *testing.T) {
-	f := startFleet(t, Setup{AckWait: time.Second})
+	f := startFleet(t, Setup{AckWait: 500 * time.Millisecond})
 	job, netPath := tinyJob(t, f.dir, 1)
 	ev, files := tinyEval(job, netPath, 1)
 	sched, err := ev.schedule(games.MustNew(ev.Game))

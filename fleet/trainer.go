@@ -414,12 +414,13 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 	// fleet is still whole on the server (a server that lost part of its
 	// store answers the fetches of what is left).
 	checked := time.Now()
-	// While no game comes for strandedAfter, the trainer asks the
-	// server every goneEvery whether the workers' consumer has anything
-	// left to deliver or in flight: nothing, while games are missing,
-	// means their tasks are stranded (a server restarted under a live
-	// trainer) or lost, and queueing them again is the only way on.
-	lastGame, probed := time.Now(), time.Now()
+	// Once no game has come for strandedAfter, the trainer asks the
+	// server (then every goneEvery) whether the workers' consumer has
+	// anything left to deliver or in flight: nothing, while games are
+	// missing, means their tasks are stranded (a server restarted under
+	// a live trainer) or lost, and queueing them again is the only way
+	// on.
+	lastGame, probed := time.Now(), time.Time{}
 	strandedAfter := 3 * t.ackWait()
 	check := func(err error) bool {
 		if ctx.Err() != nil || (time.Since(checked) < goneEvery && !notYet(err) && !errors.Is(err, jetstream.ErrConsumerDeleted)) {
