@@ -36,15 +36,28 @@
 // A worker takes up to Trees tasks at a time, plays them with
 // selfplay.Run on its own batched engine (game i seeded from (seed, i)
 // exactly as in-process self-play), publishes each finished game with a
-// Nats-Msg-Id of run.iteration.game and waits for the server's
-// acknowledgement (retrying until it comes), and only then acknowledges
-// the task. While it plays, it marks its tasks in progress; a worker that
+// Nats-Msg-Id of run.iteration.game followed by its task's suffix
+// (task.Again) and waits for the server's acknowledgement (retrying
+// until it comes), and only then acknowledges the task. While it plays, it marks its tasks in progress; a worker that
 // dies or stalls stops doing so and its tasks go back to the queue after
 // the consumer's AckWait, for other workers to take. Nothing waits for a
 // particular worker.
 //
-// The trainer publishes the network and the Job, queues one task per game
-// the run directory still lacks, and consumes finished games into a
+// The trainer publishes the network (once: SelfPlay and Evaluate may
+// publish the same one at once, and a second Put would purge the chunks
+// a worker is reading; a worker gives up a download that sends nothing
+// for 30 s and tries again) and the Job, purges the iteration's tasks left on
+// the server and queues one task per game the run directory still
+// lacks, under message ids of a new generation (task.Again, suffixing
+// the game's message id too). Not the ids of an earlier queueing: a
+// server killed with SIGKILL may come back holding tasks that its
+// consumer's stored state has moved past, never delivered again, and
+// the duplicate window would drop new tasks of the same ids (the
+// trainer then waited for ever). Evaluation tasks are queued the same
+// way. While no game comes for 3 AckWaits and the server has no task
+// left to deliver nor in flight, the trainer queues the missing games
+// again (tasks stranded or lost under a live trainer: a server
+// restarted by itself); Evaluate does the same for missing results. It consumes finished games into a
 // selfplay.Output (the same shards and manifest in-process self-play
 // writes). It acknowledges a game message only once the shard holding the
 // game, or an earlier shard holding the same game id, is on disk with its

@@ -234,7 +234,17 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 			}
 		}
 	}
-	queue := func(again string) error {
+	// queue purges the iteration's evaluation tasks left on the server
+	// and queues those of need under a new generation of message ids: as
+	// for self-play tasks (Trainer.queue), a server killed may hold tasks
+	// its consumer no longer delivers, whose ids would drop the new ones
+	// as duplicates.
+	queue := func() error {
+		h := t.hs()
+		if err := h.tasks.Purge(ctx, jetstream.WithPurgeSubject(h.n.evalTaskSubject(iter))); err != nil {
+			return fmt.Errorf("fleet: removing iteration %d's earlier evaluation tasks: %w", iter, err)
+		}
+		again := generation()
 		for key := range need {
 			if err := t.queueEval(ctx, jobs[key[0]], key[1], again); err != nil {
 				return err
@@ -242,12 +252,16 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 		}
 		return nil
 	}
-	if err := queue(""); err != nil {
+	if err := queue(); err != nil {
 		return st, err
 	}
 	t.logf("  fleet: %d evaluation games of iteration %d queued for the workers", len(need), iter)
 	var lost backoff
 	checked := time.Now()
+	// As in collect: no result for 3 AckWaits and nothing left on the
+	// server for the workers means stranded or lost tasks.
+	lastResult, probed := time.Now(), time.Time{}
+	strandedAfter := 3 * t.ackWait()
 	var cons jetstream.Consumer // looked up again after a failure
 	for len(need) > 0 {
 		if ctx.Err() != nil {
@@ -283,7 +297,7 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 						}
 						continue
 					}
-					if err := queue(".again." + strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
+					if err := queue(); err != nil {
 						return st, err
 					}
 				}
@@ -359,6 +373,7 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 				return st, err
 			}
 			delete(need, key)
+			lastResult = time.Now()
 			st.Results++
 			m.Ack() // a lost ack means a redelivery, which need drops
 			if ctx.Err() != nil {
@@ -370,6 +385,18 @@ func (t *Trainer) Evaluate(ctx context.Context, jobs []EvalJob, files map[string
 			lost.fail(ctx, t.logf, "fetching evaluation results", err)
 		} else {
 			lost.ok(t.logf, "fetching evaluation results")
+		}
+		if len(need) > 0 && ctx.Err() == nil && time.Since(lastResult) >= strandedAfter && time.Since(probed) >= goneEvery {
+			probed = time.Now()
+			if t.stranded(ctx) {
+				if err := queue(); err != nil {
+					t.logf("  fleet: warning: cannot queue the %d missing evaluation games again: %v (retrying)", len(need), err)
+				} else {
+					t.logf("  fleet: no evaluation result for %s and nothing left on the server for the workers: queued the %d missing evaluation games again (their tasks were stranded or lost: a server restart?)",
+						time.Since(lastResult).Round(time.Second), len(need))
+					lastResult = time.Now()
+				}
+			}
 		}
 	}
 	return st, nil

@@ -82,10 +82,13 @@ type task struct {
 	Run       string `json:"run"`
 	Iteration int    `json:"iteration"`
 	ID        int    `json:"id"`
-	// Again, set on a task the trainer queued again after dropping an
-	// invalid copy of its game, suffixes the game's Nats-Msg-Id, so that
-	// the duplicate window, which holds the invalid copy's id, lets the
-	// new game through.
+	// Again suffixes the Nats-Msg-Id of the task and of its game's
+	// message, so that the duplicate window, which holds the ids of
+	// earlier copies, lets them through: the generation of the queueing
+	// (".gXXXX", Trainer.queue: a new one each time the trainer queues
+	// an iteration's tasks), or ".again.SEQ" on a task the trainer
+	// queued again after dropping an invalid copy of its game. Empty
+	// from trainers before generations.
 	Again string `json:"again,omitempty"`
 	// Eval, on an evaluation task (subject N.tasks.eval.ITER), is the
 	// match whose game ID (schedule index) to play.

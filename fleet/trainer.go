@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -34,6 +36,11 @@ type Trainer struct {
 	mu    sync.Mutex
 	h     *handles
 	lease *lease
+	// netMu serializes publishNet: SelfPlay and Evaluate may publish the
+	// same network at once, and a second Put of a name replaces the
+	// first object, purging its chunks under a worker that is reading
+	// them (that worker then waits for chunks that never come).
+	netMu sync.Mutex
 	// FetchWait bounds one wait for games; it also paces the flushes of
 	// games buffered for longer than the Output's FlushEvery.
 	FetchWait time.Duration
@@ -210,6 +217,8 @@ func (t *Trainer) SelfPlay(ctx context.Context, job Job, netFile string, o *self
 // publishNet stores netFile's bytes as job.Network after checking their
 // SHA-256, unless an object of that name and digest is there.
 func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error {
+	t.netMu.Lock()
+	defer t.netMu.Unlock()
 	if info, err := t.hs().nets.GetInfo(ctx, job.Network); err == nil && info.Metadata["sha256"] == job.NetworkSHA256 {
 		return nil
 	}
@@ -228,16 +237,33 @@ func (t *Trainer) publishNet(ctx context.Context, job Job, netFile string) error
 	return nil
 }
 
-// queue publishes one task per id, each with its msgID so that a second
-// queueing (a restarted trainer) inside the duplicate window adds none.
+// queue makes the queue of job's iteration one task per id: it purges
+// the tasks of the iteration left on the server, then publishes each
+// task with a Nats-Msg-Id of a new generation (task.Again), which its
+// game's message carries too.
+//
+// Not the ids of an earlier queueing: a server killed (kill -9) may come
+// back with tasks in its stream that its consumer's stored state has
+// moved past, never delivered again, and within the duplicate window
+// their ids would drop the new tasks as duplicates, leaving the trainer
+// waiting for ever (TestRestartedTrainerQueuesStrandedTasksAgain). The
+// purge removes those and the copies still deliverable, whose games
+// would be played twice; a game of an earlier generation that still
+// arrives (a worker was playing it) is taken all the same, and its
+// second copy dropped by id.
 func (t *Trainer) queue(ctx context.Context, job Job, ids []int) error {
-	subj := t.hs().n.taskSubject(job.Iteration)
+	h := t.hs()
+	subj := h.n.taskSubject(job.Iteration)
+	if err := h.tasks.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
+		return fmt.Errorf("fleet: removing iteration %d's earlier tasks: %w", job.Iteration, err)
+	}
+	again := generation()
 	const window = 1024 // publishes in flight at once
 	for lo := 0; lo < len(ids); lo += window {
 		var acks []jetstream.PubAckFuture
 		for _, id := range ids[lo:min(lo+window, len(ids))] {
-			body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id})
-			f, err := t.hs().js.PublishAsync(subj, body, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)))
+			body, _ := json.Marshal(task{Run: job.Run, Iteration: job.Iteration, ID: id, Again: again})
+			f, err := h.js.PublishAsync(subj, body, jetstream.WithMsgID(msgID(job.Run, job.Iteration, id)+again))
 			if err != nil {
 				return fmt.Errorf("fleet: queueing tasks: %w", err)
 			}
@@ -254,6 +280,12 @@ func (t *Trainer) queue(ctx context.Context, job Job, ids []int) error {
 		}
 	}
 	return nil
+}
+
+// generation returns a new task.Again suffix for a queueing of tasks:
+// ".g" and 64 random bits, unique to it.
+func generation() string {
+	return ".g" + strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // requeue queues game id's task again after its game message m was
@@ -303,6 +335,7 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 	for _, id := range pending {
 		need[id] = true
 	}
+	wanted := len(need) // len(need) when a game last came
 	var held []heldMsg
 	var heldSince time.Time
 	flushed := o.Manifest().Totals.Games
@@ -381,6 +414,14 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 	// fleet is still whole on the server (a server that lost part of its
 	// store answers the fetches of what is left).
 	checked := time.Now()
+	// Once no game has come for strandedAfter, the trainer asks the
+	// server (then every goneEvery) whether the workers' consumer has
+	// anything left to deliver or in flight: nothing, while games are
+	// missing, means their tasks are stranded (a server restarted under
+	// a live trainer) or lost, and queueing them again is the only way
+	// on.
+	lastGame, probed := time.Now(), time.Time{}
+	strandedAfter := 3 * t.ackWait()
 	check := func(err error) bool {
 		if ctx.Err() != nil || (time.Since(checked) < goneEvery && !notYet(err) && !errors.Is(err, jetstream.ErrConsumerDeleted)) {
 			return false
@@ -541,6 +582,26 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 		if n == 0 && err == nil && check(nil) {
 			return lostFleet(nil)
 		}
+		if len(need) < wanted {
+			wanted, lastGame = len(need), time.Now()
+		}
+		if len(need) > 0 && ctx.Err() == nil && time.Since(lastGame) >= strandedAfter && time.Since(probed) >= goneEvery {
+			probed = time.Now()
+			if t.stranded(ctx) {
+				ids := make([]int, 0, len(need))
+				for id := range need {
+					ids = append(ids, id)
+				}
+				slices.Sort(ids)
+				if err := t.queue(ctx, *job, ids); err != nil {
+					t.logf("  fleet: warning: cannot queue the %d missing games again: %v (retrying)", len(ids), err)
+				} else {
+					t.logf("  fleet: no game for %s and nothing left on the server for the workers: queued the %d missing games again (their tasks were stranded or lost: a server restart?)",
+						time.Since(lastGame).Round(time.Second), len(ids))
+					lastGame = time.Now()
+				}
+			}
+		}
 		if len(held) > 0 && time.Since(heldSince) >= o.FlushEvery {
 			if err := flush(); err != nil {
 				return err
@@ -558,6 +619,29 @@ func (t *Trainer) collect(ctx context.Context, job *Job, shape gameShape, pendin
 		}
 	}
 	return flush()
+}
+
+// ackWait is the AckWait of the fleet's consumers.
+func (t *Trainer) ackWait() time.Duration {
+	if t.setup.AckWait > 0 {
+		return t.setup.AckWait
+	}
+	return defaultAckWait
+}
+
+// stranded reports whether the server says that the workers' consumer
+// has no task to deliver and none delivered and not yet acknowledged (a
+// server that does not answer is not that).
+func (t *Trainer) stranded(ctx context.Context) bool {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	h := t.hs()
+	c, err := h.js.Consumer(cctx, h.n.tasks(), workersConsumer)
+	if err != nil {
+		return false
+	}
+	info, err := c.Info(cctx)
+	return err == nil && info.NumPending == 0 && info.NumAckPending == 0
 }
 
 // goneEvery is how often a trainer that receives no games checks that

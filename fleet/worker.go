@@ -52,6 +52,13 @@ type WorkerOptions struct {
 // netFetchTimeout bounds one download of a network.
 const netFetchTimeout = 10 * time.Minute
 
+// netStall is how long a download of a network may go without a byte
+// before the worker gives it up and tries again: an object replaced
+// while it is read (a second Put purges the first one's chunks) never
+// sends the rest, and the read would wait for netFetchTimeout, the
+// worker holding its evaluation tasks all along.
+const netStall = 30 * time.Second
+
 // maxDeliveries is how often a task may fail (its game could not be
 // sent) before a worker gives up on it and reports it to the trainer.
 const maxDeliveries = 5
@@ -80,6 +87,8 @@ type Worker struct {
 
 	// pool holds the engines of evaluation games (eval.go's evaluate).
 	pool *engine.Pool
+	// netStall is netStall (shorter in tests).
+	netStall time.Duration
 
 	games, positions, nodes atomic.Int64
 	evals                   atomic.Int64 // evaluation games published
@@ -113,7 +122,7 @@ func NewWorker(nc *nats.Conn, opt WorkerOptions) (*Worker, error) {
 		opt.Ident = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
 	return &Worker{opt: opt, nc: nc, notify: make(chan struct{}), origin: Origin{Worker: opt.Ident, Build: build()},
-		pool: engine.NewPool(engine.PoolOptions{Backend: opt.Backend})}, nil
+		pool: engine.NewPool(engine.PoolOptions{Backend: opt.Backend}), netStall: netStall}, nil
 }
 
 // build names the running binary's build: its module version and VCS
@@ -409,17 +418,53 @@ func (w *Worker) fetchNetwork(ctx context.Context, name, sum string) (string, er
 		err  error
 	}
 	done := make(chan fetched, 1)
+	var got atomic.Int64 // bytes read so far
 	go func() {
-		data, err := w.h.nets.GetBytes(gctx, job.Network)
-		done <- fetched{data, err}
+		res, err := w.h.nets.Get(gctx, job.Network)
+		if err != nil {
+			done <- fetched{nil, err}
+			return
+		}
+		defer res.Close()
+		var b bytes.Buffer
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := res.Read(buf)
+			b.Write(buf[:n])
+			got.Add(int64(n))
+			switch {
+			case err == io.EOF:
+				done <- fetched{b.Bytes(), nil}
+				return
+			case err != nil:
+				done <- fetched{nil, err}
+				return
+			}
+		}
 	}()
+	// A stalled download is left to end at gctx's deadline (its read
+	// cannot be cut short) while the worker tries again.
+	watch := time.NewTicker(max(w.netStall/4, 10*time.Millisecond))
+	defer watch.Stop()
+	last, moved := int64(-1), time.Now()
 	var data []byte
 	var err error
-	select {
-	case f := <-done:
-		data, err = f.data, f.err
-	case <-ctx.Done():
-		return "", ctx.Err()
+wait:
+	for {
+		select {
+		case f := <-done:
+			data, err = f.data, f.err
+			break wait
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-watch.C:
+			if n := got.Load(); n != last {
+				last, moved = n, time.Now()
+			} else if time.Since(moved) >= w.netStall {
+				return "", fmt.Errorf("worker: fetching network %s: no data for %s after %s (the object replaced while read?): %w",
+					job.Network, w.netStall, byteSize(n), errTransient)
+			}
+		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("worker: fetching network %s: %v: %w", job.Network, err, errTransient)
