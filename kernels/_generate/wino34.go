@@ -1,0 +1,309 @@
+package main
+
+import (
+	"fmt"
+
+	av "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The loops of the Winograd F(3x4,3x3) convolution (kernels/winograd34.go):
+// the input transform of one tile read straight from the image
+// (w34GatherIn<w>), the output transform with the fused store
+// (w34OutStore<w>) or with batch norm's statistics (w34OutStats<w>), and
+// the output gradient's transform of the weight gradient (w34GradOut<w>).
+// Each does, per vector of columns, the Go loop's operations in the
+// Go loop's order (a product by 3 or 5 as x+x+x or 4x+x, which round
+// alike; products by powers of two as additions, which are exact), so
+// the values are the same bits.
+
+// w34Rows addresses row p (0..29) of a strided matrix: base + p*stride
+// bytes, through a fresh register holding p*stride.
+func w34Rows(base, stride reg.Register) func(p int) operand.Mem {
+	return func(p int) operand.Mem {
+		if p == 0 {
+			return operand.Mem{Base: base}
+		}
+		o := av.GP64()
+		av.IMUL3Q(operand.U32(uint64(p)), stride, o)
+		return operand.Mem{Base: base, Index: o, Scale: 1}
+	}
+}
+
+// w34Ptr addresses column offset jo of the pointer in slot q of the
+// pointer table tbl.
+func w34Ptr(tbl, jo reg.Register, q int) operand.Mem {
+	p := av.GP64()
+	av.MOVQ(operand.Mem{Base: tbl, Disp: 8 * q}, p)
+	return operand.Mem{Base: p, Index: jo, Scale: 1}
+}
+
+// w34Load loads a vector from m.
+func w34Load(w simd, m operand.Mem) reg.VecVirtual {
+	x := w.vec()
+	av.VMOVUPS(m, x)
+	return x
+}
+
+// Emitters of dst = a op b (a new register).
+func add(w simd, a, b reg.VecVirtual) reg.VecVirtual {
+	d := w.vec()
+	av.VADDPS(b, a, d)
+	return d
+}
+
+func sub(w simd, a, b reg.VecVirtual) reg.VecVirtual {
+	d := w.vec()
+	av.VSUBPS(b, a, d)
+	return d
+}
+
+func dbl(w simd, a reg.VecVirtual) reg.VecVirtual { return add(w, a, a) }
+
+// w34InBody emits the input transform of one vector of columns: the patch
+// value d[i][c] (row 6i+c) is read at dAt(i, c), output e = 6k+l written
+// at vAt(k, l); the order of kernels/winograd34.go's w34In.
+func w34InBody(w simd, dAt func(i, c int) operand.Mem, vAt func(k, l int) operand.Mem) {
+	for k := range 5 {
+		var s [6]reg.VecVirtual
+		for c := range 6 {
+			d := func(i int) reg.VecVirtual { return w34Load(w, dAt(i, c)) }
+			switch k {
+			case 0: // (d0 - d2) + 2*(d3-d1)
+				a := sub(w, d(0), d(2))
+				b := sub(w, d(3), d(1))
+				s[c] = add(w, a, dbl(w, b))
+			case 1: // (d2 - d1) + 2*d3
+				a := sub(w, d(2), d(1))
+				s[c] = add(w, a, dbl(w, d(3)))
+			case 2: // (d1 - 3*d2) + 2*d3
+				d2 := d(2)
+				a := sub(w, d(1), add(w, dbl(w, d2), d2))
+				s[c] = add(w, a, dbl(w, d(3)))
+			case 3: // d3 - d1
+				s[c] = sub(w, d(3), d(1))
+			default: // (d1 - 2*d2) + (2*d4 - d3)
+				a := sub(w, d(1), dbl(w, d(2)))
+				b := sub(w, dbl(w, d(4)), d(3))
+				s[c] = add(w, a, b)
+			}
+		}
+		four := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, dbl(w, x)) }
+		five := func(x reg.VecVirtual) reg.VecVirtual { return add(w, four(x), x) }
+		out := [6]reg.VecVirtual{
+			add(w, sub(w, four(s[0]), five(s[2])), s[4]),           // (4*s0 - 5*s2) + s4
+			sub(w, add(w, s[3], s[4]), four(add(w, s[1], s[2]))),   // (s3 + s4) - 4*(s1+s2)
+			add(w, sub(w, s[4], s[3]), four(sub(w, s[1], s[2]))),   // (s4 - s3) + 4*(s1-s2)
+			add(w, sub(w, s[4], s[2]), dbl(w, sub(w, s[3], s[1]))), // (s4 - s2) + 2*(s3-s1)
+			sub(w, sub(w, s[4], s[2]), dbl(w, sub(w, s[3], s[1]))), // (s4 - s2) - 2*(s3-s1)
+			add(w, sub(w, four(s[1]), five(s[3])), s[5]),           // (4*s1 - 5*s3) + s5
+		}
+		for l, o := range out {
+			av.VMOVUPS(o, vAt(k, l))
+		}
+	}
+}
+
+// w34GatherIn writes w34GatherIn<w>: the input transform of one tile on
+// n columns, patch row p read from src[p] (the image's pixel or zeros).
+func w34GatherIn(w simd) {
+	name := "w34GatherIn" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(v *float32, vs int, src *[30]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is w34In on n columns (a multiple of %d) with patch row p read from src[p].", name, w.lanes))
+	av.Pragma("noescape")
+	vp := av.Load(av.Param("v"), av.GP64())
+	vs := av.Load(av.Param("vs"), av.GP64())
+	av.SHLQ(operand.U8(2), vs)
+	tbl := av.Load(av.Param("src"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(w.shift()), n)
+	jo := av.GP64() // byte offset of the columns in every source row
+	av.XORQ(jo, jo)
+	vRow := w34Rows(vp, vs)
+	countedLoop(n, func() {
+		w34InBody(w, func(i, c int) operand.Mem { return w34Ptr(tbl, jo, 6*i+c) },
+			func(k, l int) operand.Mem { return vRow(6*k + l) })
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
+	})
+}
+
+// w34OutTransform emits the output transform of one vector of columns,
+// A3^T m A4, in the order of kernels/winograd34.go's w34OutColumn, handing
+// each output vector to emit with its index q = 4*row+column.
+func w34OutTransform(w simd, mAt func(p int) operand.Mem, emit func(q int, y reg.VecVirtual)) {
+	for r := range 3 {
+		var t [6]reg.VecVirtual
+		for c := range 6 {
+			m := func(i int) reg.VecVirtual { return w34Load(w, mAt(6*i+c)) }
+			switch r {
+			case 0: // (m0 + m1) + (m2 + 4*m3)
+				a := add(w, m(0), m(1))
+				t[c] = add(w, a, add(w, m(2), dbl(w, dbl(w, m(3)))))
+			case 1: // (m1 - m2) + 2*m3
+				t[c] = add(w, sub(w, m(1), m(2)), dbl(w, m(3)))
+			default: // (m1 + m2) + (m3 + m4)
+				t[c] = add(w, add(w, m(1), m(2)), add(w, m(3), m(4)))
+			}
+		}
+		p, q := add(w, t[1], t[2]), sub(w, t[1], t[2])
+		u, v := add(w, t[3], t[4]), sub(w, t[3], t[4])
+		emit(4*r, add(w, add(w, t[0], p), u))                           // (t0 + p) + u
+		emit(4*r+1, add(w, q, dbl(w, v)))                               // q + 2v
+		emit(4*r+2, add(w, p, dbl(w, dbl(w, u))))                       // p + 4u
+		emit(4*r+3, add(w, add(w, q, dbl(w, dbl(w, dbl(w, v)))), t[5])) // (q + 8v) + t5
+	}
+}
+
+// w34OutStore writes w34OutStore<w>: the output transform and store of
+// one tile on n columns, out[q][j] = max(y_q + bias[j] + res[q][j], lo);
+// res[q] may be out[q].
+func w34OutStore(w simd) {
+	name := "w34OutStore" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(m *float32, ms int, out, res *[12]*float32, bias *float32, lo float32, n int)")
+	av.Doc(fmt.Sprintf("%s is w34OutStore on n columns (a multiple of %d): out[q][j] = max((A3^T m A4)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].", name, w.lanes))
+	av.Pragma("noescape")
+	mp := av.Load(av.Param("m"), av.GP64())
+	ms := av.Load(av.Param("ms"), av.GP64())
+	av.SHLQ(operand.U8(2), ms)
+	outs := av.Load(av.Param("out"), av.GP64())
+	ress := av.Load(av.Param("res"), av.GP64())
+	bias := av.Load(av.Param("bias"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(w.shift()), n)
+	lo, err := av.Param("lo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	jo := av.GP64()
+	av.XORQ(jo, jo)
+	mRow := w34Rows(mp, ms)
+	countedLoop(n, func() {
+		w34OutTransform(w, mRow, func(q int, o reg.VecVirtual) {
+			av.VADDPS(operand.Mem{Base: bias, Index: jo, Scale: 1}, o, o)
+			av.VADDPS(w34Ptr(ress, jo, q), o, o)
+			vlo := w.vec()
+			av.VBROADCASTSS(lo.Addr, vlo)
+			// VMAXPS returns its first (Go order) operand unless the
+			// second is greater: the sum, unless lo > sum.
+			av.VMAXPS(o, vlo, o)
+			av.VMOVUPS(o, w34Ptr(outs, jo, q))
+		})
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+	})
+}
+
+// w34OutStats writes w34OutStats<w>: the output transform of one tile on
+// n columns stored as it is, out[q][j] = y_q, and e_q = (y_q - shift[j])
+// AND keep[q] summed per channel, s1[j] += e_0 + ... + e_11 and s2[j] +=
+// e_0*e_0 + ... + e_11*e_11, in order, every product and sum rounded.
+func w34OutStats(w simd) {
+	name := "w34OutStats" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(m *float32, ms int, out *[12]*float32, keep *[12]uint32, shift, s1, s2 *float32, n int)")
+	av.Doc(fmt.Sprintf("%s is w34OutStats on n columns (a multiple of %d): out[q][j] = (A3^T m A4)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.", name, w.lanes))
+	av.Pragma("noescape")
+	mp := av.Load(av.Param("m"), av.GP64())
+	ms := av.Load(av.Param("ms"), av.GP64())
+	av.SHLQ(operand.U8(2), ms)
+	outs := av.Load(av.Param("out"), av.GP64())
+	keep := av.Load(av.Param("keep"), av.GP64())
+	shift := av.Load(av.Param("shift"), av.GP64())
+	s1 := av.Load(av.Param("s1"), av.GP64())
+	s2 := av.Load(av.Param("s2"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(w.shift()), n)
+	jo := av.GP64()
+	av.XORQ(jo, jo)
+	mRow := w34Rows(mp, ms)
+	at := func(base reg.Register) operand.Mem { return operand.Mem{Base: base, Index: jo, Scale: 1} }
+	countedLoop(n, func() {
+		var sum, sq reg.VecVirtual
+		w34OutTransform(w, mRow, func(q int, y reg.VecVirtual) {
+			av.VMOVUPS(y, w34Ptr(outs, jo, q))
+			e, k := w.vec(), w.vec()
+			av.VSUBPS(at(shift), y, e) // y - shift
+			av.VBROADCASTSS(operand.Mem{Base: keep, Disp: 4 * q}, k)
+			av.VANDPS(k, e, e)
+			if q == 0 {
+				sum, sq = e, w.vec()
+				av.VMULPS(e, e, sq)
+				return
+			}
+			av.VADDPS(e, sum, sum)
+			av.VMULPS(e, e, e)
+			av.VADDPS(e, sq, sq)
+		})
+		av.VADDPS(at(s1), sum, sum)
+		av.VMOVUPS(sum, at(s1))
+		av.VADDPS(at(s2), sq, sq)
+		av.VMOVUPS(sq, at(s2))
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), mp)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+	})
+}
+
+// w34GradOut writes w34GradOut<w>: for each of n columns j of the 3x4
+// output gradient y_q = src[q][j], the 30 values v[e*vs+j] = (A3 dY
+// A4^T)[e], in the order of kernels/winograd34.go's w34GradOut.
+func w34GradOut(w simd) {
+	name := "w34GradOut" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(v *float32, vs int, src *[12]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is w34GradOut on n columns (a multiple of %d): v = A3 dY A4^T per column, dY[q] read from src[q].", name, w.lanes))
+	av.Pragma("noescape")
+	vp := av.Load(av.Param("v"), av.GP64())
+	vs := av.Load(av.Param("vs"), av.GP64())
+	av.SHLQ(operand.U8(2), vs)
+	tbl := av.Load(av.Param("src"), av.GP64())
+	n := av.Load(av.Param("n"), av.GP64())
+	av.SHRQ(operand.U8(w.shift()), n)
+	jo := av.GP64()
+	av.XORQ(jo, jo)
+	vRow := w34Rows(vp, vs)
+	countedLoop(n, func() {
+		for i := range 5 {
+			var s [4]reg.VecVirtual
+			for c := range 4 {
+				y := func(r int) reg.VecVirtual { return w34Load(w, w34Ptr(tbl, jo, 4*r+c)) }
+				switch i {
+				case 0:
+					s[c] = y(0)
+				case 1: // (y0 + y1) + y2
+					s[c] = add(w, add(w, y(0), y(1)), y(2))
+				case 2: // (y0 - y1) + y2
+					s[c] = add(w, sub(w, y(0), y(1)), y(2))
+				case 3: // (4*y0 + 2*y1) + y2
+					s[c] = add(w, add(w, dbl(w, dbl(w, y(0))), dbl(w, y(1))), y(2))
+				default:
+					s[c] = y(2)
+				}
+			}
+			four := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, dbl(w, x)) }
+			eight := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, four(x)) }
+			out := [6]reg.VecVirtual{
+				s[0],
+				add(w, add(w, s[0], s[1]), add(w, s[2], s[3])),                      // (s0 + s1) + (s2 + s3)
+				add(w, sub(w, s[0], s[1]), sub(w, s[2], s[3])),                      // (s0 - s1) + (s2 - s3)
+				add(w, add(w, s[0], dbl(w, s[1])), add(w, four(s[2]), eight(s[3]))), // (s0 + 2*s1) + (4*s2 + 8*s3)
+				add(w, sub(w, s[0], dbl(w, s[1])), sub(w, four(s[2]), eight(s[3]))), // (s0 - 2*s1) + (4*s2 - 8*s3)
+				s[3],
+			}
+			for l, o := range out {
+				av.VMOVUPS(o, vRow(6*i+l))
+			}
+		}
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
+	})
+}
+
+// wino34 writes every F(3x4) loop.
+func wino34() {
+	for _, w := range []simd{avx2, avx512} {
+		w34GatherIn(w)
+		w34OutStore(w)
+		w34OutStats(w)
+		w34GradOut(w)
+	}
+}
