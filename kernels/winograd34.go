@@ -66,9 +66,9 @@ import (
 // w34GradOut<w>), which do the portable Go loops' operations in the same
 // order and so give the same bits; elsewhere, and for channel counts
 // that are not a whole number of vectors, in Go. The products run on the
-// GEMM micro-kernels of the implementation in use. nets does not use
-// this path yet (issue 42's stage 4: per layer shape where it measures
-// faster than F(2x2)).
+// GEMM micro-kernels of the implementation in use. nets trains with it
+// in float32 where it measures faster than F(2x2) (nets' wino34Pays: the
+// Connect Four board).
 
 const (
 	w34Pos   = 30               // positions of the 5x6 transformed tile, e = 6*i+j
@@ -407,6 +407,13 @@ func (a *w34Args) gatherIn(im *impl, sc *w34Scratch, t0, t1, is int) {
 		var taps [w34Pos]*float32 // on the stack: no write barriers
 		for t := t0; t < t1; t++ {
 			img := a.src[(t/per)*hw*cin:]
+			if (t/per+2)*hw*cin <= len(a.src) {
+				// Fetch the next image into the cache, a share per tile,
+				// while this one is transformed (the loads of rows not
+				// seen before stalled the loop: 20% of the 32x4 Connect
+				// Four net's float32 training step).
+				w34Prefetch(img[hw*cin:][:hw*cin], t%per, per)
+			}
 			for q, o := range tab[w34Entry*(t%per):][:w34Pos] {
 				taps[q] = &zero[0]
 				if o >= 0 {
@@ -522,8 +529,16 @@ func (a *w34Args) chunk(t0, t1 int) {
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w
 	var out, res [w34Outs]*float32 // on the stack: no write barriers
 	var keep [w34Outs]uint32
+	img := hw * cout // values of one output image
 	for t := t0; t < t1; t++ {
 		base := (t / per) * hw
+		if next := (base + hw) * cout; im.avx2Loops && next+img <= len(a.dst) {
+			// As gatherIn: the next image's outputs and residual.
+			w34Prefetch(a.dst[next:][:img], t%per, per)
+			if a.residual != nil {
+				w34Prefetch(a.residual[next:][:img], t%per, per)
+			}
+		}
 		for q, o := range tab[w34Entry*(t%per)+w34Pos:][:w34Outs] {
 			if o < 0 {
 				out[q], res[q], keep[q] = &sc.sink[0], &sc.zero[0], 0
@@ -542,6 +557,25 @@ func (a *w34Args) chunk(t0, t1 int) {
 			w34OutStore(im, m, os, &out, &res, bias, lo)
 		}
 	}
+}
+
+// w34Prefetch fetches share k of parts of x into the cache (whole cache
+// lines, PREFETCHT0, four runs of lines of a quarter of the share each):
+// a loop over the parts tiles of an image calls it with the next image,
+// one share per tile (fetching a whole image at once stalled on the
+// prefetches). It needs the SIMD loops (prefetch4).
+func w34Prefetch(x []float32, k, parts int) {
+	n := len(x)
+	lo, hi := k*n/parts, (k+1)*n/parts
+	if hi <= lo {
+		return
+	}
+	q := (hi - lo + 3) / 4
+	var p [4]*float32
+	for i := range p {
+		p[i] = &x[min(lo+i*q, n-1)]
+	}
+	prefetch4(&p, (4*q+63)/64)
 }
 
 // w34At returns p advanced by j float32s.

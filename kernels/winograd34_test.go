@@ -466,33 +466,39 @@ func TestWinograd34NoAllocs(t *testing.T) {
 }
 
 // BenchmarkWinograd34 compares the F(3x4) convolution and weight
-// gradient with F(2x2)'s on the 32x4 Connect Four net's tower layer (32
-// channels, 6x7) at batch 256 (training's slice of 64 for the weight
-// gradient), one thread; read ns/op as CPU time on a quiet machine only.
+// gradient with F(2x2)'s on training's layer shapes, one thread: the
+// Connect Four nets' tower layers (6x7, 32 and 64 channels) and
+// Sequence's (10x10, 64 channels, and its stem of 107 planes), the
+// forward at batch 256 and the weight gradient of a 64-sample slice (a
+// training step's part). Read ns/op as CPU time on a quiet machine only.
 func BenchmarkWinograd34(b *testing.B) {
 	r := rand.New(rand.NewPCG(355, 356))
-	const ch, batch, slice = 32, 256, 64
-	in, out := randSlice(r, batch*42*ch), make([]float32, batch*42*ch)
-	wt := randSlice(r, 9*ch*ch)
-	u2, u4 := make([]float32, 16*ch*ch), make([]float32, w34Pos*ch*ch)
-	WinogradWeights(wt, ch, ch, u2)
-	WinogradWeights34(wt, ch, ch, u4)
-	du := make([]float32, w34Pos*ch*ch)
 	defer SetThreads(SetThreads(1))
-	for _, c := range []struct {
-		name string
-		f    func()
-	}{
-		{"forward/F2x2", func() { Conv3x3Winograd(in, batch, ch, 6, 7, u2, ch, nil, in, true, out) }},
-		{"forward/F3x4", func() { Conv3x3Winograd34(in, batch, ch, 6, 7, u4, ch, nil, in, true, out) }},
-		{"wgrad/F2x2", func() { Conv3x3WinogradWeightGrad(in, slice, ch, 6, 7, out, ch, du) }},
-		{"wgrad/F3x4", func() { Conv3x3Winograd34WeightGrad(in, slice, ch, 6, 7, out, ch, du) }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				c.f()
-			}
-		})
+	for _, sh := range []struct{ h, w, cin, cout int }{{6, 7, 32, 32}, {6, 7, 64, 64}, {10, 10, 64, 64}, {10, 10, 107, 64}} {
+		const batch, slice = 256, 64
+		cin, cout, hw := sh.cin, sh.cout, sh.h*sh.w
+		in, out := randSlice(r, batch*hw*cin), make([]float32, batch*hw*cout)
+		res := randSlice(r, batch*hw*cout)
+		wt := randSlice(r, 9*cin*cout)
+		u2, u4 := make([]float32, 16*cin*cout), make([]float32, w34Pos*cin*cout)
+		WinogradWeights(wt, cin, cout, u2)
+		WinogradWeights34(wt, cin, cout, u4)
+		du := make([]float32, w34Pos*cin*cout)
+		for _, c := range []struct {
+			name string
+			f    func()
+		}{
+			{"forward/F2x2", func() { Conv3x3Winograd(in, batch, cin, sh.h, sh.w, u2, cout, nil, res, true, out) }},
+			{"forward/F3x4", func() { Conv3x3Winograd34(in, batch, cin, sh.h, sh.w, u4, cout, nil, res, true, out) }},
+			{"wgrad/F2x2", func() { Conv3x3WinogradWeightGrad(in, slice, cin, sh.h, sh.w, out, cout, du) }},
+			{"wgrad/F3x4", func() { Conv3x3Winograd34WeightGrad(in, slice, cin, sh.h, sh.w, out, cout, du) }},
+		} {
+			b.Run(fmt.Sprintf("%dx%d/%d-%d/%s", sh.h, sh.w, cin, cout, c.name), func(b *testing.B) {
+				for b.Loop() {
+					c.f()
+				}
+			})
+		}
 	}
 }
 

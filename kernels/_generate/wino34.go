@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/mmcloughlin/avo/attr"
 	av "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -14,21 +16,62 @@ import (
 // (w34OutStore<w>) or with batch norm's statistics (w34OutStats<w>), and
 // the output gradient's transform of the weight gradient (w34GradOut<w>).
 // Each does, per vector of columns, the Go loop's operations in the
-// Go loop's order (a product by 3 or 5 as x+x+x or 4x+x, which round
-// alike; products by powers of two as additions, which are exact), so
-// the values are the same bits.
+// Go loop's order (products by 3, 4, 5 and 8 as VMULPS, rounded once as
+// Go's are; by 2 as an addition, exact), values used twice computed
+// once, so the results are the same bits.
 
 // w34Rows addresses row p (0..29) of a strided matrix: base + p*stride
-// bytes, through a fresh register holding p*stride.
+// bytes. It stores the 29 offsets p*stride in a local table once (call
+// it before the loop); each access loads its offset from there into a
+// fresh register (an IMUL per access bound the loops on the multiplier).
 func w34Rows(base, stride reg.Register) func(p int) operand.Mem {
+	tbl := av.AllocLocal(8 * w34Pos)
+	for p := 1; p < w34Pos; p++ {
+		o := av.GP64()
+		av.IMUL3Q(operand.U32(uint64(p)), stride, o)
+		av.MOVQ(o, tbl.Offset(8*p))
+	}
 	return func(p int) operand.Mem {
 		if p == 0 {
 			return operand.Mem{Base: base}
 		}
 		o := av.GP64()
-		av.IMUL3Q(operand.U32(uint64(p)), stride, o)
+		av.MOVQ(tbl.Offset(8*p), o)
 		return operand.Mem{Base: base, Index: o, Scale: 1}
 	}
+}
+
+// w34Pos is the number of rows of the transformed tile.
+const w34Pos = 30
+
+// w34Const declares the float32 constants 3, 4, 5 and 8 of the loops'
+// products (at byte offsets 0, 4, 8 and 12).
+func w34Const() operand.Mem {
+	m := av.GLOBL("w34Consts", attr.RODATA|attr.NOPTR)
+	for i, v := range []float32{3, 4, 5, 8} {
+		av.DATA(4*i, operand.U32(math.Float32bits(v))) // F32 prints as an integer
+	}
+	return m
+}
+
+// w34Consts are the constants broadcast into vector registers.
+type w34Consts struct{ c3, c4, c5, c8 reg.VecVirtual }
+
+// loadConsts broadcasts the constants of k (3, 4, 5, 8) at m.
+func loadConsts(w simd, m operand.Mem) w34Consts {
+	var c w34Consts
+	for i, r := range []*reg.VecVirtual{&c.c3, &c.c4, &c.c5, &c.c8} {
+		*r = w.vec()
+		av.VBROADCASTSS(m.Offset(4*i), *r)
+	}
+	return c
+}
+
+// mul returns a * c (rounded once, as Go's float32(c*a)).
+func mul(w simd, a, c reg.VecVirtual) reg.VecVirtual {
+	d := w.vec()
+	av.VMULPS(c, a, d)
+	return d
 }
 
 // w34Ptr addresses column offset jo of the pointer in slot q of the
@@ -63,51 +106,53 @@ func dbl(w simd, a reg.VecVirtual) reg.VecVirtual { return add(w, a, a) }
 
 // w34InBody emits the input transform of one vector of columns: the patch
 // value d[i][c] (row 6i+c) is read at dAt(i, c), output e = 6k+l written
-// at vAt(k, l); the order of kernels/winograd34.go's w34In.
-func w34InBody(w simd, dAt func(i, c int) operand.Mem, vAt func(k, l int) operand.Mem) {
-	for k := range 5 {
-		var s [6]reg.VecVirtual
-		for c := range 6 {
-			d := func(i int) reg.VecVirtual { return w34Load(w, dAt(i, c)) }
-			switch k {
-			case 0: // (d0 - d2) + 2*(d3-d1)
-				a := sub(w, d(0), d(2))
-				b := sub(w, d(3), d(1))
-				s[c] = add(w, a, dbl(w, b))
-			case 1: // (d2 - d1) + 2*d3
-				a := sub(w, d(2), d(1))
-				s[c] = add(w, a, dbl(w, d(3)))
-			case 2: // (d1 - 3*d2) + 2*d3
-				d2 := d(2)
-				a := sub(w, d(1), add(w, dbl(w, d2), d2))
-				s[c] = add(w, a, dbl(w, d(3)))
-			case 3: // d3 - d1
-				s[c] = sub(w, d(3), d(1))
-			default: // (d1 - 2*d2) + (2*d4 - d3)
-				a := sub(w, d(1), dbl(w, d(2)))
-				b := sub(w, dbl(w, d(4)), d(3))
-				s[c] = add(w, a, b)
-			}
+// at vAt(k, l); the values of kernels/winograd34.go's w34In (each by the
+// same operations, values used twice computed once). It runs in two
+// passes through v: each column's 5 values once down the column (s =
+// B3^T d into v's rows), then each row of s along the row, in place
+// (reading the patch once instead of once per output row).
+func w34InBody(w simd, k w34Consts, dAt func(i, c int) operand.Mem, vAt func(k, l int) operand.Mem) {
+	for c := range 6 {
+		var d [5]reg.VecVirtual
+		for i := range d {
+			d[i] = w34Load(w, dAt(i, c))
 		}
-		four := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, dbl(w, x)) }
-		five := func(x reg.VecVirtual) reg.VecVirtual { return add(w, four(x), x) }
+		s3 := sub(w, d[3], d[1]) // d3 - d1
+		d3x2 := dbl(w, d[3])
+		s := [5]reg.VecVirtual{
+			add(w, sub(w, d[0], d[2]), dbl(w, s3)),         // (d0 - d2) + 2*(d3-d1)
+			add(w, sub(w, d[2], d[1]), d3x2),               // (d2 - d1) + 2*d3
+			add(w, sub(w, d[1], mul(w, d[2], k.c3)), d3x2), // (d1 - 3*d2) + 2*d3
+			s3, // d3 - d1
+			add(w, sub(w, d[1], dbl(w, d[2])), sub(w, dbl(w, d[4]), d[3])), // (d1 - 2*d2) + (2*d4 - d3)
+		}
+		for r, v := range s {
+			av.VMOVUPS(v, vAt(r, c))
+		}
+	}
+	for r := range 5 {
+		var s [6]reg.VecVirtual
+		for c := range s {
+			s[c] = w34Load(w, vAt(r, c))
+		}
+		e, f := sub(w, s[4], s[2]), dbl(w, sub(w, s[3], s[1])) // s4 - s2, 2*(s3-s1)
 		out := [6]reg.VecVirtual{
-			add(w, sub(w, four(s[0]), five(s[2])), s[4]),           // (4*s0 - 5*s2) + s4
-			sub(w, add(w, s[3], s[4]), four(add(w, s[1], s[2]))),   // (s3 + s4) - 4*(s1+s2)
-			add(w, sub(w, s[4], s[3]), four(sub(w, s[1], s[2]))),   // (s4 - s3) + 4*(s1-s2)
-			add(w, sub(w, s[4], s[2]), dbl(w, sub(w, s[3], s[1]))), // (s4 - s2) + 2*(s3-s1)
-			sub(w, sub(w, s[4], s[2]), dbl(w, sub(w, s[3], s[1]))), // (s4 - s2) - 2*(s3-s1)
-			add(w, sub(w, four(s[1]), five(s[3])), s[5]),           // (4*s1 - 5*s3) + s5
+			add(w, sub(w, mul(w, s[0], k.c4), mul(w, s[2], k.c5)), s[4]), // (4*s0 - 5*s2) + s4
+			sub(w, add(w, s[3], s[4]), mul(w, add(w, s[1], s[2]), k.c4)), // (s3 + s4) - 4*(s1+s2)
+			add(w, sub(w, s[4], s[3]), mul(w, sub(w, s[1], s[2]), k.c4)), // (s4 - s3) + 4*(s1-s2)
+			add(w, e, f), // (s4 - s2) + 2*(s3-s1)
+			sub(w, e, f), // (s4 - s2) - 2*(s3-s1)
+			add(w, sub(w, mul(w, s[1], k.c4), mul(w, s[3], k.c5)), s[5]), // (4*s1 - 5*s3) + s5
 		}
 		for l, o := range out {
-			av.VMOVUPS(o, vAt(k, l))
+			av.VMOVUPS(o, vAt(r, l))
 		}
 	}
 }
 
 // w34GatherIn writes w34GatherIn<w>: the input transform of one tile on
 // n columns, patch row p read from src[p] (the image's pixel or zeros).
-func w34GatherIn(w simd) {
+func w34GatherIn(w simd, consts operand.Mem) {
 	name := "w34GatherIn" + w.suffix
 	av.TEXT(name, av.NOSPLIT, "func(v *float32, vs int, src *[30]*float32, n int)")
 	av.Doc(fmt.Sprintf("%s is w34In on n columns (a multiple of %d) with patch row p read from src[p].", name, w.lanes))
@@ -121,8 +166,9 @@ func w34GatherIn(w simd) {
 	jo := av.GP64() // byte offset of the columns in every source row
 	av.XORQ(jo, jo)
 	vRow := w34Rows(vp, vs)
+	k := loadConsts(w, consts)
 	countedLoop(n, func() {
-		w34InBody(w, func(i, c int) operand.Mem { return w34Ptr(tbl, jo, 6*i+c) },
+		w34InBody(w, k, func(i, c int) operand.Mem { return w34Ptr(tbl, jo, 6*i+c) },
 			func(k, l int) operand.Mem { return vRow(6*k + l) })
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
@@ -130,9 +176,9 @@ func w34GatherIn(w simd) {
 }
 
 // w34OutTransform emits the output transform of one vector of columns,
-// A3^T m A4, in the order of kernels/winograd34.go's w34OutColumn, handing
-// each output vector to emit with its index q = 4*row+column.
-func w34OutTransform(w simd, mAt func(p int) operand.Mem, emit func(q int, y reg.VecVirtual)) {
+// A3^T m A4, with the values of kernels/winograd34.go's w34OutColumn,
+// handing each output vector to emit with its index q = 4*row+column.
+func w34OutTransform(w simd, k w34Consts, mAt func(p int) operand.Mem, emit func(q int, y reg.VecVirtual)) {
 	for r := range 3 {
 		var t [6]reg.VecVirtual
 		for c := range 6 {
@@ -140,7 +186,7 @@ func w34OutTransform(w simd, mAt func(p int) operand.Mem, emit func(q int, y reg
 			switch r {
 			case 0: // (m0 + m1) + (m2 + 4*m3)
 				a := add(w, m(0), m(1))
-				t[c] = add(w, a, add(w, m(2), dbl(w, dbl(w, m(3)))))
+				t[c] = add(w, a, add(w, m(2), mul(w, m(3), k.c4)))
 			case 1: // (m1 - m2) + 2*m3
 				t[c] = add(w, sub(w, m(1), m(2)), dbl(w, m(3)))
 			default: // (m1 + m2) + (m3 + m4)
@@ -149,17 +195,17 @@ func w34OutTransform(w simd, mAt func(p int) operand.Mem, emit func(q int, y reg
 		}
 		p, q := add(w, t[1], t[2]), sub(w, t[1], t[2])
 		u, v := add(w, t[3], t[4]), sub(w, t[3], t[4])
-		emit(4*r, add(w, add(w, t[0], p), u))                           // (t0 + p) + u
-		emit(4*r+1, add(w, q, dbl(w, v)))                               // q + 2v
-		emit(4*r+2, add(w, p, dbl(w, dbl(w, u))))                       // p + 4u
-		emit(4*r+3, add(w, add(w, q, dbl(w, dbl(w, dbl(w, v)))), t[5])) // (q + 8v) + t5
+		emit(4*r, add(w, add(w, t[0], p), u))                 // (t0 + p) + u
+		emit(4*r+1, add(w, q, dbl(w, v)))                     // q + 2v
+		emit(4*r+2, add(w, p, mul(w, u, k.c4)))               // p + 4u
+		emit(4*r+3, add(w, add(w, q, mul(w, v, k.c8)), t[5])) // (q + 8v) + t5
 	}
 }
 
 // w34OutStore writes w34OutStore<w>: the output transform and store of
 // one tile on n columns, out[q][j] = max(y_q + bias[j] + res[q][j], lo);
 // res[q] may be out[q].
-func w34OutStore(w simd) {
+func w34OutStore(w simd, consts operand.Mem) {
 	name := "w34OutStore" + w.suffix
 	av.TEXT(name, av.NOSPLIT, "func(m *float32, ms int, out, res *[12]*float32, bias *float32, lo float32, n int)")
 	av.Doc(fmt.Sprintf("%s is w34OutStore on n columns (a multiple of %d): out[q][j] = max((A3^T m A4)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].", name, w.lanes))
@@ -179,8 +225,9 @@ func w34OutStore(w simd) {
 	jo := av.GP64()
 	av.XORQ(jo, jo)
 	mRow := w34Rows(mp, ms)
+	k := loadConsts(w, consts)
 	countedLoop(n, func() {
-		w34OutTransform(w, mRow, func(q int, o reg.VecVirtual) {
+		w34OutTransform(w, k, mRow, func(q int, o reg.VecVirtual) {
 			av.VADDPS(operand.Mem{Base: bias, Index: jo, Scale: 1}, o, o)
 			av.VADDPS(w34Ptr(ress, jo, q), o, o)
 			vlo := w.vec()
@@ -199,7 +246,7 @@ func w34OutStore(w simd) {
 // n columns stored as it is, out[q][j] = y_q, and e_q = (y_q - shift[j])
 // AND keep[q] summed per channel, s1[j] += e_0 + ... + e_11 and s2[j] +=
 // e_0*e_0 + ... + e_11*e_11, in order, every product and sum rounded.
-func w34OutStats(w simd) {
+func w34OutStats(w simd, consts operand.Mem) {
 	name := "w34OutStats" + w.suffix
 	av.TEXT(name, av.NOSPLIT, "func(m *float32, ms int, out *[12]*float32, keep *[12]uint32, shift, s1, s2 *float32, n int)")
 	av.Doc(fmt.Sprintf("%s is w34OutStats on n columns (a multiple of %d): out[q][j] = (A3^T m A4)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.", name, w.lanes))
@@ -217,10 +264,11 @@ func w34OutStats(w simd) {
 	jo := av.GP64()
 	av.XORQ(jo, jo)
 	mRow := w34Rows(mp, ms)
+	k := loadConsts(w, consts)
 	at := func(base reg.Register) operand.Mem { return operand.Mem{Base: base, Index: jo, Scale: 1} }
 	countedLoop(n, func() {
 		var sum, sq reg.VecVirtual
-		w34OutTransform(w, mRow, func(q int, y reg.VecVirtual) {
+		w34OutTransform(w, k, mRow, func(q int, y reg.VecVirtual) {
 			av.VMOVUPS(y, w34Ptr(outs, jo, q))
 			e, k := w.vec(), w.vec()
 			av.VSUBPS(at(shift), y, e) // y - shift
@@ -300,10 +348,11 @@ func w34GradOut(w simd) {
 
 // wino34 writes every F(3x4) loop.
 func wino34() {
+	consts := w34Const()
 	for _, w := range []simd{avx2, avx512} {
-		w34GatherIn(w)
-		w34OutStore(w)
-		w34OutStats(w)
+		w34GatherIn(w, consts)
+		w34OutStore(w, consts)
+		w34OutStats(w, consts)
 		w34GradOut(w)
 	}
 }
