@@ -35,18 +35,6 @@ const (
 // threshold is a judgement, not a measurement.
 const winoMinCin = 16
 
-// winoPositions returns the values per channel pair of the transformed
-// weights of a 3x3 convolution of cin -> cout channels on an h x w board
-// under training's Winograd: 30 where F(3x4,3x3) pays (wino34Pays), else
-// F(2x2,3x3)'s 16. It depends on the shape only, so scratch sized by it
-// fits whatever the precision and kernels.
-func winoPositions(h, w, cin, cout int) int {
-	if wino34Pays(h, w, cin, cout) {
-		return 30
-	}
-	return 16
-}
-
 // wino34Pays reports whether the F(3x4,3x3) tiles (kernels.Conv3x3Winograd34)
 // beat F(2x2,3x3)'s on a float32 3x3 convolution of cin -> cout channels
 // on an h x w board: when both channel counts are whole AVX2 vectors (the

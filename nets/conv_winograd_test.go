@@ -214,9 +214,6 @@ func TestWino34Pays(t *testing.T) {
 		if got := wino34Pays(c.h, c.w, c.cin, c.cout); got != c.want {
 			t.Errorf("wino34Pays(%d, %d, %d, %d) = %v, want %v", c.h, c.w, c.cin, c.cout, got, c.want)
 		}
-		if want := map[bool]int{true: 30, false: 16}[c.want]; winoPositions(c.h, c.w, c.cin, c.cout) != want {
-			t.Errorf("winoPositions(%d, %d, %d, %d) = %d, want %d", c.h, c.w, c.cin, c.cout, winoPositions(c.h, c.w, c.cin, c.cout), want)
-		}
 	}
 	cfg, _ := Preset("connect4")
 	cfg.Channels = 32
@@ -234,6 +231,9 @@ func TestWino34Pays(t *testing.T) {
 			want := p == FP32 && name != "generic"
 			if got := n.trainWino34(32, 32); got != want {
 				t.Errorf("%s %v: trainWino34(32, 32) = %v, want %v", name, p, got, want)
+			}
+			if got, want := n.trainWinoPositions(32, 32), map[Precision]int{FP32: 30, BF16: 16}[p]; got != want {
+				t.Errorf("%s %v: trainWinoPositions(32, 32) = %d, want %d", name, p, got, want)
 			}
 		}
 		restore()

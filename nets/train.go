@@ -71,6 +71,9 @@ type bf16Weights struct {
 // lose those below 6e-5). Like ForwardTrain, it must not race with
 // training; Clone and New start with FP32.
 func (n *Net) SetTrainPrecision(p Precision) {
+	if p != n.tr.prec {
+		n.tr.cap = 0 // the Winograd scratch's size depends on it (trainWinoPositions)
+	}
 	n.tr.prec = p
 	n.tr.valid = false
 }
@@ -129,6 +132,19 @@ func (n *Net) trainWino34(cin, cout int) bool {
 	return n.tr.prec != BF16 && kernels.Current() != "generic" && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout)
 }
 
+// trainWinoPositions is the number of values per channel pair of the
+// Winograd scratch (transformed weights and their gradients) of a 3x3
+// convolution of cin -> cout channels: 30 where float32 training may run
+// it by F(3x4,3x3) (trainWino34 without the kernels' part, so that the
+// scratch fits whichever kernels run), else F(2x2,3x3)'s 16 (bfloat16
+// training allocates what it did before F(3x4)).
+func (n *Net) trainWinoPositions(cin, cout int) int {
+	if n.tr.prec != BF16 && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout) {
+		return 30
+	}
+	return 16
+}
+
 // trainParts is the number of slices of whole samples the batch is cut into
 // for the passes of training that run on several goroutines (batch-norm
 // statistics, elementwise passes, the backward of 3x3 convolutions). Each
@@ -175,7 +191,7 @@ func (n *Net) reserveTrain(batch int) {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
-			maxU = max(maxU, winoPositions(n.cfg.Height, n.cfg.Width, u.cin, u.cout)*u.cin*u.cout)
+			maxU = max(maxU, n.trainWinoPositions(u.cin, u.cout)*u.cin*u.cout)
 		}
 	}
 	t.dz = make([]float32, maxOut)
@@ -214,7 +230,7 @@ func (n *Net) TrainBytes(batch int) int64 {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
-			maxU = max(maxU, winoPositions(n.cfg.Height, n.cfg.Width, u.cin, u.cout)*u.cin*u.cout)
+			maxU = max(maxU, n.trainWinoPositions(u.cin, u.cout)*u.cin*u.cout)
 		}
 	}
 	total += 4*int64(maxOut) + 4*int64(maxW) + 4*int64(maxU)                             // dz, wt, wu
