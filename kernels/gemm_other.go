@@ -101,3 +101,9 @@ func w34OutStatsAVX512(m *float32, ms int, out *[12]*float32, keep *[12]uint32, 
 }
 func w34GradOutAVX2(v *float32, vs int, src *[12]*float32, n int)   { noSIMD() }
 func w34GradOutAVX512(v *float32, vs int, src *[12]*float32, n int) { noSIMD() }
+func w34GatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int) {
+	noSIMD()
+}
+func w34GatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int) {
+	noSIMD()
+}

@@ -614,6 +614,11 @@ func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink *fl
 //go:noescape
 func w34GatherInAVX2(v *float32, vs int, src *[30]*float32, n int)
 
+// w34GatherTilesAVX2 is w34GatherInAVX2 on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 8; pfl cache lines from pf are prefetched per tile.
+//
+//go:noescape
+func w34GatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)
+
 // w34OutStoreAVX2 is w34OutStore on n columns (a multiple of 8): out[q][j] = max((A3^T m A4)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].
 //
 //go:noescape
@@ -633,6 +638,11 @@ func w34GradOutAVX2(v *float32, vs int, src *[12]*float32, n int)
 //
 //go:noescape
 func w34GatherInAVX512(v *float32, vs int, src *[30]*float32, n int)
+
+// w34GatherTilesAVX512 is w34GatherInAVX512 on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 16; pfl cache lines from pf are prefetched per tile.
+//
+//go:noescape
+func w34GatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)
 
 // w34OutStoreAVX512 is w34OutStore on n columns (a multiple of 16): out[q][j] = max((A3^T m A4)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].
 //

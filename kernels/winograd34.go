@@ -101,25 +101,43 @@ func WinogradWeights34(wts []float32, cin, cout int, dst []float32) {
 	if len(dst) < w34Pos*cin*cout {
 		panic(fmt.Sprintf("kernels: WinogradWeights34: output has %d values, want %d", len(dst), w34Pos*cin*cout))
 	}
-	// Per input channel and block of output channels, the 30 output
-	// rows each written in one sequential run (see WinogradWeights).
+	// Per input channel and block of up to 64 output channels, each
+	// step a loop down contiguous columns (see WinogradWeights): t = G3 g
+	// (5x3 per column), then U = t G4^T, every value by the operations
+	// of w34WeightColumn in its order (TestWinogradWeights34Columns).
 	plane := cin * cout
 	const blk = 64
-	var ub [w34Pos][blk]float32
+	var t [5][3][blk]float32
 	for ci := range cin {
 		for c0 := 0; c0 < cout; c0 += blk {
 			nb := min(blk, cout-c0)
-			for j := range nb {
-				var g [9]float32
-				for tap := range 9 {
-					g[tap] = wts[(tap*cin+ci)*cout+c0+j]
-				}
-				for e, v := range w34WeightColumn(&g) {
-					ub[e][j] = v
+			for c := range 3 {
+				g0 := wts[(c*cin+ci)*cout+c0:][:nb]
+				g1 := wts[((3+c)*cin+ci)*cout+c0:][:nb]
+				g2 := wts[((6+c)*cin+ci)*cout+c0:][:nb]
+				t0, t1, t2 := t[0][c][:nb], t[1][c][:nb], t[2][c][:nb]
+				t3, t4 := t[3][c][:nb], t[4][c][:nb]
+				for j := range nb {
+					t0[j] = g0[j]
+					t1[j] = (g0[j] + g1[j] + g2[j]) / 2
+					t2[j] = -(g0[j] - g1[j] + g2[j]) / 6
+					t3[j] = -(4*g0[j] + 2*g1[j] + g2[j]) / 6
+					t4[j] = g2[j] / 2
 				}
 			}
-			for e := range w34Pos {
-				copy(dst[e*plane+ci*cout+c0:][:nb], ub[e][:nb])
+			for i := range 5 {
+				a, b, c := t[i][0][:nb], t[i][1][:nb], t[i][2][:nb]
+				o := (6*i)*plane + ci*cout + c0
+				u0, u1, u2 := dst[o:][:nb], dst[o+plane:][:nb], dst[o+2*plane:][:nb]
+				u3, u4, u5 := dst[o+3*plane:][:nb], dst[o+4*plane:][:nb], dst[o+5*plane:][:nb]
+				for j := range nb {
+					u0[j] = a[j] / 4
+					u1[j] = -(a[j] + b[j] + c[j]) / 6
+					u2[j] = -(a[j] - b[j] + c[j]) / 6
+					u3[j] = (a[j] + 2*b[j] + 4*c[j]) / 24
+					u4[j] = (a[j] - 2*b[j] + 4*c[j]) / 24
+				}
+				copy(u5, c)
 			}
 		}
 	}
@@ -165,23 +183,35 @@ func WinogradWeights34Grad(du []float32, cin, cout int, dw []float32) {
 	if len(dw) < 9*cin*cout {
 		panic(fmt.Sprintf("kernels: WinogradWeights34Grad: output has %d values, want %d", len(dw), 9*cin*cout))
 	}
+	// As WinogradWeights34: t = G3^T du (3x6 per column), then t G4,
+	// every value by the operations of w34WeightGradColumn in its order.
 	plane := cin * cout
 	const blk = 64
-	var gb [9][blk]float32
+	var t [3][6][blk]float32
 	for ci := range cin {
 		for c0 := 0; c0 < cout; c0 += blk {
 			nb := min(blk, cout-c0)
-			for j := range nb {
-				var u [w34Pos]float32
-				for e := range w34Pos {
-					u[e] = du[e*plane+ci*cout+c0+j]
-				}
-				for tap, v := range w34WeightGradColumn(&u) {
-					gb[tap][j] = v
+			for c := range 6 {
+				o := c*plane + ci*cout + c0
+				u1, u2 := du[o+6*plane:][:nb], du[o+12*plane:][:nb]
+				u0, u3, u4 := du[o:][:nb], du[o+18*plane:][:nb], du[o+24*plane:][:nb]
+				t0, t1, t2 := t[0][c][:nb], t[1][c][:nb], t[2][c][:nb]
+				for j := range nb {
+					t0[j] = u0[j] + u1[j]/2 - u2[j]/6 - 2*u3[j]/3
+					t1[j] = u1[j]/2 + u2[j]/6 - u3[j]/3
+					t2[j] = u1[j]/2 - u2[j]/6 - u3[j]/6 + u4[j]/2
 				}
 			}
-			for tap := range 9 {
-				copy(dw[(tap*cin+ci)*cout+c0:][:nb], gb[tap][:nb])
+			for k := range 3 {
+				t0, t1, t2 := t[k][0][:nb], t[k][1][:nb], t[k][2][:nb]
+				t3, t4, t5 := t[k][3][:nb], t[k][4][:nb], t[k][5][:nb]
+				o := (3*k*cin+ci)*cout + c0
+				g0, g1, g2 := dw[o:][:nb], dw[o+plane:][:nb], dw[o+2*plane:][:nb]
+				for j := range nb {
+					g0[j] = t0[j]/4 - (t1[j]+t2[j])/6 + (t3[j]+t4[j])/24
+					g1[j] = (t2[j]-t1[j])/6 + (t3[j]-t4[j])/12
+					g2[j] = (t3[j]+t4[j]-t1[j]-t2[j])/6 + t5[j]
+				}
 			}
 		}
 	}
@@ -403,27 +433,24 @@ func (a *w34Args) gatherIn(im *impl, sc *w34Scratch, t0, t1, is int) {
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w
 	zero := sc.zero[:cin]
 	if im.avx2Loops && cin%8 == 0 {
-		wide := im.avx512Loops && cin%16 == 0
-		var taps [w34Pos]*float32 // on the stack: no write barriers
-		for t := t0; t < t1; t++ {
-			img := a.src[(t/per)*hw*cin:]
-			if (t/per+2)*hw*cin <= len(a.src) {
-				// Fetch the next image into the cache, a share per tile,
-				// while this one is transformed (the loads of rows not
-				// seen before stalled the loop: 20% of the 32x4 Connect
-				// Four net's float32 training step).
-				w34Prefetch(img[hw*cin:][:hw*cin], t%per, per)
+		// Run by run of the tiles of one image: the loops take the tile
+		// table's rows and build each tile's pointers themselves, and
+		// fetch the next image into the cache, a share per tile, while
+		// this one is transformed (the loads of rows not seen before
+		// stalled the loop: 20% of the 32x4 Connect Four net's float32
+		// training step).
+		img := hw * cin
+		pfl := (img/16 + per - 1) / per // cache lines per tile
+		for r := range imageRuns(t0, t1, per) {
+			src, row, z := &a.src[r.n*img], &tab[w34Entry*r.p], &zero[0]
+			pf, lines := z, 0
+			if (r.n+2)*img <= len(a.src) {
+				pf, lines = &a.src[(r.n+1)*img+min(r.p*pfl*16, img-1)], pfl
 			}
-			for q, o := range tab[w34Entry*(t%per):][:w34Pos] {
-				taps[q] = &zero[0]
-				if o >= 0 {
-					taps[q] = &img[int(o)*cin]
-				}
-			}
-			if wide {
-				w34GatherInAVX512(&sc.v[(t-t0)*cin], is, &taps, cin)
+			if im.avx512Loops && cin%16 == 0 {
+				w34GatherTilesAVX512(&sc.v[(r.t-t0)*cin], is, src, row, z, cin, r.k, pf, lines)
 			} else {
-				w34GatherInAVX2(&sc.v[(t-t0)*cin], is, &taps, cin)
+				w34GatherTilesAVX2(&sc.v[(r.t-t0)*cin], is, src, row, z, cin, r.k, pf, lines)
 			}
 		}
 		return

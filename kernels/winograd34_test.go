@@ -474,7 +474,7 @@ func TestWinograd34NoAllocs(t *testing.T) {
 func BenchmarkWinograd34(b *testing.B) {
 	r := rand.New(rand.NewPCG(355, 356))
 	defer SetThreads(SetThreads(1))
-	for _, sh := range []struct{ h, w, cin, cout int }{{6, 7, 32, 32}, {6, 7, 64, 64}, {10, 10, 64, 64}, {10, 10, 107, 64}} {
+	for _, sh := range []struct{ h, w, cin, cout int }{{6, 7, 16, 16}, {6, 7, 32, 32}, {6, 7, 64, 64}, {10, 10, 64, 64}, {10, 10, 107, 64}} {
 		const batch, slice = 256, 64
 		cin, cout, hw := sh.cin, sh.cout, sh.h*sh.w
 		in, out := randSlice(r, batch*hw*cin), make([]float32, batch*hw*cout)
@@ -581,6 +581,78 @@ func TestWinograd34SIMD(t *testing.T) {
 				{"stats store", got.stats, want.stats}, {"s1", got.s1, want.s1}, {"s2", got.s2, want.s2}, {"output gradient", got.grad, want.grad}} {
 				if !slices.Equal(math32bits(c.got), math32bits(c.want)) {
 					t.Errorf("%s n=%d: %s differs from the portable loop's", name, n, c.what)
+				}
+			}
+		}
+	}
+}
+
+// TestWinogradWeights34Columns checks WinogradWeights34 and
+// WinogradWeights34Grad, which run down blocks of output channels,
+// against the per-pair transforms (w34WeightColumn, w34WeightGradColumn,
+// checked against the matrices by TestWinograd34Transforms) bit for bit,
+// with blocks past 64 columns.
+func TestWinogradWeights34Columns(t *testing.T) {
+	r := rand.New(rand.NewPCG(359, 360))
+	for _, sh := range [][2]int{{1, 1}, {3, 70}, {16, 130}} {
+		cin, cout := sh[0], sh[1]
+		g, du := randSlice(r, 9*cin*cout), randSlice(r, w34Pos*cin*cout)
+		u, dg := make([]float32, w34Pos*cin*cout), make([]float32, 9*cin*cout)
+		WinogradWeights34(g, cin, cout, u)
+		WinogradWeights34Grad(du, cin, cout, dg)
+		plane := cin * cout
+		for ci := range cin {
+			for co := range cout {
+				var gp [9]float32
+				for tap := range gp {
+					gp[tap] = g[tap*plane+ci*cout+co]
+				}
+				var dp [w34Pos]float32
+				for e := range dp {
+					dp[e] = du[e*plane+ci*cout+co]
+				}
+				for e, want := range w34WeightColumn(&gp) {
+					if got := u[e*plane+ci*cout+co]; math.Float32bits(got) != math.Float32bits(want) {
+						t.Fatalf("%v: U[%d] of (%d, %d) = %v, want %v", sh, e, ci, co, got, want)
+					}
+				}
+				for tap, want := range w34WeightGradColumn(&dp) {
+					if got := dg[tap*plane+ci*cout+co]; math.Float32bits(got) != math.Float32bits(want) {
+						t.Fatalf("%v: dg[%d] of (%d, %d) = %v, want %v", sh, tap, ci, co, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestWinograd34GatherTiles checks the input transform of whole chunks
+// (the run-of-tiles loops, which build the pixel pointers from the tile
+// table and prefetch) on every implementation against the portable
+// gathered copy and w34In, bit for bit: chunks that start and end inside
+// an image, boards with tiles partly outside, channels of whole AVX2 but
+// not AVX-512 vectors.
+func TestWinograd34GatherTiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(361, 362))
+	generic := &impl{name: "generic"}
+	for _, sh := range [][4]int{{5, 16, 6, 7}, {3, 24, 5, 5}, {4, 32, 10, 10}, {2, 8, 3, 4}} {
+		batch, cin, h, w := sh[0], sh[1], sh[2], sh[3]
+		src := randSlice(r, batch*h*w*cin)
+		a := w34Args{src: src, cin: cin, h: h, w: w, th: (h + 2) / 3, tw: (w + 3) / 4}
+		tiles := batch * a.th * a.tw
+		for _, span := range [][2]int{{0, tiles}, {1, tiles - 1}, {a.th*a.tw + 1, tiles}} {
+			t0, t1 := span[0], span[1]
+			is := (t1-t0)*cin + winoPad
+			run := func(im *impl) []float32 {
+				sc := &w34Scratch{zero: make([]float32, cin)}
+				a.gatherIn(im, sc, t0, t1, is)
+				return slices.Clone(sc.v[:w34Pos*is])
+			}
+			want := run(generic)
+			for _, name := range implNames() {
+				use(t, name)
+				if got := run(cur.Load()); !slices.Equal(math32bits(got), math32bits(want)) {
+					t.Errorf("%s %v tiles [%d, %d): transformed input differs from the portable path's", name, sh, t0, t1)
 				}
 			}
 		}

@@ -24,20 +24,23 @@ import (
 // bytes. It stores the 29 offsets p*stride in a local table once (call
 // it before the loop); each access loads its offset from there into a
 // fresh register (an IMUL per access bound the loops on the multiplier).
-func w34Rows(base, stride reg.Register) func(p int) operand.Mem {
+// The result takes the base register (which may change between uses).
+func w34Rows(stride reg.Register) func(base reg.Register) func(p int) operand.Mem {
 	tbl := av.AllocLocal(8 * w34Pos)
 	for p := 1; p < w34Pos; p++ {
 		o := av.GP64()
 		av.IMUL3Q(operand.U32(uint64(p)), stride, o)
 		av.MOVQ(o, tbl.Offset(8*p))
 	}
-	return func(p int) operand.Mem {
-		if p == 0 {
-			return operand.Mem{Base: base}
+	return func(base reg.Register) func(p int) operand.Mem {
+		return func(p int) operand.Mem {
+			if p == 0 {
+				return operand.Mem{Base: base}
+			}
+			o := av.GP64()
+			av.MOVQ(tbl.Offset(8*p), o)
+			return operand.Mem{Base: base, Index: o, Scale: 1}
 		}
-		o := av.GP64()
-		av.MOVQ(tbl.Offset(8*p), o)
-		return operand.Mem{Base: base, Index: o, Scale: 1}
 	}
 }
 
@@ -165,7 +168,7 @@ func w34GatherIn(w simd, consts operand.Mem) {
 	av.SHRQ(operand.U8(w.shift()), n)
 	jo := av.GP64() // byte offset of the columns in every source row
 	av.XORQ(jo, jo)
-	vRow := w34Rows(vp, vs)
+	vRow := w34Rows(vs)(vp)
 	k := loadConsts(w, consts)
 	countedLoop(n, func() {
 		w34InBody(w, k, func(i, c int) operand.Mem { return w34Ptr(tbl, jo, 6*i+c) },
@@ -173,6 +176,104 @@ func w34GatherIn(w simd, consts operand.Mem) {
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
 	})
+}
+
+// w34TabStride is the bytes of one tile position's row of the F(3x4)
+// tile table (w34Args.table: 30 + 12 int32 pixel indices).
+const w34TabStride = 4 * (w34Pos + 12)
+
+// w34GatherTiles writes w34GatherTiles<w>: w34GatherIn<w> on a run of nt
+// tiles of one image, building each tile's 30 pointers from its row of
+// the tile table itself (a conditional move picks zero for a pixel
+// outside the image: the pointers built in Go per tile cost as much as
+// the transform on the 16x2 Connect Four net), and prefetching pfl cache
+// lines from pf per tile (the next image, a share per tile; pfl = 0: none).
+func w34GatherTiles(w simd, consts operand.Mem) {
+	name := "w34GatherTiles" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)")
+	av.Doc(fmt.Sprintf("%s is w34GatherIn%s on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of %d; pfl cache lines from pf are prefetched per tile.", name, w.suffix, w.lanes))
+	av.Pragma("noescape")
+	ptrs := av.AllocLocal(8 * w34Pos)
+	cur, tabp, left, pfp := av.AllocLocal(8), av.AllocLocal(8), av.AllocLocal(8), av.AllocLocal(8)
+	vs := av.Load(av.Param("vs"), av.GP64())
+	av.SHLQ(operand.U8(2), vs)
+	vRowsOf := w34Rows(vs) // the offsets table; the base is set per use below
+	k := loadConsts(w, consts)
+	{
+		v := av.Load(av.Param("v"), av.GP64())
+		av.MOVQ(v, cur)
+		t := av.Load(av.Param("tab"), av.GP64())
+		av.MOVQ(t, tabp)
+		p := av.Load(av.Param("pf"), av.GP64())
+		av.MOVQ(p, pfp)
+	}
+	nt := av.Load(av.Param("nt"), av.GP64())
+	av.MOVQ(nt, left)
+	av.TESTQ(nt, nt)
+	av.JZ(operand.LabelRef("done"))
+	av.Label("tile")
+	{
+		// Prefetch this tile's share of the next image.
+		pf := av.GP64()
+		av.MOVQ(pfp, pf)
+		pfl := av.Load(av.Param("pfl"), av.GP64())
+		av.TESTQ(pfl, pfl)
+		av.JZ(operand.LabelRef("pfdone"))
+		av.Label("pfloop")
+		av.PREFETCHT0(operand.Mem{Base: pf})
+		av.ADDQ(operand.U32(64), pf)
+		av.DECQ(pfl)
+		av.JNZ(operand.LabelRef("pfloop"))
+		av.Label("pfdone")
+		av.MOVQ(pf, pfp)
+	}
+	{
+		tab := av.GP64()
+		av.MOVQ(tabp, tab)
+		img := av.Load(av.Param("img"), av.GP64())
+		zero := av.Load(av.Param("zero"), av.GP64())
+		pix := av.Load(av.Param("cin"), av.GP64())
+		av.SHLQ(operand.U8(2), pix) // bytes per pixel
+		for q := range w34Pos {
+			o, p := av.GP64(), av.GP64()
+			av.MOVLQSX(operand.Mem{Base: tab, Disp: 4 * q}, o)
+			av.MOVQ(o, p)
+			av.IMULQ(pix, p)
+			av.ADDQ(img, p)
+			av.TESTQ(o, o)
+			av.CMOVQLT(zero, p)
+			av.MOVQ(p, ptrs.Offset(8*q))
+		}
+		av.ADDQ(operand.U32(w34TabStride), tab)
+		av.MOVQ(tab, tabp)
+	}
+	{
+		vp := av.GP64()
+		av.MOVQ(cur, vp)
+		n := av.Load(av.Param("cin"), av.GP64())
+		av.SHRQ(operand.U8(w.shift()), n)
+		jo := av.GP64()
+		av.XORQ(jo, jo)
+		av.Label("col")
+		vRow := vRowsOf(vp)
+		w34InBody(w, k, func(i, c int) operand.Mem {
+			p := av.GP64()
+			av.MOVQ(ptrs.Offset(8*(6*i+c)), p)
+			return operand.Mem{Base: p, Index: jo, Scale: 1}
+		}, func(r, l int) operand.Mem { return vRow(6*r + l) })
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
+		av.DECQ(n)
+		av.JNZ(operand.LabelRef("col"))
+		c := av.Load(av.Param("cin"), av.GP64())
+		av.SHLQ(operand.U8(2), c)
+		av.ADDQ(c, cur)
+	}
+	av.DECQ(left)
+	av.JNZ(operand.LabelRef("tile"))
+	av.Label("done")
+	av.VZEROUPPER()
+	av.RET()
 }
 
 // w34OutTransform emits the output transform of one vector of columns,
@@ -224,7 +325,7 @@ func w34OutStore(w simd, consts operand.Mem) {
 	}
 	jo := av.GP64()
 	av.XORQ(jo, jo)
-	mRow := w34Rows(mp, ms)
+	mRow := w34Rows(ms)(mp)
 	k := loadConsts(w, consts)
 	countedLoop(n, func() {
 		w34OutTransform(w, k, mRow, func(q int, o reg.VecVirtual) {
@@ -263,7 +364,7 @@ func w34OutStats(w simd, consts operand.Mem) {
 	av.SHRQ(operand.U8(w.shift()), n)
 	jo := av.GP64()
 	av.XORQ(jo, jo)
-	mRow := w34Rows(mp, ms)
+	mRow := w34Rows(ms)(mp)
 	k := loadConsts(w, consts)
 	at := func(base reg.Register) operand.Mem { return operand.Mem{Base: base, Index: jo, Scale: 1} }
 	countedLoop(n, func() {
@@ -308,7 +409,7 @@ func w34GradOut(w simd) {
 	av.SHRQ(operand.U8(w.shift()), n)
 	jo := av.GP64()
 	av.XORQ(jo, jo)
-	vRow := w34Rows(vp, vs)
+	vRow := w34Rows(vs)(vp)
 	countedLoop(n, func() {
 		for i := range 5 {
 			var s [4]reg.VecVirtual
@@ -351,6 +452,7 @@ func wino34() {
 	consts := w34Const()
 	for _, w := range []simd{avx2, avx512} {
 		w34GatherIn(w, consts)
+		w34GatherTiles(w, consts)
 		w34OutStore(w, consts)
 		w34OutStats(w, consts)
 		w34GradOut(w)
