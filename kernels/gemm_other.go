@@ -84,3 +84,26 @@ func winoStatsTilesAVX2(m *float32, ms int, dst *float32, tab *int32, sink, shif
 func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink, shift, s1, s2 *float32, cout, nt int) {
 	noSIMD()
 }
+
+func w34GatherInAVX2(v *float32, vs int, src *[30]*float32, n int)   { noSIMD() }
+func w34GatherInAVX512(v *float32, vs int, src *[30]*float32, n int) { noSIMD() }
+func w34OutStoreAVX2(m *float32, ms int, out, res *[12]*float32, bias *float32, lo float32, n int) {
+	noSIMD()
+}
+func w34OutStoreAVX512(m *float32, ms int, out, res *[12]*float32, bias *float32, lo float32, n int) {
+	noSIMD()
+}
+func w34OutStatsAVX2(m *float32, ms int, out *[12]*float32, keep *[12]uint32, shift, s1, s2 *float32, n int) {
+	noSIMD()
+}
+func w34OutStatsAVX512(m *float32, ms int, out *[12]*float32, keep *[12]uint32, shift, s1, s2 *float32, n int) {
+	noSIMD()
+}
+func w34GradOutAVX2(v *float32, vs int, src *[12]*float32, n int)   { noSIMD() }
+func w34GradOutAVX512(v *float32, vs int, src *[12]*float32, n int) { noSIMD() }
+func w34GatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int) {
+	noSIMD()
+}
+func w34GatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int) {
+	noSIMD()
+}

@@ -608,3 +608,53 @@ func winoStoreTilesAVX512(m *float32, ms int, dst *float32, res *float32, tab *i
 //
 //go:noescape
 func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
+
+// w34GatherInAVX2 is w34In on n columns (a multiple of 8) with patch row p read from src[p].
+//
+//go:noescape
+func w34GatherInAVX2(v *float32, vs int, src *[30]*float32, n int)
+
+// w34GatherTilesAVX2 is w34GatherInAVX2 on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 8; pfl cache lines from pf are prefetched per tile.
+//
+//go:noescape
+func w34GatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)
+
+// w34OutStoreAVX2 is w34OutStore on n columns (a multiple of 8): out[q][j] = max((A3^T m A4)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].
+//
+//go:noescape
+func w34OutStoreAVX2(m *float32, ms int, out *[12]*float32, res *[12]*float32, bias *float32, lo float32, n int)
+
+// w34OutStatsAVX2 is w34OutStats on n columns (a multiple of 8): out[q][j] = (A3^T m A4)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.
+//
+//go:noescape
+func w34OutStatsAVX2(m *float32, ms int, out *[12]*float32, keep *[12]uint32, shift *float32, s1 *float32, s2 *float32, n int)
+
+// w34GradOutAVX2 is w34GradOut on n columns (a multiple of 8): v = A3 dY A4^T per column, dY[q] read from src[q].
+//
+//go:noescape
+func w34GradOutAVX2(v *float32, vs int, src *[12]*float32, n int)
+
+// w34GatherInAVX512 is w34In on n columns (a multiple of 16) with patch row p read from src[p].
+//
+//go:noescape
+func w34GatherInAVX512(v *float32, vs int, src *[30]*float32, n int)
+
+// w34GatherTilesAVX512 is w34GatherInAVX512 on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 16; pfl cache lines from pf are prefetched per tile.
+//
+//go:noescape
+func w34GatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)
+
+// w34OutStoreAVX512 is w34OutStore on n columns (a multiple of 16): out[q][j] = max((A3^T m A4)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].
+//
+//go:noescape
+func w34OutStoreAVX512(m *float32, ms int, out *[12]*float32, res *[12]*float32, bias *float32, lo float32, n int)
+
+// w34OutStatsAVX512 is w34OutStats on n columns (a multiple of 16): out[q][j] = (A3^T m A4)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.
+//
+//go:noescape
+func w34OutStatsAVX512(m *float32, ms int, out *[12]*float32, keep *[12]uint32, shift *float32, s1 *float32, s2 *float32, n int)
+
+// w34GradOutAVX512 is w34GradOut on n columns (a multiple of 16): v = A3 dY A4^T per column, dY[q] read from src[q].
+//
+//go:noescape
+func w34GradOutAVX512(v *float32, vs int, src *[12]*float32, n int)

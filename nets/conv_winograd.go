@@ -35,6 +35,25 @@ const (
 // threshold is a judgement, not a measurement.
 const winoMinCin = 16
 
+// wino34Pays reports whether the F(3x4,3x3) tiles (kernels.Conv3x3Winograd34)
+// beat F(2x2,3x3)'s on a float32 3x3 convolution of cin -> cout channels
+// on an h x w board: when both channel counts are whole AVX2 vectors (the
+// SIMD transforms) and its products per image are at most 3/4 of F(2x2)'s.
+// Measured with kernels' BenchmarkWinograd34 (one thread, AVX-512 EPYC
+// Zen 5, shared machine): on the 6x7 board (products 0.625x) forward at
+// batch 256 0.48x F(2x2)'s time at 32 and 64 channels and the weight
+// gradient 0.65-0.77x; on Sequence's 10x10 board (0.9x) about even (1.02x
+// and 0.88x at 64 channels) and its 107-plane stem, not whole vectors,
+// 1.7-1.9x slower; the 3/4 between is a judgement.
+func wino34Pays(h, w, cin, cout int) bool {
+	if cin%8 != 0 || cout%8 != 0 {
+		return false
+	}
+	f34 := ((h + 2) / 3) * ((w + 3) / 4) * 30
+	f22 := ((h + 1) / 2) * ((w + 1) / 2) * 16
+	return 4*f34 <= 3*f22
+}
+
 // AutoConvAlgorithm is the algorithm the cpu backend uses unless told
 // (conv=auto): ConvWinograd when the kernels run SIMD code, where it was
 // measured faster at every batch (2 threads, the connect4 preset; 2-vCPU

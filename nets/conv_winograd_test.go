@@ -192,3 +192,50 @@ func BenchmarkForwardConv(b *testing.B) {
 		}
 	}
 }
+
+// TestWino34Pays: training picks F(3x4,3x3) tiles by shape, as worked out
+// by hand here (products per image and channel pair: F(3x4) 30 per 3x4
+// tile, F(2x2) 16 per 2x2 tile), and only in float32 with SIMD kernels.
+func TestWino34Pays(t *testing.T) {
+	for _, c := range []struct {
+		h, w, cin, cout int
+		want            bool
+	}{
+		{6, 7, 32, 32, true},    // 120 against 192
+		{6, 7, 64, 64, true},    // the 64x5 net
+		{6, 7, 16, 24, true},    // whole AVX2 vectors
+		{6, 7, 2, 32, false},    // the stem: not whole vectors
+		{6, 7, 32, 12, false},   // nor here
+		{10, 10, 64, 64, false}, // Sequence: 360 against 400
+		{8, 8, 32, 32, true},    // 180 against 256
+		{3, 4, 8, 8, true},      // 30 against 64
+		{2, 2, 8, 8, false},     // 30 against 16
+	} {
+		if got := wino34Pays(c.h, c.w, c.cin, c.cout); got != c.want {
+			t.Errorf("wino34Pays(%d, %d, %d, %d) = %v, want %v", c.h, c.w, c.cin, c.cout, got, c.want)
+		}
+	}
+	cfg, _ := Preset("connect4")
+	cfg.Channels = 32
+	n, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range kernels.Available() {
+		restore, err := kernels.Use(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []Precision{FP32, BF16} {
+			n.SetTrainPrecision(p)
+			want := p == FP32 && name != "generic"
+			if got := n.trainWino34(32, 32); got != want {
+				t.Errorf("%s %v: trainWino34(32, 32) = %v, want %v", name, p, got, want)
+			}
+			if got, want := n.trainWinoPositions(32, 32), map[Precision]int{FP32: 30, BF16: 16}[p]; got != want {
+				t.Errorf("%s %v: trainWinoPositions(32, 32) = %d, want %d", name, p, got, want)
+			}
+		}
+		restore()
+	}
+}

@@ -71,6 +71,9 @@ type bf16Weights struct {
 // lose those below 6e-5). Like ForwardTrain, it must not race with
 // training; Clone and New start with FP32.
 func (n *Net) SetTrainPrecision(p Precision) {
+	if p != n.tr.prec {
+		n.tr.cap = 0 // the Winograd scratch's size depends on it (trainWinoPositions)
+	}
 	n.tr.prec = p
 	n.tr.valid = false
 }
@@ -98,8 +101,10 @@ func packBF16(slot *bf16Weights, w []float32, cin, cout int, wino bool, u []floa
 // channels and the input-gradient convolutions (the convolution of the
 // output gradient with the rotated kernel) of those with at least
 // winoMinCin output channels run by Winograd's F(2x2,3x3)
-// (kernels.Conv3x3Winograd, kernels.Conv3x3WinogradWeightGrad), the rest
-// by im2col + GEMM. Until it is called, training uses AutoConvAlgorithm():
+// (kernels.Conv3x3Winograd, kernels.Conv3x3WinogradWeightGrad), or in
+// float32 with the SIMD kernels by F(3x4,3x3) where that pays
+// (kernels.Conv3x3Winograd34, kernels.Conv3x3Winograd34WeightGrad; the
+// Connect Four board, see wino34Pays), the rest by im2col + GEMM. Until it is called, training uses AutoConvAlgorithm():
 // Winograd with SIMD kernels, im2col with the portable ones. Gradients
 // agree with im2col's to float32 rounding of the transforms (about 1e-5
 // of the largest), not bit for bit. Like ForwardTrain, it must not race
@@ -116,6 +121,28 @@ func (n *Net) TrainConvAlgorithm() ConvAlgorithm {
 		return n.tr.conv
 	}
 	return AutoConvAlgorithm()
+}
+
+// trainWino34 reports whether training runs a Winograd 3x3 convolution
+// of cin -> cout channels by F(3x4,3x3) rather than F(2x2,3x3): in
+// float32 with the SIMD kernels, where its shape pays (wino34Pays).
+// bfloat16 training stays on F(2x2): with bfloat16 operands F(3x4)'s
+// error is 3.7-3.8x F(2x2)'s (docs/BENCHMARKS.md, issue 42).
+func (n *Net) trainWino34(cin, cout int) bool {
+	return n.tr.prec != BF16 && kernels.Current() != "generic" && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout)
+}
+
+// trainWinoPositions is the number of values per channel pair of the
+// Winograd scratch (transformed weights and their gradients) of a 3x3
+// convolution of cin -> cout channels: 30 where float32 training may run
+// it by F(3x4,3x3) (trainWino34 without the kernels' part, so that the
+// scratch fits whichever kernels run), else F(2x2,3x3)'s 16 (bfloat16
+// training allocates what it did before F(3x4)).
+func (n *Net) trainWinoPositions(cin, cout int) int {
+	if n.tr.prec != BF16 && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout) {
+		return 30
+	}
+	return 16
 }
 
 // trainParts is the number of slices of whole samples the batch is cut into
@@ -164,7 +191,7 @@ func (n *Net) reserveTrain(batch int) {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
-			maxU = max(maxU, 16*u.cin*u.cout)
+			maxU = max(maxU, n.trainWinoPositions(u.cin, u.cout)*u.cin*u.cout)
 		}
 	}
 	t.dz = make([]float32, maxOut)
@@ -191,7 +218,7 @@ func (n *Net) TrainBytes(batch int) int64 {
 	for _, buf := range n.bufs {
 		total += 2 * 4 * b * int64(buf.size()) // act and grad
 	}
-	maxOut, maxCols, maxC, maxW := 0, 0, 0, 0
+	maxOut, maxCols, maxC, maxW, maxU := 0, 0, 0, 0, 0
 	for _, u := range n.units {
 		sz := batch * u.cells * u.cout
 		maxOut = max(maxOut, sz)
@@ -203,11 +230,12 @@ func (n *Net) TrainBytes(batch int) int64 {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
+			maxU = max(maxU, n.trainWinoPositions(u.cin, u.cout)*u.cin*u.cout)
 		}
 	}
-	total += 4*int64(maxOut) + 4*int64(maxW) + 4*16*int64(maxW/9)                               // dz, wt, wu
-	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+16*(maxW/9)+maxC) + 16*int64(maxC)) // parts
-	total += 3 * 4 * int64(maxC)                                                                // f32
+	total += 4*int64(maxOut) + 4*int64(maxW) + 4*int64(maxU)                             // dz, wt, wu
+	total += int64(len(n.tr.parts)) * (4*int64(maxCols+maxW+maxU+maxC) + 16*int64(maxC)) // parts
+	total += 3 * 4 * int64(maxC)                                                         // f32
 	if n.tr.prec == BF16 {
 		// fwb and bwb: per 3x3 convolution its weights (when cin is
 		// even) and rotated weights (when it has an input gradient and
@@ -300,6 +328,16 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 			}
 			packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, false, wu)
 			kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, t.fwb[i].w, bias, res, relu, out)
+			return false
+		}
+		if wino && u.cin >= winoMinCin && n.trainWino34(u.cin, u.cout) {
+			wu := t.wu[:30*u.cin*u.cout]
+			kernels.WinogradWeights34(u.w.Data, u.cin, u.cout, wu)
+			if shift != nil {
+				kernels.Conv3x3Winograd34Moments(a, batch, u.cin, h, w, wu, u.cout, shift, s1, s2, out)
+				return true
+			}
+			kernels.Conv3x3Winograd34(a, batch, u.cin, h, w, wu, u.cout, bias, res, relu, out)
 			return false
 		}
 		if wino && u.cin >= winoMinCin {
@@ -547,6 +585,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 			t.fresh[u.in] = false
 		}
 		winoIn := false         // the input gradient by Winograd, with n.tr.wu
+		in34 := false           // ... by F(3x4,3x3)
 		var inBF16 *bf16Weights // the input gradient in bfloat16, with these weights
 		if conv3 && din != nil {
 			// The input gradient of a 3x3 same convolution is the 3x3 same
@@ -568,6 +607,9 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 			case t.prec == BF16 && c%2 == 0:
 				packBF16(&t.bwb[i], wt, c, u.cin, winoIn, t.wu[:16*c*u.cin])
 				inBF16 = &t.bwb[i]
+			case winoIn && n.trainWino34(c, u.cin):
+				in34 = true
+				kernels.WinogradWeights34(wt, c, u.cin, t.wu[:30*c*u.cin])
 			case winoIn:
 				kernels.WinogradWeights(wt, c, u.cin, t.wu[:16*c*u.cin])
 			}
@@ -577,10 +619,18 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 		// gradients, each slice into its own partial sums.
 		bw.dz, bw.a, bw.din, bw.inFresh, bw.conv3, bw.winoIn, bw.inBF16, bw.pass = dz, a, din, inFresh, conv3, winoIn, inBF16, 2
 		bw.winoW = conv3 && wino && u.cin >= winoMinCin
+		bw.in34, bw.w34 = in34, bw.winoW && n.trainWino34(u.cin, c)
 		kernels.Parallel(np, bw)
-		winoW := bw.winoW
+		winoW, w34 := bw.winoW, bw.w34
 		*bw = backwardUnit{} // drop the references
-		if winoW {
+		if w34 {
+			// As below, for F(3x4,3x3)'s 30 transformed positions.
+			du := t.parts[0].du[:30*u.cin*c]
+			for p := 1; p < np; p++ {
+				kernels.Axpy(1, t.parts[p].du[:len(du)], du)
+			}
+			kernels.WinogradWeights34Grad(du, u.cin, c, t.parts[0].dw)
+		} else if winoW {
 			// The slices' transformed-weight gradients, added up, then
 			// transformed back once.
 			du := t.parts[0].du[:16*u.cin*c]
@@ -626,8 +676,10 @@ type backwardUnit struct {
 	d, y, z, dz, dres, a, din []float32
 	// fused: batch norm + ReLU in one pass; resFresh, inFresh: dres, din
 	// get their first contribution (overwrite, not add); winoIn: the input
-	// gradient by Winograd; winoW: the weight gradient by Winograd.
-	fused, resFresh, inFresh, conv3, winoIn, winoW bool
+	// gradient by Winograd; winoW: the weight gradient by Winograd; in34,
+	// w34: either by F(3x4,3x3) (kernels.Conv3x3Winograd34,
+	// kernels.Conv3x3Winograd34WeightGrad) instead of F(2x2,3x3).
+	fused, resFresh, inFresh, conv3, winoIn, winoW, in34, w34 bool
 	// inBF16, unless nil, holds the bfloat16 weights of the input gradient.
 	inBF16 *bf16Weights
 	pass   int // 1 or 2
@@ -750,12 +802,15 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 		// slice's tiles), then the transformed weights' gradient, which
 		// Backward adds up over the slices and transforms back.
 		bw.prep(ps, s0*u.cells, s1*u.cells)
-		du := ps.du[:16*u.cin*u.cout]
-		clear(du)
-		grad := kernels.Conv3x3WinogradWeightGrad
-		if n.tr.prec == BF16 && u.cin%16 == 0 && u.cout%16 == 0 {
+		pos, grad := 16, kernels.Conv3x3WinogradWeightGrad
+		switch {
+		case bw.w34:
+			pos, grad = 30, kernels.Conv3x3Winograd34WeightGrad
+		case n.tr.prec == BF16 && u.cin%16 == 0 && u.cout%16 == 0:
 			grad = kernels.Conv3x3WinogradWeightGradBF16
 		}
+		du := ps.du[:pos*u.cin*u.cout]
+		clear(du)
 		grad(a[s0*u.cells*u.cin:s1*u.cells*u.cin], s1-s0, u.cin, h, w, dz[s0*u.cells*u.cout:s1*u.cells*u.cout], u.cout, du)
 	} else {
 		beta := float32(0)
@@ -786,8 +841,12 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 			kernels.Conv3x3BiasActBF16(dzp, s1-s0, u.cout, h, w, inBF16.w, nil, res, false, dp)
 			return
 		}
+		if wino && bw.in34 {
+			kernels.Conv3x3Winograd34(dzp, s1-s0, u.cout, h, w, n.tr.wu[:30*u.cout*u.cin], u.cin, nil, res, false, dp)
+			return
+		}
 		if wino {
-			kernels.Conv3x3Winograd(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, res, false, dp)
+			kernels.Conv3x3Winograd(dzp, s1-s0, u.cout, h, w, n.tr.wu[:16*u.cout*u.cin], u.cin, nil, res, false, dp)
 			return
 		}
 		kernels.Conv3x3BiasAct(dz[s0*u.cells*u.cout:s1*u.cells*u.cout], s1-s0, u.cout, h, w, wt, u.cin, nil, res, false, dp)

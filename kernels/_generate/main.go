@@ -641,6 +641,7 @@ func main() {
 	winoFuse()
 	wgrad()
 	winoTab()
+	wino34()
 	av.Generate()
 	if *tables != "" {
 		src, err := format.Source([]byte(tab.String()))
