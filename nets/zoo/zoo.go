@@ -65,20 +65,23 @@
 //     per-player head trained on the same budget lost to it head to head:
 //     docs/RESULTS.md, section 10), iteration 30 of 64 games of 64
 //     simulations (5.5 CPU-minutes).
-//   - tetrislink3-zero (the default for tetrislink:players=3): Tetris Link
-//     at three players, the built-in 32 channels x 2 blocks with one value
-//     per player, the Polyak-averaged network of iteration 68 of a
-//     `canopy zero` run of 64 games of 64 simulations an iteration
-//     recorded in docs/RESULTS.md (section 10, session tlink2). Weak
-//     alone: searched at 64 simulations it wins 26% of its comparisons
-//     with two `heuristic` agents, where the untrained network wins none.
-//     With leaf values three quarters from a random rollout
-//     (`blend=0.25,turns=32,cut=heuristic`) at 1,050 simulations (about
-//     100 ms of CPU a move) it won alone in 63.0% of 200 games against
-//     two tuned heuristics, and 6.0% against two UCT agents at the same
-//     CPU; but in that form the untrained network does as well (67.0%:
-//     the rollouts carry it), so this network earns its place with the
-//     default settings only (see there).
+//   - tetrislink3-zero (the default for tetrislink:players=3 since
+//     2026-11-29, session 25): Tetris Link at three players, the same
+//     32 channels x 2 blocks with one value per player, the
+//     Polyak-averaged network of iteration 100 of the `tl3b` run recorded
+//     in docs/RESULTS.md (section 10, "Self-play with the arena's
+//     rollouts"): v1's run continued from its iteration 79 by expert
+//     iteration whose self-play searches 128 simulations with leaf values
+//     three quarters from a random rollout (`--blend 0.25 --turns 32
+//     --cut heuristic`); 6,336 games, about 90 minutes of self-play and
+//     training (wall clock, on a shared 2-core machine) after the 47 of
+//     v1's run. In that form at 1,050 simulations (about 100 ms of CPU a
+//     move) it won alone in 92.0% of 200 games against two tuned
+//     heuristics (v1 63.0%, the untrained network 67.0%, on the same
+//     seed) and in 26.5% against two UCT agents at the same CPU (v1 6.0%).
+//   - tetrislink3-zero-v1: the default before, iteration 68 of a plain
+//     `canopy zero` run of 64 games of 64 simulations an iteration; in the
+//     rollout form above the untrained network does as well as it does.
 //   - tetrislink4-zero (the default for tetrislink:players=4): the same
 //     at four players, iteration 51 of the `tl4-zero` run of the same
 //     section (64 games of 64 simulations an iteration, about 40 minutes
@@ -129,6 +132,9 @@ var sushigo4 []byte
 //go:embed tetrislink3.safetensors
 var tetrislink3 []byte
 
+//go:embed tetrislink3-v1.safetensors
+var tetrislink3v1 []byte
+
 //go:embed tetrislink4.safetensors
 var tetrislink4 []byte
 
@@ -147,7 +153,8 @@ func init() {
 	nets.SetDefault("sushigo2-zero")
 	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
 	nets.SetDefault("sushigo4-zero")
-	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (68 iterations of 64 games), see docs/RESULTS.md", tetrislink3)
+	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (v1 continued 100 iterations with rollout-valued self-play), see docs/RESULTS.md", tetrislink3)
+	nets.RegisterShipped("tetrislink3-zero-v1", "tetrislink:players=3", "the earlier AlphaZero-trained 32x2 net, one value per player (68 iterations of 64 games), see docs/RESULTS.md", tetrislink3v1)
 	nets.SetDefault("tetrislink3-zero")
 	nets.RegisterShipped("tetrislink4-zero", "tetrislink:players=4", "AlphaZero-trained 32x2 net, one value per player (51 iterations of 64 games), see docs/RESULTS.md", tetrislink4)
 	nets.SetDefault("tetrislink4-zero")
