@@ -124,9 +124,10 @@ const wino34MinWork = 8192
 // than F(2x2)'s 16 of three times as many tiles. Measured with
 // BenchmarkForwardConv (one thread, AVX-512 EPYC Zen 5, shared machine,
 // six interleaved rounds; docs/BENCHMARKS.md): at batch 1 (4 tiles) the
-// 64x5 net 1.12x F(2x2)'s evaluations per CPU-second (16,384
-// multiply-adds per product), the 32x4 net 0.93x (4,096); at batch 2
-// the 32x4 net 1.1x (8,192); more at larger batches.
+// 64x5 net 1.13x F(2x2)'s evaluations per CPU-second (16,384
+// multiply-adds per product), the 32x4 net 0.95x (4,096; slower in 5 of
+// 6 rounds); at batch 2 the 32x4 net 1.1x (8,192, two rounds); at batch
+// 16 1.26x and 1.19x.
 func (s *winoState) wino34Inference(rows, tilesPerImage, cin, cout int) bool {
 	switch s.tiles {
 	case tiles2x2:
