@@ -111,23 +111,27 @@ const (
 
 // wino34MinWork is the fewest multiply-adds of one of F(3x4,3x3)'s 30
 // products per call (tiles x cin x cout) for which float32 inference
-// runs F(3x4) rather than F(2x2,3x3): see wino34Inference.
+// with the AVX-512 kernels runs F(3x4) rather than F(2x2,3x3): see
+// wino34Inference.
 const wino34MinWork = 8192
 
 // wino34Inference reports whether float32 Forward runs a 3x3 convolution
 // of cin -> cout channels whose shape pays (wino34Pays) by F(3x4,3x3) on
 // rows samples per call (a Forward slice) of tilesPerImage tiles each:
 // with the SIMD kernels (the portable transforms in Go lose what the
-// products save, as in training) and at least wino34MinWork
-// multiply-adds per product, which leaves out small calls, where
-// F(3x4)'s 30 products of few tiles cost more in calls and transforms
-// than F(2x2)'s 16 of three times as many tiles. Measured with
-// BenchmarkForwardConv (one thread, AVX-512 EPYC Zen 5, shared machine,
-// six interleaved rounds; docs/BENCHMARKS.md): at batch 1 (4 tiles) the
+// products save, as in training), and with the AVX-512 ones only from
+// wino34MinWork multiply-adds per product, which leaves out small calls,
+// where F(3x4)'s 30 products of few tiles gain nothing over F(2x2)'s 16
+// of three times as many tiles. Measured with BenchmarkForwardConv (one
+// thread, AVX-512 EPYC Zen 5, shared machine, interleaved rounds;
+// docs/BENCHMARKS.md): with the AVX-512 kernels at batch 1 (4 tiles) the
 // 64x5 net 1.13x F(2x2)'s evaluations per CPU-second (16,384
-// multiply-adds per product), the 32x4 net 0.95x (4,096; slower in 5 of
-// 6 rounds); at batch 2 the 32x4 net 1.1x (8,192, two rounds); at batch
-// 16 1.26x and 1.19x.
+// multiply-adds per product), the 32x4 net 0.95x in six rounds and 1.0x
+// in six more (4,096); at batch 2 the 32x4 net 1.1x (8,192, two rounds);
+// at batch 16 1.26x and 1.19x. With the AVX2 kernels (CANOPY_KERNELS=avx2
+// on the same CPU) F(3x4) was faster at every batch: the 32x4 net 1.06x
+// at batch 1, 1.15x at 16, 1.51x at 256; the 64x5 net 1.12x, 1.19x,
+// 1.42x.
 func (s *winoState) wino34Inference(rows, tilesPerImage, cin, cout int) bool {
 	switch s.tiles {
 	case tiles2x2:
@@ -135,7 +139,13 @@ func (s *winoState) wino34Inference(rows, tilesPerImage, cin, cout int) bool {
 	case tiles3x4:
 		return true
 	}
-	return rows*tilesPerImage*cin*cout >= wino34MinWork && kernels.Current() != "generic"
+	switch kernels.Current() {
+	case "generic":
+		return false
+	case "avx512":
+		return rows*tilesPerImage*cin*cout >= wino34MinWork
+	}
+	return true
 }
 
 // SetConvAlgorithm makes Forward compute 3x3 convolutions with a. It is
