@@ -65,6 +65,13 @@ func (t Team) Conv3x3Winograd(src []float32, batch, cin, h, w int, u []float32, 
 	winograd(t.n, winoArgs{u: u}, "Conv3x3Winograd", src, batch, cin, h, w, cout, bias, residual, relu, dst)
 }
 
+// Conv3x3Winograd34 is the package's Conv3x3Winograd34 on the team's
+// budget.
+func (t Team) Conv3x3Winograd34(src []float32, batch, cin, h, w int, u []float32, cout int, bias, residual []float32, relu bool, dst []float32) {
+	checkWinograd34Weights(u, cin, cout)
+	winograd34(t.n, w34Args{u: u}, "Conv3x3Winograd34", src, batch, cin, h, w, cout, bias, residual, relu, dst)
+}
+
 // Conv3x3WinogradBF16 is the package's Conv3x3WinogradBF16 on the team's
 // budget.
 func (t Team) Conv3x3WinogradBF16(src []float32, batch, cin, h, w int, u *WinogradBF16, bias, residual []float32, relu bool, dst []float32) {

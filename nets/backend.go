@@ -21,7 +21,7 @@ import (
 //
 //	auto                      the highest-priority backend that opens here ("" too)
 //	cpu:threads=2             the CPU on 2 threads (this backend's own budget, Net.SetThreads)
-//	cpu:conv=winograd         the CPU, 3x3 convolutions by Winograd F(2x2,3x3)
+//	cpu:conv=winograd         the CPU, 3x3 convolutions by Winograd (F(3x4,3x3) or F(2x2,3x3): Net.SetConvAlgorithm)
 //	cpu:precision=bf16        the CPU, 3x3 convolutions with bfloat16 operands (AVX-512 BF16)
 //	cuda:device=0,precision=fp16,graphs=true   (package nets/cudabackend)
 //	random:seed=0             no arithmetic: uniform logits, value 0
@@ -518,7 +518,7 @@ func init() {
 		Options: []BackendOption{{Key: "threads", Min: 1, Max: cpuMaxThreads, Default: "min(GOMAXPROCS, 8)",
 			Help: "kernel threads: a batch is split over them, each slice running the whole network, and a single large kernel call too; this backend's own budget (other networks in the process keep theirs)"},
 			{Key: "conv", Values: append([]string{"auto"}, convNames...), Default: "auto",
-				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3); auto: winograd with the SIMD kernels (faster than im2col there: docs/BENCHMARKS.md), im2col with the generic ones (see AutoConvAlgorithm)"},
+				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3), or F(3x4,3x3) in float32 where it pays (the Connect Four board); auto: winograd with the SIMD kernels (faster than im2col there: docs/BENCHMARKS.md), im2col with the generic ones (see AutoConvAlgorithm)"},
 			{Key: "precision", Values: precisionNames, Default: "fp32",
 				Help: "number format of inference (Net.SetPrecision); bf16: 3x3 convolutions with bfloat16 operands and float32 sums (by the conv algorithm), on AVX-512 BF16 (VDPBF16PS) where the CPU has it and in slow portable code where not"}},
 		Open: func(net *Net, opts BackendOptions) (Backend, error) {

@@ -18,7 +18,8 @@ const (
 	ConvIm2col ConvAlgorithm = iota
 	// ConvWinograd uses Winograd's F(2x2,3x3) algorithm
 	// (kernels.Conv3x3Winograd) for every 3x3 convolution with at least
-	// 16 input channels: about 10% more evaluations per CPU-second on
+	// 16 input channels, or in float32 its F(3x4,3x3) tiles
+	// (kernels.Conv3x3Winograd34) where they pay (wino34Inference): about 10% more evaluations per CPU-second on
 	// the connect4 preset with AVX2, 25% on the sequence preset (before
 	// session 11's faster transforms); 55-90% more evaluations per second
 	// on both with AVX-512 (docs/BENCHMARKS.md). Policy
@@ -94,7 +95,57 @@ func ParseConvAlgorithm(s string) (ConvAlgorithm, error) {
 // winoState holds a net's Winograd-transformed inference weights.
 type winoState struct {
 	u      [][]float32 // per unit: kernels.WinogradWeights of foldW, nil if not used
+	u34    [][]float32 // per unit: kernels.WinogradWeights34 of foldW where wino34Pays, else nil
 	folded uint64      // the Net.folded they were computed from; 0: never
+	tiles  tileChoice  // which tiles float32 Forward runs (tests and benchmarks set it)
+}
+
+// tileChoice picks the Winograd tiles of float32 inference.
+type tileChoice uint8
+
+const (
+	tilesAuto tileChoice = iota // F(3x4) where wino34Inference says
+	tiles2x2                    // F(2x2,3x3) everywhere
+	tiles3x4                    // F(3x4,3x3) wherever its weights exist (wino34Pays), any kernels and batch
+)
+
+// wino34MinWork is the fewest multiply-adds of one of F(3x4,3x3)'s 30
+// products per call (tiles x cin x cout) for which float32 inference
+// with the AVX-512 kernels runs F(3x4) rather than F(2x2,3x3): see
+// wino34Inference.
+const wino34MinWork = 8192
+
+// wino34Inference reports whether float32 Forward runs a 3x3 convolution
+// of cin -> cout channels whose shape pays (wino34Pays) by F(3x4,3x3) on
+// rows samples per call (a Forward slice) of tilesPerImage tiles each:
+// with the SIMD kernels (the portable transforms in Go lose what the
+// products save, as in training), and with the AVX-512 ones only from
+// wino34MinWork multiply-adds per product, which leaves out small calls,
+// where F(3x4)'s 30 products of few tiles gain nothing over F(2x2)'s 16
+// of three times as many tiles. Measured with BenchmarkForwardConv (one
+// thread, AVX-512 EPYC Zen 5, shared machine, interleaved rounds;
+// docs/BENCHMARKS.md): with the AVX-512 kernels at batch 1 (4 tiles) the
+// 64x5 net 1.13x F(2x2)'s evaluations per CPU-second (16,384
+// multiply-adds per product), the 32x4 net 0.95x in six rounds and 1.0x
+// in six more (4,096); at batch 2 the 32x4 net 1.1x (8,192, two rounds);
+// at batch 16 1.26x and 1.19x. With the AVX2 kernels (CANOPY_KERNELS=avx2
+// on the same CPU) F(3x4) was faster at every batch: the 32x4 net 1.06x
+// at batch 1, 1.15x at 16, 1.51x at 256; the 64x5 net 1.12x, 1.19x,
+// 1.42x.
+func (s *winoState) wino34Inference(rows, tilesPerImage, cin, cout int) bool {
+	switch s.tiles {
+	case tiles2x2:
+		return false
+	case tiles3x4:
+		return true
+	}
+	switch kernels.Current() {
+	case "generic":
+		return false
+	case "avx512":
+		return rows*tilesPerImage*cin*cout >= wino34MinWork
+	}
+	return true
 }
 
 // SetConvAlgorithm makes Forward compute 3x3 convolutions with a. It is
@@ -133,6 +184,10 @@ func (n *Net) conv3(i int, u *unit, batch int, a, res, out []float32) {
 		n.team.Conv3x3BiasAct(a, batch, u.cin, h, w, u.foldW, u.cout, u.foldB, res, u.relu, out)
 		return
 	}
+	if u34 := n.wino.u34[i]; u34 != nil && n.wino.wino34Inference(batch, ((h+2)/3)*((w+3)/4), u.cin, u.cout) {
+		n.team.Conv3x3Winograd34(a, batch, u.cin, h, w, u34, u.cout, u.foldB, res, u.relu, out)
+		return
+	}
 	n.team.Conv3x3Winograd(a, batch, u.cin, h, w, n.wino.u[i], u.cout, u.foldB, res, u.relu, out)
 }
 
@@ -145,10 +200,18 @@ func (n *Net) prepareWinograd() {
 		return
 	}
 	s.u = make([][]float32, len(n.units))
+	s.u34 = make([][]float32, len(n.units))
+	h, w := n.cfg.Height, n.cfg.Width
 	for j, v := range n.units {
 		if v.kind == kindConv3 && v.cin >= winoMinCin {
+			// F(2x2)'s weights are also bfloat16's (prepareBF16) and
+			// small calls'; F(3x4)'s only where its shape pays.
 			s.u[j] = make([]float32, 16*v.cin*v.cout)
 			kernels.WinogradWeights(v.foldW, v.cin, v.cout, s.u[j])
+			if wino34Pays(h, w, v.cin, v.cout) {
+				s.u34[j] = make([]float32, 30*v.cin*v.cout)
+				kernels.WinogradWeights34(v.foldW, v.cin, v.cout, s.u34[j])
+			}
 		}
 	}
 	s.folded = n.folded

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +104,119 @@ func TestForwardWinogradMatchesIm2col(t *testing.T) {
 	}
 }
 
+// TestForwardWinograd34 runs float32 Forward with each Winograd tile
+// choice (F(2x2,3x3) forced, F(3x4,3x3) forced, the automatic choice) on
+// every kernel implementation (CANOPY_KERNELS's generic, avx2, avx512
+// where the CPU has them) and compares it with im2col on the generic
+// kernels (to winoNetTol), on the 32x4 Connect Four net (its tower runs
+// by F(3x4) where picked, its 2-plane stem by im2col) and, outside
+// -short, the connect4 preset, at batches of one and several chunks of
+// tiles. Forced F(3x4) must not give F(2x2)'s bits: the other tiles ran.
+func TestForwardWinograd34(t *testing.T) {
+	cfg := mustPreset(t, "connect4")
+	cfg.Channels, cfg.Blocks = 32, 4
+	cfgs := []Config{cfg}
+	if !testing.Short() {
+		cfgs = append(cfgs, mustPreset(t, "connect4"))
+	}
+	for _, cfg := range cfgs {
+		net, err := New(cfg, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perturbBN(net, 12)
+		for _, batch := range []int{1, 5, 40} {
+			in := randInput(batch*net.InputSize(), uint64(batch)+20)
+			forward := func(kern string, a ConvAlgorithm, tiles tileChoice) (p, v []float32) {
+				restore, err := kernels.Use(kern)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer restore()
+				net.SetConvAlgorithm(a)
+				if net.wino != nil {
+					net.wino.tiles = tiles
+				}
+				p, v = make([]float32, batch*net.PolicySize()), make([]float32, batch)
+				net.Forward(batch, in, p, v)
+				return p, v
+			}
+			p0, v0 := forward("generic", ConvIm2col, tilesAuto)
+			for _, kern := range kernels.Available() {
+				p2, _ := forward(kern, ConvWinograd, tiles2x2)
+				for _, tc := range []struct {
+					name  string
+					tiles tileChoice
+				}{{"F(2x2)", tiles2x2}, {"F(3x4)", tiles3x4}, {"auto", tilesAuto}} {
+					p1, v1 := forward(kern, ConvWinograd, tc.tiles)
+					dp, dv := maxDiff(p0, p1), maxDiff(v0, v1)
+					if dp > winoNetTol || dv > winoNetTol {
+						t.Errorf("%dx%d batch %d %s %s: Winograd differs from im2col by %.3g (policy), %.3g (value), want <= %g",
+							cfg.Channels, cfg.Blocks, batch, kern, tc.name, dp, dv, winoNetTol)
+					}
+					if tc.tiles == tiles3x4 && slices.Equal(p1, p2) {
+						t.Errorf("%dx%d batch %d %s: forced F(3x4) gave F(2x2)'s logits bit for bit", cfg.Channels, cfg.Blocks, batch, kern)
+					}
+					t.Logf("%dx%d batch %d %s %s: relative differences %.2g (policy) %.2g (value)", cfg.Channels, cfg.Blocks, batch, kern, tc.name, dp, dv)
+				}
+			}
+		}
+	}
+}
+
+// TestWino34Inference: float32 Forward picks F(3x4,3x3) only with SIMD
+// kernels, with the AVX-512 ones by the multiply-adds per product of a
+// call, worked out by hand here (4 tiles per 6x7 image), and has F(3x4)
+// weights only for the convolutions whose shape pays (not the 2-plane
+// stem).
+func TestWino34Inference(t *testing.T) {
+	s := &winoState{}
+	for _, c := range []struct {
+		rows, cin, cout int
+		want            bool
+	}{
+		{1, 32, 32, false}, // 4 x 32 x 32 = 4,096
+		{2, 32, 32, true},  // 8,192
+		{1, 64, 64, true},  // 16,384
+		{1, 64, 32, true},  // 8,192
+		{256, 16, 16, true},
+	} {
+		for _, kern := range kernels.Available() {
+			restore, err := kernels.Use(kern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := kern == "avx2" || c.want && kern == "avx512"
+			if got := s.wino34Inference(c.rows, 4, c.cin, c.cout); got != want {
+				t.Errorf("%s: wino34Inference(%d rows, %d -> %d) = %v, want %v", kern, c.rows, c.cin, c.cout, got, want)
+			}
+			restore()
+		}
+	}
+	for tiles, want := range map[tileChoice]bool{tiles2x2: false, tiles3x4: true} {
+		s.tiles = tiles
+		if got := s.wino34Inference(1, 4, 8, 8); got != want {
+			t.Errorf("tiles %d: wino34Inference = %v, want %v", tiles, got, want)
+		}
+	}
+	cfg := mustPreset(t, "connect4")
+	cfg.Channels, cfg.Blocks = 32, 4
+	net, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.SetConvAlgorithm(ConvWinograd)
+	net.Forward(1, randInput(net.InputSize(), 1), make([]float32, net.PolicySize()), make([]float32, 1))
+	for j, u := range net.units {
+		if u.kind != kindConv3 {
+			continue
+		}
+		if got, want := net.wino.u34[j] != nil, u.cin == 32; got != want {
+			t.Errorf("unit %d (%d -> %d channels): F(3x4) weights %v, want %v", j, u.cin, u.cout, got, want)
+		}
+	}
+}
+
 func TestConvAlgorithmNames(t *testing.T) {
 	for _, a := range []ConvAlgorithm{ConvIm2col, ConvWinograd} {
 		got, err := ParseConvAlgorithm(a.String())
@@ -152,26 +266,33 @@ func mustPreset(t *testing.T, name string) Config {
 }
 
 // BenchmarkForwardConv compares Forward of the connect4 preset (64
-// channels, 5 residual blocks, 6x7) and the sequence preset with each
-// convolution algorithm in float32 and in bfloat16 (see
-// kernels.BF16Kernels for the code that runs) at batch 1, 16 and 256
-// on 1 and 2 threads. Read evals/cpu-s on a shared machine.
+// channels, 5 residual blocks, 6x7), the 32x4 net of Connect Four
+// training runs and the sequence preset with each convolution algorithm
+// in float32 and in bfloat16 (see kernels.BF16Kernels for the code that
+// runs) at batch 1 to 256 on 1 and 2 threads. winograd is the tiles
+// float32 Forward picks (wino34Inference), winograd-f2x2 and
+// winograd-f3x4 force F(2x2,3x3) or F(3x4,3x3) (where its shape pays).
+// Read evals/cpu-s on a shared machine.
 func BenchmarkForwardConv(b *testing.B) {
-	for _, preset := range []string{"connect4", "sequence"} {
+	for _, preset := range []string{"connect4", "connect4-32x4", "sequence"} {
 		cfg, _ := Preset(preset)
+		if preset == "connect4-32x4" {
+			cfg, _ = Preset("connect4")
+			cfg.Channels, cfg.Blocks = 32, 4
+		}
 		net, err := New(cfg, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, batch := range []int{1, 16, 256} {
+		for _, batch := range []int{1, 2, 4, 16, 256} {
 			in := randInput(batch*net.InputSize(), 1)
 			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
-			for _, mode := range []string{"im2col", "winograd", "bf16-im2col", "bf16-winograd"} {
+			for _, mode := range []string{"im2col", "winograd", "winograd-f2x2", "winograd-f3x4", "bf16-im2col", "bf16-winograd"} {
 				for _, threads := range []int{1, 2} {
 					b.Run(fmt.Sprintf("%s/batch=%d/%s/threads=%d", preset, batch, mode, threads), func(b *testing.B) {
 						defer kernels.SetThreads(kernels.SetThreads(threads))
 						algo, prec := ConvIm2col, FP32
-						if strings.HasSuffix(mode, "winograd") {
+						if strings.Contains(mode, "winograd") {
 							algo = ConvWinograd
 						}
 						if strings.HasPrefix(mode, "bf16") {
@@ -179,6 +300,9 @@ func BenchmarkForwardConv(b *testing.B) {
 						}
 						net.SetConvAlgorithm(algo)
 						net.SetPrecision(prec)
+						if net.wino != nil {
+							net.wino.tiles = map[string]tileChoice{"winograd-f2x2": tiles2x2, "winograd-f3x4": tiles3x4}[mode]
+						}
 						net.Forward(batch, in, p, v)
 						b.ReportAllocs()
 						cpu0 := cputime.Seconds()
