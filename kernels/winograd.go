@@ -286,6 +286,14 @@ func winograd(limit int, wg winoArgs, fn string, src []float32, batch, cin, h, w
 func (a *winoArgs) parallel(nt, chunks, tiles int) {
 	p := new(winoArgs)
 	*p = *a
+	runChunks(nt, chunks, func(c int) { p.chunk(c*winoChunk, min((c+1)*winoChunk, tiles)) })
+}
+
+// runChunks calls run(0), ..., run(chunks-1) on nt goroutines, the
+// caller's included, each taking the next chunk no other has taken, and
+// returns when all have returned. run must be safe for concurrent calls
+// on distinct chunks.
+func runChunks(nt, chunks int, run func(c int)) {
 	var next atomic.Int64
 	drain := func() {
 		for {
@@ -293,7 +301,7 @@ func (a *winoArgs) parallel(nt, chunks, tiles int) {
 			if c >= chunks {
 				return
 			}
-			p.chunk(c*winoChunk, min((c+1)*winoChunk, tiles))
+			run(c)
 		}
 	}
 	var done sync.WaitGroup

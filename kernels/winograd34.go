@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -367,22 +366,7 @@ func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, 
 	}
 	p := new(w34Args) // shared with the other goroutines
 	*p = wg
-	var next atomic.Int64
-	drain := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= chunks {
-				return
-			}
-			p.chunk(c*w34Chunk, min((c+1)*w34Chunk, tiles))
-		}
-	}
-	var done sync.WaitGroup
-	for range nt - 1 {
-		done.Go(drain)
-	}
-	drain()
-	done.Wait()
+	runChunks(nt, chunks, func(c int) { p.chunk(c*w34Chunk, min((c+1)*w34Chunk, tiles)) })
 }
 
 // table returns, for the tile positions p of one image (th*tw, row
