@@ -78,12 +78,7 @@ func scaleShift(w simd, withRes bool) {
 	scale, shift := loadGP("scale"), loadGP("shift")
 	c, rows := loadGP("c"), loadGP("rows")
 	av.SHRQ(operand.U8(w.shift()), c)
-	lo, err := av.Param("lo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	vlo := w.vec()
-	av.VBROADCASTSS(lo.Addr, vlo)
+	vlo := broadcastParam(w, "lo")
 	vb := 4 * w.lanes // bytes per vector
 	rowLoop(rows, c, []reg.GPVirtual{scale, shift}, []int{vb, vb}, func(ch []reg.GPVirtual) {
 		v := w.vec()

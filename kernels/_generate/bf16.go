@@ -136,8 +136,7 @@ func (k bf16Kernel) epilogue(acc func(i, v int) int, breg func(v int) int, bc in
 	nacc := k.mr * k.nv
 	flags := av.Load(av.Param("flags"), av.GP64())
 	cp := av.Load(av.Param("c"), av.GP64())
-	ldc := av.Load(av.Param("ldc"), av.GP64())
-	av.SHLQ(operand.U8(2), ldc)
+	ldc := loadStride("ldc")
 
 	av.TESTQ(operand.U32(kBias), flags)
 	av.JZ(operand.LabelRef("nobias"))

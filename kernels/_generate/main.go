@@ -93,6 +93,34 @@ func strided(base, ld, ld3 reg.Register, u, disp int) operand.Mem {
 	}
 }
 
+// loadStride loads the int parameter name, a count of float32 values,
+// into a new register as a count of bytes.
+func loadStride(name string) reg.Register {
+	r := av.Load(av.Param(name), av.GP64())
+	av.SHLQ(operand.U8(2), r)
+	return r
+}
+
+// loadVectors loads the int parameter name, a count of columns (a
+// multiple of w's lanes), into a new register as a count of vectors.
+func loadVectors(w simd, name string) reg.Register {
+	r := av.Load(av.Param(name), av.GP64())
+	av.SHRQ(operand.U8(w.shift()), r)
+	return r
+}
+
+// broadcastParam broadcasts the float32 parameter name to every lane of
+// a new vector register.
+func broadcastParam(w simd, name string) reg.VecVirtual {
+	p, err := av.Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	v := w.vec()
+	av.VBROADCASTSS(p.Addr, v)
+	return v
+}
+
 // countedLoop emits body n times (n is consumed; n = 0 runs it never),
 // then VZEROUPPER and RET: the loop of the one-pass kernels.
 func countedLoop(n reg.Register, body func()) {
@@ -167,13 +195,11 @@ func (k kernel) generate() {
 
 	kk := av.Load(av.Param("k"), av.GP64())
 	ap := av.Load(av.Param("a"), av.GP64())
-	lda := av.Load(av.Param("lda"), av.GP64())
-	av.SHLQ(operand.U8(2), lda)
+	lda := loadStride("lda")
 	lda3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: lda, Index: lda, Scale: 2}, lda3)
 	bp := av.Load(av.Param("b"), av.GP64())
-	ldb := av.Load(av.Param("ldb"), av.GP64())
-	av.SHLQ(operand.U8(2), ldb)
+	ldb := loadStride("ldb")
 	ldb3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: ldb, Index: ldb, Scale: 2}, ldb3)
 
@@ -234,8 +260,7 @@ func (k kernel) generate() {
 
 	flags := av.Load(av.Param("flags"), av.GP64())
 	cp := av.Load(av.Param("c"), av.GP64())
-	ldc := av.Load(av.Param("ldc"), av.GP64())
-	av.SHLQ(operand.U8(2), ldc)
+	ldc := loadStride("ldc")
 	all := func(f func(r reg.VecPhysical)) {
 		for i := range nacc {
 			f(k.vec(i))
@@ -371,11 +396,9 @@ func winoIn() {
 	av.Doc("winoInAVX2 is winoIn on n columns (a multiple of 8): v = B^T d B per column.")
 	av.Pragma("noescape")
 	vp := av.Load(av.Param("v"), av.GP64())
-	vs := av.Load(av.Param("vs"), av.GP64())
-	av.SHLQ(operand.U8(2), vs)
+	vs := loadStride("vs")
 	dp := av.Load(av.Param("d"), av.GP64())
-	ds := av.Load(av.Param("ds"), av.GP64())
-	av.SHLQ(operand.U8(2), ds)
+	ds := loadStride("ds")
 	n := av.Load(av.Param("n"), av.GP64())
 	av.SHRQ(operand.U8(3), n)
 	// Row r of d is at d + r*ds: rows 0..15 through two bases.
@@ -454,11 +477,9 @@ func winoGatherIn(w simd) {
 	av.Doc(fmt.Sprintf("%s is winoIn on n columns (a multiple of %d) with patch row p read from src[p].", name, w.lanes))
 	av.Pragma("noescape")
 	vp := av.Load(av.Param("v"), av.GP64())
-	vs := av.Load(av.Param("vs"), av.GP64())
-	av.SHLQ(operand.U8(2), vs)
+	vs := loadStride("vs")
 	tbl := av.Load(av.Param("src"), av.GP64())
-	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(w.shift()), n)
+	n := loadVectors(w, "n")
 	vs3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
 	jo := av.GP64() // byte offset of the columns in every source row
@@ -493,19 +514,12 @@ func winoOutStore(w simd) {
 	av.Doc(fmt.Sprintf("%s is winoOutStore on n columns (a multiple of %d): out[q][j] = max((A^T m A)[q][j] + bias[j] + res[q][j], lo); res[q] may be out[q].", name, w.lanes))
 	av.Pragma("noescape")
 	mp := av.Load(av.Param("m"), av.GP64())
-	ms := av.Load(av.Param("ms"), av.GP64())
-	av.SHLQ(operand.U8(2), ms)
+	ms := loadStride("ms")
 	outs := av.Load(av.Param("out"), av.GP64())
 	ress := av.Load(av.Param("res"), av.GP64())
 	bias := av.Load(av.Param("bias"), av.GP64())
-	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(w.shift()), n)
-	lo, err := av.Param("lo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	vlo := w.vec()
-	av.VBROADCASTSS(lo.Addr, vlo)
+	n := loadVectors(w, "n")
+	vlo := broadcastParam(w, "lo")
 	ms3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
 	jo := av.GP64() // byte offset of the columns

@@ -51,11 +51,9 @@ func winoGradOut(w simd) {
 	av.Doc(fmt.Sprintf("%s is winoGradOut on n columns (a multiple of %d): v = A dY A^T per column, dY[q] read from src[q].", name, w.lanes))
 	av.Pragma("noescape")
 	vp := av.Load(av.Param("v"), av.GP64())
-	vs := av.Load(av.Param("vs"), av.GP64())
-	av.SHLQ(operand.U8(2), vs)
+	vs := loadStride("vs")
 	tbl := av.Load(av.Param("src"), av.GP64())
-	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(w.shift()), n)
+	n := loadVectors(w, "n")
 	vs3 := av.GP64()
 	av.LEAQ(operand.Mem{Base: vs, Index: vs, Scale: 2}, vs3)
 	var yp [4]reg.GPVirtual

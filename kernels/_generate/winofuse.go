@@ -28,15 +28,13 @@ func winoOutStats(w simd) {
 	av.Doc(fmt.Sprintf("%s is winoOutStats on n columns (a multiple of %d): out[q][j] = (A^T m A)[q][j], and the outputs' sums around shift, masked by keep, added into s1 and s2.", name, w.lanes))
 	av.Pragma("noescape")
 	mp := av.Load(av.Param("m"), av.GP64())
-	ms := av.Load(av.Param("ms"), av.GP64())
-	av.SHLQ(operand.U8(2), ms)
+	ms := loadStride("ms")
 	outs := av.Load(av.Param("out"), av.GP64())
 	keep := av.Load(av.Param("keep"), av.GP64())
 	shift := av.Load(av.Param("shift"), av.GP64())
 	s1 := av.Load(av.Param("s1"), av.GP64())
 	s2 := av.Load(av.Param("s2"), av.GP64())
-	n := av.Load(av.Param("n"), av.GP64())
-	av.SHRQ(operand.U8(w.shift()), n)
+	n := loadVectors(w, "n")
 	var kv [4]reg.VecVirtual
 	for q := range kv {
 		kv[q] = w.vec()

@@ -277,8 +277,7 @@ func storeTiles(name, sig, doc string, withRes bool, body func(ops, rps, keep op
 	tileLoop("m", func(tab reg.GPVirtual) {
 		dst := av.Load(av.Param("dst"), av.GP64())
 		sink := av.Load(av.Param("sink"), av.GP64())
-		pix := av.Load(av.Param("cout"), av.GP64())
-		av.SHLQ(operand.U8(2), pix)
+		pix := loadStride("cout")
 		if withRes {
 			res, err := av.Param("res").Resolve()
 			if err != nil {
@@ -295,11 +294,9 @@ func storeTiles(name, sig, doc string, withRes bool, body func(ops, rps, keep op
 	}, func(cur operand.Mem) {
 		mp := av.GP64()
 		av.MOVQ(cur, mp)
-		ms := av.Load(av.Param("ms"), av.GP64())
-		av.SHLQ(operand.U8(2), ms)
+		ms := loadStride("ms")
 		body(ops, rps, keep, mp, ms)
-		c := av.Load(av.Param("cout"), av.GP64())
-		av.SHLQ(operand.U8(2), c)
+		c := loadStride("cout")
 		av.ADDQ(c, cur)
 	})
 }
@@ -311,14 +308,8 @@ func winoStoreTiles(w simd) {
 		fmt.Sprintf("%s is winoOutStore%s on nt tiles: tile i's products at m[i*cout:] (row stride ms), its output q to pixel tab[20i+16+q] of dst (to sink where negative) plus that pixel of res (nil: zeros); cout is a multiple of %d.", name, w.suffix, w.lanes),
 		true, func(ops, rps, _ operand.Mem, mp, ms reg.Register) {
 			bias := av.Load(av.Param("bias"), av.GP64())
-			n := av.Load(av.Param("cout"), av.GP64())
-			av.SHRQ(operand.U8(w.shift()), n)
-			lo, err := av.Param("lo").Resolve()
-			if err != nil {
-				panic(err)
-			}
-			vlo := w.vec()
-			av.VBROADCASTSS(lo.Addr, vlo)
+			n := loadVectors(w, "cout")
+			vlo := broadcastParam(w, "lo")
 			ms3 := av.GP64()
 			av.LEAQ(operand.Mem{Base: ms, Index: ms, Scale: 2}, ms3)
 			jo := av.GP64()
@@ -355,8 +346,7 @@ func winoStatsTiles(w simd) {
 			shift := av.Load(av.Param("shift"), av.GP64())
 			s1 := av.Load(av.Param("s1"), av.GP64())
 			s2 := av.Load(av.Param("s2"), av.GP64())
-			n := av.Load(av.Param("cout"), av.GP64())
-			av.SHRQ(operand.U8(w.shift()), n)
+			n := loadVectors(w, "cout")
 			var kv [4]reg.VecVirtual
 			for q := range kv {
 				kv[q] = w.vec()
