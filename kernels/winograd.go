@@ -57,6 +57,20 @@ import (
 // tiles per chunk were within noise of 48).
 const winoChunk = 48
 
+// checkTransform panics with fn's name where a transform of cin*cout
+// kernels from src (srcPer values a kernel) to dst (dstPer values a
+// kernel) has a negative size or too short a slice.
+func checkTransform(fn string, cin, cout int, src []float32, srcPer int, srcName string, dst []float32, dstPer int) {
+	switch {
+	case cin < 0 || cout < 0:
+		panic(fmt.Sprintf("kernels: %s: negative size cin=%d cout=%d", fn, cin, cout))
+	case len(src) < srcPer*cin*cout:
+		panic(fmt.Sprintf("kernels: %s: len(%s)=%d, want at least %d", fn, srcName, len(src), srcPer*cin*cout))
+	case len(dst) < dstPer*cin*cout:
+		panic(fmt.Sprintf("kernels: %s: output has %d values, want at least %d", fn, len(dst), dstPer*cin*cout))
+	}
+}
+
 // WinogradWeights transforms the [9*cin, cout] weight matrix of a 3x3
 // convolution (layout of the package documentation) into the 16 matrices
 // U_e = (G g G^T)_e, stored in dst as [16][cin][cout] (row-major, position
@@ -64,15 +78,7 @@ const winoChunk = 48
 // 16*cin*cout values and must not overlap wts. Transform the weights once
 // and reuse them for every Conv3x3Winograd call.
 func WinogradWeights(wts []float32, cin, cout int, dst []float32) {
-	if cin < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: WinogradWeights: negative size cin=%d cout=%d", cin, cout))
-	}
-	if len(wts) < 9*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeights: weights have %d values, want %d", len(wts), 9*cin*cout))
-	}
-	if len(dst) < 16*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeights: output has %d values, want %d", len(dst), 16*cin*cout))
-	}
+	checkTransform("WinogradWeights", cin, cout, wts, 9, "wts", dst, 16)
 	// Per input channel and block of up to 64 output channels, each
 	// step a loop down contiguous columns: the 9 kernel rows and the 16
 	// output rows are each read or written in one sequential run (one

@@ -91,15 +91,7 @@ const w34GradChunk = 32
 // (position e = 6*i+j of the 5x6 transformed kernel outermost). dst must
 // hold 30*cin*cout values and must not overlap wts.
 func WinogradWeights34(wts []float32, cin, cout int, dst []float32) {
-	if cin < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: WinogradWeights34: negative size cin=%d cout=%d", cin, cout))
-	}
-	if len(wts) < 9*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeights34: weights have %d values, want %d", len(wts), 9*cin*cout))
-	}
-	if len(dst) < w34Pos*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeights34: output has %d values, want %d", len(dst), w34Pos*cin*cout))
-	}
+	checkTransform("WinogradWeights34", cin, cout, wts, 9, "wts", dst, w34Pos)
 	// Per input channel and block of up to 64 output channels, each
 	// step a loop down contiguous columns (see WinogradWeights): t = G3 g
 	// (5x3 per column), then U = t G4^T, every value by the operations
@@ -173,15 +165,7 @@ func w34WeightColumn(g *[9]float32) (u [w34Pos]float32) {
 // the [9*cin, cout] weights, dw[((kh*3+kw)*cin+ci)*cout+co] = (G3^T du
 // G4)[kh][kw] of the pair (ci, co), over dw's first 9*cin*cout values.
 func WinogradWeights34Grad(du []float32, cin, cout int, dw []float32) {
-	if cin < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: WinogradWeights34Grad: negative size cin=%d cout=%d", cin, cout))
-	}
-	if len(du) < w34Pos*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeights34Grad: du has %d values, want %d", len(du), w34Pos*cin*cout))
-	}
-	if len(dw) < 9*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeights34Grad: output has %d values, want %d", len(dw), 9*cin*cout))
-	}
+	checkTransform("WinogradWeights34Grad", cin, cout, du, w34Pos, "du", dw, 9)
 	// As WinogradWeights34: t = G3^T du (3x6 per column), then t G4,
 	// every value by the operations of w34WeightGradColumn in its order.
 	plane := cin * cout

@@ -234,15 +234,7 @@ func winoGradOut(im *impl, v []float32, vs int, y *[4]*float32, n int) {
 // [9*cin, cout] weights, dw[((kh*3+kw)*cin+ci)*cout+co] = (G^T du G)[kh][kw]
 // of the pair (ci, co), over dw's first 9*cin*cout values.
 func WinogradWeightsGrad(du []float32, cin, cout int, dw []float32) {
-	if cin < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: WinogradWeightsGrad: negative size cin=%d cout=%d", cin, cout))
-	}
-	if len(du) < 16*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeightsGrad: du has %d values, want %d", len(du), 16*cin*cout))
-	}
-	if len(dw) < 9*cin*cout {
-		panic(fmt.Sprintf("kernels: WinogradWeightsGrad: output has %d values, want %d", len(dw), 9*cin*cout))
-	}
+	checkTransform("WinogradWeightsGrad", cin, cout, du, 16, "du", dw, 9)
 	// Per input channel and block of up to 64 output channels, each
 	// step a loop down contiguous columns, as in WinogradWeights (pair by
 	// pair, the 16 values a plane apart fell on the same cache sets and
