@@ -245,25 +245,51 @@ func checkWinogradBF16(u *WinogradBF16, cin int) {
 	}
 }
 
-// winograd checks and runs a Winograd convolution whose weights wg
-// already holds (u or ub); fn names the caller in panics.
-func winograd(limit int, wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int, bias, residual []float32, relu bool, dst []float32) {
+// checkConv3x3 panics with fn's name where a 3x3 convolution of batch NHWC
+// images of h x w x cin into cout channels has a negative size or too
+// short a slice (bias and residual may be nil); it returns batch*h*w.
+func checkConv3x3(fn string, batch, cin, h, w, cout int, src, dst, bias, residual []float32) int {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
 		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
 	}
 	m := batch * h * w
-	if len(src) < m*cin {
+	switch {
+	case len(src) < m*cin:
 		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
-	}
-	if len(dst) < m*cout {
+	case len(dst) < m*cout:
 		panic(fmt.Sprintf("kernels: %s: output has %d values, want %d", fn, len(dst), m*cout))
-	}
-	if bias != nil && len(bias) < cout {
+	case bias != nil && len(bias) < cout:
 		panic(fmt.Sprintf("kernels: %s: len(bias)=%d < cout=%d", fn, len(bias), cout))
-	}
-	if residual != nil && len(residual) < m*cout {
+	case residual != nil && len(residual) < m*cout:
 		panic(fmt.Sprintf("kernels: %s: residual has %d values, want %d", fn, len(residual), m*cout))
 	}
+	return m
+}
+
+// checkWeightGrad panics with fn's name where the weight gradient of a 3x3
+// convolution of batch NHWC images of h x w x cin (src) with output
+// gradient dy (cout channels) into du (pos transformed values a kernel)
+// has a negative size or too short a slice; it returns batch*h*w.
+func checkWeightGrad(fn string, batch, cin, h, w, cout int, src, dy, du []float32, pos int) int {
+	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
+		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
+	}
+	m := batch * h * w
+	switch {
+	case len(src) < m*cin:
+		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
+	case len(dy) < m*cout:
+		panic(fmt.Sprintf("kernels: %s: output gradient has %d values, want %d", fn, len(dy), m*cout))
+	case len(du) < pos*cin*cout:
+		panic(fmt.Sprintf("kernels: %s: du has %d values, want %d", fn, len(du), pos*cin*cout))
+	}
+	return m
+}
+
+// winograd checks and runs a Winograd convolution whose weights wg
+// already holds (u or ub); fn names the caller in panics.
+func winograd(limit int, wg winoArgs, fn string, src []float32, batch, cin, h, w, cout int, bias, residual []float32, relu bool, dst []float32) {
+	m := checkConv3x3(fn, batch, cin, h, w, cout, src, dst, bias, residual)
 	if m == 0 || cout == 0 {
 		return
 	}

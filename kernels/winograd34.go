@@ -315,20 +315,7 @@ var w34Pool = sync.Pool{New: func() any { return new(w34Scratch) }}
 // winograd34 checks and runs an F(3x4) convolution whose weights wg
 // already holds; fn names the caller in panics.
 func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, w, cout int, bias, residual []float32, relu bool, dst []float32) {
-	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
-	}
-	m := batch * h * w
-	switch {
-	case len(src) < m*cin:
-		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
-	case len(dst) < m*cout:
-		panic(fmt.Sprintf("kernels: %s: output has %d values, want %d", fn, len(dst), m*cout))
-	case bias != nil && len(bias) < cout:
-		panic(fmt.Sprintf("kernels: %s: len(bias)=%d < cout=%d", fn, len(bias), cout))
-	case residual != nil && len(residual) < m*cout:
-		panic(fmt.Sprintf("kernels: %s: residual has %d values, want %d", fn, len(residual), m*cout))
-	}
+	m := checkConv3x3(fn, batch, cin, h, w, cout, src, dst, bias, residual)
 	if m == 0 || cout == 0 {
 		return
 	}
@@ -661,18 +648,7 @@ func w34OutStats(im *impl, m []float32, ms int, out *[w34Outs]*float32, keep *[w
 // batch) and allocates nothing in steady state.
 func Conv3x3Winograd34WeightGrad(src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32) {
 	const fn = "Conv3x3Winograd34WeightGrad"
-	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
-	}
-	m := batch * h * w
-	switch {
-	case len(src) < m*cin:
-		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
-	case len(dy) < m*cout:
-		panic(fmt.Sprintf("kernels: %s: output gradient has %d values, want %d", fn, len(dy), m*cout))
-	case len(du) < w34Pos*cin*cout:
-		panic(fmt.Sprintf("kernels: %s: du has %d values, want %d", fn, len(du), w34Pos*cin*cout))
-	}
+	m := checkWeightGrad(fn, batch, cin, h, w, cout, src, dy, du, w34Pos)
 	if m == 0 || cin == 0 || cout == 0 {
 		return
 	}

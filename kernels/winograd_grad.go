@@ -30,18 +30,7 @@ func Conv3x3WinogradWeightGrad(src []float32, batch, cin, h, w int, dy []float32
 }
 
 func conv3x3WinogradWeightGrad(src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32, bf16 bool) {
-	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: Conv3x3WinogradWeightGrad: negative size batch=%d cin=%d h=%d w=%d cout=%d", batch, cin, h, w, cout))
-	}
-	m := batch * h * w
-	switch {
-	case len(src) < m*cin:
-		panic(fmt.Sprintf("kernels: Conv3x3WinogradWeightGrad: image has %d values, want %d", len(src), m*cin))
-	case len(dy) < m*cout:
-		panic(fmt.Sprintf("kernels: Conv3x3WinogradWeightGrad: output gradient has %d values, want %d", len(dy), m*cout))
-	case len(du) < 16*cin*cout:
-		panic(fmt.Sprintf("kernels: Conv3x3WinogradWeightGrad: du has %d values, want %d", len(du), 16*cin*cout))
-	}
+	m := checkWeightGrad("Conv3x3WinogradWeightGrad", batch, cin, h, w, cout, src, dy, du, 16)
 	if m == 0 || cin == 0 || cout == 0 {
 		return
 	}
