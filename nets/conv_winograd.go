@@ -104,48 +104,33 @@ type winoState struct {
 type tileChoice uint8
 
 const (
-	tilesAuto tileChoice = iota // F(3x4) where wino34Inference says
+	tilesAuto tileChoice = iota // F(3x4) where wino34Pays and wino34Inference say
 	tiles2x2                    // F(2x2,3x3) everywhere
 	tiles3x4                    // F(3x4,3x3) wherever its weights exist (wino34Pays), any kernels and batch
 )
 
-// wino34MinWork is the fewest multiply-adds of one of F(3x4,3x3)'s 30
-// products per call (tiles x cin x cout) for which float32 inference
-// with the AVX-512 kernels runs F(3x4) rather than F(2x2,3x3): see
-// wino34Inference.
-const wino34MinWork = 8192
-
-// wino34Inference reports whether float32 Forward runs a 3x3 convolution
-// of cin -> cout channels whose shape pays (wino34Pays) by F(3x4,3x3) on
-// rows samples per call (a Forward slice) of tilesPerImage tiles each:
-// with the SIMD kernels (the portable transforms in Go lose what the
-// products save, as in training), and with the AVX-512 ones only from
-// wino34MinWork multiply-adds per product, which leaves out small calls,
-// where F(3x4)'s 30 products of few tiles gain nothing over F(2x2)'s 16
-// of three times as many tiles. Measured with BenchmarkForwardConv (one
-// thread, AVX-512 EPYC Zen 5, shared machine, interleaved rounds;
-// docs/BENCHMARKS.md): with the AVX-512 kernels at batch 1 (4 tiles) the
-// 64x5 net 1.13x F(2x2)'s evaluations per CPU-second (16,384
-// multiply-adds per product), the 32x4 net 0.95x in six rounds and 1.0x
-// in six more (4,096); at batch 2 the 32x4 net 1.1x (8,192, two rounds);
-// at batch 16 1.26x and 1.19x. With the AVX2 kernels (CANOPY_KERNELS=avx2
-// on the same CPU) F(3x4) was faster at every batch: the 32x4 net 1.06x
-// at batch 1, 1.15x at 16, 1.51x at 256; the 64x5 net 1.12x, 1.19x,
-// 1.42x.
-func (s *winoState) wino34Inference(rows, tilesPerImage, cin, cout int) bool {
+// wino34Inference reports whether float32 Forward runs the 3x3
+// convolutions whose shape pays (wino34Pays) by F(3x4,3x3): with the SIMD
+// kernels, at every batch (the portable transforms in Go lose what the
+// products save, as in training). The choice must not depend on the
+// batch: a position's outputs are the same bits whatever batch it is
+// evaluated in, which fleet self-play and resumed runs rely on (games
+// played by workers equal in-process self-play's). Measured with
+// BenchmarkForwardConv (one thread, AVX-512 EPYC Zen 5, shared machine,
+// interleaved rounds; docs/BENCHMARKS.md): with the AVX-512 kernels at
+// batch 1 (4 tiles) the 64x5 net 1.13x F(2x2)'s evaluations per
+// CPU-second, the 32x4 net 0.95x in six rounds and 1.0x in six more; at
+// batch 16 1.26x and 1.19x. With the AVX2 kernels (CANOPY_KERNELS=avx2 on
+// the same CPU) the 32x4 net 1.06x at batch 1, 1.15x at 16, 1.51x at 256;
+// the 64x5 net 1.12x, 1.19x, 1.42x.
+func (s *winoState) wino34Inference() bool {
 	switch s.tiles {
 	case tiles2x2:
 		return false
 	case tiles3x4:
 		return true
 	}
-	switch kernels.Current() {
-	case "generic":
-		return false
-	case "avx512":
-		return rows*tilesPerImage*cin*cout >= wino34MinWork
-	}
-	return true
+	return kernels.Current() != "generic"
 }
 
 // SetConvAlgorithm makes Forward compute 3x3 convolutions with a. It is
@@ -184,7 +169,7 @@ func (n *Net) conv3(i int, u *unit, batch int, a, res, out []float32) {
 		n.team.Conv3x3BiasAct(a, batch, u.cin, h, w, u.foldW, u.cout, u.foldB, res, u.relu, out)
 		return
 	}
-	if u34 := n.wino.u34[i]; u34 != nil && n.wino.wino34Inference(batch, ((h+2)/3)*((w+3)/4), u.cin, u.cout) {
+	if u34 := n.wino.u34[i]; u34 != nil && n.wino.wino34Inference() {
 		n.team.Conv3x3Winograd34(a, batch, u.cin, h, w, u34, u.cout, u.foldB, res, u.relu, out)
 		return
 	}

@@ -31,10 +31,9 @@
 // its default with the AVX2 kernels). Under ConvWinograd float32 Forward
 // runs F(3x4,3x3) tiles (kernels.Conv3x3Winograd34) instead of
 // F(2x2,3x3) where the shape pays (wino34Pays: the Connect Four board)
-// with the SIMD kernels (wino34Inference; with the AVX-512 ones only
-// from 8,192 multiply-adds per product, so the 64x5 net's tower from
-// batch 1, the 32x4 net's from 2 samples per slice); bfloat16 inference
-// and other boards stay on F(2x2). Forward splits a batch of at least
+// with the SIMD kernels, at every batch (wino34Inference: a sample's
+// outputs do not depend on the batch it is in); bfloat16 inference and
+// other boards stay on F(2x2). Forward splits a batch of at least
 // two samples per kernel thread into slices that run the whole network
 // concurrently (kernels.Parallel), each on its own samples of every scratch
 // buffer; the outputs equal a single pass bit for bit, and each slice's
