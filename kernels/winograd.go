@@ -245,17 +245,26 @@ func checkWinogradBF16(u *WinogradBF16, cin int) {
 	}
 }
 
-// checkConv3x3 panics with fn's name where a 3x3 convolution of batch NHWC
-// images of h x w x cin into cout channels has a negative size or too
-// short a slice (bias and residual may be nil); it returns batch*h*w.
-func checkConv3x3(fn string, batch, cin, h, w, cout int, src, dst, bias, residual []float32) int {
+// checkImages panics with fn's name where a 3x3 convolution of batch NHWC
+// images of h x w x cin (src) into cout channels has a negative size or
+// too short an input; it returns batch*h*w.
+func checkImages(fn string, batch, cin, h, w, cout int, src []float32) int {
 	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
 		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
 	}
 	m := batch * h * w
-	switch {
-	case len(src) < m*cin:
+	if len(src) < m*cin {
 		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
+	}
+	return m
+}
+
+// checkConv3x3 panics with fn's name where a 3x3 convolution of batch NHWC
+// images of h x w x cin into cout channels has a negative size or too
+// short a slice (bias and residual may be nil); it returns batch*h*w.
+func checkConv3x3(fn string, batch, cin, h, w, cout int, src, dst, bias, residual []float32) int {
+	m := checkImages(fn, batch, cin, h, w, cout, src)
+	switch {
 	case len(dst) < m*cout:
 		panic(fmt.Sprintf("kernels: %s: output has %d values, want %d", fn, len(dst), m*cout))
 	case bias != nil && len(bias) < cout:
@@ -271,13 +280,8 @@ func checkConv3x3(fn string, batch, cin, h, w, cout int, src, dst, bias, residua
 // gradient dy (cout channels) into du (pos transformed values a kernel)
 // has a negative size or too short a slice; it returns batch*h*w.
 func checkWeightGrad(fn string, batch, cin, h, w, cout int, src, dy, du []float32, pos int) int {
-	if batch < 0 || cin < 0 || h < 0 || w < 0 || cout < 0 {
-		panic(fmt.Sprintf("kernels: %s: negative size batch=%d cin=%d h=%d w=%d cout=%d", fn, batch, cin, h, w, cout))
-	}
-	m := batch * h * w
+	m := checkImages(fn, batch, cin, h, w, cout, src)
 	switch {
-	case len(src) < m*cin:
-		panic(fmt.Sprintf("kernels: %s: image has %d values, want %d", fn, len(src), m*cin))
 	case len(dy) < m*cout:
 		panic(fmt.Sprintf("kernels: %s: output gradient has %d values, want %d", fn, len(dy), m*cout))
 	case len(du) < pos*cin*cout:
