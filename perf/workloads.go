@@ -112,9 +112,10 @@ var workloads = []*workload{
 	{name: "engine-random", doc: "batcher + engine + self-play driver on the random backend: 8 Connect Four games, 4 at once, 32 simulations per move",
 		setup: engineRandomSetup},
 
-	forwardWorkload(1, 40),
-	forwardWorkload(16, 8),
-	forwardWorkload(256, 1),
+	forwardWorkload(1, 40, ""),
+	forwardWorkload(16, 8, ""),
+	forwardWorkload(256, 1, ""),
+	forwardWorkload(16, 8, "im2col"),
 
 	{name: "train-step", doc: "one Trainer.Step (forward, backward, Adam) on the 16x2 Connect Four net, batch 32",
 		setup: trainSetup},
@@ -378,16 +379,31 @@ func seededInputs(n int) []float32 {
 // forwardWorkload runs reps inference passes at the given batch size on
 // the 16x2 Connect Four net (about 0.9 MFLOP per position: valgrind runs
 // AVX2 FMA code some 30 times slower than scalar code, so the nets stay
-// small).
-func forwardWorkload(batch, reps int) *workload {
+// small). conv names the 3x3 convolutions' algorithm (nets.
+// ParseConvAlgorithm) and the workload, forward-CONV-bN; "" is the cpu
+// backend's default, nets.AutoConvAlgorithm, chosen in the setup after the
+// gate has set the kernels (Winograd under the gate's AVX2 kernels, with
+// F(3x4) tiles on this board), and names forward-bN.
+func forwardWorkload(batch, reps int, conv string) *workload {
+	name, how := fmt.Sprintf("forward-b%d", batch), "the cpu backend's default 3x3 convolutions (conv=auto)"
+	if conv != "" {
+		name, how = fmt.Sprintf("forward-%s-b%d", conv, batch), conv+" 3x3 convolutions"
+	}
 	return &workload{
-		name: fmt.Sprintf("forward-b%d", batch),
-		doc:  fmt.Sprintf("%d CPU forward passes of batch %d, 16x2 Connect Four net", reps, batch),
+		name: name,
+		doc:  fmt.Sprintf("%d CPU forward passes of batch %d, 16x2 Connect Four net, %s", reps, batch, how),
 		setup: func(*runEnv) (func() (string, error), error) {
 			net, err := smallNet(16, 2)
 			if err != nil {
 				return nil, err
 			}
+			algo := nets.AutoConvAlgorithm()
+			if conv != "" {
+				if algo, err = nets.ParseConvAlgorithm(conv); err != nil {
+					return nil, err
+				}
+			}
+			net.SetConvAlgorithm(algo)
 			net.Reserve(batch)
 			in := seededInputs(batch)
 			pol, val := make([]float32, batch*net.PolicySize()), make([]float32, batch)
