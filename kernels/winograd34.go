@@ -56,8 +56,9 @@ import (
 //
 // Float32 error: kernels/testdata/winotiles measured 1.0-1.4e-6 of the
 // absolute sum of an output's products at worst (F(2x2): 1.5e-7; the
-// tests allow 1e-5 for both). In bfloat16 it is 3.7-3.8x F(2x2)'s on
-// average, so there is no bfloat16 variant.
+// tests allow 1e-5 for both). With bfloat16 operands it is 3.7-3.8x
+// F(2x2)'s on average (Conv3x3Winograd34BF16, winograd34_bf16.go, for
+// bfloat16 training, where a held-out-loss run measured what it costs).
 //
 // The transforms run down a tile's channels: with AVX2 or AVX-512 in
 // the loops of kernels/_generate/wino34.go (w34GatherIn<w>, reading the
@@ -65,9 +66,9 @@ import (
 // w34GradOut<w>), which do the portable Go loops' operations in the same
 // order and so give the same bits; elsewhere, and for channel counts
 // that are not a whole number of vectors, in Go. The products run on the
-// GEMM micro-kernels of the implementation in use. nets trains with it
-// in float32 where it measures faster than F(2x2) (nets' wino34Pays: the
-// Connect Four board).
+// GEMM micro-kernels of the implementation in use (in bfloat16 on the BF16
+// ones). nets trains with it, in float32 and in bfloat16, where it
+// measures faster than F(2x2) (nets' wino34Pays: the Connect Four board).
 
 const (
 	w34Pos   = 30               // positions of the 5x6 transformed tile, e = 6*i+j
@@ -249,19 +250,25 @@ func Conv3x3Winograd34(src []float32, batch, cin, h, w int, u []float32, cout in
 // need cout values.
 func Conv3x3Winograd34Moments(src []float32, batch, cin, h, w int, u []float32, cout int, shift []float32, s1, s2 []float64, dst []float32) {
 	checkWinograd34Weights(u, cin, cout)
-	const fn = "Conv3x3Winograd34Moments"
+	w34Moments(w34Args{u: u}, "Conv3x3Winograd34Moments", src, batch, cin, h, w, cout, shift, s1, s2, dst)
+}
+
+// w34Moments runs an F(3x4) convolution whose weights wg holds with the
+// statistics of Conv3x3Winograd34Moments; fn names the caller in panics.
+func w34Moments(wg w34Args, fn string, src []float32, batch, cin, h, w, cout int, shift []float32, s1, s2 []float64, dst []float32) {
 	if len(shift) < cout || len(s1) < cout || len(s2) < cout {
 		panic(fmt.Sprintf("kernels: %s: shift %d, sums %d %d, want cout=%d", fn, len(shift), len(s1), len(s2), cout))
 	}
 	if batch < 0 || h < 0 || w < 0 || cout < 0 {
-		winograd34(0, w34Args{u: u}, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
+		winograd34(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
 	}
 	chunks := (batch*((h+2)/3)*((w+3)/4) + w34Chunk - 1) / w34Chunk
 	bufp := winoStatsPool.Get().(*[]float32)
 	*bufp = grow(*bufp, 2*chunks*cout)
 	stats := *bufp
 	clear(stats)
-	winograd34(0, w34Args{u: u, shift: shift[:cout], stats: stats}, fn, src, batch, cin, h, w, cout, nil, nil, false, dst)
+	wg.shift, wg.stats = shift[:cout], stats
+	winograd34(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst)
 	for c := range chunks {
 		for j, v := range stats[2*c*cout : (2*c+1)*cout] {
 			s1[j] += float64(v)
@@ -283,8 +290,9 @@ func checkWinograd34Weights(u []float32, cin, cout int) {
 type w34Args struct {
 	src            []float32
 	cin, h, w      int
-	th, tw         int // tiles down and across one image
-	u              []float32
+	th, tw         int             // tiles down and across one image
+	u              []float32       // float32 transformed weights, or
+	ub             *Winograd34BF16 // bfloat16 ones
 	cout           int
 	bias, residual []float32
 	relu           bool
@@ -300,11 +308,15 @@ type w34Args struct {
 // tile) hold one row per position of nt*ch values, tile major and channel
 // minor, at a stride padded by winoPad.
 type w34Scratch struct {
-	d    []float32 // input patches, [30][nt*cin]
-	v    []float32 // transformed input, [30][nt*cin]
-	mm   []float32 // products or transformed output gradients, [30][nt*cout]
-	zero []float32 // max(cin, cout) zeros: padding, a missing bias or residual
-	sink []float32 // cout values written for output pixels outside the image
+	d  []float32 // input patches, [30][nt*cin]
+	v  []float32 // transformed input, [30][nt*cin]
+	vb []uint16  // the same in bfloat16 (Conv3x3Winograd34BF16)
+	// ab and bb are Conv3x3Winograd34WeightGradBF16's operands in pair
+	// rows (pairOperands).
+	ab, bb []uint16
+	mm     []float32 // products or transformed output gradients, [30][nt*cout]
+	zero   []float32 // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32 // cout values written for output pixels outside the image
 	// tab is w34Args.table's for images of tabHW (h, w).
 	tab   []int32
 	tabHW [2]int
@@ -493,8 +505,12 @@ func (a *w34Args) chunk(t0, t1 int) {
 	sc.sink = grow(sc.sink, cout)
 	im := cur.Load()
 	a.gatherIn(im, sc, t0, t1, is)
-	for e := range w34Pos {
-		gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
+	if a.ub != nil {
+		a.productsBF16(im, sc, nt, is, os)
+	} else {
+		for e := range w34Pos {
+			gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
+		}
 	}
 	bias, lo := sc.zero[:cout], float32(math.Inf(-1))
 	if a.bias != nil {
