@@ -81,6 +81,20 @@ const (
 // winoChunk's 48 of 4 (a choice, not a measurement).
 const w34Chunk = 16
 
+// w34ChunkTiles returns the tiles of one forward chunk of cout output
+// channels: w34Chunk, or in bfloat16 (bf16) a whole number of the BF16
+// micro-kernel's row tiles, 18 for the 6-row tiles of 64-column strips
+// (16 left a tail of 4 rows, a third of the 64x5 Connect Four net's row
+// tiles, each row of it at 1.85x the cost of a whole tile's in pprof). It
+// depends on cout only (bf16StripWidth), so that every implementation
+// sums batch norm's moments over the same chunks.
+func w34ChunkTiles(bf16 bool, cout int) int {
+	if bf16 && bf16StripWidth(cout) == 64 {
+		return 18
+	}
+	return w34Chunk
+}
+
 // w34GradChunk is the number of tiles, the GEMMs' K, of one pass of
 // Conv3x3Winograd34WeightGrad: 32 tiles of 12 outputs, as many outputs as
 // winoGradChunk's 96 of 4 (a choice, not a measurement).
@@ -299,7 +313,7 @@ func Conv3x3Winograd34(src []float32, batch, cin, h, w int, u []float32, cout in
 // normalisation's statistics of dst per output channel j into s1 and s2,
 // as Conv3x3WinogradMoments does: s1[j] += sum of e and s2[j] += sum of
 // e*e with e = dst - shift[j] over the outputs inside the image, in
-// float32 over the tiles of a chunk (w34Chunk tiles, in tile order, each
+// float32 over the tiles of a chunk (w34ChunkTiles, in tile order, each
 // tile's 12 outputs in order), then in float64 over the chunks in order,
 // so the results do not depend on the thread count. shift, s1 and s2
 // need cout values.
@@ -317,7 +331,8 @@ func w34Moments(wg w34Args, fn string, src []float32, batch, cin, h, w, cout int
 	if batch < 0 || h < 0 || w < 0 || cout < 0 {
 		winograd34(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
 	}
-	chunks := (batch*((h+2)/3)*((w+3)/4) + w34Chunk - 1) / w34Chunk
+	ct := w34ChunkTiles(wg.ub != nil, cout)
+	chunks := (batch*((h+2)/3)*((w+3)/4) + ct - 1) / ct
 	bufp := winoStatsPool.Get().(*[]float32)
 	*bufp = grow(*bufp, 2*chunks*cout)
 	stats := *bufp
@@ -389,7 +404,8 @@ func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, 
 	wg.src, wg.cin, wg.h, wg.w, wg.th, wg.tw = src, cin, h, w, (h+2)/3, (w+3)/4
 	wg.cout, wg.bias, wg.residual, wg.relu, wg.dst = cout, bias, residual, relu, dst
 	tiles := batch * wg.th * wg.tw
-	chunks := (tiles + w34Chunk - 1) / w34Chunk
+	ct := w34ChunkTiles(wg.ub != nil, cout)
+	chunks := (tiles + ct - 1) / ct
 	// As winograd: only the threads other calls in flight leave idle,
 	// and only when each gets about minWorkPerThread multiply-adds.
 	busy := int(callsInFlight.Add(1))
@@ -398,13 +414,13 @@ func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, 
 	nt := min(threadsOf(limit)-busy+1, max(1, work/minWorkPerThread), chunks)
 	if nt <= 1 {
 		for c := range chunks {
-			wg.chunk(c*w34Chunk, min((c+1)*w34Chunk, tiles))
+			wg.chunk(c*ct, min((c+1)*ct, tiles))
 		}
 		return
 	}
 	p := new(w34Args) // shared with the other goroutines
 	*p = wg
-	runChunks(nt, chunks, func(c int) { p.chunk(c*w34Chunk, min((c+1)*w34Chunk, tiles)) })
+	runChunks(nt, chunks, func(c int) { p.chunk(c*ct, min((c+1)*ct, tiles)) })
 }
 
 // table returns, for the tile positions p of one image (th*tw, row
@@ -576,7 +592,7 @@ func (a *w34Args) chunk(t0, t1 int) {
 	}
 	var s1, s2 []float32
 	if a.stats != nil {
-		c := t0 / w34Chunk
+		c := t0 / w34ChunkTiles(a.ub != nil, cout)
 		s1, s2 = a.stats[2*c*cout:][:cout], a.stats[(2*c+1)*cout:][:cout]
 	}
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w
