@@ -4,7 +4,8 @@
 // (GemmBiasAct), a fused 3x3 convolution (Conv3x3BiasAct) and its Winograd
 // variant (Conv3x3Winograd), their bfloat16 variants for inference and
 // training (Conv3x3BiasActBF16, Conv3x3WinogradBF16, GemmBiasActBF16,
-// Conv3x3WinogradWeightGradBF16; the weights repacked in place by
+// Conv3x3WinogradWeightGradBF16, and F(3x4)'s Conv3x3Winograd34BF16 and
+// Conv3x3Winograd34WeightGradBF16; the weights repacked in place by
 // RepackBF16 as training updates them), the 3x3 im2col / col2im
 // transforms that turn a convolution into a GEMM, and a few elementwise
 // helpers (ReLU, AddBias, AddBiasReLU, Axpy, Dot, Softmax).
@@ -61,9 +62,11 @@
 // Conv3x3Winograd34 (weights by WinogradWeights34) uses larger tiles,
 // F(3x4,3x3): 30 GEMMs per 3x4 outputs instead of 16 per 2x2, 37.5% fewer
 // products on the 6x7 Connect Four board, with a float32 error of about
-// 1e-6 of the products' absolute sum; nets trains with it in float32
-// where it pays (Conv3x3Winograd34Moments, Conv3x3Winograd34WeightGrad,
-// WinogradWeights34Grad).
+// 1e-6 of the products' absolute sum; nets trains with it where it pays
+// (Conv3x3Winograd34Moments, Conv3x3Winograd34WeightGrad,
+// WinogradWeights34Grad), in bfloat16 too (Conv3x3Winograd34BF16,
+// Conv3x3Winograd34BF16Moments, Conv3x3Winograd34WeightGradBF16: weights
+// packed by PackWinograd34BF16; an error about 3.7x F(2x2)'s in bfloat16).
 //
 // Conv3x3BiasActBF16 rounds the image and the weights (packed once by
 // PackBF16) to bfloat16 and sums the products in float32;

@@ -29576,6 +29576,248 @@ DATA w34Consts<>+8(SB)/4, $0x40a00000
 DATA w34Consts<>+12(SB)/4, $0x41000000
 GLOBL w34Consts<>(SB), RODATA|NOPTR, $16
 
+DATA w34WeightConsts<>+0(SB)/4, $0x40000000
+DATA w34WeightConsts<>+4(SB)/4, $0x40800000
+DATA w34WeightConsts<>+8(SB)/4, $0x40c00000
+DATA w34WeightConsts<>+12(SB)/4, $0x41c00000
+DATA w34WeightConsts<>+16(SB)/4, $0x80000000
+DATA w34WeightConsts<>+20(SB)/4, $0x40400000
+DATA w34WeightConsts<>+24(SB)/4, $0x41400000
+GLOBL w34WeightConsts<>(SB), RODATA|NOPTR, $28
+
+// func w34WeightsGAVX2(taps *[3]*float32, t *[5]*float32, n int)
+// Requires: AVX
+TEXT ·w34WeightsGAVX2(SB), NOSPLIT, $0-24
+	MOVQ         taps+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), AX
+	MOVQ         t+8(FP), BX
+	MOVQ         (BX), SI
+	MOVQ         8(BX), DI
+	MOVQ         16(BX), R8
+	MOVQ         24(BX), R9
+	MOVQ         32(BX), BX
+	MOVQ         n+16(FP), R10
+	SHRQ         $0x03, R10
+	VBROADCASTSS w34WeightConsts<>+0(SB), Y0
+	VBROADCASTSS w34WeightConsts<>+4(SB), Y1
+	VBROADCASTSS w34WeightConsts<>+8(SB), Y2
+	VBROADCASTSS w34WeightConsts<>+16(SB), Y3
+	XORQ         R11, R11
+	TESTQ        R10, R10
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R11*1), Y4
+	VMOVUPS (DX)(R11*1), Y5
+	VMOVUPS (AX)(R11*1), Y6
+	VMOVUPS Y4, (SI)(R11*1)
+	VADDPS  Y5, Y4, Y7
+	VADDPS  Y6, Y7, Y7
+	VDIVPS  Y0, Y7, Y7
+	VMOVUPS Y7, (DI)(R11*1)
+	VSUBPS  Y5, Y4, Y7
+	VADDPS  Y6, Y7, Y7
+	VXORPS  Y3, Y7, Y7
+	VDIVPS  Y2, Y7, Y7
+	VMOVUPS Y7, (R8)(R11*1)
+	VMULPS  Y1, Y4, Y4
+	VADDPS  Y5, Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VADDPS  Y6, Y4, Y4
+	VXORPS  Y3, Y4, Y4
+	VDIVPS  Y2, Y4, Y4
+	VMOVUPS Y4, (R9)(R11*1)
+	VDIVPS  Y0, Y6, Y4
+	VMOVUPS Y4, (BX)(R11*1)
+	ADDQ    $0x00000020, R11
+	DECQ    R10
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
+// func w34WeightsGTAVX2(t *[3]*float32, u *[6]*float32, n int)
+// Requires: AVX
+TEXT ·w34WeightsGTAVX2(SB), NOSPLIT, $0-24
+	MOVQ         t+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), AX
+	MOVQ         u+8(FP), BX
+	MOVQ         (BX), SI
+	MOVQ         8(BX), DI
+	MOVQ         16(BX), R8
+	MOVQ         24(BX), R9
+	MOVQ         32(BX), R10
+	MOVQ         40(BX), BX
+	MOVQ         n+16(FP), R11
+	SHRQ         $0x03, R11
+	VBROADCASTSS w34WeightConsts<>+4(SB), Y0
+	VBROADCASTSS w34WeightConsts<>+8(SB), Y1
+	VBROADCASTSS w34WeightConsts<>+12(SB), Y2
+	VBROADCASTSS w34WeightConsts<>+16(SB), Y3
+	XORQ         R12, R12
+	TESTQ        R11, R11
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R12*1), Y4
+	VMOVUPS (DX)(R12*1), Y5
+	VMOVUPS (AX)(R12*1), Y6
+	VADDPS  Y5, Y5, Y7
+	VMULPS  Y0, Y6, Y8
+	VDIVPS  Y0, Y4, Y9
+	VMOVUPS Y9, (SI)(R12*1)
+	VADDPS  Y5, Y4, Y9
+	VADDPS  Y6, Y9, Y9
+	VXORPS  Y3, Y9, Y9
+	VDIVPS  Y1, Y9, Y9
+	VMOVUPS Y9, (DI)(R12*1)
+	VSUBPS  Y5, Y4, Y5
+	VADDPS  Y6, Y5, Y5
+	VXORPS  Y3, Y5, Y5
+	VDIVPS  Y1, Y5, Y5
+	VMOVUPS Y5, (R8)(R12*1)
+	VADDPS  Y7, Y4, Y5
+	VADDPS  Y8, Y5, Y5
+	VDIVPS  Y2, Y5, Y5
+	VMOVUPS Y5, (R9)(R12*1)
+	VSUBPS  Y7, Y4, Y4
+	VADDPS  Y8, Y4, Y4
+	VDIVPS  Y2, Y4, Y4
+	VMOVUPS Y4, (R10)(R12*1)
+	VMOVUPS Y6, (BX)(R12*1)
+	ADDQ    $0x00000020, R12
+	DECQ    R11
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
+// func w34WeightsGradGAVX2(du *[5]*float32, t *[3]*float32, n int)
+// Requires: AVX
+TEXT ·w34WeightsGradGAVX2(SB), NOSPLIT, $0-24
+	MOVQ         du+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), SI
+	MOVQ         32(AX), AX
+	MOVQ         t+8(FP), DI
+	MOVQ         (DI), R8
+	MOVQ         8(DI), R9
+	MOVQ         16(DI), DI
+	MOVQ         n+16(FP), R10
+	SHRQ         $0x03, R10
+	VBROADCASTSS w34WeightConsts<>+0(SB), Y0
+	VBROADCASTSS w34WeightConsts<>+8(SB), Y1
+	VBROADCASTSS w34WeightConsts<>+20(SB), Y2
+	XORQ         R11, R11
+	TESTQ        R10, R10
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R11*1), Y3
+	VMOVUPS (DX)(R11*1), Y4
+	VMOVUPS (BX)(R11*1), Y5
+	VMOVUPS (SI)(R11*1), Y6
+	VMOVUPS (AX)(R11*1), Y7
+	VDIVPS  Y0, Y4, Y4
+	VDIVPS  Y1, Y5, Y5
+	VADDPS  Y4, Y3, Y3
+	VSUBPS  Y5, Y3, Y3
+	VADDPS  Y6, Y6, Y8
+	VDIVPS  Y2, Y8, Y8
+	VSUBPS  Y8, Y3, Y3
+	VMOVUPS Y3, (R8)(R11*1)
+	VADDPS  Y5, Y4, Y3
+	VDIVPS  Y2, Y6, Y8
+	VSUBPS  Y8, Y3, Y3
+	VMOVUPS Y3, (R9)(R11*1)
+	VSUBPS  Y5, Y4, Y3
+	VDIVPS  Y1, Y6, Y4
+	VSUBPS  Y4, Y3, Y3
+	VDIVPS  Y0, Y7, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS Y3, (DI)(R11*1)
+	ADDQ    $0x00000020, R11
+	DECQ    R10
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
+// func w34WeightsGradGTAVX2(t *[6]*float32, dw *[3]*float32, n int)
+// Requires: AVX
+TEXT ·w34WeightsGradGTAVX2(SB), NOSPLIT, $0-24
+	MOVQ         t+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), SI
+	MOVQ         32(AX), DI
+	MOVQ         40(AX), AX
+	MOVQ         dw+8(FP), R8
+	MOVQ         (R8), R9
+	MOVQ         8(R8), R10
+	MOVQ         16(R8), R8
+	MOVQ         n+16(FP), R11
+	SHRQ         $0x03, R11
+	VBROADCASTSS w34WeightConsts<>+4(SB), Y0
+	VBROADCASTSS w34WeightConsts<>+8(SB), Y1
+	VBROADCASTSS w34WeightConsts<>+12(SB), Y2
+	VBROADCASTSS w34WeightConsts<>+24(SB), Y3
+	XORQ         R12, R12
+	TESTQ        R11, R11
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R12*1), Y4
+	VMOVUPS (DX)(R12*1), Y5
+	VMOVUPS (BX)(R12*1), Y6
+	VMOVUPS (SI)(R12*1), Y7
+	VMOVUPS (DI)(R12*1), Y8
+	VMOVUPS (AX)(R12*1), Y9
+	VADDPS  Y6, Y5, Y10
+	VADDPS  Y8, Y7, Y11
+	VDIVPS  Y0, Y4, Y4
+	VDIVPS  Y1, Y10, Y10
+	VSUBPS  Y10, Y4, Y4
+	VDIVPS  Y2, Y11, Y10
+	VADDPS  Y10, Y4, Y4
+	VMOVUPS Y4, (R9)(R12*1)
+	VSUBPS  Y5, Y6, Y4
+	VDIVPS  Y1, Y4, Y4
+	VSUBPS  Y8, Y7, Y7
+	VDIVPS  Y3, Y7, Y7
+	VADDPS  Y7, Y4, Y4
+	VMOVUPS Y4, (R10)(R12*1)
+	VSUBPS  Y5, Y11, Y4
+	VSUBPS  Y6, Y4, Y4
+	VDIVPS  Y1, Y4, Y4
+	VADDPS  Y9, Y4, Y4
+	VMOVUPS Y4, (R8)(R12*1)
+	ADDQ    $0x00000020, R12
+	DECQ    R11
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
 // func w34GatherInAVX2(v *float32, vs int, src *[30]*float32, n int)
 // Requires: AVX
 TEXT ·w34GatherInAVX2(SB), NOSPLIT, $240-32
@@ -32053,6 +32295,239 @@ loop:
 	JNZ     loop
 
 done:
+	VZEROUPPER
+	RET
+
+// func w34WeightsGAVX512(taps *[3]*float32, t *[5]*float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·w34WeightsGAVX512(SB), NOSPLIT, $0-24
+	MOVQ         taps+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), AX
+	MOVQ         t+8(FP), BX
+	MOVQ         (BX), SI
+	MOVQ         8(BX), DI
+	MOVQ         16(BX), R8
+	MOVQ         24(BX), R9
+	MOVQ         32(BX), BX
+	MOVQ         n+16(FP), R10
+	SHRQ         $0x04, R10
+	VBROADCASTSS w34WeightConsts<>+0(SB), Z0
+	VBROADCASTSS w34WeightConsts<>+4(SB), Z1
+	VBROADCASTSS w34WeightConsts<>+8(SB), Z2
+	VBROADCASTSS w34WeightConsts<>+16(SB), Z3
+	XORQ         R11, R11
+	TESTQ        R10, R10
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R11*1), Z4
+	VMOVUPS (DX)(R11*1), Z5
+	VMOVUPS (AX)(R11*1), Z6
+	VMOVUPS Z4, (SI)(R11*1)
+	VADDPS  Z5, Z4, Z7
+	VADDPS  Z6, Z7, Z7
+	VDIVPS  Z0, Z7, Z7
+	VMOVUPS Z7, (DI)(R11*1)
+	VSUBPS  Z5, Z4, Z7
+	VADDPS  Z6, Z7, Z7
+	VXORPS  Z3, Z7, Z7
+	VDIVPS  Z2, Z7, Z7
+	VMOVUPS Z7, (R8)(R11*1)
+	VMULPS  Z1, Z4, Z4
+	VADDPS  Z5, Z5, Z5
+	VADDPS  Z5, Z4, Z4
+	VADDPS  Z6, Z4, Z4
+	VXORPS  Z3, Z4, Z4
+	VDIVPS  Z2, Z4, Z4
+	VMOVUPS Z4, (R9)(R11*1)
+	VDIVPS  Z0, Z6, Z4
+	VMOVUPS Z4, (BX)(R11*1)
+	ADDQ    $0x00000040, R11
+	DECQ    R10
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
+// func w34WeightsGTAVX512(t *[3]*float32, u *[6]*float32, n int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·w34WeightsGTAVX512(SB), NOSPLIT, $0-24
+	MOVQ         t+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), AX
+	MOVQ         u+8(FP), BX
+	MOVQ         (BX), SI
+	MOVQ         8(BX), DI
+	MOVQ         16(BX), R8
+	MOVQ         24(BX), R9
+	MOVQ         32(BX), R10
+	MOVQ         40(BX), BX
+	MOVQ         n+16(FP), R11
+	SHRQ         $0x04, R11
+	VBROADCASTSS w34WeightConsts<>+4(SB), Z0
+	VBROADCASTSS w34WeightConsts<>+8(SB), Z1
+	VBROADCASTSS w34WeightConsts<>+12(SB), Z2
+	VBROADCASTSS w34WeightConsts<>+16(SB), Z3
+	XORQ         R12, R12
+	TESTQ        R11, R11
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R12*1), Z4
+	VMOVUPS (DX)(R12*1), Z5
+	VMOVUPS (AX)(R12*1), Z6
+	VADDPS  Z5, Z5, Z7
+	VMULPS  Z0, Z6, Z8
+	VDIVPS  Z0, Z4, Z9
+	VMOVUPS Z9, (SI)(R12*1)
+	VADDPS  Z5, Z4, Z9
+	VADDPS  Z6, Z9, Z9
+	VXORPS  Z3, Z9, Z9
+	VDIVPS  Z1, Z9, Z9
+	VMOVUPS Z9, (DI)(R12*1)
+	VSUBPS  Z5, Z4, Z5
+	VADDPS  Z6, Z5, Z5
+	VXORPS  Z3, Z5, Z5
+	VDIVPS  Z1, Z5, Z5
+	VMOVUPS Z5, (R8)(R12*1)
+	VADDPS  Z7, Z4, Z5
+	VADDPS  Z8, Z5, Z5
+	VDIVPS  Z2, Z5, Z5
+	VMOVUPS Z5, (R9)(R12*1)
+	VSUBPS  Z7, Z4, Z4
+	VADDPS  Z8, Z4, Z4
+	VDIVPS  Z2, Z4, Z4
+	VMOVUPS Z4, (R10)(R12*1)
+	VMOVUPS Z6, (BX)(R12*1)
+	ADDQ    $0x00000040, R12
+	DECQ    R11
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
+// func w34WeightsGradGAVX512(du *[5]*float32, t *[3]*float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·w34WeightsGradGAVX512(SB), NOSPLIT, $0-24
+	MOVQ         du+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), SI
+	MOVQ         32(AX), AX
+	MOVQ         t+8(FP), DI
+	MOVQ         (DI), R8
+	MOVQ         8(DI), R9
+	MOVQ         16(DI), DI
+	MOVQ         n+16(FP), R10
+	SHRQ         $0x04, R10
+	VBROADCASTSS w34WeightConsts<>+0(SB), Z0
+	VBROADCASTSS w34WeightConsts<>+8(SB), Z1
+	VBROADCASTSS w34WeightConsts<>+20(SB), Z2
+	XORQ         R11, R11
+	TESTQ        R10, R10
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R11*1), Z3
+	VMOVUPS (DX)(R11*1), Z4
+	VMOVUPS (BX)(R11*1), Z5
+	VMOVUPS (SI)(R11*1), Z6
+	VMOVUPS (AX)(R11*1), Z7
+	VDIVPS  Z0, Z4, Z4
+	VDIVPS  Z1, Z5, Z5
+	VADDPS  Z4, Z3, Z3
+	VSUBPS  Z5, Z3, Z3
+	VADDPS  Z6, Z6, Z8
+	VDIVPS  Z2, Z8, Z8
+	VSUBPS  Z8, Z3, Z3
+	VMOVUPS Z3, (R8)(R11*1)
+	VADDPS  Z5, Z4, Z3
+	VDIVPS  Z2, Z6, Z8
+	VSUBPS  Z8, Z3, Z3
+	VMOVUPS Z3, (R9)(R11*1)
+	VSUBPS  Z5, Z4, Z3
+	VDIVPS  Z1, Z6, Z4
+	VSUBPS  Z4, Z3, Z3
+	VDIVPS  Z0, Z7, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS Z3, (DI)(R11*1)
+	ADDQ    $0x00000040, R11
+	DECQ    R10
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+	VZEROUPPER
+	RET
+
+// func w34WeightsGradGTAVX512(t *[6]*float32, dw *[3]*float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·w34WeightsGradGTAVX512(SB), NOSPLIT, $0-24
+	MOVQ         t+0(FP), AX
+	MOVQ         (AX), CX
+	MOVQ         8(AX), DX
+	MOVQ         16(AX), BX
+	MOVQ         24(AX), SI
+	MOVQ         32(AX), DI
+	MOVQ         40(AX), AX
+	MOVQ         dw+8(FP), R8
+	MOVQ         (R8), R9
+	MOVQ         8(R8), R10
+	MOVQ         16(R8), R8
+	MOVQ         n+16(FP), R11
+	SHRQ         $0x04, R11
+	VBROADCASTSS w34WeightConsts<>+4(SB), Z0
+	VBROADCASTSS w34WeightConsts<>+8(SB), Z1
+	VBROADCASTSS w34WeightConsts<>+12(SB), Z2
+	VBROADCASTSS w34WeightConsts<>+24(SB), Z3
+	XORQ         R12, R12
+	TESTQ        R11, R11
+	JZ           done
+
+loop:
+	VMOVUPS (CX)(R12*1), Z4
+	VMOVUPS (DX)(R12*1), Z5
+	VMOVUPS (BX)(R12*1), Z6
+	VMOVUPS (SI)(R12*1), Z7
+	VMOVUPS (DI)(R12*1), Z8
+	VMOVUPS (AX)(R12*1), Z9
+	VADDPS  Z6, Z5, Z10
+	VADDPS  Z8, Z7, Z11
+	VDIVPS  Z0, Z4, Z4
+	VDIVPS  Z1, Z10, Z10
+	VSUBPS  Z10, Z4, Z4
+	VDIVPS  Z2, Z11, Z10
+	VADDPS  Z10, Z4, Z4
+	VMOVUPS Z4, (R9)(R12*1)
+	VSUBPS  Z5, Z6, Z4
+	VDIVPS  Z1, Z4, Z4
+	VSUBPS  Z8, Z7, Z7
+	VDIVPS  Z3, Z7, Z7
+	VADDPS  Z7, Z4, Z4
+	VMOVUPS Z4, (R10)(R12*1)
+	VSUBPS  Z5, Z11, Z4
+	VSUBPS  Z6, Z4, Z4
+	VDIVPS  Z1, Z4, Z4
+	VADDPS  Z9, Z4, Z4
+	VMOVUPS Z4, (R8)(R12*1)
+	ADDQ    $0x00000040, R12
+	DECQ    R11
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
 	VZEROUPPER
 	RET
 

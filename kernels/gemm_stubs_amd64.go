@@ -609,6 +609,26 @@ func winoStoreTilesAVX512(m *float32, ms int, dst *float32, res *float32, tab *i
 //go:noescape
 func winoStatsTilesAVX512(m *float32, ms int, dst *float32, tab *int32, sink *float32, shift *float32, s1 *float32, s2 *float32, cout int, nt int)
 
+// w34WeightsGAVX2 is WinogradWeights34's first pass on n columns (a multiple of 8): t = G3 g from the kernel taps taps[0..2].
+//
+//go:noescape
+func w34WeightsGAVX2(taps *[3]*float32, t *[5]*float32, n int)
+
+// w34WeightsGTAVX2 is WinogradWeights34's second pass on n columns (a multiple of 8): U = t G4^T from one row t[0..2] of t.
+//
+//go:noescape
+func w34WeightsGTAVX2(t *[3]*float32, u *[6]*float32, n int)
+
+// w34WeightsGradGAVX2 is WinogradWeights34Grad's first pass on n columns (a multiple of 8): t = G3^T du from one column du[0..4] of du.
+//
+//go:noescape
+func w34WeightsGradGAVX2(du *[5]*float32, t *[3]*float32, n int)
+
+// w34WeightsGradGTAVX2 is WinogradWeights34Grad's second pass on n columns (a multiple of 8): dw = t G4 from one row t[0..5] of t.
+//
+//go:noescape
+func w34WeightsGradGTAVX2(t *[6]*float32, dw *[3]*float32, n int)
+
 // w34GatherInAVX2 is w34In on n columns (a multiple of 8) with patch row p read from src[p].
 //
 //go:noescape
@@ -633,6 +653,26 @@ func w34OutStatsAVX2(m *float32, ms int, out *[12]*float32, keep *[12]uint32, sh
 //
 //go:noescape
 func w34GradOutAVX2(v *float32, vs int, src *[12]*float32, n int)
+
+// w34WeightsGAVX512 is WinogradWeights34's first pass on n columns (a multiple of 16): t = G3 g from the kernel taps taps[0..2].
+//
+//go:noescape
+func w34WeightsGAVX512(taps *[3]*float32, t *[5]*float32, n int)
+
+// w34WeightsGTAVX512 is WinogradWeights34's second pass on n columns (a multiple of 16): U = t G4^T from one row t[0..2] of t.
+//
+//go:noescape
+func w34WeightsGTAVX512(t *[3]*float32, u *[6]*float32, n int)
+
+// w34WeightsGradGAVX512 is WinogradWeights34Grad's first pass on n columns (a multiple of 16): t = G3^T du from one column du[0..4] of du.
+//
+//go:noescape
+func w34WeightsGradGAVX512(du *[5]*float32, t *[3]*float32, n int)
+
+// w34WeightsGradGTAVX512 is WinogradWeights34Grad's second pass on n columns (a multiple of 16): dw = t G4 from one row t[0..5] of t.
+//
+//go:noescape
+func w34WeightsGradGTAVX512(t *[6]*float32, dw *[3]*float32, n int)
 
 // w34GatherInAVX512 is w34In on n columns (a multiple of 16) with patch row p read from src[p].
 //

@@ -56,8 +56,9 @@ import (
 //
 // Float32 error: kernels/testdata/winotiles measured 1.0-1.4e-6 of the
 // absolute sum of an output's products at worst (F(2x2): 1.5e-7; the
-// tests allow 1e-5 for both). In bfloat16 it is 3.7-3.8x F(2x2)'s on
-// average, so there is no bfloat16 variant.
+// tests allow 1e-5 for both). With bfloat16 operands it is 3.7-3.8x
+// F(2x2)'s on average (Conv3x3Winograd34BF16, winograd34_bf16.go, for
+// bfloat16 training, where a held-out-loss run measured what it costs).
 //
 // The transforms run down a tile's channels: with AVX2 or AVX-512 in
 // the loops of kernels/_generate/wino34.go (w34GatherIn<w>, reading the
@@ -65,9 +66,9 @@ import (
 // w34GradOut<w>), which do the portable Go loops' operations in the same
 // order and so give the same bits; elsewhere, and for channel counts
 // that are not a whole number of vectors, in Go. The products run on the
-// GEMM micro-kernels of the implementation in use. nets trains with it
-// in float32 where it measures faster than F(2x2) (nets' wino34Pays: the
-// Connect Four board).
+// GEMM micro-kernels of the implementation in use (in bfloat16 on the BF16
+// ones). nets trains with it, in float32 and in bfloat16, where it
+// measures faster than F(2x2) (nets' wino34Pays: the Connect Four board).
 
 const (
 	w34Pos   = 30               // positions of the 5x6 transformed tile, e = 6*i+j
@@ -79,6 +80,20 @@ const (
 // forward pass: 16 tiles of 12 outputs are as many outputs as
 // winoChunk's 48 of 4 (a choice, not a measurement).
 const w34Chunk = 16
+
+// w34ChunkTiles returns the tiles of one forward chunk of cout output
+// channels: w34Chunk, or in bfloat16 (bf16) a whole number of the BF16
+// micro-kernel's row tiles, 18 for the 6-row tiles of 64-column strips
+// (16 left a tail of 4 rows, a third of the 64x5 Connect Four net's row
+// tiles, each row of it at 1.85x the cost of a whole tile's in pprof). It
+// depends on cout only (bf16StripWidth), so that every implementation
+// sums batch norm's moments over the same chunks.
+func w34ChunkTiles(bf16 bool, cout int) int {
+	if bf16 && bf16StripWidth(cout) == 64 {
+		return 18
+	}
+	return w34Chunk
+}
 
 // w34GradChunk is the number of tiles, the GEMMs' K, of one pass of
 // Conv3x3Winograd34WeightGrad: 32 tiles of 12 outputs, as many outputs as
@@ -96,19 +111,32 @@ func WinogradWeights34(wts []float32, cin, cout int, dst []float32) {
 	// step a loop down contiguous columns (see WinogradWeights): t = G3 g
 	// (5x3 per column), then U = t G4^T, every value by the operations
 	// of w34WeightColumn in its order (TestWinogradWeights34Columns).
+	// The SIMD loops (w34WeightsG<w>, w34WeightsGT<w>) take the whole
+	// vectors of a block, the Go loops the rest: the scalar divisions
+	// by 6 and 24 took 5% of the 64x5 Connect Four net's bfloat16 step.
 	plane := cin * cout
 	const blk = 64
 	var t [5][3][blk]float32
+	lanes := w34WeightLanes(cur.Load())
 	for ci := range cin {
 		for c0 := 0; c0 < cout; c0 += blk {
 			nb := min(blk, cout-c0)
+			vec := nb / max(lanes, 1) * lanes // columns for the SIMD loops
 			for c := range 3 {
 				g0 := wts[(c*cin+ci)*cout+c0:][:nb]
 				g1 := wts[((3+c)*cin+ci)*cout+c0:][:nb]
 				g2 := wts[((6+c)*cin+ci)*cout+c0:][:nb]
 				t0, t1, t2 := t[0][c][:nb], t[1][c][:nb], t[2][c][:nb]
 				t3, t4 := t[3][c][:nb], t[4][c][:nb]
-				for j := range nb {
+				if vec > 0 {
+					g, tp := [3]*float32{&g0[0], &g1[0], &g2[0]}, [5]*float32{&t0[0], &t1[0], &t2[0], &t3[0], &t4[0]}
+					if lanes == 16 {
+						w34WeightsGAVX512(&g, &tp, vec)
+					} else {
+						w34WeightsGAVX2(&g, &tp, vec)
+					}
+				}
+				for j := vec; j < nb; j++ {
 					t0[j] = g0[j]
 					t1[j] = (g0[j] + g1[j] + g2[j]) / 2
 					t2[j] = -(g0[j] - g1[j] + g2[j]) / 6
@@ -121,17 +149,38 @@ func WinogradWeights34(wts []float32, cin, cout int, dst []float32) {
 				o := (6*i)*plane + ci*cout + c0
 				u0, u1, u2 := dst[o:][:nb], dst[o+plane:][:nb], dst[o+2*plane:][:nb]
 				u3, u4, u5 := dst[o+3*plane:][:nb], dst[o+4*plane:][:nb], dst[o+5*plane:][:nb]
-				for j := range nb {
+				if vec > 0 {
+					tp := [3]*float32{&a[0], &b[0], &c[0]}
+					up := [6]*float32{&u0[0], &u1[0], &u2[0], &u3[0], &u4[0], &u5[0]}
+					if lanes == 16 {
+						w34WeightsGTAVX512(&tp, &up, vec)
+					} else {
+						w34WeightsGTAVX2(&tp, &up, vec)
+					}
+				}
+				for j := vec; j < nb; j++ {
 					u0[j] = a[j] / 4
 					u1[j] = -(a[j] + b[j] + c[j]) / 6
 					u2[j] = -(a[j] - b[j] + c[j]) / 6
 					u3[j] = (a[j] + 2*b[j] + 4*c[j]) / 24
 					u4[j] = (a[j] - 2*b[j] + 4*c[j]) / 24
+					u5[j] = c[j]
 				}
-				copy(u5, c)
 			}
 		}
 	}
+}
+
+// w34WeightLanes returns the vector width of im's weight-transform loops
+// (w34Weights*<w>), 0 for none.
+func w34WeightLanes(im *impl) int {
+	switch {
+	case im.avx512Loops:
+		return 16
+	case im.avx2Loops:
+		return 8
+	}
+	return 0
 }
 
 // w34WeightColumn returns U = G3 g G4^T (5x6, e = 6*i+j) of one 3x3 kernel
@@ -168,18 +217,30 @@ func WinogradWeights34Grad(du []float32, cin, cout int, dw []float32) {
 	checkTransform("WinogradWeights34Grad", cin, cout, du, w34Pos, "du", dw, 9)
 	// As WinogradWeights34: t = G3^T du (3x6 per column), then t G4,
 	// every value by the operations of w34WeightGradColumn in its order.
+	// The SIMD loops (w34WeightsGradG<w>, w34WeightsGradGT<w>) take the
+	// whole vectors of a block, as in WinogradWeights34.
 	plane := cin * cout
 	const blk = 64
 	var t [3][6][blk]float32
+	lanes := w34WeightLanes(cur.Load())
 	for ci := range cin {
 		for c0 := 0; c0 < cout; c0 += blk {
 			nb := min(blk, cout-c0)
+			vec := nb / max(lanes, 1) * lanes // columns for the SIMD loops
 			for c := range 6 {
 				o := c*plane + ci*cout + c0
 				u1, u2 := du[o+6*plane:][:nb], du[o+12*plane:][:nb]
 				u0, u3, u4 := du[o:][:nb], du[o+18*plane:][:nb], du[o+24*plane:][:nb]
 				t0, t1, t2 := t[0][c][:nb], t[1][c][:nb], t[2][c][:nb]
-				for j := range nb {
+				if vec > 0 {
+					up, tp := [5]*float32{&u0[0], &u1[0], &u2[0], &u3[0], &u4[0]}, [3]*float32{&t0[0], &t1[0], &t2[0]}
+					if lanes == 16 {
+						w34WeightsGradGAVX512(&up, &tp, vec)
+					} else {
+						w34WeightsGradGAVX2(&up, &tp, vec)
+					}
+				}
+				for j := vec; j < nb; j++ {
 					t0[j] = u0[j] + u1[j]/2 - u2[j]/6 - 2*u3[j]/3
 					t1[j] = u1[j]/2 + u2[j]/6 - u3[j]/3
 					t2[j] = u1[j]/2 - u2[j]/6 - u3[j]/6 + u4[j]/2
@@ -190,7 +251,16 @@ func WinogradWeights34Grad(du []float32, cin, cout int, dw []float32) {
 				t3, t4, t5 := t[k][3][:nb], t[k][4][:nb], t[k][5][:nb]
 				o := (3*k*cin+ci)*cout + c0
 				g0, g1, g2 := dw[o:][:nb], dw[o+plane:][:nb], dw[o+2*plane:][:nb]
-				for j := range nb {
+				if vec > 0 {
+					tp := [6]*float32{&t0[0], &t1[0], &t2[0], &t3[0], &t4[0], &t5[0]}
+					gp := [3]*float32{&g0[0], &g1[0], &g2[0]}
+					if lanes == 16 {
+						w34WeightsGradGTAVX512(&tp, &gp, vec)
+					} else {
+						w34WeightsGradGTAVX2(&tp, &gp, vec)
+					}
+				}
+				for j := vec; j < nb; j++ {
 					g0[j] = t0[j]/4 - (t1[j]+t2[j])/6 + (t3[j]+t4[j])/24
 					g1[j] = (t2[j]-t1[j])/6 + (t3[j]-t4[j])/12
 					g2[j] = (t3[j]+t4[j]-t1[j]-t2[j])/6 + t5[j]
@@ -243,25 +313,32 @@ func Conv3x3Winograd34(src []float32, batch, cin, h, w int, u []float32, cout in
 // normalisation's statistics of dst per output channel j into s1 and s2,
 // as Conv3x3WinogradMoments does: s1[j] += sum of e and s2[j] += sum of
 // e*e with e = dst - shift[j] over the outputs inside the image, in
-// float32 over the tiles of a chunk (w34Chunk tiles, in tile order, each
+// float32 over the tiles of a chunk (w34ChunkTiles, in tile order, each
 // tile's 12 outputs in order), then in float64 over the chunks in order,
 // so the results do not depend on the thread count. shift, s1 and s2
 // need cout values.
 func Conv3x3Winograd34Moments(src []float32, batch, cin, h, w int, u []float32, cout int, shift []float32, s1, s2 []float64, dst []float32) {
 	checkWinograd34Weights(u, cin, cout)
-	const fn = "Conv3x3Winograd34Moments"
+	w34Moments(w34Args{u: u}, "Conv3x3Winograd34Moments", src, batch, cin, h, w, cout, shift, s1, s2, dst)
+}
+
+// w34Moments runs an F(3x4) convolution whose weights wg holds with the
+// statistics of Conv3x3Winograd34Moments; fn names the caller in panics.
+func w34Moments(wg w34Args, fn string, src []float32, batch, cin, h, w, cout int, shift []float32, s1, s2 []float64, dst []float32) {
 	if len(shift) < cout || len(s1) < cout || len(s2) < cout {
 		panic(fmt.Sprintf("kernels: %s: shift %d, sums %d %d, want cout=%d", fn, len(shift), len(s1), len(s2), cout))
 	}
 	if batch < 0 || h < 0 || w < 0 || cout < 0 {
-		winograd34(0, w34Args{u: u}, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
+		winograd34(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
 	}
-	chunks := (batch*((h+2)/3)*((w+3)/4) + w34Chunk - 1) / w34Chunk
+	ct := w34ChunkTiles(wg.ub != nil, cout)
+	chunks := (batch*((h+2)/3)*((w+3)/4) + ct - 1) / ct
 	bufp := winoStatsPool.Get().(*[]float32)
 	*bufp = grow(*bufp, 2*chunks*cout)
 	stats := *bufp
 	clear(stats)
-	winograd34(0, w34Args{u: u, shift: shift[:cout], stats: stats}, fn, src, batch, cin, h, w, cout, nil, nil, false, dst)
+	wg.shift, wg.stats = shift[:cout], stats
+	winograd34(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst)
 	for c := range chunks {
 		for j, v := range stats[2*c*cout : (2*c+1)*cout] {
 			s1[j] += float64(v)
@@ -283,8 +360,9 @@ func checkWinograd34Weights(u []float32, cin, cout int) {
 type w34Args struct {
 	src            []float32
 	cin, h, w      int
-	th, tw         int // tiles down and across one image
-	u              []float32
+	th, tw         int             // tiles down and across one image
+	u              []float32       // float32 transformed weights, or
+	ub             *Winograd34BF16 // bfloat16 ones
 	cout           int
 	bias, residual []float32
 	relu           bool
@@ -300,11 +378,15 @@ type w34Args struct {
 // tile) hold one row per position of nt*ch values, tile major and channel
 // minor, at a stride padded by winoPad.
 type w34Scratch struct {
-	d    []float32 // input patches, [30][nt*cin]
-	v    []float32 // transformed input, [30][nt*cin]
-	mm   []float32 // products or transformed output gradients, [30][nt*cout]
-	zero []float32 // max(cin, cout) zeros: padding, a missing bias or residual
-	sink []float32 // cout values written for output pixels outside the image
+	d  []float32 // input patches, [30][nt*cin]
+	v  []float32 // transformed input, [30][nt*cin]
+	vb []uint16  // the same in bfloat16 (Conv3x3Winograd34BF16)
+	// ab and bb are Conv3x3Winograd34WeightGradBF16's operands in pair
+	// rows (pairOperands).
+	ab, bb []uint16
+	mm     []float32 // products or transformed output gradients, [30][nt*cout]
+	zero   []float32 // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32 // cout values written for output pixels outside the image
 	// tab is w34Args.table's for images of tabHW (h, w).
 	tab   []int32
 	tabHW [2]int
@@ -322,7 +404,8 @@ func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, 
 	wg.src, wg.cin, wg.h, wg.w, wg.th, wg.tw = src, cin, h, w, (h+2)/3, (w+3)/4
 	wg.cout, wg.bias, wg.residual, wg.relu, wg.dst = cout, bias, residual, relu, dst
 	tiles := batch * wg.th * wg.tw
-	chunks := (tiles + w34Chunk - 1) / w34Chunk
+	ct := w34ChunkTiles(wg.ub != nil, cout)
+	chunks := (tiles + ct - 1) / ct
 	// As winograd: only the threads other calls in flight leave idle,
 	// and only when each gets about minWorkPerThread multiply-adds.
 	busy := int(callsInFlight.Add(1))
@@ -331,13 +414,13 @@ func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, 
 	nt := min(threadsOf(limit)-busy+1, max(1, work/minWorkPerThread), chunks)
 	if nt <= 1 {
 		for c := range chunks {
-			wg.chunk(c*w34Chunk, min((c+1)*w34Chunk, tiles))
+			wg.chunk(c*ct, min((c+1)*ct, tiles))
 		}
 		return
 	}
 	p := new(w34Args) // shared with the other goroutines
 	*p = wg
-	runChunks(nt, chunks, func(c int) { p.chunk(c*w34Chunk, min((c+1)*w34Chunk, tiles)) })
+	runChunks(nt, chunks, func(c int) { p.chunk(c*ct, min((c+1)*ct, tiles)) })
 }
 
 // table returns, for the tile positions p of one image (th*tw, row
@@ -493,8 +576,12 @@ func (a *w34Args) chunk(t0, t1 int) {
 	sc.sink = grow(sc.sink, cout)
 	im := cur.Load()
 	a.gatherIn(im, sc, t0, t1, is)
-	for e := range w34Pos {
-		gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
+	if a.ub != nil {
+		a.productsBF16(im, sc, nt, is, os)
+	} else {
+		for e := range w34Pos {
+			gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)
+		}
 	}
 	bias, lo := sc.zero[:cout], float32(math.Inf(-1))
 	if a.bias != nil {
@@ -505,7 +592,7 @@ func (a *w34Args) chunk(t0, t1 int) {
 	}
 	var s1, s2 []float32
 	if a.stats != nil {
-		c := t0 / w34Chunk
+		c := t0 / w34ChunkTiles(a.ub != nil, cout)
 		s1, s2 = a.stats[2*c*cout:][:cout], a.stats[(2*c+1)*cout:][:cout]
 	}
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w

@@ -591,10 +591,19 @@ func TestWinograd34SIMD(t *testing.T) {
 // WinogradWeights34Grad, which run down blocks of output channels,
 // against the per-pair transforms (w34WeightColumn, w34WeightGradColumn,
 // checked against the matrices by TestWinograd34Transforms) bit for bit,
-// with blocks past 64 columns.
+// with blocks past 64 columns, on every implementation (the SIMD loops
+// of the weight transform, w34WeightsG<w> and w34WeightsGT<w>, on whole
+// vectors of a block, Go on the rest).
 func TestWinogradWeights34Columns(t *testing.T) {
 	r := rand.New(rand.NewPCG(359, 360))
-	for _, sh := range [][2]int{{1, 1}, {3, 70}, {16, 130}} {
+	for _, name := range implNames() {
+		use(t, name)
+		testWeights34Columns(t, r, name)
+	}
+}
+
+func testWeights34Columns(t *testing.T, r *rand.Rand, name string) {
+	for _, sh := range [][2]int{{1, 1}, {3, 70}, {2, 24}, {16, 130}} {
 		cin, cout := sh[0], sh[1]
 		g, du := randSlice(r, 9*cin*cout), randSlice(r, w34Pos*cin*cout)
 		u, dg := make([]float32, w34Pos*cin*cout), make([]float32, 9*cin*cout)
@@ -613,12 +622,12 @@ func TestWinogradWeights34Columns(t *testing.T) {
 				}
 				for e, want := range w34WeightColumn(&gp) {
 					if got := u[e*plane+ci*cout+co]; math.Float32bits(got) != math.Float32bits(want) {
-						t.Fatalf("%v: U[%d] of (%d, %d) = %v, want %v", sh, e, ci, co, got, want)
+						t.Fatalf("%s %v: U[%d] of (%d, %d) = %v, want %v", name, sh, e, ci, co, got, want)
 					}
 				}
 				for tap, want := range w34WeightGradColumn(&dp) {
 					if got := dg[tap*plane+ci*cout+co]; math.Float32bits(got) != math.Float32bits(want) {
-						t.Fatalf("%v: dg[%d] of (%d, %d) = %v, want %v", sh, tap, ci, co, got, want)
+						t.Fatalf("%s %v: dg[%d] of (%d, %d) = %v, want %v", name, sh, tap, ci, co, got, want)
 					}
 				}
 			}

@@ -278,14 +278,8 @@ func WinogradWeightsGrad(du []float32, cin, cout int, dw []float32) {
 // interleaves them: the same values.
 func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, t0, t1, tiles int, du []float32) {
 	cin, cout, nt := a.cin, a.cout, t1-t0
-	kp, full := (nt+1)/2, nt/2
+	kp := (nt + 1) / 2
 	nr := bf16StripWidth(cout)
-	var ts *bf16TileSet
-	for _, t := range im.bf16 {
-		if t.nr == nr && cout%nr == 0 {
-			ts = t
-		}
-	}
 	strips := (cout + nr - 1) / nr
 	as, bs := kp*2*cin+2*winoPad, kp*2*strips*nr+2*winoPad // row strides of sc.ab, sc.bb
 	sc.ab = grow16(sc.ab, 16*as)
@@ -298,34 +292,65 @@ func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, t0, t1, tiles int, d
 		a.gradIn(im, sc, t0, t1, tiles, is)
 		sc.mm = grow(sc.mm, 16*os)
 		a.gradOut(im, sc, t0, t1, os)
-		for e := range 16 {
-			v, m, ab, bb := sc.v[e*is:], sc.mm[e*os:], sc.ab[e*as:], sc.bb[e*bs:]
-			pairRows(im, ab, v, zero, cin, cin, full, 0)
-			if full < kp {
-				pairRows(im, ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
+		pairOperands(im, 16, nt, cin, cout, sc.v, is, sc.mm, os, zero, sc.ab, as, sc.bb, bs)
+	}
+	pairProducts(im, 16, kp, cin, cout, sc.ab, as, sc.bb, bs, du)
+}
+
+// pairOperands rounds and interleaves the operands of the bfloat16
+// weight-gradient products of npos positions over nt tiles: for each
+// position e, the transformed input V_e (v's row e at stride is, nt
+// tiles of cin values) as the pair rows of A (ab's row e at stride as,
+// [kp][cin] pairs, kp = (nt+1)/2: a zero tile pads an odd nt) and the
+// transformed output gradient dM_e (m's row e at stride os, nt tiles of
+// cout values) as B packed in strips of bf16StripWidth(cout) columns
+// (bb's row e at stride bs, [strips][kp][nr] pairs).
+func pairOperands(im *impl, npos, nt, cin, cout int, v []float32, is int, m []float32, os int, zero []float32, ab []uint16, as int, bb []uint16, bs int) {
+	kp, full := (nt+1)/2, nt/2
+	nr := bf16StripWidth(cout)
+	strips := (cout + nr - 1) / nr
+	for e := range npos {
+		v, m, ab, bb := v[e*is:], m[e*os:], ab[e*as:], bb[e*bs:]
+		pairRows(im, ab, v, zero, cin, cin, full, 0)
+		if full < kp {
+			pairRows(im, ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
+		}
+		for s := range strips {
+			s0 := s * nr
+			cols := min(nr, cout-s0)
+			b := bb[s*kp*nr*2:]
+			if cols == nr && strips == 1 {
+				pairRows(im, b, m, zero, cout, cout, full, 0)
+			} else {
+				for p := range full {
+					pairRows(im, b[p*nr*2:], m[2*p*cout+s0:], zero, cols, cout, 1, 0)
+					clear(b[p*nr*2+2*cols : (p+1)*nr*2]) // a partial strip's padding
+				}
 			}
-			for s := range strips {
-				s0 := s * nr
-				cols := min(nr, cout-s0)
-				b := bb[s*kp*nr*2:]
-				if cols == nr && strips == 1 {
-					pairRows(im, b, m, zero, cout, cout, full, 0)
-				} else {
-					for p := range full {
-						pairRows(im, b[p*nr*2:], m[2*p*cout+s0:], zero, cols, cout, 1, 0)
-						clear(b[p*nr*2+2*cols : (p+1)*nr*2]) // a partial strip's padding
-					}
-				}
-				if full < kp {
-					pairRows(im, b[full*nr*2:], m[2*full*cout+s0:], zero, cols, 0, 1, 0)
-					clear(b[full*nr*2+2*cols : (full+1)*nr*2])
-				}
+			if full < kp {
+				pairRows(im, b[full*nr*2:], m[2*full*cout+s0:], zero, cols, 0, 1, 0)
+				clear(b[full*nr*2+2*cols : (full+1)*nr*2])
 			}
 		}
 	}
+}
+
+// pairProducts adds, for each of npos positions e, the product of the
+// pair rows of ab's row e (at stride as) transposed by the packed strips
+// of bb's row e (at stride bs), kp pairs, into du's plane e ([cin][cout]),
+// by the pair-row BF16 kernels (the kernels' residual, c = res = du) or
+// their portable form.
+func pairProducts(im *impl, npos, kp, cin, cout int, ab []uint16, as int, bb []uint16, bs int, du []float32) {
+	nr := bf16StripWidth(cout)
+	var ts *bf16TileSet
+	for _, t := range im.bf16 {
+		if t.nr == nr && cout%nr == 0 {
+			ts = t
+		}
+	}
 	plane := cin * cout
-	for e := range 16 {
-		ab, bb := sc.ab[e*as:], sc.bb[e*bs:]
+	for e := range npos {
+		ab, bb := ab[e*as:], bb[e*bs:]
 		c := du[e*plane : (e+1)*plane]
 		if ts == nil {
 			pairsProductGeneric(kp, ab, cin, bb, nr, cout, c)

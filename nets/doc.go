@@ -39,9 +39,11 @@
 // buffer; the outputs equal a single pass bit for bit, and each slice's
 // kernel calls run on one thread.
 // Training runs its 3x3 convolutions forward by Winograd with the SIMD
-// kernels (F(3x4,3x3) tiles in float32 where they pay, as on the Connect
-// Four board, else F(2x2,3x3)) and by im2col with the portable ones
-// (SetTrainConvAlgorithm).
+// kernels (F(3x4,3x3) tiles where they pay, as on the Connect Four board,
+// in float32 and in bfloat16, else F(2x2,3x3)) and by im2col with the
+// portable ones (SetTrainConvAlgorithm; under bfloat16 the portable
+// kernels take F(3x4) where it pays too, computing what the AVX-512 BF16
+// ones do).
 // In Backward, the weight gradient of a 3x3 convolution expands the
 // im2col matrix one block of samples at a time (see trainBlockRows) so it
 // stays in cache, and the input gradient is a forward convolution

@@ -39,11 +39,22 @@ type trainScratch struct {
 }
 
 // bf16Weights is one convolution's weights packed in bfloat16, for
-// Winograd (wu) or im2col (w); the one not in use stays nil.
+// Winograd F(2x2) (wu), F(3x4) (w34) or im2col (w); those not in use stay
+// nil.
 type bf16Weights struct {
-	w  *kernels.BF16Matrix
-	wu *kernels.WinogradBF16
+	w   *kernels.BF16Matrix
+	wu  *kernels.WinogradBF16
+	w34 *kernels.Winograd34BF16
 }
+
+// bf16Packing is the layout packBF16 packs a convolution's weights in.
+type bf16Packing int
+
+const (
+	packIm2col bf16Packing = iota // the [9*cin, cout] matrix (kernels.PackBF16)
+	packWino22                    // 16 F(2x2) matrices (kernels.PackWinogradBF16)
+	packWino34                    // 30 F(3x4) matrices (kernels.PackWinograd34BF16)
+)
 
 // SetTrainPrecision makes ForwardTrain and Backward multiply the 3x3
 // convolutions' forward pass, input gradients and (under Winograd)
@@ -53,7 +64,9 @@ type bf16Weights struct {
 // gradient for the weight gradient) are rounded to bfloat16 and the
 // products summed in float32, as Forward does under SetPrecision(BF16)
 // (kernels.Conv3x3WinogradBF16, kernels.Conv3x3BiasActBF16,
-// kernels.Conv3x3WinogradWeightGradBF16); a convolution whose channel
+// kernels.Conv3x3WinogradWeightGradBF16, and F(3x4,3x3)'s
+// kernels.Conv3x3Winograd34BF16 and kernels.Conv3x3Winograd34WeightGradBF16
+// where that pays, see trainWino34); a convolution whose channel
 // count on the side being rounded is odd (for the weight gradient: either
 // not a multiple of 16) stays float32. The weights stay float32 (master
 // weights: the optimizer updates them, and they are rounded anew for every
@@ -84,15 +97,21 @@ func (n *Net) TrainPrecision() Precision { return n.tr.prec }
 
 // packBF16 sets *slot to the [9*cin, cout] 3x3 weights w (a unit's, or
 // its rotated ones for the input gradient) rounded to bfloat16 and packed
-// for Winograd when wino is set (u is scratch for the transform,
-// 16*cin*cout values), else for im2col, reusing the slot's memory.
-func packBF16(slot *bf16Weights, w []float32, cin, cout int, wino bool, u []float32) {
-	if wino {
+// as how says, reusing the slot's memory; u is scratch for a Winograd
+// transform (16 or 30 values per channel pair).
+func packBF16(slot *bf16Weights, w []float32, cin, cout int, how bf16Packing, u []float32) {
+	switch how {
+	case packWino34:
+		u = u[:30*cin*cout]
+		kernels.WinogradWeights34(w, cin, cout, u)
+		slot.w34 = kernels.RepackWinograd34BF16(slot.w34, u, cin, cout)
+	case packWino22:
+		u = u[:16*cin*cout]
 		kernels.WinogradWeights(w, cin, cout, u)
 		slot.wu = kernels.RepackWinogradBF16(slot.wu, u, cin, cout)
-		return
+	default:
+		slot.w = kernels.RepackBF16(slot.w, w, 9*cin, cout)
 	}
-	slot.w = kernels.RepackBF16(slot.w, w, 9*cin, cout)
 }
 
 // SetTrainConvAlgorithm makes ForwardTrain and Backward compute 3x3
@@ -124,12 +143,13 @@ func (n *Net) TrainConvAlgorithm() ConvAlgorithm {
 }
 
 // trainWino34 reports whether training runs a Winograd 3x3 convolution
-// of cin -> cout channels by F(3x4,3x3) rather than F(2x2,3x3): in
-// float32 with the SIMD kernels, where its shape pays (wino34Pays).
-// bfloat16 training stays on F(2x2): with bfloat16 operands F(3x4)'s
-// error is 3.7-3.8x F(2x2)'s (docs/BENCHMARKS.md, issue 42).
+// of cin -> cout channels by F(3x4,3x3) rather than F(2x2,3x3): where its
+// shape pays (wino34Pays), in float32 with the SIMD kernels (the portable
+// float32 loops stay on F(2x2)), in bfloat16 with every kernel set, so
+// that the portable bfloat16 path computes what the AVX-512 BF16 one does
+// (TestTrainBF16MatchesFP32).
 func (n *Net) trainWino34(cin, cout int) bool {
-	return n.tr.prec != BF16 && kernels.Current() != "generic" && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout)
+	return (n.tr.prec == BF16 || kernels.Current() != "generic") && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout)
 }
 
 // trainWinoPositions is the number of values per channel pair of the
@@ -139,7 +159,7 @@ func (n *Net) trainWino34(cin, cout int) bool {
 // scratch fits whichever kernels run), else F(2x2,3x3)'s 16 (bfloat16
 // training allocates what it did before F(3x4)).
 func (n *Net) trainWinoPositions(cin, cout int) int {
-	if n.tr.prec != BF16 && wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout) {
+	if wino34Pays(n.cfg.Height, n.cfg.Width, cin, cout) {
 		return 30
 	}
 	return 16
@@ -239,15 +259,16 @@ func (n *Net) TrainBytes(batch int) int64 {
 	if n.tr.prec == BF16 {
 		// fwb and bwb: per 3x3 convolution its weights (when cin is
 		// even) and rotated weights (when it has an input gradient and
-		// cout is even) in bfloat16 (packBF16): 16 Winograd matrices of
-		// k = cin (cout) rows, or the [9*cin, cout] ([9*cout, cin])
-		// im2col matrix, each in k/2 pairs rounded up of n columns
-		// padded to whole strips (kernels.PackBF16).
+		// cout is even) in bfloat16 (packBF16): 16 F(2x2) or 30 F(3x4)
+		// Winograd matrices (trainWinoPositions) of k = cin (cout) rows,
+		// or the [9*cin, cout] ([9*cout, cin]) im2col matrix, each in
+		// k/2 pairs rounded up of n columns padded to whole strips
+		// (kernels.PackBF16).
 		wino := n.TrainConvAlgorithm() == ConvWinograd
 		packed := func(k, cols int, wino bool) int64 {
 			pad := int64(min((cols+31)/32*32, (cols+63)/64*64))
 			if wino {
-				return 16 * int64((k+1)/2*2) * pad
+				return int64(n.trainWinoPositions(k, cols)) * int64((k+1)/2*2) * pad
 			}
 			return int64((9*k+1)/2*2) * pad
 		}
@@ -316,9 +337,18 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 			clear(s2)
 		}
 		if bf16 && u.cin%2 == 0 {
-			wu := t.wu[:16*u.cin*u.cout]
+			wu := t.wu[:n.trainWinoPositions(u.cin, u.cout)*u.cin*u.cout]
+			if wino && u.cin >= winoMinCin && n.trainWino34(u.cin, u.cout) {
+				packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, packWino34, wu)
+				if shift != nil {
+					kernels.Conv3x3Winograd34BF16Moments(a, batch, u.cin, h, w, t.fwb[i].w34, shift, s1, s2, out)
+					return true
+				}
+				kernels.Conv3x3Winograd34BF16(a, batch, u.cin, h, w, t.fwb[i].w34, bias, res, relu, out)
+				return false
+			}
 			if wino && u.cin >= winoMinCin {
-				packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, true, wu)
+				packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, packWino22, wu)
 				if shift != nil {
 					kernels.Conv3x3WinogradBF16Moments(a, batch, u.cin, h, w, t.fwb[i].wu, shift, s1, s2, out)
 					return true
@@ -326,7 +356,7 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 				kernels.Conv3x3WinogradBF16(a, batch, u.cin, h, w, t.fwb[i].wu, bias, res, relu, out)
 				return false
 			}
-			packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, false, wu)
+			packBF16(&t.fwb[i], u.w.Data, u.cin, u.cout, packIm2col, wu)
 			kernels.Conv3x3BiasActBF16(a, batch, u.cin, h, w, t.fwb[i].w, bias, res, relu, out)
 			return false
 		}
@@ -605,7 +635,14 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 			winoIn = wino && c >= winoMinCin
 			switch {
 			case t.prec == BF16 && c%2 == 0:
-				packBF16(&t.bwb[i], wt, c, u.cin, winoIn, t.wu[:16*c*u.cin])
+				how := packIm2col
+				switch {
+				case winoIn && n.trainWino34(c, u.cin):
+					in34, how = true, packWino34
+				case winoIn:
+					how = packWino22
+				}
+				packBF16(&t.bwb[i], wt, c, u.cin, how, t.wu)
 				inBF16 = &t.bwb[i]
 			case winoIn && n.trainWino34(c, u.cin):
 				in34 = true
@@ -804,6 +841,8 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 		bw.prep(ps, s0*u.cells, s1*u.cells)
 		pos, grad := 16, kernels.Conv3x3WinogradWeightGrad
 		switch {
+		case bw.w34 && n.tr.prec == BF16 && u.cin%16 == 0 && u.cout%16 == 0:
+			pos, grad = 30, kernels.Conv3x3Winograd34WeightGradBF16
 		case bw.w34:
 			pos, grad = 30, kernels.Conv3x3Winograd34WeightGrad
 		case n.tr.prec == BF16 && u.cin%16 == 0 && u.cout%16 == 0:
@@ -834,6 +873,9 @@ func (n *Net) conv3Backward(u *unit, ps *partScratch, s0, s1 int, a, dz, din []f
 		}
 		dzp := dz[s0*u.cells*u.cout : s1*u.cells*u.cout]
 		switch {
+		case inBF16 != nil && wino && bw.in34:
+			kernels.Conv3x3Winograd34BF16(dzp, s1-s0, u.cout, h, w, inBF16.w34, nil, res, false, dp)
+			return
 		case inBF16 != nil && wino:
 			kernels.Conv3x3WinogradBF16(dzp, s1-s0, u.cout, h, w, inBF16.wu, nil, res, false, dp)
 			return

@@ -72,7 +72,9 @@ func relErr(got, want []float32) float64 {
 // its tower's gradients by 2-18% in norm, float32 roundings in another
 // order (avx512 against generic) move them by up to 3e-4, and bfloat16
 // moved them by 0.5-28% (largest on the stem, whose gradient passes
-// through every layer) and the loss by 0.08%. A wrong operand (weights
+// through every layer) and the loss by 0.08%; with F(3x4,3x3) tiles under
+// ConvWinograd (this 16-channel net's tower on the 6x7 board) by up to
+// 29%, 24% as a whole (F(2x2): 20%, 16%), the loss by 0.015%. A wrong operand (weights
 // not rotated, a channel lost) moves a gradient by about its own size,
 // which the bounds catch; the recorded training run in docs/RESULTS.md is
 // the test of bfloat16 training's accuracy. The net has 16 channels, so

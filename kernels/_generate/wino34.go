@@ -439,11 +439,164 @@ func w34GradOut(w simd) {
 // wino34 writes every F(3x4) loop.
 func wino34() {
 	consts := w34Const()
+	wconsts := w34WeightConst()
 	for _, w := range []simd{avx2, avx512} {
+		w34WeightLoops(w, wconsts)
 		w34GatherIn(w, consts)
 		w34GatherTiles(w, consts)
 		w34OutStore(w, consts)
 		w34OutStats(w, consts)
 		w34GradOut(w)
+	}
+}
+
+// w34WeightConst declares the constants of the weight transform's loops:
+// the divisors 2, 4, 6 and 24, the sign bit, and the divisors 3 and 12
+// (at byte offsets 0, 4, 8, 12, 16, 20 and 24).
+func w34WeightConst() operand.Mem {
+	m := av.GLOBL("w34WeightConsts", attr.RODATA|attr.NOPTR)
+	for i, v := range []float32{2, 4, 6, 24} {
+		av.DATA(4*i, operand.U32(math.Float32bits(v)))
+	}
+	av.DATA(16, operand.U32(0x80000000))
+	av.DATA(20, operand.U32(math.Float32bits(3)))
+	av.DATA(24, operand.U32(math.Float32bits(12)))
+	return m
+}
+
+// w34WeightLoops writes the two passes of WinogradWeights34 down
+// contiguous columns: w34WeightsG<w> (t = G3 g over one kernel column's
+// three taps) and w34WeightsGT<w> (U = t G4^T over one row of t), each
+// value by the Go loop's operations in its order: the divisions as
+// VDIVPS (correctly rounded, as Go's), negation by the sign bit (as Go's
+// unary minus), products by 2 and 4 as additions or VMULPS (exact).
+func w34WeightLoops(w simd, consts operand.Mem) {
+	load := func(c int) reg.VecVirtual {
+		r := w.vec()
+		av.VBROADCASTSS(consts.Offset(4*c), r)
+		return r
+	}
+	div := func(a, d reg.VecVirtual) reg.VecVirtual {
+		r := w.vec()
+		av.VDIVPS(d, a, r)
+		return r
+	}
+	neg := func(a, sign reg.VecVirtual) reg.VecVirtual {
+		r := w.vec()
+		av.VXORPS(sign, a, r)
+		return r
+	}
+	mul := func(a, c reg.VecVirtual) reg.VecVirtual {
+		r := w.vec()
+		av.VMULPS(c, a, r)
+		return r
+	}
+	ptrs := func(param string, k int) []reg.GPVirtual {
+		base := av.Load(av.Param(param), av.GP64())
+		p := make([]reg.GPVirtual, k)
+		for i := range p {
+			p[i] = av.GP64()
+			av.MOVQ(operand.Mem{Base: base, Disp: 8 * i}, p[i])
+		}
+		return p
+	}
+	at := func(p reg.GPVirtual, jo reg.Register) operand.Mem { return operand.Mem{Base: p, Index: jo, Scale: 1} }
+
+	name := "w34WeightsG" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(taps *[3]*float32, t *[5]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is WinogradWeights34's first pass on n columns (a multiple of %d): t = G3 g from the kernel taps taps[0..2].", name, w.lanes))
+	av.Pragma("noescape")
+	{
+		g, t := ptrs("taps", 3), ptrs("t", 5)
+		n := loadVectors(w, "n")
+		two, four, six, sign := load(0), load(1), load(2), load(4)
+		jo := av.GP64()
+		av.XORQ(jo, jo)
+		countedLoop(n, func() {
+			g0, g1, g2 := w34Load(w, at(g[0], jo)), w34Load(w, at(g[1], jo)), w34Load(w, at(g[2], jo))
+			av.VMOVUPS(g0, at(t[0], jo))
+			av.VMOVUPS(div(add(w, add(w, g0, g1), g2), two), at(t[1], jo))                               // (g0 + g1 + g2) / 2
+			av.VMOVUPS(div(neg(add(w, sub(w, g0, g1), g2), sign), six), at(t[2], jo))                    // -(g0 - g1 + g2) / 6
+			av.VMOVUPS(div(neg(add(w, add(w, mul(g0, four), dbl(w, g1)), g2), sign), six), at(t[3], jo)) // -(4*g0 + 2*g1 + g2) / 6
+			av.VMOVUPS(div(g2, two), at(t[4], jo))                                                       // g2 / 2
+			av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		})
+		av.VZEROUPPER()
+		av.RET()
+	}
+
+	name = "w34WeightsGT" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(t *[3]*float32, u *[6]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is WinogradWeights34's second pass on n columns (a multiple of %d): U = t G4^T from one row t[0..2] of t.", name, w.lanes))
+	av.Pragma("noescape")
+	{
+		t, u := ptrs("t", 3), ptrs("u", 6)
+		n := loadVectors(w, "n")
+		four, six, tf, sign := load(1), load(2), load(3), load(4)
+		jo := av.GP64()
+		av.XORQ(jo, jo)
+		countedLoop(n, func() {
+			a, b, c := w34Load(w, at(t[0], jo)), w34Load(w, at(t[1], jo)), w34Load(w, at(t[2], jo))
+			b2, c4 := dbl(w, b), mul(c, four)
+			av.VMOVUPS(div(a, four), at(u[0], jo))                                 // a / 4
+			av.VMOVUPS(div(neg(add(w, add(w, a, b), c), sign), six), at(u[1], jo)) // -(a + b + c) / 6
+			av.VMOVUPS(div(neg(add(w, sub(w, a, b), c), sign), six), at(u[2], jo)) // -(a - b + c) / 6
+			av.VMOVUPS(div(add(w, add(w, a, b2), c4), tf), at(u[3], jo))           // (a + 2*b + 4*c) / 24
+			av.VMOVUPS(div(add(w, sub(w, a, b2), c4), tf), at(u[4], jo))           // (a - 2*b + 4*c) / 24
+			av.VMOVUPS(c, at(u[5], jo))                                            // c
+			av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		})
+		av.VZEROUPPER()
+		av.RET()
+	}
+
+	name = "w34WeightsGradG" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(du *[5]*float32, t *[3]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is WinogradWeights34Grad's first pass on n columns (a multiple of %d): t = G3^T du from one column du[0..4] of du.", name, w.lanes))
+	av.Pragma("noescape")
+	{
+		u, t := ptrs("du", 5), ptrs("t", 3)
+		n := loadVectors(w, "n")
+		two, six, three := load(0), load(2), load(5)
+		jo := av.GP64()
+		av.XORQ(jo, jo)
+		countedLoop(n, func() {
+			var x [5]reg.VecVirtual
+			for i := range x {
+				x[i] = w34Load(w, at(u[i], jo))
+			}
+			h1, s2 := div(x[1], two), div(x[2], six)                                                 // u1/2, u2/6
+			av.VMOVUPS(sub(w, sub(w, add(w, x[0], h1), s2), div(dbl(w, x[3]), three)), at(t[0], jo)) // u0 + u1/2 - u2/6 - 2*u3/3
+			av.VMOVUPS(sub(w, add(w, h1, s2), div(x[3], three)), at(t[1], jo))                       // u1/2 + u2/6 - u3/3
+			av.VMOVUPS(add(w, sub(w, sub(w, h1, s2), div(x[3], six)), div(x[4], two)), at(t[2], jo)) // u1/2 - u2/6 - u3/6 + u4/2
+			av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		})
+		av.VZEROUPPER()
+		av.RET()
+	}
+
+	name = "w34WeightsGradGT" + w.suffix
+	av.TEXT(name, av.NOSPLIT, "func(t *[6]*float32, dw *[3]*float32, n int)")
+	av.Doc(fmt.Sprintf("%s is WinogradWeights34Grad's second pass on n columns (a multiple of %d): dw = t G4 from one row t[0..5] of t.", name, w.lanes))
+	av.Pragma("noescape")
+	{
+		t, d := ptrs("t", 6), ptrs("dw", 3)
+		n := loadVectors(w, "n")
+		four, six, tf, twelve := load(1), load(2), load(3), load(6)
+		jo := av.GP64()
+		av.XORQ(jo, jo)
+		countedLoop(n, func() {
+			var x [6]reg.VecVirtual
+			for i := range x {
+				x[i] = w34Load(w, at(t[i], jo))
+			}
+			p12, p34 := add(w, x[1], x[2]), add(w, x[3], x[4])                                              // t1+t2, t3+t4
+			av.VMOVUPS(add(w, sub(w, div(x[0], four), div(p12, six)), div(p34, tf)), at(d[0], jo))          // t0/4 - (t1+t2)/6 + (t3+t4)/24
+			av.VMOVUPS(add(w, div(sub(w, x[2], x[1]), six), div(sub(w, x[3], x[4]), twelve)), at(d[1], jo)) // (t2-t1)/6 + (t3-t4)/12
+			av.VMOVUPS(add(w, div(sub(w, sub(w, p34, x[1]), x[2]), six), x[5]), at(d[2], jo))               // (t3+t4-t1-t2)/6 + t5
+			av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
+		})
+		av.VZEROUPPER()
+		av.RET()
 	}
 }
