@@ -257,4 +257,3 @@ func playerName(p int) string {
 	}
 	return fmt.Sprintf("player %d", p)
 }
-
