@@ -208,6 +208,7 @@ func (l *Library) openSearch(args json.RawMessage, bufs [][]byte) (*Search, erro
 					j := w.NewJob(st.Leaves, func(*engine.Worker, *engine.Job) { left.Add(-1) })
 					j.SetTree(trees[i*k+q], 0)
 					j.SetBlend(st.Blend, blend)
+					j.SetNetVisits(st.NetVisits)
 					j.SetBackup(st.Backup)
 					j.SetGumbel(so.Gumbel, arena.DeriveSeed(seed, uint64(1<<33+q)))
 					if det {

@@ -570,6 +570,25 @@ func priorsLen(g games.Game) int {
 // the arena was full) and whether it is terminal.
 func (w *Walker) Leaf() (node int32, terminal bool) { return w.leaf, w.terminal }
 
+// PendingVisits returns, for a leaf that the next Backup would expand
+// (a tree expanding at evaluation, ExpandVisits 0), the number of
+// simulations that have ended at that leaf before this one; -1 for any
+// other leaf (terminal, without a node, or not expanded by Backup). An
+// evaluator that values such a leaf cheaply on its first visits and
+// calls the network only later (engine's expand option) reads it before
+// KeepLeaf.
+func (w *Walker) PendingVisits() int {
+	if !w.expandAt || w.leaf == NilNode {
+		return -1
+	}
+	return int(atomic.LoadInt32(&w.t.a.nodes[w.leaf].n))
+}
+
+// KeepLeaf makes the next Backup leave the walker's leaf unexpanded (no
+// edges, no priors): its value is backed up and the node counts the
+// visit, and a later simulation that ends there evaluates it again.
+func (w *Walker) KeepLeaf() { w.expandAt = false }
+
 // ---- statistics helpers (atomic only when shared) ----
 
 // keepVirtualLosses gives the arenas their virtual-loss counts (zero: no

@@ -377,6 +377,7 @@ func Run(ctx context.Context, e *engine.Engine, cfg Config) error {
 			for range k {
 				j := w.NewJob(st.Leaves, sl.jobDone)
 				j.SetBlend(st.Blend, blend)
+				j.SetNetVisits(st.NetVisits)
 				j.SetBackup(st.Backup)
 				sl.jobs = append(sl.jobs, j)
 			}

@@ -56,6 +56,12 @@
 // elsewhere, by the determinizations of the searching player's view. A
 // job may blend a rollout into each leaf value (study 000: 0.5 network +
 // 0.5 eight-turn rollout); the rollout runs while the network evaluates.
+// With Job.SetNetVisits(n) (the netvisits option) the network sees a leaf only
+// on its n-th visit: the simulations that end at it before are valued by
+// the rollout alone, backed up at once in step (1) and leave it
+// unexpanded (AlphaGo's expansion threshold), so where the network's
+// forward pass is most of a simulation's cost the same CPU buys several
+// times the simulations (docs/RESULTS.md, section 10).
 //
 // # Uses
 //

@@ -32,6 +32,11 @@ type SearchOptions struct {
 	// it off (search.NewCut; "" is "zero", 0 for everyone).
 	BlendCut      string
 	BlendCutScale float64
+	// NetVisits is the visit on which a leaf goes to the network; the
+	// visits before are valued by the blend's rollout alone
+	// (Job.SetNetVisits). 0 and 1: every leaf on its first visit. Above 1
+	// it needs a rollout (BlendWeight < 1).
+	NetVisits int
 	// Gumbel turns on Gumbel root search with sequential halving in every
 	// tree (gumbel.go); the zero value keeps PUCT at the root.
 	Gumbel GumbelOptions
@@ -103,6 +108,7 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 		j := s.w.NewJob(leaves, s.jobDone)
 		j.SetTree(t, 0)
 		j.SetBlend(o.BlendWeight, ro)
+		j.SetNetVisits(o.NetVisits)
 		j.SetBackup(o.Backup)
 		j.SetGumbel(o.Gumbel, seed^uint64(q+1)*0x243f6a8885a308d3)
 		s.jobs = append(s.jobs, j)
@@ -113,8 +119,14 @@ func NewSearcher(e *Engine, o SearchOptions, seed uint64) (*Searcher, error) {
 // BlendRollout returns the rollout that o blends into network values:
 // nil when o.BlendWeight is 1, else BlendTurns player turns of random play
 // scored by o.BlendCut where they stop.
+//
+// It is also where o's leaf valuation is checked: NetVisits above 1 needs
+// the rollout, and is refused without one.
 func BlendRollout(g games.Game, o SearchOptions) (*search.Rollout, error) {
 	if !(o.BlendWeight < 1) {
+		if o.NetVisits > 1 {
+			return nil, fmt.Errorf("engine: netvisits=%d values leaves by the blend's rollout before the network sees them, but blend=1 has no rollout: set blend below 1 (e.g. blend=0.25), or netvisits=1", o.NetVisits)
+		}
 		return nil, nil
 	}
 	kind := o.BlendCut

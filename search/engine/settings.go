@@ -26,6 +26,11 @@ type Settings struct {
 	// before they existed read as "" and 0; Upgrade fills the defaults.
 	Cut      string  `json:"cut"`
 	CutScale float64 `json:"cutscale"`
+	// NetVisits is the visit on which a leaf goes to the network; before, the
+	// blend's rollout alone values it (Job.SetNetVisits). Stored before it
+	// existed it reads as 0, which means 1 (every leaf on its first
+	// visit; Upgrade), so that older configurations keep their searches.
+	NetVisits int `json:"netvisits,omitempty"`
 	// Gumbel turns on Gumbel root search with sequential halving over
 	// GumbelM sampled actions (gumbel.go); it replaces root Dirichlet
 	// noise and the opening temperature. GumbelM 0 means 16: the zero
@@ -62,6 +67,7 @@ func (s *Settings) Table() spec.Table {
 		spec.Int("turns", &s.Turns, 8, 1, 1<<20, "rollout length in player turns when blend < 1"),
 		spec.Choice("cut", &s.Cut, "zero", search.CutKinds, "value of the blend's rollout where it is cut off after turns turns: zero, heuristic (tanh((h_p - the other's h)/cutscale), h_p a player's best heuristic value, 0 when not choosing), score (the same on the game's running scores) or state (on the game's own evaluation of the position: Sushi Go's score + table + projected standings, Sequence's open windows and sequences; study 000 with cutscale=500)"),
 		spec.Float("cutscale", &s.CutScale, 10, 1e-9, 1e9, "cut=heuristic/score/state: the difference that maps to tanh(1) = 0.76"),
+		spec.Int("netvisits", &s.NetVisits, 1, 1, 1<<20, "the network evaluates a leaf (its priors; its value blended with the rollout) on the leaf's netvisits-th visit; the visits before are valued by the blend's rollout alone and leave it unexpanded (AlphaGo's expansion threshold: more simulations for the CPU where the network dominates it); above 1 it needs blend < 1"),
 		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
 		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
 		spec.Choice("backup", &s.Backup, BackupMaxN, BackupKinds, "network values in the tree: maxn (each player its own value from a per-player value head) or paranoid (the mover's value v, -v/(players-1) for the others: exact for two players); the same with a scalar value head"),
@@ -81,6 +87,9 @@ func (s *Settings) Upgrade() {
 	if s.Backup == "" {
 		s.Backup = BackupMaxN
 	}
+	if s.NetVisits == 0 {
+		s.NetVisits = 1
+	}
 }
 
 // DefaultSettings returns the defaults of Settings.Table.
@@ -99,7 +108,7 @@ func (s Settings) SearchOptions() SearchOptions {
 	o.ExpandVisits = 0
 	o.Sims = s.Sims
 	so := SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns,
-		BlendCut: s.Cut, BlendCutScale: s.CutScale, Backup: s.Backup}
+		BlendCut: s.Cut, BlendCutScale: s.CutScale, NetVisits: s.NetVisits, Backup: s.Backup}
 	if s.Gumbel {
 		so.Gumbel = GumbelOptions{M: s.GumbelM, CVisit: GumbelCVisit, CScale: GumbelCScale}
 		if so.Gumbel.M == 0 {

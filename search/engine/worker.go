@@ -73,6 +73,9 @@ type Job struct {
 
 	blendW float64         // weight of the network value (1: no rollout)
 	blend  *search.Rollout // rollout mixed into leaf values when blendW < 1
+	// netVisits: a new leaf goes to the network on its netVisits-th visit;
+	// the visits before are valued by blend's rollout alone (SetNetVisits).
+	netVisits int
 
 	gumbel *gumbel // Gumbel root search (gumbel.go); nil: the tree's rule at the root
 
@@ -160,6 +163,27 @@ func (j *Job) SetBlend(w float64, ro *search.Rollout) {
 	if ro == nil || !(w < 1) {
 		j.blendW, j.blend = 1, nil
 	}
+}
+
+// SetNetVisits makes the network evaluate a leaf (its priors, and its
+// value blended with the rollout) only on the leaf's n-th visit: the
+// simulations that end at it before are valued by the blend's rollout
+// alone and leave it unexpanded, so that the network is spent on the
+// leaves the search comes back to (AlphaGo's expansion threshold, Silver
+// et al. 2016, whose leaves were likewise valued by rollouts until
+// expanded). n <= 1, or a job without a blend (SetBlend), evaluates
+// every leaf on its first visit. The trees must expand at evaluation
+// (search.Options.ExpandVisits 0), as the engine's do.
+func (j *Job) SetNetVisits(n int) { j.netVisits = n }
+
+// rollOnly reports whether w's leaf is to be valued by the rollout alone
+// (SetNetVisits).
+func (j *Job) rollOnly(w *search.Walker) bool {
+	if j.netVisits <= 1 || j.blend == nil {
+		return false
+	}
+	n := w.PendingVisits()
+	return n >= 0 && n < j.netVisits-1
 }
 
 // Backups of network values (SetBackup, Settings.Backup): search's,
@@ -416,11 +440,17 @@ func (w *Worker) step(j *Job) {
 	}
 	t := j.tree
 	if j.nsel == 0 {
-		// (1) select up to len(walkers) leaves; terminal ones are backed
-		// up now.
+		// (1) select up to len(walkers) leaves; terminal ones, and those
+		// valued by the rollout alone (SetNetVisits), are backed up now.
 		for j.nsel < len(j.walkers) && j.claim() {
 			l := j.walkers[j.nsel]
-			if !j.selectLeaf(l.w) || !classify(l, l.w.State) {
+			leaf := j.selectLeaf(l.w)
+			if leaf && j.rollOnly(l.w) {
+				j.blend.Evaluate(l.w.Ctx, l.w.State, l.w.Value, nil)
+				l.w.KeepLeaf()
+				leaf = false
+			}
+			if !leaf || !classify(l, l.w.State) {
 				t.Backup(l.w, l.w.Value, nil)
 				j.addRoot(l.w.Value)
 				w.e.nodes.Add(1)
