@@ -575,7 +575,7 @@ func (w *Walker) Leaf() (node int32, terminal bool) { return w.leaf, w.terminal 
 // simulations that have ended at that leaf before this one; -1 for any
 // other leaf (terminal, without a node, or not expanded by Backup). An
 // evaluator that values such a leaf cheaply on its first visits and
-// calls the network only later (engine's expand option) reads it before
+// calls the network only later (engine's netvisits option) reads it before
 // KeepLeaf.
 func (w *Walker) PendingVisits() int {
 	if !w.expandAt || w.leaf == NilNode {
