@@ -725,6 +725,23 @@ func w34OutStats(im *impl, m []float32, ms int, out *[w34Outs]*float32, keep *[w
 	}
 }
 
+// w34GradStart checks the arguments of a F(3x4) weight gradient (fn names
+// it in panics) and returns its tile arguments, its number of tiles and a
+// scratch from w34Pool, which the caller puts back; the scratch is nil
+// when there is nothing to compute.
+func w34GradStart(fn string, src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32) (w34Args, int, *w34Scratch) {
+	m := checkWeightGrad(fn, batch, cin, h, w, cout, src, dy, du, w34Pos)
+	if m == 0 || cin == 0 || cout == 0 {
+		return w34Args{}, 0, nil
+	}
+	a := w34Args{src: src, cin: cin, h: h, w: w, th: (h + 2) / 3, tw: (w + 3) / 4, cout: cout, dst: dy}
+	sc := w34Pool.Get().(*w34Scratch)
+	if cap(sc.zero) < max(cin, cout) {
+		sc.zero = make([]float32, max(cin, cout))
+	}
+	return a, batch * a.th * a.tw, sc
+}
+
 // Conv3x3Winograd34WeightGrad adds to du ([30][cin][cout], as
 // WinogradWeights34 writes U) the gradient of the F(3x4,3x3) transformed
 // weights of a 3x3 "same" convolution of the NHWC batch src
@@ -734,18 +751,11 @@ func w34OutStats(im *impl, m []float32, ms int, out *[w34Outs]*float32, keep *[w
 // weights. It runs on the calling goroutine alone (callers split the
 // batch) and allocates nothing in steady state.
 func Conv3x3Winograd34WeightGrad(src []float32, batch, cin, h, w int, dy []float32, cout int, du []float32) {
-	const fn = "Conv3x3Winograd34WeightGrad"
-	m := checkWeightGrad(fn, batch, cin, h, w, cout, src, dy, du, w34Pos)
-	if m == 0 || cin == 0 || cout == 0 {
+	a, tiles, sc := w34GradStart("Conv3x3Winograd34WeightGrad", src, batch, cin, h, w, dy, cout, du)
+	if sc == nil {
 		return
 	}
-	a := w34Args{src: src, cin: cin, h: h, w: w, th: (h + 2) / 3, tw: (w + 3) / 4, cout: cout, dst: dy}
-	tiles := batch * a.th * a.tw
-	sc := w34Pool.Get().(*w34Scratch)
 	defer w34Pool.Put(sc)
-	if cap(sc.zero) < max(cin, cout) {
-		sc.zero = make([]float32, max(cin, cout))
-	}
 	im := cur.Load()
 	plane := cin * cout
 	for t0 := 0; t0 < tiles; t0 += w34GradChunk {

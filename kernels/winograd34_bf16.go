@@ -105,17 +105,11 @@ func Conv3x3Winograd34WeightGradBF16(src []float32, batch, cin, h, w int, dy []f
 	if cin%16 != 0 || cout%16 != 0 {
 		panic(fmt.Sprintf("kernels: %s: cin=%d and cout=%d must be multiples of 16", fn, cin, cout))
 	}
-	m := checkWeightGrad(fn, batch, cin, h, w, cout, src, dy, du, w34Pos)
-	if m == 0 || cin == 0 || cout == 0 {
+	a, tiles, sc := w34GradStart(fn, src, batch, cin, h, w, dy, cout, du)
+	if sc == nil {
 		return
 	}
-	a := w34Args{src: src, cin: cin, h: h, w: w, th: (h + 2) / 3, tw: (w + 3) / 4, cout: cout, dst: dy}
-	tiles := batch * a.th * a.tw
-	sc := w34Pool.Get().(*w34Scratch)
 	defer w34Pool.Put(sc)
-	if cap(sc.zero) < max(cin, cout) {
-		sc.zero = make([]float32, max(cin, cout))
-	}
 	im := cur.Load()
 	nr := bf16StripWidth(cout)
 	strips := (cout + nr - 1) / nr
