@@ -29,6 +29,11 @@ type impl struct {
 	// when the CPU lacks AVX-512 BF16 (the portable code runs then); with
 	// them the float32 -> bfloat16 conversion runs toBF16AVX512.
 	bf16 []*bf16TileSet
+	// amx says bfloat16 products of whole tiles run on the AMX tile unit
+	// (amx.go): the Winograd products and their weight gradients, in
+	// batches of tasks (amxPlan). Its sums are not the portable code's bit
+	// for bit.
+	amx bool
 }
 
 // tilesFor returns the tile set for an n-column problem, nil for generic.

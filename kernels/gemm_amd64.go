@@ -28,6 +28,11 @@ func platformImpls() (main, variants []*impl) {
 			avx512Impl.bf16 = []*bf16TileSet{tilesBF16x8x32, tilesBF16x6x64}
 		}
 		main = append(main, avx512Impl)
+		if avx512Impl.bf16 != nil && cpuid.CPU.Supports(cpuid.AMXTILE, cpuid.AMXBF16) && amxPermit() {
+			amx := *avx512Impl
+			amx.name, amx.amx = "avx512amx", true
+			main = append(main, &amx)
+		}
 		variants = append(variants,
 			&impl{name: "avx512/8x32", tiles: []*tileSet{tiles8x32AVX512}, avx2Loops: true},
 			&impl{name: "avx512/6x64", tiles: []*tileSet{tiles6x64AVX512}, avx2Loops: true})

@@ -376,6 +376,7 @@ type winoScratch struct {
 	vb []uint16  // the same in bfloat16 (Conv3x3WinogradBF16)
 	// ab and bb are gradChunkBF16's operands in pair rows.
 	ab, bb []uint16
+	amx    amxPlan   // the products' tasks on AMX tiles
 	mm     []float32 // products, [16][nt*cout]
 	zero   []float32 // max(cin, cout) zeros: padding, a missing bias or residual
 	sink   []float32 // cout values written for output pixels outside the image
@@ -550,7 +551,17 @@ func (a *winoArgs) chunk(t0, t1 int) {
 		sc.vb = grow16(sc.vb, 16*is)
 	}
 	rounded := a.transformIn(im, sc, &sc.v, t0, t1, is, bf16)
-	if bf16 {
+	if bf16 && im.amx && amxFits(a.ub.u[0]) {
+		p := &sc.amx
+		p.start(nt, a.ub.u[0], cin, cout, false)
+		for e := range 16 {
+			if !rounded {
+				convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+			}
+			p.addGemm(nt, sc.vb[e*is:], a.ub.u[e], sc.mm[e*os:])
+		}
+		p.run()
+	} else if bf16 {
 		ts := scratchPool.Get().(*scratch)
 		for e := range 16 {
 			if !rounded {

@@ -82,18 +82,30 @@ const (
 const w34Chunk = 16
 
 // w34ChunkTiles returns the tiles of one forward chunk of cout output
-// channels: w34Chunk, or in bfloat16 (bf16) a whole number of the BF16
-// micro-kernel's row tiles, 18 for the 6-row tiles of 64-column strips
-// (16 left a tail of 4 rows, a third of the 64x5 Connect Four net's row
-// tiles, each row of it at 1.85x the cost of a whole tile's in pprof). It
-// depends on cout only (bf16StripWidth), so that every implementation
-// sums batch norm's moments over the same chunks.
-func w34ChunkTiles(bf16 bool, cout int) int {
-	if bf16 && bf16StripWidth(cout) == 64 {
+// channels with weights wg (float32 or bfloat16) on implementation im:
+// w34Chunk, or in bfloat16 a whole number of the products' row tiles:
+// amxW34Chunk on AMX tiles (amxFits), else 18 for the BF16 micro-kernel's
+// 6-row tiles of 64-column strips (16 left a tail of 4 rows, a third of
+// the 64x5 Connect Four net's row tiles, each row of it at 1.85x the cost
+// of a whole tile's in pprof). Without AMX it depends on cout only
+// (bf16StripWidth), so that every implementation but AMX sums batch
+// norm's moments over the same chunks.
+func w34ChunkTiles(wg *w34Args, im *impl, cout int) int {
+	switch {
+	case wg.ub == nil:
+		return w34Chunk
+	case im.amx && amxFits(wg.ub.u[0]):
+		return amxW34Chunk
+	case bf16StripWidth(cout) == 64:
 		return 18
 	}
 	return w34Chunk
 }
+
+// amxW34Chunk is the forward chunk on AMX tiles: two whole 16-row blocks
+// (a tail block costs a whole one's time and a second tile
+// configuration).
+const amxW34Chunk = 32
 
 // w34GradChunk is the number of tiles, the GEMMs' K, of one pass of
 // Conv3x3Winograd34WeightGrad: 32 tiles of 12 outputs, as many outputs as
@@ -331,7 +343,10 @@ func w34Moments(wg w34Args, fn string, src []float32, batch, cin, h, w, cout int
 	if batch < 0 || h < 0 || w < 0 || cout < 0 {
 		winograd34(0, wg, fn, src, batch, cin, h, w, cout, nil, nil, false, dst) // panics
 	}
-	ct := w34ChunkTiles(wg.ub != nil, cout)
+	if wg.im == nil {
+		wg.im = cur.Load()
+	}
+	ct := w34ChunkTiles(&wg, wg.im, cout)
 	chunks := (batch*((h+2)/3)*((w+3)/4) + ct - 1) / ct
 	bufp := winoStatsPool.Get().(*[]float32)
 	*bufp = grow(*bufp, 2*chunks*cout)
@@ -371,6 +386,9 @@ type w34Args struct {
 	// outputs' sums of e = dst - shift and e*e per channel into
 	// stats[2c*cout:] and stats[(2c+1)*cout:].
 	shift, stats []float32
+	// im is the implementation the whole call runs on (loaded once, so
+	// that the chunks and the moments' layout agree).
+	im *impl
 }
 
 // w34Scratch is one goroutine's working memory for a chunk of nt tiles:
@@ -384,9 +402,14 @@ type w34Scratch struct {
 	// ab and bb are Conv3x3Winograd34WeightGradBF16's operands in pair
 	// rows (pairOperands).
 	ab, bb []uint16
-	mm     []float32 // products or transformed output gradients, [30][nt*cout]
-	zero   []float32 // max(cin, cout) zeros: padding, a missing bias or residual
-	sink   []float32 // cout values written for output pixels outside the image
+	amx    amxPlan // the products' tasks on AMX tiles
+	// at and gradB are the AMX weight gradient's A (transposed pair rows)
+	// and its B matrices over bb (amxWeightGrad34).
+	at    []uint16
+	gradB [w34Pos]BF16Matrix
+	mm    []float32 // products or transformed output gradients, [30][nt*cout]
+	zero  []float32 // max(cin, cout) zeros: padding, a missing bias or residual
+	sink  []float32 // cout values written for output pixels outside the image
 	// tab is w34Args.table's for images of tabHW (h, w).
 	tab   []int32
 	tabHW [2]int
@@ -404,7 +427,10 @@ func winograd34(limit int, wg w34Args, fn string, src []float32, batch, cin, h, 
 	wg.src, wg.cin, wg.h, wg.w, wg.th, wg.tw = src, cin, h, w, (h+2)/3, (w+3)/4
 	wg.cout, wg.bias, wg.residual, wg.relu, wg.dst = cout, bias, residual, relu, dst
 	tiles := batch * wg.th * wg.tw
-	ct := w34ChunkTiles(wg.ub != nil, cout)
+	if wg.im == nil {
+		wg.im = cur.Load()
+	}
+	ct := w34ChunkTiles(&wg, wg.im, cout)
 	chunks := (tiles + ct - 1) / ct
 	// As winograd: only the threads other calls in flight leave idle,
 	// and only when each gets about minWorkPerThread multiply-adds.
@@ -574,7 +600,7 @@ func (a *w34Args) chunk(t0, t1 int) {
 	}
 	sc.mm = grow(sc.mm, w34Pos*os)
 	sc.sink = grow(sc.sink, cout)
-	im := cur.Load()
+	im := a.im
 	a.gatherIn(im, sc, t0, t1, is)
 	if a.ub != nil {
 		a.productsBF16(im, sc, nt, is, os)
@@ -592,7 +618,7 @@ func (a *w34Args) chunk(t0, t1 int) {
 	}
 	var s1, s2 []float32
 	if a.stats != nil {
-		c := t0 / w34ChunkTiles(a.ub != nil, cout)
+		c := t0 / w34ChunkTiles(a, a.im, cout)
 		s1, s2 = a.stats[2*c*cout:][:cout], a.stats[(2*c+1)*cout:][:cout]
 	}
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w

@@ -81,6 +81,16 @@ func checkWinograd34BF16(u *Winograd34BF16, cin int) {
 func (a *w34Args) productsBF16(im *impl, sc *w34Scratch, nt, is, os int) {
 	cin, cout := a.cin, a.cout
 	sc.vb = grow16(sc.vb, w34Pos*is)
+	if im.amx && amxFits(a.ub.u[0]) {
+		p := &sc.amx
+		p.start(nt, a.ub.u[0], cin, cout, false)
+		for e := range w34Pos {
+			convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+			p.addGemm(nt, sc.vb[e*is:], a.ub.u[e], sc.mm[e*os:])
+		}
+		p.run()
+		return
+	}
 	ts := scratchPool.Get().(*scratch)
 	for e := range w34Pos {
 		convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
@@ -112,6 +122,10 @@ func Conv3x3Winograd34WeightGradBF16(src []float32, batch, cin, h, w int, dy []f
 	defer w34Pool.Put(sc)
 	im := cur.Load()
 	nr := bf16StripWidth(cout)
+	if im.amx && cout%nr == 0 {
+		amxWeightGrad34(im, &a, sc, tiles, du)
+		return
+	}
 	strips := (cout + nr - 1) / nr
 	for t0 := 0; t0 < tiles; t0 += w34GradChunk {
 		t1 := min(t0+w34GradChunk, tiles)

@@ -1,0 +1,204 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+)
+
+// bfloat16 products on AMX tiles (Intel's Advanced Matrix Extensions,
+// Sapphire Rapids and later): TDPBF16PS multiplies a 16 x 32 bfloat16
+// tile of A by a 16-pair x 16-column tile of B (the pair layout of
+// PackBF16's strips, so packed weights serve both) into 16 x 16 float32
+// sums, 8,192 multiply-adds per instruction. On the 2-core Xeon of
+// docs/BENCHMARKS.md it runs these products at about 1 TFLOP/s against
+// 215 GFLOP/s for float32 FMAs and 107 for VDPBF16PS.
+//
+// The tile unit sums a tile's products in its own order and internal
+// precision, which Intel does not specify to the bit (none of "even
+// product first", "odd first" or "one rounding per pair or per tile"
+// reproduces it), so the AMX implementation ("avx512amx", see Use) agrees
+// with the portable code to float32 rounding of the sums
+// (TestAMXGemmBF16), not bit for bit as the other implementations do;
+// it is deterministic on one machine. CANOPY_KERNELS=avx512 turns it off.
+//
+// Tile state belongs to the OS thread, and goroutines move between
+// threads, so every kernel call configures the tiles, computes and
+// releases them in one assembly function (assembly is never preempted
+// asynchronously). A configuration costs about 300 cycles, so callers
+// batch many tasks of one shape into one call (amxPlan). Linux grants the
+// tile state per process on request (arch_prctl ARCH_REQ_XCOMP_PERM,
+// amxPermit); without it the implementation is not offered.
+
+// amxConfig is the 64-byte tile configuration LDTILECFG reads: palette 1,
+// the bytes per row of tiles 0-7 at offset 16, their rows at offset 48.
+type amxConfig [64]byte
+
+// amxTask is one block of at most 16 rows and 32 or 64 columns of C = A x
+// B (see amxGemmBF16): a and c point at its first row, b at the strip's
+// first pair row.
+type amxTask struct {
+	a *uint16
+	b *uint16
+	c *float32
+}
+
+// amxGemmBF16 flags.
+const (
+	amxWide       = 1 // 64 columns per task (four C tiles), else 32
+	amxAccumulate = 2 // C += A x B, else C = A x B
+)
+
+// amxFits reports whether products with the packed matrix b can run on
+// the AMX tiles: whole k tiles (b.K() a multiple of 32) and whole strips
+// of 32 or 64 columns.
+func amxFits(b *BF16Matrix) bool {
+	return b.kp%16 == 0 && b.kp > 0 && b.n%b.nr == 0 && (b.nr == 32 || b.nr == 64)
+}
+
+// amxPlan collects tasks of one shape (rows per block, k tiles, strides,
+// strip width) to run in one amxGemmBF16 call. The zero value is ready
+// for start; reuse keeps its task slice.
+type amxPlan struct {
+	tasks                          []amxTask
+	rows, kt, lda, ldb, ldc, flags int
+}
+
+// start begins a plan of products with m rows of A (leading dimension
+// lda, in values) by matrices shaped like b (amxFits) into C (leading
+// dimension ldc); accumulate adds to C. Blocks are 16 rows, the last one
+// ending at row m (overlapping the one before it: C = A x B is the same
+// whichever block writes it); m < 16 gives one block of m rows. With
+// accumulate, m must be a multiple of 16 (no row may be added twice).
+func (p *amxPlan) start(m int, b *BF16Matrix, lda, ldc int, accumulate bool) {
+	if accumulate && m%16 != 0 {
+		panic(fmt.Sprintf("kernels: amxPlan: accumulating %d rows, not a multiple of 16", m))
+	}
+	p.tasks = p.tasks[:0]
+	p.rows, p.kt, p.lda, p.ldb, p.ldc = min(m, 16), b.kp/16, lda, b.nr*2, ldc
+	p.flags = 0
+	if b.nr == 64 {
+		p.flags |= amxWide
+	}
+	if accumulate {
+		p.flags |= amxAccumulate
+	}
+}
+
+// addGemm adds the tasks of C = A x B (m rows, the plan's shape): a and c
+// start at row 0. Every element a task reads or writes is bounds-checked
+// here, so the assembly cannot run off a slice.
+func (p *amxPlan) addGemm(m int, a []uint16, b *BF16Matrix, c []float32) {
+	if m == 0 {
+		return
+	}
+	if min(m, 16) != p.rows || b.kp/16 != p.kt || b.nr*2 != p.ldb {
+		panic(fmt.Sprintf("kernels: amxPlan: a %d-row product with k pairs %d and strips of %d in a plan of %d-row blocks, %d k tiles, strips of %d", m, b.kp, b.nr, p.rows, p.kt, p.ldb/2))
+	}
+	_ = a[(m-1)*p.lda+32*p.kt-1]
+	_ = c[(m-1)*p.ldc+b.n-1]
+	for i0 := 0; i0 < m; i0 += 16 {
+		i0 = min(i0, m-p.rows)
+		for j0 := 0; j0 < b.n; j0 += b.nr {
+			p.tasks = append(p.tasks, amxTask{a: &a[i0*p.lda], b: &b.data[j0*b.kp*2], c: &c[i0*p.ldc+j0]})
+		}
+	}
+}
+
+// run computes the plan's tasks and empties it.
+func (p *amxPlan) run() {
+	if len(p.tasks) == 0 {
+		return
+	}
+	var cfg amxConfig
+	cfg[0] = 1
+	for t := range 8 {
+		binary.LittleEndian.PutUint16(cfg[16+2*t:], 64)
+		cfg[48+t] = 16
+		if t <= 4 { // C tiles and the A tile
+			cfg[48+t] = byte(p.rows)
+		}
+	}
+	amxGemmBF16(&cfg, &p.tasks[0], len(p.tasks), p.kt, 2*p.lda, 2*p.ldb, 4*p.ldc, p.flags)
+	clear(p.tasks) // drop the pointers
+	p.tasks = p.tasks[:0]
+}
+
+// amxGradChunk is the tiles (the products' K) of one pass of the AMX
+// weight gradient: two k tiles, so that each block of du is loaded and
+// stored once per 64 tiles rather than per 32.
+const amxGradChunk = 64
+
+// amxWeightGrad34 is Conv3x3Winograd34WeightGradBF16's loop on AMX tiles
+// (im.amx, cin a multiple of 16, cout of whole 32- or 64-column strips).
+// Per chunk of amxGradChunk tiles, padded with zero tiles to whole k
+// tiles, the transformed input and output gradient are rounded and
+// interleaved in pairs of tiles as for the BF16 kernels (pairOperands);
+// the output gradient's pair rows are B as they stand, the input's are
+// transposed word by word (a pair of tiles of one channel is one word)
+// into A's rows, channel by channel; du_e += A_e x B_e accumulates in the
+// tiles.
+func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float32) {
+	cin, cout := a.cin, a.cout
+	nr := bf16StripWidth(cout)
+	strips := cout / nr
+	plane := cin * cout
+	for t0 := 0; t0 < tiles; t0 += amxGradChunk {
+		t1 := min(t0+amxGradChunk, tiles)
+		nt := t1 - t0
+		np := (nt + 31) / 32 * 32 // padded to whole k tiles
+		kp := np / 2
+		is, os := np*cin+winoPad, np*cout+winoPad
+		as, bs := kp*2*cin+2*winoPad, kp*2*strips*nr+2*winoPad
+		a.gatherIn(im, sc, t0, t1, is)
+		sc.mm = grow(sc.mm, w34Pos*os)
+		a.gradOut(im, sc, t0, t1, os)
+		if np > nt {
+			for e := range w34Pos {
+				clear(sc.v[e*is+nt*cin : e*is+np*cin])
+				clear(sc.mm[e*os+nt*cout : e*os+np*cout])
+			}
+		}
+		sc.ab, sc.bb = grow16(sc.ab, w34Pos*as), grow16(sc.bb, w34Pos*bs)
+		sc.at = grow16(sc.at, w34Pos*cin*np)
+		pairOperands(im, w34Pos, np, cin, cout, sc.v, is, sc.mm, os, sc.zero, sc.ab, as, sc.bb, bs)
+		p := &sc.amx
+		for e := range w34Pos {
+			at := sc.at[e*cin*np : (e+1)*cin*np]
+			transposeWords(im, at, sc.ab[e*as:e*as+kp*2*cin], kp, cin)
+			b := &sc.gradB[e]
+			*b = BF16Matrix{k: np, n: cout, kp: kp, nr: nr, data: sc.bb[e*bs : e*bs+kp*2*strips*nr]}
+			if e == 0 {
+				p.start(cin, b, np, cout, true)
+			}
+			p.addGemm(cin, at, b, du[e*plane:(e+1)*plane])
+		}
+		p.run()
+	}
+}
+
+// transposeWords writes the kp x n matrix of 32-bit words src (pair rows:
+// word (p, i) is values 2(p*n+i) and 2(p*n+i)+1) as n rows of kp words
+// into dst: word (i, p) at values 2(i*kp+p), 2(i*kp+p)+1. kp is a
+// multiple of 16.
+func transposeWords(im *impl, dst, src []uint16, kp, n int) {
+	if kp%16 != 0 || len(src) < 2*kp*n || len(dst) < 2*kp*n {
+		panic(fmt.Sprintf("kernels: transposeWords: %d x %d words, src %d and dst %d values", kp, n, len(src), len(dst)))
+	}
+	if n == 0 || kp == 0 {
+		return
+	}
+	if im.avx512Loops {
+		var idx [16]int32
+		for p := range idx {
+			idx[p] = int32(p * n * 4)
+		}
+		transposeWordsAVX512((*uint32)(unsafe.Pointer(&dst[0])), (*uint32)(unsafe.Pointer(&src[0])), &idx, n, kp/16, kp*4)
+		return
+	}
+	for i := range n {
+		for p := range kp {
+			dst[2*(i*kp+p)], dst[2*(i*kp+p)+1] = src[2*(p*n+i)], src[2*(p*n+i)+1]
+		}
+	}
+}

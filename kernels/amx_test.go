@@ -1,0 +1,121 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// amxImpl returns the AMX implementation, or skips the test saying why
+// there is none.
+func amxImplOrSkip(t *testing.T) *impl {
+	t.Helper()
+	for _, im := range impls {
+		if im.amx {
+			return im
+		}
+	}
+	t.Skip("no AMX here: the CPU lacks AMX-BF16 or the OS refused the tile state (the avx512amx implementation is not offered)")
+	return nil
+}
+
+// TestAMXGemmBF16 checks amxPlan's products against float64 sums of the
+// same bfloat16 operands: every shape of block (16 rows, fewer, an
+// overlapping last block), both strip widths, several strips and k
+// tiles, set and accumulate. The tile unit's rounding is its own, so the
+// bound is float32 rounding of the running sum, k times the unit roundoff
+// of the products' absolute sum; a misplaced operand or row is off by a
+// whole product.
+func TestAMXGemmBF16(t *testing.T) {
+	amxImplOrSkip(t)
+	r := rand.New(rand.NewPCG(421, 422))
+	var p amxPlan
+	for _, sh := range [][3]int{{16, 32, 64}, {1, 32, 64}, {5, 64, 32}, {18, 64, 64}, {37, 96, 128}, {32, 32, 96}, {16, 64, 192}} {
+		m, k, n := sh[0], sh[1], sh[2]
+		for _, acc := range []bool{false, true} {
+			if acc && m%16 != 0 {
+				continue
+			}
+			lda, ldc := k+6, n+3
+			af := randSlice(r, m*lda)
+			a := make([]uint16, len(af))
+			ConvertBF16(a, af)
+			w := randSlice(r, k*n)
+			b := PackBF16(w, k, n)
+			if !amxFits(b) {
+				t.Fatalf("%v: amxFits false", sh)
+			}
+			c := randSlice(r, m*ldc)
+			c0 := append([]float32(nil), c...)
+			p.start(m, b, lda, ldc, acc)
+			p.addGemm(m, a, b, c)
+			p.run()
+			for i := range m {
+				for j := range ldc {
+					got := float64(c[i*ldc+j])
+					if j >= n {
+						if got != float64(c0[i*ldc+j]) {
+							t.Fatalf("%v acc=%v: C(%d,%d) beyond n written", sh, acc, i, j)
+						}
+						continue
+					}
+					var want, abs float64
+					if acc {
+						want, abs = float64(c0[i*ldc+j]), math.Abs(float64(c0[i*ldc+j]))
+					}
+					for q := range k {
+						pr := float64(FromBF16(a[i*lda+q])) * float64(FromBF16(ToBF16(w[q*n+j])))
+						want += pr
+						abs += math.Abs(pr)
+					}
+					if d := math.Abs(got - want); !(d <= float64(k+2)*0x1p-24*abs) {
+						t.Fatalf("%v acc=%v: C(%d,%d) = %v, want %v (|products| %v)", sh, acc, i, j, got, want, abs)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAMXWinogradBF16 checks that the AMX implementation's bfloat16
+// Winograd convolutions (F(2x2) and F(3x4), forward and weight gradient)
+// agree with the AVX-512 BF16 implementation's, which rounds the same
+// operands: the two differ only in how the tile unit sums the products.
+func TestAMXWinogradBF16(t *testing.T) {
+	amxImplOrSkip(t)
+	r := rand.New(rand.NewPCG(423, 424))
+	for _, sh := range [][5]int{{24, 64, 6, 7, 64}, {9, 32, 6, 7, 32}, {3, 64, 10, 10, 64}, {2, 32, 6, 7, 48}, {1, 16, 6, 7, 32}} {
+		c := newConvCase(r, sh)
+		u34 := make([]float32, w34Pos*c.cin*c.cout)
+		WinogradWeights34(c.wt, c.cin, c.cout, u34)
+		ub34 := PackWinograd34BF16(u34, c.cin, c.cout)
+		u22 := make([]float32, 16*c.cin*c.cout)
+		WinogradWeights(c.wt, c.cin, c.cout, u22)
+		ub22 := PackWinogradBF16(u22, c.cin, c.cout)
+		dy := randSlice(r, c.batch*c.h*c.w*c.cout)
+		run := func(name string) (f34, f22, g34, g22 []float32) {
+			use(t, name)
+			n := c.batch * c.h * c.w * c.cout
+			f34, f22 = make([]float32, n), make([]float32, n)
+			Conv3x3Winograd34BF16(c.in, c.batch, c.cin, c.h, c.w, ub34, c.bias, c.res, true, f34)
+			Conv3x3WinogradBF16(c.in, c.batch, c.cin, c.h, c.w, ub22, c.bias, c.res, true, f22)
+			if c.cin%16 == 0 && c.cout%16 == 0 {
+				g34, g22 = make([]float32, w34Pos*c.cin*c.cout), make([]float32, 16*c.cin*c.cout)
+				Conv3x3Winograd34WeightGradBF16(c.in, c.batch, c.cin, c.h, c.w, dy, c.cout, g34)
+				Conv3x3WinogradWeightGradBF16(c.in, c.batch, c.cin, c.h, c.w, dy, c.cout, g22)
+			}
+			return
+		}
+		a34, a22, ag34, ag22 := run("avx512amx")
+		b34, b22, bg34, bg22 := run("avx512")
+		label := fmt.Sprint(sh)
+		closeEnough(t, label+" F(3x4) forward", a34, b34, 9*c.cin)
+		closeEnough(t, label+" F(2x2) forward", a22, b22, 9*c.cin)
+		if ag34 != nil {
+			tiles := c.batch * c.h * c.w
+			closeEnough(t, label+" F(3x4) weight gradient", ag34, bg34, tiles)
+			closeEnough(t, label+" F(2x2) weight gradient", ag22, bg22, tiles)
+		}
+	}
+}
