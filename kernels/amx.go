@@ -3,7 +3,6 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
-	"unsafe"
 )
 
 // bfloat16 products on AMX tiles (Intel's Advanced Matrix Extensions,
@@ -125,18 +124,18 @@ func (p *amxPlan) run() {
 }
 
 // amxGradChunk is the tiles (the products' K) of one pass of the AMX
-// weight gradient: two k tiles, so that each block of du is loaded and
-// stored once per 64 tiles rather than per 32.
-const amxGradChunk = 64
+// weight gradient: one k tile. 64 and 128 (fewer loads and stores of du)
+// were 3-5% slower on the 64x5 Connect Four step: the chunk's operands
+// fall out of the caches.
+const amxGradChunk = 32
 
 // amxWeightGrad34 is Conv3x3Winograd34WeightGradBF16's loop on AMX tiles
 // (im.amx, cin a multiple of 16, cout of whole 32- or 64-column strips).
 // Per chunk of amxGradChunk tiles, padded with zero tiles to whole k
-// tiles, the transformed input and output gradient are rounded and
-// interleaved in pairs of tiles as for the BF16 kernels (pairOperands);
-// the output gradient's pair rows are B as they stand, the input's are
-// transposed word by word (a pair of tiles of one channel is one word)
-// into A's rows, channel by channel; du_e += A_e x B_e accumulates in the
+// tiles, the transformed output gradient is rounded and interleaved in
+// pairs of tiles as for the BF16 kernels' packed B (pairOperands), the
+// transformed input rounded and transposed into A's rows, one channel's
+// tiles per row (transposePairs); du_e += A_e x B_e accumulates in the
 // tiles.
 func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float32) {
 	cin, cout := a.cin, a.cout
@@ -149,7 +148,7 @@ func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float
 		np := (nt + 31) / 32 * 32 // padded to whole k tiles
 		kp := np / 2
 		is, os := np*cin+winoPad, np*cout+winoPad
-		as, bs := kp*2*cin+2*winoPad, kp*2*strips*nr+2*winoPad
+		bs := kp*2*strips*nr + 2*winoPad
 		a.gatherIn(im, sc, t0, t1, is)
 		sc.mm = grow(sc.mm, w34Pos*os)
 		a.gradOut(im, sc, t0, t1, os)
@@ -159,13 +158,13 @@ func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float
 				clear(sc.mm[e*os+nt*cout : e*os+np*cout])
 			}
 		}
-		sc.ab, sc.bb = grow16(sc.ab, w34Pos*as), grow16(sc.bb, w34Pos*bs)
+		sc.bb = grow16(sc.bb, w34Pos*bs)
 		sc.at = grow16(sc.at, w34Pos*cin*np)
-		pairOperands(im, w34Pos, np, cin, cout, sc.v, is, sc.mm, os, sc.zero, sc.ab, as, sc.bb, bs)
+		pairOperands(im, w34Pos, np, cin, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, sc.bb, bs)
 		p := &sc.amx
 		for e := range w34Pos {
 			at := sc.at[e*cin*np : (e+1)*cin*np]
-			transposeWords(im, at, sc.ab[e*as:e*as+kp*2*cin], kp, cin)
+			transposePairs(im, at, sc.v[e*is:], cin, np, cin)
 			b := &sc.gradB[e]
 			*b = BF16Matrix{k: np, n: cout, kp: kp, nr: nr, data: sc.bb[e*bs : e*bs+kp*2*strips*nr]}
 			if e == 0 {
@@ -177,28 +176,30 @@ func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float
 	}
 }
 
-// transposeWords writes the kp x n matrix of 32-bit words src (pair rows:
-// word (p, i) is values 2(p*n+i) and 2(p*n+i)+1) as n rows of kp words
-// into dst: word (i, p) at values 2(i*kp+p), 2(i*kp+p)+1. kp is a
-// multiple of 16.
-func transposeWords(im *impl, dst, src []uint16, kp, n int) {
-	if kp%16 != 0 || len(src) < 2*kp*n || len(dst) < 2*kp*n {
-		panic(fmt.Sprintf("kernels: transposeWords: %d x %d words, src %d and dst %d values", kp, n, len(src), len(dst)))
+// transposePairs writes the np x n float32 matrix src (leading dimension
+// ld, np a multiple of 32) transposed and rounded to bfloat16 into dst as
+// n rows of np values: dst[i*np+t] = ToBF16(src[t*ld+i]), the AMX A
+// operand of a product over the np rows (tiles) of src.
+func transposePairs(im *impl, dst []uint16, src []float32, ld, np, n int) {
+	if np%32 != 0 || (np > 0 && n > 0 && (len(src) < (np-1)*ld+n || len(dst) < n*np)) {
+		panic(fmt.Sprintf("kernels: transposePairs: %d x %d with ld %d, src %d and dst %d values", np, n, ld, len(src), len(dst)))
 	}
-	if n == 0 || kp == 0 {
+	if n == 0 || np == 0 {
 		return
 	}
-	if im.avx512Loops {
-		var idx [16]int32
-		for p := range idx {
-			idx[p] = int32(p * n * 4)
+	if im.avx512Loops && im.bf16 != nil {
+		var idx [32]int32
+		var perm [32]uint16
+		for p := range 16 {
+			idx[p], idx[16+p] = int32(2*p*ld*4), int32((2*p+1)*ld*4)
+			perm[2*p], perm[2*p+1] = uint16(p), uint16(16+p)
 		}
-		transposeWordsAVX512((*uint32)(unsafe.Pointer(&dst[0])), (*uint32)(unsafe.Pointer(&src[0])), &idx, n, kp/16, kp*4)
+		transposePairsBF16AVX512(&dst[0], &src[0], &idx, &perm, n, np/32, np*2)
 		return
 	}
 	for i := range n {
-		for p := range kp {
-			dst[2*(i*kp+p)], dst[2*(i*kp+p)+1] = src[2*(p*n+i)], src[2*(p*n+i)+1]
+		for t := range np {
+			dst[i*np+t] = ToBF16(src[t*ld+i])
 		}
 	}
 }

@@ -123,44 +123,55 @@ done:
 	TILERELEASE
 	RET
 
-// func transposeWordsAVX512(dst, src *uint32, idx *[16]int32, rows, blocks, ldd int)
+// func transposePairsBF16AVX512(dst *uint16, src *float32, idx *[32]int32, perm *[32]uint16, rows, blocks, ldd int)
 //
-// For i < rows and q < 16*blocks: dst[i*ldd/4 + q] = src word q of column
-// i, read by a gather: the word at byte offset idx[q%16] + (q/16)*16*ld
-// past src + 4*i, where idx[p] = p*ld (ld the bytes per source row, so
-// the 16 words of a block are 16 consecutive source rows). ldd is in
-// bytes.
-TEXT ·transposeWordsAVX512(SB), NOSPLIT, $0-48
+// For i < rows and q < 16*blocks: the word q of row i of dst (ldd bytes
+// apart) holds src's column i at rows 2q (low half) and 2q+1 (high half),
+// each rounded to bfloat16 (VCVTNE2PS2BF16, as ToBF16). idx[p] and
+// idx[16+p] are the byte offsets of rows 2p and 2p+1 from the block's
+// first row (a block is 32 source rows, 16*idx[1] bytes); perm
+// interleaves the two converted halves.
+TEXT ·transposePairsBF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ idx+16(FP), AX
-	MOVQ rows+24(FP), CX
-	MOVQ blocks+32(FP), R9
-	MOVQ ldd+40(FP), R10
-	VMOVDQU32 (AX), Z1
-	// 16*ld: the byte distance between blocks (idx[1]*16).
+	MOVQ perm+24(FP), R12
+	MOVQ rows+32(FP), CX
+	MOVQ blocks+40(FP), R9
+	MOVQ ldd+48(FP), R10
+	VMOVDQU32 (AX), Z4
+	VMOVDQU32 64(AX), Z5
+	VMOVDQU16 (R12), Z6
+	// The bytes of 32 source rows: idx[1] is row 2's offset, 16 of them.
 	MOVLQSX 4(AX), R11
 	SHLQ $4, R11
 	TESTQ CX, CX
-	JZ tdone
+	JZ pdone
 	TESTQ R9, R9
-	JZ tdone
-trow:
+	JZ pdone
+prow:
 	MOVQ SI, BX
 	MOVQ DI, DX
 	MOVQ R9, R8
-tblock:
+pblock:
 	KXNORW K1, K1, K1
-	VPGATHERDD (BX)(Z1*1), K1, Z0
-	VMOVDQU32 Z0, (DX)
+	KXNORW K2, K2, K2
+	VGATHERDPS (BX)(Z4*1), K1, Z0
+	VGATHERDPS (BX)(Z5*1), K2, Z1
+	// VCVTNE2PS2BF16 zmm2, zmm1, zmm0: words 0-15 from Z0 (the even
+	// rows), 16-31 from Z1 (the odd rows); bytes as gemm_amd64.s's.
+	LONG $0x4877f262
+	WORD $0xd072
+	VPERMW Z2, Z6, Z3
+	VMOVDQU16 Z3, (DX)
 	ADDQ R11, BX
 	ADDQ $64, DX
 	DECQ R8
-	JNZ tblock
+	JNZ pblock
 	ADDQ $4, SI
 	ADDQ R10, DI
 	DECQ CX
-	JNZ trow
-tdone:
+	JNZ prow
+pdone:
 	VZEROUPPER
 	RET

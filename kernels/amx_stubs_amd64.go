@@ -10,9 +10,8 @@ package kernels
 //go:noescape
 func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int)
 
-// transposeWordsAVX512 transposes 32-bit words by gathers (amx_amd64.s):
-// row i of dst (ldd bytes apart) gets column i of src, 16*blocks words,
-// source rows idx[1] bytes apart (idx[p] = p*idx[1]).
+// transposePairsBF16AVX512 rounds and transposes pairs of float32 rows
+// into the AMX A operand's words (amx_amd64.s, see transposePairs).
 //
 //go:noescape
-func transposeWordsAVX512(dst, src *uint32, idx *[16]int32, rows, blocks, ldd int)
+func transposePairsBF16AVX512(dst *uint16, src *float32, idx *[32]int32, perm *[32]uint16, rows, blocks, ldd int)

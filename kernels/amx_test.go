@@ -119,3 +119,33 @@ func TestAMXWinogradBF16(t *testing.T) {
 		}
 	}
 }
+
+// TestTransposePairs checks the AVX-512 transposition and rounding of the
+// AMX weight gradient's A operand against the portable loop, on values
+// that round in every way (ties, subnormals, infinities, NaN).
+func TestTransposePairs(t *testing.T) {
+	im := amxImplOrSkip(t)
+	r := rand.New(rand.NewPCG(425, 426))
+	for _, sh := range [][3]int{{32, 16, 16}, {64, 64, 70}, {96, 48, 48}} {
+		np, n, ld := sh[0], sh[1], sh[2]
+		src := make([]float32, (np-1)*ld+n)
+		for i := range src {
+			switch r.IntN(8) {
+			case 0:
+				src[i] = math.Float32frombits(r.Uint32()) // anything, NaN included
+			case 1:
+				src[i] = math.Float32frombits(r.Uint32()&0x807fffff | 0x8000) // subnormal, a tie's bits
+			default:
+				src[i] = float32(r.NormFloat64())
+			}
+		}
+		got, want := make([]uint16, n*np), make([]uint16, n*np)
+		transposePairs(im, got, src, ld, np, n)
+		transposePairs(genericImpl, want, src, ld, np, n)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%v: value %d (row %d, tile %d) = %#04x, want %#04x", sh, i, i/np, i%np, got[i], want[i])
+			}
+		}
+	}
+}

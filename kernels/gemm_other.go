@@ -117,5 +117,7 @@ func w34WeightsGradGTAVX2(t *[6]*float32, dw *[3]*float32, n int)   { noSIMD() }
 func w34WeightsGradGTAVX512(t *[6]*float32, dw *[3]*float32, n int) { noSIMD() }
 
 // amxGemmBF16 is the AMX kernel of amd64; no implementation here sets amx.
-func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int)  { noSIMD() }
-func transposeWordsAVX512(dst, src *uint32, idx *[16]int32, rows, blocks, ldd int) { noSIMD() }
+func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int) { noSIMD() }
+func transposePairsBF16AVX512(dst *uint16, src *float32, idx *[32]int32, perm *[32]uint16, rows, blocks, ldd int) {
+	noSIMD()
+}
