@@ -73,12 +73,17 @@ func bf16StripWidth(n int) int {
 }
 
 // BF16Kernels names the implementation of the bfloat16 kernels that calls
-// use now: "avx512bf16" when the current implementation (see Use) has
-// them, else "generic", the portable code: correct, and about 400 times
-// slower (one Connect Four convolution at batch 16: 1.3 against 533
-// GFLOP/s on the AVX-512 EPYC of docs/BENCHMARKS.md).
+// use now: "avx512bf16+amx" when the current implementation (see Use)
+// runs the Winograd products on AMX tiles (amx.go), "avx512bf16" when it
+// has the AVX-512 BF16 kernels, else "generic", the portable code:
+// correct, and about 400 times slower (one Connect Four convolution at
+// batch 16: 1.3 against 533 GFLOP/s on the AVX-512 EPYC of
+// docs/BENCHMARKS.md).
 func BF16Kernels() string {
-	if cur.Load().bf16 != nil {
+	switch im := cur.Load(); {
+	case im.amx:
+		return "avx512bf16+amx"
+	case im.bf16 != nil:
 		return "avx512bf16"
 	}
 	return "generic"
