@@ -176,6 +176,47 @@ func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float
 	}
 }
 
+// amxGradChunk is gradChunkBF16 on AMX tiles (im.amx, cin a multiple of
+// 16, cout of whole strips), as amxWeightGrad34 does F(3x4)'s: the
+// chunk's transformed input and output gradient in float32 (gradIn,
+// gradOut), zero tiles up to whole k tiles, B packed in pairs of tiles
+// (pairOperands), A transposed and rounded (transposePairs), du_e +=
+// A_e x B_e in the tiles. winoGradChunk (96 tiles) is three k tiles.
+func (a *winoArgs) amxGradChunk(im *impl, sc *winoScratch, t0, t1, tiles int, du []float32) {
+	cin, cout, nt := a.cin, a.cout, t1-t0
+	nr := bf16StripWidth(cout)
+	strips := cout / nr
+	np := (nt + 31) / 32 * 32
+	kp := np / 2
+	is, os := np*cin+winoPad, np*cout+winoPad
+	bs := kp*2*strips*nr + 2*winoPad
+	a.gradIn(im, sc, t0, t1, tiles, is)
+	sc.mm = grow(sc.mm, 16*os)
+	a.gradOut(im, sc, t0, t1, os)
+	if np > nt {
+		for e := range 16 {
+			clear(sc.v[e*is+nt*cin : e*is+np*cin])
+			clear(sc.mm[e*os+nt*cout : e*os+np*cout])
+		}
+	}
+	sc.bb = grow16(sc.bb, 16*bs)
+	sc.at = grow16(sc.at, 16*cin*np)
+	pairOperands(im, 16, np, cin, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, sc.bb, bs)
+	p := &sc.amx
+	plane := cin * cout
+	for e := range 16 {
+		at := sc.at[e*cin*np : (e+1)*cin*np]
+		transposePairs(im, at, sc.v[e*is:], cin, np, cin)
+		b := &sc.gradB[e]
+		*b = BF16Matrix{k: np, n: cout, kp: kp, nr: nr, data: sc.bb[e*bs : e*bs+kp*2*strips*nr]}
+		if e == 0 {
+			p.start(cin, b, np, cout, true)
+		}
+		p.addGemm(cin, at, b, du[e*plane:(e+1)*plane])
+	}
+	p.run()
+}
+
 // transposePairs writes the np x n float32 matrix src (leading dimension
 // ld, np a multiple of 32) transposed and rounded to bfloat16 into dst as
 // n rows of np values: dst[i*np+t] = ToBF16(src[t*ld+i]), the AMX A

@@ -280,6 +280,10 @@ func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, t0, t1, tiles int, d
 	cin, cout, nt := a.cin, a.cout, t1-t0
 	kp := (nt + 1) / 2
 	nr := bf16StripWidth(cout)
+	if im.amx && cin%16 == 0 && cout%nr == 0 {
+		a.amxGradChunk(im, sc, t0, t1, tiles, du)
+		return
+	}
 	strips := (cout + nr - 1) / nr
 	as, bs := kp*2*cin+2*winoPad, kp*2*strips*nr+2*winoPad // row strides of sc.ab, sc.bb
 	sc.ab = grow16(sc.ab, 16*as)
