@@ -107,6 +107,9 @@ func w34GatherTilesAVX2(v *float32, vs int, img *float32, tab *int32, zero *floa
 func w34GatherTilesAVX512(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int) {
 	noSIMD()
 }
+func w34GatherTilesBF16AVX512(v *float32, vs int, vb *uint16, vbs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int) {
+	noSIMD()
+}
 func w34WeightsGAVX2(taps *[3]*float32, t *[5]*float32, n int)      { noSIMD() }
 func w34WeightsGAVX512(taps *[3]*float32, t *[5]*float32, n int)    { noSIMD() }
 func w34WeightsGTAVX2(t *[3]*float32, u *[6]*float32, n int)        { noSIMD() }

@@ -698,3 +698,8 @@ func w34OutStatsAVX512(m *float32, ms int, out *[12]*float32, keep *[12]uint32, 
 //
 //go:noescape
 func w34GradOutAVX512(v *float32, vs int, src *[12]*float32, n int)
+
+// w34GatherTilesBF16AVX512 is w34GatherTilesAVX512 with the transform rounded to bfloat16 at vb[i*cin:] (row stride vbs, in values); v's rows are scratch; cin is a multiple of 16.
+//
+//go:noescape
+func w34GatherTilesBF16AVX512(v *float32, vs int, vb *uint16, vbs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)

@@ -492,8 +492,21 @@ func (a *w34Args) table(sc *w34Scratch) []int32 {
 // whole number of vectors, straight from the image, else through the
 // gathered copy sc.d and w34In.
 func (a *w34Args) gatherIn(im *impl, sc *w34Scratch, t0, t1, is int) {
+	a.gatherInTo(im, sc, t0, t1, is, false)
+}
+
+// gatherInTo is gatherIn that, when bf16 is set and the AVX-512 BF16 loops
+// can (cin a multiple of 16), writes the transform rounded to bfloat16
+// into sc.vb (the same row strides, is) instead, with the rounding in the
+// transform's store (w34GatherTilesBF16AVX512: ToBF16's values, without a
+// pass of its own over sc.v); it reports whether it did.
+func (a *w34Args) gatherInTo(im *impl, sc *w34Scratch, t0, t1, is int, bf16 bool) (rounded bool) {
 	cin, nt := a.cin, t1-t0
 	sc.v = grow(sc.v, w34Pos*is)
+	rounded = bf16 && im.avx512Loops && im.bf16 != nil && cin%16 == 0
+	if rounded {
+		sc.vb = grow16(sc.vb, w34Pos*is)
+	}
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w
 	zero := sc.zero[:cin]
 	if im.avx2Loops && cin%8 == 0 {
@@ -511,13 +524,16 @@ func (a *w34Args) gatherIn(im *impl, sc *w34Scratch, t0, t1, is int) {
 			if (r.n+2)*img <= len(a.src) {
 				pf, lines = &a.src[(r.n+1)*img+min(r.p*pfl*16, img-1)], pfl
 			}
-			if im.avx512Loops && cin%16 == 0 {
+			switch {
+			case rounded:
+				w34GatherTilesBF16AVX512(&sc.v[(r.t-t0)*cin], is, &sc.vb[(r.t-t0)*cin], is, src, row, z, cin, r.k, pf, lines)
+			case im.avx512Loops && cin%16 == 0:
 				w34GatherTilesAVX512(&sc.v[(r.t-t0)*cin], is, src, row, z, cin, r.k, pf, lines)
-			} else {
+			default:
 				w34GatherTilesAVX2(&sc.v[(r.t-t0)*cin], is, src, row, z, cin, r.k, pf, lines)
 			}
 		}
-		return
+		return rounded
 	}
 	sc.d = grow(sc.d, w34Pos*is)
 	for t := t0; t < t1; t++ {
@@ -531,6 +547,7 @@ func (a *w34Args) gatherIn(im *impl, sc *w34Scratch, t0, t1, is int) {
 		}
 	}
 	w34In(sc.v, is, sc.d, is, nt*cin)
+	return false
 }
 
 // w34In applies the input transform to n columns: for each column j, the
@@ -601,9 +618,9 @@ func (a *w34Args) chunk(t0, t1 int) {
 	sc.mm = grow(sc.mm, w34Pos*os)
 	sc.sink = grow(sc.sink, cout)
 	im := a.im
-	a.gatherIn(im, sc, t0, t1, is)
+	rounded := a.gatherInTo(im, sc, t0, t1, is, a.ub != nil)
 	if a.ub != nil {
-		a.productsBF16(im, sc, nt, is, os)
+		a.productsBF16(im, sc, nt, is, os, rounded)
 	} else {
 		for e := range w34Pos {
 			gemmOne(im, nt, cout, cin, sc.v[e*is:], cin, a.u[e*cin*cout:], cout, sc.mm[e*os:], cout)

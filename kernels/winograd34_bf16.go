@@ -76,16 +76,18 @@ func checkWinograd34BF16(u *Winograd34BF16, cin int) {
 
 // productsBF16 computes the chunk's 30 products in bfloat16: row e of the
 // transformed input sc.v (nt tiles of cin values at row stride is) is
-// rounded into sc.vb and multiplied by a.ub's U_e into sc.mm's row e (row
-// stride os).
-func (a *w34Args) productsBF16(im *impl, sc *w34Scratch, nt, is, os int) {
+// rounded into sc.vb (unless rounded: the gather wrote sc.vb) and
+// multiplied by a.ub's U_e into sc.mm's row e (row stride os).
+func (a *w34Args) productsBF16(im *impl, sc *w34Scratch, nt, is, os int, rounded bool) {
 	cin, cout := a.cin, a.cout
 	sc.vb = grow16(sc.vb, w34Pos*is)
 	if im.amx && amxFits(a.ub.u[0]) {
 		p := &sc.amx
 		p.start(nt, a.ub.u[0], cin, cout, false)
 		for e := range w34Pos {
-			convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+			if !rounded {
+				convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+			}
 			p.addGemm(nt, sc.vb[e*is:], a.ub.u[e], sc.mm[e*os:])
 		}
 		p.run()
@@ -93,7 +95,9 @@ func (a *w34Args) productsBF16(im *impl, sc *w34Scratch, nt, is, os int) {
 	}
 	ts := scratchPool.Get().(*scratch)
 	for e := range w34Pos {
-		convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+		if !rounded {
+			convertBF16(im, sc.vb[e*is:e*is+nt*cin], sc.v[e*is:e*is+nt*cin])
+		}
 		g := bf16Args{im: im, b: a.ub.u[e], c: sc.mm[e*os:], ldc: cout}
 		g.rows(0, nt, sc.vb[e*is:], cin, ts)
 	}

@@ -663,6 +663,24 @@ func TestWinograd34GatherTiles(t *testing.T) {
 				if got := run(cur.Load()); !slices.Equal(math32bits(got), math32bits(want)) {
 					t.Errorf("%s %v tiles [%d, %d): transformed input differs from the portable path's", name, sh, t0, t1)
 				}
+				// Rounded in the transform's store (w34GatherTilesBF16AVX512):
+				// ToBF16 of the portable values, the padding untouched.
+				sc := &w34Scratch{zero: make([]float32, cin), vb: make([]uint16, w34Pos*is)}
+				for i := range sc.vb {
+					sc.vb[i] = 0xdead
+				}
+				if !a.gatherInTo(cur.Load(), sc, t0, t1, is, true) {
+					continue
+				}
+				for i, v := range want {
+					w := ToBF16(v)
+					if i%is >= (t1-t0)*cin {
+						w = 0xdead
+					}
+					if sc.vb[i] != w {
+						t.Fatalf("%s %v tiles [%d, %d): bfloat16 row %d, value %d = %#04x, want %#04x", name, sh, t0, t1, i/is, i%is, sc.vb[i], w)
+					}
+				}
 			}
 		}
 	}

@@ -115,6 +115,12 @@ func dbl(w simd, a reg.VecVirtual) reg.VecVirtual { return add(w, a, a) }
 // B3^T d into v's rows), then each row of s along the row, in place
 // (reading the patch once instead of once per output row).
 func w34InBody(w simd, k w34Consts, dAt func(i, c int) operand.Mem, vAt func(k, l int) operand.Mem) {
+	w34InBodyTo(w, k, dAt, vAt, func(o reg.VecVirtual, r, l int) { av.VMOVUPS(o, vAt(r, l)) })
+}
+
+// w34InBodyTo is w34InBody handing each output e = 6r+l to out (the first
+// pass still writes s into v's rows at vAt).
+func w34InBodyTo(w simd, k w34Consts, dAt func(i, c int) operand.Mem, vAt func(k, l int) operand.Mem, out func(o reg.VecVirtual, r, l int)) {
 	for c := range 6 {
 		var d [5]reg.VecVirtual
 		for i := range d {
@@ -139,7 +145,7 @@ func w34InBody(w simd, k w34Consts, dAt func(i, c int) operand.Mem, vAt func(k, 
 			s[c] = w34Load(w, vAt(r, c))
 		}
 		e, f := sub(w, s[4], s[2]), dbl(w, sub(w, s[3], s[1])) // s4 - s2, 2*(s3-s1)
-		out := [6]reg.VecVirtual{
+		outs := [6]reg.VecVirtual{
 			add(w, sub(w, mul(w, s[0], k.c4), mul(w, s[2], k.c5)), s[4]), // (4*s0 - 5*s2) + s4
 			sub(w, add(w, s[3], s[4]), mul(w, add(w, s[1], s[2]), k.c4)), // (s3 + s4) - 4*(s1+s2)
 			add(w, sub(w, s[4], s[3]), mul(w, sub(w, s[1], s[2]), k.c4)), // (s4 - s3) + 4*(s1-s2)
@@ -147,8 +153,8 @@ func w34InBody(w simd, k w34Consts, dAt func(i, c int) operand.Mem, vAt func(k, 
 			sub(w, e, f), // (s4 - s2) - 2*(s3-s1)
 			add(w, sub(w, mul(w, s[1], k.c4), mul(w, s[3], k.c5)), s[5]), // (4*s1 - 5*s3) + s5
 		}
-		for l, o := range out {
-			av.VMOVUPS(o, vAt(r, l))
+		for l, o := range outs {
+			out(o, r, l)
 		}
 	}
 }
@@ -188,13 +194,42 @@ const w34TabStride = 4 * (w34Pos + 12)
 // lines from pf per tile (the next image, a share per tile; pfl = 0: none).
 func w34GatherTiles(w simd, consts operand.Mem) {
 	name := "w34GatherTiles" + w.suffix
-	av.TEXT(name, av.NOSPLIT, "func(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)")
-	av.Doc(fmt.Sprintf("%s is w34GatherIn%s on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of %d; pfl cache lines from pf are prefetched per tile.", name, w.suffix, w.lanes))
+	gather34Tiles(w, consts, name, "func(v *float32, vs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)",
+		fmt.Sprintf("%s is w34GatherIn%s on nt tiles: tile i's patch row q is pixel tab[42i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of %d; pfl cache lines from pf are prefetched per tile.", name, w.suffix, w.lanes), false)
+}
+
+// w34GatherTilesBF16 writes w34GatherTilesBF16AVX512: w34GatherTilesAVX512
+// storing the transform rounded to bfloat16 into vb (VCVTNEPS2BF16, as
+// ToBF16) instead of v, which holds only the first pass's values. The raw
+// conversion reads Z31 and writes Y30: Z31 is written by a move right
+// before it, and Y30 is read by the store with no visible write, so the
+// register allocator keeps every value live in the loop out of Z30.
+func w34GatherTilesBF16(consts operand.Mem) {
+	name := "w34GatherTilesBF16AVX512"
+	gather34Tiles(avx512, consts, name, "func(v *float32, vs int, vb *uint16, vbs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)",
+		name+" is w34GatherTilesAVX512 with the transform rounded to bfloat16 at vb[i*cin:] (row stride vbs, in values); v's rows are scratch; cin is a multiple of 16.", true)
+}
+
+// gather34Tiles writes w34GatherTiles<w> (bf16 false) or
+// w34GatherTilesBF16AVX512 (bf16 true).
+func gather34Tiles(w simd, consts operand.Mem, name, sig, doc string, bf16 bool) {
+	av.TEXT(name, av.NOSPLIT, sig)
+	av.Doc(doc)
 	av.Pragma("noescape")
 	ptrs := av.AllocLocal(8 * w34Pos)
 	cur, tabp, left, pfp := av.AllocLocal(8), av.AllocLocal(8), av.AllocLocal(8), av.AllocLocal(8)
 	vs := loadStride("vs")
 	vRowsOf := w34Rows(vs) // the offsets table; the base is set per use below
+	var vbRowsOf func(base reg.Register) func(p int) operand.Mem
+	var curb operand.Mem
+	if bf16 {
+		curb = av.AllocLocal(8)
+		vbs := av.Load(av.Param("vbs"), av.GP64())
+		av.SHLQ(operand.U8(1), vbs) // bytes
+		vbRowsOf = w34Rows(vbs)
+		vb := av.Load(av.Param("vb"), av.GP64())
+		av.MOVQ(vb, curb)
+	}
 	k := loadConsts(w, consts)
 	{
 		v := av.Load(av.Param("v"), av.GP64())
@@ -247,22 +282,44 @@ func w34GatherTiles(w simd, consts operand.Mem) {
 	{
 		vp := av.GP64()
 		av.MOVQ(cur, vp)
+		var vbp reg.GPVirtual
+		if bf16 {
+			vbp = av.GP64()
+			av.MOVQ(curb, vbp)
+		}
 		n := loadVectors(w, "cin")
 		jo := av.GP64()
 		av.XORQ(jo, jo)
 		av.Label("col")
 		vRow := vRowsOf(vp)
-		w34InBody(w, k, func(i, c int) operand.Mem {
+		dAt := func(i, c int) operand.Mem {
 			p := av.GP64()
 			av.MOVQ(ptrs.Offset(8*(6*i+c)), p)
 			return operand.Mem{Base: p, Index: jo, Scale: 1}
-		}, func(r, l int) operand.Mem { return vRow(6*r + l) })
+		}
+		vAt := func(r, l int) operand.Mem { return vRow(6*r + l) }
+		if bf16 {
+			vbRow := vbRowsOf(vbp)
+			w34InBodyTo(w, k, dAt, vAt, func(o reg.VecVirtual, r, l int) {
+				av.VMOVAPS(o, reg.Z31)
+				vcvtneps2bf16(30, 31)
+				av.VMOVDQU32(reg.Y30, vbRow(6*r+l))
+			})
+			av.ADDQ(operand.U32(uint64(2*w.lanes)), vbp)
+		} else {
+			w34InBody(w, k, dAt, vAt)
+		}
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
 		av.DECQ(n)
 		av.JNZ(operand.LabelRef("col"))
 		c := loadStride("cin")
 		av.ADDQ(c, cur)
+		if bf16 {
+			cb := av.Load(av.Param("cin"), av.GP64())
+			av.SHLQ(operand.U8(1), cb)
+			av.ADDQ(cb, curb)
+		}
 	}
 	av.DECQ(left)
 	av.JNZ(operand.LabelRef("tile"))
@@ -448,6 +505,7 @@ func wino34() {
 		w34OutStats(w, consts)
 		w34GradOut(w)
 	}
+	w34GatherTilesBF16(consts)
 }
 
 // w34WeightConst declares the constants of the weight transform's loops:
