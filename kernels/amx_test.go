@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -148,4 +149,31 @@ func TestTransposePairs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkAMXGemmBF16 times one batch of a Winograd chunk's products on
+// the tiles: 30 tasks of 16 rows, K = 64, 64 columns (the 64x5 Connect
+// Four net's F(3x4) products per 16 tiles), in one call.
+func BenchmarkAMXGemmBF16(b *testing.B) {
+	if !slices.ContainsFunc(impls, func(im *impl) bool { return im.amx }) {
+		b.Skip("no AMX here: the CPU lacks AMX-BF16 or the OS refused the tile state")
+	}
+	r := rand.New(rand.NewPCG(427, 428))
+	const tasks, m, k, n = 30, 16, 64, 64
+	a := make([]uint16, tasks*m*k)
+	ConvertBF16(a, randSlice(r, len(a)))
+	bs := make([]*BF16Matrix, tasks)
+	for i := range bs {
+		bs[i] = PackBF16(randSlice(r, k*n), k, n)
+	}
+	c := make([]float32, tasks*m*n)
+	var p amxPlan
+	for b.Loop() {
+		p.start(m, bs[0], k, n, false)
+		for i := range tasks {
+			p.addGemm(m, a[i*m*k:], bs[i], c[i*m*n:])
+		}
+		p.run()
+	}
+	b.ReportMetric(float64(b.N)*tasks*m*k*n*2/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

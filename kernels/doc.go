@@ -13,8 +13,11 @@
 // It is for: dense row-major float32 arithmetic on the CPU, fast enough to be
 // the inner loop of network inference and training. It is not for: tensors,
 // shapes, layers, autograd or model files (package nets), GPU execution
-// (package cuda), or quantised arithmetic. AMX tiles are not used (no
-// machine with them was at hand to test on).
+// (package cuda), or quantised arithmetic. Where the CPU has AMX
+// (Intel Sapphire Rapids and later) and Linux grants the tile state, the
+// "avx512amx" implementation runs the bfloat16 Winograd products and
+// weight gradients on the tiles (amx.go): its sums agree with the
+// portable code to float32 rounding, not bit for bit.
 //
 // # Memory layout (the contract nets and the CUDA backend rely on)
 //
