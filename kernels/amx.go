@@ -129,92 +129,82 @@ func (p *amxPlan) run() {
 // fall out of the caches.
 const amxGradChunk = 32
 
+// amxScratch is the AMX paths' working memory inside a Winograd scratch:
+// the plan of the products, and the weight gradient's operands.
+type amxScratch struct {
+	plan amxPlan
+	at   []uint16     // A: the transformed input, transposed and rounded
+	bb   []uint16     // B: the output gradient in pairs of tiles
+	b    []BF16Matrix // B's matrices over bb, one per position
+}
+
 // amxWeightGrad34 is Conv3x3Winograd34WeightGradBF16's loop on AMX tiles
-// (im.amx, cin a multiple of 16, cout of whole 32- or 64-column strips).
-// Per chunk of amxGradChunk tiles, padded with zero tiles to whole k
-// tiles, the transformed output gradient is rounded and interleaved in
-// pairs of tiles as for the BF16 kernels' packed B (pairOperands), the
-// transformed input rounded and transposed into A's rows, one channel's
-// tiles per row (transposePairs); du_e += A_e x B_e accumulates in the
-// tiles.
+// (im.amx, cin a multiple of 16, cout of whole 32- or 64-column strips),
+// chunk by chunk of amxGradChunk tiles (gradProducts).
 func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float32) {
 	cin, cout := a.cin, a.cout
-	nr := bf16StripWidth(cout)
-	strips := cout / nr
-	plane := cin * cout
 	for t0 := 0; t0 < tiles; t0 += amxGradChunk {
 		t1 := min(t0+amxGradChunk, tiles)
-		nt := t1 - t0
-		np := (nt + 31) / 32 * 32 // padded to whole k tiles
-		kp := np / 2
+		np := (t1 - t0 + 31) / 32 * 32
 		is, os := np*cin+winoPad, np*cout+winoPad
-		bs := kp*2*strips*nr + 2*winoPad
 		a.gatherIn(im, sc, t0, t1, is)
 		sc.mm = grow(sc.mm, w34Pos*os)
 		a.gradOut(im, sc, t0, t1, os)
-		if np > nt {
-			for e := range w34Pos {
-				clear(sc.v[e*is+nt*cin : e*is+np*cin])
-				clear(sc.mm[e*os+nt*cout : e*os+np*cout])
-			}
-		}
-		sc.bb = grow16(sc.bb, w34Pos*bs)
-		sc.at = grow16(sc.at, w34Pos*cin*np)
-		pairOperands(im, w34Pos, np, cin, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, sc.bb, bs)
-		p := &sc.amx
-		for e := range w34Pos {
-			at := sc.at[e*cin*np : (e+1)*cin*np]
-			transposePairs(im, at, sc.v[e*is:], cin, np, cin)
-			b := &sc.gradB[e]
-			*b = BF16Matrix{k: np, n: cout, kp: kp, nr: nr, data: sc.bb[e*bs : e*bs+kp*2*strips*nr]}
-			if e == 0 {
-				p.start(cin, b, np, cout, true)
-			}
-			p.addGemm(cin, at, b, du[e*plane:(e+1)*plane])
-		}
-		p.run()
+		sc.amx.gradProducts(im, w34Pos, t1-t0, cin, cout, sc.v, is, sc.mm, os, sc.zero, du)
 	}
 }
 
 // amxGradChunk is gradChunkBF16 on AMX tiles (im.amx, cin a multiple of
-// 16, cout of whole strips), as amxWeightGrad34 does F(3x4)'s: the
-// chunk's transformed input and output gradient in float32 (gradIn,
-// gradOut), zero tiles up to whole k tiles, B packed in pairs of tiles
-// (pairOperands), A transposed and rounded (transposePairs), du_e +=
-// A_e x B_e in the tiles. winoGradChunk (96 tiles) is three k tiles.
+// 16, cout of whole strips): the chunk's transformed input and output
+// gradient in float32 (gradIn, gradOut), then gradProducts.
+// winoGradChunk (96 tiles) is three k tiles.
 func (a *winoArgs) amxGradChunk(im *impl, sc *winoScratch, t0, t1, tiles int, du []float32) {
-	cin, cout, nt := a.cin, a.cout, t1-t0
-	nr := bf16StripWidth(cout)
-	strips := cout / nr
-	np := (nt + 31) / 32 * 32
-	kp := np / 2
+	cin, cout := a.cin, a.cout
+	np := (t1 - t0 + 31) / 32 * 32
 	is, os := np*cin+winoPad, np*cout+winoPad
-	bs := kp*2*strips*nr + 2*winoPad
 	a.gradIn(im, sc, t0, t1, tiles, is)
 	sc.mm = grow(sc.mm, 16*os)
 	a.gradOut(im, sc, t0, t1, os)
-	if np > nt {
-		for e := range 16 {
-			clear(sc.v[e*is+nt*cin : e*is+np*cin])
-			clear(sc.mm[e*os+nt*cout : e*os+np*cout])
-		}
+	sc.amx.gradProducts(im, 16, t1-t0, cin, cout, sc.v, is, sc.mm, os, sc.zero, du)
+}
+
+// gradProducts adds one chunk's weight-gradient products into du
+// ([npos][cin][cout]) on the AMX tiles. v and mm hold the chunk's nt
+// transformed input and output gradient rows per position (row strides
+// is and os, with room for nt rounded up to whole k tiles of 32); the
+// rows past nt are zeroed (zero tiles add nothing), the output gradient
+// rounded and interleaved in pairs of tiles as the BF16 kernels' packed
+// B (pairOperands), the input rounded and transposed into A's rows, one
+// channel's tiles per row (transposePairs), and du_e += A_e x B_e
+// accumulated in the tiles, all positions in one call.
+func (s *amxScratch) gradProducts(im *impl, npos, nt, cin, cout int, v []float32, is int, mm []float32, os int, zero, du []float32) {
+	np := (nt + 31) / 32 * 32
+	kp := np / 2
+	nr := bf16StripWidth(cout)
+	strips := cout / nr
+	bs := kp*2*strips*nr + 2*winoPad
+	for e := range npos {
+		clear(v[e*is+nt*cin : e*is+np*cin])
+		clear(mm[e*os+nt*cout : e*os+np*cout])
 	}
-	sc.bb = grow16(sc.bb, 16*bs)
-	sc.at = grow16(sc.at, 16*cin*np)
-	pairOperands(im, 16, np, cin, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, sc.bb, bs)
-	p := &sc.amx
+	s.bb = grow16(s.bb, npos*bs)
+	s.at = grow16(s.at, npos*cin*np)
+	if len(s.b) < npos {
+		s.b = make([]BF16Matrix, npos)
+	}
+	pairOperands(im, npos, np, cin, cout, nil, 0, mm, os, zero, nil, 0, s.bb, bs)
 	plane := cin * cout
-	for e := range 16 {
-		at := sc.at[e*cin*np : (e+1)*cin*np]
-		transposePairs(im, at, sc.v[e*is:], cin, np, cin)
-		b := &sc.gradB[e]
-		*b = BF16Matrix{k: np, n: cout, kp: kp, nr: nr, data: sc.bb[e*bs : e*bs+kp*2*strips*nr]}
+	for e := range npos {
+		at := s.at[e*cin*np : (e+1)*cin*np]
+		transposePairs(im, at, v[e*is:], cin, np, cin)
+		b := &s.b[e]
+		*b = BF16Matrix{k: np, n: cout, kp: kp, nr: nr, data: s.bb[e*bs : e*bs+kp*2*strips*nr]}
 		if e == 0 {
-			p.start(cin, b, np, cout, true)
+			s.plan.start(cin, b, np, cout, true)
 		}
-		p.addGemm(cin, at, b, du[e*plane:(e+1)*plane])
+		s.plan.addGemm(cin, at, b, du[e*plane:(e+1)*plane])
 	}
-	p.run()
+	s.plan.run()
 }
 
 // transposePairs writes the np x n float32 matrix src (leading dimension

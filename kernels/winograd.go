@@ -376,14 +376,10 @@ type winoScratch struct {
 	vb []uint16  // the same in bfloat16 (Conv3x3WinogradBF16)
 	// ab and bb are gradChunkBF16's operands in pair rows.
 	ab, bb []uint16
-	amx    amxPlan // the products' tasks on AMX tiles
-	// at and gradB are the AMX weight gradient's A (transposed pair rows)
-	// and its B matrices over bb (winoArgs.amxGradChunk).
-	at    []uint16
-	gradB [16]BF16Matrix
-	mm    []float32 // products, [16][nt*cout]
-	zero  []float32 // max(cin, cout) zeros: padding, a missing bias or residual
-	sink  []float32 // cout values written for output pixels outside the image
+	amx    amxScratch // the AMX paths' plan and operands
+	mm     []float32  // products, [16][nt*cout]
+	zero   []float32  // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32  // cout values written for output pixels outside the image
 	// tab is winoArgs.table's for images of tabHW (h, w).
 	tab   []int32
 	tabHW [2]int
@@ -556,7 +552,7 @@ func (a *winoArgs) chunk(t0, t1 int) {
 	}
 	rounded := a.transformIn(im, sc, &sc.v, t0, t1, is, bf16)
 	if bf16 && im.amx && amxFits(a.ub.u[0]) {
-		p := &sc.amx
+		p := &sc.amx.plan
 		p.start(nt, a.ub.u[0], cin, cout, false)
 		for e := range 16 {
 			if !rounded {

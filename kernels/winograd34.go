@@ -402,14 +402,10 @@ type w34Scratch struct {
 	// ab and bb are Conv3x3Winograd34WeightGradBF16's operands in pair
 	// rows (pairOperands).
 	ab, bb []uint16
-	amx    amxPlan // the products' tasks on AMX tiles
-	// at and gradB are the AMX weight gradient's A (transposed pair rows)
-	// and its B matrices over bb (amxWeightGrad34).
-	at    []uint16
-	gradB [w34Pos]BF16Matrix
-	mm    []float32 // products or transformed output gradients, [30][nt*cout]
-	zero  []float32 // max(cin, cout) zeros: padding, a missing bias or residual
-	sink  []float32 // cout values written for output pixels outside the image
+	amx    amxScratch // the AMX paths' plan and operands
+	mm     []float32  // products or transformed output gradients, [30][nt*cout]
+	zero   []float32  // max(cin, cout) zeros: padding, a missing bias or residual
+	sink   []float32  // cout values written for output pixels outside the image
 	// tab is w34Args.table's for images of tabHW (h, w).
 	tab   []int32
 	tabHW [2]int

@@ -82,7 +82,7 @@ func (a *w34Args) productsBF16(im *impl, sc *w34Scratch, nt, is, os int, rounded
 	cin, cout := a.cin, a.cout
 	sc.vb = grow16(sc.vb, w34Pos*is)
 	if im.amx && amxFits(a.ub.u[0]) {
-		p := &sc.amx
+		p := &sc.amx.plan
 		p.start(nt, a.ub.u[0], cin, cout, false)
 		for e := range w34Pos {
 			if !rounded {
