@@ -123,55 +123,235 @@ done:
 	TILERELEASE
 	RET
 
-// func transposePairsBF16AVX512(dst *uint16, src *float32, idx *[32]int32, perm *[32]uint16, rows, blocks, ldd int)
+// func transposePairsBF16AVX512(dst *uint16, src *float32, perm *[32]uint16, ld, n, blocks, ldd int)
 //
-// For i < rows and q < 16*blocks: the word q of row i of dst (ldd bytes
-// apart) holds src's column i at rows 2q (low half) and 2q+1 (high half),
-// each rounded to bfloat16 (VCVTNE2PS2BF16, as ToBF16). idx[p] and
-// idx[16+p] are the byte offsets of rows 2p and 2p+1 from the block's
-// first row (a block is 32 source rows, 16*idx[1] bytes); perm
-// interleaves the two converted halves.
+// For each group of 16 channels (n a multiple of 16) and each block of 32
+// source rows (tiles): rows 2p and 2p+1 are loaded, rounded to bfloat16
+// and interleaved (VCVTNE2PS2BF16, then VPERMW by perm: word i = channel
+// i's pair p) into Z0-Z15, the 16 x 16 matrix of words is transposed in
+// registers (dword and qword unpacks, then two rounds of 128-bit lane
+// shuffles), and row i of the result (channel i's 16 pairs of tiles) is
+// stored at dst + i*ldd + block*64. ld and ldd are in bytes.
 TEXT ·transposePairsBF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
-	MOVQ idx+16(FP), AX
-	MOVQ perm+24(FP), R12
-	MOVQ rows+32(FP), CX
-	MOVQ blocks+40(FP), R9
-	MOVQ ldd+48(FP), R10
-	VMOVDQU32 (AX), Z4
-	VMOVDQU32 64(AX), Z5
-	VMOVDQU16 (R12), Z6
-	// The bytes of 32 source rows: idx[1] is row 2's offset, 16 of them.
-	MOVLQSX 4(AX), R11
-	SHLQ $4, R11
+	MOVQ ld+24(FP), AX
+	MOVQ n+32(FP), CX
+	MOVQ ldd+48(FP), R9
+	LEAQ (R9)(R9*2), R10 // 3*ldd
+	SHRQ $4, CX
 	TESTQ CX, CX
-	JZ pdone
-	TESTQ R9, R9
-	JZ pdone
-prow:
-	MOVQ SI, BX
-	MOVQ DI, DX
-	MOVQ R9, R8
-pblock:
-	KXNORW K1, K1, K1
-	KXNORW K2, K2, K2
-	VGATHERDPS (BX)(Z4*1), K1, Z0
-	VGATHERDPS (BX)(Z5*1), K2, Z1
-	// VCVTNE2PS2BF16 zmm2, zmm1, zmm0: words 0-15 from Z0 (the even
-	// rows), 16-31 from Z1 (the odd rows); bytes as gemm_amd64.s's.
-	LONG $0x4877f262
-	WORD $0xd072
-	VPERMW Z2, Z6, Z3
-	VMOVDQU16 Z3, (DX)
-	ADDQ R11, BX
-	ADDQ $64, DX
+	JZ tpdone
+	MOVQ blocks+40(FP), R8
+	TESTQ R8, R8
+	JZ tpdone
+tpgroup:
+	MOVQ blocks+40(FP), R8
+	MOVQ SI, R11
+	MOVQ DI, R12
+tpblock:
+	MOVQ perm+16(FP), R13
+	VMOVDQU16 (R13), Z29
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm0, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xc6
+	VPERMW Z0, Z29, Z0
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm1, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xce
+	VPERMW Z1, Z29, Z1
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm2, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xd6
+	VPERMW Z2, Z29, Z2
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm3, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xde
+	VPERMW Z3, Z29, Z3
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm4, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xe6
+	VPERMW Z4, Z29, Z4
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm5, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xee
+	VPERMW Z5, Z29, Z5
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm6, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xf6
+	VPERMW Z6, Z29, Z6
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm7, zmm31, zmm30
+	BYTE $0x62; BYTE $0x92; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xfe
+	VPERMW Z7, Z29, Z7
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm8, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xc6
+	VPERMW Z8, Z29, Z8
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm9, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xce
+	VPERMW Z9, Z29, Z9
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm10, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xd6
+	VPERMW Z10, Z29, Z10
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm11, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xde
+	VPERMW Z11, Z29, Z11
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm12, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xe6
+	VPERMW Z12, Z29, Z12
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm13, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xee
+	VPERMW Z13, Z29, Z13
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm14, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xf6
+	VPERMW Z14, Z29, Z14
+	LEAQ (R11)(AX*2), R11
+	VMOVUPS (R11), Z30
+	VMOVUPS (R11)(AX*1), Z31
+	// VCVTNE2PS2BF16 zmm15, zmm31, zmm30
+	BYTE $0x62; BYTE $0x12; BYTE $0x07; BYTE $0x40; BYTE $0x72; BYTE $0xfe
+	VPERMW Z15, Z29, Z15
+	LEAQ (R11)(AX*2), R11
+	// Stage 1: dwords of row pairs; stage 2: qwords (4 x 4 within each lane).
+	VPUNPCKLDQ Z1, Z0, Z16
+	VPUNPCKHDQ Z1, Z0, Z17
+	VPUNPCKLDQ Z3, Z2, Z18
+	VPUNPCKHDQ Z3, Z2, Z19
+	VPUNPCKLDQ Z5, Z4, Z20
+	VPUNPCKHDQ Z5, Z4, Z21
+	VPUNPCKLDQ Z7, Z6, Z22
+	VPUNPCKHDQ Z7, Z6, Z23
+	VPUNPCKLDQ Z9, Z8, Z24
+	VPUNPCKHDQ Z9, Z8, Z25
+	VPUNPCKLDQ Z11, Z10, Z26
+	VPUNPCKHDQ Z11, Z10, Z27
+	VPUNPCKLDQ Z13, Z12, Z28
+	VPUNPCKHDQ Z13, Z12, Z29
+	VPUNPCKLDQ Z15, Z14, Z30
+	VPUNPCKHDQ Z15, Z14, Z31
+	VPUNPCKLQDQ Z18, Z16, Z0
+	VPUNPCKHQDQ Z18, Z16, Z1
+	VPUNPCKLQDQ Z19, Z17, Z2
+	VPUNPCKHQDQ Z19, Z17, Z3
+	VPUNPCKLQDQ Z22, Z20, Z4
+	VPUNPCKHQDQ Z22, Z20, Z5
+	VPUNPCKLQDQ Z23, Z21, Z6
+	VPUNPCKHQDQ Z23, Z21, Z7
+	VPUNPCKLQDQ Z26, Z24, Z8
+	VPUNPCKHQDQ Z26, Z24, Z9
+	VPUNPCKLQDQ Z27, Z25, Z10
+	VPUNPCKHQDQ Z27, Z25, Z11
+	VPUNPCKLQDQ Z30, Z28, Z12
+	VPUNPCKHQDQ Z30, Z28, Z13
+	VPUNPCKLQDQ Z31, Z29, Z14
+	VPUNPCKHQDQ Z31, Z29, Z15
+	// The four 4 x 4 blocks of lanes; row 4l+c of the result to base l, offset c.
+	LEAQ (R12)(R9*4), R13
+	LEAQ (R13)(R9*4), DX
+	LEAQ (DX)(R9*4), R11
+	VSHUFI32X4 $0x44, Z4, Z0, Z16
+	VSHUFI32X4 $0xEE, Z4, Z0, Z17
+	VSHUFI32X4 $0x44, Z12, Z8, Z18
+	VSHUFI32X4 $0xEE, Z12, Z8, Z19
+	VSHUFI32X4 $0x88, Z18, Z16, Z20
+	VSHUFI32X4 $0xDD, Z18, Z16, Z21
+	VSHUFI32X4 $0x88, Z19, Z17, Z22
+	VSHUFI32X4 $0xDD, Z19, Z17, Z23
+	VMOVDQU32 Z20, (R12)
+	VMOVDQU32 Z21, (R13)
+	VMOVDQU32 Z22, (DX)
+	VMOVDQU32 Z23, (R11)
+	VSHUFI32X4 $0x44, Z5, Z1, Z16
+	VSHUFI32X4 $0xEE, Z5, Z1, Z17
+	VSHUFI32X4 $0x44, Z13, Z9, Z18
+	VSHUFI32X4 $0xEE, Z13, Z9, Z19
+	VSHUFI32X4 $0x88, Z18, Z16, Z20
+	VSHUFI32X4 $0xDD, Z18, Z16, Z21
+	VSHUFI32X4 $0x88, Z19, Z17, Z22
+	VSHUFI32X4 $0xDD, Z19, Z17, Z23
+	VMOVDQU32 Z20, (R12)(R9*1)
+	VMOVDQU32 Z21, (R13)(R9*1)
+	VMOVDQU32 Z22, (DX)(R9*1)
+	VMOVDQU32 Z23, (R11)(R9*1)
+	VSHUFI32X4 $0x44, Z6, Z2, Z16
+	VSHUFI32X4 $0xEE, Z6, Z2, Z17
+	VSHUFI32X4 $0x44, Z14, Z10, Z18
+	VSHUFI32X4 $0xEE, Z14, Z10, Z19
+	VSHUFI32X4 $0x88, Z18, Z16, Z20
+	VSHUFI32X4 $0xDD, Z18, Z16, Z21
+	VSHUFI32X4 $0x88, Z19, Z17, Z22
+	VSHUFI32X4 $0xDD, Z19, Z17, Z23
+	VMOVDQU32 Z20, (R12)(R9*2)
+	VMOVDQU32 Z21, (R13)(R9*2)
+	VMOVDQU32 Z22, (DX)(R9*2)
+	VMOVDQU32 Z23, (R11)(R9*2)
+	VSHUFI32X4 $0x44, Z7, Z3, Z16
+	VSHUFI32X4 $0xEE, Z7, Z3, Z17
+	VSHUFI32X4 $0x44, Z15, Z11, Z18
+	VSHUFI32X4 $0xEE, Z15, Z11, Z19
+	VSHUFI32X4 $0x88, Z18, Z16, Z20
+	VSHUFI32X4 $0xDD, Z18, Z16, Z21
+	VSHUFI32X4 $0x88, Z19, Z17, Z22
+	VSHUFI32X4 $0xDD, Z19, Z17, Z23
+	VMOVDQU32 Z20, (R12)(R10*1)
+	VMOVDQU32 Z21, (R13)(R10*1)
+	VMOVDQU32 Z22, (DX)(R10*1)
+	VMOVDQU32 Z23, (R11)(R10*1)
+	// The next block: 32 source rows on, 64 bytes on in every row of dst.
+	MOVQ AX, R11
+	SHLQ $5, R11
+	ADDQ R11, SI
+	ADDQ $64, R12
+	MOVQ SI, R11
 	DECQ R8
-	JNZ pblock
-	ADDQ $4, SI
-	ADDQ R10, DI
+	JNZ tpblock
+	// The next group: back to block 0 of the source, 16 rows on in dst.
+	MOVQ AX, R11
+	SHLQ $5, R11
+	IMULQ blocks+40(FP), R11
+	SUBQ R11, SI
+	ADDQ $64, SI
+	MOVQ R9, R11
+	SHLQ $4, R11
+	ADDQ R11, DI
 	DECQ CX
-	JNZ prow
-pdone:
+	JNZ tpgroup
+tpdone:
 	VZEROUPPER
 	RET

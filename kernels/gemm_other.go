@@ -121,6 +121,6 @@ func w34WeightsGradGTAVX512(t *[6]*float32, dw *[3]*float32, n int) { noSIMD() }
 
 // amxGemmBF16 is the AMX kernel of amd64; no implementation here sets amx.
 func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int) { noSIMD() }
-func transposePairsBF16AVX512(dst *uint16, src *float32, idx *[32]int32, perm *[32]uint16, rows, blocks, ldd int) {
+func transposePairsBF16AVX512(dst *uint16, src *float32, perm *[32]uint16, ld, n, blocks, ldd int) {
 	noSIMD()
 }
