@@ -520,7 +520,7 @@ func init() {
 			{Key: "conv", Values: append([]string{"auto"}, convNames...), Default: "auto",
 				Help: "3x3 convolution algorithm of inference (Net.SetConvAlgorithm); winograd: F(2x2,3x3), or F(3x4,3x3) in float32 where it pays (the Connect Four board); auto: winograd with the SIMD kernels (faster than im2col there: docs/BENCHMARKS.md), im2col with the generic ones (see AutoConvAlgorithm)"},
 			{Key: "precision", Values: precisionNames, Default: "fp32",
-				Help: "number format of inference (Net.SetPrecision); bf16: 3x3 convolutions with bfloat16 operands and float32 sums (by the conv algorithm), on AVX-512 BF16 (VDPBF16PS) where the CPU has it and in slow portable code where not"}},
+				Help: "number format of inference (Net.SetPrecision); bf16: 3x3 convolutions with bfloat16 operands and float32 sums (by the conv algorithm), on AMX tiles or AVX-512 BF16 (VDPBF16PS) where the CPU has them (on AMX 1.3-2.6x the evaluations/s of fp32; VDPBF16PS alone is slower than fp32 on Intel's cores: docs/BENCHMARKS.md) and in slow portable code where not"}},
 		Open: func(net *Net, opts BackendOptions) (Backend, error) {
 			b, err := NewCPUBackend(net, opts)
 			if err != nil {
