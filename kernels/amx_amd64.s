@@ -1,6 +1,7 @@
 //go:build amd64
 
-// AMX tile kernels (see amx.go). Written by hand: neither Go's assembler
+// AMX tile kernels and the AMX weight gradient's transposition (see
+// amx.go). Written by hand: neither Go's assembler
 // nor avo (which generates gemm_amd64.s) knows the AMX instructions, so
 // the macros below emit their VEX encodings byte by byte, with fixed
 // registers (checked against GNU as 2.40's encodings):
@@ -11,6 +12,9 @@
 //
 // Tiles: tmm0-3 the C tiles (16 float32 columns each), tmm4 the A tile
 // (16 k pairs), tmm5-7 the B tiles (16 k pairs x 16 columns).
+// transposePairsBF16AVX512's unrolled body was written out by a throwaway
+// script: each of its VCVTNE2PS2BF16 carries its EVEX bytes (Go's
+// assembler lacks the instruction) with the registers in a comment.
 
 #include "textflag.h"
 

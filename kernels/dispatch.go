@@ -118,11 +118,11 @@ func Available() []string {
 func Current() string { return cur.Load().name }
 
 // Use switches every kernel to the named implementation ("generic", "avx2",
-// "avx512", "avx512amx") and returns a function restoring the previous one. It returns an
-// error, and changes nothing, when the name is unknown or the CPU cannot run
-// it. Use is for tests, benchmarks and start-up; it must not race with
-// kernel calls that expect a particular implementation (calls in flight
-// finish on whichever implementation they started with).
+// "avx512", "avx512amx") and returns a function restoring the previous
+// one. It returns an error, and changes nothing, when the name is unknown
+// or the CPU cannot run it. Use is for tests, benchmarks and start-up; it
+// must not race with kernel calls that expect a particular implementation
+// (calls in flight finish on whichever implementation they started with).
 func Use(name string) (restore func(), err error) {
 	im := lookup(name)
 	if im == nil {
