@@ -1,9 +1,12 @@
 package kernels
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"testing"
 )
@@ -176,4 +179,67 @@ func BenchmarkAMXGemmBF16(b *testing.B) {
 		p.run()
 	}
 	b.ReportMetric(float64(b.N)*tasks*m*k*n*2/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// TestAMXUnderSignals runs AMX products on more goroutines than cores
+// while the runtime interrupts them (preemption requests, a CPU profile's
+// SIGPROF, goroutines moving between threads) and checks that every
+// result equals the first bit for bit: the tile state is the OS thread's,
+// so a product split across threads or clobbered by a signal handler
+// would show up as a wrong sum.
+func TestAMXUnderSignals(t *testing.T) {
+	amxImplOrSkip(t)
+	r := rand.New(rand.NewPCG(429, 430))
+	const m, k, n = 37, 64, 128
+	a := make([]uint16, m*k)
+	ConvertBF16(a, randSlice(r, len(a)))
+	b := PackBF16(randSlice(r, k*n), k, n)
+	run := func(c []float32) {
+		var p amxPlan
+		p.start(m, b, k, n, false)
+		p.addGemm(m, a, b, c)
+		p.run()
+	}
+	want := make([]float32, m*n)
+	run(want)
+	iters := 2000
+	if testing.Short() {
+		iters = 300
+	}
+	var prof bytes.Buffer
+	if err := pprof.StartCPUProfile(&prof); err == nil {
+		defer pprof.StopCPUProfile()
+	}
+	stop := make(chan struct{})
+	go func() { // keeps the scheduler busy: preemption requests land on the workers
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	defer close(stop)
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			c := make([]float32, m*n)
+			for i := range iters {
+				clear(c)
+				run(c)
+				if !slices.Equal(math32bits(c), math32bits(want)) {
+					errs <- fmt.Errorf("goroutine %d, iteration %d: the product differs from the first", g, i)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
