@@ -140,17 +140,56 @@ type amxScratch struct {
 
 // amxWeightGrad34 is Conv3x3Winograd34WeightGradBF16's loop on AMX tiles
 // (im.amx, cin a multiple of 16, cout of whole 32- or 64-column strips),
-// chunk by chunk of amxGradChunk tiles (gradProducts).
+// chunk by chunk of amxGradChunk tiles (gradProducts). With one strip
+// (cout 32 or 64) the output gradient's transform writes B's pairs of
+// tiles in bfloat16 itself (w34GradOutPairsBF16AVX512: the values of
+// gradOut and pairOperands, without their float32 rows).
 func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float32) {
 	cin, cout := a.cin, a.cout
+	fused := bf16StripWidth(cout) == cout
 	for t0 := 0; t0 < tiles; t0 += amxGradChunk {
 		t1 := min(t0+amxGradChunk, tiles)
 		np := (t1 - t0 + 31) / 32 * 32
 		is, os := np*cin+winoPad, np*cout+winoPad
 		a.gatherIn(im, sc, t0, t1, is)
+		if fused {
+			bs := sc.amx.growB(w34Pos, np, cout)
+			a.gradOutPairs(sc, t0, t1, np, sc.amx.bb, bs)
+			sc.amx.gradProducts(im, w34Pos, t1-t0, cin, cout, sc.v, is, nil, 0, sc.zero, du)
+			continue
+		}
 		sc.mm = grow(sc.mm, w34Pos*os)
 		a.gradOut(im, sc, t0, t1, os)
 		sc.amx.gradProducts(im, w34Pos, t1-t0, cin, cout, sc.v, is, sc.mm, os, sc.zero, du)
+	}
+}
+
+// gradOutPairs writes the transformed output gradient of tiles [t0, t1),
+// zero tiles up to np, as gradOut's values rounded to bfloat16 and
+// interleaved in pairs of tiles, into bb's rows (stride bs values), one
+// pair row of cout (= its strip width) words per pair.
+func (a *w34Args) gradOutPairs(sc *w34Scratch, t0, t1, np int, bb []uint16, bs int) {
+	cout := a.cout
+	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w
+	var y [2 * w34Outs]*float32 // on the stack: no write barriers
+	for p := range np / 2 {
+		for h := range 2 {
+			t := t0 + 2*p + h
+			for q := range w34Outs {
+				y[h*w34Outs+q] = &sc.zero[0]
+			}
+			if t >= t1 {
+				continue
+			}
+			base := (t / per) * hw
+			for q, o := range tab[w34Entry*(t%per)+w34Pos:][:w34Outs] {
+				if o >= 0 {
+					y[h*w34Outs+q] = &a.dst[(base+int(o))*cout]
+				}
+			}
+		}
+		_ = bb[(w34Pos-1)*bs+(p+1)*cout*2-1]
+		w34GradOutPairsBF16AVX512(&bb[p*cout*2], bs, &y, cout)
 	}
 }
 
@@ -168,31 +207,48 @@ func (a *winoArgs) amxGradChunk(im *impl, sc *winoScratch, t0, t1, tiles int, du
 	sc.amx.gradProducts(im, 16, t1-t0, cin, cout, sc.v, is, sc.mm, os, sc.zero, du)
 }
 
+// growB sizes the weight gradient's B for npos positions of np tiles
+// (whole k tiles) and cout columns, and returns its row stride.
+func (s *amxScratch) growB(npos, np, cout int) (bs int) {
+	nr := bf16StripWidth(cout)
+	bs = np*((cout+nr-1)/nr)*nr + 2*winoPad
+	s.bb = grow16(s.bb, npos*bs)
+	return bs
+}
+
 // gradProducts adds one chunk's weight-gradient products into du
-// ([npos][cin][cout]) on the AMX tiles. v and mm hold the chunk's nt
-// transformed input and output gradient rows per position (row strides
-// is and os, with room for nt rounded up to whole k tiles of 32); the
-// rows past nt are zeroed (zero tiles add nothing), the output gradient
-// rounded and interleaved in pairs of tiles as the BF16 kernels' packed
-// B (pairOperands), the input rounded and transposed into A's rows, one
-// channel's tiles per row (transposePairs), and du_e += A_e x B_e
-// accumulated in the tiles, all positions in one call.
+// ([npos][cin][cout]) on the AMX tiles. v holds the chunk's nt
+// transformed input rows per position (row stride is, with room for nt
+// rounded up to whole k tiles of 32, np), mm the transformed output
+// gradient's (row stride os), or nil when s.bb already holds B (growB's
+// layout, np tiles). The rows past nt are zeroed (zero tiles add
+// nothing), the output gradient rounded and interleaved in pairs of
+// tiles as the BF16 kernels' packed B (pairOperands), the input rounded
+// and transposed into A's rows, one channel's tiles per row
+// (transposePairs), and du_e += A_e x B_e accumulated in the tiles, all
+// positions in one call.
 func (s *amxScratch) gradProducts(im *impl, npos, nt, cin, cout int, v []float32, is int, mm []float32, os int, zero, du []float32) {
 	np := (nt + 31) / 32 * 32
 	kp := np / 2
 	nr := bf16StripWidth(cout)
 	strips := cout / nr
-	bs := kp*2*strips*nr + 2*winoPad
 	for e := range npos {
 		clear(v[e*is+nt*cin : e*is+np*cin])
-		clear(mm[e*os+nt*cout : e*os+np*cout])
 	}
-	s.bb = grow16(s.bb, npos*bs)
+	var bs int
+	if mm != nil {
+		for e := range npos {
+			clear(mm[e*os+nt*cout : e*os+np*cout])
+		}
+		bs = s.growB(npos, np, cout)
+		pairOperands(im, npos, np, cin, cout, nil, 0, mm, os, zero, nil, 0, s.bb, bs)
+	} else {
+		bs = np*strips*nr + 2*winoPad
+	}
 	s.at = grow16(s.at, npos*cin*np)
 	if len(s.b) < npos {
 		s.b = make([]BF16Matrix, npos)
 	}
-	pairOperands(im, npos, np, cin, cout, nil, 0, mm, os, zero, nil, 0, s.bb, bs)
 	plane := cin * cout
 	for e := range npos {
 		at := s.at[e*cin*np : (e+1)*cin*np]

@@ -243,3 +243,40 @@ func TestAMXUnderSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestGradOutPairs checks the fused transform of the output gradient into
+// bfloat16 pairs of tiles (w34GradOutPairsBF16AVX512) against gradOut and
+// pairOperands, bit for bit: chunks with an odd tile count and padding to
+// whole k tiles, tiles partly outside the board.
+func TestGradOutPairs(t *testing.T) {
+	im := amxImplOrSkip(t)
+	r := rand.New(rand.NewPCG(431, 432))
+	for _, sh := range [][4]int{{5, 6, 7, 32}, {3, 6, 7, 64}, {2, 5, 5, 64}} {
+		batch, h, w, cout := sh[0], sh[1], sh[2], sh[3]
+		dy := randSlice(r, batch*h*w*cout)
+		a := w34Args{cin: 16, h: h, w: w, th: (h + 2) / 3, tw: (w + 3) / 4, cout: cout, dst: dy}
+		tiles := batch * a.th * a.tw
+		for _, span := range [][2]int{{0, min(tiles, 32)}, {1, min(tiles, 24)}} {
+			t0, t1 := span[0], span[1]
+			nt := t1 - t0
+			np := (nt + 31) / 32 * 32
+			sc := &w34Scratch{zero: make([]float32, max(16, cout))}
+			var s amxScratch
+			bs := s.growB(w34Pos, np, cout)
+			a.gradOutPairs(sc, t0, t1, np, s.bb, bs)
+			got := slices.Clone(s.bb)
+			os := np*cout + winoPad
+			sc.mm = make([]float32, w34Pos*os)
+			a.gradOut(im, sc, t0, t1, os)
+			want := make([]uint16, len(got))
+			pairOperands(genericImpl, w34Pos, np, 16, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, want, bs)
+			for e := range w34Pos {
+				for i := range np * cout {
+					if g, w := got[e*bs+i], want[e*bs+i]; g != w {
+						t.Fatalf("%v tiles [%d, %d): position %d, value %d = %#04x, want %#04x", sh, t0, t1, e, i, g, w)
+					}
+				}
+			}
+		}
+	}
+}

@@ -124,3 +124,4 @@ func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int
 func transposePairsBF16AVX512(dst *uint16, src *float32, perm *[32]uint16, ld, n, blocks, ldd int) {
 	noSIMD()
 }
+func w34GradOutPairsBF16AVX512(dst *uint16, ds int, src *[24]*float32, n int) { noSIMD() }

@@ -703,3 +703,8 @@ func w34GradOutAVX512(v *float32, vs int, src *[12]*float32, n int)
 //
 //go:noescape
 func w34GatherTilesBF16AVX512(v *float32, vs int, vb *uint16, vbs int, img *float32, tab *int32, zero *float32, cin int, nt int, pf *float32, pfl int)
+
+// w34GradOutPairsBF16AVX512 is w34GradOutAVX512 of two tiles (src[0..11], src[12..23]) rounded to bfloat16 and interleaved in pairs into dst (row stride ds values), on n columns (a multiple of 16).
+//
+//go:noescape
+func w34GradOutPairsBF16AVX512(dst *uint16, ds int, src *[24]*float32, n int)

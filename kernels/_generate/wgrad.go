@@ -30,14 +30,20 @@ func wgrad() {
 // pairIndex declares the VPERMW index that interleaves the two halves of
 // a VCVTNE2PS2BF16 result: word 2j is word j (the first tile's), word
 // 2j+1 is word 16+j (the second's).
+// Declared once, on the first call.
 func pairIndex() operand.Mem {
-	m := av.GLOBL("wgradPairIndex", attr.RODATA|attr.NOPTR)
-	for j := range 16 {
-		av.DATA(4*j, operand.U16(uint64(j)))
-		av.DATA(4*j+2, operand.U16(uint64(16+j)))
+	if pairIndexMem == nil {
+		m := av.GLOBL("wgradPairIndex", attr.RODATA|attr.NOPTR)
+		for j := range 16 {
+			av.DATA(4*j, operand.U16(uint64(j)))
+			av.DATA(4*j+2, operand.U16(uint64(16+j)))
+		}
+		pairIndexMem = &m
 	}
-	return m
+	return *pairIndexMem
 }
+
+var pairIndexMem *operand.Mem
 
 // winoGradOut writes winoGradOut<w>: for each of n columns j (a multiple
 // of the lanes) of the 2x2 output gradient y_q = src[q][j] (q =

@@ -458,38 +458,86 @@ func w34GradOut(w simd) {
 	vRow := w34Rows(vs)(vp)
 	countedLoop(n, func() {
 		for i := range 5 {
-			var s [4]reg.VecVirtual
-			for c := range 4 {
-				y := func(r int) reg.VecVirtual { return w34Load(w, w34Ptr(tbl, jo, 4*r+c)) }
-				switch i {
-				case 0:
-					s[c] = y(0)
-				case 1: // (y0 + y1) + y2
-					s[c] = add(w, add(w, y(0), y(1)), y(2))
-				case 2: // (y0 - y1) + y2
-					s[c] = add(w, sub(w, y(0), y(1)), y(2))
-				case 3: // (4*y0 + 2*y1) + y2
-					s[c] = add(w, add(w, dbl(w, dbl(w, y(0))), dbl(w, y(1))), y(2))
-				default:
-					s[c] = y(2)
-				}
-			}
-			four := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, dbl(w, x)) }
-			eight := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, four(x)) }
-			out := [6]reg.VecVirtual{
-				s[0],
-				add(w, add(w, s[0], s[1]), add(w, s[2], s[3])),                      // (s0 + s1) + (s2 + s3)
-				add(w, sub(w, s[0], s[1]), sub(w, s[2], s[3])),                      // (s0 - s1) + (s2 - s3)
-				add(w, add(w, s[0], dbl(w, s[1])), add(w, four(s[2]), eight(s[3]))), // (s0 + 2*s1) + (4*s2 + 8*s3)
-				add(w, sub(w, s[0], dbl(w, s[1])), sub(w, four(s[2]), eight(s[3]))), // (s0 - 2*s1) + (4*s2 - 8*s3)
-				s[3],
-			}
-			for l, o := range out {
+			for l, o := range w34GradOutRow(w, i, func(q int) operand.Mem { return w34Ptr(tbl, jo, q) }) {
 				av.VMOVUPS(o, vRow(6*i+l))
 			}
 		}
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), jo)
 		av.ADDQ(operand.U32(uint64(4*w.lanes)), vp)
+	})
+}
+
+// w34GradOutRow emits row i of the output gradient's transform of one
+// vector of columns, dY[q] read at y(q): the values e = 6i+l, l < 6, of
+// kernels/winograd34.go's w34GradOut (every product by a power of two,
+// exact).
+func w34GradOutRow(w simd, i int, y func(q int) operand.Mem) [6]reg.VecVirtual {
+	var s [4]reg.VecVirtual
+	for c := range 4 {
+		y := func(r int) reg.VecVirtual { return w34Load(w, y(4*r+c)) }
+		switch i {
+		case 0:
+			s[c] = y(0)
+		case 1: // (y0 + y1) + y2
+			s[c] = add(w, add(w, y(0), y(1)), y(2))
+		case 2: // (y0 - y1) + y2
+			s[c] = add(w, sub(w, y(0), y(1)), y(2))
+		case 3: // (4*y0 + 2*y1) + y2
+			s[c] = add(w, add(w, dbl(w, dbl(w, y(0))), dbl(w, y(1))), y(2))
+		default:
+			s[c] = y(2)
+		}
+	}
+	four := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, dbl(w, x)) }
+	eight := func(x reg.VecVirtual) reg.VecVirtual { return dbl(w, four(x)) }
+	return [6]reg.VecVirtual{
+		s[0],
+		add(w, add(w, s[0], s[1]), add(w, s[2], s[3])),                      // (s0 + s1) + (s2 + s3)
+		add(w, sub(w, s[0], s[1]), sub(w, s[2], s[3])),                      // (s0 - s1) + (s2 - s3)
+		add(w, add(w, s[0], dbl(w, s[1])), add(w, four(s[2]), eight(s[3]))), // (s0 + 2*s1) + (4*s2 + 8*s3)
+		add(w, sub(w, s[0], dbl(w, s[1])), sub(w, four(s[2]), eight(s[3]))), // (s0 - 2*s1) + (4*s2 - 8*s3)
+		s[3],
+	}
+}
+
+// w34GradOutPairsBF16 writes w34GradOutPairsBF16AVX512: w34GradOutAVX512
+// of two tiles (dY of the first from src[0..11], of the second from
+// src[12..23]), each value rounded to bfloat16 and the two tiles'
+// interleaved in pairs (VCVTNE2PS2BF16 of Z31 (second) and Z30 (first)
+// into Z29, then VPERMW by wgradPairIndex), the pair row of position e
+// stored at dst + e*ds values: the packed B of the AMX weight gradient.
+// Z29 is read with no visible write, so the register allocator keeps
+// every value live in the loop out of it.
+func w34GradOutPairsBF16(idx operand.Mem) {
+	name := "w34GradOutPairsBF16AVX512"
+	av.TEXT(name, av.NOSPLIT, "func(dst *uint16, ds int, src *[24]*float32, n int)")
+	av.Doc(name + " is w34GradOutAVX512 of two tiles (src[0..11], src[12..23]) rounded to bfloat16 and interleaved in pairs into dst (row stride ds values), on n columns (a multiple of 16).")
+	av.Pragma("noescape")
+	dp := av.Load(av.Param("dst"), av.GP64())
+	ds := av.Load(av.Param("ds"), av.GP64())
+	av.SHLQ(operand.U8(1), ds) // bytes
+	tbl := av.Load(av.Param("src"), av.GP64())
+	n := loadVectors(avx512, "n")
+	jo := av.GP64()
+	av.XORQ(jo, jo)
+	dRow := w34Rows(ds)(dp)
+	perm := avx512.vec()
+	av.VMOVDQU16(idx, perm)
+	countedLoop(n, func() {
+		for i := range 5 {
+			first := w34GradOutRow(avx512, i, func(q int) operand.Mem { return w34Ptr(tbl, jo, q) })
+			second := w34GradOutRow(avx512, i, func(q int) operand.Mem { return w34Ptr(tbl, jo, 12+q) })
+			for l := range 6 {
+				av.VMOVAPS(first[l], reg.Z30)
+				av.VMOVAPS(second[l], reg.Z31)
+				vcvtne2ps2bf16(29, 31, 30)
+				out := avx512.vec()
+				av.VPERMW(reg.Z29, perm, out)
+				av.VMOVDQU16(out, dRow(6*i+l))
+			}
+		}
+		av.ADDQ(operand.U32(64), jo)
+		av.ADDQ(operand.U32(64), dp)
 	})
 }
 
@@ -506,6 +554,7 @@ func wino34() {
 		w34GradOut(w)
 	}
 	w34GatherTilesBF16(consts)
+	w34GradOutPairsBF16(pairIndex())
 }
 
 // w34WeightConst declares the constants of the weight transform's loops:
