@@ -3,6 +3,7 @@ package kernels
 import (
 	"encoding/binary"
 	"fmt"
+	"unsafe"
 )
 
 // bfloat16 products on AMX tiles (Intel's Advanced Matrix Extensions,
@@ -194,17 +195,54 @@ func (a *w34Args) gradOutPairs(sc *w34Scratch, t0, t1, np int, bb []uint16, bs i
 }
 
 // amxGradChunk is gradChunkBF16 on AMX tiles (im.amx, cin a multiple of
-// 16, cout of whole strips): the chunk's transformed input and output
-// gradient in float32 (gradIn, gradOut), then gradProducts.
-// winoGradChunk (96 tiles) is three k tiles.
+// 16, cout of whole strips): the chunk's transformed input in float32
+// (gradIn), the output gradient's transform straight into B's bfloat16
+// pairs of tiles (gradOutPairs), then gradProducts. winoGradChunk (96
+// tiles) is three k tiles.
 func (a *winoArgs) amxGradChunk(im *impl, sc *winoScratch, t0, t1, tiles int, du []float32) {
 	cin, cout := a.cin, a.cout
 	np := (t1 - t0 + 31) / 32 * 32
-	is, os := np*cin+winoPad, np*cout+winoPad
+	is := np*cin + winoPad
 	a.gradIn(im, sc, t0, t1, tiles, is)
-	sc.mm = grow(sc.mm, 16*os)
-	a.gradOut(im, sc, t0, t1, os)
-	sc.amx.gradProducts(im, 16, t1-t0, cin, cout, sc.v, is, sc.mm, os, sc.zero, du)
+	bs := sc.amx.growB(16, np, cout)
+	a.gradOutPairs(sc, t0, t1, np, sc.amx.bb, bs)
+	sc.amx.gradProducts(im, 16, t1-t0, cin, cout, sc.v, is, nil, 0, sc.zero, du)
+}
+
+// gradOutPairs writes the transformed output gradient of tiles [t0, t1),
+// zero tiles up to np, rounded to bfloat16 and interleaved in pairs of
+// tiles (winoGradOutPairsBF16AVX512, gradPairsBF16's B) into bb's rows
+// (stride bs values) in strips of bf16StripWidth(cout) columns, np/2
+// pair rows each.
+func (a *winoArgs) gradOutPairs(sc *winoScratch, t0, t1, np int, bb []uint16, bs int) {
+	cout, kp := a.cout, np/2
+	nr := bf16StripWidth(cout)
+	tab, per := a.table(sc), a.th*a.tw
+	zero := sc.zero[:cout]
+	var y [8]*float32 // on the stack: no write barriers
+	for p := range kp {
+		for x := range 2 {
+			t := t0 + 2*p + x
+			if t >= t1 {
+				for q := range 4 {
+					y[4*x+q] = &zero[0]
+				}
+				continue
+			}
+			centre(tab, t/per, t%per, a.dst, a.h*a.w, cout, (*[4]*float32)(y[4*x:]), zero)
+		}
+		for s0 := 0; s0 < cout; s0 += nr {
+			ys := y
+			for q := range ys {
+				if ys[q] != &zero[0] {
+					ys[q] = (*float32)(unsafe.Add(unsafe.Pointer(ys[q]), 4*s0))
+				}
+			}
+			o := (s0/nr)*kp*nr*2 + p*nr*2
+			_ = bb[15*bs+o+2*nr-1]
+			winoGradOutPairsBF16AVX512(&bb[o], bs, &ys, nr)
+		}
+	}
 }
 
 // growB sizes the weight gradient's B for npos positions of np tiles

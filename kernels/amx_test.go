@@ -280,3 +280,38 @@ func TestGradOutPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestGradOutPairs22 is TestGradOutPairs for F(2x2)'s output gradient
+// (winoArgs.gradOutPairs, on winoGradOutPairsBF16AVX512), with several
+// strips.
+func TestGradOutPairs22(t *testing.T) {
+	im := amxImplOrSkip(t)
+	r := rand.New(rand.NewPCG(433, 434))
+	for _, sh := range [][4]int{{3, 10, 10, 64}, {4, 5, 7, 32}, {2, 6, 6, 128}} {
+		batch, h, w, cout := sh[0], sh[1], sh[2], sh[3]
+		dy := randSlice(r, batch*h*w*cout)
+		a := winoArgs{cin: 16, h: h, w: w, th: (h + 1) / 2, tw: (w + 1) / 2, cout: cout, dst: dy}
+		tiles := batch * a.th * a.tw
+		for _, span := range [][2]int{{0, min(tiles, 96)}, {3, min(tiles, 40)}} {
+			t0, t1 := span[0], span[1]
+			np := (t1 - t0 + 31) / 32 * 32
+			sc := &winoScratch{zero: make([]float32, max(16, cout))}
+			var s amxScratch
+			bs := s.growB(16, np, cout)
+			a.gradOutPairs(sc, t0, t1, np, s.bb, bs)
+			got := slices.Clone(s.bb)
+			os := np*cout + winoPad
+			sc.mm = make([]float32, 16*os)
+			a.gradOut(im, sc, t0, t1, os)
+			want := make([]uint16, len(got))
+			pairOperands(genericImpl, 16, np, 16, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, want, bs)
+			for e := range 16 {
+				for i := range np * cout {
+					if g, w := got[e*bs+i], want[e*bs+i]; g != w {
+						t.Fatalf("%v tiles [%d, %d): position %d, value %d = %#04x, want %#04x", sh, t0, t1, e, i, g, w)
+					}
+				}
+			}
+		}
+	}
+}
