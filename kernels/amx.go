@@ -301,16 +301,6 @@ func (s *amxScratch) gradProducts(im *impl, npos, nt, cin, cout int, v []float32
 	s.plan.run()
 }
 
-// pairPerm interleaves the two halves of a VCVTNE2PS2BF16 result: word
-// 2i is word i (the even row's value), word 2i+1 word 16+i (the odd
-// row's).
-var pairPerm = func() (p [32]uint16) {
-	for i := range 16 {
-		p[2*i], p[2*i+1] = uint16(i), uint16(16+i)
-	}
-	return p
-}()
-
 // transposePairs writes the np x n float32 matrix src (leading dimension
 // ld, np a multiple of 32) transposed and rounded to bfloat16 into dst as
 // n rows of np values: dst[i*np+t] = ToBF16(src[t*ld+i]), the AMX A
@@ -323,7 +313,7 @@ func transposePairs(im *impl, dst []uint16, src []float32, ld, np, n int) {
 		return
 	}
 	if im.avx512Loops && im.bf16 != nil && n%16 == 0 {
-		transposePairsBF16AVX512(&dst[0], &src[0], &pairPerm, 4*ld, n, np/32, 2*np)
+		transposePairsBF16AVX512(&dst[0], &src[0], 4*ld, n, np/32, 2*np)
 		return
 	}
 	for i := range n {

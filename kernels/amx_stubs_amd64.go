@@ -9,11 +9,3 @@ package kernels
 //
 //go:noescape
 func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int)
-
-// transposePairsBF16AVX512 rounds and transposes pairs of float32 rows
-// into the AMX A operand's words (amx_amd64.s, see transposePairs): n
-// channels (a multiple of 16), blocks of 32 source rows, ld and ldd in
-// bytes.
-//
-//go:noescape
-func transposePairsBF16AVX512(dst *uint16, src *float32, perm *[32]uint16, ld, n, blocks, ldd int)

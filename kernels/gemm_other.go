@@ -121,7 +121,5 @@ func w34WeightsGradGTAVX512(t *[6]*float32, dw *[3]*float32, n int) { noSIMD() }
 
 // amxGemmBF16 is the AMX kernel of amd64; no implementation here sets amx.
 func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int) { noSIMD() }
-func transposePairsBF16AVX512(dst *uint16, src *float32, perm *[32]uint16, ld, n, blocks, ldd int) {
-	noSIMD()
-}
-func w34GradOutPairsBF16AVX512(dst *uint16, ds int, src *[24]*float32, n int) { noSIMD() }
+func transposePairsBF16AVX512(dst *uint16, src *float32, ld, n, blocks, ldd int)  { noSIMD() }
+func w34GradOutPairsBF16AVX512(dst *uint16, ds int, src *[24]*float32, n int)     { noSIMD() }

@@ -574,6 +574,11 @@ func winoGatherInPairsBF16AVX512(dst *uint16, ds int, src *[32]*float32, n int)
 //go:noescape
 func prefetch4(p *[4]*float32, lines int)
 
+// transposePairsBF16AVX512 writes, for each of n channels (a multiple of 16) and each of blocks blocks of 32 rows of src (ld bytes apart), the channel's 32 values rounded to bfloat16 as 16 words (rows 2p and 2p+1 in word p) at dst + channel*ldd + block*64 bytes.
+//
+//go:noescape
+func transposePairsBF16AVX512(dst *uint16, src *float32, ld int, n int, blocks int, ldd int)
+
 // winoGatherTilesAVX2 is winoGatherInAVX2 on nt tiles: tile i's patch row q is pixel tab[20i+q] of img (zeros where negative), its transform is written at v[i*cin:] (row stride vs); cin is a multiple of 8.
 //
 //go:noescape

@@ -25,6 +25,7 @@ func wgrad() {
 	winoGradOutPairsBF16(idx)
 	winoGatherInPairsBF16(idx)
 	prefetch4()
+	transposePairsBF16(idx)
 }
 
 // pairIndex declares the VPERMW index that interleaves the two halves of
