@@ -13,8 +13,9 @@ import (
 // the output gradient's transform dM = A dY A^T of a tile's 2x2 output
 // gradient (winoGradOut<w>), the same for two tiles rounded to bfloat16
 // and interleaved in pair rows (winoGradOutPairsBF16AVX512), the input
-// transform of two tiles likewise (winoGatherInPairsBF16AVX512), and
-// the prefetch of the input ahead of the transform (prefetch4).
+// transform of two tiles likewise (winoGatherInPairsBF16AVX512), the
+// prefetch of the input ahead of the transform (prefetch4), and the AMX
+// weight gradient's transposition of the input (transpose.go).
 
 // wgrad writes the weight-gradient loops.
 func wgrad() {
