@@ -11,8 +11,9 @@ import (
 // tile of A by a 16-pair x 16-column tile of B (the pair layout of
 // PackBF16's strips, so packed weights serve both) into 16 x 16 float32
 // sums, 8,192 multiply-adds per instruction. On the 2-core Xeon of
-// docs/BENCHMARKS.md it runs these products at about 1 TFLOP/s against
-// 215 GFLOP/s for float32 FMAs and 107 for VDPBF16PS.
+// docs/BENCHMARKS.md it runs a Winograd chunk's products at 800-990
+// GFLOP/s (BenchmarkAMXGemmBF16) against 215 for float32 FMAs and 107 for
+// VDPBF16PS.
 //
 // The tile unit sums a tile's products in its own order and internal
 // precision, which Intel does not specify to the bit (none of "even
@@ -58,7 +59,8 @@ func amxFits(b *BF16Matrix) bool {
 
 // amxPlan collects tasks of one shape (rows per block, k tiles, strides,
 // strip width) to run in one amxGemmBF16 call. The zero value is ready
-// for start; reuse keeps its task slice.
+// for start; reuse keeps its task slice. A plan belongs to one goroutine
+// at a time (it lives in a pooled Winograd scratch).
 type amxPlan struct {
 	tasks                          []amxTask
 	rows, kt, lda, ldb, ldc, flags int
