@@ -270,13 +270,7 @@ func TestGradOutPairs(t *testing.T) {
 			a.gradOut(im, sc, t0, t1, os)
 			want := make([]uint16, len(got))
 			pairOperands(genericImpl, w34Pos, np, 16, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, want, bs)
-			for e := range w34Pos {
-				for i := range np * cout {
-					if g, w := got[e*bs+i], want[e*bs+i]; g != w {
-						t.Fatalf("%v tiles [%d, %d): position %d, value %d = %#04x, want %#04x", sh, t0, t1, e, i, g, w)
-					}
-				}
-			}
+			samePairs(t, fmt.Sprintf("%v tiles [%d, %d)", sh, t0, t1), got, want, w34Pos, bs, np*cout)
 		}
 	}
 }
@@ -305,12 +299,19 @@ func TestGradOutPairs22(t *testing.T) {
 			a.gradOut(im, sc, t0, t1, os)
 			want := make([]uint16, len(got))
 			pairOperands(genericImpl, 16, np, 16, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, want, bs)
-			for e := range 16 {
-				for i := range np * cout {
-					if g, w := got[e*bs+i], want[e*bs+i]; g != w {
-						t.Fatalf("%v tiles [%d, %d): position %d, value %d = %#04x, want %#04x", sh, t0, t1, e, i, g, w)
-					}
-				}
+			samePairs(t, fmt.Sprintf("%v tiles [%d, %d)", sh, t0, t1), got, want, 16, bs, np*cout)
+		}
+	}
+}
+
+// samePairs fails the test unless the first n values of each of npos rows
+// (stride bs) of got and want are equal.
+func samePairs(t *testing.T, what string, got, want []uint16, npos, bs, n int) {
+	t.Helper()
+	for e := range npos {
+		for i := range n {
+			if g, w := got[e*bs+i], want[e*bs+i]; g != w {
+				t.Fatalf("%s: position %d, value %d = %#04x, want %#04x", what, e, i, g, w)
 			}
 		}
 	}
