@@ -143,43 +143,40 @@ type amxScratch struct {
 
 // amxWeightGrad34 is Conv3x3Winograd34WeightGradBF16's loop on AMX tiles
 // (im.amx, cin a multiple of 16, cout of whole 32- or 64-column strips),
-// chunk by chunk of amxGradChunk tiles (gradProducts). With one strip
-// (cout 32 or 64) the output gradient's transform writes B's pairs of
-// tiles in bfloat16 itself (w34GradOutPairsBF16AVX512: the values of
-// gradOut and pairOperands, without their float32 rows).
+// chunk by chunk of amxGradChunk tiles: the transformed input in float32
+// (gatherIn), the output gradient's transform straight into B's bfloat16
+// pairs of tiles (gradOutPairs: gradOut's values and pairOperands'
+// layout without their float32 rows), then gradProducts.
 func amxWeightGrad34(im *impl, a *w34Args, sc *w34Scratch, tiles int, du []float32) {
 	cin, cout := a.cin, a.cout
-	fused := bf16StripWidth(cout) == cout
 	for t0 := 0; t0 < tiles; t0 += amxGradChunk {
 		t1 := min(t0+amxGradChunk, tiles)
 		np := (t1 - t0 + 31) / 32 * 32
-		is, os := np*cin+winoPad, np*cout+winoPad
+		is := np*cin + winoPad
 		a.gatherIn(im, sc, t0, t1, is)
-		if fused {
-			bs := sc.amx.growB(w34Pos, np, cout)
-			a.gradOutPairs(sc, t0, t1, np, sc.amx.bb, bs)
-			sc.amx.gradProducts(im, w34Pos, t1-t0, cin, cout, sc.v, is, nil, 0, sc.zero, du)
-			continue
-		}
-		sc.mm = grow(sc.mm, w34Pos*os)
-		a.gradOut(im, sc, t0, t1, os)
-		sc.amx.gradProducts(im, w34Pos, t1-t0, cin, cout, sc.v, is, sc.mm, os, sc.zero, du)
+		bs := sc.amx.growB(w34Pos, np, cout)
+		a.gradOutPairs(sc, t0, t1, np, sc.amx.bb, bs)
+		sc.amx.gradProducts(im, w34Pos, t1-t0, cin, cout, sc.v, is, du)
 	}
 }
 
 // gradOutPairs writes the transformed output gradient of tiles [t0, t1),
 // zero tiles up to np, as gradOut's values rounded to bfloat16 and
-// interleaved in pairs of tiles, into bb's rows (stride bs values), one
-// pair row of cout (= its strip width) words per pair.
+// interleaved in pairs of tiles (w34GradOutPairsBF16AVX512), into bb's
+// rows (stride bs values) in strips of bf16StripWidth(cout) columns (cout
+// a whole number of them), np/2 pair rows each: the packed B of the AMX
+// weight gradient.
 func (a *w34Args) gradOutPairs(sc *w34Scratch, t0, t1, np int, bb []uint16, bs int) {
-	cout := a.cout
+	cout, kp := a.cout, np/2
+	nr := bf16StripWidth(cout)
 	tab, per, hw := a.table(sc), a.th*a.tw, a.h*a.w
-	var y [2 * w34Outs]*float32 // on the stack: no write barriers
-	for p := range np / 2 {
+	zero := &sc.zero[0]
+	var y, ys [2 * w34Outs]*float32 // on the stack: no write barriers
+	for p := range kp {
 		for h := range 2 {
 			t := t0 + 2*p + h
 			for q := range w34Outs {
-				y[h*w34Outs+q] = &sc.zero[0]
+				y[h*w34Outs+q] = zero
 			}
 			if t >= t1 {
 				continue
@@ -191,8 +188,17 @@ func (a *w34Args) gradOutPairs(sc *w34Scratch, t0, t1, np int, bb []uint16, bs i
 				}
 			}
 		}
-		_ = bb[(w34Pos-1)*bs+(p+1)*cout*2-1]
-		w34GradOutPairsBF16AVX512(&bb[p*cout*2], bs, &y, cout)
+		for s0 := 0; s0 < cout; s0 += nr {
+			for q, ptr := range y {
+				ys[q] = ptr
+				if ptr != zero {
+					ys[q] = w34At(ptr, s0)
+				}
+			}
+			o := (s0/nr)*kp*nr*2 + p*nr*2
+			_ = bb[(w34Pos-1)*bs+o+2*nr-1]
+			w34GradOutPairsBF16AVX512(&bb[o], bs, &ys, nr)
+		}
 	}
 }
 
@@ -208,7 +214,7 @@ func (a *winoArgs) amxGradChunk(im *impl, sc *winoScratch, t0, t1, tiles int, du
 	a.gradIn(im, sc, t0, t1, tiles, is)
 	bs := sc.amx.growB(16, np, cout)
 	a.gradOutPairs(sc, t0, t1, np, sc.amx.bb, bs)
-	sc.amx.gradProducts(im, 16, t1-t0, cin, cout, sc.v, is, nil, 0, sc.zero, du)
+	sc.amx.gradProducts(im, 16, t1-t0, cin, cout, sc.v, is, du)
 }
 
 // gradOutPairs writes the transformed output gradient of tiles [t0, t1),
@@ -257,33 +263,21 @@ func (s *amxScratch) growB(npos, np, cout int) (bs int) {
 }
 
 // gradProducts adds one chunk's weight-gradient products into du
-// ([npos][cin][cout]) on the AMX tiles. v holds the chunk's nt
-// transformed input rows per position (row stride is, with room for nt
-// rounded up to whole k tiles of 32, np), mm the transformed output
-// gradient's (row stride os), or nil when s.bb already holds B (growB's
-// layout, np tiles). The rows past nt are zeroed (zero tiles add
-// nothing), the output gradient rounded and interleaved in pairs of
-// tiles as the BF16 kernels' packed B (pairOperands), the input rounded
-// and transposed into A's rows, one channel's tiles per row
-// (transposePairs), and du_e += A_e x B_e accumulated in the tiles, all
+// ([npos][cin][cout]) on the AMX tiles, B already in s.bb (growB's
+// layout, np tiles: nt rounded up to whole k tiles of 32). v holds the
+// chunk's nt transformed input rows per position (row stride is, with
+// room for np); its rows past nt are zeroed (zero tiles add nothing), it
+// is rounded and transposed into A's rows, one channel's tiles per row
+// (transposePairs), and du_e += A_e x B_e accumulates in the tiles, all
 // positions in one call.
-func (s *amxScratch) gradProducts(im *impl, npos, nt, cin, cout int, v []float32, is int, mm []float32, os int, zero, du []float32) {
+func (s *amxScratch) gradProducts(im *impl, npos, nt, cin, cout int, v []float32, is int, du []float32) {
 	np := (nt + 31) / 32 * 32
 	kp := np / 2
 	nr := bf16StripWidth(cout)
 	strips := cout / nr
+	bs := np*strips*nr + 2*winoPad // growB's
 	for e := range npos {
 		clear(v[e*is+nt*cin : e*is+np*cin])
-	}
-	var bs int
-	if mm != nil {
-		for e := range npos {
-			clear(mm[e*os+nt*cout : e*os+np*cout])
-		}
-		bs = s.growB(npos, np, cout)
-		pairOperands(im, npos, np, cin, cout, nil, 0, mm, os, zero, nil, 0, s.bb, bs)
-	} else {
-		bs = np*strips*nr + 2*winoPad
 	}
 	s.at = grow16(s.at, npos*cin*np)
 	if len(s.b) < npos {

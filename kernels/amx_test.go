@@ -89,7 +89,7 @@ func TestAMXGemmBF16(t *testing.T) {
 func TestAMXWinogradBF16(t *testing.T) {
 	amxImplOrSkip(t)
 	r := rand.New(rand.NewPCG(423, 424))
-	for _, sh := range [][5]int{{24, 64, 6, 7, 64}, {9, 32, 6, 7, 32}, {3, 64, 10, 10, 64}, {2, 32, 6, 7, 48}, {1, 16, 6, 7, 32}} {
+	for _, sh := range [][5]int{{24, 64, 6, 7, 64}, {9, 32, 6, 7, 32}, {3, 64, 10, 10, 64}, {2, 32, 6, 7, 48}, {1, 16, 6, 7, 32}, {4, 32, 6, 7, 128}, {3, 16, 6, 7, 96}} {
 		c := newConvCase(r, sh)
 		u34 := make([]float32, w34Pos*c.cin*c.cout)
 		WinogradWeights34(c.wt, c.cin, c.cout, u34)
@@ -247,11 +247,11 @@ func TestAMXUnderSignals(t *testing.T) {
 // TestGradOutPairs checks the fused transform of the output gradient into
 // bfloat16 pairs of tiles (w34GradOutPairsBF16AVX512) against gradOut and
 // pairOperands, bit for bit: chunks with an odd tile count and padding to
-// whole k tiles, tiles partly outside the board.
+// whole k tiles, tiles partly outside the board, one strip and several.
 func TestGradOutPairs(t *testing.T) {
 	im := amxImplOrSkip(t)
 	r := rand.New(rand.NewPCG(431, 432))
-	for _, sh := range [][4]int{{5, 6, 7, 32}, {3, 6, 7, 64}, {2, 5, 5, 64}} {
+	for _, sh := range [][4]int{{5, 6, 7, 32}, {3, 6, 7, 64}, {2, 5, 5, 64}, {2, 6, 7, 128}, {2, 6, 7, 96}} {
 		batch, h, w, cout := sh[0], sh[1], sh[2], sh[3]
 		dy := randSlice(r, batch*h*w*cout)
 		a := w34Args{cin: 16, h: h, w: w, th: (h + 2) / 3, tw: (w + 3) / 4, cout: cout, dst: dy}
@@ -269,7 +269,8 @@ func TestGradOutPairs(t *testing.T) {
 			sc.mm = make([]float32, w34Pos*os)
 			a.gradOut(im, sc, t0, t1, os)
 			want := make([]uint16, len(got))
-			pairOperands(genericImpl, w34Pos, np, 16, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, want, bs)
+			is, as := np*16+winoPad, np*16+2*winoPad // the input side, unread here
+			pairOperands(genericImpl, w34Pos, np, 16, cout, make([]float32, w34Pos*is), is, sc.mm, os, sc.zero, make([]uint16, w34Pos*as), as, want, bs)
 			samePairs(t, fmt.Sprintf("%v tiles [%d, %d)", sh, t0, t1), got, want, w34Pos, bs, np*cout)
 		}
 	}
@@ -298,7 +299,8 @@ func TestGradOutPairs22(t *testing.T) {
 			sc.mm = make([]float32, 16*os)
 			a.gradOut(im, sc, t0, t1, os)
 			want := make([]uint16, len(got))
-			pairOperands(genericImpl, 16, np, 16, cout, nil, 0, sc.mm, os, sc.zero, nil, 0, want, bs)
+			is, as := np*16+winoPad, np*16+2*winoPad // the input side, unread here
+			pairOperands(genericImpl, 16, np, 16, cout, make([]float32, 16*is), is, sc.mm, os, sc.zero, make([]uint16, 16*as), as, want, bs)
 			samePairs(t, fmt.Sprintf("%v tiles [%d, %d)", sh, t0, t1), got, want, 16, bs, np*cout)
 		}
 	}

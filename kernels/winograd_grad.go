@@ -308,19 +308,16 @@ func (a *winoArgs) gradChunkBF16(im *impl, sc *winoScratch, t0, t1, tiles int, d
 // [kp][cin] pairs, kp = (nt+1)/2: a zero tile pads an odd nt) and the
 // transformed output gradient dM_e (m's row e at stride os, nt tiles of
 // cout values) as B packed in strips of bf16StripWidth(cout) columns
-// (bb's row e at stride bs, [strips][kp][nr] pairs). A nil ab skips A.
+// (bb's row e at stride bs, [strips][kp][nr] pairs).
 func pairOperands(im *impl, npos, nt, cin, cout int, v []float32, is int, m []float32, os int, zero []float32, ab []uint16, as int, bb []uint16, bs int) {
 	kp, full := (nt+1)/2, nt/2
 	nr := bf16StripWidth(cout)
 	strips := (cout + nr - 1) / nr
 	for e := range npos {
-		m, bb := m[e*os:], bb[e*bs:]
-		if ab != nil {
-			v, ab := v[e*is:], ab[e*as:]
-			pairRows(im, ab, v, zero, cin, cin, full, 0)
-			if full < kp {
-				pairRows(im, ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
-			}
+		v, m, ab, bb := v[e*is:], m[e*os:], ab[e*as:], bb[e*bs:]
+		pairRows(im, ab, v, zero, cin, cin, full, 0)
+		if full < kp {
+			pairRows(im, ab[full*2*cin:], v[2*full*cin:], zero, cin, 0, 1, 0)
 		}
 		for s := range strips {
 			s0 := s * nr
