@@ -11,9 +11,9 @@ import (
 // tile of A by a 16-pair x 16-column tile of B (the pair layout of
 // PackBF16's strips, so packed weights serve both) into 16 x 16 float32
 // sums, 8,192 multiply-adds per instruction. On the 2-core Xeon of
-// docs/BENCHMARKS.md it runs a Winograd chunk's products at 800-990
-// GFLOP/s (BenchmarkAMXGemmBF16) against 215 for float32 FMAs and 107 for
-// VDPBF16PS.
+// docs/BENCHMARKS.md it runs a Winograd chunk's products at 830-860
+// GFLOP/s (BenchmarkAMXGemmBF16/batched) against 215 for float32 FMAs and
+// 107 for VDPBF16PS.
 //
 // The tile unit sums a tile's products in its own order and internal
 // precision, which Intel does not specify to the bit (none of "even
@@ -26,8 +26,10 @@ import (
 // Tile state belongs to the OS thread, and goroutines move between
 // threads, so every kernel call configures the tiles, computes and
 // releases them in one assembly function (assembly is never preempted
-// asynchronously). A configuration costs about 300 cycles, so callers
-// batch many tasks of one shape into one call (amxPlan). Linux grants the
+// asynchronously). A call with its configuration costs about 130 ns
+// more than its products (BenchmarkAMXGemmBF16: per-task against
+// batched), so callers batch many tasks of one shape into one call
+// (amxPlan). Linux grants the
 // tile state per process on request (arch_prctl ARCH_REQ_XCOMP_PERM,
 // amxPermit); without it the implementation is not offered.
 

@@ -13,7 +13,7 @@ import (
 
 // amxImpl returns the AMX implementation, or skips the test saying why
 // there is none.
-func amxImplOrSkip(t *testing.T) *impl {
+func amxImplOrSkip(t testing.TB) *impl {
 	t.Helper()
 	for _, im := range impls {
 		if im.amx {
@@ -156,11 +156,11 @@ func TestTransposePairs(t *testing.T) {
 
 // BenchmarkAMXGemmBF16 times one batch of a Winograd chunk's products on
 // the tiles: 30 tasks of 16 rows, K = 64, 64 columns (the 64x5 Connect
-// Four net's F(3x4) products per 16 tiles), in one call.
+// Four net's F(3x4) products per 16 tiles), in one call (batched) or in
+// one call each (per-task), whose difference is the cost of configuring
+// the tiles for a call.
 func BenchmarkAMXGemmBF16(b *testing.B) {
-	if !slices.ContainsFunc(impls, func(im *impl) bool { return im.amx }) {
-		b.Skip("no AMX here: the CPU lacks AMX-BF16 or the OS refused the tile state")
-	}
+	amxImplOrSkip(b)
 	r := rand.New(rand.NewPCG(427, 428))
 	const tasks, m, k, n = 30, 16, 64, 64
 	a := make([]uint16, tasks*m*k)
@@ -171,14 +171,25 @@ func BenchmarkAMXGemmBF16(b *testing.B) {
 	}
 	c := make([]float32, tasks*m*n)
 	var p amxPlan
-	for b.Loop() {
-		p.start(m, bs[0], k, n, false)
-		for i := range tasks {
-			p.addGemm(m, a[i*m*k:], bs[i], c[i*m*n:])
+	for _, batched := range []bool{true, false} {
+		name := "batched"
+		if !batched {
+			name = "per-task"
 		}
-		p.run()
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				p.start(m, bs[0], k, n, false)
+				for i := range tasks {
+					p.addGemm(m, a[i*m*k:], bs[i], c[i*m*n:])
+					if !batched {
+						p.run()
+					}
+				}
+				p.run()
+			}
+			b.ReportMetric(float64(b.N)*tasks*m*k*n*2/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(float64(b.N)*tasks*m*k*n*2/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // TestAMXUnderSignals runs AMX products on more goroutines than cores

@@ -270,10 +270,14 @@ func (c *Cache) Evaluate(ctx context.Context, batch int, input, policy, value []
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range batch {
-		row := input[i*c.inputSize : (i+1)*c.inputSize]
-		c.hashes[i] = maphash.Bytes(c.seed, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(row))), 4*len(row)))
+		c.hashes[i] = c.hash(input[i*c.inputSize : (i+1)*c.inputSize])
 	}
 	return c.evaluateHashed(ctx, batch, c.hashes, input, policy, value)
+}
+
+// hash is the key of an input row (its slot is hash >> c.shift).
+func (c *Cache) hash(row []float32) uint64 {
+	return maphash.Bytes(c.seed, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(row))), 4*len(row)))
 }
 
 // Stats returns the hit and miss counts so far.

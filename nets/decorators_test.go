@@ -3,11 +3,9 @@ package nets
 import (
 	"context"
 	"errors"
-	"hash/maphash"
 	"math"
 	"slices"
 	"testing"
-	"unsafe"
 )
 
 // countingBackend returns policy[j] = input[0] + j and value = input[0]/100
@@ -117,7 +115,7 @@ func TestCache(t *testing.T) {
 		c = NewCache(inner, 100)
 		slots := map[uint64]bool{}
 		for _, row := range [][]float32{{10, 0}, {20, 0}, {30, 0}, {40, 0}, {10, 1}} {
-			slots[maphash.Bytes(c.seed, unsafe.Slice((*byte)(unsafe.Pointer(&row[0])), 4*len(row)))>>c.shift] = true
+			slots[c.hash(row)>>c.shift] = true
 		}
 		if len(slots) == 5 {
 			break
