@@ -130,8 +130,8 @@ func (p *amxPlan) run() {
 
 // amxGradChunk is the tiles (the products' K) of one pass of the AMX
 // weight gradient: one k tile. 64 and 128 (fewer loads and stores of du)
-// were 3-5% slower on the 64x5 Connect Four step: the chunk's operands
-// fall out of the caches.
+// were 3-10% slower on the 64x5 Connect Four step (docs/BENCHMARKS.md):
+// the chunk's operands fall out of the caches.
 const amxGradChunk = 32
 
 // amxScratch is the AMX paths' working memory inside a Winograd scratch:
