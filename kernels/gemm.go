@@ -32,6 +32,9 @@ type gemmArgs struct {
 	bp []float32
 	// kc is the K block size of the blocked path.
 	kc int
+	// large selects the blocked path's loop order for operands larger
+	// than the caches (see largeB).
+	large bool
 	// conv, when set, makes A the im2col matrix of a 3x3 convolution,
 	// expanded block by block (see convRows); a is unused.
 	conv convArgs

@@ -61,6 +61,32 @@ const (
 // kcMax is the largest K block; larger K is split into equal blocks.
 const kcMax = 1024
 
+// Operands larger than the caches (a dense layer of thousands of features
+// on a minibatch of thousands, as in study 002's PPO network) take the
+// "large" loop order instead: op(B) is packed whole into contiguous
+// strips, and the loops run over blocks of largeNC columns, then blocks
+// of at most kcLarge of K, then the row tiles, so that a packed block of
+// B (kcLarge x largeNC floats, 256 KB to 1 MB) stays in L2 while every row
+// tile of the call passes over it, and a row tile of C is loaded and
+// stored once per K block. A transposed A (the weight gradient's X^T,
+// whose micro-panel is six floats from each of kc rows) is packed per row
+// tile into a contiguous panel first. The conv shapes keep the order
+// above: their B (the weights, 9 x Cin x Cout) fits L2 whole.
+const (
+	// largeB is the op(B) size, in floats, from which a call is large
+	// (1 MiB; Sequence's 128-channel convolution weights are 590 KB).
+	largeB = 1 << 18
+	// kcLarge is the largest K block of a large call.
+	kcLarge = 256
+	// largeNC is the columns of B per block of a large call.
+	largeNC = 512
+	// panelTiles is the row tiles of a transposed A packed at a time in
+	// a large call: each row of A^T's block is then read as one run of
+	// panelTiles*mr floats rather than once per tile (a page per row: the
+	// TLB misses were the packing's cost).
+	panelTiles = 8
+)
+
 // Tile sizes bound by the scratch buffers.
 const (
 	maxMR = 16
@@ -69,7 +95,8 @@ const (
 
 // scratch is per-goroutine working memory of the blocked path.
 type scratch struct {
-	tile [maxMR * maxNR]float32 // tiles with a column tail land here
+	tile  [maxMR * maxNR]float32 // tiles with a column tail land here
+	panel []float32              // a transposed A's micro-panels, packed (large calls)
 	cols []float32              // im2col rows of a fused convolution (convRows)
 	rows [8]*uint16             // A's row pointers for the implicit BF16 kernels (implicitRows)
 }
@@ -82,12 +109,17 @@ var bpPool = sync.Pool{New: func() any { return new([]float32) }}
 // prepareBlocked packs the parts of op(B) the kernels cannot read in place
 // and picks the K block. It returns the pooled buffer to release (or nil).
 func (g *gemmArgs) prepareBlocked() *[]float32 {
-	nb := (g.k + kcMax - 1) / kcMax
+	g.large = isLarge(g.k, g.n)
+	kb := kcMax
+	if g.large {
+		kb = kcLarge
+	}
+	nb := (g.k + kb - 1) / kb
 	g.kc = (g.k + nb - 1) / max(nb, 1)
 	nr := g.ts.nr
 	strips := (g.n + nr - 1) / nr
 	first := 0 // first strip to pack
-	if !g.transB {
+	if !g.transB && !g.large {
 		first = g.n / nr
 	}
 	if first == strips || g.k == 0 {
@@ -129,7 +161,7 @@ func (g *gemmArgs) prepareBlocked() *[]float32 {
 func (g *gemmArgs) bStrip(s, p0 int) (*float32, int) {
 	nr := g.ts.nr
 	first := 0
-	if !g.transB {
+	if !g.transB && !g.large {
 		first = g.n / nr
 		if s < first {
 			return &g.b[p0*g.ldb+s*nr], g.ldb
@@ -154,31 +186,18 @@ func (g *gemmArgs) blockedRows(lo, hi int) {
 		}
 	}
 	sc := scratchPool.Get().(*scratch)
+	if g.large {
+		g.largeRows(sc, lo, hi)
+		scratchPool.Put(sc)
+		return
+	}
 	mr, nr := g.ts.mr, g.ts.nr
 	strips := (n + nr - 1) / nr
-	base := 0
-	if g.alpha != 1 {
-		base |= kAlpha
-	}
 	for i0 := lo; i0 < hi; i0 += mr {
 		rows := min(mr, hi-i0)
 		for p0 := 0; p0 < k; p0 += g.kc {
 			kc := min(g.kc, k-p0)
-			flags := base
-			if p0 > 0 || g.beta != 0 {
-				flags |= kLoadC
-			}
-			if p0 == 0 {
-				if g.bias != nil {
-					flags |= kBias
-				}
-				if g.residual != nil {
-					flags |= kResidual
-				}
-			}
-			if p0+kc == k && g.relu {
-				flags |= kReLU
-			}
+			flags := g.blockFlags(p0, kc)
 			var kern tileKernel
 			var ap *float32
 			if g.transA {
@@ -226,6 +245,121 @@ func (g *gemmArgs) blockedRows(lo, hi int) {
 		}
 	}
 	scratchPool.Put(sc)
+}
+
+// packPanels packs rows [r0, r1) of op(A) = A^T over the K block [p0,
+// p0+kc) into sc.panel as micro-panels of mr rows: tile t's a(i, p) at
+// panel[t*kc*mr+p*mr+i] (a last partial tile's missing rows are not
+// read by its tail kernel). Each row p of A is read once, as one run.
+func (g *gemmArgs) packPanels(sc *scratch, p0, kc, r0, r1 int) {
+	mr := g.ts.mr
+	tiles := (r1 - r0 + mr - 1) / mr
+	if cap(sc.panel) < panelTiles*kcLarge*maxMR {
+		sc.panel = make([]float32, panelTiles*kcLarge*maxMR)
+	}
+	panel := sc.panel[:tiles*kc*mr]
+	for p := range kc {
+		src := g.a[(p0+p)*g.lda+r0 : (p0+p)*g.lda+r1]
+		for t := range tiles {
+			copy(panel[t*kc*mr+p*mr:t*kc*mr+p*mr+mr], src[t*mr:min(len(src), t*mr+mr)])
+		}
+	}
+}
+
+// isLarge reports whether a GEMM with this K and N takes the large loop
+// order (see largeB).
+func isLarge(k, n int) bool { return k*n >= largeB }
+
+// blockFlags returns the micro-kernel flags of the K block [p0, p0+kc):
+// C is loaded after the first block (or with beta), the bias and residual
+// come with the first, ReLU with the last.
+func (g *gemmArgs) blockFlags(p0, kc int) int {
+	flags := 0
+	if g.alpha != 1 {
+		flags |= kAlpha
+	}
+	if p0 > 0 || g.beta != 0 {
+		flags |= kLoadC
+	}
+	if p0 == 0 {
+		if g.bias != nil {
+			flags |= kBias
+		}
+		if g.residual != nil {
+			flags |= kResidual
+		}
+	}
+	if p0+kc == g.k && g.relu {
+		flags |= kReLU
+	}
+	return flags
+}
+
+// largeRows is blockedRows in the large loop order (see largeB): blocks
+// of columns, then of K, then row tiles, with op(B) packed whole (g.bp)
+// and a transposed A packed per row tile into sc.panel.
+func (g *gemmArgs) largeRows(sc *scratch, lo, hi int) {
+	mr, nr, ldc := g.ts.mr, g.ts.nr, g.ldc
+	strips := (g.n + nr - 1) / nr
+	per := max(1, largeNC/nr) // strips per column block
+	for s0 := 0; s0 < strips; s0 += per {
+		s1 := min(strips, s0+per)
+		for p0 := 0; p0 < g.k; p0 += g.kc {
+			kc := min(g.kc, g.k-p0)
+			flags := g.blockFlags(p0, kc)
+			for i0 := lo; i0 < hi; i0 += mr {
+				rows := min(mr, hi-i0)
+				var kern tileKernel
+				var ap *float32
+				lda := g.lda
+				if g.transA {
+					// Tile t of a group of panelTiles starting at row g0 is
+					// panel[t*kc*mr:], a(i, p) = panel[t*kc*mr+p*mr+i]:
+					// kernT with lda mr.
+					t := (i0 - lo) / mr % panelTiles
+					if t == 0 {
+						g.packPanels(sc, p0, kc, i0, min(hi, i0+panelTiles*mr))
+					}
+					ap, lda, kern = &sc.panel[t*kc*mr], mr, g.ts.kernT
+					if rows < mr {
+						kern = g.ts.tailT[rows]
+					}
+				} else {
+					ap, kern = &g.a[i0*g.lda+p0], g.ts.kern
+					if rows < mr {
+						kern = g.ts.tail[rows]
+					}
+				}
+				// As blockedRows: the first strip prefetches the next row
+				// tile of A (in place only).
+				pf := uintptr(unsafe.Pointer(ap))
+				if !g.transA && rows == mr {
+					pf += uintptr(mr * g.lda * 4)
+				}
+				for s := s0; s < s1; s++ {
+					if s > s0 {
+						pf = uintptr(unsafe.Pointer(ap))
+					}
+					j0 := s * nr
+					bptr, ldb := g.bStrip(s, p0)
+					cols := min(nr, g.n-j0)
+					if cols == nr {
+						var bias, res *float32
+						if flags&kBias != 0 {
+							bias = &g.bias[j0]
+						}
+						if flags&kResidual != 0 {
+							res = &g.residual[i0*ldc+j0]
+						}
+						kern(kc, ap, lda, bptr, ldb, &g.c[i0*ldc+j0], ldc, g.alpha, bias, res, flags, pf)
+						continue
+					}
+					kern(kc, ap, lda, bptr, ldb, &sc.tile[0], nr, g.alpha, nil, nil, flags&kAlpha, pf)
+					g.mergeTile(sc.tile[:rows*nr], nr, i0, j0, rows, cols, flags)
+				}
+			}
+		}
+	}
 }
 
 // mergeTile applies the kernel epilogue of flags (except kAlpha, already
@@ -280,7 +414,7 @@ func (g *gemmArgs) emptyK(lo, hi int) {
 // input gradient, gemmOne) and 32 x 32 x 96 (weight gradient).
 func directGemm(im *impl, transA bool, m, n, k int, a []float32, lda int, b []float32, ldb int, loadC bool, c []float32, ldc int) bool {
 	ts := im.tilesFor(n)
-	if ts == nil || n%ts.nr != 0 || k > kcMax || k == 0 || m <= 0 {
+	if ts == nil || n%ts.nr != 0 || k > kcMax || k == 0 || m <= 0 || isLarge(k, n) {
 		return false
 	}
 	mr, nr := ts.mr, ts.nr

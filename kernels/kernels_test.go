@@ -617,3 +617,41 @@ func TestGemmTails(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmLarge covers the large loop order (largeB): op(B) packed whole,
+// several column blocks of largeNC and K blocks of kcLarge, a transposed A
+// packed per row tile, row and column tails, alpha and beta, on 1 and 2
+// threads; and GemmBiasAct's epilogue there (bias and residual with the
+// first K block, ReLU with the last).
+func TestGemmLarge(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	cases := []gemmCase{
+		{false, false, 37, 600, 700, 1, 1, 0},
+		{true, false, 37, 600, 700, 0, 0.5, 0.25},
+		{false, true, 37, 600, 700, 2, 1, 1},
+		{true, true, 37, 600, 700, 1, -1, 0.5},
+		{false, false, 61, 1100, 300, 0, 1, 0},
+		{true, false, 13, 1100, 300, 3, 1, 1},
+	}
+	for _, gc := range cases {
+		if !isLarge(gc.k, gc.n) {
+			t.Fatalf("%v does not take the large path", gc)
+		}
+		for _, th := range []int{1, 2} {
+			prev := SetThreads(th)
+			runGemmCase(t, r, gc)
+			SetThreads(prev)
+		}
+	}
+	m, n, k := 20, 520, 600
+	a, b := randSlice(r, m*k), randSlice(r, k*n)
+	bias, res := randSlice(r, n), randSlice(r, m*n)
+	want := refBiasAct(m, n, k, a, k, b, n, bias, res, true, n)
+	for _, name := range implNames() {
+		restore, _ := Use(name)
+		c := make([]float32, m*n)
+		GemmBiasAct(m, n, k, a, k, b, n, bias, res, true, c, n)
+		restore()
+		closeEnough(t, name+" GemmBiasAct large", c, want, k)
+	}
+}
