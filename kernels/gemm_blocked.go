@@ -97,8 +97,8 @@ const (
 type scratch struct {
 	tile  [maxMR * maxNR]float32 // tiles with a column tail land here
 	panel []float32              // a transposed A's micro-panels, packed (large calls)
-	cols []float32              // im2col rows of a fused convolution (convRows)
-	rows [8]*uint16             // A's row pointers for the implicit BF16 kernels (implicitRows)
+	cols  []float32              // im2col rows of a fused convolution (convRows)
+	rows  [8]*uint16             // A's row pointers for the implicit BF16 kernels (implicitRows)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
