@@ -68,12 +68,39 @@ const minWorkPerThread = 1 << 20
 // gemm runs one checked GEMM (see gemmArgs), splitting rows over the pool
 // when the problem is large enough. It allocates nothing in steady state.
 func gemm(limit int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias, residual []float32, relu bool) {
+	if transB && !transA && m <= dotRowsMax && k > 0 && bias == nil && residual == nil && !relu {
+		dotRows(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	j := jobPool.Get().(*job)
 	j.limit = limit
 	j.gemmArgs = gemmArgs{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, bias: bias, residual: residual, relu: relu,
 		im: cur.Load()}
 	j.run()
+}
+
+// dotRowsMax is the most rows of A for which a GEMM with B transposed
+// takes dotRows: an LSTM step of a few environments multiplying by a
+// weight matrix's transpose (dx = dgates x W^T) would otherwise pack all
+// of B, transposing it through the cache, for two rows (30% of the
+// recurrent PPO update's CPU on the Xeon of docs/BENCHMARKS.md).
+const dotRowsMax = 4
+
+// dotRows computes C = alpha*A*B^T + beta*C as m*n dot products of rows
+// of A with rows of B, both contiguous: B is read once, in place, for
+// every row of A at once.
+func dotRows(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	for j := range n {
+		bj := b[j*ldb : j*ldb+k]
+		for i := range m {
+			v := alpha * dot(a[i*lda:i*lda+k], bj)
+			if beta != 0 {
+				v += beta * c[i*ldc+j]
+			}
+			c[i*ldc+j] = v
+		}
+	}
 }
 
 // gemmConv runs a fused 3x3 convolution: GemmBiasAct with A the im2col

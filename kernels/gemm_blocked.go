@@ -73,9 +73,12 @@ const kcMax = 1024
 // tile into a contiguous panel first. The conv shapes keep the order
 // above: their B (the weights, 9 x Cin x Cout) fits L2 whole.
 const (
-	// largeB is the op(B) size, in floats, from which a call is large
-	// (1 MiB; Sequence's 128-channel convolution weights are 590 KB).
+	// largeB is the op(B) size, in floats, from which a call with at
+	// least largeM rows is large (1 MiB; Sequence's 128-channel
+	// convolution weights are 590 KB). With fewer rows (an LSTM step of a
+	// few environments) packing B whole would cost more than the products.
 	largeB = 1 << 18
+	largeM = 64
 	// kcLarge is the largest K block of a large call.
 	kcLarge = 256
 	// largeNC is the columns of B per block of a large call.
@@ -109,7 +112,7 @@ var bpPool = sync.Pool{New: func() any { return new([]float32) }}
 // prepareBlocked packs the parts of op(B) the kernels cannot read in place
 // and picks the K block. It returns the pooled buffer to release (or nil).
 func (g *gemmArgs) prepareBlocked() *[]float32 {
-	g.large = isLarge(g.k, g.n)
+	g.large = isLarge(g.m, g.n, g.k)
 	kb := kcMax
 	if g.large {
 		kb = kcLarge
@@ -266,9 +269,9 @@ func (g *gemmArgs) packPanels(sc *scratch, p0, kc, r0, r1 int) {
 	}
 }
 
-// isLarge reports whether a GEMM with this K and N takes the large loop
-// order (see largeB).
-func isLarge(k, n int) bool { return k*n >= largeB }
+// isLarge reports whether an m x n x k GEMM takes the large loop order
+// (see largeB).
+func isLarge(m, n, k int) bool { return k*n >= largeB && m >= largeM }
 
 // blockFlags returns the micro-kernel flags of the K block [p0, p0+kc):
 // C is loaded after the first block (or with beta), the bias and residual
@@ -414,7 +417,7 @@ func (g *gemmArgs) emptyK(lo, hi int) {
 // input gradient, gemmOne) and 32 x 32 x 96 (weight gradient).
 func directGemm(im *impl, transA bool, m, n, k int, a []float32, lda int, b []float32, ldb int, loadC bool, c []float32, ldc int) bool {
 	ts := im.tilesFor(n)
-	if ts == nil || n%ts.nr != 0 || k > kcMax || k == 0 || m <= 0 || isLarge(k, n) {
+	if ts == nil || n%ts.nr != 0 || k > kcMax || k == 0 || m <= 0 || isLarge(m, n, k) {
 		return false
 	}
 	mr, nr := ts.mr, ts.nr

@@ -626,15 +626,15 @@ func TestGemmTails(t *testing.T) {
 func TestGemmLarge(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	cases := []gemmCase{
-		{false, false, 37, 600, 700, 1, 1, 0},
-		{true, false, 37, 600, 700, 0, 0.5, 0.25},
-		{false, true, 37, 600, 700, 2, 1, 1},
-		{true, true, 37, 600, 700, 1, -1, 0.5},
-		{false, false, 61, 1100, 300, 0, 1, 0},
-		{true, false, 13, 1100, 300, 3, 1, 1},
+		{false, false, 67, 600, 700, 1, 1, 0},
+		{true, false, 67, 600, 700, 0, 0.5, 0.25},
+		{false, true, 67, 600, 700, 2, 1, 1},
+		{true, true, 67, 600, 700, 1, -1, 0.5},
+		{false, false, 101, 1100, 300, 0, 1, 0},
+		{true, false, 64, 1100, 300, 3, 1, 1},
 	}
 	for _, gc := range cases {
-		if !isLarge(gc.k, gc.n) {
+		if !isLarge(gc.m, gc.n, gc.k) {
 			t.Fatalf("%v does not take the large path", gc)
 		}
 		for _, th := range []int{1, 2} {
@@ -643,7 +643,7 @@ func TestGemmLarge(t *testing.T) {
 			SetThreads(prev)
 		}
 	}
-	m, n, k := 20, 520, 600
+	m, n, k := 70, 520, 600
 	a, b := randSlice(r, m*k), randSlice(r, k*n)
 	bias, res := randSlice(r, n), randSlice(r, m*n)
 	want := refBiasAct(m, n, k, a, k, b, n, bias, res, true, n)
