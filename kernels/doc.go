@@ -129,10 +129,21 @@
 //
 // It reports GFLOP/s and GFLOP per CPU-second (GFLOP/cpu-s, the honest
 // number on a shared machine). On the 2-core Xeon (Sapphire Rapids class,
-// AVX-512) development machine, single-threaded: practical peak about 64
-// (avx2) and 115 (avx512) GFLOP/cpu-s; micro-kernels 60-66 (6x16), 100-108
-// (8x32), 112-114 (6x64); conv GEMMs 44-53 (avx2), 77-98 (avx512), about 2
-// (generic).
+// AVX-512) development machine, single-threaded, idle (2026-11-29):
+// practical peak 118-120 (avx2) and 225 (avx512) GFLOP/s; micro-kernels
+// 115 (6x16), 185 (8x32), 190 (6x64).
+//
+// The blocked GEMM reads B (a layer's weights) in place from L2 and A
+// once from memory, which suits the convolutions, whose B fits L2 whole.
+// A call whose op(B) holds 256K floats or more and whose A has 64 rows or
+// more takes a cache-blocked loop order instead (largeRows: B packed into
+// contiguous strips, blocks of 512 columns by 256 of K kept in L2 while
+// every row tile passes over them, a transposed A packed into
+// micro-panels). BenchmarkDenseGemm times it on study 002's PPO dense
+// layer (2048 x 2688 -> 512): 142-168 GFLOP/s on one core of that Xeon,
+// against 51-74 in the convolutions' order and 144-154 for OpenBLAS
+// (kernels/testdata/np_gemm.py). A GEMM with B transposed and at most
+// four rows (an LSTM step) takes dot products of rows (dotRows).
 //
 // # Threads and allocation
 //
@@ -150,8 +161,10 @@
 // budget of its own for one user (a CPU backend's threads= option): its
 // calls split over at most its threads, while the package functions use
 // the default (SetThreads); every team shares the pool and the count of
-// busy threads. Packing buffers are preallocated and reused, so
-// the kernels allocate nothing in steady state. Every function is safe for
+// busy threads. Packing buffers are reused, so the kernels allocate
+// nothing in steady state; the pool of packed-B buffers keeps one buffer
+// per call that ran at once, as large as the largest B it packed (5.5 MB
+// for the PPO network's dense layer), for the life of the process. Every function is safe for
 // concurrent use by many goroutines as long as their output slices do not
 // overlap; Use and SetThreads are configuration calls meant for start-up,
 // tests and benchmarks, and must not race with kernel calls.

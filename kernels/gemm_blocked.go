@@ -106,8 +106,38 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// bpPool holds buffers for packed B.
-var bpPool = sync.Pool{New: func() any { return new([]float32) }}
+// bpPool holds buffers for packed B. Unlike a sync.Pool it keeps them
+// across garbage collections (a large call's packed B is megabytes, and
+// a sync.Pool emptied by every collection made it an allocation every
+// few calls): it holds at most one buffer per call that ran at once, each
+// as large as the largest B it packed.
+var bpPool bufStack
+
+// bufStack is a stack of reusable float32 buffers, safe for concurrent use.
+type bufStack struct {
+	mu   sync.Mutex
+	bufs []*[]float32
+}
+
+// Get returns a buffer from the stack, or a new empty one.
+func (s *bufStack) Get() *[]float32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.bufs); n > 0 {
+		b := s.bufs[n-1]
+		s.bufs[n-1] = nil
+		s.bufs = s.bufs[:n-1]
+		return b
+	}
+	return new([]float32)
+}
+
+// Put returns b to the stack.
+func (s *bufStack) Put(b *[]float32) {
+	s.mu.Lock()
+	s.bufs = append(s.bufs, b)
+	s.mu.Unlock()
+}
 
 // prepareBlocked packs the parts of op(B) the kernels cannot read in place
 // and picks the K block. It returns the pooled buffer to release (or nil).
@@ -129,7 +159,7 @@ func (g *gemmArgs) prepareBlocked() *[]float32 {
 		g.bp = nil
 		return nil
 	}
-	bufp := bpPool.Get().(*[]float32)
+	bufp := bpPool.Get()
 	need := (strips - first) * g.k * nr
 	if cap(*bufp) < need {
 		*bufp = make([]float32, need)

@@ -155,7 +155,7 @@ func (g *gemmArgs) finishRow(cr []float32) {
 // prepareGeneric copies a transposed B (stored n x k) into a row-major k x n
 // buffer g.bp and returns the pooled buffer to release.
 func (g *gemmArgs) prepareGeneric() *[]float32 {
-	bufp := bpPool.Get().(*[]float32)
+	bufp := bpPool.Get()
 	need := g.k * g.n
 	if cap(*bufp) < need {
 		*bufp = make([]float32, need)
