@@ -145,34 +145,58 @@ func addBias(x, bias []float32, relu bool) {
 	}
 }
 
-// axpy: y += alpha*x, len(y) == len(x).
+// axpy: y[i] += alpha*x[i], len(y) == len(x), each product rounded
+// before the add (the SIMD loops, axpy<w>, give the same bits).
 func axpy(alpha float32, x, y []float32) {
 	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		y[i] += alpha * x[i]
-		y[i+1] += alpha * x[i+1]
-		y[i+2] += alpha * x[i+2]
-		y[i+3] += alpha * x[i+3]
+	n := 0
+	if im := cur.Load(); im.avx512Loops && len(x) >= 64 {
+		n = len(x) / 64 * 64
+		axpyAVX512(alpha, &x[0], &y[0], n)
+	} else if im.avx2Loops && len(x) >= 32 {
+		n = len(x) / 32 * 32
+		axpyAVX2(alpha, &x[0], &y[0], n)
 	}
-	for ; i < len(x); i++ {
-		y[i] += alpha * x[i]
+	for i := n; i < len(x); i++ {
+		y[i] += float32(alpha * x[i])
 	}
 }
 
-// dot: sum x*y with four partial sums, len(y) == len(x).
+// dotLanes is the number of partial sums of dot.
+const dotLanes = 64
+
+// dot returns sum x[i]*y[i], len(y) == len(x), in a fixed order on every
+// implementation: lane l < dotLanes sums the rounded products of i = l
+// mod dotLanes in increasing i (dot<w> on SIMD, a Go loop elsewhere) over
+// the whole groups of dotLanes values; the lanes are added pairwise,
+// halving (l += l + 32, then 16, ...); the products of the tail follow
+// one by one.
 func dot(x, y []float32) float32 {
 	y = y[:len(x)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
+	var acc [dotLanes]float32
+	n := len(x) / dotLanes * dotLanes
+	if n > 0 {
+		if im := cur.Load(); im.avx512Loops {
+			dotAVX512(&x[0], &y[0], &acc[0], n)
+		} else if im.avx2Loops {
+			dotAVX2(&x[0], &y[0], &acc[0], n)
+		} else {
+			for g := 0; g < n; g += dotLanes {
+				xg, yg := x[g:g+dotLanes], y[g:g+dotLanes]
+				for l := range acc {
+					acc[l] += float32(xg[l] * yg[l])
+				}
+			}
+		}
+		for w := dotLanes / 2; w >= 1; w /= 2 {
+			for l := range w {
+				acc[l] += acc[l+w]
+			}
+		}
 	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
+	s := acc[0]
+	for i := n; i < len(x); i++ {
+		s += float32(x[i] * y[i])
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s
 }

@@ -37079,3 +37079,171 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func axpyAVX2(alpha float32, x *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	VBROADCASTSS alpha+0(FP), Y0
+	MOVQ         x+8(FP), AX
+	MOVQ         y+16(FP), CX
+	MOVQ         n+24(FP), DX
+	SHRQ         $0x05, DX
+	TESTQ        DX, DX
+	JZ           done
+
+loop:
+	VMULPS  (AX), Y0, Y1
+	VADDPS  (CX), Y1, Y1
+	VMOVUPS Y1, (CX)
+	VMULPS  32(AX), Y0, Y1
+	VADDPS  32(CX), Y1, Y1
+	VMOVUPS Y1, 32(CX)
+	VMULPS  64(AX), Y0, Y1
+	VADDPS  64(CX), Y1, Y1
+	VMOVUPS Y1, 64(CX)
+	VMULPS  96(AX), Y0, Y1
+	VADDPS  96(CX), Y1, Y1
+	VMOVUPS Y1, 96(CX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	DECQ    DX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func dotAVX2(x *float32, y *float32, acc *float32, n int)
+// Requires: AVX
+TEXT ·dotAVX2(SB), NOSPLIT, $0-32
+	MOVQ    x+0(FP), AX
+	MOVQ    y+8(FP), CX
+	MOVQ    acc+16(FP), DX
+	MOVQ    n+24(FP), BX
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	VMOVUPS 96(DX), Y3
+	VMOVUPS 128(DX), Y4
+	VMOVUPS 160(DX), Y5
+	VMOVUPS 192(DX), Y6
+	VMOVUPS 224(DX), Y7
+	SHRQ    $0x06, BX
+	TESTQ   BX, BX
+	JZ      done
+
+loop:
+	VMOVUPS (AX), Y8
+	VMULPS  (CX), Y8, Y8
+	VADDPS  Y8, Y0, Y0
+	VMOVUPS 32(AX), Y8
+	VMULPS  32(CX), Y8, Y8
+	VADDPS  Y8, Y1, Y1
+	VMOVUPS 64(AX), Y8
+	VMULPS  64(CX), Y8, Y8
+	VADDPS  Y8, Y2, Y2
+	VMOVUPS 96(AX), Y8
+	VMULPS  96(CX), Y8, Y8
+	VADDPS  Y8, Y3, Y3
+	VMOVUPS 128(AX), Y8
+	VMULPS  128(CX), Y8, Y8
+	VADDPS  Y8, Y4, Y4
+	VMOVUPS 160(AX), Y8
+	VMULPS  160(CX), Y8, Y8
+	VADDPS  Y8, Y5, Y5
+	VMOVUPS 192(AX), Y8
+	VMULPS  192(CX), Y8, Y8
+	VADDPS  Y8, Y6, Y6
+	VMOVUPS 224(AX), Y8
+	VMULPS  224(CX), Y8, Y8
+	VADDPS  Y8, Y7, Y7
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x00000100, CX
+	DECQ    BX
+	JNZ     loop
+
+done:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VMOVUPS Y3, 96(DX)
+	VMOVUPS Y4, 128(DX)
+	VMOVUPS Y5, 160(DX)
+	VMOVUPS Y6, 192(DX)
+	VMOVUPS Y7, 224(DX)
+	VZEROUPPER
+	RET
+
+// func axpyAVX512(alpha float32, x *float32, y *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·axpyAVX512(SB), NOSPLIT, $0-32
+	VBROADCASTSS alpha+0(FP), Z0
+	MOVQ         x+8(FP), AX
+	MOVQ         y+16(FP), CX
+	MOVQ         n+24(FP), DX
+	SHRQ         $0x06, DX
+	TESTQ        DX, DX
+	JZ           done
+
+loop:
+	VMULPS  (AX), Z0, Z1
+	VADDPS  (CX), Z1, Z1
+	VMOVUPS Z1, (CX)
+	VMULPS  64(AX), Z0, Z1
+	VADDPS  64(CX), Z1, Z1
+	VMOVUPS Z1, 64(CX)
+	VMULPS  128(AX), Z0, Z1
+	VADDPS  128(CX), Z1, Z1
+	VMOVUPS Z1, 128(CX)
+	VMULPS  192(AX), Z0, Z1
+	VADDPS  192(CX), Z1, Z1
+	VMOVUPS Z1, 192(CX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x00000100, CX
+	DECQ    DX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func dotAVX512(x *float32, y *float32, acc *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·dotAVX512(SB), NOSPLIT, $0-32
+	MOVQ    x+0(FP), AX
+	MOVQ    y+8(FP), CX
+	MOVQ    acc+16(FP), DX
+	MOVQ    n+24(FP), BX
+	VMOVUPS (DX), Z0
+	VMOVUPS 64(DX), Z1
+	VMOVUPS 128(DX), Z2
+	VMOVUPS 192(DX), Z3
+	SHRQ    $0x06, BX
+	TESTQ   BX, BX
+	JZ      done
+
+loop:
+	VMOVUPS (AX), Z4
+	VMULPS  (CX), Z4, Z4
+	VADDPS  Z4, Z0, Z0
+	VMOVUPS 64(AX), Z4
+	VMULPS  64(CX), Z4, Z4
+	VADDPS  Z4, Z1, Z1
+	VMOVUPS 128(AX), Z4
+	VMULPS  128(CX), Z4, Z4
+	VADDPS  Z4, Z2, Z2
+	VMOVUPS 192(AX), Z4
+	VMULPS  192(CX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x00000100, CX
+	DECQ    BX
+	JNZ     loop
+
+done:
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	VMOVUPS Z2, 128(DX)
+	VMOVUPS Z3, 192(DX)
+	VZEROUPPER
+	RET

@@ -123,3 +123,9 @@ func w34WeightsGradGTAVX512(t *[6]*float32, dw *[3]*float32, n int) { noSIMD() }
 func amxGemmBF16(cfg *amxConfig, tasks *amxTask, n, kt, lda, ldb, ldc, flags int) { noSIMD() }
 func transposePairsBF16AVX512(dst *uint16, src *float32, ld, n, blocks, ldd int)  { noSIMD() }
 func w34GradOutPairsBF16AVX512(dst *uint16, ds int, src *[24]*float32, n int)     { noSIMD() }
+
+// The elementwise loops (elementwise.go).
+func axpyAVX512(alpha float32, x, y *float32, n int) { noSIMD() }
+func axpyAVX2(alpha float32, x, y *float32, n int)   { noSIMD() }
+func dotAVX512(x, y, acc *float32, n int)            { noSIMD() }
+func dotAVX2(x, y, acc *float32, n int)              { noSIMD() }

@@ -713,3 +713,23 @@ func w34GatherTilesBF16AVX512(v *float32, vs int, vb *uint16, vbs int, img *floa
 //
 //go:noescape
 func w34GradOutPairsBF16AVX512(dst *uint16, ds int, src *[24]*float32, n int)
+
+// axpyAVX2 is axpy on n values (a multiple of 32): y[i] += alpha*x[i], the product rounded before the add.
+//
+//go:noescape
+func axpyAVX2(alpha float32, x *float32, y *float32, n int)
+
+// dotAVX2 adds into acc[l] (l < 64) the products x[i]*y[i] for i = l mod 64, i < n (a multiple of 64), in increasing i: dot's lane sums.
+//
+//go:noescape
+func dotAVX2(x *float32, y *float32, acc *float32, n int)
+
+// axpyAVX512 is axpy on n values (a multiple of 64): y[i] += alpha*x[i], the product rounded before the add.
+//
+//go:noescape
+func axpyAVX512(alpha float32, x *float32, y *float32, n int)
+
+// dotAVX512 adds into acc[l] (l < 64) the products x[i]*y[i] for i = l mod 64, i < n (a multiple of 64), in increasing i: dot's lane sums.
+//
+//go:noescape
+func dotAVX512(x *float32, y *float32, acc *float32, n int)

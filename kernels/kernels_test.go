@@ -655,3 +655,52 @@ func TestGemmLarge(t *testing.T) {
 		closeEnough(t, name+" GemmBiasAct large", c, want, k)
 	}
 }
+
+// TestAxpyDotImplementations: Axpy and Dot give the same bits on every
+// implementation (the SIMD loops do the portable loops' operations in
+// their order) at lengths around the loops' group sizes, Axpy the
+// rounded y + alpha*x of each element, Dot the float64 sum to rounding.
+func TestAxpyDotImplementations(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{0, 1, 5, 31, 32, 33, 63, 64, 65, 127, 128, 200, 1000, 4099} {
+		x, y0 := randSlice(r, n), randSlice(r, n+3)
+		const alpha = float32(-0.37)
+		var refY []float32
+		var refDot float32
+		for _, name := range Available() {
+			restore, err := Use(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y := append([]float32(nil), y0...)
+			Axpy(alpha, x, y)
+			d := Dot(x, y0)
+			restore()
+			for i := range n {
+				if want := y0[i] + float32(alpha*x[i]); y[i] != want {
+					t.Fatalf("%s: Axpy n=%d element %d = %v, want %v", name, n, i, y[i], want)
+				}
+			}
+			for i := n; i < len(y); i++ {
+				if y[i] != y0[i] {
+					t.Fatalf("%s: Axpy n=%d wrote element %d past x", name, n, i)
+				}
+			}
+			var s, abs float64
+			for i := range n {
+				s += float64(x[i]) * float64(y0[i])
+				abs += math.Abs(float64(x[i]) * float64(y0[i]))
+			}
+			if math.Abs(float64(d)-s) > 1e-6*(abs+1) {
+				t.Fatalf("%s: Dot n=%d = %v, want %v", name, n, d, s)
+			}
+			if refY == nil {
+				refY, refDot = y, d
+				continue
+			}
+			if math.Float32bits(d) != math.Float32bits(refDot) {
+				t.Fatalf("%s: Dot n=%d = %v, %s gave %v", name, n, d, Available()[0], refDot)
+			}
+		}
+	}
+}

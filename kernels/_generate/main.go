@@ -656,6 +656,7 @@ func main() {
 	wgrad()
 	winoTab()
 	wino34()
+	elementwise()
 	av.Generate()
 	if *tables != "" {
 		src, err := format.Source([]byte(tab.String()))
