@@ -254,27 +254,7 @@ func (g *gemmArgs) blockedRows(lo, hi int) {
 			if !g.transA && rows == mr {
 				pf += uintptr(mr * g.lda * 4)
 			}
-			for s := range strips {
-				if s > 0 {
-					pf = uintptr(unsafe.Pointer(ap))
-				}
-				j0 := s * nr
-				bptr, ldb := g.bStrip(s, p0)
-				cols := min(nr, n-j0)
-				if cols == nr {
-					var bias, res *float32
-					if flags&kBias != 0 {
-						bias = &g.bias[j0]
-					}
-					if flags&kResidual != 0 {
-						res = &g.residual[i0*ldc+j0]
-					}
-					kern(kc, ap, lda, bptr, ldb, &g.c[i0*ldc+j0], ldc, g.alpha, bias, res, flags, pf)
-					continue
-				}
-				kern(kc, ap, lda, bptr, ldb, &sc.tile[0], nr, g.alpha, nil, nil, flags&kAlpha, pf)
-				g.mergeTile(sc.tile[:rows*nr], nr, i0, j0, rows, cols, flags)
-			}
+			g.runStrips(sc, kern, kc, ap, lda, i0, rows, p0, 0, strips, flags, pf)
 		}
 	}
 	scratchPool.Put(sc)
@@ -330,9 +310,10 @@ func (g *gemmArgs) blockFlags(p0, kc int) int {
 
 // largeRows is blockedRows in the large loop order (see largeB): blocks
 // of columns, then of K, then row tiles, with op(B) packed whole (g.bp)
-// and a transposed A packed per row tile into sc.panel.
+// and a transposed A packed panelTiles row tiles at a time into sc.panel
+// (packPanels).
 func (g *gemmArgs) largeRows(sc *scratch, lo, hi int) {
-	mr, nr, ldc := g.ts.mr, g.ts.nr, g.ldc
+	mr, nr := g.ts.mr, g.ts.nr
 	strips := (g.n + nr - 1) / nr
 	per := max(1, largeNC/nr) // strips per column block
 	for s0 := 0; s0 < strips; s0 += per {
@@ -346,9 +327,9 @@ func (g *gemmArgs) largeRows(sc *scratch, lo, hi int) {
 				var ap *float32
 				lda := g.lda
 				if g.transA {
-					// Tile t of a group of panelTiles starting at row g0 is
-					// panel[t*kc*mr:], a(i, p) = panel[t*kc*mr+p*mr+i]:
-					// kernT with lda mr.
+					// Row tile t of each group of panelTiles (counted
+					// from lo) is packed at panel[t*kc*mr:], a(i, p) =
+					// panel[t*kc*mr+p*mr+i]: kernT with lda mr.
 					t := (i0 - lo) / mr % panelTiles
 					if t == 0 {
 						g.packPanels(sc, p0, kc, i0, min(hi, i0+panelTiles*mr))
@@ -369,29 +350,39 @@ func (g *gemmArgs) largeRows(sc *scratch, lo, hi int) {
 				if !g.transA && rows == mr {
 					pf += uintptr(mr * g.lda * 4)
 				}
-				for s := s0; s < s1; s++ {
-					if s > s0 {
-						pf = uintptr(unsafe.Pointer(ap))
-					}
-					j0 := s * nr
-					bptr, ldb := g.bStrip(s, p0)
-					cols := min(nr, g.n-j0)
-					if cols == nr {
-						var bias, res *float32
-						if flags&kBias != 0 {
-							bias = &g.bias[j0]
-						}
-						if flags&kResidual != 0 {
-							res = &g.residual[i0*ldc+j0]
-						}
-						kern(kc, ap, lda, bptr, ldb, &g.c[i0*ldc+j0], ldc, g.alpha, bias, res, flags, pf)
-						continue
-					}
-					kern(kc, ap, lda, bptr, ldb, &sc.tile[0], nr, g.alpha, nil, nil, flags&kAlpha, pf)
-					g.mergeTile(sc.tile[:rows*nr], nr, i0, j0, rows, cols, flags)
-				}
+				g.runStrips(sc, kern, kc, ap, lda, i0, rows, p0, s0, s1, flags, pf)
 			}
 		}
+	}
+}
+
+// runStrips applies one row tile of A (rows rows from row i0; its micro-
+// panel ap with leading dimension lda, kc steps from K offset p0) to
+// strips [s0, s1) of op(B) with kern, under the K block's flags: full
+// strips straight into C, a column tail through sc.tile and mergeTile.
+// The first strip prefetches pf, the others the panel itself.
+func (g *gemmArgs) runStrips(sc *scratch, kern tileKernel, kc int, ap *float32, lda, i0, rows, p0, s0, s1, flags int, pf uintptr) {
+	nr, ldc := g.ts.nr, g.ldc
+	for s := s0; s < s1; s++ {
+		if s > s0 {
+			pf = uintptr(unsafe.Pointer(ap))
+		}
+		j0 := s * nr
+		bptr, ldb := g.bStrip(s, p0)
+		cols := min(nr, g.n-j0)
+		if cols == nr {
+			var bias, res *float32
+			if flags&kBias != 0 {
+				bias = &g.bias[j0]
+			}
+			if flags&kResidual != 0 {
+				res = &g.residual[i0*ldc+j0]
+			}
+			kern(kc, ap, lda, bptr, ldb, &g.c[i0*ldc+j0], ldc, g.alpha, bias, res, flags, pf)
+			continue
+		}
+		kern(kc, ap, lda, bptr, ldb, &sc.tile[0], nr, g.alpha, nil, nil, flags&kAlpha, pf)
+		g.mergeTile(sc.tile[:rows*nr], nr, i0, j0, rows, cols, flags)
 	}
 }
 
