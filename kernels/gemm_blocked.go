@@ -48,6 +48,20 @@ type tileSet struct {
 	tail, tailT []tileKernel
 }
 
+// kernel returns the micro-kernel of a row tile of rows <= mr rows, A
+// transposed or not.
+func (ts *tileSet) kernel(transA bool, rows int) tileKernel {
+	switch {
+	case transA && rows < ts.mr:
+		return ts.tailT[rows]
+	case transA:
+		return ts.kernT
+	case rows < ts.mr:
+		return ts.tail[rows]
+	}
+	return ts.kern
+}
+
 // Micro-kernel flags (see tileKernel); the assembly generator uses the same
 // values.
 const (
@@ -231,18 +245,12 @@ func (g *gemmArgs) blockedRows(lo, hi int) {
 		for p0 := 0; p0 < k; p0 += g.kc {
 			kc := min(g.kc, k-p0)
 			flags := g.blockFlags(p0, kc)
-			var kern tileKernel
+			kern := g.ts.kernel(g.transA, rows)
 			var ap *float32
 			if g.transA {
-				ap, kern = &g.a[p0*g.lda+i0], g.ts.kernT
-				if rows < mr {
-					kern = g.ts.tailT[rows]
-				}
+				ap = &g.a[p0*g.lda+i0]
 			} else {
-				ap, kern = &g.a[i0*g.lda+p0], g.ts.kern
-				if rows < mr {
-					kern = g.ts.tail[rows]
-				}
+				ap = &g.a[i0*g.lda+p0]
 			}
 			lda := g.lda
 			// The first strip prefetches the next row tile of A (the rows
@@ -323,10 +331,12 @@ func (g *gemmArgs) largeRows(sc *scratch, lo, hi int) {
 			flags := g.blockFlags(p0, kc)
 			for i0 := lo; i0 < hi; i0 += mr {
 				rows := min(mr, hi-i0)
-				var kern tileKernel
+				kern := g.ts.kernel(g.transA, rows)
 				var ap *float32
 				lda := g.lda
-				if g.transA {
+				if !g.transA {
+					ap = &g.a[i0*g.lda+p0]
+				} else {
 					// Row tile t of each group of panelTiles (counted
 					// from lo) is packed at panel[t*kc*mr:], a(i, p) =
 					// panel[t*kc*mr+p*mr+i]: kernT with lda mr.
@@ -334,15 +344,7 @@ func (g *gemmArgs) largeRows(sc *scratch, lo, hi int) {
 					if t == 0 {
 						g.packPanels(sc, p0, kc, i0, min(hi, i0+panelTiles*mr))
 					}
-					ap, lda, kern = &sc.panel[t*kc*mr], mr, g.ts.kernT
-					if rows < mr {
-						kern = g.ts.tailT[rows]
-					}
-				} else {
-					ap, kern = &g.a[i0*g.lda+p0], g.ts.kern
-					if rows < mr {
-						kern = g.ts.tail[rows]
-					}
+					ap, lda = &sc.panel[t*kc*mr], mr
 				}
 				// As blockedRows: the first strip prefetches the next row
 				// tile of A (in place only).
@@ -457,18 +459,12 @@ func directGemm(im *impl, transA bool, m, n, k int, a []float32, lda int, b []fl
 	}
 	for i0 := 0; i0 < m; i0 += mr {
 		rows := min(mr, m-i0)
+		kern := ts.kernel(transA, rows)
 		var ap *float32
-		var kern tileKernel
 		if transA {
-			ap, kern = &a[i0], ts.kernT
-			if rows < mr {
-				kern = ts.tailT[rows]
-			}
+			ap = &a[i0]
 		} else {
-			ap, kern = &a[i0*lda], ts.kern
-			if rows < mr {
-				kern = ts.tail[rows]
-			}
+			ap = &a[i0*lda]
 		}
 		pf := uintptr(unsafe.Pointer(ap))
 		if !transA && rows == mr {
