@@ -66,20 +66,27 @@
 //     docs/RESULTS.md, section 10), iteration 30 of 64 games of 64
 //     simulations (5.5 CPU-minutes).
 //   - tetrislink3-zero (the default for tetrislink:players=3 since
-//     2026-11-29, session 25): Tetris Link at three players, the same
+//     2026-11-29, session 28): Tetris Link at three players, the same
 //     32 channels x 2 blocks with one value per player, the
-//     Polyak-averaged network of iteration 100 of the `tl3b` run recorded
-//     in docs/RESULTS.md (section 10, "Self-play with the arena's
-//     rollouts"): v1's run continued from its iteration 79 by expert
-//     iteration whose self-play searches 128 simulations with leaf values
-//     three quarters from a random rollout (`--blend 0.25 --turns 32
-//     --cut heuristic`); 6,336 games, about 90 minutes of self-play and
-//     training (wall clock, on a shared 2-core machine) after the 47 of
-//     v1's run. In that form at 1,050 simulations (about 100 ms of CPU a
-//     move) it won alone in 92.0% of 200 games against two tuned
-//     heuristics (v1 63.0%, the untrained network 67.0%, on the same
-//     seed) and in 26.5% against two UCT agents at the same CPU (v1 6.0%).
-//   - tetrislink3-zero-v1: the default before, iteration 68 of a plain
+//     Polyak-averaged network of iteration 150 of the `tl3nv` run in
+//     docs/RESULTS.md (section 10, "Self-play with the network on a
+//     leaf's eighth visit"): v2 continued by self-play searched as the
+//     arena's strongest form searches, 1,100 simulations a move with the
+//     network on a leaf's eighth visit and leaf values three quarters from
+//     a rollout (`--netvisits 8 --c 2.5 --blend 0.25 --turns 32 --cut
+//     heuristic`); 9,600 games, 90 CPU-minutes. In that form at equal CPU
+//     against two UCT agents (8,400 simulations against 52,000 on the
+//     development seed) it won alone in 46.0% of 200 games where v2 won
+//     33.5% (paired p = 0.02).
+//   - tetrislink3-zero-v2: the default before, the averaged network of
+//     iteration 100 of the `tl3b` run (v1 continued by expert iteration
+//     whose self-play searched 128 simulations with leaf values three
+//     quarters from a random rollout; 6,336 games). At 1,050 simulations
+//     (about 100 ms of CPU a move) it won alone in 92.0% of 200 games
+//     against two tuned heuristics (v1 63.0%, the untrained network 67.0%,
+//     on the same seed) and in 26.5% against two UCT agents at the same
+//     CPU (v1 6.0%).
+//   - tetrislink3-zero-v1: the default before v2, iteration 68 of a plain
 //     `canopy zero` run of 64 games of 64 simulations an iteration; in the
 //     rollout form above the untrained network does as well as it does.
 //   - tetrislink4-zero (the default for tetrislink:players=4): the same
@@ -132,6 +139,9 @@ var sushigo4 []byte
 //go:embed tetrislink3.safetensors
 var tetrislink3 []byte
 
+//go:embed tetrislink3-v2.safetensors
+var tetrislink3v2 []byte
+
 //go:embed tetrislink3-v1.safetensors
 var tetrislink3v1 []byte
 
@@ -153,7 +163,8 @@ func init() {
 	nets.SetDefault("sushigo2-zero")
 	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
 	nets.SetDefault("sushigo4-zero")
-	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (v1 continued 100 iterations with rollout-valued self-play), see docs/RESULTS.md", tetrislink3)
+	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (v2 continued 150 iterations of self-play with the network on a leaf's eighth visit), see docs/RESULTS.md", tetrislink3)
+	nets.RegisterShipped("tetrislink3-zero-v2", "tetrislink:players=3", "the earlier AlphaZero-trained 32x2 net, one value per player (v1 continued 100 iterations with rollout-valued self-play), see docs/RESULTS.md", tetrislink3v2)
 	nets.RegisterShipped("tetrislink3-zero-v1", "tetrislink:players=3", "the earlier AlphaZero-trained 32x2 net, one value per player (68 iterations of 64 games), see docs/RESULTS.md", tetrislink3v1)
 	nets.SetDefault("tetrislink3-zero")
 	nets.RegisterShipped("tetrislink4-zero", "tetrislink:players=4", "AlphaZero-trained 32x2 net, one value per player (51 iterations of 64 games), see docs/RESULTS.md", tetrislink4)
