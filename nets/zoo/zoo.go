@@ -77,7 +77,8 @@
 //     heuristic`); 9,600 games, 90 CPU-minutes. In that form at equal CPU
 //     against two UCT agents (8,400 simulations against 52,000 on the
 //     development seed) it won alone in 46.0% of 200 games where v2 won
-//     33.5% (paired p = 0.02), and in 49.0% of 200 on a fresh seed.
+//     33.5% (paired p = 0.02), and in 49.0% of 200 on a fresh seed (v2
+//     31.0%).
 //   - tetrislink3-zero-v2: the default before, the averaged network of
 //     iteration 100 of the `tl3b` run (v1 continued by expert iteration
 //     whose self-play searched 128 simulations with leaf values three
