@@ -142,7 +142,8 @@
 // micro-panels). BenchmarkDenseGemm times it on study 002's PPO dense
 // layer (2048 x 2688 -> 512): 142-168 GFLOP/s on one core of that Xeon,
 // against 51-74 in the convolutions' order and 144-154 for OpenBLAS
-// (kernels/testdata/np_gemm.py). A GEMM with B transposed and at most
+// (kernels/testdata/np_gemm.py); in a slower hour of the same host 95-119
+// against OpenBLAS's 127-145 (docs/BENCHMARKS.md). A GEMM with B transposed and at most
 // four rows (an LSTM step) takes dot products of rows (dotRows).
 //
 // # Threads and allocation

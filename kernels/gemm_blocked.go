@@ -80,11 +80,12 @@ const kcMax = 1024
 // "large" loop order instead: op(B) is packed whole into contiguous
 // strips, and the loops run over blocks of largeNC columns, then blocks
 // of at most kcLarge of K, then the row tiles, so that a packed block of
-// B (kcLarge x largeNC floats, 256 KB to 1 MB) stays in L2 while every row
-// tile of the call passes over it, and a row tile of C is loaded and
-// stored once per K block. A transposed A (the weight gradient's X^T,
-// whose micro-panel is six floats from each of kc rows) is packed per row
-// tile into a contiguous panel first. The conv shapes keep the order
+// B (kcLarge x largeNC floats, 512 KB) stays in L2 while every row tile
+// of the call passes over it, and a row tile of C is loaded and stored
+// once per K block. A transposed A (the weight gradient's X^T, whose
+// micro-panel is six floats from each of kc rows) is packed into
+// contiguous micro-panels first, panelTiles row tiles at a time
+// (packPanels). The conv shapes keep the order
 // above: their B (the weights, 9 x Cin x Cout) fits L2 whole.
 const (
 	// largeB is the op(B) size, in floats, from which a call with at
