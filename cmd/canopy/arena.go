@@ -87,7 +87,8 @@ rerun it with --resume to finish the tournament.`,
 			game, agents, logs, netBackend := new(string), new(string), new(string), new(string)
 			n, parallel, boot, seed := new(int), new(int), new(int), new(uint64)
 			asJSON, asCSV, quiet, resume, report := new(bool), new(bool), new(bool), new(bool), new(bool)
-			spec.Table{
+			prof := &profiler{}
+			append(spec.Table{
 				gameOption(game, "", ""),
 				agentsOption(agents, "", "2 or more"),
 				spec.Int("games", n, 100, 1, maxGames, "games per pairing (per table for 3+ player games)"),
@@ -101,7 +102,7 @@ rerun it with --resume to finish the tournament.`,
 				spec.String("logs", logs, "", "directory to write each finished game's JSON log to"),
 				spec.Bool("resume", resume, false, "with --logs: count the games logged there by an earlier run of the same command and play only the rest"),
 				spec.Bool("report", report, false, "with --logs: print the result of the games logged there so far, playing none (also while another arena writes them)"),
-			}.Flags(fs)
+			}, prof.options()...).Flags(fs)
 			return func(e *env, args []string) error {
 				aenv, err := agentEnv(*netBackend, e.Stderr)
 				if err != nil {
@@ -153,6 +154,9 @@ rerun it with --resume to finish the tournament.`,
 				if *resume && *logs == "" {
 					return usagef("--resume continues from the game logs of an earlier run: give their directory with --logs")
 				}
+				if err := prof.check(); err != nil {
+					return err
+				}
 				if *report {
 					return reportArenaLogs(e, *logs, g, specs, sched, *seed, *n, *boot, *asJSON, *asCSV)
 				}
@@ -176,6 +180,9 @@ rerun it with --resume to finish the tournament.`,
 				}
 				ctx, stop := signalContext()
 				defer stop()
+				if err := prof.start(); err != nil {
+					return err
+				}
 				pr := newProgress(e.Stderr, "games", len(sched), *quiet)
 				pr.before = len(played)
 				res, runErr := arena.Tournament(ctx, g, arena.TournamentConfig{
@@ -183,6 +190,8 @@ rerun it with --resume to finish the tournament.`,
 					Progress: func(done int) { pr.update(done, "") },
 					OnGame:   onGame, Played: played,
 				})
+				// The profiles cover the games (written when interrupted too).
+				profErr := prof.stop()
 				if res == nil {
 					if ctx.Err() != nil {
 						return interrupted(ctx, "no game had finished; nothing to report")
@@ -208,7 +217,10 @@ rerun it with --resume to finish the tournament.`,
 				if err != nil {
 					return err
 				}
-				return partialError(ctx, runErr, res.TotalGames, len(sched))
+				if err := partialError(ctx, runErr, res.TotalGames, len(sched)); err != nil {
+					return err
+				}
+				return profErr
 			}
 		},
 	})

@@ -391,3 +391,30 @@ func TestArenaBackendChoiceOnce(t *testing.T) {
 		t.Errorf("no usage line:\n%s", errs)
 	}
 }
+
+// arena writes the CPU and allocation profiles of its games, and refuses
+// a profile path it cannot write before it plays.
+func TestArenaProfiles(t *testing.T) {
+	d := t.TempDir()
+	cpu, mem := filepath.Join(d, "cpu.pprof"), filepath.Join(d, "mem.pprof")
+	code, _, errs := runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "mcts:sims=200;random", "--games", "4",
+		"--quiet", "--seed", "1", "--cpuprofile", cpu, "--memprofile", mem)
+	if code != 0 {
+		t.Fatalf("arena: %d %s", code, errs)
+	}
+	checkProfiles(t, cpu, mem)
+
+	file := filepath.Join(d, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(d, "logs")
+	code, _, errs = runCLI(t, "", "arena", "--game", "tictactoe", "--agents", "random;random", "--games", "2",
+		"--quiet", "--logs", logs, "--cpuprofile", filepath.Join(file, "cpu.pprof"))
+	if code == 0 || !strings.Contains(errs, "--cpuprofile") {
+		t.Fatalf("an unwritable --cpuprofile: exit %d, stderr %q; want an error naming the flag", code, errs)
+	}
+	if entries, _ := os.ReadDir(logs); len(entries) > 0 {
+		t.Errorf("the arena played (%d logs) before refusing the profile path", len(entries))
+	}
+}
