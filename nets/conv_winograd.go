@@ -188,7 +188,7 @@ func (n *Net) prepareWinograd() {
 	s.u34 = make([][]float32, len(n.units))
 	h, w := n.cfg.Height, n.cfg.Width
 	for j, v := range n.units {
-		if v.kind == kindConv3 && v.cin >= winoMinCin {
+		if v.spatial() && v.cin >= winoMinCin {
 			// F(2x2)'s weights are also bfloat16's (prepareBF16) and
 			// small calls'; F(3x4)'s only where its shape pays.
 			s.u[j] = make([]float32, 16*v.cin*v.cout)

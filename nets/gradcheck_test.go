@@ -17,6 +17,10 @@ var tinyConfigs = map[string]Config{
 	// Per-player value heads (three outputs per sample).
 	"alphazero3": {Head: HeadAlphaZero, InputPlanes: 2, Height: 3, Width: 3, PolicySize: 4, Channels: 3, Blocks: 1, ValueHidden: 3, ValuePlayers: 3},
 	"ppo3":       {Head: HeadPPO, InputPlanes: 2, Height: 3, Width: 3, PolicySize: 4, ConvChannels: []int{3, 2}, Dense: 5, ValuePlayers: 3},
+	// A board of one cell: the 3x3 convolutions run as their centre tap's
+	// GEMM (unit.pointwise); the other taps' gradients are zero.
+	"alphazero1x1": {Head: HeadAlphaZero, InputPlanes: 5, Height: 1, Width: 1, PolicySize: 4, Channels: 3, Blocks: 1, ValueHidden: 3},
+	"ppo1x1":       {Head: HeadPPO, InputPlanes: 5, Height: 1, Width: 1, PolicySize: 4, ConvChannels: []int{6, 6}, Dense: 8},
 }
 
 // randomBatch makes n samples with random inputs, a random legal mask (the

@@ -53,6 +53,38 @@ type unit struct {
 	flopsPer int64     // multiply-adds per sample times 2
 }
 
+// pointwise reports whether u is a 3x3 same convolution over a board of
+// one cell (the flat observations of Sushi Go's views): every tap but the
+// centre falls on the zero padding, so it is the GEMM of the centre tap's
+// weights (see gemmW), a ninth of the 3x3 products and a sixteenth of
+// Winograd's. Its weights keep their 3x3 shape: the other taps get zero
+// gradient (weight decay still shrinks them) and files, exports and the
+// CUDA backend see the same layer.
+func (u *unit) pointwise() bool { return u.kind == kindConv3 && u.cells == 1 }
+
+// spatial reports whether u runs as a 3x3 convolution (Winograd or
+// im2col); the other units run as one GEMM (gemmW).
+func (u *unit) spatial() bool { return u.kind == kindConv3 && u.cells > 1 }
+
+// gemmW returns the inner dimension and the weight matrix of u's GEMM for
+// weights (or their gradient) w in u's layout: all of w for dense and 1x1
+// units, rows [4*cin, 5*cin) of the [9*cin, cout] matrix (the centre tap,
+// kh = kw = 1) for a pointwise 3x3 unit.
+func (u *unit) gemmW(w []float32) (k int, wk []float32) {
+	if u.pointwise() {
+		return u.cin, w[4*u.cin*u.cout : 5*u.cin*u.cout]
+	}
+	return u.k, w
+}
+
+// gemmK is gemmW's inner dimension.
+func (u *unit) gemmK() int {
+	if u.pointwise() {
+		return u.cin
+	}
+	return u.k
+}
+
 // Net is a policy-value network: its parameters, its layer list, and the
 // scratch memory of inference and training.
 //
@@ -151,7 +183,8 @@ func (n *Net) NumParams() int {
 }
 
 // FLOPs is the number of floating-point operations (2 per multiply-add)
-// of one evaluation, counting the convolutions and dense layers.
+// of one evaluation, counting the convolutions and dense layers as they
+// run (a 3x3 convolution over a board of one cell: its centre tap).
 func (n *Net) FLOPs() int64 {
 	var f int64
 	for _, u := range n.units {
@@ -265,7 +298,7 @@ func (n *Net) build() {
 			}
 			n.params = append(n.params, u.bn.gamma, u.bn.beta, u.bn.mean, u.bn.variance)
 		}
-		u.flopsPer = 2 * int64(u.cells) * int64(u.k) * int64(cout)
+		u.flopsPer = 2 * int64(u.cells) * int64(u.gemmK()) * int64(cout)
 		u.foldW = make([]float32, len(u.w.Data))
 		u.foldB = make([]float32, cout)
 		n.units = append(n.units, u)
@@ -519,10 +552,11 @@ func (n *Net) forwardRows(r0, r1 int, input, policy, value []float32) {
 		if u.res >= 0 {
 			res = buf(u.res)
 		}
-		if u.kind == kindConv3 {
+		if u.spatial() {
 			n.conv3(i, u, rows, a, res, out)
 		} else {
-			n.team.GemmBiasAct(m, u.cout, u.k, a, u.k, u.foldW, u.cout, u.foldB, res, u.relu, out, u.cout)
+			k, w := u.gemmW(u.foldW)
+			n.team.GemmBiasAct(m, u.cout, k, a, k, w, u.cout, u.foldB, res, u.relu, out, u.cout)
 		}
 		if u.tanh {
 			tanhInPlace(out)

@@ -111,8 +111,8 @@ func (n *Net) prepareBF16() {
 	s.w = make([]*kernels.BF16Matrix, len(n.units))
 	s.wu = make([]*kernels.WinogradBF16, len(n.units))
 	for j, v := range n.units {
-		if v.kind != kindConv3 {
-			continue
+		if !v.spatial() {
+			continue // pointwise units run their float32 GEMM
 		}
 		s.w[j] = kernels.PackBF16(v.foldW, 9*v.cin, v.cout)
 		// prepareWinograd has transformed the units Winograd takes.

@@ -72,7 +72,7 @@ func dataFile(p *Param) []float32 {
 }
 
 func TestPyTorchReference(t *testing.T) {
-	for _, name := range []string{"tiny_az", "tiny_ppo", "tiny_az3", "tiny_ppo3"} {
+	for _, name := range []string{"tiny_az", "tiny_ppo", "tiny_az3", "tiny_ppo3", "tiny_az1", "tiny_ppo1"} {
 		t.Run(name, func(t *testing.T) {
 			net, err := Load(filepath.Join("testdata", name+".safetensors"))
 			if err != nil {

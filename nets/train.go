@@ -207,7 +207,7 @@ func (n *Net) reserveTrain(batch int) {
 			t.mean[i] = make([]float64, u.cout)
 			t.istd[i] = make([]float64, u.cout)
 		}
-		if u.kind == kindConv3 {
+		if u.spatial() {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
@@ -246,7 +246,7 @@ func (n *Net) TrainBytes(batch int) int64 {
 		if u.bn != nil {
 			total += 4*b*int64(u.cells*u.cout) + 16*int64(u.cout) // pre, mean, istd
 		}
-		if u.kind == kindConv3 {
+		if u.spatial() {
 			per := min(batch, max(1, trainBlockRows/u.cells))
 			maxCols = max(maxCols, per*u.cells*u.k)
 			maxW = max(maxW, u.k*u.cout)
@@ -273,7 +273,7 @@ func (n *Net) TrainBytes(batch int) int64 {
 			return int64((9*k+1)/2*2) * pad
 		}
 		for _, u := range n.units {
-			if u.kind != kindConv3 {
+			if !u.spatial() {
 				continue
 			}
 			if u.cin%2 == 0 {
@@ -395,18 +395,20 @@ func (n *Net) ForwardTrain(batch int, input, policy, value []float32) error {
 			if u.b != nil {
 				bias = u.b.Data
 			}
-			if u.kind == kindConv3 {
+			if u.spatial() {
 				conv3(i, u, a, bias, res, u.relu, out, nil)
 			} else {
-				kernels.GemmBiasAct(m, u.cout, u.k, a, u.k, u.w.Data, u.cout, bias, res, u.relu, out, u.cout)
+				k, w := u.gemmW(u.w.Data)
+				kernels.GemmBiasAct(m, u.cout, k, a, k, w, u.cout, bias, res, u.relu, out, u.cout)
 			}
 		} else {
 			z := t.pre[i][:m*u.cout]
 			summed := false
-			if u.kind == kindConv3 {
+			if u.spatial() {
 				summed = conv3(i, u, a, nil, nil, false, z, n.bnShift(u))
 			} else {
-				kernels.Gemm(false, false, m, u.cout, u.k, 1, a, u.k, u.w.Data, u.cout, 0, z, u.cout)
+				k, w := u.gemmW(u.w.Data)
+				kernels.Gemm(false, false, m, u.cout, k, 1, a, k, w, u.cout, 0, z, u.cout)
 			}
 			n.bnForward(i, u, batch, z, res, out, summed)
 		}
@@ -606,7 +608,7 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 			n.bnCoeffs(i, u, m, np)
 		}
 		a := act(u.in)
-		conv3 := u.kind == kindConv3
+		conv3 := u.spatial()
 		var din []float32
 		inFresh := false // din gets its first contribution: overwrite, not add
 		if u.in != 0 {
@@ -685,13 +687,16 @@ func (n *Net) Backward(dPolicy, dValue []float32) error {
 			}
 		}
 		if !conv3 {
-			kernels.Gemm(true, false, u.k, c, m, 1, a, u.k, dz, c, 1, u.w.Grad, c)
+			// Dense, 1x1 and pointwise units (gemmW).
+			k, wg := u.gemmW(u.w.Grad)
+			_, wd := u.gemmW(u.w.Data)
+			kernels.Gemm(true, false, k, c, m, 1, a, k, dz, c, 1, wg, c)
 			if din != nil {
 				beta := float32(1)
 				if inFresh {
 					beta = 0
 				}
-				kernels.Gemm(false, true, m, u.k, c, 1, dz, c, u.w.Data, c, beta, din, u.k)
+				kernels.Gemm(false, true, m, k, c, 1, dz, c, wd, c, beta, din, k)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ computes in float64 from float32-rounded weights and inputs, and writes:
   tiny_az.safetensors / tiny_ppo.safetensors   weights + "canopy.config"
   tiny_az3.safetensors / tiny_ppo3...          the same with a per-player value
                                                head of 3 outputs (value_players)
+  tiny_az1.safetensors / tiny_ppo1...          the same on a board of one cell
   tiny_az_io.safetensors / tiny_ppo_io...      inputs, expected eval outputs,
                                                training loss, gradients and
                                                running statistics after one
@@ -260,5 +261,9 @@ if __name__ == "__main__":
     # they were.
     make_net("tiny_az3", AlphaZero, dict(az, value_players=3))
     make_net("tiny_ppo3", PPO, dict(ppo, value_players=3))
+    # A board of one cell (Sushi Go's flat views), where a 3x3 convolution
+    # sees only its centre tap: the Go nets run it as a GEMM.
+    make_net("tiny_az1", AlphaZero, dict(az, height=1, width=1, input_planes=6))
+    make_net("tiny_ppo1", PPO, dict(ppo, height=1, width=1, input_planes=6))
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT) if f.endswith(".safetensors"))
     print("wrote reference data, %d bytes of safetensors" % total)
