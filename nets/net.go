@@ -497,13 +497,22 @@ func (n *Net) Forward(batch int, input, policy, value []float32) {
 // samples is a judgement, not a measurement.
 const forwardMinRows = 2
 
+// forwardMinFLOPs is the least work (FLOPs) a slice of a batch-sliced
+// Forward gets: about 10-20 us of the kernels, against the hand-off to
+// another thread and that thread's polling for its next job (up to
+// kernels' spinWait, 50 us, of runtime.Gosched). Smaller batches run on the
+// calling goroutine: Sushi Go's flat networks (about 20 KFLOP an
+// evaluation) at a search's batches of 2-8 (docs/BENCHMARKS.md).
+const forwardMinFLOPs = 2 << 20
+
 // forwardParts returns the number of slices Forward splits a batch into:
 // one per kernel thread that no other call in flight is using, each at
-// least forwardMinRows samples. With no thread idle (another network or
-// the trainer busy in the same process) the batch runs in one pass
-// rather than in slices one after another.
+// least forwardMinRows samples and forwardMinFLOPs of work. With no thread
+// idle (another network or the trainer busy in the same process) the
+// batch runs in one pass rather than in slices one after another.
 func (n *Net) forwardParts(batch int) int {
-	return max(1, min(n.team.IdleThreads(), batch/forwardMinRows))
+	byWork := int64(batch) * n.FLOPs() / forwardMinFLOPs
+	return int(max(1, min(int64(n.team.IdleThreads()), int64(batch/forwardMinRows), byWork)))
 }
 
 // forwardPart is one batch-sliced Forward call (kernels.Task): part p

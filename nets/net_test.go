@@ -378,3 +378,28 @@ func TestNCHWToNHWC(t *testing.T) {
 		}
 	}
 }
+
+// Forward slices a batch only when each slice gets forwardMinFLOPs of
+// work: a flat network (a board of one cell, about 20 KFLOP an
+// evaluation) runs a search's small batches in one pass; Connect Four's
+// net splits them over the idle threads.
+func TestForwardPartsByWork(t *testing.T) {
+	defer kernels.SetThreads(kernels.SetThreads(2))
+	flat, err := New(Config{Head: HeadAlphaZero, InputPlanes: 161, Height: 1, Width: 1, PolicySize: 11, Channels: 32, Blocks: 2, ValueHidden: 32}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := Preset("connect4")
+	c4, _ := New(cfg, 1)
+	perSlice := int(forwardMinFLOPs/flat.FLOPs()) + 1 // samples of the flat net in one slice's work
+	for _, tc := range []struct {
+		net         *Net
+		batch, want int
+	}{
+		{flat, 4, 1}, {flat, 64, 1}, {flat, 2 * perSlice, 2}, {c4, 2, 1}, {c4, 4, 2}, {c4, 256, 2},
+	} {
+		if got := tc.net.forwardParts(tc.batch); got != tc.want {
+			t.Errorf("%d FLOPs an evaluation, batch %d: %d slices, want %d", tc.net.FLOPs(), tc.batch, got, tc.want)
+		}
+	}
+}
