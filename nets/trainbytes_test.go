@@ -22,7 +22,7 @@ func TestTrainBytesMatchesAllocations(t *testing.T) {
 	for _, c := range []struct {
 		spec string
 		prec Precision
-	}{{"tictactoe", FP32}, {"connect4", FP32}, {"connect4", BF16}} {
+	}{{"tictactoe", FP32}, {"connect4", FP32}, {"connect4", BF16}, {"sushigo:players=2", FP32}, {"sushigo:players=2", BF16}} {
 		spec := c.spec + "/" + c.prec.String()
 		g := games.MustNew(c.spec)
 		cfg, err := DefaultConfig(g)
