@@ -33,8 +33,11 @@
 // F(2x2,3x3) where the shape pays (wino34Pays: the Connect Four board)
 // with the SIMD kernels, at every batch (wino34Inference: a sample's
 // outputs do not depend on the batch it is in); bfloat16 inference and
-// other boards stay on F(2x2). Forward splits a batch of at least
-// two samples per kernel thread into slices that run the whole network
+// other boards stay on F(2x2). On a board of one cell (the flat
+// observations of Sushi Go's views) a 3x3 convolution is its centre tap's
+// GEMM, and runs as one, in inference and training (unit.pointwise).
+// Forward splits a batch of at least two samples and 2 MFLOP of work per
+// kernel thread into slices that run the whole network
 // concurrently (kernels.Parallel), each on its own samples of every scratch
 // buffer; the outputs equal a single pass bit for bit, and each slice's
 // kernel calls run on one thread.
