@@ -47,14 +47,24 @@
 //     `strands-greedy` in 198 of 200 games, with 16 simulations per action
 //     in 200 of 200.
 //   - sushigo2-zero (the default for sushigo:players=2 since 2026-11-29,
-//     session sushi2): Sushi Go! at two players on the simultaneous view,
-//     the built-in 32 channels x 2 blocks with the scalar value head, the
-//     Polyak-averaged network of iteration 47 of a `canopy zero` run
-//     continued from sushigo2-zero-v1 with 256 simulations a self-play
-//     move and Q-mixed value targets (--qmix 0.5; 3,008 games, 631 CPU-s)
-//     recorded in docs/RESULTS.md (section 10, "A stronger two-player
-//     network"). See there for its scores against alpha-AMAF + Heuristic
-//     and head to head against v1.
+//     session 29): Sushi Go! at two players on the simultaneous view, the
+//     built-in 32 channels x 2 blocks with the scalar value head, the
+//     Polyak-averaged network of iteration 100 of the `s2r` run in
+//     docs/RESULTS.md (section 10, "Self-play in the arena's rollout
+//     form"): v2 continued by self-play searched as the arena's az
+//     searches, 800 simulations a move with a quarter of each leaf value
+//     from the network and the rest from a 10-turn rollout scored by the
+//     game's state evaluation (`--blend 0.25 --turns 10 --cut state --qmix
+//     0.5`); 6,400 games, about 32 CPU-minutes. Against alpha-AMAF +
+//     Heuristic at equal time it won alone on 77.5% of 200 deals where v2
+//     had won on 70.5%; see there for its 1,000-game final.
+//   - sushigo2-zero-v2: the default before, same shape, iteration 47 of a
+//     `canopy zero` run continued from sushigo2-zero-v1 with 256
+//     simulations a self-play move and Q-mixed value targets (--qmix 0.5;
+//     3,008 games, 631 CPU-s) recorded in docs/RESULTS.md (section 10, "A
+//     stronger two-player network"): 63.1% [60.1, 66.0] over 1,000 games
+//     against alpha-AMAF + Heuristic; figures in docs/ dated before session
+//     29 that name sushigo2-zero measured this network.
 //   - sushigo2-zero-v1: the default before, same shape, iteration 40 of
 //     the `z4-sushigo` run of the same section (2,560 self-play games of
 //     64 simulations, 8.7 minutes of loop time): 82.5% against
@@ -131,6 +141,9 @@ var strands []byte
 //go:embed sushigo2.safetensors
 var sushigo2 []byte
 
+//go:embed sushigo2-v2.safetensors
+var sushigo2v2 []byte
+
 //go:embed sushigo2-v1.safetensors
 var sushigo2v1 []byte
 
@@ -159,7 +172,8 @@ func init() {
 	nets.SetDefault("connect4d-zero")
 	nets.RegisterShipped("strands-zero", "strands:size=4", "AlphaZero per atomic action with Gumbel root search, 32x2 net (300 iterations of 96 games), see docs/RESULTS.md", strands)
 	nets.SetDefault("strands-zero")
-	nets.RegisterShipped("sushigo2-zero", "sushigo:players=2", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (v1 continued 47 iterations at 256 simulations, Q-mixed value targets), see docs/RESULTS.md", sushigo2)
+	nets.RegisterShipped("sushigo2-zero", "sushigo:players=2", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (v2 continued 100 iterations of self-play in the arena's rollout form), see docs/RESULTS.md", sushigo2)
+	nets.RegisterShipped("sushigo2-zero-v2", "sushigo:players=2", "the earlier AlphaZero-trained 32x2 net, scalar value head (v1 continued 47 iterations at 256 simulations, Q-mixed value targets), see docs/RESULTS.md", sushigo2v2)
 	nets.RegisterShipped("sushigo2-zero-v1", "sushigo:players=2", "the earlier AlphaZero-trained 32x2 net, scalar value head (40 iterations of 64 games), see docs/RESULTS.md", sushigo2v1)
 	nets.SetDefault("sushigo2-zero")
 	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
