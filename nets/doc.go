@@ -35,7 +35,8 @@
 // outputs do not depend on the batch it is in); bfloat16 inference and
 // other boards stay on F(2x2). On a board of one cell (the flat
 // observations of Sushi Go's views) a 3x3 convolution is its centre tap's
-// GEMM, and runs as one, in inference and training (unit.pointwise).
+// GEMM, and runs as one, in inference and training, in float32 under
+// either precision (unit.pointwise).
 // Forward splits a batch of at least two samples and 2 MFLOP of work per
 // kernel thread into slices that run the whole network
 // concurrently (kernels.Parallel), each on its own samples of every scratch

@@ -72,12 +72,12 @@ func (u *unit) spatial() bool { return u.kind == kindConv3 && u.cells > 1 }
 // kh = kw = 1) for a pointwise 3x3 unit.
 func (u *unit) gemmW(w []float32) (k int, wk []float32) {
 	if u.pointwise() {
-		return u.cin, w[4*u.cin*u.cout : 5*u.cin*u.cout]
+		w = w[4*u.cin*u.cout : 5*u.cin*u.cout]
 	}
-	return u.k, w
+	return u.gemmK(), w
 }
 
-// gemmK is gemmW's inner dimension.
+// gemmK is gemmW's inner dimension: cin for a pointwise unit, else u.k.
 func (u *unit) gemmK() int {
 	if u.pointwise() {
 		return u.cin
