@@ -26530,7 +26530,7 @@ done:
 	RET
 
 // func reluSumsAVX2(d *float32, y *float32, z *float32, sd *float64, sdz *float64, c int, rows int)
-// Requires: AVX
+// Requires: AVX, FMA3
 TEXT ·reluSumsAVX2(SB), NOSPLIT, $0-56
 	MOVQ   d+0(FP), AX
 	MOVQ   y+8(FP), CX
@@ -26539,53 +26539,117 @@ TEXT ·reluSumsAVX2(SB), NOSPLIT, $0-56
 	MOVQ   sdz+32(FP), SI
 	MOVQ   c+40(FP), DI
 	MOVQ   rows+48(FP), R8
+	MOVQ   DI, R9
+	SHLQ   $0x02, R9
 	SHRQ   $0x03, DI
-	VXORPS Y0, Y0, Y0
 	TESTQ  R8, R8
 	JZ     done
-	TESTQ  DI, DI
-	JZ     done
+	VXORPS Y0, Y0, Y0
 
-rows:
-	MOVQ DI, R9
-	MOVQ BX, R10
-	MOVQ SI, R11
+block2:
+	CMPQ    DI, $0x00000002
+	JB      block2end
+	VMOVUPD (BX), Y1
+	VMOVUPD 32(BX), Y2
+	VMOVUPD 64(BX), Y3
+	VMOVUPD 96(BX), Y4
+	VMOVUPD (SI), Y5
+	VMOVUPD 32(SI), Y6
+	VMOVUPD 64(SI), Y7
+	VMOVUPD 96(SI), Y8
+	XORQ    R10, R10
+	MOVQ    R8, R11
 
-groups:
-	VCMPPS       $0x19, (CX), Y0, Y1
-	VANDPS       (AX), Y1, Y1
-	VMOVUPS      Y1, (AX)
-	VCVTPS2PD    X1, Y2
-	VCVTPS2PD    (DX), Y3
-	VADDPD       (R10), Y2, Y4
-	VMOVUPD      Y4, (R10)
-	VMULPD       Y3, Y2, Y2
-	VADDPD       (R11), Y2, Y2
-	VMOVUPD      Y2, (R11)
-	VEXTRACTF128 $0x01, Y1, X1
-	VCVTPS2PD    X1, Y1
-	VCVTPS2PD    16(DX), Y2
-	VADDPD       32(R10), Y1, Y3
-	VMOVUPD      Y3, 32(R10)
-	VMULPD       Y2, Y1, Y1
-	VADDPD       32(R11), Y1, Y1
-	VMOVUPD      Y1, 32(R11)
+rows2:
+	VCMPPS       $0x19, (CX)(R10*1), Y0, Y9
+	VANDPS       (AX)(R10*1), Y9, Y9
+	VMOVUPS      Y9, (AX)(R10*1)
+	VCVTPS2PD    X9, Y10
+	VCVTPS2PD    (DX)(R10*1), Y11
+	VADDPD       Y10, Y1, Y1
+	VFMADD231PD  Y11, Y10, Y5
+	VEXTRACTF128 $0x01, Y9, X9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    16(DX)(R10*1), Y10
+	VADDPD       Y9, Y2, Y2
+	VFMADD231PD  Y10, Y9, Y6
+	VCMPPS       $0x19, 32(CX)(R10*1), Y0, Y9
+	VANDPS       32(AX)(R10*1), Y9, Y9
+	VMOVUPS      Y9, 32(AX)(R10*1)
+	VCVTPS2PD    X9, Y10
+	VCVTPS2PD    32(DX)(R10*1), Y11
+	VADDPD       Y10, Y3, Y3
+	VFMADD231PD  Y11, Y10, Y7
+	VEXTRACTF128 $0x01, Y9, X9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    48(DX)(R10*1), Y10
+	VADDPD       Y9, Y4, Y4
+	VFMADD231PD  Y10, Y9, Y8
+	ADDQ         R9, R10
+	DECQ         R11
+	JNZ          rows2
+	VMOVUPD      Y1, (BX)
+	VMOVUPD      Y2, 32(BX)
+	VMOVUPD      Y3, 64(BX)
+	VMOVUPD      Y4, 96(BX)
+	VMOVUPD      Y5, (SI)
+	VMOVUPD      Y6, 32(SI)
+	VMOVUPD      Y7, 64(SI)
+	VMOVUPD      Y8, 96(SI)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000040, DX
+	ADDQ         $0x00000080, BX
+	ADDQ         $0x00000080, SI
+	SUBQ         $0x00000002, DI
+	JMP          block2
+
+block2end:
+block1:
+	CMPQ    DI, $0x00000001
+	JB      block1end
+	VMOVUPD (BX), Y1
+	VMOVUPD 32(BX), Y2
+	VMOVUPD (SI), Y3
+	VMOVUPD 32(SI), Y4
+	XORQ    R10, R10
+	MOVQ    R8, R11
+
+rows1:
+	VCMPPS       $0x19, (CX)(R10*1), Y0, Y5
+	VANDPS       (AX)(R10*1), Y5, Y5
+	VMOVUPS      Y5, (AX)(R10*1)
+	VCVTPS2PD    X5, Y6
+	VCVTPS2PD    (DX)(R10*1), Y7
+	VADDPD       Y6, Y1, Y1
+	VFMADD231PD  Y7, Y6, Y3
+	VEXTRACTF128 $0x01, Y5, X5
+	VCVTPS2PD    X5, Y5
+	VCVTPS2PD    16(DX)(R10*1), Y6
+	VADDPD       Y5, Y2, Y2
+	VFMADD231PD  Y6, Y5, Y4
+	ADDQ         R9, R10
+	DECQ         R11
+	JNZ          rows1
+	VMOVUPD      Y1, (BX)
+	VMOVUPD      Y2, 32(BX)
+	VMOVUPD      Y3, (SI)
+	VMOVUPD      Y4, 32(SI)
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
-	ADDQ         $0x00000040, R10
-	ADDQ         $0x00000040, R11
-	DECQ         R9
-	JNZ          groups
-	DECQ         R8
-	JNZ          rows
+	ADDQ         $0x00000040, BX
+	ADDQ         $0x00000040, SI
+	SUBQ         $0x00000001, DI
+	JMP          block1
 
+block1end:
 done:
 	VZEROUPPER
 	RET
 
 // func reluSumsResAVX2(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
-// Requires: AVX
+// Requires: AVX, FMA3
 TEXT ·reluSumsResAVX2(SB), NOSPLIT, $0-64
 	MOVQ   d+0(FP), AX
 	MOVQ   y+8(FP), CX
@@ -26595,56 +26659,125 @@ TEXT ·reluSumsResAVX2(SB), NOSPLIT, $0-64
 	MOVQ   sdz+40(FP), DI
 	MOVQ   c+48(FP), R8
 	MOVQ   rows+56(FP), R9
+	MOVQ   R8, R10
+	SHLQ   $0x02, R10
 	SHRQ   $0x03, R8
-	VXORPS Y0, Y0, Y0
 	TESTQ  R9, R9
 	JZ     done
-	TESTQ  R8, R8
-	JZ     done
+	VXORPS Y0, Y0, Y0
 
-rows:
-	MOVQ R8, R10
-	MOVQ SI, R11
-	MOVQ DI, R12
+block2:
+	CMPQ    R8, $0x00000002
+	JB      block2end
+	VMOVUPD (SI), Y1
+	VMOVUPD 32(SI), Y2
+	VMOVUPD 64(SI), Y3
+	VMOVUPD 96(SI), Y4
+	VMOVUPD (DI), Y5
+	VMOVUPD 32(DI), Y6
+	VMOVUPD 64(DI), Y7
+	VMOVUPD 96(DI), Y8
+	XORQ    R11, R11
+	MOVQ    R9, R12
 
-groups:
-	VCMPPS       $0x19, (CX), Y0, Y1
-	VANDPS       (AX), Y1, Y1
-	VMOVUPS      Y1, (AX)
-	VADDPS       (BX), Y1, Y2
-	VMOVUPS      Y2, (BX)
-	VCVTPS2PD    X1, Y2
-	VCVTPS2PD    (DX), Y3
-	VADDPD       (R11), Y2, Y4
-	VMOVUPD      Y4, (R11)
-	VMULPD       Y3, Y2, Y2
-	VADDPD       (R12), Y2, Y2
-	VMOVUPD      Y2, (R12)
-	VEXTRACTF128 $0x01, Y1, X1
-	VCVTPS2PD    X1, Y1
-	VCVTPS2PD    16(DX), Y2
-	VADDPD       32(R11), Y1, Y3
-	VMOVUPD      Y3, 32(R11)
-	VMULPD       Y2, Y1, Y1
-	VADDPD       32(R12), Y1, Y1
-	VMOVUPD      Y1, 32(R12)
+rows2:
+	VCMPPS       $0x19, (CX)(R11*1), Y0, Y9
+	VANDPS       (AX)(R11*1), Y9, Y9
+	VMOVUPS      Y9, (AX)(R11*1)
+	VADDPS       (BX)(R11*1), Y9, Y10
+	VMOVUPS      Y10, (BX)(R11*1)
+	VCVTPS2PD    X9, Y10
+	VCVTPS2PD    (DX)(R11*1), Y11
+	VADDPD       Y10, Y1, Y1
+	VFMADD231PD  Y11, Y10, Y5
+	VEXTRACTF128 $0x01, Y9, X9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    16(DX)(R11*1), Y10
+	VADDPD       Y9, Y2, Y2
+	VFMADD231PD  Y10, Y9, Y6
+	VCMPPS       $0x19, 32(CX)(R11*1), Y0, Y9
+	VANDPS       32(AX)(R11*1), Y9, Y9
+	VMOVUPS      Y9, 32(AX)(R11*1)
+	VADDPS       32(BX)(R11*1), Y9, Y10
+	VMOVUPS      Y10, 32(BX)(R11*1)
+	VCVTPS2PD    X9, Y10
+	VCVTPS2PD    32(DX)(R11*1), Y11
+	VADDPD       Y10, Y3, Y3
+	VFMADD231PD  Y11, Y10, Y7
+	VEXTRACTF128 $0x01, Y9, X9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    48(DX)(R11*1), Y10
+	VADDPD       Y9, Y4, Y4
+	VFMADD231PD  Y10, Y9, Y8
+	ADDQ         R10, R11
+	DECQ         R12
+	JNZ          rows2
+	VMOVUPD      Y1, (SI)
+	VMOVUPD      Y2, 32(SI)
+	VMOVUPD      Y3, 64(SI)
+	VMOVUPD      Y4, 96(SI)
+	VMOVUPD      Y5, (DI)
+	VMOVUPD      Y6, 32(DI)
+	VMOVUPD      Y7, 64(DI)
+	VMOVUPD      Y8, 96(DI)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000040, DX
+	ADDQ         $0x00000040, BX
+	ADDQ         $0x00000080, SI
+	ADDQ         $0x00000080, DI
+	SUBQ         $0x00000002, R8
+	JMP          block2
+
+block2end:
+block1:
+	CMPQ    R8, $0x00000001
+	JB      block1end
+	VMOVUPD (SI), Y1
+	VMOVUPD 32(SI), Y2
+	VMOVUPD (DI), Y3
+	VMOVUPD 32(DI), Y4
+	XORQ    R11, R11
+	MOVQ    R9, R12
+
+rows1:
+	VCMPPS       $0x19, (CX)(R11*1), Y0, Y5
+	VANDPS       (AX)(R11*1), Y5, Y5
+	VMOVUPS      Y5, (AX)(R11*1)
+	VADDPS       (BX)(R11*1), Y5, Y6
+	VMOVUPS      Y6, (BX)(R11*1)
+	VCVTPS2PD    X5, Y6
+	VCVTPS2PD    (DX)(R11*1), Y7
+	VADDPD       Y6, Y1, Y1
+	VFMADD231PD  Y7, Y6, Y3
+	VEXTRACTF128 $0x01, Y5, X5
+	VCVTPS2PD    X5, Y5
+	VCVTPS2PD    16(DX)(R11*1), Y6
+	VADDPD       Y5, Y2, Y2
+	VFMADD231PD  Y6, Y5, Y4
+	ADDQ         R10, R11
+	DECQ         R12
+	JNZ          rows1
+	VMOVUPD      Y1, (SI)
+	VMOVUPD      Y2, 32(SI)
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
 	ADDQ         $0x00000020, BX
-	ADDQ         $0x00000040, R11
-	ADDQ         $0x00000040, R12
-	DECQ         R10
-	JNZ          groups
-	DECQ         R9
-	JNZ          rows
+	ADDQ         $0x00000040, SI
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x00000001, R8
+	JMP          block1
 
+block1end:
 done:
 	VZEROUPPER
 	RET
 
 // func reluSumsCopyAVX2(d *float32, y *float32, z *float32, res *float32, sd *float64, sdz *float64, c int, rows int)
-// Requires: AVX
+// Requires: AVX, FMA3
 TEXT ·reluSumsCopyAVX2(SB), NOSPLIT, $0-64
 	MOVQ   d+0(FP), AX
 	MOVQ   y+8(FP), CX
@@ -26654,49 +26787,116 @@ TEXT ·reluSumsCopyAVX2(SB), NOSPLIT, $0-64
 	MOVQ   sdz+40(FP), DI
 	MOVQ   c+48(FP), R8
 	MOVQ   rows+56(FP), R9
+	MOVQ   R8, R10
+	SHLQ   $0x02, R10
 	SHRQ   $0x03, R8
-	VXORPS Y0, Y0, Y0
 	TESTQ  R9, R9
 	JZ     done
-	TESTQ  R8, R8
-	JZ     done
+	VXORPS Y0, Y0, Y0
 
-rows:
-	MOVQ R8, R10
-	MOVQ SI, R11
-	MOVQ DI, R12
+block2:
+	CMPQ    R8, $0x00000002
+	JB      block2end
+	VMOVUPD (SI), Y1
+	VMOVUPD 32(SI), Y2
+	VMOVUPD 64(SI), Y3
+	VMOVUPD 96(SI), Y4
+	VMOVUPD (DI), Y5
+	VMOVUPD 32(DI), Y6
+	VMOVUPD 64(DI), Y7
+	VMOVUPD 96(DI), Y8
+	XORQ    R11, R11
+	MOVQ    R9, R12
 
-groups:
-	VCMPPS       $0x19, (CX), Y0, Y1
-	VANDPS       (AX), Y1, Y1
-	VMOVUPS      Y1, (AX)
-	VMOVUPS      Y1, (BX)
-	VCVTPS2PD    X1, Y2
-	VCVTPS2PD    (DX), Y3
-	VADDPD       (R11), Y2, Y4
-	VMOVUPD      Y4, (R11)
-	VMULPD       Y3, Y2, Y2
-	VADDPD       (R12), Y2, Y2
-	VMOVUPD      Y2, (R12)
-	VEXTRACTF128 $0x01, Y1, X1
-	VCVTPS2PD    X1, Y1
-	VCVTPS2PD    16(DX), Y2
-	VADDPD       32(R11), Y1, Y3
-	VMOVUPD      Y3, 32(R11)
-	VMULPD       Y2, Y1, Y1
-	VADDPD       32(R12), Y1, Y1
-	VMOVUPD      Y1, 32(R12)
+rows2:
+	VCMPPS       $0x19, (CX)(R11*1), Y0, Y9
+	VANDPS       (AX)(R11*1), Y9, Y9
+	VMOVUPS      Y9, (AX)(R11*1)
+	VMOVUPS      Y9, (BX)(R11*1)
+	VCVTPS2PD    X9, Y10
+	VCVTPS2PD    (DX)(R11*1), Y11
+	VADDPD       Y10, Y1, Y1
+	VFMADD231PD  Y11, Y10, Y5
+	VEXTRACTF128 $0x01, Y9, X9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    16(DX)(R11*1), Y10
+	VADDPD       Y9, Y2, Y2
+	VFMADD231PD  Y10, Y9, Y6
+	VCMPPS       $0x19, 32(CX)(R11*1), Y0, Y9
+	VANDPS       32(AX)(R11*1), Y9, Y9
+	VMOVUPS      Y9, 32(AX)(R11*1)
+	VMOVUPS      Y9, 32(BX)(R11*1)
+	VCVTPS2PD    X9, Y10
+	VCVTPS2PD    32(DX)(R11*1), Y11
+	VADDPD       Y10, Y3, Y3
+	VFMADD231PD  Y11, Y10, Y7
+	VEXTRACTF128 $0x01, Y9, X9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    48(DX)(R11*1), Y10
+	VADDPD       Y9, Y4, Y4
+	VFMADD231PD  Y10, Y9, Y8
+	ADDQ         R10, R11
+	DECQ         R12
+	JNZ          rows2
+	VMOVUPD      Y1, (SI)
+	VMOVUPD      Y2, 32(SI)
+	VMOVUPD      Y3, 64(SI)
+	VMOVUPD      Y4, 96(SI)
+	VMOVUPD      Y5, (DI)
+	VMOVUPD      Y6, 32(DI)
+	VMOVUPD      Y7, 64(DI)
+	VMOVUPD      Y8, 96(DI)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000040, DX
+	ADDQ         $0x00000040, BX
+	ADDQ         $0x00000080, SI
+	ADDQ         $0x00000080, DI
+	SUBQ         $0x00000002, R8
+	JMP          block2
+
+block2end:
+block1:
+	CMPQ    R8, $0x00000001
+	JB      block1end
+	VMOVUPD (SI), Y1
+	VMOVUPD 32(SI), Y2
+	VMOVUPD (DI), Y3
+	VMOVUPD 32(DI), Y4
+	XORQ    R11, R11
+	MOVQ    R9, R12
+
+rows1:
+	VCMPPS       $0x19, (CX)(R11*1), Y0, Y5
+	VANDPS       (AX)(R11*1), Y5, Y5
+	VMOVUPS      Y5, (AX)(R11*1)
+	VMOVUPS      Y5, (BX)(R11*1)
+	VCVTPS2PD    X5, Y6
+	VCVTPS2PD    (DX)(R11*1), Y7
+	VADDPD       Y6, Y1, Y1
+	VFMADD231PD  Y7, Y6, Y3
+	VEXTRACTF128 $0x01, Y5, X5
+	VCVTPS2PD    X5, Y5
+	VCVTPS2PD    16(DX)(R11*1), Y6
+	VADDPD       Y5, Y2, Y2
+	VFMADD231PD  Y6, Y5, Y4
+	ADDQ         R10, R11
+	DECQ         R12
+	JNZ          rows1
+	VMOVUPD      Y1, (SI)
+	VMOVUPD      Y2, 32(SI)
+	VMOVUPD      Y3, (DI)
+	VMOVUPD      Y4, 32(DI)
 	ADDQ         $0x00000020, AX
 	ADDQ         $0x00000020, CX
 	ADDQ         $0x00000020, DX
 	ADDQ         $0x00000020, BX
-	ADDQ         $0x00000040, R11
-	ADDQ         $0x00000040, R12
-	DECQ         R10
-	JNZ          groups
-	DECQ         R9
-	JNZ          rows
+	ADDQ         $0x00000040, SI
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x00000001, R8
+	JMP          block1
 
+block1end:
 done:
 	VZEROUPPER
 	RET
@@ -26889,47 +27089,210 @@ TEXT ·reluSumsAVX512(SB), NOSPLIT, $0-56
 	MOVQ   sdz+32(FP), SI
 	MOVQ   c+40(FP), DI
 	MOVQ   rows+48(FP), R8
+	MOVQ   DI, R9
+	SHLQ   $0x02, R9
 	SHRQ   $0x04, DI
-	VXORPS Z0, Z0, Z0
 	TESTQ  R8, R8
 	JZ     done
-	TESTQ  DI, DI
-	JZ     done
+	VXORPS Z0, Z0, Z0
 
-rows:
-	MOVQ DI, R9
-	MOVQ BX, R10
-	MOVQ SI, R11
+block4:
+	CMPQ    DI, $0x00000004
+	JB      block4end
+	VMOVUPD (BX), Z1
+	VMOVUPD 64(BX), Z2
+	VMOVUPD 128(BX), Z3
+	VMOVUPD 192(BX), Z4
+	VMOVUPD 256(BX), Z5
+	VMOVUPD 320(BX), Z6
+	VMOVUPD 384(BX), Z7
+	VMOVUPD 448(BX), Z8
+	VMOVUPD (SI), Z9
+	VMOVUPD 64(SI), Z10
+	VMOVUPD 128(SI), Z11
+	VMOVUPD 192(SI), Z12
+	VMOVUPD 256(SI), Z13
+	VMOVUPD 320(SI), Z14
+	VMOVUPD 384(SI), Z15
+	VMOVUPD 448(SI), Z16
+	XORQ    R10, R10
+	MOVQ    R8, R11
 
-groups:
-	VCMPPS        $0x19, (CX), Z0, K1
-	VMOVUPS.Z     (AX), K1, Z1
-	VMOVUPS       Z1, (AX)
-	VCVTPS2PD     Y1, Z2
-	VCVTPS2PD     (DX), Z3
-	VADDPD        (R10), Z2, Z4
-	VMOVUPD       Z4, (R10)
-	VMULPD        Z3, Z2, Z2
-	VADDPD        (R11), Z2, Z2
-	VMOVUPD       Z2, (R11)
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VCVTPS2PD     32(DX), Z2
-	VADDPD        64(R10), Z1, Z3
-	VMOVUPD       Z3, 64(R10)
-	VMULPD        Z2, Z1, Z1
-	VADDPD        64(R11), Z1, Z1
-	VMOVUPD       Z1, 64(R11)
+rows4:
+	VCMPPS        $0x19, (CX)(R10*1), Z0, K1
+	VMOVUPS.Z     (AX)(R10*1), K1, Z17
+	VMOVUPS       Z17, (AX)(R10*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     (DX)(R10*1), Z19
+	VADDPD        Z18, Z1, Z1
+	VFMADD231PD   Z19, Z18, Z9
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     32(DX)(R10*1), Z18
+	VADDPD        Z17, Z2, Z2
+	VFMADD231PD   Z18, Z17, Z10
+	VCMPPS        $0x19, 64(CX)(R10*1), Z0, K1
+	VMOVUPS.Z     64(AX)(R10*1), K1, Z17
+	VMOVUPS       Z17, 64(AX)(R10*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     64(DX)(R10*1), Z19
+	VADDPD        Z18, Z3, Z3
+	VFMADD231PD   Z19, Z18, Z11
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     96(DX)(R10*1), Z18
+	VADDPD        Z17, Z4, Z4
+	VFMADD231PD   Z18, Z17, Z12
+	VCMPPS        $0x19, 128(CX)(R10*1), Z0, K1
+	VMOVUPS.Z     128(AX)(R10*1), K1, Z17
+	VMOVUPS       Z17, 128(AX)(R10*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     128(DX)(R10*1), Z19
+	VADDPD        Z18, Z5, Z5
+	VFMADD231PD   Z19, Z18, Z13
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     160(DX)(R10*1), Z18
+	VADDPD        Z17, Z6, Z6
+	VFMADD231PD   Z18, Z17, Z14
+	VCMPPS        $0x19, 192(CX)(R10*1), Z0, K1
+	VMOVUPS.Z     192(AX)(R10*1), K1, Z17
+	VMOVUPS       Z17, 192(AX)(R10*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     192(DX)(R10*1), Z19
+	VADDPD        Z18, Z7, Z7
+	VFMADD231PD   Z19, Z18, Z15
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     224(DX)(R10*1), Z18
+	VADDPD        Z17, Z8, Z8
+	VFMADD231PD   Z18, Z17, Z16
+	ADDQ          R9, R10
+	DECQ          R11
+	JNZ           rows4
+	VMOVUPD       Z1, (BX)
+	VMOVUPD       Z2, 64(BX)
+	VMOVUPD       Z3, 128(BX)
+	VMOVUPD       Z4, 192(BX)
+	VMOVUPD       Z5, 256(BX)
+	VMOVUPD       Z6, 320(BX)
+	VMOVUPD       Z7, 384(BX)
+	VMOVUPD       Z8, 448(BX)
+	VMOVUPD       Z9, (SI)
+	VMOVUPD       Z10, 64(SI)
+	VMOVUPD       Z11, 128(SI)
+	VMOVUPD       Z12, 192(SI)
+	VMOVUPD       Z13, 256(SI)
+	VMOVUPD       Z14, 320(SI)
+	VMOVUPD       Z15, 384(SI)
+	VMOVUPD       Z16, 448(SI)
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, CX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000200, BX
+	ADDQ          $0x00000200, SI
+	SUBQ          $0x00000004, DI
+	JMP           block4
+
+block4end:
+block2:
+	CMPQ    DI, $0x00000002
+	JB      block2end
+	VMOVUPD (BX), Z1
+	VMOVUPD 64(BX), Z2
+	VMOVUPD 128(BX), Z3
+	VMOVUPD 192(BX), Z4
+	VMOVUPD (SI), Z5
+	VMOVUPD 64(SI), Z6
+	VMOVUPD 128(SI), Z7
+	VMOVUPD 192(SI), Z8
+	XORQ    R10, R10
+	MOVQ    R8, R11
+
+rows2:
+	VCMPPS        $0x19, (CX)(R10*1), Z0, K1
+	VMOVUPS.Z     (AX)(R10*1), K1, Z9
+	VMOVUPS       Z9, (AX)(R10*1)
+	VCVTPS2PD     Y9, Z10
+	VCVTPS2PD     (DX)(R10*1), Z11
+	VADDPD        Z10, Z1, Z1
+	VFMADD231PD   Z11, Z10, Z5
+	VEXTRACTF32X8 $0x01, Z9, Y9
+	VCVTPS2PD     Y9, Z9
+	VCVTPS2PD     32(DX)(R10*1), Z10
+	VADDPD        Z9, Z2, Z2
+	VFMADD231PD   Z10, Z9, Z6
+	VCMPPS        $0x19, 64(CX)(R10*1), Z0, K1
+	VMOVUPS.Z     64(AX)(R10*1), K1, Z9
+	VMOVUPS       Z9, 64(AX)(R10*1)
+	VCVTPS2PD     Y9, Z10
+	VCVTPS2PD     64(DX)(R10*1), Z11
+	VADDPD        Z10, Z3, Z3
+	VFMADD231PD   Z11, Z10, Z7
+	VEXTRACTF32X8 $0x01, Z9, Y9
+	VCVTPS2PD     Y9, Z9
+	VCVTPS2PD     96(DX)(R10*1), Z10
+	VADDPD        Z9, Z4, Z4
+	VFMADD231PD   Z10, Z9, Z8
+	ADDQ          R9, R10
+	DECQ          R11
+	JNZ           rows2
+	VMOVUPD       Z1, (BX)
+	VMOVUPD       Z2, 64(BX)
+	VMOVUPD       Z3, 128(BX)
+	VMOVUPD       Z4, 192(BX)
+	VMOVUPD       Z5, (SI)
+	VMOVUPD       Z6, 64(SI)
+	VMOVUPD       Z7, 128(SI)
+	VMOVUPD       Z8, 192(SI)
+	ADDQ          $0x00000080, AX
+	ADDQ          $0x00000080, CX
+	ADDQ          $0x00000080, DX
+	ADDQ          $0x00000100, BX
+	ADDQ          $0x00000100, SI
+	SUBQ          $0x00000002, DI
+	JMP           block2
+
+block2end:
+block1:
+	CMPQ    DI, $0x00000001
+	JB      block1end
+	VMOVUPD (BX), Z1
+	VMOVUPD 64(BX), Z2
+	VMOVUPD (SI), Z3
+	VMOVUPD 64(SI), Z4
+	XORQ    R10, R10
+	MOVQ    R8, R11
+
+rows1:
+	VCMPPS        $0x19, (CX)(R10*1), Z0, K1
+	VMOVUPS.Z     (AX)(R10*1), K1, Z5
+	VMOVUPS       Z5, (AX)(R10*1)
+	VCVTPS2PD     Y5, Z6
+	VCVTPS2PD     (DX)(R10*1), Z7
+	VADDPD        Z6, Z1, Z1
+	VFMADD231PD   Z7, Z6, Z3
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VCVTPS2PD     32(DX)(R10*1), Z6
+	VADDPD        Z5, Z2, Z2
+	VFMADD231PD   Z6, Z5, Z4
+	ADDQ          R9, R10
+	DECQ          R11
+	JNZ           rows1
+	VMOVUPD       Z1, (BX)
+	VMOVUPD       Z2, 64(BX)
+	VMOVUPD       Z3, (SI)
+	VMOVUPD       Z4, 64(SI)
 	ADDQ          $0x00000040, AX
 	ADDQ          $0x00000040, CX
 	ADDQ          $0x00000040, DX
-	ADDQ          $0x00000080, R10
-	ADDQ          $0x00000080, R11
-	DECQ          R9
-	JNZ           groups
-	DECQ          R8
-	JNZ           rows
+	ADDQ          $0x00000080, BX
+	ADDQ          $0x00000080, SI
+	SUBQ          $0x00000001, DI
+	JMP           block1
 
+block1end:
 done:
 	VZEROUPPER
 	RET
@@ -26945,50 +27308,227 @@ TEXT ·reluSumsResAVX512(SB), NOSPLIT, $0-64
 	MOVQ   sdz+40(FP), DI
 	MOVQ   c+48(FP), R8
 	MOVQ   rows+56(FP), R9
+	MOVQ   R8, R10
+	SHLQ   $0x02, R10
 	SHRQ   $0x04, R8
-	VXORPS Z0, Z0, Z0
 	TESTQ  R9, R9
 	JZ     done
-	TESTQ  R8, R8
-	JZ     done
+	VXORPS Z0, Z0, Z0
 
-rows:
-	MOVQ R8, R10
-	MOVQ SI, R11
-	MOVQ DI, R12
+block4:
+	CMPQ    R8, $0x00000004
+	JB      block4end
+	VMOVUPD (SI), Z1
+	VMOVUPD 64(SI), Z2
+	VMOVUPD 128(SI), Z3
+	VMOVUPD 192(SI), Z4
+	VMOVUPD 256(SI), Z5
+	VMOVUPD 320(SI), Z6
+	VMOVUPD 384(SI), Z7
+	VMOVUPD 448(SI), Z8
+	VMOVUPD (DI), Z9
+	VMOVUPD 64(DI), Z10
+	VMOVUPD 128(DI), Z11
+	VMOVUPD 192(DI), Z12
+	VMOVUPD 256(DI), Z13
+	VMOVUPD 320(DI), Z14
+	VMOVUPD 384(DI), Z15
+	VMOVUPD 448(DI), Z16
+	XORQ    R11, R11
+	MOVQ    R9, R12
 
-groups:
-	VCMPPS        $0x19, (CX), Z0, K1
-	VMOVUPS.Z     (AX), K1, Z1
-	VMOVUPS       Z1, (AX)
-	VADDPS        (BX), Z1, Z2
-	VMOVUPS       Z2, (BX)
-	VCVTPS2PD     Y1, Z2
-	VCVTPS2PD     (DX), Z3
-	VADDPD        (R11), Z2, Z4
-	VMOVUPD       Z4, (R11)
-	VMULPD        Z3, Z2, Z2
-	VADDPD        (R12), Z2, Z2
-	VMOVUPD       Z2, (R12)
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VCVTPS2PD     32(DX), Z2
-	VADDPD        64(R11), Z1, Z3
-	VMOVUPD       Z3, 64(R11)
-	VMULPD        Z2, Z1, Z1
-	VADDPD        64(R12), Z1, Z1
-	VMOVUPD       Z1, 64(R12)
+rows4:
+	VCMPPS        $0x19, (CX)(R11*1), Z0, K1
+	VMOVUPS.Z     (AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, (AX)(R11*1)
+	VADDPS        (BX)(R11*1), Z17, Z18
+	VMOVUPS       Z18, (BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     (DX)(R11*1), Z19
+	VADDPD        Z18, Z1, Z1
+	VFMADD231PD   Z19, Z18, Z9
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     32(DX)(R11*1), Z18
+	VADDPD        Z17, Z2, Z2
+	VFMADD231PD   Z18, Z17, Z10
+	VCMPPS        $0x19, 64(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     64(AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, 64(AX)(R11*1)
+	VADDPS        64(BX)(R11*1), Z17, Z18
+	VMOVUPS       Z18, 64(BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     64(DX)(R11*1), Z19
+	VADDPD        Z18, Z3, Z3
+	VFMADD231PD   Z19, Z18, Z11
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     96(DX)(R11*1), Z18
+	VADDPD        Z17, Z4, Z4
+	VFMADD231PD   Z18, Z17, Z12
+	VCMPPS        $0x19, 128(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     128(AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, 128(AX)(R11*1)
+	VADDPS        128(BX)(R11*1), Z17, Z18
+	VMOVUPS       Z18, 128(BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     128(DX)(R11*1), Z19
+	VADDPD        Z18, Z5, Z5
+	VFMADD231PD   Z19, Z18, Z13
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     160(DX)(R11*1), Z18
+	VADDPD        Z17, Z6, Z6
+	VFMADD231PD   Z18, Z17, Z14
+	VCMPPS        $0x19, 192(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     192(AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, 192(AX)(R11*1)
+	VADDPS        192(BX)(R11*1), Z17, Z18
+	VMOVUPS       Z18, 192(BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     192(DX)(R11*1), Z19
+	VADDPD        Z18, Z7, Z7
+	VFMADD231PD   Z19, Z18, Z15
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     224(DX)(R11*1), Z18
+	VADDPD        Z17, Z8, Z8
+	VFMADD231PD   Z18, Z17, Z16
+	ADDQ          R10, R11
+	DECQ          R12
+	JNZ           rows4
+	VMOVUPD       Z1, (SI)
+	VMOVUPD       Z2, 64(SI)
+	VMOVUPD       Z3, 128(SI)
+	VMOVUPD       Z4, 192(SI)
+	VMOVUPD       Z5, 256(SI)
+	VMOVUPD       Z6, 320(SI)
+	VMOVUPD       Z7, 384(SI)
+	VMOVUPD       Z8, 448(SI)
+	VMOVUPD       Z9, (DI)
+	VMOVUPD       Z10, 64(DI)
+	VMOVUPD       Z11, 128(DI)
+	VMOVUPD       Z12, 192(DI)
+	VMOVUPD       Z13, 256(DI)
+	VMOVUPD       Z14, 320(DI)
+	VMOVUPD       Z15, 384(DI)
+	VMOVUPD       Z16, 448(DI)
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, CX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000100, BX
+	ADDQ          $0x00000200, SI
+	ADDQ          $0x00000200, DI
+	SUBQ          $0x00000004, R8
+	JMP           block4
+
+block4end:
+block2:
+	CMPQ    R8, $0x00000002
+	JB      block2end
+	VMOVUPD (SI), Z1
+	VMOVUPD 64(SI), Z2
+	VMOVUPD 128(SI), Z3
+	VMOVUPD 192(SI), Z4
+	VMOVUPD (DI), Z5
+	VMOVUPD 64(DI), Z6
+	VMOVUPD 128(DI), Z7
+	VMOVUPD 192(DI), Z8
+	XORQ    R11, R11
+	MOVQ    R9, R12
+
+rows2:
+	VCMPPS        $0x19, (CX)(R11*1), Z0, K1
+	VMOVUPS.Z     (AX)(R11*1), K1, Z9
+	VMOVUPS       Z9, (AX)(R11*1)
+	VADDPS        (BX)(R11*1), Z9, Z10
+	VMOVUPS       Z10, (BX)(R11*1)
+	VCVTPS2PD     Y9, Z10
+	VCVTPS2PD     (DX)(R11*1), Z11
+	VADDPD        Z10, Z1, Z1
+	VFMADD231PD   Z11, Z10, Z5
+	VEXTRACTF32X8 $0x01, Z9, Y9
+	VCVTPS2PD     Y9, Z9
+	VCVTPS2PD     32(DX)(R11*1), Z10
+	VADDPD        Z9, Z2, Z2
+	VFMADD231PD   Z10, Z9, Z6
+	VCMPPS        $0x19, 64(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     64(AX)(R11*1), K1, Z9
+	VMOVUPS       Z9, 64(AX)(R11*1)
+	VADDPS        64(BX)(R11*1), Z9, Z10
+	VMOVUPS       Z10, 64(BX)(R11*1)
+	VCVTPS2PD     Y9, Z10
+	VCVTPS2PD     64(DX)(R11*1), Z11
+	VADDPD        Z10, Z3, Z3
+	VFMADD231PD   Z11, Z10, Z7
+	VEXTRACTF32X8 $0x01, Z9, Y9
+	VCVTPS2PD     Y9, Z9
+	VCVTPS2PD     96(DX)(R11*1), Z10
+	VADDPD        Z9, Z4, Z4
+	VFMADD231PD   Z10, Z9, Z8
+	ADDQ          R10, R11
+	DECQ          R12
+	JNZ           rows2
+	VMOVUPD       Z1, (SI)
+	VMOVUPD       Z2, 64(SI)
+	VMOVUPD       Z3, 128(SI)
+	VMOVUPD       Z4, 192(SI)
+	VMOVUPD       Z5, (DI)
+	VMOVUPD       Z6, 64(DI)
+	VMOVUPD       Z7, 128(DI)
+	VMOVUPD       Z8, 192(DI)
+	ADDQ          $0x00000080, AX
+	ADDQ          $0x00000080, CX
+	ADDQ          $0x00000080, DX
+	ADDQ          $0x00000080, BX
+	ADDQ          $0x00000100, SI
+	ADDQ          $0x00000100, DI
+	SUBQ          $0x00000002, R8
+	JMP           block2
+
+block2end:
+block1:
+	CMPQ    R8, $0x00000001
+	JB      block1end
+	VMOVUPD (SI), Z1
+	VMOVUPD 64(SI), Z2
+	VMOVUPD (DI), Z3
+	VMOVUPD 64(DI), Z4
+	XORQ    R11, R11
+	MOVQ    R9, R12
+
+rows1:
+	VCMPPS        $0x19, (CX)(R11*1), Z0, K1
+	VMOVUPS.Z     (AX)(R11*1), K1, Z5
+	VMOVUPS       Z5, (AX)(R11*1)
+	VADDPS        (BX)(R11*1), Z5, Z6
+	VMOVUPS       Z6, (BX)(R11*1)
+	VCVTPS2PD     Y5, Z6
+	VCVTPS2PD     (DX)(R11*1), Z7
+	VADDPD        Z6, Z1, Z1
+	VFMADD231PD   Z7, Z6, Z3
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VCVTPS2PD     32(DX)(R11*1), Z6
+	VADDPD        Z5, Z2, Z2
+	VFMADD231PD   Z6, Z5, Z4
+	ADDQ          R10, R11
+	DECQ          R12
+	JNZ           rows1
+	VMOVUPD       Z1, (SI)
+	VMOVUPD       Z2, 64(SI)
+	VMOVUPD       Z3, (DI)
+	VMOVUPD       Z4, 64(DI)
 	ADDQ          $0x00000040, AX
 	ADDQ          $0x00000040, CX
 	ADDQ          $0x00000040, DX
 	ADDQ          $0x00000040, BX
-	ADDQ          $0x00000080, R11
-	ADDQ          $0x00000080, R12
-	DECQ          R10
-	JNZ           groups
-	DECQ          R9
-	JNZ           rows
+	ADDQ          $0x00000080, SI
+	ADDQ          $0x00000080, DI
+	SUBQ          $0x00000001, R8
+	JMP           block1
 
+block1end:
 done:
 	VZEROUPPER
 	RET
@@ -27004,49 +27544,220 @@ TEXT ·reluSumsCopyAVX512(SB), NOSPLIT, $0-64
 	MOVQ   sdz+40(FP), DI
 	MOVQ   c+48(FP), R8
 	MOVQ   rows+56(FP), R9
+	MOVQ   R8, R10
+	SHLQ   $0x02, R10
 	SHRQ   $0x04, R8
-	VXORPS Z0, Z0, Z0
 	TESTQ  R9, R9
 	JZ     done
-	TESTQ  R8, R8
-	JZ     done
+	VXORPS Z0, Z0, Z0
 
-rows:
-	MOVQ R8, R10
-	MOVQ SI, R11
-	MOVQ DI, R12
+block4:
+	CMPQ    R8, $0x00000004
+	JB      block4end
+	VMOVUPD (SI), Z1
+	VMOVUPD 64(SI), Z2
+	VMOVUPD 128(SI), Z3
+	VMOVUPD 192(SI), Z4
+	VMOVUPD 256(SI), Z5
+	VMOVUPD 320(SI), Z6
+	VMOVUPD 384(SI), Z7
+	VMOVUPD 448(SI), Z8
+	VMOVUPD (DI), Z9
+	VMOVUPD 64(DI), Z10
+	VMOVUPD 128(DI), Z11
+	VMOVUPD 192(DI), Z12
+	VMOVUPD 256(DI), Z13
+	VMOVUPD 320(DI), Z14
+	VMOVUPD 384(DI), Z15
+	VMOVUPD 448(DI), Z16
+	XORQ    R11, R11
+	MOVQ    R9, R12
 
-groups:
-	VCMPPS        $0x19, (CX), Z0, K1
-	VMOVUPS.Z     (AX), K1, Z1
-	VMOVUPS       Z1, (AX)
-	VMOVUPS       Z1, (BX)
-	VCVTPS2PD     Y1, Z2
-	VCVTPS2PD     (DX), Z3
-	VADDPD        (R11), Z2, Z4
-	VMOVUPD       Z4, (R11)
-	VMULPD        Z3, Z2, Z2
-	VADDPD        (R12), Z2, Z2
-	VMOVUPD       Z2, (R12)
-	VEXTRACTF32X8 $0x01, Z1, Y1
-	VCVTPS2PD     Y1, Z1
-	VCVTPS2PD     32(DX), Z2
-	VADDPD        64(R11), Z1, Z3
-	VMOVUPD       Z3, 64(R11)
-	VMULPD        Z2, Z1, Z1
-	VADDPD        64(R12), Z1, Z1
-	VMOVUPD       Z1, 64(R12)
+rows4:
+	VCMPPS        $0x19, (CX)(R11*1), Z0, K1
+	VMOVUPS.Z     (AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, (AX)(R11*1)
+	VMOVUPS       Z17, (BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     (DX)(R11*1), Z19
+	VADDPD        Z18, Z1, Z1
+	VFMADD231PD   Z19, Z18, Z9
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     32(DX)(R11*1), Z18
+	VADDPD        Z17, Z2, Z2
+	VFMADD231PD   Z18, Z17, Z10
+	VCMPPS        $0x19, 64(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     64(AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, 64(AX)(R11*1)
+	VMOVUPS       Z17, 64(BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     64(DX)(R11*1), Z19
+	VADDPD        Z18, Z3, Z3
+	VFMADD231PD   Z19, Z18, Z11
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     96(DX)(R11*1), Z18
+	VADDPD        Z17, Z4, Z4
+	VFMADD231PD   Z18, Z17, Z12
+	VCMPPS        $0x19, 128(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     128(AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, 128(AX)(R11*1)
+	VMOVUPS       Z17, 128(BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     128(DX)(R11*1), Z19
+	VADDPD        Z18, Z5, Z5
+	VFMADD231PD   Z19, Z18, Z13
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     160(DX)(R11*1), Z18
+	VADDPD        Z17, Z6, Z6
+	VFMADD231PD   Z18, Z17, Z14
+	VCMPPS        $0x19, 192(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     192(AX)(R11*1), K1, Z17
+	VMOVUPS       Z17, 192(AX)(R11*1)
+	VMOVUPS       Z17, 192(BX)(R11*1)
+	VCVTPS2PD     Y17, Z18
+	VCVTPS2PD     192(DX)(R11*1), Z19
+	VADDPD        Z18, Z7, Z7
+	VFMADD231PD   Z19, Z18, Z15
+	VEXTRACTF32X8 $0x01, Z17, Y17
+	VCVTPS2PD     Y17, Z17
+	VCVTPS2PD     224(DX)(R11*1), Z18
+	VADDPD        Z17, Z8, Z8
+	VFMADD231PD   Z18, Z17, Z16
+	ADDQ          R10, R11
+	DECQ          R12
+	JNZ           rows4
+	VMOVUPD       Z1, (SI)
+	VMOVUPD       Z2, 64(SI)
+	VMOVUPD       Z3, 128(SI)
+	VMOVUPD       Z4, 192(SI)
+	VMOVUPD       Z5, 256(SI)
+	VMOVUPD       Z6, 320(SI)
+	VMOVUPD       Z7, 384(SI)
+	VMOVUPD       Z8, 448(SI)
+	VMOVUPD       Z9, (DI)
+	VMOVUPD       Z10, 64(DI)
+	VMOVUPD       Z11, 128(DI)
+	VMOVUPD       Z12, 192(DI)
+	VMOVUPD       Z13, 256(DI)
+	VMOVUPD       Z14, 320(DI)
+	VMOVUPD       Z15, 384(DI)
+	VMOVUPD       Z16, 448(DI)
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, CX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000100, BX
+	ADDQ          $0x00000200, SI
+	ADDQ          $0x00000200, DI
+	SUBQ          $0x00000004, R8
+	JMP           block4
+
+block4end:
+block2:
+	CMPQ    R8, $0x00000002
+	JB      block2end
+	VMOVUPD (SI), Z1
+	VMOVUPD 64(SI), Z2
+	VMOVUPD 128(SI), Z3
+	VMOVUPD 192(SI), Z4
+	VMOVUPD (DI), Z5
+	VMOVUPD 64(DI), Z6
+	VMOVUPD 128(DI), Z7
+	VMOVUPD 192(DI), Z8
+	XORQ    R11, R11
+	MOVQ    R9, R12
+
+rows2:
+	VCMPPS        $0x19, (CX)(R11*1), Z0, K1
+	VMOVUPS.Z     (AX)(R11*1), K1, Z9
+	VMOVUPS       Z9, (AX)(R11*1)
+	VMOVUPS       Z9, (BX)(R11*1)
+	VCVTPS2PD     Y9, Z10
+	VCVTPS2PD     (DX)(R11*1), Z11
+	VADDPD        Z10, Z1, Z1
+	VFMADD231PD   Z11, Z10, Z5
+	VEXTRACTF32X8 $0x01, Z9, Y9
+	VCVTPS2PD     Y9, Z9
+	VCVTPS2PD     32(DX)(R11*1), Z10
+	VADDPD        Z9, Z2, Z2
+	VFMADD231PD   Z10, Z9, Z6
+	VCMPPS        $0x19, 64(CX)(R11*1), Z0, K1
+	VMOVUPS.Z     64(AX)(R11*1), K1, Z9
+	VMOVUPS       Z9, 64(AX)(R11*1)
+	VMOVUPS       Z9, 64(BX)(R11*1)
+	VCVTPS2PD     Y9, Z10
+	VCVTPS2PD     64(DX)(R11*1), Z11
+	VADDPD        Z10, Z3, Z3
+	VFMADD231PD   Z11, Z10, Z7
+	VEXTRACTF32X8 $0x01, Z9, Y9
+	VCVTPS2PD     Y9, Z9
+	VCVTPS2PD     96(DX)(R11*1), Z10
+	VADDPD        Z9, Z4, Z4
+	VFMADD231PD   Z10, Z9, Z8
+	ADDQ          R10, R11
+	DECQ          R12
+	JNZ           rows2
+	VMOVUPD       Z1, (SI)
+	VMOVUPD       Z2, 64(SI)
+	VMOVUPD       Z3, 128(SI)
+	VMOVUPD       Z4, 192(SI)
+	VMOVUPD       Z5, (DI)
+	VMOVUPD       Z6, 64(DI)
+	VMOVUPD       Z7, 128(DI)
+	VMOVUPD       Z8, 192(DI)
+	ADDQ          $0x00000080, AX
+	ADDQ          $0x00000080, CX
+	ADDQ          $0x00000080, DX
+	ADDQ          $0x00000080, BX
+	ADDQ          $0x00000100, SI
+	ADDQ          $0x00000100, DI
+	SUBQ          $0x00000002, R8
+	JMP           block2
+
+block2end:
+block1:
+	CMPQ    R8, $0x00000001
+	JB      block1end
+	VMOVUPD (SI), Z1
+	VMOVUPD 64(SI), Z2
+	VMOVUPD (DI), Z3
+	VMOVUPD 64(DI), Z4
+	XORQ    R11, R11
+	MOVQ    R9, R12
+
+rows1:
+	VCMPPS        $0x19, (CX)(R11*1), Z0, K1
+	VMOVUPS.Z     (AX)(R11*1), K1, Z5
+	VMOVUPS       Z5, (AX)(R11*1)
+	VMOVUPS       Z5, (BX)(R11*1)
+	VCVTPS2PD     Y5, Z6
+	VCVTPS2PD     (DX)(R11*1), Z7
+	VADDPD        Z6, Z1, Z1
+	VFMADD231PD   Z7, Z6, Z3
+	VEXTRACTF32X8 $0x01, Z5, Y5
+	VCVTPS2PD     Y5, Z5
+	VCVTPS2PD     32(DX)(R11*1), Z6
+	VADDPD        Z5, Z2, Z2
+	VFMADD231PD   Z6, Z5, Z4
+	ADDQ          R10, R11
+	DECQ          R12
+	JNZ           rows1
+	VMOVUPD       Z1, (SI)
+	VMOVUPD       Z2, 64(SI)
+	VMOVUPD       Z3, (DI)
+	VMOVUPD       Z4, 64(DI)
 	ADDQ          $0x00000040, AX
 	ADDQ          $0x00000040, CX
 	ADDQ          $0x00000040, DX
 	ADDQ          $0x00000040, BX
-	ADDQ          $0x00000080, R11
-	ADDQ          $0x00000080, R12
-	DECQ          R10
-	JNZ           groups
-	DECQ          R9
-	JNZ           rows
+	ADDQ          $0x00000080, SI
+	ADDQ          $0x00000080, DI
+	SUBQ          $0x00000001, R8
+	JMP           block1
 
+block1end:
 done:
 	VZEROUPPER
 	RET
