@@ -70,11 +70,20 @@
 //     64 simulations, 8.7 minutes of loop time): 82.5% against
 //     sushigo-heuristic with 64 simulations a move, and its policy alone
 //     beats sushigo-heuristic in 15 of 20 games.
-//   - sushigo4-zero (the default for sushigo:players=4): the same at four
-//     players, the built-in 32x2 net with the scalar value head (the
-//     per-player head trained on the same budget lost to it head to head:
-//     docs/RESULTS.md, section 10), iteration 30 of 64 games of 64
-//     simulations (5.5 CPU-minutes).
+//   - sushigo4-zero (the default for sushigo:players=4 since 2026-11-30,
+//     session 31): the same at four players, the built-in 32x2 net with
+//     the scalar value head, the Polyak-averaged network of iteration 200
+//     of the `s4r` run in docs/RESULTS.md (section 10): v1 continued by
+//     self-play searched as the four-player arena's az searches (800
+//     simulations a move, half of each leaf value from a 10-turn rollout
+//     scored by the game's state evaluation: `--blend 0.5 --turns 10
+//     --cut state --qmix 0.5`); 12,800 games, about 97 minutes of both
+//     cores of a 2-vCPU Xeon. Against three alpha-AMAF + Heuristic at
+//     equal time it won alone on 43% of 100 development deals where v1
+//     had won on 28%; see there for its 200-game finals.
+//   - sushigo4-zero-v1: the default before, same shape (the per-player
+//     head trained on the same budget lost to it head to head: section
+//     10), iteration 30 of 64 games of 64 simulations (5.5 CPU-minutes).
 //   - tetrislink3-zero (the default for tetrislink:players=3 since
 //     2026-11-29, session 28): Tetris Link at three players, the same
 //     32 channels x 2 blocks with one value per player, the
@@ -150,6 +159,9 @@ var sushigo2v1 []byte
 //go:embed sushigo4.safetensors
 var sushigo4 []byte
 
+//go:embed sushigo4-v1.safetensors
+var sushigo4v1 []byte
+
 //go:embed tetrislink3.safetensors
 var tetrislink3 []byte
 
@@ -176,7 +188,8 @@ func init() {
 	nets.RegisterShipped("sushigo2-zero-v2", "sushigo:players=2", "the earlier AlphaZero-trained 32x2 net, scalar value head (v1 continued 47 iterations at 256 simulations, Q-mixed value targets), see docs/RESULTS.md", sushigo2v2)
 	nets.RegisterShipped("sushigo2-zero-v1", "sushigo:players=2", "the earlier AlphaZero-trained 32x2 net, scalar value head (40 iterations of 64 games), see docs/RESULTS.md", sushigo2v1)
 	nets.SetDefault("sushigo2-zero")
-	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4)
+	nets.RegisterShipped("sushigo4-zero", "sushigo:players=4", "AlphaZero on the simultaneous view, 32x2 net, scalar value head (v1 continued 200 iterations of self-play in the arena's rollout form), see docs/RESULTS.md", sushigo4)
+	nets.RegisterShipped("sushigo4-zero-v1", "sushigo:players=4", "the earlier AlphaZero-trained 32x2 net, scalar value head (30 iterations of 64 games), see docs/RESULTS.md", sushigo4v1)
 	nets.SetDefault("sushigo4-zero")
 	nets.RegisterShipped("tetrislink3-zero", "tetrislink:players=3", "AlphaZero-trained 32x2 net, one value per player (v2 continued 150 iterations of self-play with the network on a leaf's eighth visit), see docs/RESULTS.md", tetrislink3)
 	nets.RegisterShipped("tetrislink3-zero-v2", "tetrislink:players=3", "the earlier AlphaZero-trained 32x2 net, one value per player (v1 continued 100 iterations with rollout-valued self-play), see docs/RESULTS.md", tetrislink3v2)

@@ -160,9 +160,11 @@ func checkEarlier(t *testing.T, g games.Game, ref string, file []byte, iteration
 
 // The shipped four-player Sushi Go network: its policy alone, against
 // three copies of sushigo-heuristic, wins alone more often than its fair
-// share (5 of 20) and more often than the untrained network's policy.
+// share (5 of 20) and more often than the untrained network's policy; the
+// earlier one stays available by its versioned name.
 func TestShippedSushiGo4(t *testing.T) {
-	g := checkDefault(t, "sushigo:players=4", "sushigo4-zero", sushigo4, "30")
+	g := checkDefault(t, "sushigo:players=4", "sushigo4-zero", sushigo4, "200")
+	checkEarlier(t, g, "sushigo4-zero-v1", sushigo4v1, "30")
 	const h = "sushigo-heuristic"
 	versusUntrained(t, g, 20, func(net string) []string { return []string{"policy:net=" + net + ",backend=cpu", h, h, h} },
 		func(net string, trained bool, res *arena.TournamentResult) {
