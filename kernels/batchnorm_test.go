@@ -51,8 +51,8 @@ func sameBits64(a, b []float64) bool {
 func TestBatchNormLoops(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	type result struct {
-		ss, ssr, aff, d, dr, res, cp []float32
-		sd, sdz, sdr, sdzr, m1, m2   []float64
+		ss, ssr, aff, d, dr, res, cp          []float32
+		sd, sdz, sdr, sdzr, sdc, sdzc, m1, m2 []float64
 	}
 	for _, c := range []int{3, 8, 16, 32, 48, 64, 80, 128} {
 		rows := 37
@@ -88,7 +88,8 @@ func TestBatchNormLoops(t *testing.T) {
 			o.sdr, o.sdzr = slices.Clone(sum0), slices.Clone(sum0)
 			ReLUSums(o.dr, y, z, o.res, true, c, o.sdr, o.sdzr)
 			o.cp = slices.Clone(res0)
-			ReLUSums(slices.Clone(x), y, z, o.cp, false, c, make([]float64, c), make([]float64, c))
+			o.sdc, o.sdzc = slices.Clone(sum0), slices.Clone(sum0)
+			ReLUSums(slices.Clone(x), y, z, o.cp, false, c, o.sdc, o.sdzc)
 			o.m1, o.m2 = slices.Clone(sum0), slices.Clone(sum0)
 			Moments(z, c, sh64, o.m1, o.m2)
 			return o
@@ -109,6 +110,10 @@ func TestBatchNormLoops(t *testing.T) {
 			if g := float64(want.d[i]); (y[i] <= 0 && g != 0) || (!(y[i] <= 0) && !sameBits32([]float32{want.d[i]}, []float32{x[i]})) {
 				t.Fatalf("c=%d: ReLUSums d[%d] = %v for d %v, y %v", c, i, g, x[i], y[i])
 			}
+		}
+		// The residual's forms sum what the plain one does.
+		if !sameBits64(want.sdr, want.sd) || !sameBits64(want.sdc, want.sd) || !sameBits64(want.sdzr, want.sdz) || !sameBits64(want.sdzc, want.sdz) {
+			t.Fatalf("c=%d: ReLUSums's sums differ with a residual", c)
 		}
 		for j := range c {
 			sd, sdz, m1, m2 := sum0[j], sum0[j], sum0[j], sum0[j]
@@ -137,7 +142,8 @@ func TestBatchNormLoops(t *testing.T) {
 				{"Affine2", got.aff, want.aff, nil, nil}, {"ReLUSums d", got.d, want.d, got.sd, want.sd},
 				{"ReLUSums sdz", nil, nil, got.sdz, want.sdz}, {"ReLUSums residual d", got.dr, want.dr, got.sdr, want.sdr},
 				{"ReLUSums residual", got.res, want.res, got.sdzr, want.sdzr}, {"Moments", nil, nil, got.m1, want.m1},
-				{"Moments squares", nil, nil, got.m2, want.m2}, {"ReLUSums copied residual", got.cp, want.cp, nil, nil},
+				{"Moments squares", nil, nil, got.m2, want.m2}, {"ReLUSums copied residual", got.cp, want.cp, got.sdc, want.sdc},
+				{"ReLUSums copied residual sdz", nil, nil, got.sdzc, want.sdzc},
 			} {
 				if !sameBits32(p.g, p.w) || !sameBits64(p.g6, p.w6) {
 					t.Errorf("%s, c=%d: %s differs from generic's", name, c, p.what)

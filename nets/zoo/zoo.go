@@ -78,9 +78,10 @@
 //     simulations a move, half of each leaf value from a 10-turn rollout
 //     scored by the game's state evaluation: `--blend 0.5 --turns 10
 //     --cut state --qmix 0.5`); 12,800 games, about 97 minutes of both
-//     cores of a 2-vCPU Xeon. Against three alpha-AMAF + Heuristic at
-//     equal time it won alone on 43% of 100 development deals where v1
-//     had won on 28%; see there for its 200-game finals.
+//     cores of a 2-vCPU Xeon. Against three alpha-AMAF + Heuristic (az
+//     at 8,500 simulations, about 0.85x their time a move) it won alone
+//     on 43% of 100 development deals where v1 had won on 28%; see there
+//     for its 200-game finals at equal time.
 //   - sushigo4-zero-v1: the default before, same shape (the per-player
 //     head trained on the same budget lost to it head to head: section
 //     10), iteration 30 of 64 games of 64 simulations (5.5 CPU-minutes).
