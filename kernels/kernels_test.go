@@ -562,12 +562,11 @@ func TestNoAllocs(t *testing.T) {
 			for what, f := range checks {
 				f()
 				// The fewest of three measurements: on a loaded machine
-				// the generic BF16 convolution at 2 threads once
-				// counted 2 a call over 5 calls (CI of session 31, a
-				// training run beside it; not reproduced in 60 runs),
-				// most likely a worker on another P missing the per-P
-				// caches of the sync.Pools and allocating a fresh
-				// scratch. An allocation on every call shows in all
+				// a worker the scheduler moves to another P can miss the
+				// sync.Pools' per-P caches and allocate a fresh scratch
+				// (the likely cause of a one-off "2 per call" of the
+				// generic BF16 convolution at 2 threads, not reproduced
+				// in 65 runs). An allocation on every call shows in all
 				// three.
 				allocs := testing.AllocsPerRun(5, f)
 				for range 2 {

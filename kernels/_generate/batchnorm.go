@@ -138,9 +138,11 @@ func affine2(w simd) {
 // sdz before the rows, stored after. Each channel's sums take the rows in
 // order, as the Go loop does, and the FMA of sdz rounds as the Go loop's
 // multiply and add do, since the product of two float32 values is exact
-// in float64: the results are the same bit for bit. (Keeping the sums in
-// memory, one load and store per vector and row, made this pass 2.5x
-// slower than Affine2's on operands in L2.)
+// in float64: the results are the same bit for bit. (With the sums in
+// memory, one load and store per vector and row, this pass took 2.3-2.6x
+// Affine2's time on operands in L2, 1.8x with them in registers; on the
+// training step's slices, which do not stay in L2, both wait on memory
+// alike: docs/BENCHMARKS.md.)
 func reluSums(w simd, withRes, copyRes bool) {
 	name := "reluSums" + w.suffix
 	sig := "func(d, y, z *float32, sd, sdz *float64, c, rows int)"
