@@ -10,10 +10,13 @@ import (
 )
 
 // Trees are allocated once per slot, not once per game: with one slot,
-// the bytes allocated by six extra games stay far below one tree's
-// arenas (the records alone remain, a few kilobytes per game). Before
-// pooling every game made a new tree: its arenas alone are
-// arenaNodes(...) nodes and 7 edges per node, twice with reuse.
+// the bytes allocated by six extra games stay well below one tree's
+// arenas. What remains per game is mostly its record, built by appending
+// (observations, policy and legal masks of about 40 positions: 80-105 KB
+// for Connect Four at this commit, 78 KB when pooling came in). Without
+// pooling every game makes a new tree: its arenas alone are
+// arenaNodes(...) nodes and 7 edges per node, twice with reuse (608 KB
+// here), so the bound, a third of that, still fails then.
 func TestNoPerGameTreeAllocation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 18 Connect Four games at 400 simulations per move (about a second)")
@@ -41,7 +44,7 @@ func TestNoPerGameTreeAllocation(t *testing.T) {
 	nodes := 4*st.Sims + st.Leaves + 16
 	arena := float64(2 * (nodes*search.NodeBytes + nodes*7*search.EdgeBytes))
 	t.Logf("per extra game: %.0f bytes, %.1f allocations; one tree's arenas: %.0f bytes", perGame, (a8-a2)/6, arena)
-	if perGame > arena/10 {
+	if perGame > arena/3 {
 		t.Errorf("each extra game allocates %.0f bytes, want well under one tree's arenas (%.0f bytes): trees are not pooled", perGame, arena)
 	}
 }
