@@ -85,7 +85,7 @@ var unitHeuristic = HeuristicFunc(func(games.State, int, games.Action) float64 {
 // turns them into Options (rule-dependent defaults, evaluators).
 type mctsSpec struct {
 	Sel, Full, Eval, Rollout, Static, RaveSched, Final, SimSel, SimFinal string
-	PBForm, PBH, AmafExplore, Rewards, Cut, Pool, Backup                 string
+	PBForm, PBH, AmafExplore, Rewards, Cut, Pool, Backup, Objective      string
 	C, FPU, Dir, DirFrac, RaveK, RaveB, Alpha, PoolP, Bias, Temp, Eps    float64
 	Blend, SimGamma, CutScale                                            float64
 	Sims, Nodes, Expand, PoolK, TempPlies, Threads, Root, Det            int
@@ -132,6 +132,7 @@ func (m *mctsSpec) table() spec.Table {
 		spec.Choice("pbh", &m.PBH, "game", []string{"game", "one"}, "progressive bias heuristic: game (the game's heuristic, scaled to [0, 1] per node) or one (h = 1 for every action: the bias term is b/(1+n), study 003's eq. 5 as printed, its \"Progressive Bias\" row without the custom heuristic; any game)"),
 		spec.Choice("pbform", &m.PBForm, d.PBForm.String(), namedChoices(pbFormNames), "progressive bias score: added = the rule's score + b*h/(1+n) (alias canopy); uct-ln1 = Q + c*sqrt(ln(N+1)/n) + b*h/(1+n), sel=uct, c default 5, bias default 0.2: study 003's eq. 5 (alias study003)"),
 		spec.Choice("rewards", &m.Rewards, "signed", []string{"signed", "01"}, "value scale in selection: signed [-1, 1], or 01 (x = (v+1)/2, as in studies with 0/1 rewards: study 001's UCB1 with Cp is c = 2*sqrt(2)*Cp)"),
+		spec.Choice("objective", &m.Objective, ObjectiveReturns, ObjectiveKinds, ObjectiveHelp),
 		spec.Choice("final", &m.Final, d.Final.String(), namedChoices(finalMoveNames), "final move: most visits or best value"),
 		spec.Float("temp", &m.Temp, d.Temp, 0, 100, "temperature for sampled moves"),
 		spec.Int("tempplies", &m.TempPlies, 0, 0, 1<<20, "sample by visits^(1/temp) while move number < this"),
@@ -204,6 +205,10 @@ func ParseOptions(g games.Game, s *spec.Spec, env agent.Env) (Options, error) {
 	o.Final, _ = ParseFinalMove(m.Final)
 	o.SimFinal, _ = ParseSimFinal(m.SimFinal)
 	o.Rewards01 = m.Rewards == "01"
+	o.Objective = m.Objective
+	if err := CheckObjective(g, o.Objective); err != nil {
+		return o, fmt.Errorf("mcts: %w", err)
+	}
 	o.PoolK, o.PoolP = m.PoolK, m.PoolP
 	o.Bias, o.Temp, o.TempPlies = m.Bias, m.Temp, m.TempPlies
 	if o.PBForm == PBUCTLn1 && !s.Has("bias") {

@@ -29,6 +29,16 @@
 // Progressive bias always sees the heuristic min-max scaled to [0, 1]
 // among a node's actions, per player at simultaneous nodes.
 //
+// # What a search maximises
+//
+// Each player's value is its return (Game.Returns scaled to [-1, 1]) by
+// default; objective=win (Options.Objective, for the mcts and az agents
+// alike) values winning alone instead, +1 for the player ahead of every
+// other and -1 for everyone else, in terminal positions and in rollouts
+// cut off (the lead over the strongest opponent). In games of more than
+// two players the two differ: Tetris Link's return is the pairwise score,
+// which a safe second place or a shared first earns part of.
+//
 // It is not a game-specific engine (no opening books, no solvers), and not
 // a neural network: networks plug in through Evaluator, or drive
 // SelectLeaf/Backup themselves from a batcher.

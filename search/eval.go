@@ -98,6 +98,9 @@ type EvalContext struct {
 	PoolP float64
 
 	min, scale float64 // Returns -> [-1, 1]: v' = (v-min)*scale - 1
+	// win: Options.Objective is ObjectiveWin, so Terminal and CutValue value
+	// winning alone (+1) against everything else (-1).
+	win bool
 
 	spare  games.State // Blend's copy of the leaf
 	spareV []float64
@@ -127,11 +130,38 @@ func newEvalContext(g games.Game, rng *rand.Rand) *EvalContext {
 }
 
 // Terminal writes the returns of terminal state s, rescaled from the
-// game's [MinReturn, MaxReturn] to [-1, 1], into value.
+// game's [MinReturn, MaxReturn] to [-1, 1], into value; under objective=win
+// (ObjectiveWin) it writes +1 for the player whose return is above every
+// other player's and -1 for everyone else (all -1 when the best return is
+// shared).
 func (c *EvalContext) Terminal(s games.State, value []float64) {
 	s.Returns(c.Ret)
+	if c.win {
+		soleWinner(value, c.Ret)
+		return
+	}
 	for p, r := range c.Ret {
 		value[p] = (r-c.min)*c.scale - 1
+	}
+}
+
+// soleWinner writes +1 into value[p] for the one p whose ret[p] is above
+// every other, and -1 everywhere else.
+func soleWinner(value, ret []float64) {
+	best, n := math.Inf(-1), 0
+	for _, r := range ret {
+		switch {
+		case r > best:
+			best, n = r, 1
+		case r == best:
+			n++
+		}
+	}
+	for p, r := range ret {
+		value[p] = -1
+		if r == best && n == 1 {
+			value[p] = 1
+		}
 	}
 }
 
@@ -433,8 +463,28 @@ func (cv *CutValue) Evaluate(c *EvalContext, s games.State, value []float64, _ [
 			}
 		}
 	}
+	if c.win {
+		cutValuesWin(value, x, cv.Scale)
+		return false
+	}
 	CutValues(value, x, cv.Scale)
 	return false
+}
+
+// cutValuesWin is CutValues under objective=win: v_p = tanh((x_p - max_{q !=
+// p} x_q) / scale), p's margin over its strongest opponent rather than
+// over their mean, so that only a lead over every other player reads as
+// winning.
+func cutValuesWin(value, x []float64, scale float64) {
+	for p, v := range x {
+		best := math.Inf(-1)
+		for q, w := range x {
+			if q != p {
+				best = max(best, w)
+			}
+		}
+		value[p] = math.Tanh((v - best) / scale)
+	}
 }
 
 // CutValues writes v_p = tanh((x_p - mean_{q != p} x_q) / scale) for every

@@ -2,7 +2,10 @@ package search
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/canopy-go/canopy/games"
 )
 
 // Options configures a search. The zero value is not meaningful; start from
@@ -67,6 +70,14 @@ type Options struct {
 	// 0/1 rewards (study 001's Cp); see to01.
 	Rewards01 bool
 
+	// Objective is what the search maximises (objective): the game's
+	// returns (ObjectiveReturns; "" means it too) or winning alone
+	// (ObjectiveWin): every terminal value and cut-off rollout becomes +1
+	// for the player ahead of all others and -1 for everyone else
+	// (EvalContext.Terminal, CutValue). A network's values are what it was
+	// trained on either way.
+	Objective string
+
 	// Final is how the move is chosen when none is sampled (final).
 	Final FinalMove
 	// TempPlies: for positions with MoveNumber < TempPlies the move is
@@ -102,6 +113,42 @@ type Options struct {
 	SimSel   SimRule
 	SimGamma float64
 	SimFinal SimFinal
+}
+
+// What a search maximises (Options.Objective, the objective option of the
+// mcts and az agents).
+const (
+	// ObjectiveReturns: each player's value is its return (Game.Returns,
+	// scaled to [-1, 1]); Tetris Link's, for one, is the pairwise score.
+	ObjectiveReturns = "returns"
+	// ObjectiveWin: +1 to a player who finishes ahead of every other,
+	// -1 to everyone else, a shared first place included: the share of
+	// sole wins that the arenas report, as the search's own goal. Only
+	// for games of two or more players.
+	ObjectiveWin = "win"
+)
+
+// ObjectiveKinds are the values of the objective option.
+var ObjectiveKinds = []string{ObjectiveReturns, ObjectiveWin}
+
+// ObjectiveHelp is the objective option's help, shared by the agents
+// that offer it.
+const ObjectiveHelp = "what the search maximises: returns (the game's returns, e.g. Tetris Link's pairwise score) or win (+1 for finishing ahead of every other player, -1 otherwise, a shared first place included: the sole wins arenas count; rollouts cut off score the lead over the strongest opponent; a network's value stays what it learned)"
+
+// CheckObjective reports whether objective is one of ObjectiveKinds (or
+// "") and one that g can be searched for: objective=win needs two or
+// more players.
+func CheckObjective(g games.Game, objective string) error {
+	switch objective {
+	case "", ObjectiveReturns:
+		return nil
+	case ObjectiveWin:
+		if g.NumPlayers() < 2 {
+			return fmt.Errorf("objective=win needs two or more players; %s has %d (use objective=returns)", g.Type().Name, g.NumPlayers())
+		}
+		return nil
+	}
+	return fmt.Errorf("objective=%q: want one of %s", objective, strings.Join(ObjectiveKinds, ", "))
 }
 
 // DefaultOptions returns UCT with c = 1.4 (about sqrt 2), 1000 simulations

@@ -428,6 +428,9 @@ func New(g games.Game, o Options, seed uint64) (*Tree, error) {
 	if err := o.normalize(); err != nil {
 		return nil, err
 	}
+	if err := CheckObjective(g, o.Objective); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
 	if simultaneous(g) && !jointKeyFits(g) {
 		return nil, fmt.Errorf("search: %s has %d players of %d actions each: too many joint actions to key a simultaneous node's children by (at most 2^64)", g.Spec(), g.NumPlayers(), g.NumActions())
 	}
@@ -544,6 +547,7 @@ func (t *Tree) NewWalker(seed uint64) *Walker {
 		simRho: make([]float64, n),
 	}
 	w.Ctx.PoolP = t.opt.PoolP
+	w.Ctx.win = t.opt.Objective == ObjectiveWin
 	for range t.players {
 		w.simLegal = append(w.simLegal, games.NewMask(n))
 		w.amaf = append(w.amaf, games.NewMask(n))

@@ -12,6 +12,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/internal/rundir"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/search"
 	"github.com/canopy-go/canopy/search/engine"
 	"github.com/canopy-go/canopy/selfplay"
 	"github.com/canopy-go/canopy/spec"
@@ -247,7 +248,7 @@ func (c *Config) Check() error {
 	if _, err := engine.BlendRollout(g, c.SelfPlay.SearchOptions()); err != nil {
 		return err
 	}
-	return nil
+	return search.CheckObjective(g, c.SelfPlay.Objective)
 }
 
 // configFlags names Config's settings by the flags of `canopy zero`

@@ -112,7 +112,8 @@ func (r *runner) azSpec(net string) string {
 }
 
 // evalSearch returns the az options (",key=value...") through which
-// evaluation searches as self-play does: its PUCT constants, and in
+// evaluation searches as self-play does: its PUCT constants and
+// objective, and in
 // hidden-information games its determinizations and rollout blend. Root
 // noise, temperature and the budget are evaluation's own. Options at the
 // az agent's defaults are left out, so that the specs of runs that never
@@ -130,6 +131,7 @@ func evalSearch(g games.Game, sp *selfplay.Settings) string {
 	if g.Type().Information == games.ImperfectInformation {
 		add("det", sp.Det, def.Det)
 	}
+	add("objective", sp.Objective, def.Objective)
 	add("blend", sp.Blend, def.Blend)
 	if sp.Blend < 1 {
 		add("turns", sp.Turns, def.Turns)

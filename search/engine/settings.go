@@ -44,6 +44,10 @@ type Settings struct {
 	// it existed it reads as "", which is maxn; with a scalar head both
 	// are the same.
 	Backup string `json:"backup,omitempty"`
+	// Objective is what the search maximises (search.ObjectiveKinds):
+	// the game's returns, or winning alone. Stored before it existed it
+	// reads as "", which is returns.
+	Objective string `json:"objective,omitempty"`
 }
 
 // DefaultGumbelM is the number of actions sampled at a Gumbel root when
@@ -70,6 +74,7 @@ func (s *Settings) Table() spec.Table {
 		spec.Int("netvisits", &s.NetVisits, 1, 1, 1<<20, "the network evaluates a leaf (its priors; its value blended with the rollout) on the leaf's netvisits-th visit; the visits before are valued by the blend's rollout alone and leave it unexpanded (AlphaGo's expansion threshold: more simulations for the CPU where the network dominates it); above 1 it needs blend < 1"),
 		spec.Bool("gumbel", &s.Gumbel, false, "Gumbel root search with sequential halving (Danihelka et al. 2022) instead of PUCT and noise at the root"),
 		spec.Int("gumbelm", &s.GumbelM, 0, 0, 256, "actions sampled at a Gumbel root (0 = 16)"),
+		spec.Choice("objective", &s.Objective, search.ObjectiveReturns, search.ObjectiveKinds, search.ObjectiveHelp),
 		spec.Choice("backup", &s.Backup, BackupMaxN, BackupKinds, "network values in the tree: maxn (each player its own value from a per-player value head) or paranoid (the mover's value v, -v/(players-1) for the others: exact for two players); the same with a scalar value head"),
 	}
 }
@@ -90,6 +95,9 @@ func (s *Settings) Upgrade() {
 	if s.NetVisits == 0 {
 		s.NetVisits = 1
 	}
+	if s.Objective == "" {
+		s.Objective = search.ObjectiveReturns
+	}
 }
 
 // DefaultSettings returns the defaults of Settings.Table.
@@ -107,6 +115,7 @@ func (s Settings) SearchOptions() SearchOptions {
 	o.TempPlies, o.Temp = s.TempPlies, s.Temp
 	o.ExpandVisits = 0
 	o.Sims = s.Sims
+	o.Objective = s.Objective
 	so := SearchOptions{Search: o, Determinize: s.Det, Leaves: s.Leaves, BlendWeight: s.Blend, BlendTurns: s.Turns,
 		BlendCut: s.Cut, BlendCutScale: s.CutScale, NetVisits: s.NetVisits, Backup: s.Backup}
 	if s.Gumbel {
