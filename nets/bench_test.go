@@ -9,8 +9,10 @@ import (
 )
 
 // BenchmarkForward measures inference throughput of the presets at batch
-// 1, 16 and 256 on 1 and 2 GEMM threads (evals/s = samples per second).
-// Compare with testdata/bench_torch.py.
+// 1, 16 and 256 on 1 and 2 GEMM threads (evals/s = samples per second),
+// with the 3x3 convolution algorithm the cpu backend picks by default
+// (AutoConvAlgorithm: Winograd with the SIMD kernels); BenchmarkForwardConv
+// times each algorithm. Compare with testdata/bench_torch.py --forward.
 func BenchmarkForward(b *testing.B) {
 	for _, preset := range []string{"connect4", "sequence"} {
 		cfg, _ := Preset(preset)
@@ -18,6 +20,7 @@ func BenchmarkForward(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		net.SetConvAlgorithm(AutoConvAlgorithm())
 		for _, batch := range []int{1, 16, 256} {
 			in := randInput(batch*net.InputSize(), 1)
 			p, v := make([]float32, batch*net.PolicySize()), make([]float32, batch)
