@@ -57,7 +57,12 @@ func Tolerance(p Precision) float64 {
 // value is the tanh of a pre-activation computed at the logits' scale
 // (tens), so it inherits their relative error times that scale where tanh
 // is not flat: at batch 37 of the connect4 preset the emulated device
-// measured 2.1e-2 for TF32 and FP16, 1.5e-1 for BF16 and 3.3e-5 for FP32.
+// measured 2.1e-2 for TF32 and FP16, 1.5e-1 for BF16 and 3.3e-5 for FP32;
+// with a three-player head (connect4+vp3: three values a row, so the
+// largest of three times as many errors) 2.8e-1 for BF16. A misrouted
+// value errs far more: on that test, with its values' mean magnitude
+// 0.99 (saturated tanh), rotating a row's seats errs by 2 and shifting
+// the rows by one by 1.47.
 func ValueTolerance(p Precision) float64 {
 	switch p {
 	case FP32:
@@ -65,7 +70,7 @@ func ValueTolerance(p Precision) float64 {
 	case TF32, FP16:
 		return 5e-2
 	case BF16:
-		return 2.5e-1
+		return 3.5e-1
 	}
 	return 0
 }
