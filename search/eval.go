@@ -363,7 +363,9 @@ func (bl *Blend) Evaluate(c *EvalContext, s games.State, value []float64, priors
 //
 //	v_p = tanh((x_p - mean of x_q over the other players q) / Scale)
 //
-// in (-1, 1), zero-sum for two players. With Heuristic set (cut=heuristic)
+// in (-1, 1), zero-sum for two players (under objective=win the lead over
+// the strongest other player instead of their mean: cutValuesWin). With
+// Heuristic set (cut=heuristic)
 // x_p is p's best heuristic value over its legal actions when p chooses in
 // the position (the mover at a decision node, every player at a
 // simultaneous node) and 0 otherwise: a one-ply reading of the game's own
