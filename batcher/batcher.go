@@ -136,6 +136,28 @@ type Batcher struct {
 	queueWait, compute  histogram
 }
 
+// Waking a parked goroutine on another P makes the runtime start a
+// thread for it (a futex wake-up, and the sleeping thread's own): a lone
+// search that hands each leaf to the consumer and waits for it paid two
+// per batch-1 evaluation, 15% of an az agent's process in four-player
+// Tetris Link arenas and about a fifth of its time a move
+// (docs/BENCHMARKS.md, "Batch-1 hand-offs"). So both sides poll briefly
+// before parking, yielding to runnable goroutines meanwhile: a consumer
+// waiting for the next request polls for spinWait, and a client with at
+// most spinMaxInFlight requests in flight, whose waits have lately taken
+// spinMinWait or more, polls for clientSpinWait, about one batch-1
+// evaluation of a small net. Clients with more in flight (self-play's
+// workers) park at once, as before: their completions come in batches
+// that take milliseconds; so do clients of instant backends (the random
+// one, a cache), whose goroutine switches on one P cost less than the
+// polling.
+const (
+	spinWait        = 50 * time.Microsecond
+	clientSpinWait  = 200 * time.Microsecond
+	spinMinWait     = 5 * time.Microsecond
+	spinMaxInFlight = 2
+)
+
 // New starts a batcher in front of be. Close it to stop its goroutines.
 // ringSlots is the number of slots of the ring of a batcher asked for
 // slots slots (0: 4 batches) with largest batch mb: a power of two of at
@@ -509,6 +531,15 @@ func (b *Batcher) form() (start uint64, n int, ok bool) {
 // slot's sequence are both sequentially consistent atomics, so either the
 // producer sees sleeping and sends a wake, or we see its commit.
 func (b *Batcher) sleep(pos uint64, d time.Duration) {
+	if d <= 0 && !b.closed.Load() {
+		// Waiting for the next request: poll first (see spinWait).
+		for start := time.Now(); time.Since(start) < spinWait; {
+			if b.ready(pos) {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
 	b.sleeping.Store(true)
 	if b.ready(pos) || b.closed.Load() && d > 0 {
 		b.sleeping.Store(false)
@@ -581,6 +612,10 @@ type Completion struct {
 // read each completion's Result, Release it, back up, submit more.
 type Client struct {
 	inflight int // owner-only: submitted and not yet returned by Wait/Poll
+	// waited is owner-only: a running mean of how long Wait blocked
+	// before a completion came (0 before the first), which decides
+	// whether the next Wait polls before it parks.
+	waited time.Duration
 
 	mu     sync.Mutex
 	queue  []Completion // completed, not yet collected
@@ -607,6 +642,13 @@ func (c *Client) push(x Completion) {
 	}
 }
 
+// pending is the number of completions waiting to be collected.
+func (c *Client) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
+
 // Poll moves up to len(dst) completions into dst without blocking and
 // returns how many.
 func (c *Client) Poll(dst []Completion) int {
@@ -622,12 +664,29 @@ func (c *Client) Poll(dst []Completion) int {
 // ends: ctx.Err()). With nothing in flight it returns ErrIdle rather than
 // block forever. Requests stay in flight when ctx ends; Wait again later.
 func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
+	var start time.Time
 	for {
 		if n := c.Poll(dst); n > 0 || len(dst) == 0 {
+			if !start.IsZero() {
+				c.waited += (time.Since(start) - c.waited) / 4
+			}
 			return n, nil
 		}
 		if c.inflight == 0 {
 			return 0, ErrIdle
+		}
+		if start.IsZero() {
+			start = time.Now()
+			if c.inflight <= spinMaxInFlight && c.waited >= spinMinWait {
+				// A lone search whose completions take a while (a
+				// network, not a cache or the random backend) polls
+				// for about one evaluation before it parks (see
+				// spinWait).
+				for time.Since(start) < clientSpinWait && c.pending() == 0 {
+					runtime.Gosched()
+				}
+				continue
+			}
 		}
 		select {
 		case <-c.signal:

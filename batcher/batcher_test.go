@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/canopy-go/canopy/internal/cputime"
 	"github.com/canopy-go/canopy/nets"
 )
 
@@ -16,7 +17,8 @@ import (
 // (a function of the row, so each request's answer identifies it).
 type fakeBackend struct {
 	in, ps, mb int
-	delay      time.Duration
+	delay      time.Duration // each call sleeps this long
+	work       time.Duration // each call computes (polls the clock) this long
 	gate       chan struct{} // if set, each call waits for a receive from it
 	err        error
 	calls      atomic.Int64
@@ -36,6 +38,8 @@ func (f *fakeBackend) Evaluate(ctx context.Context, batch int, input, policy, va
 	}
 	if f.delay > 0 {
 		time.Sleep(f.delay)
+	}
+	for start := time.Now(); time.Since(start) < f.work; {
 	}
 	if f.err != nil {
 		return f.err
@@ -355,5 +359,34 @@ func TestNewErrors(t *testing.T) {
 	}
 	if _, err := New(&fakeBackend{in: 1, ps: 1, mb: 4}, Options{MaxBatch: 5}); err == nil {
 		t.Error("MaxBatch above the backend's accepted")
+	}
+}
+
+// A lone client and the consumer poll before they park (spinWait,
+// clientSpinWait), but only briefly: once the requests stop, the batcher
+// uses no CPU. It fails if either side polls without bound.
+func TestIdleParks(t *testing.T) {
+	fb := &fakeBackend{in: 4, ps: 2, mb: 16}
+	bt, err := New(fb, Options{MaxBatch: 16, Wait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bt.Close()
+	c := NewClient(1)
+	buf := make([]Completion, 1)
+	for range 100 {
+		if _, err := bt.Submit(c, 0, func(row []float32) { clear(row) }); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.Wait(context.Background(), buf); err != nil || n != 1 {
+			t.Fatal(n, err)
+		}
+		bt.Release(buf[0].Ticket)
+	}
+	time.Sleep(20 * clientSpinWait) // the polling ends
+	cpu0 := cputime.Seconds()
+	time.Sleep(200 * time.Millisecond)
+	if used := cputime.Seconds() - cpu0; used > 0.05 {
+		t.Errorf("the idle batcher used %.0f ms of CPU in 200 ms; its consumer should be parked", 1000*used)
 	}
 }

@@ -113,3 +113,31 @@ func BenchmarkAsync(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoneClient is one search alone: a client with one request in
+// flight at a time (az in an arena or the web UI), each answered by a
+// backend that computes for work (a small net's batch-1 evaluation takes
+// about 80 us), so that ns/op above work is the hand-off from the client
+// to the consumer and back (two goroutine wake-ups when either side
+// parks; see spinWait).
+func BenchmarkLoneClient(b *testing.B) {
+	for _, work := range []time.Duration{0, 20 * time.Microsecond, 80 * time.Microsecond} {
+		b.Run(fmt.Sprintf("work=%v", work), func(b *testing.B) {
+			fb := &fakeBackend{in: 4, ps: 2, mb: 16, work: work}
+			bt, _ := New(fb, Options{MaxBatch: 16, Wait: -1})
+			defer bt.Close()
+			c := NewClient(1)
+			buf := make([]Completion, 1)
+			fill := func(row []float32) { clear(row) }
+			for b.Loop() {
+				if _, err := bt.Submit(c, 0, fill); err != nil {
+					b.Fatal(err)
+				}
+				if n, err := c.Wait(context.Background(), buf); err != nil || n != 1 {
+					b.Fatal(n, err)
+				}
+				bt.Release(buf[0].Ticket)
+			}
+		})
+	}
+}
