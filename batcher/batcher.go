@@ -145,12 +145,13 @@ type Batcher struct {
 // before parking, yielding to runnable goroutines meanwhile: a consumer
 // waiting for the next request polls for spinWait, and a client with at
 // most spinMaxInFlight requests in flight, whose waits have lately taken
-// spinMinWait or more, polls for clientSpinWait, about one batch-1
-// evaluation of a small net. Clients with more in flight (self-play's
+// between spinMinWait and clientSpinWait, polls for up to clientSpinWait,
+// about two batch-1 evaluations of a small net. Clients with more in flight (self-play's
 // workers) park at once, as before: their completions come in batches
 // that take milliseconds; so do clients of instant backends (the random
 // one, a cache), whose goroutine switches on one P cost less than the
-// polling.
+// polling, and clients whose completions take longer than the polling
+// would last (a remote or heavily batched backend).
 const (
 	spinWait        = 50 * time.Microsecond
 	clientSpinWait  = 200 * time.Microsecond
@@ -677,11 +678,11 @@ func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 		}
 		if start.IsZero() {
 			start = time.Now()
-			if c.inflight <= spinMaxInFlight && c.waited >= spinMinWait {
+			if c.inflight <= spinMaxInFlight && c.waited >= spinMinWait && c.waited <= clientSpinWait {
 				// A lone search whose completions take a while (a
-				// network, not a cache or the random backend) polls
-				// for about one evaluation before it parks (see
-				// spinWait).
+				// network, not a cache or the random backend) but
+				// not long (not a slow GPU) polls for about one
+				// evaluation before it parks (see spinWait).
 				for time.Since(start) < clientSpinWait && c.pending() == 0 {
 					runtime.Gosched()
 				}
