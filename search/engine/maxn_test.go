@@ -14,13 +14,23 @@ import (
 	"github.com/canopy-go/canopy/search"
 )
 
+// twoMoveGame is a hand-built three-player game: player 0 plays A (0)
+// or B (1), then player 1 plays x (0) or y (1); the outcome is then
+// fixed, (*ret)[a0][a1] (the players' returns), and player 2 passes
+// (action 0) until the game ends after length moves. The observation is
+// (a0, a1, the outcome is fixed, the observing player).
+type twoMoveGame struct {
+	name   string
+	ret    *[2][2][3]float64
+	length int
+}
+
 // coalitionGame is a hand-built three-player position where MaxN and
-// paranoid backups must choose differently. Player 0 plays A (0) or B
-// (1), then player 1 plays x (0) or y (1); the outcome is then fixed
-// (coalitionRet), and player 2 passes (action 0) until the game ends
-// after coalitionLen moves, far deeper than any search below reaches, so
-// every value the tree sees under the first two moves is the network's.
-type coalitionGame struct{}
+// paranoid backups must choose differently: a twoMoveGame whose game
+// ends after coalitionLen moves, far deeper than any search below
+// reaches, so every value the tree sees under the first two moves is the
+// network's.
+var coalitionGame = twoMoveGame{"coalition", &coalitionRet, coalitionLen}
 
 // coalitionRet[a0][a1] is the players' returns after moves a0, a1.
 var coalitionRet = [2][2][3]float64{
@@ -30,32 +40,32 @@ var coalitionRet = [2][2][3]float64{
 
 const coalitionLen = 10000
 
-type coalitionState struct {
-	moves  int
-	a0, a1 int
+type twoMoveState struct {
+	g             twoMoveGame
+	moves, a0, a1 int
 }
 
-func (coalitionGame) Type() games.Type {
-	return games.Type{Name: "coalition", Dynamics: games.Sequential, Chance: games.Deterministic,
+func (g twoMoveGame) Type() games.Type {
+	return games.Type{Name: g.name, Dynamics: games.Sequential, Chance: games.Deterministic,
 		Information: games.PerfectInformation, Utility: games.GeneralSum, MinPlayers: 3, MaxPlayers: 3, MinReturn: -1, MaxReturn: 1}
 }
-func (coalitionGame) Spec() string                 { return "coalition" }
-func (coalitionGame) NumPlayers() int              { return 3 }
-func (coalitionGame) NumActions() int              { return 2 }
-func (coalitionGame) MaxGameLength() int           { return coalitionLen }
-func (coalitionGame) ObservationShape() []int      { return []int{4} }
-func (coalitionGame) NewInitialState() games.State { return &coalitionState{} }
-func (coalitionGame) ParseState(string) (games.State, error) {
-	return nil, fmt.Errorf("coalition: no notation")
+func (g twoMoveGame) Spec() string                 { return g.name }
+func (twoMoveGame) NumPlayers() int                { return 3 }
+func (twoMoveGame) NumActions() int                { return 2 }
+func (g twoMoveGame) MaxGameLength() int           { return g.length }
+func (twoMoveGame) ObservationShape() []int        { return []int{4} }
+func (g twoMoveGame) NewInitialState() games.State { return &twoMoveState{g: g} }
+func (g twoMoveGame) ParseState(string) (games.State, error) {
+	return nil, fmt.Errorf("%s: no notation", g.name)
 }
-func (s *coalitionState) Game() games.Game          { return coalitionGame{} }
-func (s *coalitionState) IsTerminal() bool          { return s.moves >= coalitionLen }
-func (s *coalitionState) Clone() games.State        { c := *s; return &c }
-func (s *coalitionState) CloneInto(dst games.State) { *dst.(*coalitionState) = *s }
-func (s *coalitionState) Hash() uint64              { return uint64(s.moves)<<2 | uint64(s.a0)<<1 | uint64(s.a1) }
-func (s *coalitionState) MoveNumber() int           { return s.moves }
-func (s *coalitionState) String() string            { return fmt.Sprint(s.moves, s.a0, s.a1) }
-func (s *coalitionState) Apply(a games.Action) {
+func (s *twoMoveState) Game() games.Game          { return s.g }
+func (s *twoMoveState) IsTerminal() bool          { return s.moves >= s.g.length }
+func (s *twoMoveState) Clone() games.State        { c := *s; return &c }
+func (s *twoMoveState) CloneInto(dst games.State) { *dst.(*twoMoveState) = *s }
+func (s *twoMoveState) Hash() uint64              { return uint64(s.moves)<<2 | uint64(s.a0)<<1 | uint64(s.a1) }
+func (s *twoMoveState) MoveNumber() int           { return s.moves }
+func (s *twoMoveState) String() string            { return fmt.Sprint(s.moves, s.a0, s.a1) }
+func (s *twoMoveState) Apply(a games.Action) {
 	switch s.moves {
 	case 0:
 		s.a0 = int(a)
@@ -64,12 +74,12 @@ func (s *coalitionState) Apply(a games.Action) {
 	}
 	s.moves++
 }
-func (s *coalitionState) ActionString(a games.Action) string { return strconv.Itoa(int(a)) }
-func (s *coalitionState) ParseAction(x string) (games.Action, error) {
+func (s *twoMoveState) ActionString(a games.Action) string { return strconv.Itoa(int(a)) }
+func (s *twoMoveState) ParseAction(x string) (games.Action, error) {
 	n, err := strconv.Atoi(x)
 	return games.Action(n), err
 }
-func (s *coalitionState) CurrentPlayer() int {
+func (s *twoMoveState) CurrentPlayer() int {
 	switch {
 	case s.IsTerminal():
 		return games.TerminalPlayer
@@ -78,7 +88,7 @@ func (s *coalitionState) CurrentPlayer() int {
 	}
 	return 2
 }
-func (s *coalitionState) Legal(dst games.Mask) {
+func (s *twoMoveState) Legal(dst games.Mask) {
 	dst.Clear()
 	switch {
 	case s.IsTerminal():
@@ -89,15 +99,13 @@ func (s *coalitionState) Legal(dst games.Mask) {
 		dst.Set(0)
 	}
 }
-func (s *coalitionState) Returns(dst []float64) {
+func (s *twoMoveState) Returns(dst []float64) {
 	clear(dst[:3])
 	if s.IsTerminal() {
-		copy(dst, coalitionRet[s.a0][s.a1][:])
+		copy(dst, s.g.ret[s.a0][s.a1][:])
 	}
 }
-
-// Observation is (a0, a1, the outcome is fixed, player).
-func (s *coalitionState) Observation(player int, dst []float32) {
+func (s *twoMoveState) Observation(player int, dst []float32) {
 	dst[0], dst[1], dst[2], dst[3] = float32(s.a0), float32(s.a1), 0, float32(player)
 	if s.moves >= 2 {
 		dst[2] = 1
@@ -158,7 +166,7 @@ func bruteForce(leaf func(r [3]float64) [3]float64) (int, [3]float64) {
 // backup and returns its root statistics and principal variation.
 func coalitionSearch(t *testing.T, net *oracleNet, backup string, sims int) ([]search.ActionStat, []games.Action) {
 	t.Helper()
-	g := coalitionGame{}
+	g := coalitionGame
 	e, err := New(g, net, Options{Workers: 1, Batch: 8, Wait: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +240,7 @@ func TestMaxNAgainstParanoid(t *testing.T) {
 func TestMaxNGumbel(t *testing.T) {
 	maxnMove, _ := bruteForce(func(r [3]float64) [3]float64 { return r })
 	parMove, _ := bruteForce(func(r [3]float64) [3]float64 { return [3]float64{-r[2] / 2, -r[2] / 2, r[2]} })
-	g := coalitionGame{}
+	g := coalitionGame
 	for backup, want := range map[string]int{BackupMaxN: maxnMove, BackupParanoid: parMove} {
 		e, err := New(g, &oracleNet{players: 3}, Options{Workers: 1, Batch: 8, Wait: -1})
 		if err != nil {
@@ -261,7 +269,7 @@ func TestMaxNGumbel(t *testing.T) {
 func TestMaxNNetEvaluator(t *testing.T) {
 	maxnMove, _ := bruteForce(func(r [3]float64) [3]float64 { return r })
 	parMove, _ := bruteForce(func(r [3]float64) [3]float64 { return [3]float64{-r[2] / 2, -r[2] / 2, r[2]} })
-	g := coalitionGame{}
+	g := coalitionGame
 	e, err := New(g, &oracleNet{players: 3}, Options{Workers: 1, Batch: 8, Wait: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +364,7 @@ func TestMaxNSushiGoSearch(t *testing.T) {
 // after A, x.
 func TestRootValues(t *testing.T) {
 	_, maxnV := bruteForce(func(r [3]float64) [3]float64 { return r })
-	g := coalitionGame{}
+	g := coalitionGame
 	e, err := New(g, &oracleNet{players: 3}, Options{Workers: 1, Batch: 8, Wait: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -2,25 +2,22 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/canopy-go/canopy/agent"
-	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/search"
 	"github.com/canopy-go/canopy/spec"
 )
 
 // outcomeGame is a hand-built three-player game where the objectives
 // (search.ObjectiveReturns, search.ObjectiveWin) must choose differently:
-// player 0 plays A (0) or B (1), player 1 plays x (0) or y (1), and the
-// game ends with outcomeRet. Under the returns, player 1 answers A with x
-// (0.5 > 0.4) and B with y (0.2 > 0.1), so player 0 gets 0.5 from A and
-// 0.25 from B and plays A; under objective=win, player 1 answers A with y
-// (its only sole win), which leaves player 0 without one, while after B
-// player 0 wins alone whatever player 1 does, so player 0 plays B.
-type outcomeGame struct{}
+// a twoMoveGame that ends after the two moves with outcomeRet. Under the
+// returns, player 1 answers A with x (0.5 > 0.4) and B with y
+// (0.2 > 0.1), so player 0 gets 0.5 from A and 0.25 from B and plays A;
+// under objective=win, player 1 answers A with y (its only sole win),
+// which leaves player 0 without one, while after B player 0 wins alone
+// whatever player 1 does, so player 0 plays B.
+var outcomeGame = twoMoveGame{"outcome", &outcomeRet, 2}
 
 // outcomeRet[a0][a1] are the players' returns after moves a0, a1.
 var outcomeRet = [2][2][3]float64{
@@ -28,70 +25,12 @@ var outcomeRet = [2][2][3]float64{
 	{{0.3, 0.1, 0.2}, {0.25, 0.2, 0.1}}, // B: x, y (0 alone either way)
 }
 
-type outcomeState struct{ moves, a0, a1 int }
-
-func (outcomeGame) Type() games.Type {
-	return games.Type{Name: "outcome", Dynamics: games.Sequential, Chance: games.Deterministic,
-		Information: games.PerfectInformation, Utility: games.GeneralSum, MinPlayers: 3, MaxPlayers: 3, MinReturn: -1, MaxReturn: 1}
-}
-func (outcomeGame) Spec() string                 { return "outcome" }
-func (outcomeGame) NumPlayers() int              { return 3 }
-func (outcomeGame) NumActions() int              { return 2 }
-func (outcomeGame) MaxGameLength() int           { return 2 }
-func (outcomeGame) ObservationShape() []int      { return []int{3} }
-func (outcomeGame) NewInitialState() games.State { return &outcomeState{} }
-func (outcomeGame) ParseState(string) (games.State, error) {
-	return nil, fmt.Errorf("outcome: no notation")
-}
-func (s *outcomeState) Game() games.Game          { return outcomeGame{} }
-func (s *outcomeState) IsTerminal() bool          { return s.moves >= 2 }
-func (s *outcomeState) Clone() games.State        { c := *s; return &c }
-func (s *outcomeState) CloneInto(dst games.State) { *dst.(*outcomeState) = *s }
-func (s *outcomeState) Hash() uint64              { return uint64(s.moves)<<2 | uint64(s.a0)<<1 | uint64(s.a1) }
-func (s *outcomeState) MoveNumber() int           { return s.moves }
-func (s *outcomeState) String() string            { return fmt.Sprint(s.moves, s.a0, s.a1) }
-func (s *outcomeState) Apply(a games.Action) {
-	if s.moves == 0 {
-		s.a0 = int(a)
-	} else {
-		s.a1 = int(a)
-	}
-	s.moves++
-}
-func (s *outcomeState) ActionString(a games.Action) string { return strconv.Itoa(int(a)) }
-func (s *outcomeState) ParseAction(x string) (games.Action, error) {
-	n, err := strconv.Atoi(x)
-	return games.Action(n), err
-}
-func (s *outcomeState) CurrentPlayer() int {
-	if s.IsTerminal() {
-		return games.TerminalPlayer
-	}
-	return s.moves
-}
-func (s *outcomeState) Legal(dst games.Mask) {
-	dst.Clear()
-	if !s.IsTerminal() {
-		dst.Set(0)
-		dst.Set(1)
-	}
-}
-func (s *outcomeState) Returns(dst []float64) {
-	clear(dst[:3])
-	if s.IsTerminal() {
-		copy(dst, outcomeRet[s.a0][s.a1][:])
-	}
-}
-func (s *outcomeState) Observation(player int, dst []float32) {
-	dst[0], dst[1], dst[2] = float32(s.a0), float32(s.a1), float32(s.moves)
-}
-
 // zeroNet has uniform priors and values of 0 for every player: the
 // outcome game's values all come from its terminal returns.
 type zeroNet struct{}
 
 func (zeroNet) Name() string        { return "zero" }
-func (zeroNet) Shape() (int, int)   { return 3, 2 }
+func (zeroNet) Shape() (int, int)   { return 4, 2 }
 func (zeroNet) PreferredBatch() int { return 8 }
 func (zeroNet) MaxBatch() int       { return 64 }
 func (zeroNet) ValueSize() int      { return 3 }
@@ -135,7 +74,7 @@ func outcomeMove(win bool) int {
 // game: az through Settings (its objective option) and mcts through its
 // spec, with random rollouts.
 func TestObjectiveWin(t *testing.T) {
-	g := outcomeGame{}
+	g := outcomeGame
 	if outcomeMove(false) == outcomeMove(true) {
 		t.Fatalf("the game does not separate the objectives: both play %d", outcomeMove(false))
 	}
