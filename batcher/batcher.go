@@ -145,16 +145,17 @@ type Batcher struct {
 // before parking, yielding to runnable goroutines meanwhile: a consumer
 // waiting for the next request polls for spinWait, and a client with at
 // most spinMaxInFlight requests in flight, whose waits have lately taken
-// between spinMinWait and clientSpinWait, polls for up to clientSpinWait,
-// about two batch-1 evaluations of a small net. Clients with more in flight (self-play's
+// between spinMinWait and clientSpinWait, polls for up to clientSpinWait
+// (a batch-1 evaluation of the 64x5 nets takes 170-330 us on the CPU, of
+// the 32x2 ones about 90). Clients with more in flight (self-play's
 // workers) park at once, as before: their completions come in batches
 // that take milliseconds; so do clients of instant backends (the random
 // one, a cache), whose goroutine switches on one P cost less than the
 // polling, and clients whose completions take longer than the polling
-// would last (a remote or heavily batched backend).
+// would last (a slow GPU, a remote backend).
 const (
 	spinWait        = 50 * time.Microsecond
-	clientSpinWait  = 200 * time.Microsecond
+	clientSpinWait  = 500 * time.Microsecond
 	spinMinWait     = 5 * time.Microsecond
 	spinMaxInFlight = 2
 )
@@ -614,8 +615,9 @@ type Completion struct {
 type Client struct {
 	inflight int // owner-only: submitted and not yet returned by Wait/Poll
 	// waited is owner-only: a running mean of how long Wait blocked
-	// before a completion came (0 before the first), which decides
-	// whether the next Wait polls before it parks.
+	// before a completion came while at most spinMaxInFlight requests
+	// were in flight (0 before the first), which decides whether the next
+	// such Wait polls before it parks.
 	waited time.Duration
 
 	mu     sync.Mutex
@@ -665,29 +667,42 @@ func (c *Client) Poll(dst []Completion) int {
 // ends: ctx.Err()). With nothing in flight it returns ErrIdle rather than
 // block forever. Requests stay in flight when ctx ends; Wait again later.
 func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
-	var start time.Time
+	if n := c.Poll(dst); n > 0 || len(dst) == 0 {
+		return n, nil
+	}
+	if c.inflight == 0 {
+		return 0, ErrIdle
+	}
+	if c.inflight > spinMaxInFlight {
+		return c.park(ctx, dst)
+	}
+	// A lone search: its waits are timed, and while they have lately
+	// taken a while (a network, not a cache or the random backend) but
+	// not long (not a slow GPU), it polls for about one evaluation before
+	// it parks (see spinWait).
+	start := time.Now()
+	if c.waited >= spinMinWait && c.waited <= clientSpinWait {
+		for time.Since(start) < clientSpinWait && c.pending() == 0 {
+			runtime.Gosched()
+		}
+	}
+	n, err := c.park(ctx, dst)
+	if n > 0 {
+		c.waited += (time.Since(start) - c.waited) / 4
+	}
+	return n, err
+}
+
+// park is Wait after its first Poll (len(dst) > 0): poll, and block on
+// the signal until a completion comes, nothing is in flight (ErrIdle) or
+// ctx ends.
+func (c *Client) park(ctx context.Context, dst []Completion) (int, error) {
 	for {
-		if n := c.Poll(dst); n > 0 || len(dst) == 0 {
-			if !start.IsZero() {
-				c.waited += (time.Since(start) - c.waited) / 4
-			}
+		if n := c.Poll(dst); n > 0 {
 			return n, nil
 		}
 		if c.inflight == 0 {
 			return 0, ErrIdle
-		}
-		if start.IsZero() {
-			start = time.Now()
-			if c.inflight <= spinMaxInFlight && c.waited >= spinMinWait && c.waited <= clientSpinWait {
-				// A lone search whose completions take a while (a
-				// network, not a cache or the random backend) but
-				// not long (not a slow GPU) polls for about one
-				// evaluation before it parks (see spinWait).
-				for time.Since(start) < clientSpinWait && c.pending() == 0 {
-					runtime.Gosched()
-				}
-				continue
-			}
 		}
 		select {
 		case <-c.signal:
