@@ -126,9 +126,20 @@ type Batcher struct {
 	sleeping atomic.Bool
 	wake     chan struct{} // capacity 1
 
-	formMu sync.Mutex // held by the consumer forming a batch; guards head, timer
-	head   uint64     // next position to dispatch
+	// formMu is held by whoever forms a batch (a consumer, or a client
+	// running one inline); it guards timer and the writes of head, the
+	// next position to dispatch (read without it by an idle consumer).
+	formMu sync.Mutex
+	head   atomic.Uint64
 	timer  *time.Timer
+	// workers is Options.Workers. With one consumer the backend need not
+	// be safe for concurrent use, so runMu serialises the consumer's
+	// batches and those a waiting lone client runs itself (runInline).
+	workers int
+	runMu   sync.Mutex
+	// inline: a lone client may run its batch itself (one consumer, and
+	// no Wait to honour: Wait < 0, or Target, checked when it runs).
+	inline bool
 
 	wg sync.WaitGroup
 
@@ -141,20 +152,24 @@ type Batcher struct {
 // search that hands each leaf to the consumer and waits for it paid two
 // per batch-1 evaluation, 15% of an az agent's process in four-player
 // Tetris Link arenas and about a fifth of its time a move
-// (docs/BENCHMARKS.md, "Batch-1 hand-offs"). So both sides poll briefly
-// before parking, yielding to runnable goroutines meanwhile: a consumer
-// waiting for the next request polls for spinWait, and a client with at
-// most spinMaxInFlight requests in flight, whose waits have lately taken
-// between spinMinWait and clientSpinWait, polls for up to clientSpinWait
-// (a batch-1 evaluation of the 64x5 nets takes 170-330 us on the CPU, of
-// the 32x2 ones about 90). Clients with more in flight (self-play's
-// workers) park at once, as before: their completions come in batches
-// that take milliseconds; so do clients of instant backends (the random
-// one, a cache), whose goroutine switches on one P cost less than the
-// polling, and clients whose completions take longer than the polling
+// (docs/BENCHMARKS.md, "Batch-1 hand-offs"). So a lone client, one with
+// at most spinMaxInFlight requests in flight, does not hand its rows
+// over: it commits them without waking the consumer and runs the batch
+// itself when it waits (Client.Wait, runInline), where one consumer
+// serves a backend that is to run whatever is ready (Options.Wait < 0, or
+// Target rows ready). When it cannot (the consumer is forming or running
+// a batch, other clients' rows come first, Target wants more rows) it
+// wakes the consumer and, while its waits have lately taken between
+// spinMinWait and clientSpinWait, polls for up to clientSpinWait (a
+// batch-1 evaluation of the 64x5 nets takes 170-330 us on the CPU, of the
+// 32x2 ones about 90) before it parks, yielding to runnable goroutines
+// meanwhile. Clients with more in flight (self-play's workers) commit
+// with a wake-up and park at once, as before: their completions come in
+// batches that take milliseconds; so do clients of instant backends (the
+// random one, a cache), whose goroutine switches on one P cost less than
+// the polling, and clients whose completions take longer than the polling
 // would last (a slow GPU, a remote backend).
 const (
-	spinWait        = 50 * time.Microsecond
 	clientSpinWait  = 500 * time.Microsecond
 	spinMinWait     = 5 * time.Microsecond
 	spinMaxInFlight = 2
@@ -225,6 +240,7 @@ func New(be nets.Backend, opts Options) (*Batcher, error) {
 		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, target: opts.Target, targetWait: tw, mask: uint64(n - 1),
 		slots: make([]slot, n), input: make([]float32, n*in), policy: make([]float32, n*ps), value: make([]float32, n*vs), valSize: vs,
 		start: time.Now(), wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
+		workers: workers, inline: workers == 1 && (wait < 0 || opts.Target != nil),
 	}
 	b.timer.Stop()
 	if r, ok := be.(nets.InputRegistrar); ok && n*in > 0 {
@@ -282,6 +298,7 @@ func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
 				s.state.Store(statePending)
 				if c != nil {
 					c.inflight++
+					c.b = b
 				}
 				i := int(pos & b.mask)
 				return Ticket(pos), b.input[i*b.inSize : (i+1)*b.inSize : (i+1)*b.inSize], nil
@@ -300,7 +317,9 @@ func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
 const queueSample = 8
 
 // Commit queues a reserved request for evaluation. Call it exactly once
-// per Reserve.
+// per Reserve. A lone client's request (see spinMaxInFlight) is queued
+// without waking the consumer: the client's Wait runs it, or wakes the
+// consumer, and so does its Poll when it finds nothing.
 func (b *Batcher) Commit(t Ticket) {
 	s := &b.slots[uint64(t)&b.mask]
 	s.t0 = -1
@@ -308,6 +327,15 @@ func (b *Batcher) Commit(t Ticket) {
 		s.t0 = b.now()
 	}
 	s.seq.Store(uint64(t) + 1)
+	if c := s.client; c != nil && b.inline && c.inflight <= spinMaxInFlight {
+		c.quiet = true
+		return
+	}
+	b.wakeConsumer()
+}
+
+// wakeConsumer wakes a consumer parked for want of a request.
+func (b *Batcher) wakeConsumer() {
 	if b.sleeping.Load() {
 		select {
 		case b.wake <- struct{}{}:
@@ -440,6 +468,10 @@ func (b *Batcher) Close() error {
 		}
 	}
 	b.wg.Wait()
+	// A client may still be running a batch it took before the consumer
+	// drained (runInline holds runMu throughout).
+	b.runMu.Lock()
+	b.runMu.Unlock()
 	b.closeMu.Lock()
 	defer b.closeMu.Unlock()
 	if r := b.registrar; r != nil {
@@ -467,7 +499,13 @@ func (b *Batcher) consume() {
 			}
 			return
 		}
-		b.run(start, n)
+		if b.workers == 1 {
+			b.runMu.Lock()
+			b.run(start, n)
+			b.runMu.Unlock()
+		} else {
+			b.run(start, n)
+		}
 	}
 }
 
@@ -477,14 +515,24 @@ func (b *Batcher) ready(pos uint64) bool { return b.slots[pos&b.mask].seq.Load()
 // gathers ready rows up to MaxBatch (never past the ring's end, so the
 // batch is contiguous), waiting up to Wait for more (with Target: until
 // Target rows, up to TargetWait). ok is false once the
-// batcher is closed and every committed request has been taken.
+// batcher is closed and every committed request has been taken. It is
+// called with formMu held and returns with it held; a lone consumer
+// lets go of it while it waits for the first row, so that a waiting
+// client can run its rows itself (runInline).
 func (b *Batcher) form() (start uint64, n int, ok bool) {
-	head := b.head
+	head := b.head.Load()
 	for !b.ready(head) {
 		if b.closed.Load() && b.tail.Load()&^closedBit == head {
 			return 0, 0, false
 		}
-		b.sleep(head, 0)
+		if b.workers == 1 {
+			b.formMu.Unlock()
+			b.idle()
+			b.formMu.Lock()
+		} else {
+			b.idle()
+		}
+		head = b.head.Load()
 	}
 	limit := min(b.maxBatch, len(b.slots)-int(head&b.mask))
 	n = 1
@@ -524,46 +572,86 @@ func (b *Batcher) form() (start uint64, n int, ok bool) {
 		}
 		b.sleep(head+uint64(n), time.Duration(deadline-now))
 	}
-	b.head = head + uint64(n)
+	b.head.Store(head + uint64(n))
 	return head, n, true
 }
 
-// sleep blocks until a producer commits (or Close), or d passes when d > 0.
-// It returns at once if pos is already ready. The sleeping flag and the
-// slot's sequence are both sequentially consistent atomics, so either the
-// producer sees sleeping and sends a wake, or we see its commit.
-func (b *Batcher) sleep(pos uint64, d time.Duration) {
-	if d <= 0 && !b.closed.Load() {
-		// Waiting for the next request: poll first (see spinWait).
-		for start := time.Now(); time.Since(start) < spinWait; {
-			if b.ready(pos) {
-				return
-			}
-			runtime.Gosched()
-		}
-	}
+// idle blocks until the request at head is committed (or Close). The
+// sleeping flag, head and the slot's sequence are sequentially consistent
+// atomics, so a producer committing the row at head either sees sleeping
+// and sends a wake, or we see its commit; a client that moved head on
+// (runInline) checks for ready rows and wakes us after its batch. Lone
+// clients' quiet commits are their own to run or announce (Commit).
+func (b *Batcher) idle() {
 	b.sleeping.Store(true)
-	if b.ready(pos) || b.closed.Load() && d > 0 {
+	if b.ready(b.head.Load()) {
 		b.sleeping.Store(false)
 		return
 	}
-	if d <= 0 {
-		if b.closed.Load() {
-			// Draining: producers between Reserve and Commit finish soon.
-			b.sleeping.Store(false)
-			runtime.Gosched()
-			return
-		}
-		<-b.wake
-	} else {
-		b.timer.Reset(d)
-		select {
-		case <-b.wake:
-		case <-b.timer.C:
-		}
-		b.timer.Stop()
+	if b.closed.Load() {
+		// Draining: producers between Reserve and Commit finish soon.
+		b.sleeping.Store(false)
+		runtime.Gosched()
+		return
 	}
+	<-b.wake
 	b.sleeping.Store(false)
+}
+
+// sleep blocks until pos is committed (or Close), or d passes. It returns
+// at once if pos is already ready. Called with formMu held, so pos, the
+// row after the batch formed so far, stays the one to wait for.
+func (b *Batcher) sleep(pos uint64, d time.Duration) {
+	b.sleeping.Store(true)
+	if b.ready(pos) || b.closed.Load() {
+		b.sleeping.Store(false)
+		return
+	}
+	b.timer.Reset(d)
+	select {
+	case <-b.wake:
+	case <-b.timer.C:
+	}
+	b.timer.Stop()
+	b.sleeping.Store(false)
+}
+
+// runInline is a lone client's Wait running the next batch itself on its
+// own goroutine, instead of two wake-ups of goroutines on other Ps (see
+// spinMaxInFlight): when the consumer is idle (formMu free) and no batch
+// is running (runMu free), it takes the ready rows at head, as the
+// consumer would take them without waiting (up to MaxBatch, contiguous,
+// at least Target() of them), runs them and delivers their completions
+// (to any client). It reports whether it ran a batch.
+func (b *Batcher) runInline() bool {
+	if !b.inline || !b.formMu.TryLock() {
+		return false
+	}
+	head := b.head.Load()
+	if !b.ready(head) || !b.runMu.TryLock() {
+		b.formMu.Unlock()
+		return false
+	}
+	limit := min(b.maxBatch, len(b.slots)-int(head&b.mask))
+	n := 1
+	for n < limit && b.ready(head+uint64(n)) {
+		n++
+	}
+	if b.target != nil && n < b.target() {
+		b.runMu.Unlock()
+		b.formMu.Unlock()
+		return false
+	}
+	b.head.Store(head + uint64(n))
+	b.formMu.Unlock()
+	b.run(head, n)
+	b.runMu.Unlock()
+	if b.ready(b.head.Load()) {
+		// Rows committed meanwhile, with a wake-up the consumer may have
+		// taken as spurious while it read the old head.
+		b.wakeConsumer()
+	}
+	return true
 }
 
 // run evaluates positions [start, start+n) in place and completes them.
@@ -614,6 +702,13 @@ type Completion struct {
 // read each completion's Result, Release it, back up, submit more.
 type Client struct {
 	inflight int // owner-only: submitted and not yet returned by Wait/Poll
+	// b is owner-only: the batcher of the client's requests (set by
+	// Reserve). quiet is owner-only: some request in flight was committed
+	// without waking the consumer (Commit), so Wait must run it or wake
+	// the consumer before it blocks, and Poll wake it when it finds
+	// nothing.
+	b     *Batcher
+	quiet bool
 	// waited is owner-only: a running mean of how long Wait blocked
 	// before a completion came while at most spinMaxInFlight requests
 	// were in flight (0 before the first), which decides whether the next
@@ -655,31 +750,60 @@ func (c *Client) pending() int {
 // Poll moves up to len(dst) completions into dst without blocking and
 // returns how many.
 func (c *Client) Poll(dst []Completion) int {
+	n := c.take(dst)
+	if n == 0 && c.quiet {
+		// Nothing yet: make sure the consumer knows of the requests
+		// Commit queued quietly (a caller that only polls never runs
+		// them itself).
+		c.quiet = false
+		c.b.wakeConsumer()
+	}
+	return n
+}
+
+// take is Poll without the wake-up.
+func (c *Client) take(dst []Completion) int {
 	c.mu.Lock()
 	n := copy(dst, c.queue)
 	c.queue = c.queue[:copy(c.queue, c.queue[n:])]
 	c.mu.Unlock()
 	c.inflight -= n
+	if c.inflight == 0 {
+		c.quiet = false
+	}
 	return n
 }
 
 // Wait is Poll that blocks until at least one completion arrives (or ctx
 // ends: ctx.Err()). With nothing in flight it returns ErrIdle rather than
 // block forever. Requests stay in flight when ctx ends; Wait again later.
+// A lone client's Wait may run a batch of the backend itself (see
+// spinMaxInFlight).
 func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
-	if n := c.Poll(dst); n > 0 || len(dst) == 0 {
+	if n := c.take(dst); n > 0 || len(dst) == 0 {
 		return n, nil
 	}
 	if c.inflight == 0 {
 		return 0, ErrIdle
 	}
+	if c.quiet && c.inflight <= spinMaxInFlight {
+		for c.b.runInline() {
+			if n := c.take(dst); n > 0 {
+				return n, nil
+			}
+		}
+	}
+	if c.quiet {
+		c.quiet = false
+		c.b.wakeConsumer()
+	}
 	if c.inflight > spinMaxInFlight {
 		return c.park(ctx, dst)
 	}
-	// A lone search: its waits are timed, and while they have lately
-	// taken a while (a network, not a cache or the random backend) but
-	// not long (not a slow GPU), it polls for about one evaluation before
-	// it parks (see spinWait).
+	// A lone search whose rows the consumer has: its waits are timed,
+	// and while they have lately taken a while (a network, not a cache or
+	// the random backend) but not long (not a slow GPU), it polls for
+	// about one evaluation before it parks (see spinMaxInFlight).
 	start := time.Now()
 	if c.waited >= spinMinWait && c.waited <= clientSpinWait {
 		for time.Since(start) < clientSpinWait && c.pending() == 0 {
@@ -698,7 +822,7 @@ func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 // ctx ends.
 func (c *Client) park(ctx context.Context, dst []Completion) (int, error) {
 	for {
-		if n := c.Poll(dst); n > 0 {
+		if n := c.take(dst); n > 0 {
 			return n, nil
 		}
 		if c.inflight == 0 {

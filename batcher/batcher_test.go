@@ -362,31 +362,35 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-// A lone client and the consumer poll before they park (spinWait,
-// clientSpinWait), but only briefly: once the requests stop, the batcher
-// uses no CPU. It fails if either side polls without bound.
+// A lone client runs its batches itself (Wait < 0) or, when the consumer
+// has them (a Wait to honour), polls briefly for them before it parks
+// (clientSpinWait); the consumer parks when it has nothing. Once the
+// requests stop the batcher uses no CPU: it fails if either side polls
+// without bound.
 func TestIdleParks(t *testing.T) {
-	fb := &fakeBackend{in: 4, ps: 2, mb: 16}
-	bt, err := New(fb, Options{MaxBatch: 16, Wait: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bt.Close()
-	c := NewClient(1)
-	buf := make([]Completion, 1)
-	for range 100 {
-		if _, err := bt.Submit(c, 0, func(row []float32) { clear(row) }); err != nil {
+	for _, wait := range []time.Duration{-1, 0} {
+		fb := &fakeBackend{in: 4, ps: 2, mb: 16}
+		bt, err := New(fb, Options{MaxBatch: 16, Wait: wait})
+		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := c.Wait(context.Background(), buf); err != nil || n != 1 {
-			t.Fatal(n, err)
+		c := NewClient(1)
+		buf := make([]Completion, 1)
+		for range 100 {
+			if _, err := bt.Submit(c, 0, func(row []float32) { clear(row) }); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := c.Wait(context.Background(), buf); err != nil || n != 1 {
+				t.Fatal(n, err)
+			}
+			bt.Release(buf[0].Ticket)
 		}
-		bt.Release(buf[0].Ticket)
-	}
-	time.Sleep(20 * clientSpinWait) // the polling ends
-	cpu0 := cputime.Seconds()
-	time.Sleep(200 * time.Millisecond)
-	if used := cputime.Seconds() - cpu0; used > 0.05 {
-		t.Errorf("the idle batcher used %.0f ms of CPU in 200 ms; its consumer should be parked", 1000*used)
+		time.Sleep(20 * clientSpinWait) // the polling ends
+		cpu0 := cputime.Seconds()
+		time.Sleep(200 * time.Millisecond)
+		if used := cputime.Seconds() - cpu0; used > 0.05 {
+			t.Errorf("Wait %v: the idle batcher used %.0f ms of CPU in 200 ms; its consumer should be parked", wait, 1000*used)
+		}
+		bt.Close()
 	}
 }

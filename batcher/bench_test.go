@@ -117,9 +117,10 @@ func BenchmarkAsync(b *testing.B) {
 // BenchmarkLoneClient is one search alone: a client with one request in
 // flight at a time (az in an arena or the web UI), each answered by a
 // backend that computes for work (a small net's batch-1 evaluation takes
-// about 80 us), so that ns/op above work is the hand-off from the client
-// to the consumer and back (two goroutine wake-ups when either side
-// parks; see spinWait).
+// about 80 us), so that ns/op above work is the hand-off: since the
+// client runs its batch itself (runInline), the cost of a Reserve, Commit
+// and Wait on one goroutine; before, the trip to the consumer and back
+// (two goroutine wake-ups when either side parks; see spinMaxInFlight).
 func BenchmarkLoneClient(b *testing.B) {
 	for _, work := range []time.Duration{0, 20 * time.Microsecond, 80 * time.Microsecond} {
 		b.Run(fmt.Sprintf("work=%v", work), func(b *testing.B) {

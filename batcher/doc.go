@@ -18,6 +18,14 @@
 //     finished requests with Client.Wait or Client.Poll, reads them with
 //     Result and frees the slot with Release.
 //
+// A lone search (a Client with one or two requests in flight: an agent
+// in an arena, the web UI's analysis) gains nothing from the hand-off to
+// a consumer on another core and pays two goroutine wake-ups for it, so
+// with one consumer and no wait for fuller batches its Wait runs the
+// ready rows itself, on its own goroutine, whenever the consumer is idle;
+// the consumer and such clients never run the backend at once, so a
+// backend that is not safe for concurrent use stays so.
+//
 // It is for feeding one backend from many searches. It is not a network
 // cache (see nets.Cache) and does not reorder or deduplicate positions.
 package batcher

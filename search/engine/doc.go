@@ -55,7 +55,8 @@
 // vector, which keeps two players zero-sum. Hidden hands are handled as
 // elsewhere, by the determinizations of the searching player's view. A
 // job may blend a rollout into each leaf value (study 000: 0.5 network +
-// 0.5 eight-turn rollout); the rollout runs while the network evaluates.
+// 0.5 eight-turn rollout); the rollout runs while the network evaluates,
+// except in a lone search, which runs its batches itself after it.
 // With Job.SetNetVisits(n) (the netvisits option) the network sees a leaf only
 // on its n-th visit: the simulations that end at it before are valued by
 // the rollout alone, backed up at once in step (1) and leave it

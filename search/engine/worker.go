@@ -157,7 +157,10 @@ func (j *Job) Spent() int64 { return j.sims - max(j.budget.Load(), 0) }
 // SetBlend mixes a rollout into every network leaf value: value = w *
 // network + (1-w) * rollout (study 000 uses w = 0.5 and an eight-turn
 // rollout). w = 1 (or ro nil) turns blending off. The rollout runs on the
-// worker's goroutine while the network evaluates the leaf.
+// worker's goroutine after the leaf's row is committed: while the network
+// evaluates it where the batcher's consumer has it (many leaves in
+// flight), before the evaluation where a lone search runs its batches
+// itself (batcher.Client.Wait).
 func (j *Job) SetBlend(w float64, ro *search.Rollout) {
 	j.blendW, j.blend = w, ro
 	if ro == nil || !(w < 1) {

@@ -1,0 +1,185 @@
+package batcher
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// stackBackend wraps fakeBackend and records, for each call, whether it
+// ran on a client's goroutine inside Wait (runInline in the stack) or on
+// the consumer's, and whether two calls ever overlapped.
+type stackBackend struct {
+	fakeBackend
+	inline, consumer atomic.Int64
+	running          atomic.Int32
+	overlapped       atomic.Bool
+}
+
+func (s *stackBackend) Evaluate(ctx context.Context, batch int, input, policy, value []float32) error {
+	if s.running.Add(1) > 1 {
+		s.overlapped.Store(true)
+	}
+	defer s.running.Add(-1)
+	buf := make([]byte, 8<<10)
+	if st := string(buf[:runtime.Stack(buf, false)]); strings.Contains(st, "(*Client).Wait") {
+		s.inline.Add(1)
+	} else if strings.Contains(st, "(*Batcher).consume") {
+		s.consumer.Add(1)
+	}
+	return s.fakeBackend.Evaluate(ctx, batch, input, policy, value)
+}
+
+// lone submits n requests one or two at a time with c, checks each
+// answer and releases it.
+func lone(b *Batcher, c *Client, id float32, n, depth int) error {
+	buf := make([]Completion, depth)
+	sent, got := 0, 0
+	for got < n {
+		for sent < n && c.InFlight() < depth {
+			k := float32(sent)
+			if _, err := b.Submit(c, uint64(sent), func(row []float32) { row[0], row[1] = id, k }); err != nil {
+				if err == ErrFull {
+					break
+				}
+				return err
+			}
+			sent++
+		}
+		if c.InFlight() == 0 {
+			runtime.Gosched() // ErrFull from another client's slot
+			continue
+		}
+		m, err := c.Wait(context.Background(), buf)
+		if err != nil {
+			return err
+		}
+		for _, x := range buf[:m] {
+			_, v, err := b.Result(x.Ticket)
+			if err != nil {
+				return err
+			}
+			if v != id+float32(x.Tag) {
+				return errors.New("a lone client got another request's answer")
+			}
+			b.Release(x.Ticket)
+			got++
+		}
+	}
+	return nil
+}
+
+// A lone client (at most spinMaxInFlight requests in flight) runs its
+// batches on its own goroutine when the batcher is to run whatever is
+// ready; a client with more in flight, or a batcher with a Wait for
+// fuller batches, leaves them to the consumer.
+func TestLoneClientRunsInline(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		wait       time.Duration
+		depth      int
+		wantInline bool
+	}{
+		{"one in flight", -1, 1, true},
+		{"two in flight", -1, 2, true},
+		{"eight in flight", -1, 8, false},
+		{"with a batch wait", 50 * time.Microsecond, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := &stackBackend{fakeBackend: fakeBackend{in: 2, ps: 3, mb: 16}}
+			b, err := New(sb, Options{Wait: tc.wait, Slots: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			withTimeout(t, 20*time.Second, func() {
+				if err := lone(b, NewClient(8), 3, 500, tc.depth); err != nil {
+					t.Error(err)
+				}
+			})
+			// A lone client leaves a batch to the consumer when it finds
+			// the consumer forming one (woken by the check after an inline
+			// run); the deep client becomes a lone one for its last
+			// requests (fewer than three in flight), whose inline runs
+			// are its own.
+			in, co := sb.inline.Load(), sb.consumer.Load()
+			if tc.wantInline && in < 9*co || !tc.wantInline && in > int64(max(tc.depth-6, 0)) {
+				t.Errorf("backend calls on the client's goroutine %d, on the consumer's %d; want (nearly) all on the %s", in, co,
+					map[bool]string{true: "client's", false: "consumer's"}[tc.wantInline])
+			}
+		})
+	}
+}
+
+// A lone client's requests are committed without waking the consumer:
+// a caller that only polls (never Waits) must still get its answers.
+func TestQuietCommitPolled(t *testing.T) {
+	fb := &fakeBackend{in: 2, ps: 3, mb: 16}
+	b, err := New(fb, Options{Wait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c := NewClient(1)
+	buf := make([]Completion, 1)
+	withTimeout(t, 10*time.Second, func() {
+		for i := range 50 {
+			if _, err := b.Submit(c, uint64(i), func(row []float32) { row[0], row[1] = 1, float32(i) }); err != nil {
+				t.Error(err)
+				return
+			}
+			for c.Poll(buf) == 0 {
+				runtime.Gosched()
+			}
+			if _, v, _ := b.Result(buf[0].Ticket); v != 1+float32(i) {
+				t.Errorf("request %d: value %v", i, v)
+			}
+			b.Release(buf[0].Ticket)
+		}
+	})
+}
+
+// Several lone clients and a client with many requests in flight share
+// one batcher whose backend is not safe for concurrent use: batches run
+// inline on the clients' goroutines and on the consumer's, never two at
+// once, every answer reaches its owner, and Close in the middle of it
+// neither hangs nor loses a committed request.
+func TestInlineRunsAreSerialised(t *testing.T) {
+	for _, target := range []bool{false, true} {
+		sb := &stackBackend{fakeBackend: fakeBackend{in: 2, ps: 3, mb: 8, work: 5 * time.Microsecond}}
+		var active atomic.Int64
+		opts := Options{Wait: -1, Slots: 64}
+		if target {
+			opts.Target = func() int { return int(active.Load()) }
+			opts.TargetWait = 200 * time.Microsecond
+		}
+		b, err := New(sb, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for k := range 4 {
+			depth := []int{1, 2, 1, 12}[k]
+			active.Add(int64(depth))
+			wg.Go(func() {
+				defer active.Add(-int64(depth))
+				if err := lone(b, NewClient(16), float32(10*k), 2000, depth); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		withTimeout(t, 30*time.Second, wg.Wait)
+		if sb.overlapped.Load() {
+			t.Errorf("Target %v: two backend calls overlapped on a batcher with one consumer", target)
+		}
+		if !target && sb.inline.Load() == 0 {
+			t.Error("no batch ran on a lone client's goroutine")
+		}
+		withTimeout(t, 10*time.Second, func() { b.Close() })
+	}
+}
