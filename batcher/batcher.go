@@ -321,17 +321,24 @@ const queueSample = 8
 // without waking the consumer: the client's Wait runs it, or wakes the
 // consumer, and so does its Poll when it finds nothing.
 func (b *Batcher) Commit(t Ticket) {
+	s := b.publish(t)
+	if c := s.client; c != nil && b.inline && c.inflight <= spinMaxInFlight {
+		c.quiet = true
+		return
+	}
+	b.wakeConsumer()
+}
+
+// publish is Commit without the wake-up: the request becomes ready for
+// whoever forms the next batch.
+func (b *Batcher) publish(t Ticket) *slot {
 	s := &b.slots[uint64(t)&b.mask]
 	s.t0 = -1
 	if uint64(t)%queueSample == 0 {
 		s.t0 = b.now()
 	}
 	s.seq.Store(uint64(t) + 1)
-	if c := s.client; c != nil && b.inline && c.inflight <= spinMaxInFlight {
-		c.quiet = true
-		return
-	}
-	b.wakeConsumer()
+	return s
 }
 
 // wakeConsumer wakes a consumer parked for want of a request.
@@ -394,7 +401,9 @@ func (b *Batcher) Release(t Ticket) {
 // copied into policy (len >= policy size) and the value returned. When
 // every slot is busy it waits for one. If ctx ends first it returns
 // ctx.Err() at once and the request's slot is freed when its batch
-// completes. It allocates nothing.
+// completes. With a ctx that never ends (context.Background), it runs
+// the batch on the calling goroutine when the consumer is idle, as a lone
+// client's Wait does (see spinMaxInFlight). It allocates nothing.
 func (b *Batcher) Evaluate(ctx context.Context, fill func(row []float32), policy []float32) (float32, error) {
 	return b.evaluate(ctx, fill, policy, nil)
 }
@@ -436,8 +445,23 @@ func (b *Batcher) evaluate(ctx context.Context, fill func(row []float32), policy
 		}
 	}
 	fill(row)
-	b.Commit(t)
 	s := &b.slots[uint64(t)&b.mask]
+	if b.inline && ctx.Done() == nil {
+		// As a lone client's Wait: run the batch here when the consumer
+		// is idle, instead of waking it and being woken in turn (not
+		// where ctx could end: this call is to return at once then).
+		b.publish(t)
+		for b.runInline() {
+			select {
+			case <-s.done:
+				return b.collect(t, policy, values)
+			default:
+			}
+		}
+		b.wakeConsumer()
+	} else {
+		b.Commit(t)
+	}
 	select {
 	case <-s.done:
 	case <-ctx.Done():
@@ -446,6 +470,12 @@ func (b *Batcher) evaluate(ctx context.Context, fill func(row []float32), policy
 		}
 		<-s.done // completed meanwhile: finish normally
 	}
+	return b.collect(t, policy, values)
+}
+
+// collect copies a completed blocking request's results out and
+// releases its slot.
+func (b *Batcher) collect(t Ticket, policy, values []float32) (float32, error) {
 	p, v, err := b.Result(t)
 	copy(policy, p)
 	if values != nil {
@@ -778,7 +808,8 @@ func (c *Client) take(dst []Completion) int {
 // ends: ctx.Err()). With nothing in flight it returns ErrIdle rather than
 // block forever. Requests stay in flight when ctx ends; Wait again later.
 // A lone client's Wait may run a batch of the backend itself (see
-// spinMaxInFlight).
+// spinMaxInFlight); it then returns when that batch is done, even if ctx
+// ends meanwhile.
 func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 	if n := c.take(dst); n > 0 || len(dst) == 0 {
 		return n, nil

@@ -12,8 +12,8 @@ import (
 )
 
 // stackBackend wraps fakeBackend and records, for each call, whether it
-// ran on a client's goroutine inside Wait (runInline in the stack) or on
-// the consumer's, and whether two calls ever overlapped.
+// ran on a caller's goroutine (runInline in the stack: a client's Wait,
+// or Evaluate) or on the consumer's, and whether two calls ever overlapped.
 type stackBackend struct {
 	fakeBackend
 	inline, consumer atomic.Int64
@@ -27,7 +27,7 @@ func (s *stackBackend) Evaluate(ctx context.Context, batch int, input, policy, v
 	}
 	defer s.running.Add(-1)
 	buf := make([]byte, 8<<10)
-	if st := string(buf[:runtime.Stack(buf, false)]); strings.Contains(st, "(*Client).Wait") {
+	if st := string(buf[:runtime.Stack(buf, false)]); strings.Contains(st, "(*Batcher).runInline") {
 		s.inline.Add(1)
 	} else if strings.Contains(st, "(*Batcher).consume") {
 		s.consumer.Add(1)
@@ -113,6 +113,34 @@ func TestLoneClientRunsInline(t *testing.T) {
 					map[bool]string{true: "client's", false: "consumer's"}[tc.wantInline])
 			}
 		})
+	}
+}
+
+// Evaluate, one request per call, runs its batch on the calling
+// goroutine as a lone client's Wait does; with a wait for fuller batches
+// it leaves it to the consumer.
+func TestEvaluateRunsInline(t *testing.T) {
+	for _, wait := range []time.Duration{-1, 50 * time.Microsecond} {
+		sb := &stackBackend{fakeBackend: fakeBackend{in: 2, ps: 3, mb: 16}}
+		b, err := New(sb, Options{Wait: wait})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol := make([]float32, 3)
+		withTimeout(t, 10*time.Second, func() {
+			for i := range 200 {
+				v, err := b.Evaluate(context.Background(), func(row []float32) { row[0], row[1] = 2, float32(i) }, pol)
+				if err != nil || v != 2+float32(i) || pol[2] != 20+float32(i)+2 {
+					t.Errorf("request %d: value %v, policy %v, %v", i, v, pol, err)
+					return
+				}
+			}
+		})
+		in, co := sb.inline.Load(), sb.consumer.Load()
+		if wait < 0 && in < 9*co || wait >= 0 && in != 0 {
+			t.Errorf("Wait %v: backend calls on the caller's goroutine %d, on the consumer's %d", wait, in, co)
+		}
+		b.Close()
 	}
 }
 
