@@ -153,14 +153,17 @@ type Batcher struct {
 // per batch-1 evaluation, 15% of an az agent's process in four-player
 // Tetris Link arenas and about a fifth of its time a move
 // (docs/BENCHMARKS.md, "Batch-1 hand-offs"). So a lone client, one with
-// at most spinMaxInFlight requests in flight, does not hand its rows
+// at most inlineMaxInFlight requests in flight (one search's rows: a leaf
+// per determinization, and at a simultaneous node one row per player, so
+// Sushi Go's two deals at four players make eight), does not hand its rows
 // over: it commits them without waking the consumer and runs the batch
 // itself when it waits (Client.Wait, runInline), where one consumer
 // serves a backend that is to run whatever is ready (Options.Wait < 0, or
 // Target rows ready). When it cannot (the consumer is forming or running
 // a batch, other clients' rows come first, Target wants more rows) it
-// wakes the consumer and, while its waits have lately taken between
-// spinMinWait and clientSpinWait, polls for up to clientSpinWait (a
+// wakes the consumer and, with at most spinMaxInFlight requests in flight
+// and while its waits have lately taken between spinMinWait and
+// clientSpinWait, polls for up to clientSpinWait (a
 // batch-1 evaluation of the 64x5 nets takes 170-330 us on the CPU, of the
 // 32x2 ones about 90) before it parks, yielding to runnable goroutines
 // meanwhile. Clients with more in flight (self-play's workers) commit
@@ -173,6 +176,8 @@ const (
 	clientSpinWait  = 500 * time.Microsecond
 	spinMinWait     = 5 * time.Microsecond
 	spinMaxInFlight = 2
+	// inlineMaxInFlight: see above.
+	inlineMaxInFlight = 8
 )
 
 // New starts a batcher in front of be. Close it to stop its goroutines.
@@ -317,12 +322,12 @@ func (b *Batcher) Reserve(c *Client, tag uint64) (Ticket, []float32, error) {
 const queueSample = 8
 
 // Commit queues a reserved request for evaluation. Call it exactly once
-// per Reserve. A lone client's request (see spinMaxInFlight) is queued
+// per Reserve. A lone client's request (see inlineMaxInFlight) is queued
 // without waking the consumer: the client's Wait runs it, or wakes the
 // consumer, and so does its Poll when it finds nothing.
 func (b *Batcher) Commit(t Ticket) {
 	s := b.publish(t)
-	if c := s.client; c != nil && b.inline && c.inflight <= spinMaxInFlight {
+	if c := s.client; c != nil && b.inline && c.inflight <= inlineMaxInFlight {
 		c.quiet = true
 		return
 	}
@@ -403,7 +408,7 @@ func (b *Batcher) Release(t Ticket) {
 // ctx.Err() at once and the request's slot is freed when its batch
 // completes. With a ctx that never ends (context.Background), it runs
 // the batch on the calling goroutine when the consumer is idle, as a lone
-// client's Wait does (see spinMaxInFlight). It allocates nothing.
+// client's Wait does (see inlineMaxInFlight). It allocates nothing.
 func (b *Batcher) Evaluate(ctx context.Context, fill func(row []float32), policy []float32) (float32, error) {
 	return b.evaluate(ctx, fill, policy, nil)
 }
@@ -648,7 +653,7 @@ func (b *Batcher) sleep(pos uint64, d time.Duration) {
 
 // runInline is a lone client's Wait running the next batch itself on its
 // own goroutine, instead of two wake-ups of goroutines on other Ps (see
-// spinMaxInFlight): when the consumer is idle (formMu free) and no batch
+// inlineMaxInFlight): when the consumer is idle (formMu free) and no batch
 // is running (runMu free), it takes the ready rows at head, as the
 // consumer would take them without waiting (up to MaxBatch, contiguous,
 // at least Target() of them), runs them and delivers their completions
@@ -808,7 +813,7 @@ func (c *Client) take(dst []Completion) int {
 // ends: ctx.Err()). With nothing in flight it returns ErrIdle rather than
 // block forever. Requests stay in flight when ctx ends; Wait again later.
 // A lone client's Wait may run a batch of the backend itself (see
-// spinMaxInFlight); it then returns when that batch is done, even if ctx
+// inlineMaxInFlight); it then returns when that batch is done, even if ctx
 // ends meanwhile.
 func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 	if n := c.take(dst); n > 0 || len(dst) == 0 {
@@ -817,7 +822,7 @@ func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 	if c.inflight == 0 {
 		return 0, ErrIdle
 	}
-	if c.quiet && c.inflight <= spinMaxInFlight {
+	if c.quiet && c.inflight <= inlineMaxInFlight {
 		for c.b.runInline() {
 			if n := c.take(dst); n > 0 {
 				return n, nil

@@ -74,7 +74,7 @@ func lone(b *Batcher, c *Client, id float32, n, depth int) error {
 	return nil
 }
 
-// A lone client (at most spinMaxInFlight requests in flight) runs its
+// A lone client (at most inlineMaxInFlight requests in flight) runs its
 // batches on its own goroutine when the batcher is to run whatever is
 // ready; a client with more in flight, or a batcher with a Wait for
 // fuller batches, leaves them to the consumer.
@@ -87,7 +87,8 @@ func TestLoneClientRunsInline(t *testing.T) {
 	}{
 		{"one in flight", -1, 1, true},
 		{"two in flight", -1, 2, true},
-		{"eight in flight", -1, 8, false},
+		{"eight in flight", -1, 8, true},
+		{"sixteen in flight", -1, 16, false},
 		{"with a batch wait", 50 * time.Microsecond, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,10 +106,10 @@ func TestLoneClientRunsInline(t *testing.T) {
 			// A lone client leaves a batch to the consumer when it finds
 			// the consumer forming one (woken by the check after an inline
 			// run); the deep client becomes a lone one for its last
-			// requests (fewer than three in flight), whose inline runs
-			// are its own.
+			// requests (at most inlineMaxInFlight in flight), whose
+			// inline runs are its own.
 			in, co := sb.inline.Load(), sb.consumer.Load()
-			if tc.wantInline && in < 9*co || !tc.wantInline && in > int64(max(tc.depth-6, 0)) {
+			if tc.wantInline && in < 9*co || !tc.wantInline && in > int64(max(tc.depth-inlineMaxInFlight, 0)) {
 				t.Errorf("backend calls on the client's goroutine %d, on the consumer's %d; want (nearly) all on the %s", in, co,
 					map[bool]string{true: "client's", false: "consumer's"}[tc.wantInline])
 			}
