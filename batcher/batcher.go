@@ -49,6 +49,14 @@ type Options struct {
 	Target func() int
 	// TargetWait bounds the wait for Target rows. Default 5ms.
 	TargetWait time.Duration
+	// Producers, with Target, is the number of goroutines that produce
+	// those rows. A producer blocked in Client.Wait or Evaluate submits
+	// nothing more until its results come, so once every producer is
+	// blocked the consumer runs what is ready instead of waiting for
+	// Target rows that cannot come (a search whose leaves this round were
+	// terminal, or valued by a rollout alone). Cheap and safe for
+	// concurrent use, like Target. Nil: wait for Target rows.
+	Producers func() int
 	// Workers is the number of consumer goroutines. With 2 or more, one
 	// fills batch k+1 while another computes batch k; the backend must then
 	// be safe for concurrent use. Default 1 (the ring still lets producers
@@ -100,6 +108,7 @@ type Batcher struct {
 	maxBatch        int
 	wait            time.Duration
 	target          func() int
+	producers       func() int
 	targetWait      time.Duration
 	mask            uint64
 	slots           []slot
@@ -142,6 +151,10 @@ type Batcher struct {
 	inline bool
 
 	wg sync.WaitGroup
+
+	// blocked counts the producers blocked waiting for results (in
+	// Client.Wait or Evaluate), for Options.Producers.
+	blocked atomic.Int64
 
 	rows, batches, errs atomic.Uint64
 	queueWait, compute  histogram
@@ -242,7 +255,7 @@ func New(be nets.Backend, opts Options) (*Batcher, error) {
 		tw = 5 * time.Millisecond
 	}
 	b := &Batcher{
-		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, target: opts.Target, targetWait: tw, mask: uint64(n - 1),
+		be: be, inSize: in, polSize: ps, maxBatch: mb, wait: wait, target: opts.Target, producers: opts.Producers, targetWait: tw, mask: uint64(n - 1),
 		slots: make([]slot, n), input: make([]float32, n*in), policy: make([]float32, n*ps), value: make([]float32, n*vs), valSize: vs,
 		start: time.Now(), wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour),
 		workers: workers, inline: workers == 1 && (wait < 0 || opts.Target != nil),
@@ -467,6 +480,8 @@ func (b *Batcher) evaluate(ctx context.Context, fill func(row []float32), policy
 	} else {
 		b.Commit(t)
 	}
+	b.blocked.Add(1)
+	defer b.blocked.Add(-1)
 	select {
 	case <-s.done:
 	case <-ctx.Done():
@@ -582,7 +597,7 @@ func (b *Batcher) form() (start uint64, n int, ok bool) {
 			continue
 		}
 		if b.target != nil {
-			if n >= b.target() {
+			if b.enough(n, 0) {
 				break
 			}
 		} else if b.wait < 0 {
@@ -609,6 +624,14 @@ func (b *Batcher) form() (start uint64, n int, ok bool) {
 	}
 	b.head.Store(head + uint64(n))
 	return head, n, true
+}
+
+// enough reports whether a batch of n ready rows need wait no longer for
+// Target rows: it has them, or every producer is blocked waiting for
+// results, counting self more (1 for a client about to block) than are
+// blocked now (Options.Producers).
+func (b *Batcher) enough(n int, self int64) bool {
+	return n >= b.target() || b.producers != nil && b.blocked.Load()+self >= int64(b.producers())
 }
 
 // idle blocks until the request at head is committed (or Close). The
@@ -672,7 +695,7 @@ func (b *Batcher) runInline() bool {
 	for n < limit && b.ready(head+uint64(n)) {
 		n++
 	}
-	if b.target != nil && n < b.target() {
+	if b.target != nil && !b.enough(n, 1) {
 		b.runMu.Unlock()
 		b.formMu.Unlock()
 		return false
@@ -833,6 +856,8 @@ func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 		c.quiet = false
 		c.b.wakeConsumer()
 	}
+	c.b.blocked.Add(1)
+	defer c.b.blocked.Add(-1)
 	if c.inflight > spinMaxInFlight {
 		return c.park(ctx, dst)
 	}

@@ -212,3 +212,58 @@ func TestInlineRunsAreSerialised(t *testing.T) {
 		withTimeout(t, 10*time.Second, func() { b.Close() })
 	}
 }
+
+// A paced batcher (Target) waits for the rows its producers will send,
+// but not once every producer is blocked waiting for results
+// (Producers): a search that sent fewer rows than it announced (its other
+// leaves terminal, or valued by rollouts) gets them back at once, not
+// after TargetWait. Without Producers it waits.
+func TestPacedStopsWaitingForBlockedProducers(t *testing.T) {
+	for _, withProducers := range []bool{true, false} {
+		fb := &fakeBackend{in: 2, ps: 3, mb: 32}
+		opts := Options{Wait: -1, Target: func() int { return 16 }, TargetWait: 300 * time.Millisecond}
+		if withProducers {
+			opts.Producers = func() int { return 2 }
+		}
+		b, err := New(fb, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two producers: a client with 12 requests (not a lone one) and
+		// a blocking Evaluate; 13 rows, fewer than Target's 16.
+		var wg sync.WaitGroup
+		start := time.Now()
+		wg.Go(func() {
+			if _, err := b.Evaluate(context.Background(), func(row []float32) { row[0], row[1] = 5, 0 }, make([]float32, 3)); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			c := NewClient(16)
+			for i := range 12 {
+				if _, err := b.Submit(c, uint64(i), func(row []float32) { row[0], row[1] = 1, float32(i) }); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			buf := make([]Completion, 16)
+			for c.InFlight() > 0 {
+				n, err := c.Wait(context.Background(), buf)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, x := range buf[:n] {
+					b.Release(x.Ticket)
+				}
+			}
+		})
+		withTimeout(t, 10*time.Second, wg.Wait)
+		if took := time.Since(start); withProducers && took > 150*time.Millisecond {
+			t.Errorf("with every producer blocked the batch waited %v (TargetWait 300ms)", took)
+		} else if !withProducers && took < 250*time.Millisecond {
+			t.Errorf("without Producers the batch ran after %v, before TargetWait: the test does not show the wait", took)
+		}
+		b.Close()
+	}
+}

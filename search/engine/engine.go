@@ -84,7 +84,15 @@ type Engine struct {
 	nodes  atomic.Int64 // simulations backed up
 	evals  atomic.Int64 // network rows submitted
 	active atomic.Int64 // rows the running searches keep in flight (Paced)
+	// producers is the number of goroutines running those searches and
+	// evaluations (Paced: batcher.Options.Producers).
+	producers atomic.Int64
 }
+
+// running announces to a Paced batcher a search or evaluation on the
+// caller's goroutine that keeps rows rows in flight; stopped ends it.
+func (e *Engine) running(rows int64) { e.active.Add(rows); e.producers.Add(1) }
+func (e *Engine) stopped(rows int64) { e.active.Add(-rows); e.producers.Add(-1) }
 
 // New starts an engine for g on backend be. The backend's input size
 // picks the encoding (nets.EncodingFor): g's observation, or the
@@ -147,6 +155,7 @@ func New(g games.Game, be nets.Backend, opt Options) (*Engine, error) {
 	bo := batcher.Options{MaxBatch: opt.Batch, Wait: opt.Wait, Slots: opt.Slots, Workers: opt.Consumers}
 	if opt.Paced {
 		bo.Target = func() int { return int(e.active.Load()) }
+		bo.Producers = func() int { return int(e.producers.Load()) }
 	}
 	b, err := batcher.New(e.be, bo)
 	if err != nil {
@@ -213,8 +222,8 @@ func (e *Engine) ValueSize() int { return e.vsize }
 // EvaluateValues is Evaluate for every value the network gives: values
 // (len >= ValueSize) receives the row, mover first for a per-player head.
 func (e *Engine) EvaluateValues(ctx context.Context, s games.State, mover int, policy, values []float32) error {
-	e.active.Add(1)
-	defer e.active.Add(-1)
+	e.running(1)
+	defer e.stopped(1)
 	var err error
 	if e.legal {
 		m := e.masks.Get().(*games.Mask)
@@ -236,8 +245,8 @@ func (e *Engine) EvaluateValues(ctx context.Context, s games.State, mover int, p
 // returned. It is safe for concurrent use; concurrent calls share
 // batches.
 func (e *Engine) Evaluate(ctx context.Context, s games.State, mover int, policy []float32) (float32, error) {
-	e.active.Add(1)
-	defer e.active.Add(-1)
+	e.running(1)
+	defer e.stopped(1)
 	var v float32
 	var err error
 	if e.legal {

@@ -86,9 +86,9 @@ func (s *Searcher) searchLive(ctx context.Context, st games.State, player int, i
 		s.w.Reset()
 		rows := int64(len(s.jobs) * len(s.jobs[0].walkers))
 		start := time.Now()
-		s.e.active.Add(rows)
+		s.e.running(rows)
 		err := s.w.Loop(ctx)
-		s.e.active.Add(-rows)
+		s.e.stopped(rows)
 		took := time.Since(start)
 		if err != nil {
 			return nil, err

@@ -181,9 +181,9 @@ func (s *Searcher) Search(ctx context.Context, st games.State, player int) ([]se
 	}
 	s.w.Reset()
 	rows := int64(len(s.jobs) * len(s.jobs[0].walkers))
-	s.e.active.Add(rows)
+	s.e.running(rows)
 	err := s.w.Loop(ctx)
-	s.e.active.Add(-rows)
+	s.e.stopped(rows)
 	if err != nil {
 		return nil, err
 	}
