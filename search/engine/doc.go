@@ -72,8 +72,11 @@
 //   - Searcher: one position searched on the caller's goroutine, with K
 //     determinizations as K jobs for hidden information. Many Searchers on
 //     many goroutines share one engine; a Paced engine waits (a few ms at
-//     most) for the rows of every running search before it runs a batch,
-//     so that one goroutine per game still gives full batches.
+//     most, and only while some search is not yet blocked waiting for
+//     its results) for the rows of every running search before it runs a
+//     batch, so that one goroutine per game still gives full batches. A
+//     lone search (a few rows in flight) runs its batches itself on its
+//     goroutine while the batcher's consumer is idle.
 //   - Pool: engines keyed by network, backend and game, reference
 //     counted, so that every network agent on the same network shares one.
 //     There is no process-wide pool: a command makes one (NewPool, with

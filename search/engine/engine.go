@@ -33,7 +33,8 @@ type Options struct {
 	Slots int
 	// Paced makes the batcher wait for the rows of every search running
 	// on the engine (Searchers and Evaluate callers announce theirs) before
-	// it runs a batch, up to a few milliseconds: for many goroutines that
+	// it runs a batch, up to a few milliseconds and only while one of them
+	// is still running (not blocked waiting for its results): for many goroutines that
 	// each search one position (agents in concurrent games), whose rows
 	// would otherwise trickle in while the backend's threads hold the CPU.
 	Paced bool
