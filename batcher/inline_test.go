@@ -35,9 +35,9 @@ func (s *stackBackend) Evaluate(ctx context.Context, batch int, input, policy, v
 	return s.fakeBackend.Evaluate(ctx, batch, input, policy, value)
 }
 
-// lone submits n requests one or two at a time with c, checks each
-// answer and releases it.
-func lone(b *Batcher, c *Client, id float32, n, depth int) error {
+// submitAll submits n requests with c, at most depth in flight at once,
+// checks each answer and releases it.
+func submitAll(b *Batcher, c *Client, id float32, n, depth int) error {
 	buf := make([]Completion, depth)
 	sent, got := 0, 0
 	for got < n {
@@ -65,7 +65,7 @@ func lone(b *Batcher, c *Client, id float32, n, depth int) error {
 				return err
 			}
 			if v != id+float32(x.Tag) {
-				return errors.New("a lone client got another request's answer")
+				return errors.New("a client got another request's answer")
 			}
 			b.Release(x.Ticket)
 			got++
@@ -99,7 +99,7 @@ func TestLoneClientRunsInline(t *testing.T) {
 			}
 			defer b.Close()
 			withTimeout(t, 20*time.Second, func() {
-				if err := lone(b, NewClient(8), 3, 500, tc.depth); err != nil {
+				if err := submitAll(b, NewClient(8), 3, 500, tc.depth); err != nil {
 					t.Error(err)
 				}
 			})
@@ -197,7 +197,7 @@ func TestInlineRunsAreSerialised(t *testing.T) {
 			active.Add(int64(depth))
 			wg.Go(func() {
 				defer active.Add(-int64(depth))
-				if err := lone(b, NewClient(16), float32(10*k), 2000, depth); err != nil {
+				if err := submitAll(b, NewClient(16), float32(10*k), 2000, depth); err != nil {
 					t.Error(err)
 				}
 			})
@@ -239,23 +239,8 @@ func TestPacedStopsWaitingForBlockedProducers(t *testing.T) {
 			}
 		})
 		wg.Go(func() {
-			c := NewClient(16)
-			for i := range 12 {
-				if _, err := b.Submit(c, uint64(i), func(row []float32) { row[0], row[1] = 1, float32(i) }); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-			buf := make([]Completion, 16)
-			for c.InFlight() > 0 {
-				n, err := c.Wait(context.Background(), buf)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				for _, x := range buf[:n] {
-					b.Release(x.Ticket)
-				}
+			if err := submitAll(b, NewClient(16), 1, 12, 12); err != nil {
+				t.Error(err)
 			}
 		})
 		withTimeout(t, 10*time.Second, wg.Wait)
