@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		Name:    "net",
 		Summary: "create, inspect and evaluate policy-value networks",
-		Usage:   "init|info|eval|import|export [flags]",
+		Usage:   "init|grow|info|eval|import|export [flags]",
 		Help: `Subcommands:
   canopy net init --out F [--preset P] [--game G] [--seed S]
       create a network with random weights (presets: ` + strings.Join(nets.Presets(), ", ") + `).
@@ -29,6 +29,10 @@ func init() {
       net is the built-in one for that game (what selfplay uses without --net:
       preset connect4 for connect4, a small 32x2 net otherwise); with neither,
       preset connect4
+  canopy net grow --net F --out G [--channels N] [--blocks N] [--seed S]
+      a wider and deeper copy of an AlphaZero-head network that computes the
+      same policy and values (Net2Net): train it on to continue in the larger
+      network instead of from random weights
   canopy net info F [--json]
       print the config, parameter count and FLOPs per evaluation (for an
       .onnx file: its inputs, outputs, operators and metadata)
@@ -41,13 +45,13 @@ func init() {
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
-					return usagef("missing subcommand: init, info, eval, import or export")
+					return usagef("missing subcommand: init, grow, info, eval, import or export")
 				}
 				run, ok := map[string]func(*env, []string) error{
-					"init": netInit, "info": netInfo, "eval": netEval, "import": netImport, "export": netExport,
+					"init": netInit, "grow": netGrow, "info": netInfo, "eval": netEval, "import": netImport, "export": netExport,
 				}[args[0]]
 				if !ok {
-					return usagef("unknown subcommand %q%s (want init, info, eval, import or export)", args[0], spec.Suggest(args[0], []string{"init", "info", "eval", "import", "export"}))
+					return usagef("unknown subcommand %q%s (want init, grow, info, eval, import or export)", args[0], spec.Suggest(args[0], []string{"init", "grow", "info", "eval", "import", "export"}))
 				}
 				return subcommandFailed(args[0], run(e, args[1:]))
 			}
@@ -58,6 +62,7 @@ func init() {
 // netSubs describes the net subcommands for their --help.
 var netSubs = map[string]struct{ usage, summary string }{
 	"init":   {"--out FILE [--preset P | --game G] [--channels N --blocks N] [--seed S]", "Writes a network with random weights: a preset's architecture, or the game's built-in one shaped for --game."},
+	"grow":   {"--net FILE --out FILE [--channels N] [--blocks N] [--seed S]", "Writes a wider and deeper copy of an AlphaZero-head network that gives the same policy and values (Net2Net: copied channels with their readers' weights split, new blocks that add zero), to train on from where the smaller one stood."},
 	"info":   {"FILE [--json]", "Prints a network's architecture, parameter count and metadata (.safetensors, or an .onnx model's inputs, outputs and operators)."},
 	"eval":   {"--net FILE [--game G] [--moves M] [--json]", "Prints the network's policy over the legal moves and its value for the player to move, on one position."},
 	"import": {"MODEL.onnx [--game G] [--out FILE] [--policy-output N] [--value-output N]", "Converts an ONNX policy-value network into a Canopy network (docs/ONNX.md)."},
