@@ -36,16 +36,16 @@ type impl struct {
 	amx bool
 }
 
-// tilesFor returns the tile set for an n-column problem, nil for generic.
+// tilesFor returns the tile set for an n-column problem, nil for generic:
+// the one whose strips pad n least, and of those the widest (64 columns
+// on AVX-512 for 64 and 128 channels, 48 for 48 and 96, 32 for 32).
 func (im *impl) tilesFor(n int) *tileSet {
-	if len(im.tiles) == 0 {
-		return nil
-	}
-	best := im.tiles[0]
-	pad := (n + best.nr - 1) / best.nr * best.nr
-	for _, ts := range im.tiles[1:] {
-		if (n+ts.nr-1)/ts.nr*ts.nr == pad {
-			best = ts
+	var best *tileSet
+	bestPad := 0
+	for _, ts := range im.tiles {
+		pad := (n + ts.nr - 1) / ts.nr * ts.nr
+		if best == nil || pad < bestPad || pad == bestPad && ts.nr > best.nr {
+			best, bestPad = ts, pad
 		}
 	}
 	return best

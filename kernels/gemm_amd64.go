@@ -14,7 +14,7 @@ import "github.com/klauspost/cpuid/v2"
 
 var (
 	avx2Impl   = &impl{name: "avx2", tiles: []*tileSet{tiles6x16AVX2}, avx2Loops: true}
-	avx512Impl = &impl{name: "avx512", tiles: []*tileSet{tiles8x32AVX512, tiles6x64AVX512}, avx2Loops: true, avx512Loops: true}
+	avx512Impl = &impl{name: "avx512", tiles: []*tileSet{tiles8x32AVX512, tiles6x64AVX512, tiles8x48AVX512}, avx2Loops: true, avx512Loops: true}
 )
 
 // platformImpls returns the SIMD implementations this CPU supports, slowest
@@ -35,7 +35,8 @@ func platformImpls() (main, variants []*impl) {
 		}
 		variants = append(variants,
 			&impl{name: "avx512/8x32", tiles: []*tileSet{tiles8x32AVX512}, avx2Loops: true},
-			&impl{name: "avx512/6x64", tiles: []*tileSet{tiles6x64AVX512}, avx2Loops: true})
+			&impl{name: "avx512/6x64", tiles: []*tileSet{tiles6x64AVX512}, avx2Loops: true},
+			&impl{name: "avx512/8x48", tiles: []*tileSet{tiles8x48AVX512}, avx2Loops: true})
 	}
 	return main, variants
 }

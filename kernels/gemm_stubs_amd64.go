@@ -204,6 +204,86 @@ func gemm5x64TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32
 //go:noescape
 func gemm6x64TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
 
+// gemm1x48AVX512 computes a 1x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm1x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm2x48AVX512 computes a 2x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm2x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm3x48AVX512 computes a 3x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm3x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm4x48AVX512 computes a 4x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm4x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm5x48AVX512 computes a 5x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm5x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm6x48AVX512 computes a 6x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm6x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm7x48AVX512 computes a 7x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm7x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm8x48AVX512 computes a 8x48 tile of C (see tileKernel in gemm_blocked.go), A read row-major.
+//
+//go:noescape
+func gemm8x48AVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm1x48TAVX512 computes a 1x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm1x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm2x48TAVX512 computes a 2x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm2x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm3x48TAVX512 computes a 3x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm3x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm4x48TAVX512 computes a 4x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm4x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm5x48TAVX512 computes a 5x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm5x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm6x48TAVX512 computes a 6x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm6x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm7x48TAVX512 computes a 7x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm7x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
+// gemm8x48TAVX512 computes a 8x48 tile of C (see tileKernel in gemm_blocked.go), A read transposed.
+//
+//go:noescape
+func gemm8x48TAVX512(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, res *float32, flags int, pf uintptr)
+
 // fmaPeakAVX2 runs n iterations of 12 independent 8-lane FMAs (for benchmarks only).
 //
 //go:noescape

@@ -16,6 +16,9 @@ var (
 	tiles6x64AVX512 = &tileSet{mr: 6, nr: 64, kern: gemm6x64AVX512, kernT: gemm6x64TAVX512,
 		tail:  []tileKernel{nil, gemm1x64AVX512, gemm2x64AVX512, gemm3x64AVX512, gemm4x64AVX512, gemm5x64AVX512},
 		tailT: []tileKernel{nil, gemm1x64TAVX512, gemm2x64TAVX512, gemm3x64TAVX512, gemm4x64TAVX512, gemm5x64TAVX512}}
+	tiles8x48AVX512 = &tileSet{mr: 8, nr: 48, kern: gemm8x48AVX512, kernT: gemm8x48TAVX512,
+		tail:  []tileKernel{nil, gemm1x48AVX512, gemm2x48AVX512, gemm3x48AVX512, gemm4x48AVX512, gemm5x48AVX512, gemm6x48AVX512, gemm7x48AVX512},
+		tailT: []tileKernel{nil, gemm1x48TAVX512, gemm2x48TAVX512, gemm3x48TAVX512, gemm4x48TAVX512, gemm5x48TAVX512, gemm6x48TAVX512, gemm7x48TAVX512}}
 )
 
 // The BF16 tile sets of gemm_amd64.s (tail[r] computes r rows).

@@ -617,6 +617,7 @@ var tileSets = []tileSet{
 	{zmm: false, mr: 6, nv: 2}, // AVX2: 12 ymm accumulators
 	{zmm: true, mr: 8, nv: 2},  // AVX-512: 16 zmm accumulators
 	{zmm: true, mr: 6, nv: 4},  // AVX-512, wide: 24 zmm accumulators
+	{zmm: true, mr: 8, nv: 3},  // AVX-512, 48 columns: 24 zmm accumulators (48-channel layers, where 32- and 64-wide tiles leave a tail)
 }
 
 func main() {
