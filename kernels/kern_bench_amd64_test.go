@@ -18,7 +18,7 @@ func BenchmarkMicroKernel(b *testing.B) {
 	a := randSlice(r, 16*k)
 	bb := randSlice(r, k*64)
 	c := make([]float32, 16*64)
-	for _, ts := range []*tileSet{tiles6x16AVX2, tiles8x32AVX512, tiles6x64AVX512} {
+	for _, ts := range []*tileSet{tiles6x16AVX2, tiles8x32AVX512, tiles6x64AVX512, tiles8x48AVX512} {
 		if ts.nr > 16 && lookup("avx512") == nil || lookup("avx2") == nil {
 			continue
 		}
