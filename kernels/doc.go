@@ -132,7 +132,7 @@
 // AVX-512) development machine, single-threaded, idle (2026-11-29):
 // practical peak 118-120 (avx2) and 225 (avx512) GFLOP/s; micro-kernels
 // 115 (6x16), 185 (8x32), 190 (6x64); 8x48 (added later, one run at
-// 2026-11-30 11:40 UTC beside the others: 108, 172, 184) 189.
+// 2026-11-30 11:12 UTC beside the others: 108, 172, 184) 189.
 //
 // The blocked GEMM reads B (a layer's weights) in place from L2 and A
 // once from memory, which suits the convolutions, whose B fits L2 whole.
