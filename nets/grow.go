@@ -31,7 +31,7 @@ import (
 // zero to the stream and its ReLU passes the stream (already non-negative)
 // through; the scale's gradient is not zero, so training grows the block.
 //
-// Channels that are not copies (j < src's width) keep their weights
+// Weights that neither read nor write a copied channel keep their values
 // exactly, so growing only in depth gives the same outputs bit for bit.
 func Grow(src *Net, channels, blocks int, seed uint64) (*Net, error) {
 	old := src.Config()
