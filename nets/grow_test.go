@@ -13,6 +13,15 @@ import (
 var growCfg = Config{Head: HeadAlphaZero, Preset: "small", InputPlanes: 3, Height: 6, Width: 7, PolicySize: 7,
 	Channels: 16, Blocks: 2, ValueHidden: 8, ValuePlayers: 3}
 
+func mustNew(t *testing.T, cfg Config) *Net {
+	t.Helper()
+	n, err := New(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func randomInput(n, seed int) []float32 {
 	rng := games.NewRand(uint64(seed))
 	in := make([]float32, n)
@@ -72,10 +81,7 @@ func TestGrowKeepsOutputs(t *testing.T) {
 		{"both", 40, 3, 1e-5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src, err := New(growCfg, 7)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := mustNew(t, growCfg)
 			in := randomInput(batch*src.InputSize(), 9)
 			settle(t, src, batch, in)
 			grown, err := Grow(src, tc.channels, tc.blocks, 10)
@@ -105,10 +111,7 @@ func TestGrowKeepsOutputs(t *testing.T) {
 // different gradients, so training can tell them apart.
 func TestGrowBreaksSymmetry(t *testing.T) {
 	const batch = 6
-	src, err := New(growCfg, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustNew(t, growCfg)
 	grown, err := Grow(src, 24, 0, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -152,10 +155,7 @@ func slicesEqual(a, b []float32) bool {
 }
 
 func TestGrowRefuses(t *testing.T) {
-	src, err := New(growCfg, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustNew(t, growCfg)
 	for _, tc := range []struct{ channels, blocks int }{{8, 0}, {0, 1}} {
 		if _, err := Grow(src, tc.channels, tc.blocks, 1); err == nil || !strings.Contains(err.Error(), "smaller") {
 			t.Errorf("Grow(%d, %d): err %v, want one saying the size is smaller", tc.channels, tc.blocks, err)
@@ -165,10 +165,7 @@ func TestGrowRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pn, err := New(ppo, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pn := mustNew(t, ppo)
 	if _, err := Grow(pn, 64, 2, 1); err == nil || !strings.Contains(err.Error(), "AlphaZero") {
 		t.Errorf("Grow of a PPO net: err %v, want one naming AlphaZero heads", err)
 	}
