@@ -393,11 +393,10 @@ func (g *gemmArgs) runStrips(sc *scratch, kern tileKernel, kc int, ap *float32, 
 // applied) to the rows x cols corner of tile and stores it into C: per
 // element v = tile (+ C) (+ bias) (+ residual), then the ReLU, the
 // kernels' order. It runs each part as its own pass over the row, so the
-// common epilogues (none, or kLoadC alone) are a copy or one add and a
-// copy: a
-// strip narrower than the tile (48 output channels on 64-wide tiles,
-// every strip a tail) spent about half of a 48-channel network's
-// inference in the per-element flag tests before.
+// common epilogues (none, or kLoadC alone) are a copy, or an add and a
+// copy. (A product narrower than its tiles is all tail: 48 output
+// channels on 64-wide tiles spent about half of a 48-channel network's
+// inference here when the flags were tested per element.)
 func (g *gemmArgs) mergeTile(tile []float32, ldt, i0, j0, rows, cols int, flags int) {
 	for i := range rows {
 		// The parts go into tile's row (scratch), read C and the residual
