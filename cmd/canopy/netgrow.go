@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
+	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
 	"github.com/canopy-go/canopy/spec"
 	"github.com/canopy-go/canopy/train"
@@ -20,7 +23,7 @@ func netGrow(e *env, args []string) error {
 	file, out := new(string), new(string)
 	seed, channels, blocks := new(uint64), new(int), new(int)
 	spec.Table{
-		spec.File("net", file, "", "network to grow (.safetensors, AlphaZero heads)"),
+		spec.File("net", file, "", "network to grow: a .safetensors file or a shipped name (AlphaZero heads)"),
 		spec.String("out", out, "", "output file (.safetensors)"),
 		spec.Int("channels", channels, 0, 0, 1024, "residual tower width, at least the network's (0 = the network's)"),
 		spec.Int("blocks", blocks, 0, 0, 64, "residual blocks, at least the network's (0 = the network's); new blocks go after the old ones"),
@@ -42,7 +45,7 @@ func netGrow(e *env, args []string) error {
 	if err := checkOutputFile(*out); err != nil {
 		return fmt.Errorf("--out: %v", err)
 	}
-	src, meta, err := nets.LoadWithMetadata(*file)
+	src, meta, err := loadGrowable(*file)
 	if err != nil {
 		return netUsage(fmt.Errorf("--net: %w", err))
 	}
@@ -70,4 +73,29 @@ func netGrow(e *env, args []string) error {
 	fmt.Fprintf(e.Stdout, "wrote %s: %s, grown from %d x %d (%s), %d parameters, %.1f MFLOP per evaluation (was %.1f)\n",
 		*out, describe(c), old.Channels, old.Blocks, *file, grown.NumParams(), float64(grown.FLOPs())/1e6, float64(src.FLOPs())/1e6)
 	return nil
+}
+
+// loadGrowable opens ref, a shipped network's name (which has no training
+// history) or a weights file, with its metadata.
+func loadGrowable(ref string) (*nets.Net, map[string]string, error) {
+	for _, s := range nets.Shipped() {
+		if s.Name != ref {
+			continue
+		}
+		g, err := games.New(s.Game)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shipped network %s: its game %q: %v", ref, s.Game, err)
+		}
+		net, _, err := nets.OpenNet(ref, g)
+		return net, nil, err
+	}
+	net, meta, err := nets.LoadWithMetadata(ref)
+	if errors.Is(err, fs.ErrNotExist) {
+		var names []string
+		for _, s := range nets.Shipped() {
+			names = append(names, s.Name)
+		}
+		return nil, nil, fmt.Errorf("network %q: %w: no such file, and not a shipped name (shipped: %s)", ref, nets.ErrUnknownNet, strings.Join(names, ", "))
+	}
+	return net, meta, err
 }

@@ -46,6 +46,11 @@ func TestNetGrowCLI(t *testing.T) {
 		t.Errorf("grown file's history %+v: want iteration 7, 1000 positions, 50 steps, parent iter-0007.safetensors", info)
 	}
 
+	shipped := filepath.Join(dir, "shipped.safetensors")
+	if code, out, errs := runCLI(t, "", "net", "grow", "--net", "tetrislink4-zero", "--out", shipped, "--blocks", "3"); code != 0 || !strings.Contains(out, "grown from 32 x 2") {
+		t.Errorf("grow of the shipped tetrislink4-zero: status %d, stdout %q, stderr %q", code, out, errs)
+	}
+
 	ppo := filepath.Join(dir, "ppo.safetensors")
 	if code, _, errs := runCLI(t, "", "net", "init", "--preset", "connect4-ppo", "--out", ppo); code != 0 {
 		t.Fatalf("net init ppo: %d %s", code, errs)
