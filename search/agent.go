@@ -499,9 +499,13 @@ func (a *Agent) Analyze(ctx context.Context, s games.State, player int) ([]agent
 	return out, nil
 }
 
-// Close releases what the agent's evaluator holds (a network evaluator's
+// Close releases the agent's trees for reuse by agents made later
+// (Tree.Release) and what its evaluator holds (a network evaluator's
 // shared engine); the agent must not be used afterwards.
 func (a *Agent) Close() error {
+	for _, t := range a.trees {
+		t.Release()
+	}
 	if c, ok := a.opt.Eval.(io.Closer); ok {
 		return c.Close()
 	}
