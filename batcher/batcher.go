@@ -153,7 +153,8 @@ type Batcher struct {
 	wg sync.WaitGroup
 
 	// blocked counts the producers blocked waiting for results (in
-	// Client.Wait or Evaluate), for Options.Producers.
+	// Client.Wait or Evaluate), for Options.Producers; kept only when it
+	// is set (a counter every client touches on every wait otherwise).
 	blocked atomic.Int64
 
 	rows, batches, errs atomic.Uint64
@@ -480,8 +481,10 @@ func (b *Batcher) evaluate(ctx context.Context, fill func(row []float32), policy
 	} else {
 		b.Commit(t)
 	}
-	b.blocked.Add(1)
-	defer b.blocked.Add(-1)
+	if b.producers != nil {
+		b.blocked.Add(1)
+		defer b.blocked.Add(-1)
+	}
 	select {
 	case <-s.done:
 	case <-ctx.Done():
@@ -856,8 +859,10 @@ func (c *Client) Wait(ctx context.Context, dst []Completion) (int, error) {
 		c.quiet = false
 		c.b.wakeConsumer()
 	}
-	c.b.blocked.Add(1)
-	defer c.b.blocked.Add(-1)
+	if c.b.producers != nil {
+		c.b.blocked.Add(1)
+		defer c.b.blocked.Add(-1)
+	}
 	if c.inflight > spinMaxInFlight {
 		return c.park(ctx, dst)
 	}
