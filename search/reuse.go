@@ -50,7 +50,10 @@ func (t *Tree) tryReuse(s games.State) bool {
 		return false
 	}
 	if t.spare == nil {
-		t.spare = newArena(len(t.a.nodes), len(t.a.edges), len(t.a.ext) > 0, t.virtual, len(t.a.pri) > 0, len(t.a.links) > 0)
+		t.spare = takeArena(t.a.shape())
+		if t.virtual {
+			t.keepVirtualLosses()
+		}
 	}
 	if len(r.remap) < len(t.a.nodes) {
 		r.remap = make([]int32, len(t.a.nodes))
