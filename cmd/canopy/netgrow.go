@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
@@ -52,7 +51,7 @@ func netGrow(e *env, args []string) error {
 	old := src.Config()
 	grown, err := nets.Grow(src, *channels, *blocks, *seed)
 	if err != nil {
-		return usagef("--net %s: %s", *file, strings.TrimPrefix(err.Error(), "nets: grow: "))
+		return usagef("--net %s: %v", *file, err)
 	}
 	info, ok, err := train.ParseCheckpointInfo(meta)
 	if err != nil {
@@ -91,11 +90,8 @@ func loadGrowable(ref string) (*nets.Net, map[string]string, error) {
 	}
 	net, meta, err := nets.LoadWithMetadata(ref)
 	if errors.Is(err, fs.ErrNotExist) {
-		var names []string
-		for _, s := range nets.Shipped() {
-			names = append(names, s.Name)
-		}
-		return nil, nil, fmt.Errorf("network %q: %w: no such file, and not a shipped name (shipped: %s)", ref, nets.ErrUnknownNet, strings.Join(names, ", "))
+		// As net export says it (netGame).
+		return nil, nil, fmt.Errorf("network %q: %w (a file or a shipped name)", ref, unwrapPath(err))
 	}
 	return net, meta, err
 }
