@@ -15,6 +15,9 @@ type impl struct {
 	// tiles are the register-tile shapes, narrowest first; a call uses the
 	// widest one that pads n no more than the narrowest (see tilesFor).
 	tiles []*tileSet
+	// byWidth[n] is tilesFor(n) for n < len(byWidth) (indexTiles); nil
+	// for the generic implementation, which has no tile sets.
+	byWidth []*tileSet
 	// avx2Loops says the helper loops run in AVX2: col2im3x3's sum
 	// (sum9AVX2) and the Winograd transforms and store (winoInAVX2,
 	// winoGatherInAVX2, winoOutStoreAVX2, winoGradOutAVX2); avx512Loops
@@ -38,8 +41,35 @@ type impl struct {
 
 // tilesFor returns the tile set for an n-column problem, nil for generic:
 // the one whose strips pad n least, and of those the widest (64 columns
-// on AVX-512 for 64 and 128 channels, 48 for 48 and 96, 32 for 32).
+// on AVX-512 for 64 and 128 channels, 48 for 48 and 96, 32 for 32). It is
+// called once per GEMM, and a Winograd convolution runs a GEMM per
+// transformed position and chunk of tiles, so the common widths are looked
+// up in byWidth (filled by indexTiles at init), not recomputed by division.
 func (im *impl) tilesFor(n int) *tileSet {
+	if uint(n) < uint(len(im.byWidth)) {
+		return im.byWidth[n]
+	}
+	return im.pickTiles(n)
+}
+
+// indexTiles fills byWidth with pickTiles' answers for n < tableWidths.
+// It runs at init, before any kernel call reads byWidth.
+func (im *impl) indexTiles() {
+	if len(im.tiles) == 0 {
+		return
+	}
+	im.byWidth = make([]*tileSet, tableWidths)
+	for n := range im.byWidth {
+		im.byWidth[n] = im.pickTiles(n)
+	}
+}
+
+// tableWidths bounds the column counts indexTiles tabulates: every channel
+// count of the shipped networks, and their policy heads.
+const tableWidths = 1025
+
+// pickTiles is tilesFor computed.
+func (im *impl) pickTiles(n int) *tileSet {
 	var best *tileSet
 	bestPad := 0
 	for _, ts := range im.tiles {
@@ -68,6 +98,9 @@ func init() {
 	main, vars := platformImpls()
 	impls = append([]*impl{genericImpl}, main...)
 	variants = vars
+	for _, im := range append(impls, variants...) {
+		im.indexTiles()
+	}
 	im, warn := pickDefault(os.Getenv("CANOPY_KERNELS"))
 	if warn != "" {
 		fmt.Fprintln(os.Stderr, warn)

@@ -16,3 +16,19 @@ func TestTilesForAVX512(t *testing.T) {
 		t.Errorf("AVX2 tilesFor(48): %d-column strips, want 16", got)
 	}
 }
+
+// TestTilesForTable checks that the widths tabulated at init (byWidth)
+// answer as pickTiles computes, on every implementation and variant this
+// CPU runs, across the table's end.
+func TestTilesForTable(t *testing.T) {
+	for _, im := range append(append([]*impl{}, impls...), variants...) {
+		if len(im.tiles) > 0 && len(im.byWidth) != tableWidths {
+			t.Errorf("%s: %d widths tabulated, want %d", im.name, len(im.byWidth), tableWidths)
+		}
+		for n := 0; n < tableWidths+100; n++ {
+			if got, want := im.tilesFor(n), im.pickTiles(n); got != want {
+				t.Fatalf("%s: tilesFor(%d) = %v, pickTiles %v", im.name, n, got, want)
+			}
+		}
+	}
+}
