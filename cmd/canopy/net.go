@@ -7,13 +7,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/canopy-go/canopy/spec"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/nets"
+	"github.com/canopy-go/canopy/nets/onnx"
+	"github.com/canopy-go/canopy/search/engine"
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -39,8 +42,9 @@ func init() {
   canopy net eval --net F [--game G] [--moves M] [--seed S] [--json]
       evaluate one position (M is the game's state notation; default the
       initial position; G defaults to the game the net was made for) and print
-      the policy over the legal actions and the value for the player to move.
-      Chance events before the first decision (dealing cards) are sampled
+      the policy over the legal actions and the value for the player to move
+      (with a per-player value head, games of 3+ players: every player's too,
+      by seat). Chance events before the first decision (dealing cards) are sampled
       with --seed and printed` + netOnnxHelp,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			return func(e *env, args []string) error {
@@ -64,7 +68,7 @@ var netSubs = map[string]struct{ usage, summary string }{
 	"init":   {"--out FILE [--preset P | --game G] [--channels N --blocks N] [--seed S]", "Writes a network with random weights: a preset's architecture, or the game's built-in one shaped for --game."},
 	"grow":   {"--net FILE --out FILE [--channels N] [--blocks N] [--seed S]", "Writes a wider and deeper copy of an AlphaZero-head network that gives the same policy and values (Net2Net: copied channels with their readers' weights split, new blocks that add zero), to train on from where the smaller one stood."},
 	"info":   {"FILE [--json]", "Prints a network's architecture, parameter count and metadata (.safetensors, or an .onnx model's inputs, outputs and operators)."},
-	"eval":   {"--net FILE [--game G] [--moves M] [--json]", "Prints the network's policy over the legal moves and its value for the player to move, on one position."},
+	"eval":   {"--net FILE [--game G] [--moves M] [--json]", "Prints the network's policy over the legal moves and its value for the player to move (and, with a per-player value head, every player's by seat), on one position."},
 	"import": {"MODEL.onnx [--game G] [--out FILE] [--policy-output N] [--value-output N]", "Converts an ONNX policy-value network into a Canopy network (docs/ONNX.md)."},
 	"export": {"NET --onnx OUT.onnx [--game G]", "Writes a Canopy network as an ONNX model, opset 17 with a dynamic batch (docs/ONNX.md)."},
 }
@@ -289,7 +293,7 @@ func netEval(e *env, args []string) error {
 	file, game, moves := new(string), new(string), new(string)
 	seed, asJSON := new(uint64), new(bool)
 	spec.Table{
-		spec.File("net", file, "", "network file (.safetensors)"),
+		spec.File("net", file, "", "network: a .safetensors file, a shipped name, or an ONNX model (.onnx, as agents take it)"),
 		gameOption(game, "", "default: the game stored with the net"),
 		spec.String("moves", moves, "", "position in the game's state notation (not a move list; default: the initial position)"),
 		seedOption(seed, "for the chance events (deals) before the first decision"),
@@ -305,29 +309,9 @@ func netEval(e *env, args []string) error {
 	if *file == "" {
 		return usagef("--net is required")
 	}
-	net, err := nets.Load(*file)
+	g, be, err := evalBackend(*file, *game)
 	if err != nil {
-		return netUsage(fmt.Errorf("--net: %w", err))
-	}
-	spec := *game
-	if spec == "" {
-		spec = net.Config().Game
-	}
-	if spec == "" {
-		return usagef("--game is required (the net does not name its game)")
-	}
-	g, err := games.New(spec)
-	if err != nil {
-		return usagef("--game: %v", err)
-	}
-	// OpenNet refuses a network made for another game even where its
-	// shapes fit.
-	if _, _, err := nets.OpenNet(*file, g); err != nil {
-		return netUsage(fmt.Errorf("--net: %w", err))
-	}
-	if games.ObservationSize(g) != net.InputSize() || g.NumActions() != net.PolicySize() {
-		return usagef("%s expects %d inputs and %d actions, game %s has %d and %d (make a net for it with `canopy net init --game %s`)",
-			*file, net.InputSize(), net.PolicySize(), g.Spec(), games.ObservationSize(g), g.NumActions(), g.Spec())
+		return err
 	}
 	var st games.State
 	if *moves == "" {
@@ -348,13 +332,19 @@ func netEval(e *env, args []string) error {
 	case player < 0:
 		return fmt.Errorf("position %q has no player to move (player %d)", clip(st.String()), player)
 	}
-	obs := make([]float32, net.InputSize())
-	st.Observation(player, obs)
-	logits, value := make([]float32, net.PolicySize()), make([]float32, 1)
-	// Through the CPU backend, which refuses NaN or infinite outputs.
-	be, err := nets.NewCPUBackend(net, nets.BackendOptions{MaxBatch: 1})
+	// Through an engine, which encodes the position as the network takes it
+	// (the observation, or with the legal-move plane) and sizes the value
+	// head's outputs: one (the mover's) for a scalar head, one per player,
+	// mover first, for a per-player head.
+	eng, err := engine.New(g, be, engine.Options{Batch: 1, Workers: 1})
+	if err != nil {
+		return fmt.Errorf("%s: %v", *file, err)
+	}
+	logits, value := make([]float32, g.NumActions()), make([]float32, eng.ValueSize())
+	err = eng.EvaluateValues(context.Background(), st, player, logits, value)
+	eng.Close()
 	if err == nil {
-		err = be.Evaluate(context.Background(), 1, obs, logits, value)
+		err = checkFiniteOutputs(logits, value)
 	}
 	if err != nil {
 		return fmt.Errorf("%s on %q: %v", *file, clip(st.String()), err)
@@ -368,8 +358,12 @@ func netEval(e *env, args []string) error {
 		acts = append(acts, actionEval{st.ActionString(a), int(a), float64(probs[a]), float64(logits[a])})
 	}
 	sort.SliceStable(acts, func(i, j int) bool { return acts[i].Prob > acts[j].Prob })
+	seats := seatValues(value, player)
 	if *asJSON {
 		out := map[string]any{"game": g.Spec(), "state": st.String(), "player": player, "value": value[0], "policy": acts}
+		if seats != nil {
+			out["values"] = seats
+		}
 		if len(dealt) > 0 {
 			out["chance"], out["seed"] = dealt, *seed
 		}
@@ -380,10 +374,96 @@ func netEval(e *env, args []string) error {
 		fmt.Fprintf(w, "sampled %d chance events with --seed %d: %s\n", len(dealt), *seed, strings.Join(dealt, " "))
 	}
 	fmt.Fprintf(w, "%s  %s  player %d to move\nvalue %+.4f\n", g.Spec(), st.String(), player, value[0])
+	if seats != nil {
+		fmt.Fprintf(w, "values by seat:")
+		for p, v := range seats {
+			fmt.Fprintf(w, "  %d %+.4f", p, v)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, a := range acts {
 		fmt.Fprintf(w, "  %-8s %6.2f%%  (logit %+.3f)\n", a.Action, 100*a.Prob, a.Logit)
 	}
 	return stdoutError(w.Flush())
+}
+
+// evalBackend opens net eval's network for one position at a time on the
+// CPU: a Canopy .safetensors file (a shipped name or init too) or an ONNX
+// model (as agents take it, nets/onnx), with the game given, else the one
+// the network names.
+func evalBackend(file, game string) (games.Game, nets.Backend, error) {
+	isONNX := strings.HasSuffix(strings.ToLower(file), ".onnx")
+	spec := game
+	switch {
+	case isONNX:
+		m, err := onnx.ReadFile(file)
+		if err != nil {
+			return nil, nil, inputUsage(fmt.Errorf("--net: %w", err))
+		}
+		if spec == "" {
+			if spec = m.Metadata[onnx.MetaGame]; spec == "" {
+				return nil, nil, usagef("%s names no game (no %s metadata): pass --game", file, onnx.MetaGame)
+			}
+		}
+	case spec == "":
+		var err error
+		if spec, err = netGame(file); err != nil {
+			return nil, nil, inputUsage(fmt.Errorf("--net: %w", err))
+		}
+	}
+	g, err := games.New(spec)
+	if err != nil {
+		if game == "" {
+			return nil, nil, fmt.Errorf("the network's game %q: %v (pass --game)", spec, err)
+		}
+		return nil, nil, usagef("--game: %v", err)
+	}
+	if isONNX {
+		be, _, _, err := onnx.OpenBackend(file, g, "cpu", 1)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--net: %v", err)
+		}
+		return g, be, nil
+	}
+	// OpenNet takes files and shipped names, and refuses a network made for
+	// another game even where its shapes fit.
+	net, _, err := nets.OpenNet(file, g)
+	if err != nil {
+		return nil, nil, netUsage(fmt.Errorf("--net: %w", err))
+	}
+	// The CPU backend refuses NaN or infinite outputs.
+	be, err := nets.NewCPUBackend(net, nets.BackendOptions{MaxBatch: 1})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return g, be, nil
+}
+
+// checkFiniteOutputs reports a NaN or infinite logit or value (which the
+// CPU backend refuses itself, an ONNX graph may not).
+func checkFiniteOutputs(logits, value []float32) error {
+	for _, xs := range [][]float32{logits, value} {
+		for _, x := range xs {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("the network's outputs are not finite (%v)", x)
+			}
+		}
+	}
+	return nil
+}
+
+// seatValues returns a per-player value head's outputs (v[i] the value of
+// player (mover+i) mod len(v), see nets.Config.ValuePlayers) by seat, so
+// that element p is player p's; nil for a scalar head.
+func seatValues(v []float32, mover int) []float32 {
+	if len(v) < 2 {
+		return nil
+	}
+	seats := make([]float32, len(v))
+	for i, x := range v {
+		seats[(mover+i)%len(v)] = x
+	}
+	return seats
 }
 
 // sampleChance applies sampled outcomes to st while it is at a chance node

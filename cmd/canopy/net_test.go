@@ -431,3 +431,90 @@ func TestBackendsCommand(t *testing.T) {
 		t.Errorf("backends --json: %d %q", code, out)
 	}
 }
+
+// A network with one value per player (three-player Tetris Link) is
+// evaluated, not refused for its value head's width: "value" is the
+// mover's and "values" every player's by seat, the head's outputs (mover
+// first, nets.Config.ValuePlayers) rotated back, as the backend gives them
+// here directly. A scalar head prints no "values".
+func TestNetEvalPerPlayerValues(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "tl3.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "tetrislink:players=3", "--out", f); code != 0 {
+		t.Fatalf("init: %q", errs)
+	}
+	const moves = "players=3;L0@9" // player 1 to move
+	code, out, errs := runCLI(t, "", "net", "eval", "--net", f, "--moves", moves, "--json")
+	var ev struct {
+		Player int
+		Value  float64
+		Values []float64
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ev) != nil {
+		t.Fatalf("eval: %d %q %q", code, errs, clip(out))
+	}
+	net, err := nets.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := games.MustNew("tetrislink:players=3")
+	st, err := g.ParseState(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mover := st.CurrentPlayer()
+	obs := make([]float32, net.InputSize())
+	st.Observation(mover, obs)
+	be, err := nets.NewCPUBackend(net, nets.BackendOptions{MaxBatch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]float32, 3)
+	if err := be.Evaluate(t.Context(), 1, obs, make([]float32, net.PolicySize()), raw); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Player != 1 || mover != 1 || len(ev.Values) != 3 {
+		t.Fatalf("player %d (game: %d), values %v; want player 1 and 3 values", ev.Player, mover, ev.Values)
+	}
+	for i, v := range raw {
+		if got := ev.Values[(mover+i)%3]; math.Abs(got-float64(v)) > 1e-6 {
+			t.Errorf("values[%d] = %v, want the head's output %d, %v", (mover+i)%3, got, i, v)
+		}
+	}
+	if ev.Value != ev.Values[mover] {
+		t.Errorf("value %v, want the mover's %v", ev.Value, ev.Values[mover])
+	}
+	code, text, errs := runCLI(t, "", "net", "eval", "--net", f, "--moves", moves)
+	if code != 0 || !strings.Contains(text, "values by seat:") {
+		t.Errorf("text: %d %q %q", code, clip(text), errs)
+	}
+	// The same network exported to ONNX evaluates as it is, its game read
+	// from the model's metadata.
+	o := filepath.Join(t.TempDir(), "tl3.onnx")
+	if code, _, errs := runCLI(t, "", "net", "export", f, "--onnx", o); code != 0 {
+		t.Fatalf("export: %q", errs)
+	}
+	code, out, errs = runCLI(t, "", "net", "eval", "--net", o, "--moves", moves, "--json")
+	var ox struct {
+		Player int
+		Values []float64
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &ox) != nil || ox.Player != 1 || len(ox.Values) != 3 {
+		t.Fatalf("eval of the ONNX export: %d %q %q", code, errs, clip(out))
+	}
+	for p, v := range ox.Values {
+		if math.Abs(v-ev.Values[p]) > 1e-5 {
+			t.Errorf("ONNX values[%d] = %v, the .safetensors file's %v", p, v, ev.Values[p])
+		}
+	}
+	scalar := filepath.Join(t.TempDir(), "c4.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "connect4", "--out", scalar); code != 0 {
+		t.Fatalf("init: %q", errs)
+	}
+	if code, out, errs := runCLI(t, "", "net", "eval", "--net", scalar, "--json"); code != 0 || strings.Contains(out, `"values"`) {
+		t.Errorf("scalar head: %d %q %q", code, clip(out), errs)
+	}
+	// A shipped network by name, as agents and net export take it.
+	if code, out, errs := runCLI(t, "", "net", "eval", "--net", "connect4-zero", "--moves", "4453"); code != 0 || !strings.Contains(out, "player 0 to move") {
+		t.Errorf("shipped name: %d %q %q", code, clip(out), errs)
+	}
+}
