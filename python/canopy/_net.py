@@ -87,12 +87,19 @@ def write_safetensors(path, tensors, metadata):
 class Net:
     """A Canopy network, evaluated by Canopy's CPU backend.
 
-    ``Net.load(name_or_path, game=None)``: a shipped network's name
-    (``"connect4-zero"``), a ``.safetensors`` path, or ``"init"`` (the
-    game's built-in architecture, random weights; needs ``game``).
+    ``Net(name_or_path, game=None)``, or ``Net.load`` with the same
+    arguments: a shipped network's name (``"connect4-zero"``), a
+    ``.safetensors`` path, or ``"init"`` (the game's built-in architecture,
+    random weights; needs ``game``).
     """
 
-    def __init__(self, handle):
+    def __init__(self, name_or_path, game=None):
+        if isinstance(name_or_path, _lib.Handle):
+            handle = name_or_path
+        elif isinstance(name_or_path, (str, os.PathLike)):
+            handle = _lib.Handle("net", {"ref": os.fspath(name_or_path), "game": game or ""}, [])
+        else:
+            raise TypeError(f"name_or_path must be a string or path, not {type(name_or_path).__name__}")
         self._h = handle
         info = handle.info
         self.game = info["game"]
@@ -106,9 +113,10 @@ class Net:
 
     @classmethod
     def load(cls, name_or_path, game=None):
+        """The network ``name_or_path`` names (see the class)."""
         if not isinstance(name_or_path, (str, os.PathLike)):
             raise TypeError(f"name_or_path must be a string or path, not {type(name_or_path).__name__}")
-        return cls(_lib.Handle("net", {"ref": os.fspath(name_or_path), "game": game or ""}, []))
+        return cls(name_or_path, game)
 
     def evaluate(self, obs):
         """Policy logits float32 ``[B, A]`` and values for observations

@@ -454,6 +454,20 @@ class TestNet(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "init"):
             canopy.Net.load("init")
 
+    def test_constructor_and_per_player_values(self):
+        # Net(name_or_path) is Net.load's spelling numpy users reach for.
+        with canopy.Net("init", game="tetrislink:players=3") as net:
+            self.assertEqual(net.value_size, 3)
+            env = canopy.VecEnv("tetrislink:players=3", 4, opponent=None)
+            obs, _ = env.reset(seed=1)
+            lo, v = net.evaluate(obs)
+            env.close()
+            self.assertEqual(lo.shape, (4, 190))
+            self.assertEqual(v.shape, (4, 3))
+            self.assertTrue(np.all(np.abs(v) <= 1))
+        with self.assertRaisesRegex(TypeError, "string or path"):
+            canopy.Net(3)
+
     @unittest.skipUnless(HAVE_TORCH, "PyTorch is not installed (apt-get install python3-torch)")
     def test_torch_round_trip(self):
         import torch
