@@ -265,7 +265,7 @@ backend was opened and why.
 	seconds, seed, asJSON, quiet, staged := new(float64), new(uint64), new(bool), new(bool), new(bool)
 	var prof profiler
 	append(spec.Table{
-		gameOption(game, "connect4", "the net's input shape and action count"),
+		gameOption(game, "", "the net's input shape and action count; default: the game --net was made for, else connect4"),
 		spec.File("net", netFile, "init", "network: a weights file, or init (the built-in random-init net for --game)"),
 		backendOption(backend, ""),
 		spec.String("batches", batches, "1,8,16,32,64,128,256", "comma-separated batch sizes to measure, each 1.."+strconv.Itoa(maxNetBatch)),
@@ -285,7 +285,7 @@ backend was opened and why.
 	if err != nil {
 		return err
 	}
-	g, err := newGame(*game)
+	g, err := newGame(netGameOr(*game, *netFile, "connect4"))
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func benchSearch(e *env, args []string) error {
 	cpu := prof.options()
 	cpu[0].Help = "write the pprof CPU profile to this file (default: cpu.pprof in the run directory)"
 	append(spec.Table{
-		gameOption(game, "connect4", ""),
+		gameOption(game, "", "default: the game --net was made for, else connect4"),
 		spec.File("net", netFile, "random", "network: a weights file, init (built-in random-init net) or random (no network)"),
 		backendOption(backend, "for --net"),
 		secondsOption(seconds, 5, "measurement time"),
@@ -67,7 +67,7 @@ func benchSearch(e *env, args []string) error {
 	if err := prof.check(); err != nil {
 		return err
 	}
-	g, err := newGame(*game)
+	g, err := newGame(netGameOr(*game, *netFile, "connect4"))
 	if err != nil {
 		return err
 	}

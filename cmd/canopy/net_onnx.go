@@ -180,6 +180,31 @@ func netGame(ref string) (string, error) {
 	return "", fmt.Errorf("%s names no game: pass --game", ref)
 }
 
+// netGameOr is the game of a command that takes --game and --net (bench
+// net, bench search, selfplay): game when given, else the game netRef was
+// made for (netGame, or an ONNX model's canopy.game metadata), else def:
+// for init, random and a network that cannot be read, whose error the
+// command reports where it opens it.
+func netGameOr(game, netRef, def string) string {
+	if game != "" {
+		return game
+	}
+	switch netRef {
+	case "", "init", "random", "default":
+		return def
+	}
+	if strings.HasSuffix(strings.ToLower(netRef), ".onnx") {
+		if m, err := onnx.ReadFile(netRef); err == nil && m.Metadata[onnx.MetaGame] != "" {
+			return m.Metadata[onnx.MetaGame]
+		}
+		return def
+	}
+	if s, err := netGame(netRef); err == nil {
+		return s
+	}
+	return def
+}
+
 func producerVersion() string { return strings.TrimPrefix(versionString(), "canopy ") }
 
 // netExportRecurrent exports study 000's CNN-LSTM (one step, its LSTM

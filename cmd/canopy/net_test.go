@@ -518,3 +518,30 @@ func TestNetEvalPerPlayerValues(t *testing.T) {
 		t.Errorf("shipped name: %d %q %q", code, clip(out), errs)
 	}
 }
+
+// bench net and selfplay without --game play the game their --net was
+// made for (as net eval and net export do), not connect4; a --game given
+// still decides, and a mismatch is refused as before.
+func TestNetGameDefault(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "tl3.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "tetrislink:players=3", "--out", f); code != 0 {
+		t.Fatalf("init: %q", errs)
+	}
+	code, out, errs := runCLI(t, "", "bench", "net", "--net", f, "--batches", "1", "--seconds", "0.05", "--backend", "cpu", "--json", "--quiet")
+	var b struct{ Game string }
+	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Game != "tetrislink:players=3" {
+		t.Errorf("bench net: %d, game %q, stderr %q", code, b.Game, errs)
+	}
+	sp := filepath.Join(dir, "sp")
+	if code, _, errs := runCLI(t, "", "selfplay", "--net", f, "--games", "1", "--sims", "4", "--trees", "1", "--backend", "cpu", "--out", sp, "--quiet"); code != 0 {
+		t.Fatalf("selfplay: %q", errs)
+	}
+	var m struct{ Game string }
+	if buf, err := os.ReadFile(filepath.Join(sp, "manifest.json")); err != nil || json.Unmarshal(buf, &m) != nil || m.Game != "tetrislink:players=3" {
+		t.Errorf("selfplay manifest: game %q (%v)", m.Game, err)
+	}
+	if code, _, errs := runCLI(t, "", "bench", "net", "--net", f, "--game", "connect4", "--batches", "1", "--seconds", "0.05", "--quiet"); code != 2 || !strings.Contains(errs, "tetrislink:players=3") {
+		t.Errorf("bench net --game connect4 with a Tetris Link net: %d %q", code, errs)
+	}
+}

@@ -68,7 +68,7 @@ Examples (under a minute each on 2 cores):
   canopy selfplay --game connect4d:d=5 --turn-search mcts-bb:sims=250 --games 16 --out runs/sp-c4d`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			game, backend, asJSON, quiet := new(string), new(string), new(bool), new(bool)
-			spec.Table{gameOption(game, "connect4", ""), backendOption(backend, ""), jsonOption(asJSON, "the final manifest"), quietOption(quiet)}.Flags(fs)
+			spec.Table{gameOption(game, "", "default: the game --net was made for, else connect4"), backendOption(backend, ""), jsonOption(asJSON, "the final manifest"), quietOption(quiet)}.Flags(fs)
 			netFile := fs.String("net", "init", "network: a weights file (.safetensors), a shipped name, or init (the built-in net with random weights, seed 1)")
 			var run selfplay.Config // --games, --trees, --seed, --turn-search
 			runTable := run.Table()
@@ -110,7 +110,7 @@ Examples (under a minute each on 2 cores):
 				if err := prof.check(); err != nil {
 					return usagef("%v", err)
 				}
-				g, err := newGame(*game)
+				g, err := newGame(netGameOr(*game, *netFile, "connect4"))
 				if err != nil {
 					return err
 				}
