@@ -13,6 +13,7 @@ import (
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/games/connect4"
 	_ "github.com/canopy-go/canopy/games/connect4d"
+	_ "github.com/canopy-go/canopy/games/tetrislink"
 	"github.com/canopy-go/canopy/nets"
 	_ "github.com/canopy-go/canopy/nets/zoo"
 )
@@ -26,13 +27,14 @@ type Shipped struct {
 	Legal []games.Mask
 }
 
-// ShippedNets opens the shipped networks that have a residual tower,
-// connect4-zero and connect4d-zero (Connect4d with d = 5), each with at
-// least limit positions of seeded random games.
+// ShippedNets opens shipped networks that have a residual tower,
+// connect4-zero, connect4d-zero (Connect4d with d = 5) and
+// tetrislink4-zero (four values a row: a per-player value head), each
+// with at least limit positions of seeded random games.
 func ShippedNets(t testing.TB, limit int) []Shipped {
 	t.Helper()
 	var out []Shipped
-	for _, c := range []struct{ net, game string }{{"connect4-zero", "connect4"}, {"connect4d-zero", "connect4d:d=5"}} {
+	for _, c := range []struct{ net, game string }{{"connect4-zero", "connect4"}, {"connect4d-zero", "connect4d:d=5"}, {"tetrislink4-zero", "tetrislink:players=4"}} {
 		g := games.MustNew(c.game)
 		net, _, err := nets.OpenNet(c.net, g)
 		if err != nil {
@@ -140,19 +142,24 @@ func BinomialTail(n, k int, q float64) float64 {
 
 // Compare evaluates the positions in (inputSize values each) with both
 // backends in batches of batch and reports how often got's most probable
-// legal action is want's, and how far its values are.
+// legal action is want's, and how far its values are (every value of a
+// per-player head's rows; both backends must give the same number).
 func Compare(t testing.TB, want, got nets.Backend, inputSize, policySize int, in []float32, legal []games.Mask, batch int) Agreement {
 	t.Helper()
 	n, P := len(legal), policySize
+	V := nets.ValueSize(want) // values per row: 1, or a per-player head's
+	if g := nets.ValueSize(got); g != V {
+		t.Fatalf("nettest.Compare: %s gives %d values a row, %s %d", want.Name(), V, got.Name(), g)
+	}
 	wantP, gotP := make([]float32, n*P), make([]float32, n*P)
-	wantV, gotV := make([]float32, n), make([]float32, n)
+	wantV, gotV := make([]float32, n*V), make([]float32, n*V)
 	for lo := 0; lo < n; lo += batch {
 		k := min(batch, n-lo)
 		x := in[lo*inputSize : (lo+k)*inputSize]
-		if err := want.Evaluate(context.Background(), k, x, wantP[lo*P:(lo+k)*P], wantV[lo:lo+k]); err != nil {
+		if err := want.Evaluate(context.Background(), k, x, wantP[lo*P:(lo+k)*P], wantV[lo*V:(lo+k)*V]); err != nil {
 			t.Fatal(err)
 		}
-		if err := got.Evaluate(context.Background(), k, x, gotP[lo*P:(lo+k)*P], gotV[lo:lo+k]); err != nil {
+		if err := got.Evaluate(context.Background(), k, x, gotP[lo*P:(lo+k)*P], gotV[lo*V:(lo+k)*V]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,11 +169,13 @@ func Compare(t testing.TB, want, got nets.Backend, inputSize, policySize int, in
 		if LegalArgmax(wantP[i*P:(i+1)*P], legal[i]) == LegalArgmax(gotP[i*P:(i+1)*P], legal[i]) {
 			a.SameMove++
 		}
-		d := math.Abs(float64(gotV[i]) - float64(wantV[i]))
-		sum += d
-		a.MaxValue = max(a.MaxValue, d)
+		for j := i * V; j < (i+1)*V; j++ {
+			d := math.Abs(float64(gotV[j]) - float64(wantV[j]))
+			sum += d
+			a.MaxValue = max(a.MaxValue, d)
+		}
 	}
-	a.MeanValue = sum / float64(n)
+	a.MeanValue = sum / float64(n*V)
 	return a
 }
 
