@@ -41,6 +41,15 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, s games.State, player int) (float64, error)
 }
 
+// SeatValuer is implemented by analyzers that value the position for
+// every player (the az agent with a per-player value head): after Act or
+// Analyze, SeatValues is each player's value of the searched position in
+// [-1, 1], seat order, or nil when the agent has no such values (a scalar
+// value head). The slice may be reused by the agent's next call.
+type SeatValuer interface {
+	SeatValues() []float64
+}
+
 // Option documents one option of a registered agent. File marks an
 // option whose value may name a file to read (a network, an opening
 // book); a server confines these values to the directories it serves

@@ -488,10 +488,6 @@ type analysisJSON struct {
 	Values []float64 `json:"values,omitempty"`
 }
 
-// seatValuer is implemented by analyzers that value the position for
-// every seat (engine.AZ with a per-player value head).
-type seatValuer interface{ SeatValues() []float64 }
-
 func (s *Server) handleAnalyze(w http.ResponseWriter, r *http.Request) {
 	var req analyzeRequest
 	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
@@ -657,7 +653,7 @@ func (c *analysisCall) rowsJSON(rows []agent.Analysis, secs float64) *analysisJS
 		out.Rows[i] = analysisRow{int(x.Action), c.clone.ActionString(x.Action), x.Visits, q, finite(x.Prior), finite(x.Score)}
 		out.Visits += x.Visits
 	}
-	if sv, ok := c.an.(seatValuer); ok {
+	if sv, ok := c.an.(agent.SeatValuer); ok {
 		out.Values = seatValuesJSON(sv.SeatValues())
 	}
 	return out

@@ -4,12 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/canopy-go/canopy/spec"
 	"math"
+	"slices"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
 	_ "github.com/canopy-go/canopy/search" // registers the mcts agent
+	"github.com/canopy-go/canopy/spec"
 )
 
 func init() {
@@ -21,7 +22,8 @@ func init() {
 state notation; empty = initial position) and prints the action the agent
 chooses. With --analyze it prints the agent's statistics per action
 (visits, Q from the mover's view, prior), for agents that can explain
-themselves (mcts does). --player picks whose choice is asked for at
+themselves (mcts does), and az with a per-player value head (games of 3+
+players) every player's value of the position by seat. --player picks whose choice is asked for at
 simultaneous-move positions (default 0).
 Example:
   canopy move --game connect4 --agent mcts:sims=20000 --moves 4453 --analyze`,
@@ -86,7 +88,8 @@ Example:
 				}
 				ctx := context.Background()
 				var rows []agent.Analysis
-				var value *float64 // the position's value (agent.Evaluator)
+				var value *float64  // the position's value (agent.Evaluator)
+				var seats []float64 // every player's value of it (agent.SeatValuer)
 				if *analyze {
 					an, ok := ag.(agent.Analyzer)
 					if !ok {
@@ -94,6 +97,9 @@ Example:
 					}
 					if rows, err = an.Analyze(ctx, s, p); err != nil {
 						return err
+					}
+					if sv, ok := ag.(agent.SeatValuer); ok {
+						seats = slices.Clone(sv.SeatValues()) // the same search as rows
 					}
 					if ev, ok := ag.(agent.Evaluator); ok {
 						v, err := ev.Evaluate(ctx, s, p)
@@ -116,14 +122,15 @@ Example:
 						Prior  float64  `json:"prior"`
 					}
 					out := struct {
-						Game     string   `json:"game"`
-						Position string   `json:"position"`
-						Player   int      `json:"player"`
-						Move     string   `json:"move"`
-						ID       int      `json:"id"`
-						Value    *float64 `json:"value,omitempty"` // the position's, for player
-						Analysis []row    `json:"analysis,omitempty"`
-					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), value, nil}
+						Game     string    `json:"game"`
+						Position string    `json:"position"`
+						Player   int       `json:"player"`
+						Move     string    `json:"move"`
+						ID       int       `json:"id"`
+						Value    *float64  `json:"value,omitempty"`  // the position's, for player
+						Values   []float64 `json:"values,omitempty"` // every player's, by seat
+						Analysis []row     `json:"analysis,omitempty"`
+					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), value, seats, nil}
 					for _, r := range rows {
 						var q *float64
 						if !math.IsNaN(r.Q) {
@@ -136,6 +143,13 @@ Example:
 				if *analyze {
 					if value != nil {
 						fmt.Fprintf(e.Stdout, "value of the position for player %d: %.3f\n", p, *value)
+					}
+					if seats != nil {
+						fmt.Fprint(e.Stdout, "values of the position by seat (the search's):")
+						for q, v := range seats {
+							fmt.Fprintf(e.Stdout, "  %d %.3f", q, v)
+						}
+						fmt.Fprintln(e.Stdout)
 					}
 					fmt.Fprintf(e.Stdout, "%-8s %8s %8s %8s\n", "action", "visits", "q", "prior")
 					for _, r := range rows {

@@ -87,3 +87,39 @@ func TestMoveAnalyzePolicy(t *testing.T) {
 		t.Errorf("text output does not say what q means:\n%s", out)
 	}
 }
+
+// az with a per-player value head: --analyze gives every player's value
+// of the position (the search's, by seat), in JSON and in the table; a
+// scalar head gives none.
+func TestMoveAnalyzeSeatValues(t *testing.T) {
+	dir := t.TempDir()
+	f := dir + "/tl3.safetensors"
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "tetrislink:players=3", "--out", f); code != 0 {
+		t.Fatalf("init: %q", errs)
+	}
+	az := "az:net=" + f + ",sims=40"
+	code, out, errs := runCLI(t, "", "move", "--game", "tetrislink:players=3", "--agent", az, "--moves", "players=3;L0@9", "--analyze", "--json", "--backend", "cpu")
+	var res struct {
+		Player int
+		Values []float64
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("analyze: %d %q %q", code, errs, out)
+	}
+	if res.Player != 1 || len(res.Values) != 3 {
+		t.Fatalf("player %d, values %v: want player 1 and three values", res.Player, res.Values)
+	}
+	for _, v := range res.Values {
+		if !(v >= -1 && v <= 1) {
+			t.Errorf("values %v: outside [-1, 1]", res.Values)
+		}
+	}
+	code, out, _ = runCLI(t, "", "move", "--game", "tetrislink:players=3", "--agent", az, "--analyze", "--backend", "cpu")
+	if code != 0 || !strings.Contains(out, "values of the position by seat") {
+		t.Errorf("table: %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, "", "move", "--game", "connect4", "--agent", "az:net=init,sims=20", "--analyze", "--json", "--backend", "cpu")
+	if code != 0 || strings.Contains(out, `"values"`) {
+		t.Errorf("scalar head: %d %q", code, out)
+	}
+}
