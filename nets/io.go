@@ -1,6 +1,7 @@
 package nets
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -83,17 +84,40 @@ func (n *Net) tensors() []safetensors.Tensor {
 const MaxFileBytes = 4 << 30
 
 // Load reads a net saved by Save (or any safetensors file with a
-// "canopy.config" metadata entry and matching tensors).
+// "canopy.config" metadata entry and matching tensors). An ONNX model
+// (a .onnx path) is refused with ErrONNXFile, saying how to convert it.
 func Load(path string) (*Net, error) {
 	buf, err := readfile.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
+	}
+	if isONNXPath(path) {
+		return nil, onnxFileError(path, "")
 	}
 	n, err := Decode(buf)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return n, nil
+}
+
+// ErrONNXFile is wrapped by the errors of Load, LoadWithMetadata and
+// OpenNet for an ONNX model named where a Canopy network file is needed.
+var ErrONNXFile = errors.New("an ONNX model, not a Canopy network file")
+
+// isONNXPath reports whether path names an ONNX model (by its extension,
+// as the agents and the CLI tell them apart).
+func isONNXPath(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".onnx") }
+
+// onnxFileError is the error for ONNX model path where a Canopy network
+// is needed: what takes the model as it is, and how to convert it (for
+// game, when known).
+func onnxFileError(path, game string) error {
+	conv := "canopy net import " + path
+	if game != "" {
+		conv += " --game " + game
+	}
+	return fmt.Errorf("network %s is %w: agents and `canopy net eval` take it as it is (az:net=%s); convert it for this with `%s`", path, ErrONNXFile, path, conv)
 }
 
 // Decode parses a net from safetensors bytes.
@@ -108,6 +132,9 @@ func LoadWithMetadata(path string) (*Net, map[string]string, error) {
 	buf, err := readfile.Regular(path, MaxFileBytes)
 	if err != nil {
 		return nil, nil, err
+	}
+	if isONNXPath(path) {
+		return nil, nil, onnxFileError(path, "")
 	}
 	n, meta, err := DecodeWithMetadata(buf)
 	if err != nil {

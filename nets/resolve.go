@@ -164,8 +164,8 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 			return nil, src, fmt.Errorf("shipped network %q: %v", ref, err)
 		}
 		src.Desc = fmt.Sprintf("shipped network %s (%s)", ref, sh.about)
-	case strings.HasSuffix(strings.ToLower(ref), ".onnx"):
-		return nil, src, fmt.Errorf("network %s is an ONNX model: agents take it as it is (az:net=%s), other commands need it converted with `canopy net import %s --game %s`", ref, ref, ref, g.Spec())
+	case isONNXPath(ref):
+		return nil, src, onnxFileError(ref, g.Spec())
 	default:
 		buf, err = readfile.Regular(ref, MaxFileBytes)
 		if errors.Is(err, fs.ErrNotExist) {

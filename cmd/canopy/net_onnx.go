@@ -124,6 +124,9 @@ func netExport(e *env, args []string) error {
 		return fmt.Errorf("--onnx: %v", err)
 	}
 	ref := pos[0]
+	if strings.HasSuffix(strings.ToLower(ref), ".onnx") {
+		return usagef("%s is an ONNX model already: net export writes Canopy networks as ONNX (`canopy net info %s` shows what the model holds)", ref, ref)
+	}
 	if buf, err := os.ReadFile(ref); err == nil && nets.IsRecurrentFile(buf) {
 		return netExportRecurrent(e, ref, buf, *game, *out)
 	}

@@ -107,3 +107,46 @@ func TestSelfplayNetCacheSameGames(t *testing.T) {
 		}
 	}
 }
+
+// TestONNXWhereCanopyNetIsNeeded: an ONNX model given to a command that
+// needs a Canopy network file (to train, grow, export or self-play it) is
+// a usage error that says how to convert it, not a safetensors parse
+// error ("header length ... exceeds"); net eval and the agents take it.
+func TestONNXWhereCanopyNetIsNeeded(t *testing.T) {
+	tmp := t.TempDir()
+	c4 := filepath.Join(tmp, "c4.safetensors")
+	if code, _, errs := runCLI(t, "", "net", "init", "--game", "tictactoe", "--out", c4); code != 0 {
+		t.Fatal(errs)
+	}
+	model := filepath.Join(tmp, "c4.onnx")
+	if code, _, errs := runCLI(t, "", "net", "export", c4, "--onnx", model); code != 0 {
+		t.Fatal(errs)
+	}
+	sp := filepath.Join(tmp, "sp")
+	if code, _, errs := runCLI(t, "", "selfplay", "--game", "tictactoe", "--games", "2", "--sims", "4", "--out", sp, "--quiet"); code != 0 {
+		t.Fatalf("selfplay: %d %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"selfplay", "--game", "tictactoe", "--net", model, "--games", "1", "--out", filepath.Join(tmp, "sp2"), "--quiet"},
+		{"zero", "--game", "tictactoe", "--net", model, "--out", filepath.Join(tmp, "z"), "--iterations", "1", "--quiet"},
+		{"train", "--net", model, "--data", sp, "--out", filepath.Join(tmp, "tr"), "--quiet"},
+		{"ppo", "--game", "tictactoe", "--net", model, "--out", filepath.Join(tmp, "ppo"), "--updates", "1", "--quiet"},
+		{"bench", "search", "--net", model, "--seconds", "0.1", "--quiet", "--out", filepath.Join(tmp, "bs")},
+		{"net", "grow", "--net", model, "--out", filepath.Join(tmp, "g.safetensors"), "--channels", "64"},
+	} {
+		if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.Contains(errs, "canopy net import") || strings.Contains(errs, "header") {
+			t.Errorf("%s: status %d, %q; want 2 and how to convert the model", strings.Join(args, " "), code, errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "net", "export", model, "--onnx", filepath.Join(tmp, "y.onnx")); code != 2 || !strings.Contains(errs, "already") {
+		t.Errorf("net export of an ONNX model: status %d, %q", code, errs)
+	}
+	for _, args := range [][]string{
+		{"net", "eval", "--net", model},
+		{"move", "--game", "tictactoe", "--agent", "az:net=" + model + ",sims=8", "--backend", "cpu"},
+	} {
+		if code, _, errs := runCLI(t, "", args...); code != 0 {
+			t.Errorf("%s: status %d, %q; want it to take the model", strings.Join(args, " "), code, errs)
+		}
+	}
+}

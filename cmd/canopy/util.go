@@ -52,15 +52,16 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 // netUsage returns err, from opening the network a flag or an agent
 // option names, as a usage error (exit 2) when the reference names no
-// network (no such file, not a shipped name) or a network of another game:
-// the command line is wrong, not the run. Other errors (a damaged file,
+// network (no such file, not a shipped name), a network of another game,
+// or an ONNX model where a Canopy network file is needed: the command
+// line is wrong, not the run. Other errors (a damaged file,
 // a full disk) stay as they are.
 func netUsage(err error) error {
 	var ue usageError
 	if err == nil || errors.As(err, &ue) {
 		return err
 	}
-	if errors.Is(err, nets.ErrUnknownNet) || errors.Is(err, nets.ErrWrongGame) || errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, nets.ErrUnknownNet) || errors.Is(err, nets.ErrWrongGame) || errors.Is(err, nets.ErrONNXFile) || errors.Is(err, fs.ErrNotExist) {
 		return usageError{err.Error()}
 	}
 	return err
