@@ -467,6 +467,14 @@ class TestNet(unittest.TestCase):
             self.assertTrue(np.all(np.abs(v) <= 1))
         with self.assertRaisesRegex(TypeError, "string or path"):
             canopy.Net(3)
+        # An ONNX model is not a Canopy network file: say how to convert it
+        # (agents take it as it is), not a safetensors parse error.
+        with tempfile.TemporaryDirectory() as d:
+            model = os.path.join(d, "m.onnx")
+            with open(model, "wb") as f:
+                f.write(b"\x08\x07")
+            with self.assertRaisesRegex(ValueError, "ONNX model.*canopy net import"):
+                canopy.Net(model)
 
     @unittest.skipUnless(HAVE_TORCH, "PyTorch is not installed (apt-get install python3-torch)")
     def test_torch_round_trip(self):
