@@ -77,6 +77,18 @@ const maxValuePlayers = 64
 // scalar head, else ValuePlayers.
 func (c *Config) ValueSize() int { return max(c.ValuePlayers, 1) }
 
+// SeatValues returns a per-player value head's row (row[i] the value of
+// player (mover+i) mod len(row), see ValuePlayers) in seat order: element
+// p is player p's value. (The search's hot path, engine's fillValues,
+// does the same rotation in place.)
+func SeatValues(row []float32, mover int) []float64 {
+	seats := make([]float64, len(row))
+	for i, v := range row {
+		seats[(mover+i)%len(row)] = float64(v)
+	}
+	return seats
+}
+
 // Limits that keep a hostile config from allocating without bound.
 const (
 	maxDim    = 1 << 12

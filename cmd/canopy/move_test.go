@@ -118,6 +118,17 @@ func TestMoveAnalyzeSeatValues(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "values of the position by seat") {
 		t.Errorf("table: %d %q", code, out)
 	}
+	// The policy agent: its network's values by seat, the mover's being
+	// the position's value it reports.
+	code, out, errs = runCLI(t, "", "move", "--game", "tetrislink:players=3", "--agent", "policy:net="+f, "--moves", "players=3;L0@9", "--analyze", "--json", "--backend", "cpu")
+	var pol struct {
+		Player int
+		Value  float64
+		Values []float64
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &pol) != nil || len(pol.Values) != 3 || pol.Values[pol.Player] != pol.Value {
+		t.Errorf("policy agent: %d %q %q: want three values, the mover's equal to the value", code, out, errs)
+	}
 	code, out, _ = runCLI(t, "", "move", "--game", "connect4", "--agent", "az:net=init,sims=20", "--analyze", "--json", "--backend", "cpu")
 	if code != 0 || strings.Contains(out, `"values"`) {
 		t.Errorf("scalar head: %d %q", code, out)

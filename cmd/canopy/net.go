@@ -358,7 +358,12 @@ func netEval(e *env, args []string) error {
 		acts = append(acts, actionEval{st.ActionString(a), int(a), float64(probs[a]), float64(logits[a])})
 	}
 	sort.SliceStable(acts, func(i, j int) bool { return acts[i].Prob > acts[j].Prob })
-	seats := seatValues(value, player)
+	var seats []float32 // every player's value by seat (a per-player head), as value's float32
+	if len(value) > 1 {
+		for _, v := range nets.SeatValues(value, player) {
+			seats = append(seats, float32(v))
+		}
+	}
 	if *asJSON {
 		out := map[string]any{"game": g.Spec(), "state": st.String(), "player": player, "value": value[0], "policy": acts}
 		if seats != nil {
@@ -450,20 +455,6 @@ func checkFiniteOutputs(logits, value []float32) error {
 		}
 	}
 	return nil
-}
-
-// seatValues returns a per-player value head's outputs (v[i] the value of
-// player (mover+i) mod len(v), see nets.Config.ValuePlayers) by seat, so
-// that element p is player p's; nil for a scalar head.
-func seatValues(v []float32, mover int) []float32 {
-	if len(v) < 2 {
-		return nil
-	}
-	seats := make([]float32, len(v))
-	for i, x := range v {
-		seats[(mover+i)%len(v)] = x
-	}
-	return seats
 }
 
 // sampleChance applies sampled outcomes to st while it is at a chance node

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -176,6 +177,8 @@ type Policy struct {
 	logits []float32
 	probs  []float32
 	mask   games.Mask
+	values []float32 // a per-player head's row (mover first)
+	seats  []float64 // it by seat (SeatValues); nil for a scalar head
 }
 
 // NewPolicy returns a policy agent for g on network netRef and backend;
@@ -201,7 +204,17 @@ func (a *Policy) eval(ctx context.Context, s games.State, player int) (float32, 
 	if s.IsTerminal() || p != player && !(p == games.SimultaneousPlayer && player >= 0 && player < a.lease.game.NumPlayers()) {
 		return 0, fmt.Errorf("policy: player %d is not to move", player)
 	}
-	v, err := a.lease.Evaluate(ctx, s, player, a.logits)
+	var v float32
+	var err error
+	a.seats = nil
+	if vs := a.lease.ValueSize(); vs > 1 {
+		a.values = slices.Grow(a.values[:0], vs)[:vs]
+		if err = a.lease.EvaluateValues(ctx, s, player, a.logits, a.values); err == nil {
+			v, a.seats = a.values[0], nets.SeatValues(a.values, player)
+		}
+	} else {
+		v, err = a.lease.Evaluate(ctx, s, player, a.logits)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -270,6 +283,11 @@ func (a *Policy) Evaluate(ctx context.Context, s games.State, player int) (float
 	v, err := a.eval(ctx, s, player)
 	return float64(v), err
 }
+
+// SeatValues implements agent.SeatValuer: every player's value of the
+// position of the last Act, Analyze or Evaluate, by seat, from a network
+// with a per-player value head; nil for a scalar head.
+func (a *Policy) SeatValues() []float64 { return a.seats }
 
 func sortByPrior(r []agent.Analysis) {
 	for i := 1; i < len(r); i++ {
