@@ -28,6 +28,13 @@ func gameOption(p *string, def, note string) spec.Option {
 	return spec.String("game", p, def, withNote("game spec, e.g. connect4 or hex:size=7 (see canopy games)", note))
 }
 
+// playerOption declares --player: whose decision is asked for at a
+// simultaneous-move position (every player chooses there); elsewhere the
+// player to move, whom --player may only confirm.
+func playerOption(p *int, note string) spec.Option {
+	return spec.Int("player", p, -1, -1, 255, withNote("player to ask at simultaneous positions (-1: player 0)", note))
+}
+
 // seedOption declares --seed, the random seed: runs with the same seed
 // and flags are the same run.
 func seedOption(p *uint64, note string) spec.Option {

@@ -34,7 +34,7 @@ Example:
 				gameOption(game, "", ""),
 				spec.String("agent", agentSpec, "", "agent spec, e.g. mcts:sims=2000 (see canopy agents)"),
 				movesOption(moves, "default: the initial position"),
-				spec.Int("player", player, -1, -1, 255, "player to ask at simultaneous positions (-1: player 0)"),
+				playerOption(player, ""),
 				seedOption(seed, ""),
 				backendOption(netBackend, agentBackendNote),
 				spec.Bool("analyze", analyze, false, "print visits, Q and prior per action"),

@@ -39,13 +39,14 @@ func init() {
   canopy net info F [--json]
       print the config, parameter count and FLOPs per evaluation (for an
       .onnx file: its inputs, outputs, operators and metadata)
-  canopy net eval --net F [--game G] [--moves M] [--seed S] [--json]
+  canopy net eval --net F [--game G] [--moves M] [--player P] [--seed S] [--json]
       evaluate one position (M is the game's state notation; default the
       initial position; G defaults to the game the net was made for) and print
       the policy over the legal actions and the value for the player to move
       (with a per-player value head, games of 3+ players: every player's too,
       by seat). Chance events before the first decision (dealing cards) are sampled
-      with --seed and printed` + netOnnxHelp,
+      with --seed and printed; at a simultaneous move (Sushi Go) --player
+      says whose choice the network sees the position for (default 0)` + netOnnxHelp,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {
 			return func(e *env, args []string) error {
 				if len(args) == 0 {
@@ -68,7 +69,7 @@ var netSubs = map[string]struct{ usage, summary string }{
 	"init":   {"--out FILE [--preset P | --game G] [--channels N --blocks N] [--seed S]", "Writes a network with random weights: a preset's architecture, or the game's built-in one shaped for --game."},
 	"grow":   {"--net FILE --out FILE [--channels N] [--blocks N] [--seed S]", "Writes a wider and deeper copy of an AlphaZero-head network that gives the same policy and values (Net2Net: copied channels with their readers' weights split, new blocks that add zero), to train on from where the smaller one stood."},
 	"info":   {"FILE [--json]", "Prints a network's architecture, parameter count and metadata (.safetensors, or an .onnx model's inputs, outputs and operators)."},
-	"eval":   {"--net FILE [--game G] [--moves M] [--json]", "Prints the network's policy over the legal moves and its value for the player to move (and, with a per-player value head, every player's by seat), on one position."},
+	"eval":   {"--net FILE [--game G] [--moves M] [--player P] [--json]", "Prints the network's policy over the legal moves and its value for the player to move (and, with a per-player value head, every player's by seat), on one position."},
 	"import": {"MODEL.onnx [--game G] [--out FILE] [--policy-output N] [--value-output N]", "Converts an ONNX policy-value network into a Canopy network (docs/ONNX.md)."},
 	"export": {"NET --onnx OUT.onnx [--game G]", "Writes a Canopy network as an ONNX model, opset 17 with a dynamic batch (docs/ONNX.md)."},
 }
@@ -291,11 +292,12 @@ type actionEval struct {
 func netEval(e *env, args []string) error {
 	fs := flag.NewFlagSet("canopy net eval", flag.ContinueOnError)
 	file, game, moves := new(string), new(string), new(string)
-	seed, asJSON := new(uint64), new(bool)
+	seed, asJSON, askPlayer := new(uint64), new(bool), new(int)
 	spec.Table{
 		spec.File("net", file, "", "network: a .safetensors file, a shipped name, or an ONNX model (.onnx, as agents take it)"),
 		gameOption(game, "", "default: the game stored with the net"),
 		spec.String("moves", moves, "", "position in the game's state notation (not a move list; default: the initial position)"),
+		playerOption(askPlayer, "the network sees the position from that player's view"),
 		seedOption(seed, "for the chance events (deals) before the first decision"),
 		jsonOption(asJSON, ""),
 	}.Flags(fs)
@@ -323,14 +325,20 @@ func netEval(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%v", err)
 	}
-	player := st.CurrentPlayer()
+	mover := st.CurrentPlayer()
+	player := mover // whose decision the network evaluates
 	switch {
-	case st.IsTerminal() || player == games.TerminalPlayer:
+	case st.IsTerminal() || mover == games.TerminalPlayer:
 		return fmt.Errorf("position %q is terminal: no player to move (give --moves of an earlier position)", clip(st.String()))
-	case player == games.SimultaneousPlayer:
-		return fmt.Errorf("position %q is a simultaneous-move node, not one player's decision (use the game's sequential view if `canopy games` lists one)", clip(st.String()))
-	case player < 0:
-		return fmt.Errorf("position %q has no player to move (player %d)", clip(st.String()), player)
+	case mover == games.SimultaneousPlayer:
+		// Every player chooses here: --player says whose choice.
+		if player = max(*askPlayer, 0); player >= g.NumPlayers() {
+			return usagef("--player %d: %s has players 0..%d", player, g.Spec(), g.NumPlayers()-1)
+		}
+	case mover < 0:
+		return fmt.Errorf("position %q has no player to move (player %d)", clip(st.String()), mover)
+	case *askPlayer >= 0 && *askPlayer != mover:
+		return usagef("--player %d: player %d is to move (--player chooses among the players of a simultaneous move)", *askPlayer, mover)
 	}
 	// Through an engine, which encodes the position as the network takes it
 	// (the observation, or with the legal-move plane) and sizes the value
@@ -350,7 +358,7 @@ func netEval(e *env, args []string) error {
 		return fmt.Errorf("%s on %q: %v", *file, clip(st.String()), err)
 	}
 	legal := games.NewMask(g.NumActions())
-	st.Legal(legal)
+	games.LegalOf(st, player, legal)
 	probs := make([]float32, len(logits))
 	nets.MaskedSoftmax(logits, legal, probs)
 	var acts []actionEval
@@ -366,6 +374,9 @@ func netEval(e *env, args []string) error {
 	}
 	if *asJSON {
 		out := map[string]any{"game": g.Spec(), "state": st.String(), "player": player, "value": value[0], "policy": acts}
+		if mover == games.SimultaneousPlayer {
+			out["simultaneous"] = true
+		}
 		if seats != nil {
 			out["values"] = seats
 		}
@@ -378,7 +389,11 @@ func netEval(e *env, args []string) error {
 	if len(dealt) > 0 {
 		fmt.Fprintf(w, "sampled %d chance events with --seed %d: %s\n", len(dealt), *seed, strings.Join(dealt, " "))
 	}
-	fmt.Fprintf(w, "%s  %s  player %d to move\nvalue %+.4f\n", g.Spec(), st.String(), player, value[0])
+	who := fmt.Sprintf("player %d to move", player)
+	if mover == games.SimultaneousPlayer {
+		who = fmt.Sprintf("player %d to choose (a simultaneous move)", player)
+	}
+	fmt.Fprintf(w, "%s  %s  %s\nvalue %+.4f\n", g.Spec(), st.String(), who, value[0])
 	if seats != nil {
 		fmt.Fprintf(w, "values by seat:")
 		for p, v := range seats {

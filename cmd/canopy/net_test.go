@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,15 +340,50 @@ func TestNetEvalDealsChance(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "sampled 14 chance events with --seed 3: "+strings.Join(ev.Chance, " ")) {
 		t.Errorf("text: %d %q", code, clip(text))
 	}
-	// A simultaneous-move node is not one player's decision: one line
-	// that says so and how to get one.
+	// At a simultaneous move every player chooses: --player says whose
+	// choice (default 0), and the policy is over that player's legal
+	// actions (the cards in its own hand).
 	s := filepath.Join(dir, "sushi.safetensors")
 	if code, _, errs := runCLI(t, "", "net", "init", "--game", "sushigo", "--out", s); code != 0 {
 		t.Fatalf("init sushigo: %q", errs)
 	}
-	code, _, errs = runCLI(t, "", "net", "eval", "--net", s)
-	if code != 1 || !strings.Contains(errs, "simultaneous") || !strings.Contains(errs, "sequential view") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-		t.Errorf("sushigo: %d %q", code, errs)
+	g2 := games.MustNew("sushigo")
+	for _, p := range []int{0, 1} {
+		code, out, errs := runCLI(t, "", "net", "eval", "--net", s, "--player", fmt.Sprint(p), "--json")
+		var sv struct {
+			Player       int
+			Simultaneous bool
+			State        string
+			Policy       []struct{ Action string }
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &sv) != nil || sv.Player != p || !sv.Simultaneous {
+			t.Fatalf("sushigo --player %d: %d %q %q", p, code, errs, clip(out))
+		}
+		st, err := g2.ParseState(sv.State)
+		if err != nil {
+			t.Fatal(err)
+		}
+		legal := games.NewMask(g2.NumActions())
+		games.LegalOf(st, p, legal)
+		var want []string
+		for a := range legal.All() {
+			want = append(want, st.ActionString(a))
+		}
+		var got []string
+		for _, a := range sv.Policy {
+			got = append(got, a.Action)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("sushigo --player %d: policy over %v, want player %d's legal actions %v", p, got, p, want)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "net", "eval", "--net", s, "--player", "9"); code != 2 || !strings.Contains(errs, "has players 0..") {
+		t.Errorf("sushigo --player 9: %d %q", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "net", "eval", "--net", f, "--seed", "3", "--player", "1"); code != 2 || !strings.Contains(errs, "player 0 is to move") {
+		t.Errorf("sequence --player 1 when player 0 moves: %d %q", code, errs)
 	}
 }
 
