@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/canopy-go/canopy/agent"
 	"github.com/canopy-go/canopy/games"
@@ -23,7 +24,8 @@ state notation; empty = initial position) and prints the action the agent
 chooses. With --analyze it prints the agent's statistics per action
 (visits, Q from the mover's view, prior), for agents that can explain
 themselves (mcts does), and az with a per-player value head (games of 3+
-players) every player's value of the position by seat. --player picks whose choice is asked for at
+players) every player's value of the position by seat. Chance events
+before the first decision (dealing cards) are sampled with --seed. --player picks whose choice is asked for at
 simultaneous-move positions (default 0).
 Example:
   canopy move --game connect4 --agent mcts:sims=20000 --moves 4453 --analyze`,
@@ -63,6 +65,15 @@ Example:
 					if s, _, err = parsePosition(g, *moves); err != nil {
 						return usageError{err.Error()}
 					}
+				}
+				// Chance events before the first decision (the deal) are
+				// sampled with --seed, as net eval does.
+				dealt, err := sampleChance(s, g, *seed)
+				if err != nil {
+					return err
+				}
+				if len(dealt) > 0 && !*asJSON {
+					fmt.Fprintf(e.Stderr, "sampled %d chance events with --seed %d: %s\n", len(dealt), *seed, strings.Join(dealt, " "))
 				}
 				if s.IsTerminal() {
 					return fmt.Errorf("position %q: the game is over; give a position with a move to play", s.String())
@@ -129,8 +140,9 @@ Example:
 						ID       int       `json:"id"`
 						Value    *float64  `json:"value,omitempty"`  // the position's, for player
 						Values   []float64 `json:"values,omitempty"` // every player's, by seat
+						Chance   []string  `json:"chance,omitempty"` // events sampled before it (--seed)
 						Analysis []row     `json:"analysis,omitempty"`
-					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), value, seats, nil}
+					}{g.Spec(), s.String(), p, s.ActionString(act), int(act), value, seats, dealt, nil}
 					for _, r := range rows {
 						var q *float64
 						if !math.IsNaN(r.Q) {

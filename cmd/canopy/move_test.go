@@ -134,3 +134,34 @@ func TestMoveAnalyzeSeatValues(t *testing.T) {
 		t.Errorf("scalar head: %d %q", code, out)
 	}
 }
+
+// A game that starts with chance events (dealing) is dealt with --seed
+// before the agent is asked, as net eval does: the deal is in the JSON
+// (and on stderr as text), the same for the same seed.
+func TestMoveDealsChance(t *testing.T) {
+	run := func(seed string) (string, []string) {
+		code, out, errs := runCLI(t, "", "move", "--game", "sushigo:players=3", "--agent", "random", "--seed", seed, "--json")
+		var res struct {
+			Position string
+			Move     string
+			Chance   []string
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Move == "" {
+			t.Fatalf("move at a deal: %d %q %q", code, out, errs)
+		}
+		return res.Position, res.Chance
+	}
+	pos, deal := run("3")
+	if len(deal) == 0 || !strings.Contains(pos, "round=1") {
+		t.Errorf("position %q, chance %v: want the dealt first position and the deal", pos, deal)
+	}
+	if again, _ := run("3"); again != pos {
+		t.Error("the same --seed dealt another position")
+	}
+	if other, _ := run("4"); other == pos {
+		t.Error("--seed 4 dealt the same position as --seed 3")
+	}
+	if code, _, errs := runCLI(t, "", "move", "--game", "sushigo:players=3", "--agent", "random"); code != 0 || !strings.Contains(errs, "sampled") {
+		t.Errorf("text: %d %q", code, errs)
+	}
+}
