@@ -24,13 +24,15 @@ func TestAnalysisSeatValues(t *testing.T) {
 		{tl.ID, "az:net=init,sims=8,backup=paranoid", 0},
 		{c4.ID, "az:net=init,sims=8", 0},
 		{tl.ID, "mcts:sims=8", 0},
+		{tl.ID, "policy:net=init", 3}, // the network's own values by seat
+		{c4.ID, "policy:net=init", 0},
 	} {
 		var an analysisJSON
 		if code, msg := call(t, hs, "POST", "/api/games/"+tc.id+"/analyze", analyzeRequest{Agent: tc.agent}, &an); code != 200 {
 			t.Fatalf("%s: %d %s", tc.agent, code, msg)
 		}
 		checkSeatValues(t, tc.agent, an.Values, tc.seats)
-		if tc.id != tl.ID || tc.agent == "mcts:sims=8" {
+		if tc.id != tl.ID || tc.agent == "mcts:sims=8" || tc.agent == "policy:net=init" {
 			continue // the live stream of the per-player cases suffices
 		}
 		ch, cancel := openSSE(t, hs, "/api/games/"+tc.id+"/analyze/live?every=50ms&agent="+url(tc.agent), nil)
