@@ -91,7 +91,7 @@ func Load(path string) (*Net, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isONNXPath(path) {
+	if IsONNXPath(path) {
 		return nil, onnxFileError(path, "")
 	}
 	n, err := Decode(buf)
@@ -105,9 +105,10 @@ func Load(path string) (*Net, error) {
 // OpenNet for an ONNX model named where a Canopy network file is needed.
 var ErrONNXFile = errors.New("an ONNX model, not a Canopy network file")
 
-// isONNXPath reports whether path names an ONNX model (by its extension,
-// as the agents and the CLI tell them apart).
-func isONNXPath(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".onnx") }
+// IsONNXPath reports whether path names an ONNX model: by its extension,
+// .onnx in any case, which is how agents, the CLI and the Python API tell
+// a model from a Canopy network file.
+func IsONNXPath(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".onnx") }
 
 // onnxFileError is the error for ONNX model path where a Canopy network
 // is needed: what takes the model as it is, and how to convert it (for
@@ -117,7 +118,7 @@ func onnxFileError(path, game string) error {
 	if game != "" {
 		conv += " --game " + game
 	}
-	return fmt.Errorf("network %s is %w: agents and `canopy net eval` take it as it is (az:net=%s); convert it for this with `%s`", path, ErrONNXFile, path, conv)
+	return fmt.Errorf("network %s is %w: agents and `canopy net eval` take it as it is (az:net=%s); other commands need it converted with `%s`", path, ErrONNXFile, path, conv)
 }
 
 // Decode parses a net from safetensors bytes.
@@ -133,7 +134,7 @@ func LoadWithMetadata(path string) (*Net, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if isONNXPath(path) {
+	if IsONNXPath(path) {
 		return nil, nil, onnxFileError(path, "")
 	}
 	n, meta, err := DecodeWithMetadata(buf)

@@ -164,7 +164,7 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 			return nil, src, fmt.Errorf("shipped network %q: %v", ref, err)
 		}
 		src.Desc = fmt.Sprintf("shipped network %s (%s)", ref, sh.about)
-	case isONNXPath(ref):
+	case IsONNXPath(ref):
 		return nil, src, onnxFileError(ref, g.Spec())
 	default:
 		buf, err = readfile.Regular(ref, MaxFileBytes)

@@ -40,7 +40,7 @@ func openNet(args json.RawMessage, bufs [][]byte) (*Net, error) {
 	if a.Ref == "" {
 		return nil, valueErrorf("name_or_path is empty: give a shipped network's name (%s), a .safetensors path, or \"init\" with game=", shippedNames())
 	}
-	if _, err := os.Stat(a.Ref); err == nil && strings.HasSuffix(strings.ToLower(a.Ref), ".onnx") {
+	if _, err := os.Stat(a.Ref); err == nil && nets.IsONNXPath(a.Ref) {
 		return nil, valueErrorf("name_or_path %q is an ONNX model, not a Canopy network file: agents take it as it is (opponent=\"az:net=%s\"); canopy.Net needs it converted with `canopy net import %s`", a.Ref, a.Ref, a.Ref)
 	}
 	game := a.Game

@@ -23,10 +23,11 @@ func init() {
 state notation; empty = initial position) and prints the action the agent
 chooses. With --analyze it prints the agent's statistics per action
 (visits, Q from the mover's view, prior), for agents that can explain
-themselves (mcts does), and az with a per-player value head (games of 3+
-players) every player's value of the position by seat. Chance events
-before the first decision (dealing cards) are sampled with --seed. --player picks whose choice is asked for at
-simultaneous-move positions (default 0).
+themselves (mcts does), and for az and policy with a per-player value
+head (games of 3+ players) every player's value of the position by seat.
+Chance events before the first decision (dealing cards) are sampled with
+--seed. --player picks whose choice is asked for at simultaneous-move
+positions (default 0).
 Example:
   canopy move --game connect4 --agent mcts:sims=20000 --moves 4453 --analyze`,
 		Setup: func(fs *flag.FlagSet) func(*env, []string) error {

@@ -245,7 +245,7 @@ func netInfo(e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one file, got %d arguments", len(pos))
 	}
-	if strings.HasSuffix(strings.ToLower(pos[0]), ".onnx") {
+	if nets.IsONNXPath(pos[0]) {
 		return onnxInfo(e, pos[0], *asJSON)
 	}
 	net, err := nets.Load(pos[0])
@@ -412,7 +412,7 @@ func netEval(e *env, args []string) error {
 // model (as agents take it, nets/onnx), with the game given, else the one
 // the network names.
 func evalBackend(file, game string) (games.Game, nets.Backend, error) {
-	isONNX := strings.HasSuffix(strings.ToLower(file), ".onnx")
+	isONNX := nets.IsONNXPath(file)
 	spec := game
 	switch {
 	case isONNX:

@@ -124,7 +124,7 @@ func netExport(e *env, args []string) error {
 		return fmt.Errorf("--onnx: %v", err)
 	}
 	ref := pos[0]
-	if strings.HasSuffix(strings.ToLower(ref), ".onnx") {
+	if nets.IsONNXPath(ref) {
 		return usagef("%s is an ONNX model already: net export writes Canopy networks as ONNX (`canopy net info %s` shows what the model holds)", ref, ref)
 	}
 	if buf, err := os.ReadFile(ref); err == nil && nets.IsRecurrentFile(buf) {
@@ -196,7 +196,7 @@ func netGameOr(game, netRef, def string) string {
 	case "", "init", "random", "default":
 		return def
 	}
-	if strings.HasSuffix(strings.ToLower(netRef), ".onnx") {
+	if nets.IsONNXPath(netRef) {
 		if m, err := onnx.ReadFile(netRef); err == nil && m.Metadata[onnx.MetaGame] != "" {
 			return m.Metadata[onnx.MetaGame]
 		}

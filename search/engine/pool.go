@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -211,7 +210,7 @@ func open(g games.Game, netRef, backend string) (*Engine, nets.Source, string, e
 	if netRef == "random" || backend == "random" {
 		be = nets.NewRandomBackend(obs, g.NumActions(), 0, nets.BackendOptions{MaxBatch: 256})
 		src = nets.Source{Ref: "random", Desc: "random backend (no network)", SHA256: "random"}
-	} else if strings.HasSuffix(strings.ToLower(netRef), ".onnx") {
+	} else if nets.IsONNXPath(netRef) {
 		var err error
 		if be, src, choice, err = onnx.OpenBackend(netRef, g, backend, 256); err != nil {
 			return nil, src, "", err
