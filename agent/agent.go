@@ -42,10 +42,11 @@ type Evaluator interface {
 }
 
 // SeatValuer is implemented by analyzers that value the position for
-// every player (the az agent with a per-player value head): after Act or
-// Analyze, SeatValues is each player's value of the searched position in
-// [-1, 1], seat order, or nil when the agent has no such values (a scalar
-// value head). The slice may be reused by the agent's next call.
+// every player (az and policy with a per-player value head): after Act or
+// Analyze, SeatValues is each player's value of that position in [-1, 1]
+// (az: its search's, policy: its network's), seat order, or nil when the
+// agent has no such values (a scalar value head). The slice may be reused
+// by the agent's next call.
 type SeatValuer interface {
 	SeatValues() []float64
 }
