@@ -54,6 +54,21 @@ type wrongGameError struct{ msg string }
 func (e wrongGameError) Error() string        { return e.msg }
 func (e wrongGameError) Is(target error) bool { return target == ErrWrongGame }
 
+// viewHint explains, when g is the sequential view of the game netGame
+// (games.SequentialViewer: Sushi Go's sushigo-seq of sushigo), why a
+// network of the one does not play the other and what to do; "" otherwise.
+func viewHint(netGame string, g games.Game) string {
+	ng, err := games.New(netGame)
+	if err != nil {
+		return ""
+	}
+	if sv, ok := ng.(games.SequentialViewer); !ok || sv.SequentialView().Spec() != g.Spec() {
+		return ""
+	}
+	return fmt.Sprintf("; %s is the sequential view of %s (players choose one at a time), whose observations a network of the simultaneous game never saw: play %s with it (arena, play, move --player), or train one for the view (`canopy zero --game %s`)",
+		g.Spec(), netGame, netGame, g.Spec())
+}
+
 func wrongGame(format string, args ...any) error {
 	return wrongGameError{fmt.Sprintf(format, args...)}
 }
@@ -157,7 +172,7 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 		src.Desc = fmt.Sprintf("built-in %s net for %s, random init (seed 1)", cfg.Preset, g.Spec())
 	case isShipped:
 		if sh.game != g.Spec() {
-			return nil, src, wrongGame("network %q is for %s, not %s", ref, sh.game, g.Spec())
+			return nil, src, wrongGame("network %q is for %s, not %s%s", ref, sh.game, g.Spec(), viewHint(sh.game, g))
 		}
 		buf = sh.data
 		if net, err = Decode(buf); err != nil {
@@ -209,7 +224,7 @@ func OpenNet(ref string, g games.Game) (*Net, Source, error) {
 func CheckGame(net *Net, g games.Game, desc string) error {
 	if cg := net.Config().Game; cg != "" && cg != g.Spec() {
 		if mg, err := games.New(cg); err != nil || mg.Spec() != g.Spec() {
-			return wrongGame("network %s was made for %s, not %s: use a network of this game (`canopy net init --game %s` makes one)", desc, cg, g.Spec(), g.Spec())
+			return wrongGame("network %s was made for %s, not %s: use a network of this game (`canopy net init --game %s` makes one)%s", desc, cg, g.Spec(), g.Spec(), viewHint(cg, g))
 		}
 	}
 	if _, encErr := EncodingFor(g, net.InputSize()); encErr != nil || net.PolicySize() != g.NumActions() {

@@ -150,3 +150,17 @@ func TestONNXWhereCanopyNetIsNeeded(t *testing.T) {
 		}
 	}
 }
+
+// A network of a simultaneous game named for its sequential view (the
+// shipped Sushi Go nets for sushigo-seq, which Python's VecEnv needs) is
+// refused with what to do instead, not only "is for X, not Y".
+func TestSequentialViewNetHint(t *testing.T) {
+	code, _, errs := runCLI(t, "", "net", "eval", "--net", "sushigo4-zero", "--game", "sushigo-seq:players=4")
+	if code != 2 || !strings.Contains(errs, "sequential view of sushigo:players=4") || !strings.Contains(errs, "canopy zero --game sushigo-seq:players=4") {
+		t.Errorf("status %d, %q", code, errs)
+	}
+	// Other mismatches keep the plain message.
+	if code, _, errs := runCLI(t, "", "net", "eval", "--net", "sushigo4-zero", "--game", "sushigo:players=3"); code != 2 || strings.Contains(errs, "sequential view") {
+		t.Errorf("players=3: status %d, %q", code, errs)
+	}
+}
