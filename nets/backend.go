@@ -629,16 +629,25 @@ func (b *cpuBackend) Evaluate(ctx context.Context, batch int, input, policy, val
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.net.Forward(batch, input, policy, value)
-	if vs > 1 {
-		return checkFiniteRows("cpu", batch, p, vs, policy, value)
-	}
-	return checkFinite("cpu", batch, p, policy, value)
+	return CheckFinite("cpu", batch, p, vs, policy, value)
 }
 
 // ErrNonFinite is matched (errors.Is) by the error of a backend whose
 // outputs hold a NaN or an infinity: the weights overflow on that input,
 // so the network is unusable and no search may go on with its numbers.
 var ErrNonFinite = errors.New("network output is not finite")
+
+// CheckFinite is what a backend runs on its outputs after each batch: nil
+// when the batch rows' policy logits (policySize a row) and values
+// (valueSize a row) are all finite, else an error matching ErrNonFinite
+// that names backend and the first row with a NaN or an infinity. Every
+// finite batch costs one multiply-add per value (allFinite).
+func CheckFinite(backend string, batch, policySize, valueSize int, policy, value []float32) error {
+	if valueSize > 1 {
+		return checkFiniteRows(backend, batch, policySize, valueSize, policy, value)
+	}
+	return checkFinite(backend, batch, policySize, policy, value)
+}
 
 // checkFinite reports the first of batch rows whose policy logits
 // (policySize each) or value is NaN or infinite, naming the backend and

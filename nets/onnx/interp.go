@@ -10,6 +10,7 @@ import (
 
 	"github.com/canopy-go/canopy/games"
 	"github.com/canopy-go/canopy/kernels"
+	"github.com/canopy-go/canopy/nets"
 )
 
 // Graph is an ONNX policy-value graph compiled to run as it is, one
@@ -948,5 +949,6 @@ func (gr *Graph) Evaluate(ctx context.Context, batch int, input, policy, value [
 	}
 	copy(policy, gr.policy.buf[:batch*gr.polSize])
 	copy(value, gr.value.buf[:batch])
-	return nil
+	// As every backend: no search goes on with a NaN or an infinity.
+	return nets.CheckFinite("onnx-cpu", batch, gr.polSize, 1, policy, value)
 }

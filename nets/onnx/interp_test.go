@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/canopy-go/canopy/games"
+	"github.com/canopy-go/canopy/nets"
 )
 
 // TestGraphTorch: the CPU graph runner gives PyTorch's outputs within
@@ -105,5 +107,29 @@ func TestGraphEvaluateAllocs(t *testing.T) {
 	ctx := context.Background()
 	if a := testing.AllocsPerRun(5, func() { gr.Evaluate(ctx, 4, x, p, v) }); a != 0 {
 		t.Errorf("Evaluate allocates %v times", a)
+	}
+}
+
+// TestGraphEvaluateNonFinite: the graph runner refuses outputs with a NaN
+// (here from a NaN input) as the other backends do, instead of handing
+// them to a search.
+func TestGraphEvaluateNonFinite(t *testing.T) {
+	m, err := ReadFile("testdata/torch/se_resnet_w8_b1.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := CompileGraph(m, games.MustNew("connect4"), ImportOptions{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, pn := gr.Shape()
+	x, p, v := make([]float32, 2*in), make([]float32, 2*pn), make([]float32, 2)
+	if err := gr.Evaluate(context.Background(), 2, x, p, v); err != nil {
+		t.Fatalf("finite input: %v", err)
+	}
+	x[in+3] = float32(math.NaN()) // row 1
+	err = gr.Evaluate(context.Background(), 2, x, p, v)
+	if !errors.Is(err, nets.ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
+		t.Errorf("NaN input: %v, want nets.ErrNonFinite naming row 1", err)
 	}
 }
