@@ -409,20 +409,8 @@ func netEval(e *env, args []string) error {
 // model (as agents take it, nets/onnx), with the game given, else the one
 // the network names.
 func evalBackend(file, game string) (games.Game, nets.Backend, error) {
-	isONNX := nets.IsONNXPath(file)
 	spec := game
-	switch {
-	case isONNX:
-		m, err := onnx.ReadFile(file)
-		if err != nil {
-			return nil, nil, inputUsage(fmt.Errorf("--net: %w", err))
-		}
-		if spec == "" {
-			if spec = m.Metadata[onnx.MetaGame]; spec == "" {
-				return nil, nil, usagef("%s names no game (no %s metadata): pass --game", file, onnx.MetaGame)
-			}
-		}
-	case spec == "":
+	if spec == "" {
 		var err error
 		if spec, err = netGame(file); err != nil {
 			return nil, nil, inputUsage(fmt.Errorf("--net: %w", err))
@@ -435,10 +423,10 @@ func evalBackend(file, game string) (games.Game, nets.Backend, error) {
 		}
 		return nil, nil, usagef("--game: %v", err)
 	}
-	if isONNX {
+	if nets.IsONNXPath(file) {
 		be, _, _, err := onnx.OpenBackend(file, g, "cpu", 1)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--net: %v", err)
+			return nil, nil, netUsage(fmt.Errorf("--net: %w", err))
 		}
 		return g, be, nil
 	}

@@ -162,44 +162,48 @@ func netExport(e *env, args []string) error {
 }
 
 // netGame is the game a network reference was made for: a shipped
-// network's, or a file's config.
+// network's, a file's config, or an ONNX model's canopy.game metadata. A
+// network that names none is a usage error (pass --game).
 func netGame(ref string) (string, error) {
 	for _, s := range nets.Shipped() {
 		if s.Name == ref {
 			return s.Game, nil
 		}
 	}
-	buf, err := os.ReadFile(ref)
-	if err != nil {
-		return "", fmt.Errorf("network %q: %w (a file or a shipped name)", ref, unwrapPath(err))
+	var game string
+	if nets.IsONNXPath(ref) {
+		m, err := onnx.ReadFile(ref)
+		if err != nil {
+			return "", err
+		}
+		game = m.Metadata[onnx.MetaGame]
+	} else {
+		buf, err := os.ReadFile(ref)
+		if err != nil {
+			return "", fmt.Errorf("network %q: %w (a file or a shipped name)", ref, unwrapPath(err))
+		}
+		n, err := nets.Decode(buf)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", ref, err)
+		}
+		game = n.Config().Game
 	}
-	n, err := nets.Decode(buf)
-	if err != nil {
-		return "", fmt.Errorf("%s: %v", ref, err)
+	if game == "" {
+		return "", usagef("%s names no game: pass --game", ref)
 	}
-	if c := n.Config(); c.Game != "" {
-		return c.Game, nil
-	}
-	return "", fmt.Errorf("%s names no game: pass --game", ref)
+	return game, nil
 }
 
 // netGameOr is the game of a command that takes --game and --net (bench
 // net, bench search, selfplay): game when given, else the game netRef was
-// made for (netGame, or an ONNX model's canopy.game metadata), else def:
-// for init, random and a network that cannot be read, whose error the
-// command reports where it opens it.
+// made for (netGame), else def: for init, random and a network that
+// cannot be read, whose error the command reports where it opens it.
 func netGameOr(game, netRef, def string) string {
 	if game != "" {
 		return game
 	}
 	switch netRef {
 	case "", "init", "random", "default":
-		return def
-	}
-	if nets.IsONNXPath(netRef) {
-		if m, err := onnx.ReadFile(netRef); err == nil && m.Metadata[onnx.MetaGame] != "" {
-			return m.Metadata[onnx.MetaGame]
-		}
 		return def
 	}
 	if s, err := netGame(netRef); err == nil {

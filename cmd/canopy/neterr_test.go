@@ -138,6 +138,14 @@ func TestONNXWhereCanopyNetIsNeeded(t *testing.T) {
 			t.Errorf("%s: status %d, %q; want 2 and how to convert the model", strings.Join(args, " "), code, errs)
 		}
 	}
+	// A missing model is a usage error whether the game comes from --game
+	// or from the model's metadata.
+	missing := filepath.Join(tmp, "missing.onnx")
+	for _, args := range [][]string{{"net", "eval", "--net", missing}, {"net", "eval", "--net", missing, "--game", "tictactoe"}} {
+		if code, _, errs := runCLI(t, "", args...); code != 2 || !strings.Contains(errs, "missing.onnx") {
+			t.Errorf("%s: status %d, %q; want 2 naming the file", strings.Join(args, " "), code, errs)
+		}
+	}
 	if code, _, errs := runCLI(t, "", "net", "export", model, "--onnx", filepath.Join(tmp, "y.onnx")); code != 2 || !strings.Contains(errs, "already") {
 		t.Errorf("net export of an ONNX model: status %d, %q", code, errs)
 	}

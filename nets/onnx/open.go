@@ -23,7 +23,7 @@ func OpenBackend(path string, g games.Game, spec string, maxBatch int) (nets.Bac
 	src := nets.Source{Ref: path, Desc: path + " (ONNX)"}
 	buf, err := os.ReadFile(path)
 	if err != nil {
-		return nil, src, "", fmt.Errorf("network %q: %v", path, err)
+		return nil, src, "", fmt.Errorf("network %q: %w", path, err)
 	}
 	sum := sha256.Sum256(buf)
 	src.SHA256 = hex.EncodeToString(sum[:])
