@@ -94,14 +94,7 @@ func TestGraphEvaluateAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	m, err := ReadFile("testdata/torch/se_resnet_w8_b1.onnx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gr, err := CompileGraph(m, games.MustNew("connect4"), ImportOptions{}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gr := seGraph(t, 4)
 	in, pn := gr.Shape()
 	x, p, v := make([]float32, 4*in), make([]float32, 4*pn), make([]float32, 4)
 	ctx := context.Background()
@@ -114,22 +107,30 @@ func TestGraphEvaluateAllocs(t *testing.T) {
 // (here from a NaN input) as the other backends do, instead of handing
 // them to a search.
 func TestGraphEvaluateNonFinite(t *testing.T) {
-	m, err := ReadFile("testdata/torch/se_resnet_w8_b1.onnx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gr, err := CompileGraph(m, games.MustNew("connect4"), ImportOptions{}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gr := seGraph(t, 2)
 	in, pn := gr.Shape()
 	x, p, v := make([]float32, 2*in), make([]float32, 2*pn), make([]float32, 2)
 	if err := gr.Evaluate(context.Background(), 2, x, p, v); err != nil {
 		t.Fatalf("finite input: %v", err)
 	}
 	x[in+3] = float32(math.NaN()) // row 1
-	err = gr.Evaluate(context.Background(), 2, x, p, v)
+	err := gr.Evaluate(context.Background(), 2, x, p, v)
 	if !errors.Is(err, nets.ErrNonFinite) || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("NaN input: %v, want nets.ErrNonFinite naming row 1", err)
 	}
+}
+
+// seGraph compiles the squeeze-excitation fixture (a graph Import refuses,
+// so it runs on the graph runner) for Connect Four, batches up to maxBatch.
+func seGraph(t *testing.T, maxBatch int) *Graph {
+	t.Helper()
+	m, err := ReadFile("testdata/torch/se_resnet_w8_b1.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, err := CompileGraph(m, games.MustNew("connect4"), ImportOptions{}, maxBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gr
 }
